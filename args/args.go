@@ -1,0 +1,106 @@
+// Package args turns argument structs into strict decoders, validators, JSON
+// Schemas and schema Markdown, all driven by one set of struct tags.
+//
+// SKELETON: the args helper replaces this file with the full implementation;
+// the exported API below is the contract other packages build against.
+package args
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// FieldError is one violation found in a call's arguments.
+type FieldError struct {
+	// Field is the JSON path of the offending field ("query", "tags[2]",
+	// "filter.min"); empty for a problem with the whole body.
+	Field string `json:"field"`
+	// Rule is the violated rule: "required", "unknown_field", "type",
+	// "min", "max", "oneof", "too_large", "too_deep", "syntax", …
+	Rule string `json:"rule"`
+	// Message says what was expected, in words a model can act on.
+	Message string `json:"message"`
+}
+
+// ValidationError lists every violation found in one call's arguments.
+type ValidationError struct {
+	Errors []FieldError
+}
+
+// Error joins every field error on one line.
+func (e *ValidationError) Error() string {
+	s := "invalid arguments:"
+	for i, fe := range e.Errors {
+		if i > 0 {
+			s += ";"
+		}
+		if fe.Field != "" {
+			s += " " + fe.Field + ":"
+		}
+		s += " " + fe.Message
+	}
+	return s
+}
+
+// Failure converts a ValidationError into a failed Result with error type
+// validation_error and the field list as error_data.
+func Failure[T any](e *ValidationError) result.Result[T] {
+	return result.Failure[T](e.Error(), result.ValidationError).WithErrorData(e.Errors)
+}
+
+// DecodeOptions bounds what Decode reads. Zero fields take the defaults.
+type DecodeOptions struct {
+	// MaxBytes caps the body size; default DefaultMaxBytes (1 MiB).
+	MaxBytes int
+	// MaxDepth caps object/array nesting; default DefaultMaxDepth.
+	MaxDepth int
+}
+
+// Defaults for DecodeOptions.
+const (
+	DefaultMaxBytes = 1 << 20
+	DefaultMaxDepth = 64
+)
+
+// Decode strictly decodes raw into an A and validates it. Bad input yields a
+// *ValidationError listing every violation.
+func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
+	var a A
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, &ValidationError{Errors: []FieldError{{Rule: "syntax", Message: err.Error()}}}
+	}
+	return a, nil
+}
+
+// Validate runs the validate tags of v (a struct or pointer to struct) and
+// returns a *ValidationError listing every violation, or nil.
+func Validate(v any) error { return nil }
+
+// SchemaFor returns the JSON Schema of A's arguments (cached per type).
+func SchemaFor[A any]() (json.RawMessage, error) {
+	return SchemaOf(reflect.TypeFor[A]())
+}
+
+// SchemaOf is SchemaFor for a reflect.Type.
+func SchemaOf(t reflect.Type) (json.RawMessage, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("args: %s is not a struct", t)
+	}
+	return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), nil
+}
+
+// Markdown returns the "## Arguments" Markdown for A.
+func Markdown[A any]() (string, error) { return "## Arguments\n\nNone.\n", nil }
+
+// Describe returns doc followed by A's schema Markdown (and the consent
+// warning when A has a Consent field), the tool description.
+func Describe[A any](doc string) (string, error) {
+	md, err := Markdown[A]()
+	if err != nil {
+		return "", err
+	}
+	return doc + "\n\n" + md, nil
+}
