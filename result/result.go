@@ -24,7 +24,8 @@
 // is nil) and absent on failure; every other field is omitted when empty. The
 // exception is flattened to exception_type and exception_message. Unmarshalling
 // the JSON form gives back an equal Result: the exception comes back as an
-// *Exception and error_data as a json.RawMessage.
+// *Exception, error_data as a json.RawMessage, and numbers inside an
+// interface-typed value (Result[any]) as json.Number, so none is rounded.
 //
 // # Spec scenarios
 //
@@ -298,7 +299,11 @@ func (r *Result[T]) UnmarshalJSON(data []byte) error {
 		Instruction: w.Instruction,
 	}
 	if len(w.Value) > 0 {
-		if err := json.Unmarshal(w.Value, &out.Value); err != nil {
+		// UseNumber keeps numbers held in interface values (Result[any])
+		// exact: they come back as json.Number, not a rounded float64.
+		dec := json.NewDecoder(bytes.NewReader(w.Value))
+		dec.UseNumber()
+		if err := dec.Decode(&out.Value); err != nil {
 			return fmt.Errorf("result: field value: %w", err)
 		}
 	}
