@@ -65,20 +65,6 @@ const (
 	DefaultMaxDepth = 64
 )
 
-// Decode strictly decodes raw into an A and validates it. Bad input yields a
-// *ValidationError listing every violation.
-func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
-	var a A
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return a, &ValidationError{Errors: []FieldError{{Rule: "syntax", Message: err.Error()}}}
-	}
-	return a, nil
-}
-
-// Validate runs the validate tags of v (a struct or pointer to struct) and
-// returns a *ValidationError listing every violation, or nil.
-func Validate(v any) error { return nil }
-
 // SchemaFor returns the JSON Schema of A's arguments (cached per type).
 func SchemaFor[A any]() (json.RawMessage, error) {
 	return SchemaOf(reflect.TypeFor[A]())
