@@ -1,0 +1,89 @@
+// Package mcp serves a toolpack registry over the Model Context Protocol,
+// on the official Go SDK (github.com/modelcontextprotocol/go-sdk/mcp).
+//
+// Its name clashes with the SDK's package, so import it under another name:
+//
+//	import (
+//		sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+//		tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+//	)
+//
+//	srv := tpmcp.NewServer(reg, &sdk.Implementation{Name: "mytools", Version: "v1"}, tpmcp.Options{})
+//	err := tpmcp.ServeStdio(ctx, srv)                 // MCP over stdin/stdout, or
+//	mux.Handle("/mcp", tpmcp.HTTPHandler(srv, nil))   // streamable HTTP on the host's mux
+//
+// Register puts every tool of a registry on a host's own *sdk.Server through
+// the SDK's raw tool path (Server.AddTool), with the registry's own name,
+// title, description, input schema, output schema and annotations, and keeps
+// the server in sync through Registry.Subscribe: tools added or removed at
+// run time appear in or vanish from tools/list, and the SDK sends
+// notifications/tools/list_changed to connected clients.
+//
+// The adapter translates; it never validates or dispatches. Every tools/call
+// goes to Registry.Invoke with the raw arguments (absent or null arguments
+// become {}), whose pipeline decodes, validates (and caps the size of) the
+// arguments, runs middleware and the handler and checks the output. The raw
+// path is used precisely so that the registry, not the SDK, validates: the
+// SDK does not validate raw tools. The transports cap what they read (the
+// SDK: 16 MiB per stdio line, 4 MiB per HTTP body by default).
+//
+// # Mapping
+//
+//	pipeline outcome                        MCP response
+//	--------------------------------------  -----------------------------------------------
+//	success, string value                   one text content: the string (DisplayValue)
+//	                                        or the Result JSON envelope (DisplayEnvelope)
+//	success, structured value (any other)   structuredContent = the value's JSON, plus one
+//	                                        text content: that JSON (DisplayValue) or the
+//	                                        envelope (DisplayEnvelope); a nil value has no
+//	                                        structuredContent
+//	validation failure                      isError: true; text lists every field error of
+//	  (error_type validation_error,          error_data as "- field: message [rule]" lines
+//	   error_data []args.FieldError)         (DisplayValue) or the envelope, whose error_data
+//	                                        holds them all (DisplayEnvelope)
+//	other domain failure                    isError: true; text is the error text and the
+//	                                        instruction (DisplayValue) or the envelope
+//	non-nil error from Invoke               JSON-RPC error, never a tool result:
+//	  unknown tool (registry.ErrUnknownTool)  -32602 invalid params, "unknown tool \"x\""
+//	  cancelled / timed out                   -32603, "tool \"x\": call cancelled|timed out"
+//	  anything else                           -32603 with a fixed message; the error itself
+//	                                          is logged at ERROR, never sent to the client
+//	value or error_data that cannot marshal JSON-RPC -32603 (logged), as above
+//	invalid Display value                   JSON-RPC -32603 naming Options.Display
+//
+// The envelope is the JSON form of result.Result (seed 004's to_json_str):
+// {"success":…,"value":…,"error":…,"error_type":…,"message":…,
+// "instruction":…,"error_data":…}. DisplayEnvelope is the default;
+// Options.DisplayFor lets a host show some tools' plain values (the OJ pack
+// shows its Markdown and nothing else).
+//
+// A tool the SDK cannot serve (input schema missing, not an object schema
+// with "type":"object", or refused by the SDK) is skipped and logged at
+// ERROR; the others are served. Nothing in this package writes to stdout.
+//
+// # Requirements and tests
+//
+// Issue 3, adapters/mcp, requirement → test (mcp_test.go unless noted):
+//
+//	one call registers every tool, raw path,
+//	  registry's schemas/title/annotations        TestListShowsSchemasAndAnnotations, ExampleRegister
+//	calls go through Registry.Invoke only          TestNilArgumentsBecomeEmptyObject,
+//	                                               TestValidationFailureFromArgsListsEveryField
+//	validation failure → isError, every field      TestValidationFailureListsEveryField,
+//	                                               TestValidationFailureFromArgsListsEveryField,
+//	                                               TestPropertyValidationListsEveryField (mapping_internal_test.go)
+//	domain failure → isError with failure text     TestDomainFailure_ValueDisplay, TestDomainFailure_EnvelopeDisplay
+//	success string → one text content              TestCallStringValue_ValueDisplay, TestCallStringValue_EnvelopeDisplay,
+//	                                               TestPropertyValueDisplayShowsStringAsIs (mapping_internal_test.go)
+//	success structured → structuredContent + JSON  TestCallStructuredValue_ValueDisplay, TestCallStructuredValue_EnvelopeDisplay
+//	protocol failure → JSON-RPC error              TestProtocolFailureIsJSONRPCError, TestUnknownToolIsJSONRPCError,
+//	                                               TestHandlerUnknownToolIsInvalidParams, TestProtocolErrorKinds
+//	host chooses plain value or envelope           TestDisplayForOverridesDefault, TestInvalidDisplayIsClearError,
+//	                                               TestMappingTable (mapping_internal_test.go)
+//	run-time add/remove → tools/list + list_changed TestListChangedOnAddAndRemove, TestUnregisterRemovesTools
+//	bad tools never take the server down           TestBadToolIsSkippedOthersServed, TestCheckInputSchema
+//	stdio helper / streamable HTTP handler         TestServeIO, TestHTTPHandlerServesStreamableHTTP, ExampleHTTPHandler;
+//	                                               end to end over a built binary: examples/server
+//	mapping never panics on any Result             FuzzToCallToolResult (fuzz_test.go, corpus in testdata/fuzz)
+//	tools/call no slower than the SDK's typed path BenchmarkToolsCall (bench_test.go, reports ratio)
+package mcp

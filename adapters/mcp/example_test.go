@@ -1,0 +1,134 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// EchoArgs are the arguments of the examples' tool.
+type EchoArgs struct {
+	Text string `json:"text" validate:"required,max=100" description:"The text to echo."`
+}
+
+func echo(_ context.Context, a EchoArgs) (result.Result[string], error) {
+	if a.Text == "secret" {
+		return result.Failure[string]("that text is not echoed", result.PermissionDenied), nil
+	}
+	return result.Ok("**" + a.Text + "**"), nil
+}
+
+// exampleRegistry is a registry holding the echo tool, without a name prefix.
+func exampleRegistry() *registry.Registry {
+	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	tool, err := registry.Func("echo", echo, registry.ToolOptions{Title: "Echo", Doc: "Echoes text in bold."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := reg.Add(tool); err != nil {
+		log.Fatal(err)
+	}
+	return reg
+}
+
+// Serve a registry with NewServer and call a tool from an SDK client over
+// in-memory transports. DisplayValue shows the tool's Markdown and nothing
+// else; a domain failure is a tool result with isError set.
+func ExampleNewServer() {
+	ctx := context.Background()
+	srv := tpmcp.NewServer(exampleRegistry(), &sdk.Implementation{Name: "demo", Version: "v1"},
+		tpmcp.Options{Display: tpmcp.DisplayValue, Logger: slog.New(slog.DiscardHandler)})
+
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "client"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	for _, text := range []string{"hello", "secret"} {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("isError=%v %s\n", res.IsError, res.Content[0].(*sdk.TextContent).Text)
+	}
+	// Output:
+	// isError=false **hello**
+	// isError=true that text is not echoed
+}
+
+// Register a registry's tools on a server the host already has, beside its
+// own tools, with the default envelope display.
+func ExampleRegister() {
+	ctx := context.Background()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "host"}, &sdk.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
+	unregister := tpmcp.Register(srv, exampleRegistry(), tpmcp.Options{Logger: slog.New(slog.DiscardHandler)})
+	defer unregister()
+
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "client"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*sdk.TextContent).Text)
+	// Output:
+	// {"success":true,"value":"**hi**"}
+}
+
+// Mount the streamable HTTP transport on a host's own mux.
+func ExampleHTTPHandler() {
+	ctx := context.Background()
+	srv := tpmcp.NewServer(exampleRegistry(), nil, tpmcp.Options{Logger: slog.New(slog.DiscardHandler)})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", tpmcp.HTTPHandler(srv, nil))
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "client"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range tools.Tools {
+		fmt.Println(t.Name, "-", t.Title)
+	}
+	// Output:
+	// echo - Echo
+}
+
+// Display names print in logs and errors.
+func ExampleDisplay_String() {
+	fmt.Println(tpmcp.DisplayEnvelope, tpmcp.DisplayValue)
+	// Output: envelope value
+}

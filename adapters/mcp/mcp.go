@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// Display chooses what the text content of a tool result shows.
+type Display int
+
+const (
+	// DisplayEnvelope, the zero value and default, shows the full Result JSON
+	// envelope ({"success":…,"value":…,"error":…,…}, the equivalent of
+	// seed 004's to_json_str) as the text content, for successes and
+	// failures alike.
+	DisplayEnvelope Display = iota
+	// DisplayValue shows the plain value: a string value as it is (for
+	// example a tool's Markdown and nothing else), any other value as its
+	// JSON. A failure shows its error text, every field error of a
+	// validation failure and the agent instruction, if any.
+	DisplayValue
+)
+
+// String returns "envelope", "value", or "Display(n)" for an unknown value.
+func (d Display) String() string {
+	switch d {
+	case DisplayEnvelope:
+		return "envelope"
+	case DisplayValue:
+		return "value"
+	default:
+		return fmt.Sprintf("Display(%d)", int(d))
+	}
+}
+
+func (d Display) valid() bool { return d == DisplayEnvelope || d == DisplayValue }
+
+// Options configure Register and NewServer. The zero value is usable: every
+// tool shows the full Result envelope and logs go to slog.Default().
+type Options struct {
+	// Display is how results of tools without a per-tool choice are shown;
+	// the zero value is DisplayEnvelope. A value other than the two
+	// constants makes every call of the affected tools fail with a JSON-RPC
+	// internal error naming the field (and is logged at registration).
+	Display Display
+	// DisplayFor, when non-nil, is asked once per tool (and again when the
+	// tool changes): a tool for which it returns ok == true is shown with the
+	// returned Display; the others use Display.
+	DisplayFor func(t *registry.Tool) (d Display, ok bool)
+	// Logger receives the adapter's logs (protocol failures at ERROR, tools
+	// that cannot be served at ERROR, sync at DEBUG); nil means
+	// slog.Default(). It is also the SDK server's logger in NewServer.
+	// Nothing is ever logged to stdout by this package.
+	Logger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
+}
+
+// Register serves every tool of reg on s through the SDK's raw tool path,
+// with the registry's own name, title, description, input schema, output
+// schema and annotations, and keeps s in sync with reg: tools added to,
+// changed in or removed from reg later are added to, replaced in or removed
+// from s, so they show in tools/list and the SDK sends
+// notifications/tools/list_changed to connected clients.
+//
+// Every call goes through reg.Invoke; the adapter neither validates nor
+// dispatches on its own. See the package documentation for how results and
+// errors are mapped.
+//
+// A tool whose input schema is missing or not a JSON object with
+// "type":"object", or that the SDK refuses, is not served; the reason is
+// logged at ERROR and the other tools are unaffected.
+//
+// The returned function stops the sync and removes from s every tool this
+// call added; it is safe to call more than once.
+func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister func()) {
+	b := &binding{
+		srv:    s,
+		reg:    reg,
+		opts:   opts,
+		log:    opts.logger(),
+		served: map[string]toolSpec{},
+	}
+	if !opts.Display.valid() {
+		b.log.Error("adapters/mcp: invalid Options.Display; calls of tools without a per-tool Display will fail",
+			"display", int(opts.Display), "expected", "DisplayEnvelope or DisplayValue")
+	}
+	cancel := reg.Subscribe(b.sync)
+	b.sync()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			b.close()
+		})
+	}
+}
+
+// NewServer returns an SDK server named by impl that advertises the tools
+// capability only (with listChanged) and serves reg's tools as Register
+// does. A nil impl means &sdk.Implementation{Name: "toolpack"}.
+//
+// The registration lives as long as reg does; use sdk.NewServer and
+// Register directly when the server must be detached from reg later.
+func NewServer(reg *registry.Registry, impl *sdk.Implementation, opts Options) *sdk.Server {
+	if impl == nil {
+		impl = &sdk.Implementation{Name: "toolpack"}
+	}
+	s := sdk.NewServer(impl, &sdk.ServerOptions{
+		Logger: opts.logger(),
+		Capabilities: &sdk.ServerCapabilities{
+			Tools: &sdk.ToolCapabilities{ListChanged: true},
+		},
+	})
+	Register(s, reg, opts)
+	return s
+}
+
+// ServeStdio serves s to one client over the process's stdin and stdout
+// (newline-delimited JSON-RPC) until the client disconnects or ctx is done.
+// Nothing else may write to stdout while it runs; log to stderr.
+func ServeStdio(ctx context.Context, s *sdk.Server) error {
+	return s.Run(ctx, &sdk.StdioTransport{})
+}
+
+// ServeIO is ServeStdio over the given reader and writer, for hosts that
+// hold their standard streams as values (and for tests). When the session
+// ends, r is closed if it is an io.Closer (which unblocks a pending read); w
+// is never closed.
+func ServeIO(ctx context.Context, s *sdk.Server, r io.Reader, w io.Writer) error {
+	return s.Run(ctx, &sdk.IOTransport{Reader: readCloser(r), Writer: nopWriteCloser{w}})
+}
+
+// HTTPHandler returns the streamable HTTP transport for s, an http.Handler
+// that a host mounts on its own mux (for example at "/mcp"). opts may be
+// nil for the SDK defaults (sessions on, 4 MiB request body cap, DNS
+// rebinding protection for servers listening on localhost).
+func HTTPHandler(s *sdk.Server, opts *sdk.StreamableHTTPOptions) http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, opts)
+}
+
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
