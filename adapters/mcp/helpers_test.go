@@ -28,7 +28,7 @@ const secret = "hunter2-s3cr3t-token"
 // GreetArgs are the arguments of the greet tool (a text tool).
 type GreetArgs struct {
 	Name  string `json:"name" validate:"required,min=2,max=20" description:"Who to greet."`
-	Times int    `json:"times" validate:"min=1,max=3" description:"How many times."`
+	Times int    `json:"times" validate:"required,min=1,max=3" description:"How many times."`
 }
 
 // StatsArgs are the arguments of the stats tool (a structured tool).

@@ -1,0 +1,139 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// SearchArgs is the benchmark's 5-field tool: a string with length bounds,
+// an int with a range, an enum, an optional float and a slice.
+type SearchArgs struct {
+	Query     string   `json:"query" validate:"required,min=1,max=200" description:"What to search for."`
+	Limit     int      `json:"limit" validate:"required,min=1,max=50" description:"Maximum number of hits."`
+	Mode      string   `json:"mode" validate:"required,oneof=fast exact" description:"Search mode."`
+	Threshold *float64 `json:"threshold,omitempty" validate:"omitempty,min=0,max=1" description:"Minimum score."`
+	Tags      []string `json:"tags" validate:"required,max=10,dive,min=1,max=20" description:"Tags to filter by."`
+}
+
+// SearchOut is the benchmark tool's structured value.
+type SearchOut struct {
+	Query string `json:"query"`
+	Hits  int    `json:"hits"`
+	Tags  int    `json:"tags"`
+}
+
+// searchImpl is the one function both registrations call.
+func searchImpl(a SearchArgs) SearchOut {
+	return SearchOut{Query: strings.ToUpper(a.Query), Hits: a.Limit, Tags: len(a.Tags)}
+}
+
+var benchArgs = json.RawMessage(`{"query":"golang mcp","limit":10,"mode":"fast","threshold":0.5,"tags":["go","sdk","bench"]}`)
+
+// newAdapterSession serves the search tool through this adapter (registry
+// pipeline: strict decode, validation, output schema check).
+func newAdapterSession(b testing.TB, d tpmcp.Display) *session {
+	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: discardLogger()})
+	tool, err := registry.Func("search", func(_ context.Context, a SearchArgs) (result.Result[SearchOut], error) {
+		return result.Ok(searchImpl(a)), nil
+	}, registry.ToolOptions{Doc: "Searches."})
+	require.NoError(b, err)
+	require.NoError(b, reg.Add(tool))
+	return connect(b, tpmcp.NewServer(reg, nil, tpmcp.Options{Display: d, Logger: discardLogger()}))
+}
+
+// newSDKSession serves the same function through the SDK's own typed
+// AddTool, given the same input schema (so it validates the same
+// constraints) and inferring the output schema from SearchOut.
+func newSDKSession(b testing.TB) *session {
+	in, err := args.SchemaFor[SearchArgs]()
+	require.NoError(b, err)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "sdk"}, &sdk.ServerOptions{Logger: discardLogger()})
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Searches.", InputSchema: in},
+		func(_ context.Context, _ *sdk.CallToolRequest, a SearchArgs) (*sdk.CallToolResult, SearchOut, error) {
+			return nil, searchImpl(a), nil
+		})
+	return connect(b, srv)
+}
+
+func callSearch(b testing.TB, s *session) {
+	res, err := s.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "search", Arguments: benchArgs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.IsError {
+		b.Fatalf("tool error: %s", res.Content[0].(*sdk.TextContent).Text)
+	}
+}
+
+// TestBenchmarkToolsAgree makes sure the benchmark compares like with like:
+// both paths accept the call, reject the same bad call, and return the
+// same structured value.
+func TestBenchmarkToolsAgree(t *testing.T) {
+	ours, theirs := newAdapterSession(t, tpmcp.DisplayValue), newSDKSession(t)
+	for _, a := range []string{string(benchArgs), `{"query":"","limit":99,"mode":"slow","tags":[]}`} {
+		r1, err := ours.call(t, "search", json.RawMessage(a))
+		require.NoError(t, err)
+		r2, err := theirs.call(t, "search", json.RawMessage(a))
+		require.NoError(t, err)
+		require.Equal(t, r2.IsError, r1.IsError, "same verdict for %s", a)
+		if !r1.IsError {
+			b1, _ := json.Marshal(r1.StructuredContent)
+			b2, _ := json.Marshal(r2.StructuredContent)
+			require.JSONEq(t, string(b2), string(b1))
+		}
+	}
+}
+
+// BenchmarkToolsCall measures tools/call of the 5-field tool over in-memory
+// transports: the SDK's typed path (the baseline) and this adapter in both
+// displays. The ratio sub-benchmarks interleave adapter and baseline calls
+// in one loop and report adapter-ns/baseline-ns as "ratio" (goal ≤ 1.0).
+func BenchmarkToolsCall(b *testing.B) {
+	b.Run("sdk_typed", func(b *testing.B) {
+		s := newSDKSession(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			callSearch(b, s)
+		}
+	})
+	for _, d := range []tpmcp.Display{tpmcp.DisplayValue, tpmcp.DisplayEnvelope} {
+		b.Run("adapter_"+d.String(), func(b *testing.B) {
+			s := newAdapterSession(b, d)
+			b.ReportAllocs()
+			for b.Loop() {
+				callSearch(b, s)
+			}
+		})
+	}
+	for _, d := range []tpmcp.Display{tpmcp.DisplayValue, tpmcp.DisplayEnvelope} {
+		b.Run(fmt.Sprintf("ratio_%s_vs_sdk", d), func(b *testing.B) {
+			ours, base := newAdapterSession(b, d), newSDKSession(b)
+			var tOurs, tBase time.Duration
+			n := 0
+			for b.Loop() {
+				t0 := time.Now()
+				callSearch(b, ours)
+				t1 := time.Now()
+				callSearch(b, base)
+				tBase += time.Since(t1)
+				tOurs += t1.Sub(t0)
+				n++
+			}
+			b.ReportMetric(float64(tOurs.Nanoseconds())/float64(n), "adapter-ns/call")
+			b.ReportMetric(float64(tBase.Nanoseconds())/float64(n), "sdk-ns/call")
+			b.ReportMetric(float64(tOurs)/float64(tBase), "ratio")
+		})
+	}
+}
