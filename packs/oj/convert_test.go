@@ -1,0 +1,62 @@
+package oj_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/packs/oj"
+)
+
+func TestConvert_HTMLBecomesMarkdown(t *testing.T) {
+	c := oj.NewConverter()
+	assert.Equal(t, "**bold**", c.Convert("<b>bold</b>"))
+	md := c.Convert("<p>Given <code>nums</code>, return <em>x</em>.</p><ul><li>one</li></ul><pre>a\nb</pre>")
+	assert.Contains(t, md, "`nums`")
+	assert.Contains(t, md, "*x*")
+	assert.Contains(t, md, "- one")
+	assert.NotContains(t, md, "<")
+}
+
+func TestConvert_TextWithoutMarkupUnchanged(t *testing.T) {
+	c := oj.NewConverter()
+	for _, s := range []string{"plain", "a < b and c > d", "x<3", "**already markdown** _x_ \\* 1 < 2", "  spaced  \n"} {
+		assert.Equal(t, s, c.Convert(s))
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.String().Filter(func(s string) bool { return strings.TrimSpace(s) != "" && !oj.HasMarkup(s) }).Draw(t, "s")
+		require.Equal(t, s, c.Convert(s))
+	})
+}
+
+func TestConvert_EmptyOrWhitespaceIsNoDescription(t *testing.T) {
+	c := oj.NewConverter()
+	for _, s := range []string{"", " ", "\n\t ", "\u00a0"} {
+		assert.Equal(t, "No description available.", c.Convert(s), "%q", s)
+	}
+}
+
+func TestConvert_FallbackStripsTags(t *testing.T) {
+	c := oj.NewConverter()
+	// Converts to nothing: falls back to the stripped text, or to the
+	// placeholder when no text remains.
+	assert.Equal(t, "No description available.", c.Convert("<div></div>"))
+	assert.Equal(t, "No description available.", c.Convert("<script>alert(1)</script>"))
+	assert.Equal(t, "a &lt; b", oj.StripTags("<p>a &lt; b</p>"))
+	assert.Equal(t, "x", oj.StripTags("<b>x</b><!-- c --><br/>"))
+}
+
+func TestConvert_NeverPanicsAndLeavesNoTagsInFallbackProperty(t *testing.T) {
+	c := oj.NewConverter()
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(rapid.String(), rapid.StringMatching(`(<[a-z/!]{0,4}[ >]?|[a-z&;<>" ]{0,5}){0,12}`)).Draw(t, "html")
+		out := c.Convert(s)
+		require.NotEmpty(t, out)
+		plain := oj.StripTags(s)
+		require.NotContains(t, plain, "<")
+		require.NotContains(t, plain, ">")
+	})
+}

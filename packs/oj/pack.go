@@ -1,0 +1,108 @@
+package oj
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// PackName is the name of the pack New returns.
+const PackName = "oj"
+
+// Tool names.
+const (
+	ToolDailyChallenge = "get_daily_challenge"
+	ToolProblem        = "get_problem"
+	ToolSimilar        = "find_similar_problems"
+	ToolResolve        = "resolve_problem"
+	ToolStatus         = "get_platform_status"
+)
+
+// Tool descriptions, as the reference server words them (the daily one
+// states the UTC default the tool actually uses).
+const (
+	docDaily   = "Get the LeetCode daily challenge problem. Returns the full problem including title, difficulty, tags, and description. Defaults to today's date in UTC. Daily challenge switches at 00:00 in the domain's timezone (UTC+0 for 'com', UTC+8 for 'cn')."
+	docProblem = "Get a specific problem by source and ID. Returns the full problem including title, difficulty, tags, and description. Supports LeetCode, Codeforces, AtCoder, and Luogu. Use resolve_problem instead when the input is a URL or the ID format is uncertain."
+	docSimilar = "Find similar problems by problem ID or free-text query across LeetCode, Codeforces, AtCoder, and Luogu. Returns a ranked list with similarity scores. Provide either a text query, or a source + ID pair."
+	docResolve = "Preferred way to look up a problem. Accepts a URL, problem slug, or prefixed ID and returns the full problem (title, difficulty, tags, and description). Supports LeetCode, Codeforces, AtCoder, and Luogu. Use this when the input format is uncertain; use get_problem when source and ID are already known."
+	docStatus  = "Get problem counts and indexing coverage for each platform (LeetCode, Codeforces, AtCoder, Luogu). Returns total problems, missing content count, and un-embedded count per platform."
+)
+
+// New builds the OJ pack: the five tools get_daily_challenge, get_problem,
+// find_similar_problems, resolve_problem and get_platform_status, each
+// returning Markdown as a result.Result[string]. Argument rules and HTTP
+// error statuses become failed results; network failures and malformed
+// backend data are returned as errors (protocol failures). Configuration
+// errors wrap ErrConfig.
+//
+// Tool descriptions are the tools' own text (as the reference server's);
+// argument documentation lives in the input schemas. The tools carry no
+// prefix of their own: register them with a Registry whose prefix is "" to
+// keep the reference names.
+func New(cfg Config) (*registry.Pack, error) {
+	c, err := NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c.Pack()
+}
+
+// Pack builds the OJ pack on an existing Client (see New).
+func (c *Client) Pack() (*registry.Pack, error) {
+	ro := registry.Annotations{
+		ReadOnly: registry.Bool(true), Destructive: registry.Bool(false),
+		Idempotent: registry.Bool(true), OpenWorld: registry.Bool(true),
+	}
+	type spec struct {
+		build func() (*registry.Tool, error)
+		doc   string
+	}
+	specs := []spec{
+		{func() (*registry.Tool, error) {
+			return registry.Func(ToolDailyChallenge, tool(c.DailyChallenge), registry.ToolOptions{Title: "Daily challenge", Doc: docDaily, Annotations: ro})
+		}, docDaily},
+		{func() (*registry.Tool, error) {
+			return registry.Func(ToolProblem, tool(c.Problem), registry.ToolOptions{Title: "Get problem", Doc: docProblem, Annotations: ro})
+		}, docProblem},
+		{func() (*registry.Tool, error) {
+			return registry.Func(ToolSimilar, tool(c.SimilarProblems), registry.ToolOptions{Title: "Find similar problems", Doc: docSimilar, Annotations: ro})
+		}, docSimilar},
+		{func() (*registry.Tool, error) {
+			return registry.Func(ToolResolve, tool(c.ResolveProblem), registry.ToolOptions{Title: "Resolve problem", Doc: docResolve, Annotations: ro})
+		}, docResolve},
+		{func() (*registry.Tool, error) {
+			return registry.Func(ToolStatus, tool(func(ctx context.Context, _ StatusArgs) (string, error) {
+				return c.PlatformStatus(ctx)
+			}), registry.ToolOptions{Title: "Platform status", Doc: docStatus, Annotations: ro})
+		}, docStatus},
+	}
+	p := &registry.Pack{Name: PackName, Description: "Online-judge problems (LeetCode, Codeforces, AtCoder, Luogu): daily challenge, lookup, resolve, similarity search and platform status, as Markdown."}
+	for _, s := range specs {
+		t, err := s.build()
+		if err != nil {
+			return nil, fmt.Errorf("oj: build tools: %w", err)
+		}
+		t.Description = s.doc
+		p.Tools = append(p.Tools, t)
+	}
+	return p, nil
+}
+
+// tool adapts a Client method to a registry handler: a *DomainError becomes
+// a failed Result, any other error stays a protocol failure.
+func tool[A any](m func(context.Context, A) (string, error)) func(context.Context, A) (result.Result[string], error) {
+	return func(ctx context.Context, a A) (result.Result[string], error) {
+		md, err := m(ctx, a)
+		if err == nil {
+			return result.Ok(md), nil
+		}
+		var de *DomainError
+		if errors.As(err, &de) {
+			return result.Failure[string](de.Message, de.Type), nil
+		}
+		return result.Result[string]{}, err
+	}
+}
