@@ -1,0 +1,272 @@
+package mcpproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrInvalidConfig is wrapped by every *ConfigError; check with errors.Is.
+var ErrInvalidConfig = errors.New("mcpproxy: invalid configuration")
+
+// ConfigError reports one invalid field of one server's Config. It never
+// holds header or environment values.
+type ConfigError struct {
+	// Server is the server's Name, or "servers[i]" when the name itself is
+	// missing.
+	Server string
+	// Field is the Config field at fault, such as "URL" or "Headers[X-Key]".
+	Field string
+	// Problem says what was expected.
+	Problem string
+}
+
+// Error implements error.
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("mcpproxy: server %s: field %s: %s", e.Server, e.Field, e.Problem)
+}
+
+// Unwrap lets errors.Is(err, ErrInvalidConfig) match.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// TransportFactory returns a fresh transport for one connection attempt. It
+// is called again for every reconnection.
+type TransportFactory func(ctx context.Context) (mcp.Transport, error)
+
+// Config describes one remote MCP server. Exactly one of Command, URL and
+// Transport must be set.
+type Config struct {
+	// Name is the pack name and the first part of every proxied tool name
+	// ("{Name}.{remote tool}"). It must match [A-Za-z0-9_.-]{1,64}, the
+	// tool-name alphabet of MCP.
+	Name string
+	// Description is the pack description; empty means one is built from
+	// the remote server's name and version.
+	Description string
+
+	// Command is the argv of a server spoken to over stdio.
+	Command []string
+	// Env is added to the current process environment of the command. Its
+	// values are treated as secrets (never logged).
+	Env map[string]string
+	// Dir is the command's working directory; empty means the current one.
+	Dir string
+
+	// URL is the endpoint of a streamable HTTP server (http or https).
+	URL string
+	// Headers are sent with every HTTP request (for example Authorization).
+	// Their values are secrets: they never appear in logs, errors or Status.
+	Headers map[string]string
+
+	// Transport, when set, supplies the transport directly (tests use
+	// in-memory transports).
+	Transport TransportFactory
+}
+
+// Backoff configures reconnection. The zero value retries for as long as
+// the proxy is open, waiting 500ms, then growing by 1.5× up to 30s between
+// attempts.
+type Backoff struct {
+	// Initial is the first wait; zero means 500ms.
+	Initial time.Duration
+	// Max caps every wait; zero means 30s.
+	Max time.Duration
+	// MaxTries, when positive, bounds the attempts of one reconnection
+	// round; the server then stays disconnected until Refresh is called.
+	// Zero means no bound (the waits are still capped by Max).
+	MaxTries uint
+}
+
+// Defaults used for zero Options fields.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultCallTimeout    = 5 * time.Minute
+	DefaultMaxTools       = 1000
+	DefaultMaxSchemaBytes = 1 << 20
+	DefaultMaxResultBytes = 16 << 20
+	defaultBackoffInitial = 500 * time.Millisecond
+	defaultBackoffMax     = 30 * time.Second
+)
+
+// Options configure a Proxy. The zero value is usable.
+type Options struct {
+	// Logger receives connection events; nil means slog.Default(). Secrets
+	// are redacted from everything logged.
+	Logger *slog.Logger
+	// ConnectTimeout bounds each connection attempt (connect, initialize,
+	// list tools); zero means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// CallTimeout bounds each forwarded call; zero means DefaultCallTimeout,
+	// negative means no bound besides the caller's context.
+	CallTimeout time.Duration
+	// Backoff configures reconnection.
+	Backoff Backoff
+	// HTTPClient is the base client for URL servers; nil means a client
+	// with http.DefaultTransport. Config.Headers are added by a wrapping
+	// RoundTripper, the client itself is not modified.
+	HTTPClient *http.Client
+	// Stderr receives the standard error of Command servers; nil means
+	// the child's stderr is discarded.
+	Stderr io.Writer
+	// MaxTools caps the tools listed per server; zero means DefaultMaxTools.
+	// A server listing more is an error for that server.
+	MaxTools int
+	// MaxSchemaBytes caps the JSON size of one tool's input or output
+	// schema; zero means DefaultMaxSchemaBytes. Larger tools are skipped.
+	MaxSchemaBytes int
+	// MaxResultBytes caps the text or structured content of one result;
+	// zero means DefaultMaxResultBytes. A larger result is an
+	// upstream_failure.
+	MaxResultBytes int
+	// OnStatus, when set, is called after every change of a server's
+	// status, from the goroutine that changed it; it must not block.
+	OnStatus func(Status)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.Backoff.Initial <= 0 {
+		o.Backoff.Initial = defaultBackoffInitial
+	}
+	if o.Backoff.Max <= 0 {
+		o.Backoff.Max = defaultBackoffMax
+	}
+	if o.Backoff.Max < o.Backoff.Initial {
+		o.Backoff.Max = o.Backoff.Initial
+	}
+	if o.MaxTools <= 0 {
+		o.MaxTools = DefaultMaxTools
+	}
+	if o.MaxSchemaBytes <= 0 {
+		o.MaxSchemaBytes = DefaultMaxSchemaBytes
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	return o
+}
+
+var (
+	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	envNameRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// validate checks every config and the uniqueness of names.
+func validate(cfgs []Config) error {
+	seen := map[string]bool{}
+	var errs []error
+	for i, c := range cfgs {
+		label := fmt.Sprintf("servers[%d]", i)
+		bad := func(field, problem string) {
+			errs = append(errs, &ConfigError{Server: label, Field: field, Problem: problem})
+		}
+		switch {
+		case c.Name == "":
+			bad("Name", "expected a non-empty name matching [A-Za-z0-9_.-]{1,64}")
+		case !serverNameRE.MatchString(c.Name):
+			bad("Name", fmt.Sprintf("expected [A-Za-z0-9_.-]{1,64}, got %q", c.Name))
+		default:
+			label = fmt.Sprintf("%q", c.Name)
+			if seen[c.Name] {
+				bad("Name", "expected a unique name; it is used by another server")
+			}
+			seen[c.Name] = true
+		}
+		kinds := 0
+		for _, set := range []bool{len(c.Command) > 0, c.URL != "", c.Transport != nil} {
+			if set {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			bad("Command/URL/Transport", fmt.Sprintf("expected exactly one of Command, URL and Transport, got %d", kinds))
+		}
+		if len(c.Command) > 0 && strings.TrimSpace(c.Command[0]) == "" {
+			bad("Command[0]", "expected the program to run, got an empty string")
+		}
+		for k := range c.Env {
+			if !envNameRE.MatchString(k) {
+				bad("Env", fmt.Sprintf("expected variable names matching [A-Za-z_][A-Za-z0-9_]*, got %q", k))
+			}
+		}
+		if len(c.Env) > 0 && len(c.Command) == 0 {
+			bad("Env", "only applies to a Command server")
+		}
+		if c.Dir != "" && len(c.Command) == 0 {
+			bad("Dir", "only applies to a Command server")
+		}
+		if c.URL != "" {
+			if p := checkURL(c.URL); p != "" {
+				bad("URL", p)
+			}
+		}
+		for k, v := range c.Headers {
+			if !headerNameRE.MatchString(k) {
+				bad("Headers", fmt.Sprintf("expected HTTP header names (RFC 9110 tokens), got %q", k))
+			} else if strings.ContainsAny(v, "\r\n\x00") {
+				bad("Headers["+k+"]", "expected a value without CR, LF or NUL (value not shown)")
+			}
+		}
+		if len(c.Headers) > 0 && c.URL == "" {
+			bad("Headers", "only applies to a URL server")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkURL returns the problem with raw, or "" when it is usable. The URL
+// itself is not repeated (it may carry credentials).
+func checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "expected an absolute http or https URL; it does not parse"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("expected an http or https URL, got scheme %q", u.Scheme)
+	}
+	if u.Host == "" {
+		return "expected an absolute http or https URL with a host"
+	}
+	return ""
+}
+
+// displayURL is raw without the password and query values, for logs.
+func displayURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"REDACTED"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment = ""
+	return u.String()
+}

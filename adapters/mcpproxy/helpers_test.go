@@ -1,0 +1,173 @@
+package mcpproxy_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// waitBound bounds every wait for an asynchronous event. It is a safety net
+// against hangs, never an assertion about speed.
+const waitBound = 20 * time.Second
+
+// fastBackoff keeps reconnection tests short.
+var fastBackoff = mcpproxy.Backoff{Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond}
+
+func newRegistry() *registry.Registry {
+	return registry.New(registry.Options{Prefix: registry.String("")})
+}
+
+// logBuffer is a goroutine-safe log sink.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func captureLogger() (*slog.Logger, *logBuffer) {
+	b := &logBuffer{}
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
+}
+
+// memRemote is an in-process go-sdk server reached over in-memory
+// transports; every connection attempt gets a new transport pair.
+type memRemote struct {
+	srv      *mcp.Server
+	down     atomic.Bool
+	attempts atomic.Int32
+	connects atomic.Int32
+	mu       sync.Mutex
+	sessions []*mcp.ServerSession
+}
+
+func newMemRemote(opts testmcp.Options) *memRemote {
+	return &memRemote{srv: testmcp.New(opts)}
+}
+
+func (m *memRemote) factory(ctx context.Context) (mcp.Transport, error) {
+	m.attempts.Add(1)
+	if m.down.Load() {
+		return nil, errors.New("remote is down")
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := m.srv.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.connects.Add(1)
+	m.mu.Lock()
+	m.sessions = append(m.sessions, ss)
+	m.mu.Unlock()
+	return ct, nil
+}
+
+// dropAll closes every server-side session: the proxy sees its session end.
+func (m *memRemote) dropAll() {
+	m.mu.Lock()
+	ss := m.sessions
+	m.sessions = nil
+	m.mu.Unlock()
+	for _, s := range ss {
+		_ = s.Close()
+	}
+}
+
+// statusLog records status changes for waiting on them.
+type statusLog struct {
+	ch chan mcpproxy.Status
+}
+
+func newStatusLog() *statusLog { return &statusLog{ch: make(chan mcpproxy.Status, 1024)} }
+
+func (l *statusLog) record(s mcpproxy.Status) {
+	select {
+	case l.ch <- s:
+	default:
+	}
+}
+
+// waitFor reads status changes until one of server name satisfies ok.
+func (l *statusLog) waitFor(t *testing.T, name string, what string, ok func(mcpproxy.Status) bool) mcpproxy.Status {
+	t.Helper()
+	timeout := time.After(waitBound)
+	for {
+		select {
+		case s := <-l.ch:
+			if s.Name == name && ok(s) {
+				return s
+			}
+		case <-timeout:
+			t.Fatalf("server %q never reached: %s", name, what)
+		}
+	}
+}
+
+func statusOf(t *testing.T, p *mcpproxy.Proxy, name string) mcpproxy.Status {
+	t.Helper()
+	for _, s := range p.Status() {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no status for %q", name)
+	return mcpproxy.Status{}
+}
+
+// proxiedNames lists the registry's tools with the given source.
+func proxiedNames(reg *registry.Registry, server string) []string {
+	var out []string
+	for _, t := range reg.List() {
+		if t.Source == registry.SourceProxyPrefix+server {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// waitGoroutines waits (bounded) until the goroutine count is back to at
+// most n and returns the final count.
+func waitGoroutines(n int) int {
+	deadline := time.Now().Add(waitBound)
+	for {
+		g := runtime.NumGoroutine()
+		if g <= n || time.Now().After(deadline) {
+			return g
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func newProxy(t *testing.T, reg *registry.Registry, cfgs []mcpproxy.Config, opts mcpproxy.Options) *mcpproxy.Proxy {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	p, err := mcpproxy.New(context.Background(), reg, cfgs, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}

@@ -1,0 +1,44 @@
+// Command testserver serves the testmcp tools over stdio. The mcpproxy tests
+// build it into a temporary directory and run it as a child process.
+//
+// When the environment variable TESTSERVER_FAILFILE names a file that exists,
+// the server exits with status 3 at start, so that tests can make restarts
+// fail on purpose.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+)
+
+func main() {
+	if err := refuseIfFailFile(os.Getenv("TESTSERVER_FAILFILE")); err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		os.Exit(3)
+	}
+	if err := run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		os.Exit(1)
+	}
+}
+
+// refuseIfFailFile returns an error when path is set and the file exists.
+func refuseIfFailFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("refusing to start: %s exists", path)
+	}
+	return nil
+}
+
+// run serves the test tools on t until the client disconnects.
+func run(ctx context.Context, t mcp.Transport) error {
+	return testmcp.New(testmcp.Options{Name: "testserver"}).Run(ctx, t)
+}

@@ -1,0 +1,642 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Errors of the proxy; check with errors.Is.
+var (
+	// ErrUnknownServer: Refresh named no configured server.
+	ErrUnknownServer = errors.New("mcpproxy: unknown server")
+	// ErrTooManyTools: a server listed more than Options.MaxTools tools.
+	ErrTooManyTools = errors.New("mcpproxy: too many tools")
+	// ErrCall: a forwarded call failed below the MCP protocol (transport,
+	// malformed response). The text is redacted; JSON-RPC errors of the
+	// remote server are wrapped as *jsonrpc.Error instead.
+	ErrCall = errors.New("mcpproxy: call failed")
+	// ErrClosed: the proxy is closed.
+	ErrClosed = errors.New("mcpproxy: proxy closed")
+)
+
+// State is a server's connection state.
+type State string
+
+// States reported in Status.State.
+const (
+	// Connected: a session is open and the server's tools are registered.
+	Connected State = "connected"
+	// Disconnected: no session; calls fail with error type unavailable.
+	Disconnected State = "disconnected"
+)
+
+// Transport kinds reported in Status.Transport.
+const (
+	TransportStdio  = "stdio"
+	TransportHTTP   = "http"
+	TransportCustom = "custom"
+)
+
+// Health values returned by Proxy.Health (seed 001's ot.health).
+const (
+	HealthOK       = "ok"
+	HealthDegraded = "degraded"
+)
+
+// Status is a snapshot of one server's health. It holds no secrets.
+type Status struct {
+	// Name is the server (and pack) name.
+	Name string
+	// State is Connected or Disconnected.
+	State State
+	// Transport is TransportStdio, TransportHTTP or TransportCustom.
+	Transport string
+	// Tools is the number of the server's tools in the registry.
+	Tools int
+	// Skipped is the number of listed tools left out (invalid name,
+	// oversized or non-object schema); each is logged as a warning.
+	Skipped int
+	// Remote is the remote implementation's "name version", once known.
+	Remote string
+	// LastError is the most recent connection error, redacted; it is kept
+	// after a successful reconnection so that health output can show it.
+	LastError string
+	// Connects counts successful connections (1 after the first).
+	Connects int
+}
+
+// Proxy mirrors remote MCP servers into a registry, one pack per server.
+// It is safe for concurrent use.
+type Proxy struct {
+	reg     *registry.Registry
+	opts    Options
+	servers []*server // sorted by name
+	byName  map[string]*server
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	once    sync.Once
+}
+
+// server is the live state of one configured server.
+type server struct {
+	p       *Proxy
+	cfg     Config
+	kind    string
+	source  string
+	red     *redactor
+	log     *slog.Logger
+	client  *mcp.Client
+	refresh chan struct{}
+
+	mu         sync.Mutex
+	sess       *mcp.ClientSession
+	status     Status
+	registered bool // the pack named after the server is ours
+}
+
+// New validates the configs, connects to every server concurrently, and
+// registers the tools of those that answer as packs of reg. A server that
+// cannot be reached is logged as a warning and marked disconnected; it is
+// retried in the background with back-off, and the rest of the registry
+// works meanwhile. New returns once every server's first attempt has ended
+// (each bounded by Options.ConnectTimeout); ctx bounds that wait only, the
+// proxy then runs until Close.
+//
+// Invalid configs return an error wrapping ErrInvalidConfig that names the
+// server and field (one *ConfigError per problem, joined).
+func New(ctx context.Context, reg *registry.Registry, cfgs []Config, opts Options) (*Proxy, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("%w: registry: expected a *registry.Registry, got nil", ErrInvalidConfig)
+	}
+	if err := validate(cfgs); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &Proxy{reg: reg, opts: opts, byName: map[string]*server{}, cancel: cancel}
+	for _, c := range cfgs {
+		s := p.newServer(c)
+		p.servers = append(p.servers, s)
+		p.byName[c.Name] = s
+	}
+	sort.Slice(p.servers, func(i, j int) bool { return p.servers[i].cfg.Name < p.servers[j].cfg.Name })
+	readies := make([]chan struct{}, len(p.servers))
+	for i, s := range p.servers {
+		readies[i] = make(chan struct{})
+		p.wg.Add(1)
+		go s.run(bg, readies[i])
+	}
+	for _, r := range readies {
+		select {
+		case <-r:
+		case <-ctx.Done():
+			_ = p.Close()
+			return nil, fmt.Errorf("mcpproxy: waiting for the first connections: %w", ctx.Err())
+		}
+	}
+	return p, nil
+}
+
+func (p *Proxy) newServer(c Config) *server {
+	s := &server{p: p, cfg: c, source: registry.SourceProxyPrefix + c.Name, red: newRedactor(c),
+		refresh: make(chan struct{}, 1)}
+	switch {
+	case len(c.Command) > 0:
+		s.kind = TransportStdio
+	case c.URL != "":
+		s.kind = TransportHTTP
+	default:
+		s.kind = TransportCustom
+	}
+	s.log = slog.New(&redactHandler{inner: p.opts.Logger.Handler(), r: s.red}).
+		With("mcp_server", c.Name, "transport", s.kind)
+	if c.URL != "" {
+		s.log = s.log.With("url", displayURL(c.URL))
+	}
+	s.status = Status{Name: c.Name, State: Disconnected, Transport: s.kind}
+	s.client = mcp.NewClient(&mcp.Implementation{Name: "toolpack-mcpproxy", Version: "1.0.0"}, &mcp.ClientOptions{
+		Logger:       s.log,
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			s.poke()
+		},
+	})
+	return s
+}
+
+// Status reports every server, sorted by name.
+func (p *Proxy) Status() []Status {
+	out := make([]Status, len(p.servers))
+	for i, s := range p.servers {
+		s.mu.Lock()
+		out[i] = s.status
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Health is "ok" when every server is connected (or none is configured) and
+// "degraded" otherwise.
+func (p *Proxy) Health() string {
+	for _, st := range p.Status() {
+		if st.State != Connected {
+			return HealthDegraded
+		}
+	}
+	return HealthOK
+}
+
+// Refresh asks the named server to re-list its tools and refresh its pack
+// when connected, or to start a new round of connection attempts when it
+// gave up (Backoff.MaxTries, name clash). It does not wait.
+func (p *Proxy) Refresh(name string) error {
+	s, ok := p.byName[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownServer, name)
+	}
+	s.poke()
+	return nil
+}
+
+// Close disconnects every server, stops every goroutine of the proxy, and
+// removes the proxied tools from the registry. It is idempotent.
+func (p *Proxy) Close() error {
+	p.once.Do(func() {
+		p.cancel()
+		p.wg.Wait()
+		for _, s := range p.servers {
+			s.unregister()
+		}
+	})
+	return nil
+}
+
+func (s *server) poke() {
+	select {
+	case s.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// update changes the status under the lock and reports it.
+func (s *server) update(fn func(st *Status)) {
+	s.mu.Lock()
+	fn(&s.status)
+	st := s.status
+	s.mu.Unlock()
+	if s.p.opts.OnStatus != nil {
+		s.p.opts.OnStatus(st)
+	}
+}
+
+// run connects, watches the session and reconnects until ctx ends. ready is
+// closed when the first attempt has ended.
+func (s *server) run(ctx context.Context, ready chan struct{}) {
+	defer s.p.wg.Done()
+	var readyOnce sync.Once
+	signal := func() { readyOnce.Do(func() { close(ready) }) }
+	defer signal()
+	for {
+		sess, err := s.connectWithBackoff(ctx, signal)
+		signal()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.Warn("MCP server stays disconnected until refreshed", "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.refresh:
+				continue
+			}
+		}
+		if !s.watch(ctx, sess) {
+			return
+		}
+	}
+}
+
+// connectWithBackoff runs connection attempts with back-off until one
+// succeeds, the attempts are exhausted, a permanent error occurs, or ctx
+// ends.
+func (s *server) connectWithBackoff(ctx context.Context, firstFailed func()) (*mcp.ClientSession, error) {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = s.p.opts.Backoff.Initial
+	b.MaxInterval = s.p.opts.Backoff.Max
+	b.Multiplier = 1.5
+	attempt := 0
+	ro := []backoff.RetryOption{
+		backoff.WithBackOff(b),
+		backoff.WithMaxElapsedTime(0),
+		backoff.WithNotify(func(err error, next time.Duration) {
+			if attempt == 1 {
+				s.log.Warn("cannot connect to MCP server; marked disconnected, retrying with back-off",
+					"error", err, "next_attempt_in", next)
+			} else {
+				s.log.Debug("MCP server connection attempt failed", "attempt", attempt, "error", err, "next_attempt_in", next)
+			}
+			firstFailed()
+		}),
+	}
+	if n := s.p.opts.Backoff.MaxTries; n > 0 {
+		ro = append(ro, backoff.WithMaxTries(n))
+	}
+	return backoff.Retry(ctx, func() (*mcp.ClientSession, error) {
+		attempt++
+		sess, err := s.connectOnce(ctx)
+		if err != nil {
+			s.update(func(st *Status) { st.State = Disconnected; st.LastError = s.red.err(err) })
+		}
+		return sess, err
+	}, ro...)
+}
+
+// connectOnce opens a session, lists the tools and registers the pack. The
+// returned error is redacted.
+func (s *server) connectOnce(ctx context.Context) (*mcp.ClientSession, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, backoff.Permanent(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.p.opts.ConnectTimeout)
+	defer cancel()
+	t, err := s.transport(cctx)
+	if err != nil {
+		return nil, s.wrap("creating the transport", err)
+	}
+	sess, err := s.client.Connect(cctx, t, nil)
+	if err != nil {
+		return nil, s.wrap("connecting", err)
+	}
+	if err := s.sync(cctx, sess); err != nil {
+		_ = sess.Close()
+		return nil, err
+	}
+	s.update(func(st *Status) { st.Connects++ })
+	return sess, nil
+}
+
+// sync lists the tools of sess, replaces the server's pack, and marks the
+// server connected with sess. A name clash is a permanent error.
+func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
+	tools, skipped, err := s.list(ctx, sess)
+	if err != nil {
+		return err
+	}
+	remote := ""
+	if ir := sess.InitializeResult(); ir != nil && ir.ServerInfo != nil {
+		remote = truncate(ir.ServerInfo.Name+" "+ir.ServerInfo.Version, 200)
+	}
+	if err := s.register(tools, remote); err != nil {
+		s.unregister()
+		return backoff.Permanent(s.wrap("registering the tools", err))
+	}
+	s.mu.Lock()
+	s.sess = sess
+	s.mu.Unlock()
+	s.update(func(st *Status) {
+		st.State = Connected
+		st.Tools = len(tools)
+		st.Skipped = skipped
+		st.Remote = remote
+	})
+	s.log.Info("MCP server connected", "tools", len(tools), "skipped", skipped, "remote", remote)
+	return nil
+}
+
+// wrap returns an error with the redacted text of err (the original error is
+// not kept, so that no secret can leak through Unwrap).
+func (s *server) wrap(op string, err error) error {
+	if errors.Is(err, ErrTooManyTools) {
+		return fmt.Errorf("mcpproxy: server %q: %s: %w", s.cfg.Name, op, err)
+	}
+	if errors.Is(err, registry.ErrNameClash) || errors.Is(err, registry.ErrInvalidName) {
+		return fmt.Errorf("mcpproxy: server %q: %s: %w", s.cfg.Name, op, err)
+	}
+	return fmt.Errorf("mcpproxy: server %q: %s: %s", s.cfg.Name, op, s.red.err(err))
+}
+
+// list reads every page of tools/list, bounded by Options.MaxTools.
+func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteTool, int, error) {
+	var out []remoteTool
+	skipped, n := 0, 0
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, 0, s.wrap("listing tools", err)
+		}
+		n++
+		if n > s.p.opts.MaxTools {
+			return nil, 0, backoff.Permanent(s.wrap("listing tools",
+				fmt.Errorf("%w: more than %d (Options.MaxTools)", ErrTooManyTools, s.p.opts.MaxTools)))
+		}
+		if t == nil {
+			skipped++
+			continue
+		}
+		rt, why := convertTool(s.cfg.Name, t, s.p.opts.MaxSchemaBytes)
+		if why != "" {
+			skipped++
+			s.log.Warn("skipping remote tool", "tool", truncate(t.Name, 200), "reason", why)
+			continue
+		}
+		out = append(out, rt)
+	}
+	return out, skipped, nil
+}
+
+// register replaces the server's pack in the registry.
+func (s *server) register(tools []remoteTool, remote string) error {
+	desc := s.cfg.Description
+	if desc == "" {
+		desc = fmt.Sprintf("Tools of the MCP server %q", s.cfg.Name)
+		if remote != "" {
+			desc += " (" + remote + ")"
+		}
+		desc += ", forwarded by the proxy."
+	}
+	pack := &registry.Pack{Name: s.cfg.Name, Description: desc}
+	for _, rt := range tools {
+		pack.Tools = append(pack.Tools, &registry.Tool{
+			Name:         ToolName(s.cfg.Name, rt.name),
+			Title:        rt.title,
+			Description:  rt.description,
+			InputSchema:  rt.inputSchema,
+			OutputSchema: rt.outputSchema,
+			Annotations:  rt.annotations,
+			Source:       s.source,
+			Signature:    rt.signature,
+			Args:         rt.args,
+			Returns:      rt.returns,
+			Handler:      s.handler(rt.name),
+		})
+	}
+	s.unregister()
+	if err := s.p.reg.AddPack(pack); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.registered = true
+	s.mu.Unlock()
+	return nil
+}
+
+// unregister removes this server's pack and tools from the registry; a
+// pack of the same name registered by someone else is left alone.
+func (s *server) unregister() {
+	s.mu.Lock()
+	mine := s.registered
+	s.registered = false
+	s.mu.Unlock()
+	if mine {
+		_ = s.p.reg.RemovePack(s.cfg.Name)
+	}
+}
+
+// watch serves one session until it ends or ctx ends; it reports whether
+// the server should reconnect.
+func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
+	done := make(chan struct{})
+	go func() {
+		_ = sess.Wait()
+		close(done)
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			s.drop(sess, "proxy closed")
+			<-done
+			return false
+		case <-s.refresh:
+			rctx, cancel := context.WithTimeout(ctx, s.p.opts.ConnectTimeout)
+			err := s.sync(rctx, sess)
+			cancel()
+			if err != nil {
+				s.log.Warn("refreshing the tools of the MCP server failed; reconnecting", "error", err)
+				s.drop(sess, s.red.err(err))
+			}
+		case <-done:
+			s.drop(sess, "connection closed by the server")
+			s.log.Warn("MCP server connection dropped; reconnecting with back-off")
+			return true
+		}
+	}
+}
+
+// drop closes sess and, if it is the current session, marks the server
+// disconnected.
+func (s *server) drop(sess *mcp.ClientSession, why string) {
+	s.mu.Lock()
+	current := s.sess == sess
+	if current {
+		s.sess = nil
+	}
+	s.mu.Unlock()
+	_ = sess.Close()
+	if current {
+		s.update(func(st *Status) { st.State = Disconnected; st.LastError = why })
+	}
+}
+
+// transport builds the transport of one connection attempt.
+func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
+	c := s.cfg
+	switch s.kind {
+	case TransportStdio:
+		cmd := exec.Command(c.Command[0], c.Command[1:]...)
+		cmd.Dir = c.Dir
+		cmd.Stderr = s.p.opts.Stderr
+		if len(c.Env) > 0 {
+			cmd.Env = os.Environ()
+			for k, v := range c.Env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+		}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	case TransportHTTP:
+		base := s.p.opts.HTTPClient
+		if base == nil {
+			base = &http.Client{}
+		}
+		hc := *base
+		rt := hc.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		hc.Transport = &headerTransport{base: rt, headers: c.Headers}
+		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: &hc}, nil
+	default:
+		return c.Transport(ctx)
+	}
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// handler forwards calls of one remote tool.
+func (s *server) handler(remote string) registry.Handler {
+	return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+		return s.call(ctx, remote, c.Raw)
+	}
+}
+
+// call forwards one call with the raw arguments.
+func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (result.Result[any], error) {
+	if err := ctx.Err(); err != nil {
+		return ctxFailure(err), nil
+	}
+	argsJSON, bad := objectArgs(raw)
+	if bad != "" {
+		return result.Failure[any]("invalid arguments: "+bad, result.ValidationError).
+			WithErrorData([]fieldError{{Field: "", Rule: "type", Message: bad}}), nil
+	}
+	s.mu.Lock()
+	sess, lastErr := s.sess, s.status.LastError
+	s.mu.Unlock()
+	if sess == nil {
+		msg := fmt.Sprintf("MCP server %q is disconnected; tool %q is unavailable until it reconnects", s.cfg.Name, remote)
+		if lastErr != "" {
+			msg += " (last error: " + lastErr + ")"
+		}
+		return result.Failure[any](msg, result.Unavailable), nil
+	}
+	if d := s.p.opts.CallTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: remote, Arguments: argsJSON})
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return ctxFailure(cerr), nil
+		}
+		var werr *jsonrpc.Error
+		if errors.As(err, &werr) {
+			return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: remote protocol error: %w", s.cfg.Name, remote, werr)
+		}
+		if errors.Is(err, mcp.ErrConnectionClosed) {
+			s.drop(sess, "connection closed during a call")
+			return result.Failuref[any](result.Unavailable,
+				"MCP server %q closed the connection during the call of %q; it is being reconnected", s.cfg.Name, remote), nil
+		}
+		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.red.err(err), ErrCall)
+	}
+	return mapResult(res, s.p.opts.MaxResultBytes), nil
+}
+
+// fieldError has the JSON shape of the args package's field errors.
+type fieldError struct {
+	Field   string `json:"field"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// objectArgs returns the arguments to send: raw when it is a JSON object,
+// {} when it is empty or null; otherwise a problem text.
+func objectArgs(raw json.RawMessage) (json.RawMessage, string) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return json.RawMessage("{}"), ""
+	}
+	if !json.Valid(t) {
+		return nil, "arguments: expected a JSON object, got malformed JSON"
+	}
+	if t[0] != '{' {
+		return nil, "arguments: expected a JSON object, got " + jsonKind(t[0])
+	}
+	return json.RawMessage(t), ""
+}
+
+func jsonKind(b byte) string {
+	switch b {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// ctxFailure maps a context error to a timeout or cancelled failure.
+func ctxFailure(err error) result.Result[any] {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return result.Failure[any]("the call ran out of time", result.Timeout).WithException(err)
+	}
+	return result.Failure[any]("the call was cancelled", result.Cancelled).WithException(err)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

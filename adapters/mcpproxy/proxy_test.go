@@ -1,0 +1,476 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+func TestInMemoryToolsRegisteredAsPack(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+
+	want := make([]string, 0, len(testmcp.BaseTools()))
+	for _, n := range testmcp.BaseTools() {
+		want = append(want, "mem."+n)
+	}
+	assert.Equal(t, want, proxiedNames(reg, "mem"))
+
+	echo, ok := reg.Lookup("mem.echo")
+	require.True(t, ok)
+	assert.Equal(t, "mem", echo.Pack)
+	assert.Equal(t, "proxy:mem", echo.Source)
+	assert.Equal(t, "Echo", echo.Title)
+	assert.Equal(t, "Echo the text back.", echo.Description)
+	assert.JSONEq(t, `{"type":"object","properties":{
+		"upper":{"type":"boolean","default":false,"description":"Upper-case the text"},
+		"text":{"type":"string","description":"Text to echo"}},"required":["text"]}`, string(echo.InputSchema))
+	assert.Nil(t, echo.OutputSchema)
+	assert.Equal(t, registry.Annotations{ReadOnly: registry.Bool(true), Idempotent: registry.Bool(true), OpenWorld: registry.Bool(false)}, echo.Annotations)
+	assert.Equal(t, "mem.echo(text: str, upper: bool = False)", echo.Signature)
+	assert.Equal(t, "text: Text to echo\nupper: Upper-case the text", echo.Args)
+	assert.Equal(t, "str", echo.Returns)
+	assert.Nil(t, echo.Decode, "raw arguments are forwarded as they are")
+	assert.NotNil(t, echo.Handler)
+
+	add, ok := reg.Lookup("mem.add")
+	require.True(t, ok)
+	assert.JSONEq(t, `{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`, string(add.OutputSchema))
+	assert.Equal(t, registry.Annotations{Destructive: registry.Bool(false)}, add.Annotations)
+	assert.Equal(t, "dict", add.Returns)
+
+	st := statusOf(t, p, "mem")
+	assert.Equal(t, mcpproxy.Connected, st.State)
+	assert.Equal(t, len(want), st.Tools)
+	assert.Equal(t, mcpproxy.TransportCustom, st.Transport)
+	assert.Equal(t, "testmcp 1.0.0", st.Remote)
+	assert.Equal(t, 1, st.Connects)
+	assert.Equal(t, mcpproxy.HealthOK, p.Health())
+}
+
+func TestListsAllPages(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{Extra: 9, PageSize: 2})
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "paged", Transport: remote.factory}}, mcpproxy.Options{})
+	names := proxiedNames(reg, "paged")
+	assert.Len(t, names, len(testmcp.BaseTools())+9)
+	assert.Contains(t, names, "paged.extra_000")
+	assert.Contains(t, names, "paged.extra_008")
+	assert.Equal(t, len(names), statusOf(t, p, "paged").Tools)
+}
+
+func TestRegistryPrefixApplies(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: registry.String("tp")})
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	tool, ok := reg.Lookup("tp_mem.echo")
+	require.True(t, ok, "final names follow the registry's prefix")
+	assert.Equal(t, "mem.echo", tool.BaseName)
+	res, err := reg.Invoke(context.Background(), "tp_mem.echo", json.RawMessage(`{"text":"x"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "x", res.Value)
+}
+
+func TestCallForwardsRawArguments(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	raw := `{"z":1,"nested":{"list":[1,"two",null,true]},"big":12345678901234567890}`
+	res, err := reg.Invoke(context.Background(), "mem.raw", json.RawMessage(raw))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.JSONEq(t, raw, res.Value.(string))
+	assert.Contains(t, res.Value.(string), "12345678901234567890", "numbers reach the remote untouched")
+
+	for _, empty := range []string{"", "null", "  "} {
+		res, err := reg.Invoke(context.Background(), "mem.raw", json.RawMessage(empty))
+		require.NoError(t, err)
+		assert.JSONEq(t, `{}`, res.Value.(string), "empty arguments %q are sent as {}", empty)
+	}
+}
+
+func TestCallTextResult(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"hello","upper":true}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.Ok[any]("HELLO"), res)
+}
+
+func TestCallStructuredResult(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	res, err := reg.Invoke(context.Background(), "mem.add", json.RawMessage(`{"a":2,"b":3.5}`))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, map[string]any{"sum": 5.5}, res.Value)
+}
+
+func TestCallRemoteToolErrorIsUpstreamFailure(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	res, err := reg.Invoke(context.Background(), "mem.fail", nil)
+	require.NoError(t, err, "a tool error is a domain failure, not a protocol failure")
+	assert.False(t, res.Success)
+	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
+	assert.Equal(t, testmcp.FailText, res.Error)
+}
+
+func TestCallRemoteProtocolErrorIsError(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	_, err := reg.Invoke(context.Background(), "mem.broken", nil)
+	require.Error(t, err)
+	var werr *jsonrpc.Error
+	require.True(t, errors.As(err, &werr), "the remote JSON-RPC error is reachable with errors.As: %v", err)
+	assert.EqualValues(t, testmcp.BrokenCode, werr.Code)
+	assert.Contains(t, err.Error(), `server "mem" tool "broken"`)
+}
+
+func TestCallRejectsNonObjectArguments(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	for raw, kind := range map[string]string{`[1]`: "an array", `"s"`: "a string", `3`: "a number", `true`: "a boolean", `{`: "malformed JSON"} {
+		res, err := reg.Invoke(context.Background(), "mem.raw", json.RawMessage(raw))
+		require.NoError(t, err)
+		assert.False(t, res.Success)
+		assert.Equal(t, result.ValidationError, res.ErrorType)
+		assert.Contains(t, res.Error, "arguments: expected a JSON object, got "+kind)
+	}
+}
+
+func TestCallHonoursContextCancellation(t *testing.T) {
+	reg := newRegistry()
+	started := make(chan struct{}, 1)
+	remote := newMemRemote(testmcp.Options{WaitStarted: started})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	tool, ok := reg.Lookup("mem.wait")
+	require.True(t, ok)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	// The handler itself (below the registry's own context handling) ends
+	// the call in flight with a cancelled failure.
+	res, err := tool.Handler(ctx, &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Cancelled, res.ErrorType)
+	assert.ErrorIs(t, res.Exception, context.Canceled)
+
+	// An already-cancelled context never reaches the remote.
+	echo, ok := reg.Lookup("mem.echo")
+	require.True(t, ok)
+	res, err = echo.Handler(ctx, &registry.Call{Tool: echo, Raw: json.RawMessage(`{"text":"x"}`)})
+	require.NoError(t, err)
+	assert.Equal(t, result.Cancelled, res.ErrorType)
+
+	// Through the registry the call ends too (how the registry reports a
+	// cancelled context is its own choice).
+	_, err = reg.Invoke(ctx, "mem.wait", nil)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestCallTimeoutIsTimeoutFailure(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}},
+		mcpproxy.Options{CallTimeout: 1}) // 1ns: the deadline has passed before the answer
+	tool, ok := reg.Lookup("mem.wait")
+	require.True(t, ok)
+	res, err := tool.Handler(context.Background(), &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
+	require.NoError(t, err)
+	assert.Equal(t, result.Timeout, res.ErrorType)
+	assert.ErrorIs(t, res.Exception, context.DeadlineExceeded)
+}
+
+func TestOversizedResultIsUpstreamFailure(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{MaxResultBytes: 8})
+	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"more than eight bytes"}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
+	assert.Contains(t, res.Error, "exceeds Options.MaxResultBytes (8)")
+	res, err = reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"short"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "short", res.Value)
+}
+
+func TestTooManyToolsIsServerError(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}},
+		mcpproxy.Options{MaxTools: 3, Backoff: fastBackoff})
+	st := statusOf(t, p, "mem")
+	assert.Equal(t, mcpproxy.Disconnected, st.State)
+	assert.Contains(t, st.LastError, "more than 3 (Options.MaxTools)")
+	assert.Empty(t, proxiedNames(reg, "mem"))
+	assert.EqualValues(t, 1, remote.connects.Load(), "a permanent error is not retried")
+}
+
+func TestInvalidRemoteToolNamesSkipped(t *testing.T) {
+	reg := newRegistry()
+	logger, logs := captureLogger()
+	remote := newMemRemote(testmcp.Options{Rename: func(n string) string {
+		if n == "pid" {
+			return strings.Repeat("p", 130)
+		}
+		return n
+	}})
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{Logger: logger})
+	st := statusOf(t, p, "mem")
+	assert.Equal(t, mcpproxy.Connected, st.State)
+	assert.Equal(t, 1, st.Skipped)
+	assert.Equal(t, len(testmcp.BaseTools())-1, st.Tools)
+	assert.NotContains(t, proxiedNames(reg, "mem"), "mem.pid")
+	assert.Contains(t, logs.String(), "skipping remote tool")
+}
+
+func TestNameClashMarksServerError(t *testing.T) {
+	reg := newRegistry()
+	local, err := registry.Func("mem.echo", func(_ context.Context, a struct{}) (result.Result[string], error) {
+		return result.Ok("local"), nil
+	}, registry.ToolOptions{})
+	require.NoError(t, err)
+	require.NoError(t, reg.Add(local))
+	logger, logs := captureLogger()
+	remote := newMemRemote(testmcp.Options{})
+	other := newMemRemote(testmcp.Options{})
+	p := newProxy(t, reg, []mcpproxy.Config{
+		{Name: "mem", Transport: remote.factory},
+		{Name: "other", Transport: other.factory},
+	}, mcpproxy.Options{Logger: logger, Backoff: fastBackoff})
+
+	st := statusOf(t, p, "mem")
+	assert.Equal(t, mcpproxy.Disconnected, st.State)
+	assert.Contains(t, st.LastError, "name already registered")
+	assert.Contains(t, st.LastError, "mem.echo")
+	assert.Empty(t, proxiedNames(reg, "mem"), "nothing of the clashing server is registered")
+	assert.Contains(t, logs.String(), "stays disconnected")
+	assert.EqualValues(t, 1, remote.connects.Load(), "a clash is not retried automatically")
+
+	// The local tool and the other server are untouched.
+	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.Equal(t, "local", res.Value)
+	assert.Equal(t, mcpproxy.Connected, statusOf(t, p, "other").State)
+	assert.Equal(t, mcpproxy.HealthDegraded, p.Health())
+
+	// Once the clash is gone, Refresh connects the server.
+	require.NoError(t, reg.Remove("mem.echo"))
+	require.NoError(t, p.Refresh("mem"))
+	require.Eventually(t, func() bool { return statusOf(t, p, "mem").State == mcpproxy.Connected },
+		waitBound, 5*time.Millisecond, "Refresh retries a server that gave up")
+	assert.Contains(t, proxiedNames(reg, "mem"), "mem.echo")
+}
+
+func TestStartFailureMarksDisconnectedAndRegistryWorks(t *testing.T) {
+	reg := newRegistry()
+	local, err := registry.Func("hello", func(_ context.Context, a struct{}) (result.Result[string], error) {
+		return result.Ok("hi"), nil
+	}, registry.ToolOptions{})
+	require.NoError(t, err)
+	require.NoError(t, reg.Add(local))
+	logger, logs := captureLogger()
+	up := newMemRemote(testmcp.Options{})
+	down := newMemRemote(testmcp.Options{})
+	down.down.Store(true)
+	p := newProxy(t, reg, []mcpproxy.Config{
+		{Name: "up", Transport: up.factory},
+		{Name: "down", Transport: down.factory},
+	}, mcpproxy.Options{Logger: logger, Backoff: mcpproxy.Backoff{Initial: waitBound}})
+
+	st := statusOf(t, p, "down")
+	assert.Equal(t, mcpproxy.Disconnected, st.State)
+	assert.Contains(t, st.LastError, "remote is down")
+	assert.Zero(t, st.Tools)
+	assert.Equal(t, mcpproxy.Connected, statusOf(t, p, "up").State)
+	assert.Equal(t, mcpproxy.HealthDegraded, p.Health())
+	assert.Contains(t, logs.String(), "level=WARN")
+	assert.Contains(t, logs.String(), "marked disconnected")
+
+	res, err := reg.Invoke(context.Background(), "hello", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "hi", res.Value)
+	res, err = reg.Invoke(context.Background(), "up.echo", json.RawMessage(`{"text":"ok"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "ok", res.Value)
+}
+
+func TestStartFailureRetriedWithBackoff(t *testing.T) {
+	reg := newRegistry()
+	log := newStatusLog()
+	remote := newMemRemote(testmcp.Options{})
+	remote.down.Store(true)
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "late", Transport: remote.factory}},
+		mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record})
+	assert.Equal(t, mcpproxy.Disconnected, statusOf(t, p, "late").State)
+	remote.down.Store(false)
+	log.waitFor(t, "late", "connected", func(s mcpproxy.Status) bool { return s.State == mcpproxy.Connected })
+	assert.Len(t, proxiedNames(reg, "late"), len(testmcp.BaseTools()))
+}
+
+func TestBackoffMaxTriesBoundsAttempts(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	remote.down.Store(true)
+	logger, logs := captureLogger()
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "gone", Transport: remote.factory}},
+		mcpproxy.Options{Logger: logger, Backoff: mcpproxy.Backoff{Initial: 1, Max: 1, MaxTries: 3}})
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), "stays disconnected until refreshed")
+	}, waitBound, 5*time.Millisecond, "the proxy gives up after MaxTries")
+	assert.EqualValues(t, 3, remote.attempts.Load())
+	assert.Contains(t, statusOf(t, p, "gone").LastError, "remote is down")
+	remote.down.Store(false)
+	require.NoError(t, p.Refresh("gone"))
+	require.Eventually(t, func() bool { return statusOf(t, p, "gone").State == mcpproxy.Connected }, waitBound, 5*time.Millisecond)
+	assert.EqualValues(t, 1, remote.connects.Load())
+}
+
+func TestDisconnectedCallIsUnavailable(t *testing.T) {
+	reg := newRegistry()
+	log := newStatusLog()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}},
+		mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record})
+	remote.down.Store(true)
+	remote.dropAll()
+	st := log.waitFor(t, "mem", "disconnected", func(s mcpproxy.Status) bool { return s.State == mcpproxy.Disconnected })
+	assert.NotEmpty(t, st.LastError)
+
+	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"x"}`))
+	require.NoError(t, err, "a disconnected server is a domain failure")
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `MCP server "mem" is disconnected`)
+}
+
+func TestDroppedConnectionReconnectsAndRefreshesPack(t *testing.T) {
+	reg := newRegistry()
+	log := newStatusLog()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}},
+		mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record})
+	changed := make(chan struct{}, 1024)
+	cancel := reg.Subscribe(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer cancel()
+
+	remote.down.Store(true)
+	remote.dropAll()
+	log.waitFor(t, "mem", "disconnected", func(s mcpproxy.Status) bool { return s.State == mcpproxy.Disconnected })
+	assert.Contains(t, proxiedNames(reg, "mem"), "mem.echo", "tools stay listed while disconnected")
+
+	// The remote changes its tools while the proxy is away.
+	remote.srv.RemoveTools("pid")
+	remote.srv.AddTool(&mcp.Tool{Name: "late", Description: "Added later.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil
+		})
+	remote.down.Store(false)
+	st := log.waitFor(t, "mem", "reconnected", func(s mcpproxy.Status) bool {
+		return s.State == mcpproxy.Connected && s.Connects >= 2
+	})
+	assert.Equal(t, len(testmcp.BaseTools()), st.Tools)
+
+	names := proxiedNames(reg, "mem")
+	assert.Contains(t, names, "mem.late")
+	assert.NotContains(t, names, "mem.pid")
+	assert.NotEmpty(t, changed, "registry subscribers were notified")
+	res, err := reg.Invoke(context.Background(), "mem.late", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "late", res.Value)
+}
+
+func TestToolListChangedRefreshesPack(t *testing.T) {
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
+	changed := make(chan struct{}, 1024)
+	cancel := reg.Subscribe(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer cancel()
+	remote.srv.AddTool(&mcp.Tool{Name: "fresh", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fresh"}}}, nil
+		})
+	require.Eventually(t, func() bool {
+		_, ok := reg.Lookup("mem.fresh")
+		return ok
+	}, waitBound, 5*time.Millisecond, "the list-changed notification refreshes the pack")
+	assert.EqualValues(t, 1, remote.connects.Load(), "refreshed on the same session")
+}
+
+func TestRefreshUnknownServer(t *testing.T) {
+	p := newProxy(t, newRegistry(), nil, mcpproxy.Options{})
+	err := p.Refresh("nope")
+	assert.ErrorIs(t, err, mcpproxy.ErrUnknownServer)
+	assert.Equal(t, mcpproxy.HealthOK, p.Health(), "no servers is healthy")
+}
+
+func TestCloseStopsGoroutinesAndRemovesTools(t *testing.T) {
+	before := runtime.NumGoroutine()
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{})
+	down := newMemRemote(testmcp.Options{})
+	down.down.Store(true)
+	p, err := mcpproxy.New(context.Background(), reg, []mcpproxy.Config{
+		{Name: "mem", Transport: remote.factory},
+		{Name: "down", Transport: down.factory},
+	}, mcpproxy.Options{Backoff: mcpproxy.Backoff{Initial: waitBound}})
+	require.NoError(t, err)
+	require.NotEmpty(t, proxiedNames(reg, "mem"))
+	require.Greater(t, runtime.NumGoroutine(), before)
+
+	require.NoError(t, p.Close())
+	require.NoError(t, p.Close(), "Close is idempotent")
+	assert.Empty(t, proxiedNames(reg, "mem"))
+	after := waitGoroutines(before)
+	assert.LessOrEqual(t, after, before, "goroutines left after Close")
+}
+
+func TestNewHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	block := func(ctx context.Context) (mcp.Transport, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	// The attempt runs on the proxy's own context, so it can only end after
+	// New has seen ctx end and closed the proxy.
+	p, err := mcpproxy.New(ctx, newRegistry(), []mcpproxy.Config{{Name: "slow", Transport: block}}, mcpproxy.Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, p)
+}

@@ -1,0 +1,302 @@
+package mcpproxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// toolNameRE is MCP's tool-name alphabet and length.
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// ToolName is the name a proxied tool is registered under (before any
+// registry prefix): the server name, a dot, and the remote tool name.
+func ToolName(server, remote string) string { return server + "." + remote }
+
+// remoteTool is what the proxy keeps of one listed tool.
+type remoteTool struct {
+	name         string // remote name
+	title        string
+	description  string
+	inputSchema  json.RawMessage
+	outputSchema json.RawMessage
+	annotations  registry.Annotations
+	signature    string
+	args         string
+	returns      string
+}
+
+// convertTool turns a listed tool into a remoteTool; it returns a reason
+// when the tool must be skipped.
+func convertTool(server string, t *mcp.Tool, maxSchema int) (remoteTool, string) {
+	full := ToolName(server, t.Name)
+	if !toolNameRE.MatchString(full) {
+		return remoteTool{}, fmt.Sprintf("name %q does not match [A-Za-z0-9_.-]{1,128}", full)
+	}
+	rt := remoteTool{name: t.Name, title: t.Title, description: t.Description}
+	if rt.title == "" && t.Annotations != nil {
+		rt.title = t.Annotations.Title
+	}
+	in := t.InputSchema
+	if in == nil {
+		in = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	js, err := json.Marshal(in)
+	if err != nil {
+		return remoteTool{}, "input schema does not marshal to JSON"
+	}
+	if len(js) > maxSchema {
+		return remoteTool{}, fmt.Sprintf("input schema of %d bytes exceeds Options.MaxSchemaBytes (%d)", len(js), maxSchema)
+	}
+	inMap, ok := in.(map[string]any)
+	if !ok {
+		_ = json.Unmarshal(js, &inMap)
+	}
+	if typ, _ := inMap["type"].(string); typ != "object" {
+		return remoteTool{}, `input schema is not of "type": "object"`
+	}
+	rt.inputSchema = js
+	var outMap map[string]any
+	if t.OutputSchema != nil {
+		js, err := json.Marshal(t.OutputSchema)
+		if err != nil {
+			return remoteTool{}, "output schema does not marshal to JSON"
+		}
+		if len(js) > maxSchema {
+			return remoteTool{}, fmt.Sprintf("output schema of %d bytes exceeds Options.MaxSchemaBytes (%d)", len(js), maxSchema)
+		}
+		rt.outputSchema = js
+		_ = json.Unmarshal(js, &outMap)
+	}
+	if a := t.Annotations; a != nil {
+		// ReadOnlyHint and IdempotentHint are plain bools in the SDK, so
+		// "false" and "not stated" are the same (and the protocol default
+		// is false): only true is carried over.
+		if a.ReadOnlyHint {
+			rt.annotations.ReadOnly = registry.Bool(true)
+		}
+		if a.IdempotentHint {
+			rt.annotations.Idempotent = registry.Bool(true)
+		}
+		if a.DestructiveHint != nil {
+			rt.annotations.Destructive = registry.Bool(*a.DestructiveHint)
+		}
+		if a.OpenWorldHint != nil {
+			rt.annotations.OpenWorld = registry.Bool(*a.OpenWorldHint)
+		}
+	}
+	rt.signature, rt.args = Signature(full, inMap)
+	rt.returns = "str"
+	if outMap != nil {
+		rt.returns = pyType(outMap)
+	}
+	return rt, ""
+}
+
+// Signature derives a Python-style call signature and the argument lines
+// from a JSON Schema of type object (seed 001, "Proxy tool signature from
+// schema" and "Proxy tool arguments from schema"). Required parameters come
+// first, in the order of the schema's "required" list, without defaults;
+// optional ones follow sorted by name, each with its default or '...'.
+// Property order within the schema cannot be kept because the MCP client
+// decodes schemas into maps. The argument lines are "name: description",
+// one per parameter in the same order, joined by newlines; a parameter
+// without a description reads "name: (no description)".
+func Signature(name string, schema map[string]any) (signature, args string) {
+	props, _ := schema["properties"].(map[string]any)
+	var required []string
+	isRequired := map[string]bool{}
+	if rs, ok := schema["required"].([]any); ok {
+		for _, r := range rs {
+			if s, ok := r.(string); ok && !isRequired[s] {
+				isRequired[s] = true
+				required = append(required, s)
+			}
+		}
+	}
+	var optional []string
+	for k := range props {
+		if !isRequired[k] {
+			optional = append(optional, k)
+		}
+	}
+	sort.Strings(optional)
+	params := make([]string, 0, len(required)+len(optional))
+	lines := make([]string, 0, cap(params))
+	for _, k := range append(append([]string{}, required...), optional...) {
+		p, _ := props[k].(map[string]any)
+		param := k + ": " + pyType(p)
+		if !isRequired[k] {
+			if d, ok := p["default"]; ok {
+				param += " = " + pyRepr(d)
+			} else {
+				param += " = '...'"
+			}
+		}
+		params = append(params, param)
+		desc, _ := p["description"].(string)
+		desc = strings.Join(strings.Fields(desc), " ")
+		if desc == "" {
+			desc = "(no description)"
+		}
+		lines = append(lines, k+": "+desc)
+	}
+	return name + "(" + strings.Join(params, ", ") + ")", strings.Join(lines, "\n")
+}
+
+// pyType names a schema's type the Python way (str, int, float, bool, list,
+// dict, None); unions are joined with " | "; unknown is "Any".
+func pyType(s map[string]any) string {
+	if s == nil {
+		return "Any"
+	}
+	one := func(t string) string {
+		switch t {
+		case "string":
+			return "str"
+		case "integer":
+			return "int"
+		case "number":
+			return "float"
+		case "boolean":
+			return "bool"
+		case "array":
+			return "list"
+		case "object":
+			return "dict"
+		case "null":
+			return "None"
+		}
+		return "Any"
+	}
+	var parts []string
+	switch t := s["type"].(type) {
+	case string:
+		parts = append(parts, one(t))
+	case []any:
+		for _, x := range t {
+			if str, ok := x.(string); ok {
+				parts = append(parts, one(str))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		for _, key := range []string{"anyOf", "oneOf"} {
+			if alts, ok := s[key].([]any); ok {
+				for _, a := range alts {
+					m, _ := a.(map[string]any)
+					parts = append(parts, pyType(m))
+				}
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "Any"
+	}
+	seen := map[string]bool{}
+	out := parts[:0]
+	for _, p := range parts {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+// pyRepr writes a JSON default the Python way.
+func pyRepr(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case string:
+		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(x) + "'"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	js, err := json.Marshal(v)
+	if err != nil {
+		return "'...'"
+	}
+	return string(js)
+}
+
+// mapResult turns a remote CallToolResult into a Result: isError → an
+// upstream_failure with the text; structuredContent → the value; otherwise
+// the text content joined by newlines.
+func mapResult(res *mcp.CallToolResult, maxBytes int) result.Result[any] {
+	text := joinContent(res.Content)
+	if res.IsError {
+		if text == "" {
+			text = "the remote tool reported an error without text"
+		}
+		if len(text) > maxBytes {
+			text = text[:maxBytes] + " …(truncated)"
+		}
+		f := result.Failure[any](text, result.UpstreamFailure)
+		if res.StructuredContent != nil {
+			f = f.WithErrorData(res.StructuredContent)
+		}
+		return f
+	}
+	if res.StructuredContent != nil {
+		js, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return result.Failure[any]("the remote structured content does not marshal to JSON", result.UpstreamFailure)
+		}
+		if len(js) > maxBytes {
+			return result.Failuref[any](result.UpstreamFailure,
+				"the remote structured content of %d bytes exceeds Options.MaxResultBytes (%d)", len(js), maxBytes)
+		}
+		return result.Ok[any](res.StructuredContent)
+	}
+	if len(text) > maxBytes {
+		return result.Failuref[any](result.UpstreamFailure,
+			"the remote text result of %d bytes exceeds Options.MaxResultBytes (%d)", len(text), maxBytes)
+	}
+	return result.Ok[any](text)
+}
+
+// joinContent joins the content items: text as is, embedded text resources
+// by their text, other kinds as a bracketed placeholder.
+func joinContent(cs []mcp.Content) string {
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		switch x := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, x.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", x.MIMEType, len(x.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", x.MIMEType, len(x.Data)))
+		case *mcp.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource: %s]", x.URI))
+		case *mcp.EmbeddedResource:
+			switch {
+			case x.Resource == nil:
+				parts = append(parts, "[resource]")
+			case x.Resource.Text != "":
+				parts = append(parts, x.Resource.Text)
+			default:
+				parts = append(parts, fmt.Sprintf("[resource: %s, %s, %d bytes]", x.Resource.URI, x.Resource.MIMEType, len(x.Resource.Blob)))
+			}
+		case nil:
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
