@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolpack-go/toolpack/packs/oj"
-	"github.com/toolpack-go/toolpack/packs/oj/internal/mockbackend"
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 	"github.com/toolpack-go/toolpack/registry"
 )
 

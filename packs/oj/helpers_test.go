@@ -16,7 +16,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/toolpack-go/toolpack/packs/oj"
-	"github.com/toolpack-go/toolpack/packs/oj/internal/mockbackend"
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )

@@ -1,7 +1,7 @@
 // Command ojmock runs the fake OJ backend of package mockbackend as a
 // process, for manual comparisons with the reference server:
 //
-//	go run ./packs/oj/internal/mockbackend/cmd/ojmock -addr 127.0.0.1:8099 -token secret
+//	go run ./packs/oj/mockbackend/cmd/ojmock -addr 127.0.0.1:8099 -token secret
 //
 // It prints its base URL on stdout and serves until interrupted.
 package main
@@ -18,7 +18,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/toolpack-go/toolpack/packs/oj/internal/mockbackend"
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 )
 
 func main() {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/toolpack-go/toolpack/packs/oj/internal/mockbackend"
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 )
 
 func ExampleBackend() {
