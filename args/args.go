@@ -6,9 +6,6 @@
 package args
 
 import (
-	"encoding/json"
-	"fmt"
-	"reflect"
 
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -64,19 +61,6 @@ const (
 	DefaultMaxBytes = 1 << 20
 	DefaultMaxDepth = 64
 )
-
-// SchemaFor returns the JSON Schema of A's arguments (cached per type).
-func SchemaFor[A any]() (json.RawMessage, error) {
-	return SchemaOf(reflect.TypeFor[A]())
-}
-
-// SchemaOf is SchemaFor for a reflect.Type.
-func SchemaOf(t reflect.Type) (json.RawMessage, error) {
-	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("args: %s is not a struct", t)
-	}
-	return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), nil
-}
 
 // Markdown returns the "## Arguments" Markdown for A.
 func Markdown[A any]() (string, error) { return "## Arguments\n\nNone.\n", nil }

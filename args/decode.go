@@ -465,4 +465,3 @@ func quoteShort(s string) string {
 	}
 	return strconv.Quote(s)
 }
-

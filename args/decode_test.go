@@ -175,15 +175,15 @@ func TestDecodeAllViolationsAtOnce(t *testing.T) {
 	ve := decodeErr(t, `{"query":"ab","limit":101,"domain":"org","score":0,"tags":["a","b","c","d"],"filter":{"min":-1},"labels":{"a":"123456"},"bogus":1,"deep":{"min":"x"}}`)
 	f := fieldsOf(ve)
 	want := map[string]string{
-		"bogus":       "unknown field; expected one of: query, limit, domain, score, tags, filter, labels, deep, NoTag",
-		"deep.min":    `expected integer, got string "x"`,
-		"query":       "must have at least 3 characters",
-		"limit":       "must be at most 100",
-		"domain":      "must be one of: com, cn",
-		"score":       "must be greater than 0",
-		"tags":        "must have at most 3 items",
-		"filter.min":  "must be at least 0",
-		"labels[a]":   "must have at most 5 characters",
+		"bogus":      "unknown field; expected one of: query, limit, domain, score, tags, filter, labels, deep, NoTag",
+		"deep.min":   `expected integer, got string "x"`,
+		"query":      "must have at least 3 characters",
+		"limit":      "must be at most 100",
+		"domain":     "must be one of: com, cn",
+		"score":      "must be greater than 0",
+		"tags":       "must have at most 3 items",
+		"filter.min": "must be at least 0",
+		"labels[a]":  "must have at most 5 characters",
 	}
 	for path, msg := range want {
 		if assert.Contains(t, f, path) {

@@ -1,6 +1,7 @@
 package args
 
 import (
+	"regexp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -46,7 +47,70 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
+	// The format rules are narrowed to the strings on which the validator
+	// and JSON Schema's formats agree (see formatPatterns): the built-in
+	// rule of a pristine validator AND the documented pattern.
+	builtin := validator.New()
+	for tag, f := range formatPatterns {
+		tag, f := tag, f
+		if err := v.RegisterValidation(tag, func(fl validator.FieldLevel) bool {
+			if fl.Field().Kind() != reflect.String {
+				return false
+			}
+			s := fl.Field().String()
+			return (f.maxLen == 0 || len(s) <= f.maxLen) && f.re.MatchString(s) && builtin.Var(s, tag) == nil
+		}); err != nil {
+			panic("args: registering format " + tag + ": " + err.Error())
+		}
+	}
+	if err := v.RegisterValidation("datetime", func(fl validator.FieldLevel) bool {
+		if fl.Field().Kind() != reflect.String {
+			return false
+		}
+		s := fl.Field().String()
+		if fl.Param() == time3339 && !dateTimeRule.re.MatchString(s) {
+			return false
+		}
+		return builtin.Var(s, "datetime="+fl.Param()) == nil
+	}); err != nil {
+		panic("args: registering datetime: " + err.Error())
+	}
 	return v
+}
+
+// formatRule is the narrowing applied to a format rule.
+type formatRule struct {
+	format  string // JSON Schema format
+	pattern string // the agreement pattern, also emitted in the schema
+	re      *regexp.Regexp
+	maxLen  int // bytes; emitted as maxLength (ASCII-only patterns)
+}
+
+// formatPatterns: where validator/v10 and JSON Schema formats disagree
+// (see the package documentation), both sides are narrowed to these
+// patterns, under which they agree.
+var formatPatterns = map[string]*formatRule{
+	"email": {format: "email", maxLen: 254,
+		pattern: `^[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$`},
+	"url": {format: "uri",
+		pattern: `^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]+([/?#]\S*)?$`},
+	"uri": {format: "uri",
+		pattern: `^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]+([/?#]\S*)?$`},
+	"uuid": {format: "uuid",
+		pattern: `^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`},
+}
+
+// dateTimeRule narrows datetime=2006-01-02T15:04:05Z07:00 (Go's RFC 3339
+// parser accepts comma fractions and +24:00 offsets, JSON Schema accepts
+// lower-case t/z and leap seconds; neither is in the pattern).
+var dateTimeRule = &formatRule{format: "date-time",
+	pattern: `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`}
+
+func init() {
+	for _, f := range formatPatterns {
+		f.re = regexp.MustCompile(f.pattern)
+	}
+	dateTimeRule.re = regexp.MustCompile(dateTimeRule.pattern)
 }
 
 type atomicCounter struct{ n atomic.Int64 }
