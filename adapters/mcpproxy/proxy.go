@@ -287,12 +287,7 @@ func (s *server) connectWithBackoff(ctx context.Context, firstFailed func()) (*m
 		backoff.WithBackOff(b),
 		backoff.WithMaxElapsedTime(0),
 		backoff.WithNotify(func(err error, next time.Duration) {
-			if attempt == 1 {
-				s.log.Warn("cannot connect to MCP server; marked disconnected, retrying with back-off",
-					"error", err, "next_attempt_in", next)
-			} else {
-				s.log.Debug("MCP server connection attempt failed", "attempt", attempt, "error", err, "next_attempt_in", next)
-			}
+			s.log.Debug("next MCP server connection attempt", "after", next)
 			firstFailed()
 		}),
 	}
@@ -302,8 +297,13 @@ func (s *server) connectWithBackoff(ctx context.Context, firstFailed func()) (*m
 	return backoff.Retry(ctx, func() (*mcp.ClientSession, error) {
 		attempt++
 		sess, err := s.connectOnce(ctx)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			s.update(func(st *Status) { st.State = Disconnected; st.LastError = s.red.err(err) })
+			if attempt == 1 {
+				s.log.Warn("cannot connect to MCP server; marked disconnected", "error", err)
+			} else {
+				s.log.Debug("MCP server connection attempt failed", "attempt", attempt, "error", err)
+			}
 		}
 		return sess, err
 	}, ro...)

@@ -54,11 +54,25 @@ func newRedactor(c Config) *redactor {
 	return &redactor{secrets: s}
 }
 
-// text returns t with every secret replaced.
+// text returns t with every secret replaced. A replacement can form a
+// secret again next to the marker, so replacing repeats; if a secret is
+// still present after a few rounds, the whole text is withheld.
 func (r *redactor) text(t string) string {
+	for range 4 {
+		changed := false
+		for _, s := range r.secrets {
+			if strings.Contains(t, s) {
+				t = strings.ReplaceAll(t, s, redacted)
+				changed = true
+			}
+		}
+		if !changed {
+			return t
+		}
+	}
 	for _, s := range r.secrets {
 		if strings.Contains(t, s) {
-			t = strings.ReplaceAll(t, s, redacted)
+			return redacted
 		}
 	}
 	return t

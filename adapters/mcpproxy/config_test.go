@@ -1,0 +1,91 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+)
+
+func noTransport(context.Context) (mcp.Transport, error) { return nil, errors.New("unused") }
+
+func TestNewRejectsInvalidConfig(t *testing.T) {
+	cases := []struct {
+		name   string
+		cfgs   []mcpproxy.Config
+		server string
+		field  string
+		want   string
+	}{
+		{"both command and URL", []mcpproxy.Config{{Name: "s", Command: []string{"x"}, URL: "http://127.0.0.1/"}},
+			`"s"`, "Command/URL/Transport", "exactly one of Command, URL and Transport, got 2"},
+		{"neither command nor URL", []mcpproxy.Config{{Name: "s"}},
+			`"s"`, "Command/URL/Transport", "exactly one of Command, URL and Transport, got 0"},
+		{"empty name", []mcpproxy.Config{{URL: "http://127.0.0.1/"}},
+			"servers[0]", "Name", "non-empty name"},
+		{"bad name", []mcpproxy.Config{{Name: "has space", URL: "http://127.0.0.1/"}},
+			"servers[0]", "Name", `got "has space"`},
+		{"long name", []mcpproxy.Config{{Name: string(make([]byte, 65)), URL: "http://127.0.0.1/"}},
+			"servers[0]", "Name", "[A-Za-z0-9_.-]{1,64}"},
+		{"duplicate name", []mcpproxy.Config{{Name: "s", Transport: noTransport}, {Name: "s", Transport: noTransport}},
+			`"s"`, "Name", "unique"},
+		{"URL scheme", []mcpproxy.Config{{Name: "s", URL: "ftp://127.0.0.1/"}},
+			`"s"`, "URL", `got scheme "ftp"`},
+		{"URL without host", []mcpproxy.Config{{Name: "s", URL: "http:///path"}},
+			`"s"`, "URL", "with a host"},
+		{"URL unparsable", []mcpproxy.Config{{Name: "s", URL: "http://[::1"}},
+			`"s"`, "URL", "does not parse"},
+		{"empty program", []mcpproxy.Config{{Name: "s", Command: []string{" "}}},
+			`"s"`, "Command[0]", "program to run"},
+		{"env without command", []mcpproxy.Config{{Name: "s", URL: "http://127.0.0.1/", Env: map[string]string{"K": "v"}}},
+			`"s"`, "Env", "only applies to a Command server"},
+		{"bad env name", []mcpproxy.Config{{Name: "s", Command: []string{"x"}, Env: map[string]string{"A=B": "v"}}},
+			`"s"`, "Env", `got "A=B"`},
+		{"headers without URL", []mcpproxy.Config{{Name: "s", Command: []string{"x"}, Headers: map[string]string{"X-K": "v"}}},
+			`"s"`, "Headers", "only applies to a URL server"},
+		{"bad header name", []mcpproxy.Config{{Name: "s", URL: "http://127.0.0.1/", Headers: map[string]string{"Bad Name": "v"}}},
+			`"s"`, "Headers", `got "Bad Name"`},
+		{"header value with newline", []mcpproxy.Config{{Name: "s", URL: "http://127.0.0.1/", Headers: map[string]string{"X-K": "v\r\nInjected: 1"}}},
+			`"s"`, "Headers[X-K]", "without CR, LF or NUL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := mcpproxy.New(context.Background(), newRegistry(), c.cfgs, mcpproxy.Options{})
+			require.Error(t, err)
+			assert.Nil(t, p)
+			assert.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
+			var ce *mcpproxy.ConfigError
+			require.True(t, errors.As(err, &ce), "%v", err)
+			assert.Equal(t, c.server, ce.Server)
+			assert.Equal(t, c.field, ce.Field)
+			assert.Contains(t, err.Error(), c.want)
+			assert.Contains(t, err.Error(), "server "+c.server)
+			assert.Contains(t, err.Error(), "field "+c.field)
+		})
+	}
+}
+
+func TestConfigErrorNeverShowsSecrets(t *testing.T) {
+	_, err := mcpproxy.New(context.Background(), newRegistry(), []mcpproxy.Config{{
+		Name:    "s",
+		URL:     "ftp://user:pa55word-xyz@127.0.0.1/?token=t0ken-abc",
+		Headers: map[string]string{"Authorization": "Bearer top-secret-1\n"},
+	}}, mcpproxy.Options{})
+	require.Error(t, err)
+	for _, secret := range []string{"pa55word-xyz", "t0ken-abc", "top-secret-1"} {
+		assert.NotContains(t, err.Error(), secret)
+	}
+	assert.Contains(t, err.Error(), "field URL")
+	assert.Contains(t, err.Error(), "field Headers[Authorization]")
+}
+
+func TestNewRejectsNilRegistry(t *testing.T) {
+	_, err := mcpproxy.New(context.Background(), nil, nil, mcpproxy.Options{})
+	assert.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "registry")
+}

@@ -1,0 +1,111 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Whatever the text around it, a secret never survives redaction.
+func TestRedactorProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := rapid.SampledFrom([]rune("abD[]REDACT x=:/"))
+		secret := rapid.StringOfN(alphabet, minSecretLen, 12, -1).Draw(t, "secret")
+		pieces := rapid.SliceOfN(rapid.StringOfN(alphabet, 0, 10, -1), 1, 5).Draw(t, "pieces")
+		text := strings.Join(pieces, secret)
+		r := newRedactor(Config{Headers: map[string]string{"Authorization": secret}})
+		out := r.text(text)
+		require.NotContains(t, out, secret)
+		if !strings.Contains(text, secret) {
+			require.Equal(t, text, out, "text without secrets is unchanged")
+		}
+	})
+}
+
+func TestRedactorCoversAllSecretKinds(t *testing.T) {
+	r := newRedactor(Config{
+		URL:     "https://user:pa55-word@example.invalid/mcp?api_key=k3y-value&x=1",
+		Headers: map[string]string{"Authorization": "Bearer tok-en-123", "X-Short": "abc"},
+		Env:     map[string]string{"API_KEY": "env-secret-9"},
+	})
+	in := "pa55-word k3y-value Bearer tok-en-123 tok-en-123 env-secret-9 abc"
+	out := r.text(in)
+	for _, s := range []string{"pa55-word", "k3y-value", "tok-en-123", "env-secret-9"} {
+		assert.NotContains(t, out, s)
+	}
+	assert.Contains(t, out, "abc", "values shorter than minSecretLen are left alone")
+	assert.Equal(t, "", r.err(nil))
+	assert.Equal(t, redacted, r.err(errors.New("env-secret-9")))
+}
+
+func TestRedactingLogHandler(t *testing.T) {
+	var buf bytes.Buffer
+	r := newRedactor(Config{Headers: map[string]string{"Authorization": "Bearer s3cr3t-value"}})
+	log := slog.New(&redactHandler{inner: slog.NewJSONHandler(&buf, nil), r: r}).
+		With("ctx", "pre s3cr3t-value")
+	log.WithGroup("g").Info("message s3cr3t-value",
+		"err", errors.New("failed with Bearer s3cr3t-value"),
+		"str", "s3cr3t-value",
+		"num", 42,
+		slog.Group("grp", "inner", "x s3cr3t-value"),
+		"any", struct{ V string }{"s3cr3t-value"})
+	out := buf.String()
+	assert.NotContains(t, out, "s3cr3t-value")
+	assert.Contains(t, out, `"num":42`)
+	assert.Contains(t, out, redacted)
+	assert.True(t, log.Enabled(t.Context(), slog.LevelInfo))
+}
+
+func TestDisplayURLHidesCredentials(t *testing.T) {
+	got := displayURL("https://user:pw-secret@example.invalid/mcp?token=abcd#frag")
+	assert.Equal(t, "https://user@example.invalid/mcp?token=REDACTED", got)
+	assert.Equal(t, "(unparsable URL)", displayURL("http://[::1"))
+}
+
+func TestMapResultContentKinds(t *testing.T) {
+	res := mapResult(&mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: "text"},
+		&mcp.ImageContent{MIMEType: "image/png", Data: []byte{1, 2, 3}},
+		&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte{1}},
+		&mcp.ResourceLink{URI: "file:///a"},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///b", Text: "embedded"}},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///c", MIMEType: "application/pdf", Blob: []byte{1, 2}}},
+	}}, 1<<20)
+	require.True(t, res.Success)
+	assert.Equal(t, "text\n[image: image/png, 3 bytes]\n[audio: audio/wav, 1 bytes]\n[resource: file:///a]\nembedded\n[resource: file:///c, application/pdf, 2 bytes]", res.Value)
+}
+
+func TestMapResultErrorKeepsStructuredDetails(t *testing.T) {
+	res := mapResult(&mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"code": 7.0}}, 1<<20)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
+	assert.Equal(t, "the remote tool reported an error without text", res.Error)
+	assert.Equal(t, map[string]any{"code": 7.0}, res.ErrorData)
+
+	long := mapResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("e", 50)}}}, 10)
+	assert.Equal(t, strings.Repeat("e", 10)+" …(truncated)", long.Error)
+}
+
+func TestConvertToolSkipsBadSchemas(t *testing.T) {
+	_, why := convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "string"}}, 1<<20)
+	assert.Contains(t, why, `"type": "object"`)
+	_, why = convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "description": strings.Repeat("x", 100)}}, 50)
+	assert.Contains(t, why, "exceeds Options.MaxSchemaBytes (50)")
+	_, why = convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}, OutputSchema: map[string]any{"description": strings.Repeat("x", 100)}}, 50)
+	assert.Contains(t, why, "output schema")
+	_, why = convertTool("s", &mcp.Tool{Name: "bad name"}, 1<<20)
+	assert.Contains(t, why, "does not match")
+	rt, why := convertTool("s", &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{Title: "From annotations"}}, 1<<20)
+	assert.Empty(t, why)
+	assert.Equal(t, "From annotations", rt.title)
+	assert.JSONEq(t, `{"type":"object","properties":{}}`, string(rt.inputSchema), "a missing input schema becomes the empty object schema")
+}

@@ -1,0 +1,96 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+func invokePID(t *testing.T, reg *registry.Registry) int {
+	t.Helper()
+	res, err := reg.Invoke(context.Background(), "child.pid", nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	pid, err := strconv.Atoi(res.Value.(string))
+	require.NoError(t, err)
+	return pid
+}
+
+func TestStdioChildProcessKilledAndReconnected(t *testing.T) {
+	bin := testServer(t)
+	failFile := filepath.Join(t.TempDir(), "refuse-to-start")
+	reg := newRegistry()
+	log := newStatusLog()
+	p := newProxy(t, reg, []mcpproxy.Config{{
+		Name:    "child",
+		Command: []string{bin},
+		Env:     map[string]string{"TESTSERVER_FAILFILE": failFile},
+	}}, mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record})
+
+	st := statusOf(t, p, "child")
+	require.Equal(t, mcpproxy.Connected, st.State, st.LastError)
+	assert.Equal(t, mcpproxy.TransportStdio, st.Transport)
+	assert.Equal(t, "testserver 1.0.0", st.Remote)
+	assert.Len(t, proxiedNames(reg, "child"), len(testmcp.BaseTools()))
+
+	res, err := reg.Invoke(context.Background(), "child.echo", json.RawMessage(`{"text":"over stdio"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "over stdio", res.Value)
+	res, err = reg.Invoke(context.Background(), "child.add", json.RawMessage(`{"a":1,"b":2}`))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"sum": 3.0}, res.Value)
+	_, err = reg.Invoke(context.Background(), "child.broken", nil)
+	require.Error(t, err)
+
+	// Kill the child; restarts fail while the fail file exists.
+	pid1 := invokePID(t, reg)
+	require.NotEqual(t, os.Getpid(), pid1, "the tools run in the child")
+	require.NoError(t, os.WriteFile(failFile, nil, 0o600))
+	proc, err := os.FindProcess(pid1)
+	require.NoError(t, err)
+	require.NoError(t, proc.Kill())
+	log.waitFor(t, "child", "disconnected", func(s mcpproxy.Status) bool { return s.State == mcpproxy.Disconnected })
+	// Wait for a failed restart so that the state is settled.
+	log.waitFor(t, "child", "a failed restart", func(s mcpproxy.Status) bool {
+		return s.State == mcpproxy.Disconnected && s.LastError != "" && s.LastError != "connection closed by the server"
+	})
+
+	res, err = reg.Invoke(context.Background(), "child.echo", json.RawMessage(`{"text":"x"}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `MCP server "child" is disconnected`)
+	assert.Equal(t, mcpproxy.HealthDegraded, p.Health())
+
+	// Let it start again: the proxy reconnects to a new process.
+	require.NoError(t, os.Remove(failFile))
+	log.waitFor(t, "child", "reconnected", func(s mcpproxy.Status) bool {
+		return s.State == mcpproxy.Connected && s.Connects >= 2
+	})
+	pid2 := invokePID(t, reg)
+	assert.NotEqual(t, pid1, pid2)
+	assert.Equal(t, mcpproxy.HealthOK, p.Health())
+}
+
+func TestStdioMissingCommandIsDisconnected(t *testing.T) {
+	reg := newRegistry()
+	logger, logs := captureLogger()
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "ghost", Command: []string{missing}}},
+		mcpproxy.Options{Logger: logger, Backoff: mcpproxy.Backoff{Initial: waitBound}})
+	st := statusOf(t, p, "ghost")
+	assert.Equal(t, mcpproxy.Disconnected, st.State)
+	assert.Contains(t, st.LastError, "no-such-server")
+	assert.Contains(t, logs.String(), "level=WARN")
+	assert.Empty(t, proxiedNames(reg, "ghost"))
+}
