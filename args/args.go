@@ -6,7 +6,6 @@
 package args
 
 import (
-
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -61,16 +60,3 @@ const (
 	DefaultMaxBytes = 1 << 20
 	DefaultMaxDepth = 64
 )
-
-// Markdown returns the "## Arguments" Markdown for A.
-func Markdown[A any]() (string, error) { return "## Arguments\n\nNone.\n", nil }
-
-// Describe returns doc followed by A's schema Markdown (and the consent
-// warning when A has a Consent field), the tool description.
-func Describe[A any](doc string) (string, error) {
-	md, err := Markdown[A]()
-	if err != nil {
-		return "", err
-	}
-	return doc + "\n\n" + md, nil
-}

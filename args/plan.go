@@ -64,13 +64,16 @@ type rules struct {
 	required  bool
 	omitempty bool
 	// numeric bounds (numbers) or length bounds (strings, slices, maps).
-	min, max           *bound
-	eq                 *string // eq= parameter (const)
-	oneof              []string
-	format             string // email, uri, url, uuid, date-time, date
-	datetimeLayout     string
-	dive               bool
-	unsupportedMessage string
+	min, max       *bound
+	eq             *string // eq= parameter (const)
+	oneof          []string
+	format         string // email, uri, url, uuid, date-time, date
+	datetimeLayout string
+	dive           bool
+	// zeroInEnum: an omitempty value position whose only rules are oneof
+	// or eq; the validator also accepts the zero value, so the schema's
+	// enum includes it.
+	zeroInEnum bool
 }
 
 // bound is a numeric limit; exclusive for gt/lt.
@@ -310,6 +313,9 @@ func (b *planBuilder) typeNode(t reflect.Type, segs []string, where string) (*no
 		return nil, err
 	}
 	r.dive = dive
+	if err := checkPosition(n, &r, head, segs, where); err != nil {
+		return nil, err
+	}
 	n.rules = r
 	if dive && n.kind != kSlice && n.kind != kMap {
 		return nil, fmt.Errorf("args: %s: validate rule \"dive\" needs a slice or map, got %s: %w", where, t, ErrUnsupportedTag)
@@ -521,4 +527,45 @@ func (b *planBuilder) parseExtras(f *field, sf reflect.StructField, where string
 		}
 	}
 	return nil
+}
+
+// checkPosition keeps omitempty and nil honest at one value position (a
+// field, or an element after dive): the schema cannot say "this rule,
+// unless the value is zero", so omitempty on a value type is allowed only
+// when the zero value passes anyway, or when the rules are an enum (the
+// zero value joins the enum); a nullable pointer's rules must accept nil.
+func checkPosition(n *node, r *rules, head, segs []string, where string) error {
+	if n.ptr {
+		if !r.required && len(segs) > 0 {
+			ptrZero := reflect.Zero(reflect.PointerTo(n.t)).Interface()
+			if validate.Var(ptrZero, strings.Join(segs, ",")) != nil {
+				return fmt.Errorf("args: %s: rules %q reject null/absent for a pointer; start them with omitempty or add required: %w",
+					where, strings.Join(segs, ","), ErrUnsupportedTag)
+			}
+		}
+		return nil
+	}
+	if !r.omitempty {
+		return nil
+	}
+	var rest []string
+	for _, s := range head {
+		if s != "omitempty" {
+			rest = append(rest, s)
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	zero := reflect.Zero(n.t).Interface()
+	if validate.Var(zero, strings.Join(rest, ",")) == nil {
+		return nil
+	}
+	if (r.oneof != nil || r.eq != nil) && r.min == nil && r.max == nil && r.format == "" &&
+		(n.kind == kString || n.kind == kInt || n.kind == kUint || n.kind == kFloat) {
+		r.zeroInEnum = true
+		return nil
+	}
+	return fmt.Errorf("args: %s: omitempty with rules %q accepts the zero value %s, which the schema cannot express; use a pointer (*%s) so absence is null: %w",
+		where, strings.Join(rest, ","), zeroText(n), n.t, ErrUnsupportedTag)
 }

@@ -257,6 +257,16 @@ func applyNode(s *jsonschema.Schema, n *node, required bool) error {
 	case kStruct:
 		closeObject(s)
 	}
+	if n.rules.zeroInEnum {
+		if s.Const != nil {
+			s.Enum, s.Const = []any{*s.Const}, nil
+		}
+		if n.kind == kString {
+			s.Enum = append(s.Enum, "")
+		} else {
+			s.Enum = append(s.Enum, json.Number("0"))
+		}
+	}
 	if n.ptr && !required {
 		// enum and const constrain every type: let null through.
 		if s.Const != nil {
@@ -403,4 +413,3 @@ func applyFormat(s *jsonschema.Schema, r rules) error {
 	}
 	return nil
 }
-

@@ -1,10 +1,10 @@
 package args
 
 import (
-	"regexp"
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 
@@ -138,7 +138,7 @@ func checkFieldRules(f *field, where string) error {
 				where, f.name, strings.TrimSpace(err.Error()), n.t, ErrUnsupportedTag)
 		}
 	}
-	if f.tag == "" {
+	if f.tag == "" || n.rules.zeroInEnum {
 		return nil
 	}
 	tag := f.tag
