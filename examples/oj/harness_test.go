@@ -70,13 +70,18 @@ func connect(tb testing.TB, bin string, args []string, extraEnv ...string) *sdk.
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(append(os.Environ(), "RUST_LOG=off"), extraEnv...)
 	client := sdk.NewClient(&sdk.Implementation{Name: "oj-test", Version: "1"}, nil)
-	s, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	// 2025-06-18: the reference (rmcp) answers only the initialize
+	// handshake, not the newer server/discover probe.
+	s, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		tb.Fatalf("connect to %s: %v", bin, err)
 	}
 	tb.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+// protocolVersion is the MCP version the test client asks for.
+const protocolVersion = "2025-06-18"
 
 // outcome is what a client sees of one call.
 type outcome struct {

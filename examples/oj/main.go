@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -49,6 +50,11 @@ const LogEnv = "RUST_LOG"
 const levelOff = slog.Level(100)
 
 func main() {
+	// A small, short-lived heap: collect less often unless the user set
+	// GOGC. This is a throughput choice for the stdio server.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Getenv(LogEnv), os.Stdout, os.Stderr))
 }
 

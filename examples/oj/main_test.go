@@ -115,7 +115,7 @@ func stderrOf(t *testing.T, level, token string) string {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
-	s, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	s, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	require.NoError(t, err)
 	call(t, s, "get_problem", map[string]any{"source": "leetcode", "id": "1"})
 	call(t, s, "get_problem", map[string]any{"source": "leetcode", "id": "missing"})
