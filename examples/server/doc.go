@@ -1,0 +1,61 @@
+// Command server is toolpack's main example: every pack it knows, in one
+// registry, served over MCP and HTTP.
+//
+// By default it listens on one HTTP address (127.0.0.1:8080) with
+//
+//	/mcp          MCP over streamable HTTP
+//	/tools …      the REST API (GET /tools, GET /tools/{name},
+//	              POST /tools/{name}/invoke, GET /openapi.json)
+//	/healthz      {"status":"ok","tools":N,"packs":[…]}
+//
+// With -stdio it speaks MCP over stdin/stdout instead (for MCP clients that
+// start their servers as child processes); stdout then carries protocol
+// messages only. Logs always go to stderr.
+//
+// Usage:
+//
+//	go run ./examples/server                       # HTTP on 127.0.0.1:8080
+//	go run ./examples/server -addr 127.0.0.1:9000 -packs example
+//	go run ./examples/server -stdio -prefix tp     # MCP over stdio, tools named tp_…
+//
+// Flags:
+//
+//	-addr string      HTTP listen address (default "127.0.0.1:8080")
+//	-stdio            serve MCP over stdin/stdout instead of HTTP
+//	-packs list       comma-separated packs to serve (default: all)
+//	-prefix string    tool name prefix; when not given, MCP_TOOL_PREFIX, else none
+//	-display string   how MCP results show: "envelope" (full Result JSON) or "value"
+//	-log-level string debug, info, warn or error (default "info")
+//
+// SIGINT or SIGTERM shuts the server down gracefully.
+//
+// # Packs
+//
+// The server knows the packs listed in availablePacks (packs.go); adding a
+// pack is one line there. A pack that needs configuration reads it from the
+// environment: the oj pack needs OJ_BASE_URL (the backend's origin) and
+// optionally OJ_TOKEN. When -packs is not given, packs that are not
+// configured are skipped with a log line, so the server starts with no flags
+// on a fresh machine; naming such a pack in -packs is an error. The oj
+// pack's MCP results always show its plain Markdown.
+//
+// # Requirements and tests
+//
+// Issue 3, examples/server, requirement → test:
+//
+//	all packs, served over stdio (-stdio)           TestE2E_StdioCommandTransport, Example_stdio
+//	default: one HTTP listener, MCP at /mcp          TestE2E_StreamableHTTP
+//	/healthz                                         TestE2E_StreamableHTTP/healthz
+//	initialize, tools/list, tools/call success,      TestE2E_StdioCommandTransport, TestE2E_StreamableHTTP,
+//	  validation failure, domain failure,              TestE2E_StdioStdoutCarriesOnlyProtocol
+//	  protocol failure (unknown tool, bad upstream)    (subtests of exerciseSession)
+//	nothing on stdout but protocol messages          TestE2E_StdioStdoutCarriesOnlyProtocol,
+//	                                                 TestE2E_StreamableHTTP/graceful_shutdown_on_SIGTERM
+//	logs on stderr only                              TestE2E_StdioStdoutCarriesOnlyProtocol, TestRun_HelpIsNotAnError
+//	graceful shutdown on SIGINT/SIGTERM              TestE2E_StreamableHTTP/graceful_shutdown_on_SIGTERM,
+//	                                                 TestE2E_SIGINTStopsStdioServer
+//	flags -addr, -prefix, -packs (clear errors)      TestRun_FlagErrorsNameTheFlag, TestRun_PrefixFlagAndEnvironment,
+//	                                                 TestRun_UnconfiguredPackIsSkippedByDefault
+//	works with no flags on a fresh machine           TestRun_UnconfiguredPackIsSkippedByDefault
+//	per-pack plain display (oj's Markdown)           TestRun_PlainPackUnderEnvelopeDefault
+package main

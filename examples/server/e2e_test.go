@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ojTools are the tools the oj pack serves.
+var ojTools = []string{"find_similar_problems", "get_daily_challenge", "get_platform_status", "get_problem", "resolve_problem"}
+
+func newClient() *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, nil)
+}
+
+func textOf(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	require.Len(t, res.Content, 1, "one content")
+	tc, ok := res.Content[0].(*sdk.TextContent)
+	require.True(t, ok, "content is %T", res.Content[0])
+	return tc.Text
+}
+
+func rpcError(t *testing.T, err error) *jsonrpc.Error {
+	t.Helper()
+	var werr *jsonrpc.Error
+	require.True(t, errors.As(err, &werr), "want a JSON-RPC error, got %v", err)
+	return werr
+}
+
+// exerciseSession runs the issue's end-to-end cases on a connected client:
+// initialize, tools/list, and tools/call of success, validation failure,
+// domain failure and protocol failures.
+func exerciseSession(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
+	t.Run("initialize", func(t *testing.T) {
+		init := cs.InitializeResult()
+		require.NotNil(t, init)
+		assert.Equal(t, "toolpack-example", init.ServerInfo.Name)
+		require.NotNil(t, init.Capabilities.Tools, "tools capability")
+		assert.True(t, init.Capabilities.Tools.ListChanged)
+	})
+	t.Run("tools/list", func(t *testing.T) {
+		res, err := cs.ListTools(ctx, nil)
+		require.NoError(t, err)
+		byName := map[string]*sdk.Tool{}
+		for _, tool := range res.Tools {
+			byName[tool.Name] = tool
+		}
+		for _, name := range ojTools {
+			require.Contains(t, byName, name)
+		}
+		gp := byName["get_problem"]
+		schema, err := json.Marshal(gp.InputSchema)
+		require.NoError(t, err)
+		assert.Contains(t, string(schema), `"source"`)
+		assert.Contains(t, string(schema), `"additionalProperties":false`)
+		require.NotNil(t, gp.Annotations)
+		assert.True(t, gp.Annotations.ReadOnlyHint)
+	})
+	t.Run("success", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "leetcode", "id": "1"}})
+		require.NoError(t, err)
+		assert.False(t, res.IsError)
+		txt := textOf(t, res)
+		assert.Contains(t, txt, "Two Sum")
+		assert.False(t, strings.HasPrefix(txt, "{"), "the oj pack shows its plain Markdown, not an envelope")
+	})
+	t.Run("validation failure", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "leetcode", "bogus": 1}})
+		require.NoError(t, err, "a validation failure is a tool result")
+		require.True(t, res.IsError)
+		txt := textOf(t, res)
+		assert.Contains(t, txt, "\n- id: ", "missing field listed")
+		assert.Contains(t, txt, "\n- bogus: ", "unknown field listed")
+	})
+	t.Run("domain failure", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "leetcode", "id": "missing"}})
+		require.NoError(t, err, "a domain failure is a tool result")
+		require.True(t, res.IsError)
+		assert.NotEmpty(t, textOf(t, res))
+	})
+	t.Run("protocol failure: unknown tool", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+		assert.Nil(t, res)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcError(t, err).Code)
+	})
+	t.Run("protocol failure: malformed upstream data", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "leetcode", "id": "badjson"}})
+		assert.Nil(t, res)
+		assert.Equal(t, int64(jsonrpc.CodeInternalError), rpcError(t, err).Code)
+	})
+}
+
+func TestE2E_StdioCommandTransport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	cmd := exec.Command(binPath, "-stdio")
+	cmd.Env = serverEnv(startBackend(t))
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	cs, err := newClient().Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	require.NoError(t, err)
+	exerciseSession(t, ctx, cs)
+	require.NoError(t, cs.Close(), "the server exits when stdin closes")
+	assert.Contains(t, stderr.String(), "serving MCP over stdio", "logs go to stderr")
+}
+
+// TestE2E_StdioStdoutCarriesOnlyProtocol reads the child's raw stdout: every
+// line must be a JSON-RPC 2.0 message, while the logs (including the
+// ERROR of a protocol failure) land on stderr.
+func TestE2E_StdioStdoutCarriesOnlyProtocol(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	cmd := exec.Command(binPath, "-stdio", "-log-level", "debug")
+	cmd.Env = serverEnv(startBackend(t))
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	raw := &syncBuffer{}
+	cs, err := newClient().Connect(ctx, &sdk.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, raw)), Writer: stdin}, nil)
+	require.NoError(t, err)
+	exerciseSession(t, ctx, cs)
+	require.NoError(t, cs.Close())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "clean exit after stdin closes; stderr:\n%s", stderr)
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		t.Fatal("server did not exit after stdin closed")
+	}
+
+	sc := bufio.NewScanner(bytes.NewReader([]byte(raw.String())))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	lines := 0
+	for sc.Scan() {
+		lines++
+		var msg struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &msg), "stdout line %d is not JSON: %q", lines, sc.Text())
+		require.Equal(t, "2.0", msg.JSONRPC, "stdout line %d is not JSON-RPC 2.0: %q", lines, sc.Text())
+	}
+	require.NoError(t, sc.Err())
+	assert.GreaterOrEqual(t, lines, 7, "initialize, tools/list and five calls were answered:\n%s", raw.String())
+	assert.Contains(t, stderr.String(), "level=ERROR", "the protocol failure is logged, on stderr")
+	assert.Contains(t, stderr.String(), "level=DEBUG")
+}
+
+func TestE2E_StreamableHTTP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	s := startHTTP(t, ctx, serverEnv(startBackend(t)))
+
+	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	exerciseSession(t, ctx, cs)
+	require.NoError(t, cs.Close())
+
+	t.Run("healthz", func(t *testing.T) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/healthz", nil)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var h struct {
+			Status string   `json:"status"`
+			Tools  int      `json:"tools"`
+			Packs  []string `json:"packs"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+		assert.Equal(t, "ok", h.Status)
+		assert.Equal(t, len(ojTools), h.Tools)
+		assert.Contains(t, h.Packs, "oj")
+	})
+
+	t.Run("graceful shutdown on SIGTERM", func(t *testing.T) {
+		require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+		select {
+		case err := <-s.done:
+			require.NoError(t, err, "exit status 0; stderr:\n%s", s.stderr)
+		case <-ctx.Done():
+			t.Fatal("server did not stop after SIGTERM")
+		}
+		assert.Contains(t, s.stderr.String(), "shutting down")
+		assert.Contains(t, s.stderr.String(), "msg=stopped")
+		assert.Empty(t, s.stdout.String(), "nothing on stdout in HTTP mode")
+	})
+}
+
+func TestE2E_SIGINTStopsStdioServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	cmd := exec.Command(binPath, "-stdio")
+	cmd.Env = serverEnv(startBackend(t))
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe() // kept open: only the signal may stop it
+	require.NoError(t, err)
+	defer stdin.Close()
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(e2eTimeout / 2)
+	for !strings.Contains(stderr.String(), "serving MCP over stdio") {
+		require.True(t, time.Now().Before(deadline), "server did not start; stderr:\n%s", stderr)
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "exit status 0; stderr:\n%s", stderr)
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		t.Fatal("server did not stop after SIGINT")
+	}
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
+)
+
+// e2eTimeout bounds each end-to-end test (process start, calls, shutdown).
+const e2eTimeout = 30 * time.Second
+
+// binPath is the server binary built once by TestMain.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolpack-server-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "server")
+	goBin, err := exec.LookPath("go")
+	if err == nil {
+		cmd := exec.Command(goBin, "build", "-o", binPath, ".")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		err = cmd.Run()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "building the server binary:", err)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// startBackend starts the OJ mock backend on 127.0.0.1 and returns its URL.
+func startBackend(t *testing.T) string {
+	t.Helper()
+	hs := httptest.NewServer(mockbackend.New(mockbackend.Options{}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// serverEnv is the environment of a server process using the mock backend.
+func serverEnv(backendURL string) []string {
+	env := []string{"OJ_BASE_URL=" + backendURL}
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "SYSTEMROOT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env // no MCP_TOOL_PREFIX: tool names are the packs' own
+}
+
+// syncBuffer is a goroutine-safe buffer for a child's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listenLine = regexp.MustCompile(`msg="serving HTTP" addr=(127\.0\.0\.1:\d+)`)
+
+// httpServer is a running server binary in HTTP mode.
+type httpServer struct {
+	cmd    *exec.Cmd
+	base   string // http://127.0.0.1:port
+	stdout *syncBuffer
+	stderr *syncBuffer
+	done   chan error
+}
+
+// startHTTP starts the binary on a free 127.0.0.1 port, reads the address
+// it logs and waits until /healthz answers 200, all within the deadline.
+func startHTTP(t *testing.T, ctx context.Context, env []string, extra ...string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"-addr", "127.0.0.1:0"}, extra...)...)
+	cmd.Env = env
+	s := &httpServer{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	pr, pw := io.Pipe()
+	cmd.Stdout = s.stdout
+	cmd.Stderr = io.MultiWriter(s.stderr, pw)
+	require.NoError(t, cmd.Start())
+	go func() { s.done <- cmd.Wait(); _ = pw.Close() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-s.done
+		}
+	})
+
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := listenLine.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case a := <-addr:
+		s.base = "http://" + a
+	case err := <-s.done:
+		t.Fatalf("server exited before listening: %v\nstderr:\n%s", err, s.stderr)
+	case <-ctx.Done():
+		t.Fatalf("server did not log its address in time\nstderr:\n%s", s.stderr)
+	}
+
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/healthz", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("/healthz not ready in time (last error %v)\nstderr:\n%s", err, s.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/toolpack-go/toolpack/packs/oj"
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// packEntry is one pack this server can serve.
+type packEntry struct {
+	// name is what -packs selects the pack by; the constructor must return
+	// a pack of that name.
+	name string
+	// new builds the pack. It returns an error wrapping errNotConfigured
+	// when configuration it needs (from the environment) is absent.
+	new func(log *slog.Logger) (*registry.Pack, error)
+	// plain makes the pack's MCP results show the plain value (for example
+	// its Markdown) rather than the Result envelope.
+	plain bool
+}
+
+// availablePacks lists every pack the server knows, in serving order.
+// Adding a pack to the server is one line here.
+func availablePacks() []packEntry {
+	return []packEntry{
+		{name: oj.PackName, new: newOJ, plain: true},
+	}
+}
+
+// errNotConfigured marks a pack that needs configuration which is absent.
+// Such a pack is skipped (and logged) when -packs is not given, and is an
+// error when -packs names it.
+var errNotConfigured = errors.New("not configured")
+
+// Environment of the oj pack.
+const (
+	envOJBaseURL = "OJ_BASE_URL" // the OJ backend's origin, e.g. https://oj.example.com
+	envOJToken   = "OJ_TOKEN"    // optional bearer token; never logged
+)
+
+func newOJ(log *slog.Logger) (*registry.Pack, error) {
+	base, ok := os.LookupEnv(envOJBaseURL)
+	if !ok || strings.TrimSpace(base) == "" {
+		return nil, fmt.Errorf("%w: set %s to the OJ backend's origin (and %s to its token, if it needs one)", errNotConfigured, envOJBaseURL, envOJToken)
+	}
+	return oj.New(oj.Config{BaseURL: base, Token: os.Getenv(envOJToken), Logger: log})
+}
+
+// selectPacks returns the entries named in list (comma-separated), or all
+// of them when list is empty. Unknown, empty or repeated names are errors
+// naming the -packs flag and the known packs.
+func selectPacks(list string) (entries []packEntry, explicit bool, err error) {
+	all := availablePacks()
+	if strings.TrimSpace(list) == "" {
+		return all, false, nil
+	}
+	byName := make(map[string]packEntry, len(all))
+	for _, p := range all {
+		byName[p.name] = p
+	}
+	seen := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		p, ok := byName[n]
+		switch {
+		case n == "":
+			return nil, true, usageError("flag -packs: empty pack name in %q; expected a comma-separated list of %s", list, packNames())
+		case !ok:
+			return nil, true, usageError("flag -packs: unknown pack %q; expected one of %s", n, packNames())
+		case seen[n]:
+			return nil, true, usageError("flag -packs: pack %q given twice", n)
+		}
+		seen[n] = true
+		entries = append(entries, p)
+	}
+	return entries, true, nil
+}
+
+func packNames() string {
+	var names []string
+	for _, p := range availablePacks() {
+		names = append(names, p.name)
+	}
+	return strings.Join(names, ",")
+}
+
+// loadPacks builds each selected pack and adds it to reg. It returns the
+// names of the packs whose MCP results show plain values. A pack that is
+// not configured is skipped with a log line unless it was asked for
+// explicitly.
+func loadPacks(reg *registry.Registry, entries []packEntry, explicit bool, log *slog.Logger) (plain map[string]bool, err error) {
+	plain = map[string]bool{}
+	for _, e := range entries {
+		p, err := e.new(log)
+		if errors.Is(err, errNotConfigured) && !explicit {
+			log.Info("pack skipped", "pack", e.name, "reason", err.Error())
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pack %q: %w", e.name, err)
+		}
+		if p == nil {
+			return nil, fmt.Errorf("pack %q: constructor returned no pack", e.name)
+		}
+		if p.Name != e.name {
+			return nil, fmt.Errorf("pack %q: constructor returned a pack named %q", e.name, p.Name)
+		}
+		if err := reg.AddPack(p); err != nil {
+			return nil, fmt.Errorf("pack %q: %w", e.name, err)
+		}
+		if e.plain {
+			plain[e.name] = true
+		}
+	}
+	return plain, nil
+}
