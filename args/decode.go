@@ -136,6 +136,10 @@ func prescan(raw []byte, root *node, maxDepth int) (slow bool, fe *FieldError) {
 			i++
 		case '"':
 			end, escaped := scanString(raw, i)
+			if end < 0 {
+				// Unterminated: the decoder reports the syntax error.
+				return true, nil
+			}
 			if len(stack) > 0 && stack[len(stack)-1].obj && stack[len(stack)-1].expectKey {
 				top := &stack[len(stack)-1]
 				top.expectKey = false
@@ -177,7 +181,8 @@ func skipSpace(raw []byte, i int) int {
 }
 
 // scanString returns the index after the closing quote of the string that
-// starts at raw[i], and whether it contains escapes.
+// starts at raw[i] (-1 when it is not closed), and whether it contains
+// escapes.
 func scanString(raw []byte, i int) (int, bool) {
 	escaped := false
 	for j := i + 1; j < len(raw); j++ {
@@ -189,7 +194,7 @@ func scanString(raw []byte, i int) (int, bool) {
 			return j + 1, escaped
 		}
 	}
-	return len(raw), escaped
+	return -1, escaped
 }
 
 func skipLiteral(raw []byte, i int) int {

@@ -158,6 +158,7 @@ func buildPlan(t reflect.Type) (*typePlan, error) {
 
 type planBuilder struct {
 	inProgress map[reflect.Type]bool
+	depth      int // struct nesting: 1 for the argument struct itself
 }
 
 func (b *planBuilder) structNode(t reflect.Type) (*node, error) {
@@ -165,7 +166,8 @@ func (b *planBuilder) structNode(t reflect.Type) (*node, error) {
 		return nil, fmt.Errorf("args: %s: %w", t, ErrRecursiveType)
 	}
 	b.inProgress[t] = true
-	defer delete(b.inProgress, t)
+	b.depth++
+	defer func() { delete(b.inProgress, t); b.depth-- }()
 
 	n := &node{t: t, kind: kStruct, byName: map[string]*field{}}
 	var names []string
@@ -216,6 +218,9 @@ func (b *planBuilder) fieldNode(f *field, sf reflect.StructField, where string) 
 	ft := sf.Type
 	// Consent fields: an exact phrase, always required, no other rules.
 	if ft.Implements(typeConsentField) && ft.Kind() == reflect.String {
+		if b.depth > 1 {
+			return fmt.Errorf("args: %s: Consent must be a direct field of the argument struct, not of a nested object: %w", where, ErrUnsupportedType)
+		}
 		phrase, err := phraseOf(ft)
 		if err != nil {
 			return err

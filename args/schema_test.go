@@ -225,3 +225,5 @@ func mustSchema[A any](t *testing.T) []byte {
 }
 
 var _ = strings.Contains
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }

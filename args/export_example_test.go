@@ -1,0 +1,5 @@
+package args_test
+
+import "reflect"
+
+func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }
