@@ -82,7 +82,8 @@
 //	                                               TestMappingTable (mapping_internal_test.go)
 //	run-time add/remove → tools/list + list_changed TestListChangedOnAddAndRemove, TestUnregisterRemovesTools
 //	bad tools never take the server down           TestBadToolIsSkippedOthersServed, TestCheckInputSchema
-//	stdio helper / streamable HTTP handler         TestServeIO, TestHTTPHandlerServesStreamableHTTP, ExampleHTTPHandler;
+//	stdio helper / streamable HTTP handler         TestServeStdio (stdio_test.go), TestServeIO,
+//	                                               TestHTTPHandlerServesStreamableHTTP, ExampleHTTPHandler;
 //	                                               end to end over a built binary: examples/server
 //	mapping never panics on any Result             FuzzToCallToolResult (fuzz_test.go, corpus in testdata/fuzz)
 //	tools/call no slower than the SDK's typed path BenchmarkToolsCall (bench_test.go, reports ratio)

@@ -84,8 +84,9 @@ func (o Options) logger() *slog.Logger {
 // "type":"object", or that the SDK refuses, is not served; the reason is
 // logged at ERROR and the other tools are unaffected.
 //
-// The returned function stops the sync and removes from s every tool this
-// call added; it is safe to call more than once.
+// A registry tool replaces a tool of the same name the host added to s
+// before. The returned function stops the sync and removes from s every
+// tool this call added; it is safe to call more than once.
 func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister func()) {
 	b := &binding{
 		srv:    s,
