@@ -1,8 +1,3 @@
-// Package args turns argument structs into strict decoders, validators, JSON
-// Schemas and schema Markdown, all driven by one set of struct tags.
-//
-// SKELETON: the args helper replaces this file with the full implementation;
-// the exported API below is the contract other packages build against.
 package args
 
 import (

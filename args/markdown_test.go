@@ -103,8 +103,8 @@ func TestConsentExactPhraseEnforced(t *testing.T) {
 	require.NoError(t, err)
 	for body, want := range map[string]string{
 		`{"title":"t","confirm":"create_document"}`: "does not match: must be exactly \"CREATE_DOCUMENT\"",
-		`{"title":"t"}`:                             "is required: must be exactly \"CREATE_DOCUMENT\"",
-		`{"title":"t","confirm":""}`:                "is required",
+		`{"title":"t"}`:              "is required: must be exactly \"CREATE_DOCUMENT\"",
+		`{"title":"t","confirm":""}`: "is required",
 	} {
 		_, err := Decode[createArgs]([]byte(body), DecodeOptions{})
 		var ve *ValidationError
