@@ -1,11 +1,7 @@
-// Package registry holds tools, packs and the one invoke pipeline every call
-// goes through.
-//
-// SKELETON: the registry helper completes this package; the exported API below
-// is the contract other packages build against.
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,8 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
@@ -29,14 +28,24 @@ const (
 	SourceProxyPrefix = "proxy:"
 )
 
+// EnvToolPrefix is the environment variable New reads (once) for the default
+// tool-name prefix when Options.Prefix is nil.
+const EnvToolPrefix = "MCP_TOOL_PREFIX"
+
 // Protocol errors returned by Registry methods; check with errors.Is.
 var (
 	// ErrUnknownTool: Invoke, Lookup or Remove named no registered tool.
 	ErrUnknownTool = errors.New("registry: unknown tool")
+	// ErrUnknownPack: RemovePack named no registered pack.
+	ErrUnknownPack = errors.New("registry: unknown pack")
 	// ErrNameClash: a tool or pack with that final name is already registered.
 	ErrNameClash = errors.New("registry: name already registered")
 	// ErrInvalidName: a final tool name does not match [A-Za-z0-9_.-]{1,128}.
 	ErrInvalidName = errors.New("registry: invalid tool name")
+	// ErrInvalidTool: a tool cannot be registered for a reason other than its
+	// name (no handler, a schema that is not a JSON object or does not
+	// compile, a negative timeout, an unknown source).
+	ErrInvalidTool = errors.New("registry: invalid tool")
 	// ErrInvalidOutput: a tool's value does not match its output schema.
 	ErrInvalidOutput = errors.New("registry: output does not match the output schema")
 )
@@ -44,10 +53,15 @@ var (
 // Annotations are the MCP tool hints. A nil pointer means "not stated", which
 // MCP clients read as the protocol default.
 type Annotations struct {
-	ReadOnly    *bool
+	// ReadOnly: the tool does not modify its environment.
+	ReadOnly *bool
+	// Destructive: the tool may perform destructive updates.
 	Destructive *bool
-	Idempotent  *bool
-	OpenWorld   *bool
+	// Idempotent: calling the tool again with the same arguments has no
+	// additional effect.
+	Idempotent *bool
+	// OpenWorld: the tool interacts with an open world of external entities.
+	OpenWorld *bool
 }
 
 // Call is one invocation as a Handler sees it.
@@ -82,16 +96,19 @@ type Tool struct {
 	Title string
 	// Description is the full description shown to models.
 	Description string
-	// InputSchema is the JSON Schema of the arguments (type object).
+	// InputSchema is the JSON Schema of the arguments (type object). When
+	// empty, the Registry stores {"type":"object","properties":{}}.
 	InputSchema json.RawMessage
 	// OutputSchema, when set, is the JSON Schema every successful value must
-	// match before it leaves the pipeline.
+	// match before it leaves the pipeline. It is compiled once, at
+	// registration (or by Func at construction).
 	OutputSchema json.RawMessage
 	// Annotations are the MCP hints.
 	Annotations Annotations
 	// Pack is the name of the pack the tool belongs to, if any.
 	Pack string
-	// Source is SourceLocal or "proxy:{server}"; empty means local.
+	// Source is SourceLocal or "proxy:{server}"; empty means local (the
+	// Registry stores SourceLocal).
 	Source string
 	// Signature, Args, Returns and Example are introspection text (ot.tools).
 	Signature, Args, Returns, Example string
@@ -102,9 +119,16 @@ type Tool struct {
 	Decode func(raw json.RawMessage) (any, error)
 	// Handler runs the call.
 	Handler Handler
+
+	// out caches the compiled OutputSchema; outSrc is the text it was
+	// compiled from, so that a changed OutputSchema is compiled again.
+	out    *jsonschema.Schema
+	outSrc json.RawMessage
 }
 
-// Options configure a Registry. The zero value is usable.
+// Options configure a Registry. The zero value is usable: no prefix unless
+// MCP_TOOL_PREFIX is set, slog.Default() for logs, no default instructions,
+// no timeout, the args package's default size and depth caps.
 type Options struct {
 	// Prefix, when non-nil, is the default name prefix. When nil the
 	// MCP_TOOL_PREFIX environment variable is read once by New, and
@@ -113,33 +137,63 @@ type Options struct {
 	// FallbackPrefix is the host's default prefix, used only when Prefix is
 	// nil and MCP_TOOL_PREFIX is unset (a user-provided value is preserved).
 	FallbackPrefix string
-	// Logger receives tool logs; nil means slog.Default().
+	// Logger receives tool logs; nil means slog.Default() as it is when New
+	// runs.
 	Logger *slog.Logger
 	// Instructions fill in results that carry no instruction.
 	Instructions result.Instructions
 	// Timeout, when positive, bounds every call (a Tool.Timeout wins).
 	Timeout time.Duration
-	// Decode bounds argument decoding.
+	// Decode bounds the raw arguments of every call before Tool.Decode runs:
+	// MaxBytes (zero: args.DefaultMaxBytes) and MaxDepth (zero:
+	// args.DefaultMaxDepth). A typed tool's own decoder applies its
+	// ToolOptions.Decode bounds as well, so the smaller limit wins.
 	Decode args.DecodeOptions
 }
 
 // Pack is a named group of tools.
 type Pack struct {
-	Name        string
+	// Name identifies the pack; it follows the tool-name rules.
+	Name string
+	// Description says what the pack is for.
 	Description string
-	Tools       []*Tool
+	// Tools are the pack's tools (undecorated names before registration).
+	Tools []*Tool
+}
+
+// entry is a registered tool with its precomputed pipeline. An entry is
+// never modified after it is stored: Use replaces entries.
+type entry struct {
+	tool *Tool
+	// core is the tool's handler wrapped in output validation.
+	core Handler
+	// h is the whole chain: built-in stages and middleware around core. It
+	// is rebuilt when middleware is added, never per call.
+	h Handler
+}
+
+type packInfo struct {
+	name, description string
+}
+
+type subscriber struct {
+	id int
+	fn func()
 }
 
 // Registry holds tools and runs calls. It is safe for concurrent use.
 type Registry struct {
-	opts   Options
-	prefix string
-	log    *slog.Logger
+	opts     Options
+	prefix   string
+	log      *slog.Logger
+	maxBytes int
+	maxDepth int
 
 	mu    sync.RWMutex
-	tools map[string]*Tool
+	tools map[string]*entry
+	packs map[string]packInfo
 	mw    []Middleware
-	subs  map[int]func()
+	subs  []subscriber
 	next  int
 }
 
@@ -149,36 +203,31 @@ func Bool(b bool) *bool { return &b }
 // String returns a pointer to s, for Tool.Prefix and Options.Prefix.
 func String(s string) *string { return &s }
 
-// Subscribe registers fn to be called (outside any lock) after the set of
-// tools changes through Add, AddPack or Remove. The returned function
-// unsubscribes. Adapters use it for list-changed notifications.
-func (r *Registry) Subscribe(fn func()) (cancel func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.subs == nil {
-		r.subs = map[int]func(){}
-	}
-	id := r.next
-	r.next++
-	r.subs[id] = fn
-	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		delete(r.subs, id)
-	}
-}
-
-// New returns an empty Registry.
+// New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when
+// opts.Prefix is nil.
 func New(opts Options) *Registry {
-	r := &Registry{opts: opts, tools: map[string]*Tool{}, log: opts.Logger}
+	r := &Registry{
+		opts:     opts,
+		tools:    map[string]*entry{},
+		packs:    map[string]packInfo{},
+		log:      opts.Logger,
+		maxBytes: opts.Decode.MaxBytes,
+		maxDepth: opts.Decode.MaxDepth,
+	}
 	if r.log == nil {
 		r.log = slog.Default()
+	}
+	if r.maxBytes <= 0 {
+		r.maxBytes = args.DefaultMaxBytes
+	}
+	if r.maxDepth <= 0 {
+		r.maxDepth = args.DefaultMaxDepth
 	}
 	switch {
 	case opts.Prefix != nil:
 		r.prefix = *opts.Prefix
 	default:
-		if v, ok := os.LookupEnv("MCP_TOOL_PREFIX"); ok {
+		if v, ok := os.LookupEnv(EnvToolPrefix); ok {
 			r.prefix = v
 		} else {
 			r.prefix = opts.FallbackPrefix
@@ -187,139 +236,376 @@ func New(opts Options) *Registry {
 	return r
 }
 
-// Use appends middleware; the first added is the outermost.
+// Prefix returns the default name prefix this Registry applies.
+func (r *Registry) Prefix() string { return r.prefix }
+
+// Subscribe registers fn to be called (outside any lock) after the set of
+// tools changes through Add, AddPack, Remove or RemovePack. Subscribers are
+// called in the order they subscribed, on the goroutine that made the change.
+// The returned function unsubscribes; calling it twice is harmless.
+func (r *Registry) Subscribe(fn func()) (cancel func()) {
+	if fn == nil {
+		return func() {}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := r.next
+	r.next++
+	r.subs = append(r.subs, subscriber{id: id, fn: fn})
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for i, s := range r.subs {
+			if s.id == id {
+				r.subs = append(r.subs[:i:i], r.subs[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// notify calls fns; the caller must not hold r.mu.
+func notify(fns []func()) {
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// subscribersLocked snapshots the subscriber functions; r.mu must be held.
+func (r *Registry) subscribersLocked() []func() {
+	if len(r.subs) == 0 {
+		return nil
+	}
+	fns := make([]func(), len(r.subs))
+	for i, s := range r.subs {
+		fns[i] = s.fn
+	}
+	return fns
+}
+
+// Use appends middleware; the first added is the outermost of the added
+// ones. Middleware sees calls whose arguments are already decoded and
+// validated (Call.Args set); see the package documentation for where it sits
+// in the pipeline. The chain of every tool is rebuilt here, once, not per
+// call. Nil entries are ignored.
 func (r *Registry) Use(mw ...Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.mw = append(r.mw, mw...)
-}
-
-// Add registers tools; a clash or invalid name is an error and nothing of
-// that call is registered.
-func (r *Registry) Add(tools ...*Tool) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, t := range tools {
-		c := *t
-		p := r.prefix
-		if t.Prefix != nil {
-			p = *t.Prefix
+	for _, m := range mw {
+		if m != nil {
+			r.mw = append(r.mw, m)
 		}
-		c.BaseName = t.Name
-		if p != "" {
-			c.Name = p + "_" + t.Name
-		}
-		if _, ok := r.tools[c.Name]; ok {
-			return fmt.Errorf("%w: %q", ErrNameClash, c.Name)
-		}
-		r.tools[c.Name] = &c
 	}
-	return nil
+	// Entries are immutable once published (Invoke reads them without the
+	// lock), so each gets a fresh entry with the new chain.
+	for n, e := range r.tools {
+		r.tools[n] = &entry{tool: e.tool, core: e.core, h: r.chainLocked(e.core)}
+	}
 }
 
-// AddPack registers every tool of p with Tool.Pack set to p.Name.
+// chainLocked builds the full pipeline around core; r.mu must be held.
+//
+// Outermost first: Logging, Recover, limits+decode, user middleware,
+// Timeout, Recover, output validation (inside core), handler.
+func (r *Registry) chainLocked(core Handler) Handler {
+	h := Recover(r.log)(core)
+	h = Timeout(r.opts.Timeout)(h)
+	for i := len(r.mw) - 1; i >= 0; i-- {
+		h = r.mw[i](h)
+	}
+	h = r.decodeStage(h)
+	h = Recover(r.log)(h)
+	return Logging(r.log)(h)
+}
+
+// Add registers tools. Every problem of the call is reported (joined): an
+// invalid final name (ErrInvalidName), a clash with a registered tool or
+// another tool of the same call (ErrNameClash), or an invalid tool
+// (ErrInvalidTool). On any error nothing of that call is registered.
+//
+// Add stores a copy of each tool with Name set to the final name, BaseName to
+// the undecorated name and Source to SourceLocal when empty; the caller's
+// Tool values are not modified.
+func (r *Registry) Add(tools ...*Tool) error {
+	return r.add(nil, tools)
+}
+
+// AddPack registers every tool of p with Tool.Pack set to p.Name, all or
+// nothing, and records the pack. A pack name already registered is
+// ErrNameClash.
 func (r *Registry) AddPack(p *Pack) error {
+	if p == nil {
+		return fmt.Errorf("%w: pack is nil", ErrInvalidTool)
+	}
+	if err := checkName(p.Name); err != nil {
+		return fmt.Errorf("registry: pack %q: %w", p.Name, err)
+	}
 	ts := make([]*Tool, len(p.Tools))
 	for i, t := range p.Tools {
+		if t == nil {
+			ts[i] = nil
+			continue
+		}
 		c := *t
 		c.Pack = p.Name
 		ts[i] = &c
 	}
-	return r.Add(ts...)
+	return r.add(&packInfo{name: p.Name, description: p.Description}, ts)
+}
+
+func (r *Registry) add(pack *packInfo, tools []*Tool) error {
+	var errs []error
+	prepared := make([]*Tool, 0, len(tools))
+	for i, t := range tools {
+		c, err := r.prepare(t)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tool #%d: %w", i, err))
+			continue
+		}
+		prepared = append(prepared, c)
+	}
+
+	r.mu.Lock()
+	if pack != nil {
+		if _, ok := r.packs[pack.name]; ok {
+			errs = append(errs, fmt.Errorf("%w: pack %q", ErrNameClash, pack.name))
+		}
+	}
+	seen := make(map[string]bool, len(prepared))
+	for _, t := range prepared {
+		if _, ok := r.tools[t.Name]; ok {
+			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, t.Name))
+		} else if seen[t.Name] {
+			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, t.Name))
+		}
+		seen[t.Name] = true
+	}
+	if len(errs) > 0 {
+		r.mu.Unlock()
+		return errors.Join(errs...)
+	}
+	if pack != nil {
+		r.packs[pack.name] = *pack
+	}
+	for _, t := range prepared {
+		core := outputStage(t)
+		r.tools[t.Name] = &entry{tool: t, core: core, h: r.chainLocked(core)}
+	}
+	fns := r.subscribersLocked()
+	r.mu.Unlock()
+	if len(prepared) > 0 || pack != nil {
+		notify(fns)
+	}
+	return nil
+}
+
+var defaultInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// prepare validates t and returns the copy to store.
+func (r *Registry) prepare(t *Tool) (*Tool, error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: tool is nil", ErrInvalidTool)
+	}
+	c := *t
+	c.BaseName = t.Name
+	if err := checkName(t.Name); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	p := r.prefix
+	if t.Prefix != nil {
+		p = *t.Prefix
+	}
+	c.Name = decorate(p, t.Name)
+	if err := checkName(c.Name); err != nil {
+		return nil, fmt.Errorf("tool %q (prefix %q): %w", t.Name, p, err)
+	}
+	if c.Handler == nil {
+		return nil, fmt.Errorf("%w: tool %q: Handler is nil; expected a function", ErrInvalidTool, c.Name)
+	}
+	if c.Timeout < 0 {
+		return nil, fmt.Errorf("%w: tool %q: Timeout is %s; expected zero (none) or a positive duration", ErrInvalidTool, c.Name, c.Timeout)
+	}
+	switch {
+	case c.Source == "":
+		c.Source = SourceLocal
+	case c.Source == SourceLocal:
+	case strings.HasPrefix(c.Source, SourceProxyPrefix) && len(c.Source) > len(SourceProxyPrefix):
+	default:
+		return nil, fmt.Errorf("%w: tool %q: Source is %q; expected %q or %q followed by a server name", ErrInvalidTool, c.Name, c.Source, SourceLocal, SourceProxyPrefix)
+	}
+	if len(c.InputSchema) == 0 {
+		c.InputSchema = defaultInputSchema
+	} else if err := checkObjectSchema(c.InputSchema); err != nil {
+		return nil, fmt.Errorf("%w: tool %q: InputSchema: %w", ErrInvalidTool, c.Name, err)
+	}
+	if len(c.OutputSchema) == 0 {
+		c.out, c.outSrc = nil, nil
+	} else if c.out == nil || !bytes.Equal(c.outSrc, c.OutputSchema) {
+		s, err := compileOutputSchema(c.Name, c.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, c.Name, err)
+		}
+		c.out, c.outSrc = s, c.OutputSchema
+	}
+	return &c, nil
+}
+
+// checkObjectSchema reports whether s is a JSON object with "type":"object",
+// as MCP requires of input schemas.
+func checkObjectSchema(s json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(s, &m); err != nil {
+		return fmt.Errorf("expected a JSON object: %w", err)
+	}
+	if m == nil {
+		return errors.New("expected a JSON object, got null")
+	}
+	var typ string
+	if err := json.Unmarshal(m["type"], &typ); err != nil || typ != "object" {
+		return fmt.Errorf(`expected "type":"object", got type %s`, string(m["type"]))
+	}
+	return nil
 }
 
 // Remove unregisters the tool with the final name.
 func (r *Registry) Remove(name string) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if _, ok := r.tools[name]; !ok {
+		r.mu.Unlock()
 		return fmt.Errorf("%w: %q", ErrUnknownTool, name)
 	}
 	delete(r.tools, name)
+	fns := r.subscribersLocked()
+	r.mu.Unlock()
+	notify(fns)
 	return nil
 }
 
-// Lookup returns the tool registered under the final name.
-func (r *Registry) Lookup(name string) (*Tool, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	t, ok := r.tools[name]
-	return t, ok
+// RemovePack unregisters the pack and every tool whose Pack is name. A name
+// that is neither a registered pack nor the Pack of any tool is
+// ErrUnknownPack.
+func (r *Registry) RemovePack(name string) error {
+	r.mu.Lock()
+	_, found := r.packs[name]
+	delete(r.packs, name)
+	for n, e := range r.tools {
+		if e.tool.Pack == name {
+			delete(r.tools, n)
+			found = true
+		}
+	}
+	if !found {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownPack, name)
+	}
+	fns := r.subscribersLocked()
+	r.mu.Unlock()
+	notify(fns)
+	return nil
 }
 
-// List returns the registered tools sorted by final name.
+// Lookup returns the tool registered under the final name. The Tool is shared
+// with the Registry and must not be modified.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	e, ok := r.tools[name]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// List returns the registered tools sorted by final name. The Tools are
+// shared with the Registry and must not be modified.
 func (r *Registry) List() []*Tool {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	out := make([]*Tool, 0, len(r.tools))
-	for _, t := range r.tools {
-		out = append(out, t)
+	for _, e := range r.tools {
+		out = append(out, e.tool)
+	}
+	r.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Packs returns the registered packs sorted by name, each with its
+// registered tools (final names) sorted by name.
+func (r *Registry) Packs() []*Pack {
+	r.mu.RLock()
+	byName := make(map[string]*Pack, len(r.packs))
+	for _, p := range r.packs {
+		byName[p.name] = &Pack{Name: p.name, Description: p.description}
+	}
+	for _, e := range r.tools {
+		if p, ok := byName[e.tool.Pack]; ok {
+			p.Tools = append(p.Tools, e.tool)
+		}
+	}
+	r.mu.RUnlock()
+	out := make([]*Pack, 0, len(byName))
+	for _, p := range byName {
+		sort.Slice(p.Tools, func(i, j int) bool { return p.Tools[i].Name < p.Tools[j].Name })
+		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// Invoke runs one call through the pipeline.
+var emptyObject = json.RawMessage(`{}`)
+
+// Invoke runs one call through the pipeline: look up → size/depth caps and
+// Tool.Decode → middleware → handler (under the timeout) → output validation
+// → default instructions.
+//
+// Domain failures, including invalid arguments (error type
+// validation_error), a recovered panic (internal_error) and a call that ran
+// out of time (timeout), come back as a failed Result with a nil error. A
+// non-nil error is a protocol failure: an unknown tool (ErrUnknownTool), a
+// context already done before the call or cancelled during it (wrapping
+// context.Canceled or context.DeadlineExceeded), an output that does not
+// match the output schema (ErrInvalidOutput), or an error returned by the
+// handler. Empty raw arguments (nil or zero length) mean "no arguments" and
+// are read as {}.
 func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
-	t, ok := r.Lookup(name)
-	if !ok {
+	if err := ctx.Err(); err != nil {
+		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
+	}
+	r.mu.RLock()
+	e := r.tools[name]
+	r.mu.RUnlock()
+	if e == nil {
 		return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
 	}
-	c := &Call{Tool: t, Raw: raw}
-	if t.Decode != nil {
-		a, err := t.Decode(raw)
-		if err != nil {
-			var ve *args.ValidationError
-			if errors.As(err, &ve) {
-				return args.Failure[any](ve), nil
-			}
-			return result.Result[any]{}, err
-		}
-		c.Args = a
+	if len(raw) == 0 {
+		raw = emptyObject
 	}
-	h := t.Handler
-	r.mu.RLock()
-	for i := len(r.mw) - 1; i >= 0; i-- {
-		h = r.mw[i](h)
-	}
-	r.mu.RUnlock()
-	res, err := h(ctx, c)
+	res, err := e.h(ctx, &Call{Tool: e.tool, Raw: raw})
 	if err != nil {
 		return result.Result[any]{}, err
 	}
 	return result.Apply(r.opts.Instructions, res), nil
 }
 
-// ToolOptions describe a typed tool built by Func.
-type ToolOptions struct {
-	Title       string
-	Doc         string
-	Annotations Annotations
-	Prefix      *string
-	Example     string
-	Timeout     time.Duration
-}
-
-// Func builds a Tool from a typed function; schemas and description come
-// from A (and R when it is a struct).
-func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Result[R], error), o ToolOptions) (*Tool, error) {
-	in, err := args.SchemaFor[A]()
-	if err != nil {
-		return nil, fmt.Errorf("registry: tool %q: %w", name, err)
+// decodeStage enforces the registry's size and depth caps and runs
+// Tool.Decode; a *args.ValidationError becomes a validation_error failure.
+func (r *Registry) decodeStage(next Handler) Handler {
+	maxBytes, maxDepth := r.maxBytes, r.maxDepth
+	return func(ctx context.Context, c *Call) (result.Result[any], error) {
+		if ve := checkLimits(c.Raw, maxBytes, maxDepth); ve != nil {
+			return args.Failure[any](ve), nil
+		}
+		if c.Tool.Decode != nil {
+			a, err := c.Tool.Decode(c.Raw)
+			if err != nil {
+				var ve *args.ValidationError
+				if errors.As(err, &ve) {
+					return args.Failure[any](ve), nil
+				}
+				return result.Result[any]{}, fmt.Errorf("registry: tool %q: decode arguments: %w", c.Tool.Name, err)
+			}
+			c.Args = a
+		}
+		return next(ctx, c)
 	}
-	desc, err := args.Describe[A](o.Doc)
-	if err != nil {
-		return nil, fmt.Errorf("registry: tool %q: %w", name, err)
-	}
-	dec := args.DecodeOptions{}
-	return &Tool{
-		Name: name, Title: o.Title, Description: desc, InputSchema: in,
-		Annotations: o.Annotations, Prefix: o.Prefix, Example: o.Example, Timeout: o.Timeout,
-		Source: SourceLocal,
-		Decode: func(raw json.RawMessage) (any, error) { return args.Decode[A](raw, dec) },
-		Handler: func(ctx context.Context, c *Call) (result.Result[any], error) {
-			res, err := fn(ctx, c.Args.(A))
-			return res.Any(), err
-		},
-	}, nil
 }

@@ -1,0 +1,122 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// ToolOptions describe a typed tool built by Func or declared with Declare.
+// The zero value gives an untitled tool without annotations, using the
+// registry's default prefix, timeout and the args package's default decode
+// bounds.
+type ToolOptions struct {
+	// Title is a short human-readable title.
+	Title string
+	// Doc is the tool's documentation text; the description is Doc followed
+	// by the arguments' schema Markdown (args.Describe). Go has no runtime
+	// docstrings, so the text is passed in. Use the undecorated tool name in
+	// it: the prefix is an implementation detail.
+	Doc string
+	// Annotations are the MCP hints.
+	Annotations Annotations
+	// Prefix overrides the registry's default prefix when non-nil; a pointer
+	// to "" disables prefixing for this tool.
+	Prefix *string
+	// Example is an example call, for introspection.
+	Example string
+	// Timeout, when positive, bounds each call of this tool.
+	Timeout time.Duration
+	// Decode bounds this tool's argument decoding; zero fields take the args
+	// package's defaults.
+	Decode args.DecodeOptions
+}
+
+// Func builds a Tool from a typed function. The input schema, the argument
+// Markdown and the description come from A (args.SchemaFor, args.Describe);
+// when R is a struct type its schema (args.SchemaOf) becomes the output
+// schema, compiled here, once, and every successful value is validated
+// against it before it leaves the pipeline. Raw arguments are decoded with
+// args.Decode into an A.
+//
+// Errors name the tool: an invalid undecorated name (ErrInvalidName), a nil
+// fn, or a schema the args package cannot build (such as an unsupported
+// validate tag).
+func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Result[R], error), o ToolOptions) (*Tool, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%w: tool %q: function is nil", ErrInvalidTool, name)
+	}
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("%w: tool %q: ToolOptions.Timeout is %s; expected zero (none) or a positive duration", ErrInvalidTool, name, o.Timeout)
+	}
+	in, err := args.SchemaFor[A]()
+	if err != nil {
+		return nil, fmt.Errorf("registry: tool %q: input schema: %w", name, err)
+	}
+	desc, err := args.Describe[A](o.Doc)
+	if err != nil {
+		return nil, fmt.Errorf("registry: tool %q: description: %w", name, err)
+	}
+	md, err := args.Markdown[A]()
+	if err != nil {
+		return nil, fmt.Errorf("registry: tool %q: arguments Markdown: %w", name, err)
+	}
+	ta, tr := reflect.TypeFor[A](), reflect.TypeFor[R]()
+	t := &Tool{
+		Name:        name,
+		Title:       o.Title,
+		Description: desc,
+		InputSchema: in,
+		Annotations: o.Annotations,
+		Prefix:      o.Prefix,
+		Source:      SourceLocal,
+		Signature:   fmt.Sprintf("%s(ctx context.Context, a %s) (result.Result[%s], error)", name, ta, tr),
+		Args:        md,
+		Returns:     fmt.Sprintf("result.Result[%s]", tr),
+		Example:     o.Example,
+		Timeout:     o.Timeout,
+	}
+	if tr.Kind() == reflect.Struct {
+		out, err := args.SchemaOf(tr)
+		if err != nil {
+			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
+		}
+		s, err := compileOutputSchema(name, out)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, name, err)
+		}
+		t.OutputSchema, t.out, t.outSrc = out, s, out
+	}
+	dec := o.Decode
+	t.Decode = func(raw json.RawMessage) (any, error) {
+		a, err := args.Decode[A](raw, dec)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	t.Handler = func(ctx context.Context, c *Call) (result.Result[any], error) {
+		a, ok := c.Args.(A)
+		if !ok {
+			return result.Result[any]{}, fmt.Errorf("registry: tool %q: arguments are %T; expected %s (was Call.Args replaced by a middleware?)", c.Tool.Name, c.Args, ta)
+		}
+		res, err := fn(ctx, a)
+		if err != nil {
+			return result.Result[any]{}, err
+		}
+		return res.Any(), nil
+	}
+	return t, nil
+}
+
+// errNilFunc is recorded by DeclareIn for a nil function.
+var errNilFunc = errors.New("function is nil")

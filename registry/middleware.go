@@ -1,0 +1,181 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// LevelTrace is the TRACE log level of seed 004, below slog.LevelDebug. The
+// Logging middleware writes "Tool called" and "completed successfully" at it.
+const LevelTrace = slog.LevelDebug - 4
+
+func toolName(c *Call) string {
+	if c == nil || c.Tool == nil {
+		return ""
+	}
+	return c.Tool.Name
+}
+
+// Logging returns the automatic tool-logging middleware of seed 004. The
+// Registry installs it as the outermost stage of every pipeline.
+//
+//   - "Tool called: {name}" at LevelTrace, before the call;
+//   - "Tool {name} completed successfully" at LevelTrace, after a success;
+//   - "Tool {name} failed: {error}" at slog.LevelError for a protocol
+//     failure, and the error is then returned, not swallowed;
+//   - "Tool {name} returned a failure: {error}" at slog.LevelDebug for a
+//     domain failure (bad arguments, not found, …): such failures are the
+//     model's to read and react to, not an operator's alarm.
+//
+// Every record carries the attribute tool={name}; a domain failure also
+// error_type. Arguments and values are never logged. A nil log means
+// slog.Default() at the time Logging is called. Messages are built only when
+// their level is enabled.
+func Logging(log *slog.Logger) Middleware {
+	if log == nil {
+		log = slog.Default()
+	}
+	return func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (result.Result[any], error) {
+			name := toolName(c)
+			if log.Enabled(ctx, LevelTrace) {
+				log.LogAttrs(ctx, LevelTrace, "Tool called: "+name, slog.String("tool", name))
+			}
+			res, err := next(ctx, c)
+			switch {
+			case err != nil:
+				if log.Enabled(ctx, slog.LevelError) {
+					log.LogAttrs(ctx, slog.LevelError, "Tool "+name+" failed: "+err.Error(), slog.String("tool", name))
+				}
+			case res.Success:
+				if log.Enabled(ctx, LevelTrace) {
+					log.LogAttrs(ctx, LevelTrace, "Tool "+name+" completed successfully", slog.String("tool", name))
+				}
+			default:
+				if log.Enabled(ctx, slog.LevelDebug) {
+					log.LogAttrs(ctx, slog.LevelDebug, "Tool "+name+" returned a failure: "+res.Error,
+						slog.String("tool", name), slog.String("error_type", string(res.ErrorType)))
+				}
+			}
+			return res, err
+		}
+	}
+}
+
+// Recover returns the panic-recovery middleware. A panic in next becomes a
+// failed Result with error type internal_error and a nil error, so the
+// process keeps serving; the panic value and stack are logged at
+// slog.LevelError ("Tool {name} failed: panic: {value}") and never put in the
+// Result. A nil log means slog.Default() at the time Recover is called.
+//
+// Recover only sees panics on the goroutine that runs next; the Registry
+// therefore installs it both outside the middleware chain and inside
+// Timeout, which runs the handler on its own goroutine.
+func Recover(log *slog.Logger) Middleware {
+	if log == nil {
+		log = slog.Default()
+	}
+	return func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (res result.Result[any], err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					name := toolName(c)
+					log.LogAttrs(ctx, slog.LevelError, fmt.Sprintf("Tool %s failed: panic: %v", name, p),
+						slog.String("tool", name), slog.String("stack", string(debug.Stack())))
+					res = result.Failuref[any](result.InternalError,
+						"tool %q failed with an internal error; the details were logged", name)
+					err = nil
+				}
+			}()
+			return next(ctx, c)
+		}
+	}
+}
+
+type outcome struct {
+	res result.Result[any]
+	err error
+}
+
+// Timeout returns the per-call timeout middleware. The limit of a call is its
+// Tool.Timeout when positive, else d. With a positive limit, next runs under
+// context.WithTimeout.
+//
+// When the call has a limit, or ctx can be cancelled, next runs on its own
+// goroutine and Timeout returns as soon as the context is done, even when the
+// handler ignores ctx:
+//
+//   - deadline passed (the limit or the caller's deadline): a failed Result
+//     with error type timeout and a nil error;
+//   - ctx cancelled by the caller: a protocol error wrapping
+//     context.Canceled.
+//
+// The abandoned handler goroutine keeps running in the background until it
+// returns; its outcome is discarded. A handler that returns an error wrapping
+// context.DeadlineExceeded after its deadline passed also yields the timeout
+// Result. Without a limit and with a context that cannot be cancelled, next
+// is called directly (no goroutine). Put Recover inside Timeout: a panic on
+// the handler goroutine is not seen by middleware outside it.
+func Timeout(d time.Duration) Middleware {
+	return func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (result.Result[any], error) {
+			limit := d
+			if c != nil && c.Tool != nil && c.Tool.Timeout > 0 {
+				limit = c.Tool.Timeout
+			}
+			if limit <= 0 && ctx.Done() == nil {
+				return next(ctx, c)
+			}
+			if limit > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, limit)
+				defer cancel()
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				res, err := next(ctx, c)
+				done <- outcome{res, err}
+			}()
+			select {
+			case o := <-done:
+				return finished(ctx, c, limit, o)
+			case <-ctx.Done():
+				select {
+				case o := <-done:
+					return finished(ctx, c, limit, o)
+				default:
+				}
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					return timedOut(c, limit, nil), nil
+				}
+				return result.Result[any]{}, fmt.Errorf("registry: tool %q: call cancelled: %w", toolName(c), ctx.Err())
+			}
+		}
+	}
+}
+
+func finished(ctx context.Context, c *Call, limit time.Duration, o outcome) (result.Result[any], error) {
+	if o.err != nil && errors.Is(o.err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return timedOut(c, limit, o.err), nil
+	}
+	return o.res, o.err
+}
+
+func timedOut(c *Call, limit time.Duration, cause error) result.Result[any] {
+	var r result.Result[any]
+	if limit > 0 {
+		r = result.Failuref[any](result.Timeout, "tool %q did not finish within %s", toolName(c), limit)
+	} else {
+		r = result.Failuref[any](result.Timeout, "tool %q did not finish before the caller's deadline", toolName(c))
+	}
+	if cause != nil {
+		r = r.WithException(cause)
+	}
+	return r
+}

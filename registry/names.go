@@ -1,0 +1,45 @@
+package registry
+
+import "fmt"
+
+// MaxNameLen is the longest tool name MCP allows.
+const MaxNameLen = 128
+
+// checkName reports whether name matches ^[A-Za-z0-9_.-]{1,128}$; the error
+// wraps ErrInvalidName and says what was expected.
+func checkName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: name is empty; expected 1 to %d characters from [A-Za-z0-9_.-]", ErrInvalidName, MaxNameLen)
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("%w: %q is %d bytes long; expected at most %d characters from [A-Za-z0-9_.-]", ErrInvalidName, name, len(name), MaxNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return fmt.Errorf("%w: %q has %q at byte %d; expected only characters from [A-Za-z0-9_.-]", ErrInvalidName, name, name[i], i)
+		}
+	}
+	return nil
+}
+
+func nameByte(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	case b == '_', b == '.', b == '-':
+		return true
+	}
+	return false
+}
+
+// ValidName reports whether name is a valid final tool name: 1 to 128
+// characters from [A-Za-z0-9_.-], as MCP requires.
+func ValidName(name string) bool { return checkName(name) == nil }
+
+// decorate returns the final name: prefix_name, or name when prefix is empty.
+func decorate(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "_" + name
+}
