@@ -1,0 +1,459 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// DefaultMaxBodyBytes is the invoke body cap used when Options.MaxBodyBytes
+// is zero or negative: 1 MiB.
+const DefaultMaxBodyBytes int64 = 1 << 20
+
+// Limits on query parameters of GET /tools.
+const (
+	// MaxQueryLen caps the q parameter, in bytes.
+	MaxQueryLen = 256
+	// MaxPackLen caps the pack parameter, in bytes.
+	MaxPackLen = 128
+)
+
+// Error types of the envelopes this package writes itself (HTTP-level
+// problems, before or around Registry.Invoke). A failed Result keeps its
+// own error type.
+const (
+	// ErrTypeUnknownTool: no tool has that name (404). Distinct from
+	// result.NotFound, which a tool reports about its own data.
+	ErrTypeUnknownTool result.ErrorType = "unknown_tool"
+	// ErrTypeUnknownPath: no endpoint at that path (404).
+	ErrTypeUnknownPath result.ErrorType = "unknown_path"
+	// ErrTypeInvalidName: the tool name in the path does not match
+	// [A-Za-z0-9_.-]{1,128} (400).
+	ErrTypeInvalidName result.ErrorType = "invalid_name"
+	// ErrTypeInvalidPath: the path is not canonical ("//", "/./", "/../")
+	// (400).
+	ErrTypeInvalidPath result.ErrorType = "invalid_path"
+	// ErrTypeInvalidParameter: an unknown, repeated or oversized query
+	// parameter (400).
+	ErrTypeInvalidParameter result.ErrorType = "invalid_parameter"
+	// ErrTypeBadRequest: the request body could not be read (400).
+	ErrTypeBadRequest result.ErrorType = "bad_request"
+	// ErrTypeMethodNotAllowed: the path exists but not for that method
+	// (405, with an Allow header).
+	ErrTypeMethodNotAllowed result.ErrorType = "method_not_allowed"
+	// ErrTypeTooLarge: the body is over Options.MaxBodyBytes (413).
+	ErrTypeTooLarge result.ErrorType = "too_large"
+	// ErrTypeUnsupportedMediaType: the Content-Type is missing or not
+	// application/json (415).
+	ErrTypeUnsupportedMediaType result.ErrorType = "unsupported_media_type"
+)
+
+// Options configure the handler built by New. The zero value is usable.
+type Options struct {
+	// MaxBodyBytes caps the body of an invoke request; a larger body is
+	// refused with 413. Zero or negative means DefaultMaxBodyBytes (1 MiB).
+	// The registry applies its own argument cap as well (a validation error).
+	MaxBodyBytes int64
+	// Logger receives protocol failures (ERROR) and client disconnects
+	// (DEBUG); nil means slog.Default().
+	Logger *slog.Logger
+	// Title is info.title of the OpenAPI document; empty means "toolpack".
+	Title string
+	// Version is info.version of the OpenAPI document; empty means "0.0.0".
+	Version string
+	// ServerURL, when set, is written as the only entry of the OpenAPI
+	// document's servers list (for example "http://127.0.0.1:8080/api" when
+	// the handler is mounted under /api). Empty omits servers, which OpenAPI
+	// reads as "/".
+	ServerURL string
+}
+
+// handler serves one registry. Build it with New.
+type handler struct {
+	reg     *registry.Registry
+	log     *slog.Logger
+	maxBody int64
+	title   string
+	version string
+	server  string
+	mux     *http.ServeMux
+	doc     *docCache
+	bufs    sync.Pool // *bytes.Buffer for invoke responses
+}
+
+// New returns an http.Handler serving reg as HTTP/JSON:
+//
+//	GET  /tools                 list (?pack= exact, ?q= case-insensitive substring)
+//	GET  /tools/{name}          one tool: schemas, annotations, description
+//	POST /tools/{name}/invoke   call the tool with the JSON body as arguments
+//	GET  /openapi.json          OpenAPI 3.1 document generated from reg
+//
+// Every other path is a JSON 404; a known path with another method is a JSON
+// 405 with an Allow header. Paths are relative to where the handler is
+// mounted; use http.StripPrefix to mount it under a prefix. See the package
+// documentation for status codes and envelopes.
+//
+// The handler subscribes to reg to invalidate its cached OpenAPI document;
+// the subscription ends when the handler is garbage collected.
+func New(reg *registry.Registry, opts Options) http.Handler {
+	h := &handler{
+		reg:     reg,
+		log:     opts.Logger,
+		maxBody: opts.MaxBodyBytes,
+		title:   opts.Title,
+		version: opts.Version,
+		server:  opts.ServerURL,
+		doc:     &docCache{},
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.title == "" {
+		h.title = "toolpack"
+	}
+	if h.version == "" {
+		h.version = "0.0.0"
+	}
+	h.bufs.New = func() any { return new(bytes.Buffer) }
+
+	// The subscription references only the cache, never h, so that h can be
+	// collected; the cleanup then ends the subscription.
+	c := h.doc
+	cancel := reg.Subscribe(c.invalidate)
+	runtime.AddCleanup(h, func(cancel func()) { cancel() }, cancel)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /tools", h.list)
+	mux.HandleFunc("/tools", methodNotAllowed("GET, HEAD"))
+	mux.HandleFunc("GET /tools/{name}", h.describe)
+	mux.HandleFunc("/tools/{name}", methodNotAllowed("GET, HEAD"))
+	mux.HandleFunc("POST /tools/{name}/invoke", h.invoke)
+	mux.HandleFunc("/tools/{name}/invoke", methodNotAllowed("POST"))
+	mux.HandleFunc("GET /openapi.json", h.openAPI)
+	mux.HandleFunc("/openapi.json", methodNotAllowed("GET, HEAD"))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, ErrTypeUnknownPath,
+			fmt.Sprintf("no endpoint at %s; expected GET /tools, GET /tools/{name}, POST /tools/{name}/invoke or GET /openapi.json", quoteTrunc(r.URL.Path)), nil)
+	})
+	h.mux = mux
+	return h
+}
+
+// ServeHTTP refuses non-canonical paths (which http.ServeMux would answer
+// with a redirect) and hands the rest to the mux.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; !canonicalPath(p) {
+		writeError(w, http.StatusBadRequest, ErrTypeInvalidPath,
+			fmt.Sprintf("path %s is not canonical; expected no empty, \".\" or \"..\" segments", quoteTrunc(p)), nil)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// canonicalPath reports whether p starts with "/" and has no empty (except
+// a trailing one), "." or ".." segments.
+func canonicalPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for s := p[1:]; ; {
+		i := strings.IndexByte(s, '/')
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		switch {
+		case seg == "." || seg == "..":
+			return false
+		case seg == "" && i >= 0:
+			return false
+		}
+		if i < 0 {
+			return true
+		}
+		s = s[i+1:]
+	}
+}
+
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, ErrTypeMethodNotAllowed,
+			fmt.Sprintf("method %s is not allowed on %s; allowed: %s", quoteTrunc(r.Method), quoteTrunc(r.URL.Path), allow), nil)
+	}
+}
+
+// validName reports whether name matches [A-Za-z0-9_.-]{1,128}.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > registry.MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		switch {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '_', b == '.', b == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// pathName returns the {name} path value, or writes a 400 and returns false.
+func pathName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := r.PathValue("name")
+	if !validName(name) {
+		writeError(w, http.StatusBadRequest, ErrTypeInvalidName,
+			fmt.Sprintf("tool name %s in the path is invalid; expected 1 to %d characters from [A-Za-z0-9_.-]", quoteTrunc(name), registry.MaxNameLen), nil)
+		return "", false
+	}
+	return name, true
+}
+
+// noQuery writes a 400 and returns false when the request has any query
+// parameter: the endpoint takes none, and ignoring them would hide mistakes.
+func noQuery(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.RawQuery == "" {
+		return true
+	}
+	writeError(w, http.StatusBadRequest, ErrTypeInvalidParameter,
+		fmt.Sprintf("%s takes no query parameters; got %s", quoteTrunc(r.URL.Path), quoteTrunc(r.URL.RawQuery)), nil)
+	return false
+}
+
+// jsonContentType reports whether ct is application/json, with optional
+// parameters; a charset parameter must be utf-8. It returns the reason
+// when it is not.
+func jsonContentType(ct string) (bool, string) {
+	if ct == "application/json" {
+		return true, ""
+	}
+	if strings.TrimSpace(ct) == "" {
+		return false, "the Content-Type header is missing; expected application/json"
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false, fmt.Sprintf("the Content-Type %s cannot be parsed (%v); expected application/json", quoteTrunc(ct), err)
+	}
+	if mt != "application/json" {
+		return false, fmt.Sprintf("the Content-Type is %s; expected application/json", quoteTrunc(mt))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return false, fmt.Sprintf("the charset is %s; expected utf-8", quoteTrunc(cs))
+	}
+	return true, ""
+}
+
+// invoke serves POST /tools/{name}/invoke.
+func (h *handler) invoke(w http.ResponseWriter, r *http.Request) {
+	name, ok := pathName(w, r)
+	if !ok || !noQuery(w, r) {
+		return
+	}
+	if ok, why := jsonContentType(r.Header.Get("Content-Type")); !ok {
+		writeError(w, http.StatusUnsupportedMediaType, ErrTypeUnsupportedMediaType, why, nil)
+		return
+	}
+	body, status, msg := h.readBody(w, r)
+	if status != 0 {
+		typ := ErrTypeBadRequest
+		if status == http.StatusRequestEntityTooLarge {
+			typ = ErrTypeTooLarge
+		}
+		writeError(w, status, typ, msg, nil)
+		return
+	}
+	res, err := h.reg.Invoke(r.Context(), name, body)
+	if err != nil {
+		h.protocolFailure(w, r, name, err)
+		return
+	}
+	h.writeResult(w, r, name, res)
+}
+
+// readBody reads at most h.maxBody bytes. On failure it returns the status
+// (413 or 400) and a message.
+func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+	tooLarge := func() ([]byte, int, string) {
+		return nil, http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("the request body is over the limit; expected at most %d bytes", h.maxBody)
+	}
+	if r.ContentLength > h.maxBody {
+		return tooLarge()
+	}
+	rd := http.MaxBytesReader(w, r.Body, h.maxBody)
+	var (
+		body []byte
+		err  error
+	)
+	if r.ContentLength >= 0 {
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(rd, body)
+		if err == nil {
+			// A body longer than its Content-Length is refused by net/http
+			// itself; this only guards hand-made requests.
+			var one [1]byte
+			if n, _ := rd.Read(one[:]); n > 0 {
+				err = errors.New("body longer than its Content-Length")
+			}
+		}
+	} else {
+		body, err = io.ReadAll(rd)
+	}
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return tooLarge()
+		}
+		return nil, http.StatusBadRequest, fmt.Sprintf("the request body could not be read: %v", err)
+	}
+	return body, 0, ""
+}
+
+// protocolFailure maps a non-nil error from Registry.Invoke to a status.
+// Only unknown tools, cancellation and deadlines are told to the client;
+// anything else is a 500 with a fixed message, logged at ERROR.
+func (h *handler) protocolFailure(w http.ResponseWriter, r *http.Request, name string, err error) {
+	ctx := r.Context()
+	switch {
+	case errors.Is(err, registry.ErrUnknownTool):
+		writeError(w, http.StatusNotFound, ErrTypeUnknownTool,
+			fmt.Sprintf("no tool named %q; GET /tools lists the tools", name), nil)
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		h.log.LogAttrs(ctx, slog.LevelDebug, "httpapi: client went away during the call",
+			slog.String("tool", name), slog.Any("err", err))
+		writeError(w, StatusClientClosedRequest, result.Cancelled,
+			fmt.Sprintf("the call to tool %q was cancelled", name), nil)
+	case errors.Is(err, context.DeadlineExceeded):
+		h.log.LogAttrs(ctx, slog.LevelWarn, "httpapi: call ran out of time",
+			slog.String("tool", name), slog.Any("err", err))
+		writeError(w, http.StatusGatewayTimeout, result.Timeout,
+			fmt.Sprintf("the call to tool %q ran out of time", name), nil)
+	default:
+		h.internal(w, r, name, err)
+	}
+}
+
+// internal logs err at ERROR and writes a 500 without internals.
+func (h *handler) internal(w http.ResponseWriter, r *http.Request, name string, err error) {
+	h.log.LogAttrs(r.Context(), slog.LevelError, "httpapi: call failed",
+		slog.String("tool", name), slog.String("path", r.URL.Path), slog.Any("err", err))
+	msg := "internal error; the details were logged on the server"
+	if name != "" {
+		msg = fmt.Sprintf("tool %q failed with an internal error; the details were logged on the server", name)
+	}
+	writeError(w, http.StatusInternalServerError, result.InternalError, msg, nil)
+}
+
+// writeResult writes a Result as the invoke envelope.
+func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, name string, res result.Result[any]) {
+	buf := h.bufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			h.bufs.Put(buf)
+		}
+	}()
+	buf.Reset()
+	status := http.StatusOK
+	if res.Success {
+		buf.WriteString(`{"ok":true,"value":`)
+		if err := appendJSON(buf, res.Value); err != nil {
+			h.internal(w, r, name, fmt.Errorf("marshal value: %w", err))
+			return
+		}
+	} else {
+		status = StatusFor(res.ErrorType)
+		buf.WriteString(`{"ok":false,"error":`)
+		appendString(buf, res.Error)
+		buf.WriteString(`,"error_type":`)
+		appendString(buf, string(res.ErrorType))
+		if res.ErrorData != nil {
+			buf.WriteString(`,"details":`)
+			if err := appendJSON(buf, res.ErrorData); err != nil {
+				h.internal(w, r, name, fmt.Errorf("marshal error data: %w", err))
+				return
+			}
+		}
+	}
+	if res.Message != "" {
+		buf.WriteString(`,"message":`)
+		appendString(buf, res.Message)
+	}
+	if res.Instruction != "" {
+		buf.WriteString(`,"instruction":`)
+		appendString(buf, res.Instruction)
+	}
+	buf.WriteByte('}')
+	writeJSON(w, status, buf.Bytes())
+}
+
+// appendJSON appends the JSON of v (without the encoder's newline).
+func appendJSON(buf *bytes.Buffer, v any) error {
+	n := buf.Len()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		buf.Truncate(n)
+		return err
+	}
+	buf.Truncate(buf.Len() - 1)
+	return nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(buf *bytes.Buffer, s string) {
+	// Marshalling a string cannot fail.
+	_ = appendJSON(buf, s)
+}
+
+// envelope is the JSON body of every error this package writes itself.
+type envelope struct {
+	OK        bool             `json:"ok"`
+	Error     string           `json:"error"`
+	ErrorType result.ErrorType `json:"error_type"`
+	Details   any              `json:"details,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, typ result.ErrorType, msg string, details any) {
+	b, err := json.Marshal(envelope{Error: msg, ErrorType: typ, Details: details})
+	if err != nil {
+		// Only details could fail; they are always marshalable here.
+		b = []byte(`{"ok":false,"error":"internal error","error_type":"internal_error"}`)
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
+	hd := w.Header()
+	hd["Content-Type"] = []string{"application/json"}
+	hd["X-Content-Type-Options"] = []string{"nosniff"}
+	hd["Cache-Control"] = []string{"no-store"}
+	hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// quoteTrunc quotes s for an error message, cut to 80 bytes so hostile
+// input cannot inflate responses.
+func quoteTrunc(s string) string {
+	const max = 80
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + fmt.Sprintf(" (%d bytes, cut)", len(s))
+	}
+	return strconv.Quote(s)
+}
