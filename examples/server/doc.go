@@ -45,6 +45,7 @@
 //
 //	all packs, served over stdio (-stdio)           TestE2E_StdioCommandTransport, Example_stdio
 //	default: one HTTP listener, MCP at /mcp          TestE2E_StreamableHTTP
+//	REST at /tools (adapters/httpapi), /openapi.json TestE2E_StreamableHTTP/REST
 //	/healthz                                         TestE2E_StreamableHTTP/healthz
 //	initialize, tools/list, tools/call success,      TestE2E_StdioCommandTransport, TestE2E_StreamableHTTP,
 //	  validation failure, domain failure,              TestE2E_StdioStdoutCarriesOnlyProtocol

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
@@ -190,6 +191,48 @@ func TestE2E_StreamableHTTP(t *testing.T) {
 		assert.Equal(t, "ok", h.Status)
 		assert.Equal(t, len(ojTools), h.Tools)
 		assert.Contains(t, h.Packs, "oj")
+	})
+
+	t.Run("REST", func(t *testing.T) {
+		get := func(path string) (int, map[string]any) {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+path, nil)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			var body map[string]any
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+			return resp.StatusCode, body
+		}
+		invoke := func(name, body string) (int, map[string]any) {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/"+name+"/invoke", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			var out map[string]any
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+			return resp.StatusCode, out
+		}
+		code, list := get("/tools")
+		assert.Equal(t, http.StatusOK, code)
+		assert.Contains(t, fmt.Sprint(list), "get_problem")
+		code, doc := get("/openapi.json")
+		assert.Equal(t, http.StatusOK, code)
+		assert.Equal(t, "3.1.0", doc["openapi"])
+
+		code, out := invoke("get_problem", `{"source":"leetcode","id":"1"}`)
+		assert.Equal(t, http.StatusOK, code)
+		assert.Equal(t, true, out["ok"])
+		assert.Contains(t, out["value"], "Two Sum")
+		code, out = invoke("get_problem", `{"source":"leetcode","bogus":1}`)
+		assert.Equal(t, http.StatusBadRequest, code, "validation failure")
+		assert.Equal(t, false, out["ok"])
+		code, out = invoke("get_problem", `{"source":"leetcode","id":"missing"}`)
+		assert.Equal(t, false, out["ok"], "domain failure")
+		assert.Equal(t, "upstream_failure", out["error_type"], "the backend's 404 is an upstream failure")
+		assert.Equal(t, http.StatusBadGateway, code)
+		code, _ = invoke("no_such_tool", `{}`)
+		assert.Equal(t, http.StatusNotFound, code)
 	})
 
 	t.Run("graceful shutdown on SIGTERM", func(t *testing.T) {

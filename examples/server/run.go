@@ -149,6 +149,7 @@ func newMux(reg *registry.Registry, srv *sdk.Server, log *slog.Logger) *http.Ser
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs})
 	})
+	mountREST(mux, reg, log)
 	return mux
 }
 
