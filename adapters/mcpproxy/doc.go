@@ -57,8 +57,10 @@
 //   - a JSON-RPC error from the remote → a protocol failure: a non-nil
 //     error wrapping *jsonrpc.Error;
 //   - a transport failure → a non-nil error wrapping ErrCall, text redacted;
-//   - disconnected server, or the connection closing during the call →
-//     failure with error type unavailable, at once;
+//   - disconnected server, the connection closing during the call, or a
+//     request the SDK's transport could not deliver (JSON-RPC code -32005,
+//     e.g. the HTTP server is down) → failure with error type unavailable,
+//     at once; the server is marked disconnected and reconnected;
 //   - the caller's context ends → cancelled (or timeout for a deadline),
 //     as does Options.CallTimeout.
 //
@@ -123,6 +125,7 @@
 //	| real child process over stdio: kill → unavailable → reconnect    | TestStdioChildProcessKilledAndReconnected                  |
 //	| streamable HTTP on 127.0.0.1 with a required auth header;        | TestStreamableHTTPWithAuthHeader                           |
 //	|   secrets absent from logs and status                            |                                                            |
+//	| HTTP server gone: calls unavailable at once, then reconnected    | TestStreamableHTTPServerDownIsUnavailableThenReconnects    |
 //	| secrets redacted from any text and from every log attribute      | TestRedactorProperty (rapid), TestRedactorCoversAllSecretKinds, |
 //	|                                                                  |   TestRedactingLogHandler, TestDisplayURLHidesCredentials  |
 //	| seed 001 "Proxy tool signature from schema"                      | TestSignatureFromSchema, TestSignatureProperty (rapid)     |

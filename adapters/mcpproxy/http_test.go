@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 func TestStreamableHTTPWithAuthHeader(t *testing.T) {
@@ -67,4 +69,55 @@ func TestStreamableHTTPWithAuthHeader(t *testing.T) {
 		assert.NotContains(t, everything, secret, "a secret leaked into logs or status")
 	}
 	assert.Contains(t, logs.String(), "MCP server connected", "the logs were captured")
+}
+
+func TestStreamableHTTPServerDownIsUnavailableThenReconnects(t *testing.T) {
+	srv := testmcp.New(testmcp.Options{Name: "httpserver"})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	ts := httptest.NewServer(h)
+	addr := ts.Listener.Addr().String()
+
+	reg := newRegistry()
+	log := newStatusLog()
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "api", URL: ts.URL + "/mcp"}},
+		mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record})
+	require.Equal(t, mcpproxy.Connected, statusOf(t, p, "api").State)
+
+	// The server goes away: its connections (including the client's
+	// standing SSE stream) are cut and the port is closed.
+	ts.CloseClientConnections()
+	ts.Close()
+	res, err := reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"x"}`))
+	require.NoError(t, err, "an unreachable server is a domain failure, not a protocol error")
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	// Usually the failed request tells first ("could not be reached"); if
+	// the broken SSE stream ended the session first, the server is already
+	// marked disconnected. Either way: unavailable, at once.
+	assert.Contains(t, res.Error, `MCP server "api"`)
+	st := statusOf(t, p, "api")
+	assert.Equal(t, mcpproxy.Disconnected, st.State, "marked at once by the failed call")
+
+	res, err = reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"x"}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `MCP server "api" is disconnected`)
+
+	// The server comes back on the same address.
+	l, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	ts2 := httptest.NewUnstartedServer(h)
+	ts2.Listener.Close()
+	ts2.Listener = l
+	ts2.Start()
+	t.Cleanup(func() {
+		ts2.CloseClientConnections()
+		ts2.Close()
+	})
+	log.waitFor(t, "api", "reconnected", func(s mcpproxy.Status) bool {
+		return s.State == mcpproxy.Connected && s.Connects >= 2
+	})
+	res, err = reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"back"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "back", res.Value)
+	require.NoError(t, p.Close())
 }

@@ -104,6 +104,7 @@ type server struct {
 	log     *slog.Logger
 	client  *mcp.Client
 	refresh chan struct{}
+	broken  chan struct{} // a call found the session unusable
 
 	mu         sync.Mutex
 	sess       *mcp.ClientSession
@@ -156,7 +157,7 @@ func New(ctx context.Context, reg *registry.Registry, cfgs []Config, opts Option
 
 func (p *Proxy) newServer(c Config) *server {
 	s := &server{p: p, cfg: c, source: registry.SourceProxyPrefix + c.Name, red: newRedactor(c),
-		refresh: make(chan struct{}, 1)}
+		refresh: make(chan struct{}, 1), broken: make(chan struct{}, 1)}
 	switch {
 	case len(c.Command) > 0:
 		s.kind = TransportStdio
@@ -471,6 +472,16 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 				s.log.Warn("refreshing the tools of the MCP server failed; reconnecting", "error", err)
 				s.drop(sess, s.red.err(err))
 			}
+		case <-s.broken:
+			s.mu.Lock()
+			stale := s.sess == sess // the signal was about an earlier session
+			s.mu.Unlock()
+			if !stale {
+				s.log.Warn("MCP server unreachable during a call; reconnecting with back-off")
+				s.drop(sess, "")
+				<-done
+				return true
+			}
 		case <-done:
 			s.drop(sess, "connection closed by the server")
 			s.log.Warn("MCP server connection dropped; reconnecting with back-off")
@@ -479,18 +490,42 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 	}
 }
 
-// drop closes sess and, if it is the current session, marks the server
-// disconnected.
-func (s *server) drop(sess *mcp.ClientSession, why string) {
+// markDropped marks the server disconnected if sess is its current session
+// and reports whether it was.
+func (s *server) markDropped(sess *mcp.ClientSession, why string) bool {
 	s.mu.Lock()
 	current := s.sess == sess
 	if current {
 		s.sess = nil
 	}
 	s.mu.Unlock()
-	_ = sess.Close()
 	if current {
 		s.update(func(st *Status) { st.State = Disconnected; st.LastError = why })
+	}
+	return current
+}
+
+// drop closes sess and, if it is the current session, marks the server
+// disconnected (why == "" keeps the last error).
+func (s *server) drop(sess *mcp.ClientSession, why string) {
+	s.mu.Lock()
+	if why == "" {
+		why = s.status.LastError
+	}
+	s.mu.Unlock()
+	s.markDropped(sess, why)
+	_ = sess.Close()
+}
+
+// callBroke is called when a call finds sess unusable: the server is marked
+// disconnected at once (later calls fail promptly) and the watching
+// goroutine closes the session and reconnects.
+func (s *server) callBroke(sess *mcp.ClientSession, why string) {
+	if s.markDropped(sess, why) {
+		select {
+		case s.broken <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -578,18 +613,24 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 			return ctxFailure(cerr), nil
 		}
 		var werr *jsonrpc.Error
-		if errors.As(err, &werr) {
+		if errors.As(err, &werr) && werr.Code != codeRejectedByTransport {
 			return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: remote protocol error: %w", s.cfg.Name, remote, werr)
 		}
-		if errors.Is(err, mcp.ErrConnectionClosed) {
-			s.drop(sess, "connection closed during a call")
+		if werr != nil || errors.Is(err, mcp.ErrConnectionClosed) {
+			why := "the call could not be delivered: " + s.red.err(err)
+			s.callBroke(sess, why)
 			return result.Failuref[any](result.Unavailable,
-				"MCP server %q closed the connection during the call of %q; it is being reconnected", s.cfg.Name, remote), nil
+				"MCP server %q could not be reached for the call of %q (%s); it is being reconnected", s.cfg.Name, remote, why), nil
 		}
 		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.red.err(err), ErrCall)
 	}
 	return mapResult(res, s.p.opts.MaxResultBytes), nil
 }
+
+// codeRejectedByTransport is the go-sdk's JSON-RPC code for a request its
+// client transport could not deliver (network failure, closed stream); the
+// server never saw the call.
+const codeRejectedByTransport = -32005
 
 // fieldError has the JSON shape of the args package's field errors.
 type fieldError struct {
