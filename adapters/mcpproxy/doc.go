@@ -93,6 +93,7 @@
 //	| invalid config (both/neither, name, URL, env, headers) is an     | TestNewRejectsInvalidConfig, TestNewRejectsNilRegistry     |
 //	|   error naming the server and field                              |                                                            |
 //	| config errors never show header/URL secrets                      | TestConfigErrorNeverShowsSecrets                           |
+//	| any config: accepted or *ConfigError, no panic, no secret shown  | TestConfigValidationProperty (rapid)                       |
 //	| tools become a pack: names, title, description, schemas,         | TestInMemoryToolsRegisteredAsPack                          |
 //	|   annotations, pack, source proxy:{server}, no Decode            |                                                            |
 //	| registry prefix applies on top of server.tool                    | TestRegistryPrefixApplies                                  |

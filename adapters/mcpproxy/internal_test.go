@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -108,4 +109,35 @@ func TestConvertToolSkipsBadSchemas(t *testing.T) {
 	assert.Empty(t, why)
 	assert.Equal(t, "From annotations", rt.title)
 	assert.JSONEq(t, `{"type":"object","properties":{}}`, string(rt.inputSchema), "a missing input schema becomes the empty object schema")
+}
+
+// For any configuration, validation either accepts it or returns
+// *ConfigErrors wrapping ErrInvalidConfig; it never panics and never quotes
+// a header or environment value.
+func TestConfigValidationProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		str := rapid.StringOfN(rapid.SampledFrom([]rune("aZ09_.- :/[]@?=\r\n\x00")), 0, 12, -1)
+		secret := "SECRET-" + rapid.StringMatching(`[a-z]{4,8}`).Draw(t, "secret")
+		c := Config{Name: str.Draw(t, "name")}
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 1:
+			c.Command = rapid.SliceOfN(str, 0, 3).Draw(t, "command")
+			c.Env = map[string]string{str.Draw(t, "envKey"): secret}
+		case 2:
+			c.URL = rapid.SampledFrom([]string{"http://127.0.0.1/", "https://h/p", "ftp://h", "http://[::1", "", "//h"}).Draw(t, "url") + str.Draw(t, "tail")
+			c.Headers = map[string]string{str.Draw(t, "headerKey"): secret + str.Draw(t, "headerTail")}
+		case 3:
+			c.Transport = func(context.Context) (mcp.Transport, error) { return nil, errors.New("x") }
+		}
+		err := validate([]Config{c})
+		if err == nil {
+			require.True(t, serverNameRE.MatchString(c.Name))
+			return
+		}
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce)
+		require.NotEmpty(t, ce.Field)
+		require.NotContains(t, err.Error(), secret)
+	})
 }
