@@ -1,70 +1,208 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 )
 
-// benchCalls is how many get_problem calls one measurement makes.
-const benchCalls = 1000
+// Shape of one measurement: benchRounds rounds of benchRoundCalls calls per
+// server, so benchRounds×benchRoundCalls = 1,000 get_problem calls each.
+const (
+	benchRounds     = 10
+	benchRoundCalls = 100
+)
 
-// measure makes benchCalls get_problem calls on s, one after the other,
-// and returns the rate in calls per second.
-func measure(b *testing.B, s *sdk.ClientSession) float64 {
+// countingBackend is the mock backend on 127.0.0.1 with a count of the TCP
+// connections it has accepted (to see whether a server reuses them).
+type countingBackend struct {
+	url   string
+	conns atomic.Int64
+}
+
+func newCountingBackend(tb testing.TB) *countingBackend {
+	tb.Helper()
+	cb := &countingBackend{}
+	srv := httptest.NewUnstartedServer(mockbackend.New(mockbackend.Options{}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			cb.conns.Add(1)
+		}
+	}
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	cb.url = srv.URL
+	return cb
+}
+
+// round makes n get_problem calls on s, one after the other, and returns
+// the rate in calls per second.
+func round(b *testing.B, s *sdk.ClientSession, n int) float64 {
 	b.Helper()
 	args := map[string]any{"source": "leetcode", "id": "1"}
 	start := time.Now()
-	for range benchCalls {
+	for range n {
 		res, err := s.CallTool(b.Context(), &sdk.CallToolParams{Name: "get_problem", Arguments: args})
 		if err != nil || res.IsError {
 			b.Fatalf("get_problem failed: %v %+v", err, res)
 		}
 	}
-	return benchCalls / time.Since(start).Seconds()
+	return float64(n) / time.Since(start).Seconds()
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // BenchmarkStdioGetProblem drives the built examples/oj server (and the
 // reference server when OJ_REF_BIN is set) over stdio with the go-sdk
-// client: 1,000 get_problem calls per server per iteration against the
-// mock backend on 127.0.0.1. It reports ours_calls/s and, with the
-// reference, ref_calls/s and ratio (ours / reference; the goal is ≥ 1).
-// Run it with -benchtime=1x for exactly 1,000 calls per server.
+// client against the mock backend on 127.0.0.1: per iteration, 1,000
+// get_problem calls per server in benchRounds rounds of benchRoundCalls,
+// the two servers alternating round by round (and which goes first
+// alternating too), so that load from other processes on a shared machine
+// hits both alike.
+//
+// Metrics: ours_calls/s and ref_calls/s are the medians of the per-round
+// rates; ratio is ours/ref of those medians and paired_ratio the median of
+// the per-round ratios (goal: ≥ 1). backend_req/s is the mock backend's
+// own sequential rate (a keep-alive Go client, measured in the same run):
+// it must be far above both servers' rates for the backend not to be the
+// bottleneck. ours_conns and ref_conns count the backend connections each
+// server opened during the measured calls (0: the connection opened during
+// the warm-up is kept alive and reused). ours_cpu_µs/call and
+// ref_cpu_µs/call are each server process's CPU time (user + system, from
+// /proc, 10 ms ticks) per measured call; 0 where /proc is unavailable.
+//
+// OJ_OUR_BIN, when set, replaces the examples/oj build under test (for
+// example a build with -tags ojprofile writing a CPU profile to the file
+// named by OJ_CPUPROFILE).
+//
+// Run it with -benchtime=1x (one iteration = 1,000 calls per server).
 func BenchmarkStdioGetProblem(b *testing.B) {
-	_, url := backend(b, "")
-	ours := connect(b, ourBin, []string{"--base-url", url})
-	var ref *sdk.ClientSession
-	if p := os.Getenv("OJ_REF_BIN"); p != "" {
-		ref = connect(b, p, []string{"--base-url", url})
+	cb := newCountingBackend(b)
+	bin := ourBin
+	if p := os.Getenv("OJ_OUR_BIN"); p != "" {
+		bin = p // another build of examples/oj, e.g. -tags ojprofile
 	}
-	// Warm both up (connections, caches) outside the measurement.
+	ours, oursCmd := connectCmd(b, bin, []string{"--base-url", cb.url})
+	var ref *sdk.ClientSession
+	var refCmd *exec.Cmd
+	if p := os.Getenv("OJ_REF_BIN"); p != "" {
+		ref, refCmd = connectCmd(b, p, []string{"--base-url", cb.url})
+	}
+	// Warm both up (process start, first connection) outside the measurement.
 	for _, s := range []*sdk.ClientSession{ours, ref} {
 		if s != nil {
-			call(b, s, "get_problem", map[string]any{"source": "leetcode", "id": "1"})
+			round(b, s, 20)
 		}
 	}
-	var oursRate, refRate float64
+	var oursRates, refRates, paired, backendRates []float64
+	var oursConns, refConns int64
+	var oursCPU, refCPU time.Duration
+	timed := func(s *sdk.ClientSession, cmd *exec.Cmd, conns *int64, cpu *time.Duration) float64 {
+		before, cpu0 := cb.conns.Load(), processCPU(cmd)
+		r := round(b, s, benchRoundCalls)
+		*conns += cb.conns.Load() - before
+		*cpu += processCPU(cmd) - cpu0
+		return r
+	}
 	n := 0
 	for b.Loop() {
-		// Alternate the order so neither server always runs first.
-		if n%2 == 0 {
-			oursRate += measure(b, ours)
-			if ref != nil {
-				refRate += measure(b, ref)
+		for i := range benchRounds {
+			var o, r float64
+			if ref != nil && (n*benchRounds+i)%2 == 1 {
+				r = timed(ref, refCmd, &refConns, &refCPU)
+				o = timed(ours, oursCmd, &oursConns, &oursCPU)
+			} else {
+				o = timed(ours, oursCmd, &oursConns, &oursCPU)
+				if ref != nil {
+					r = timed(ref, refCmd, &refConns, &refCPU)
+				}
 			}
-		} else {
+			oursRates = append(oursRates, o)
 			if ref != nil {
-				refRate += measure(b, ref)
+				refRates = append(refRates, r)
+				paired = append(paired, o/r)
 			}
-			oursRate += measure(b, ours)
 		}
+		backendRates = append(backendRates, backendRate(b, cb.url))
 		n++
 	}
-	b.ReportMetric(oursRate/float64(n), "ours_calls/s")
+	calls := float64(n * benchRounds * benchRoundCalls)
+	b.ReportMetric(median(oursRates), "ours_calls/s")
+	b.ReportMetric(float64(oursConns)/float64(n), "ours_conns")
+	b.ReportMetric(float64(oursCPU.Microseconds())/calls, "ours_cpu_µs/call")
+	b.ReportMetric(median(backendRates), "backend_req/s")
 	if ref != nil {
-		b.ReportMetric(refRate/float64(n), "ref_calls/s")
-		b.ReportMetric(oursRate/refRate, "ratio")
+		b.ReportMetric(median(refRates), "ref_calls/s")
+		b.ReportMetric(float64(refConns)/float64(n), "ref_conns")
+		b.ReportMetric(float64(refCPU.Microseconds())/calls, "ref_cpu_µs/call")
+		b.ReportMetric(median(oursRates)/median(refRates), "ratio")
+		b.ReportMetric(median(paired), "paired_ratio")
 	}
+}
+
+// processCPU returns the user + system CPU time used so far by cmd's
+// process (all its threads), or 0 when /proc cannot tell.
+func processCPU(cmd *exec.Cmd) time.Duration {
+	if cmd == nil || cmd.Process == nil {
+		return 0
+	}
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name: state is field 3,
+	// utime and stime are fields 14 and 15 (clock ticks of 1/100 s).
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// backendRate measures the mock backend alone: benchRoundCalls sequential
+// GETs of the benchmark's problem with a keep-alive client.
+func backendRate(b *testing.B, url string) float64 {
+	b.Helper()
+	c := &http.Client{Transport: &http.Transport{}}
+	defer c.CloseIdleConnections()
+	start := time.Now()
+	for range benchRoundCalls {
+		resp, err := c.Get(url + "/api/v1/problems/leetcode/1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+	}
+	return benchRoundCalls / time.Since(start).Seconds()
 }

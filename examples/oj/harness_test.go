@@ -65,6 +65,13 @@ func backend(tb testing.TB, token string) (*mockbackend.Backend, string) {
 // extraEnv entries are added to the environment (RUST_LOG=off by default).
 func connect(tb testing.TB, bin string, args []string, extraEnv ...string) *sdk.ClientSession {
 	tb.Helper()
+	s, _ := connectCmd(tb, bin, args, extraEnv...)
+	return s
+}
+
+// connectCmd is connect that also returns the started server process.
+func connectCmd(tb testing.TB, bin string, args []string, extraEnv ...string) (*sdk.ClientSession, *exec.Cmd) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.Command(bin, args...)
@@ -77,7 +84,7 @@ func connect(tb testing.TB, bin string, args []string, extraEnv ...string) *sdk.
 		tb.Fatalf("connect to %s: %v", bin, err)
 	}
 	tb.Cleanup(func() { _ = s.Close() })
-	return s
+	return s, cmd
 }
 
 // protocolVersion is the MCP version the test client asks for.

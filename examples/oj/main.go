@@ -55,8 +55,14 @@ func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(run(os.Args[1:], os.Getenv(LogEnv), os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Getenv(LogEnv), os.Stdout, os.Stderr)
+	atExit()
+	os.Exit(code)
 }
+
+// atExit runs after run returns, before the process exits (a hook for
+// builds with the ojprofile tag; nothing otherwise).
+var atExit = func() {}
 
 // run is main without the process: it returns the exit status (0 success,
 // 1 runtime or configuration error, 2 usage error).
