@@ -83,19 +83,25 @@ func Recover(log *slog.Logger) Middleware {
 	}
 	return func(next Handler) Handler {
 		return func(ctx context.Context, c *Call) (res result.Result[any], err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					name := toolName(c)
-					log.LogAttrs(ctx, slog.LevelError, fmt.Sprintf("Tool %s failed: panic: %v", name, p),
-						slog.String("tool", name), slog.String("stack", string(debug.Stack())))
-					res = result.Failuref[any](result.InternalError,
-						"tool %q failed with an internal error; the details were logged", name)
-					err = nil
-				}
-			}()
+			defer recoverInto(ctx, log, c, &res, &err)
 			return next(ctx, c)
 		}
 	}
+}
+
+// recoverInto is Recover's deferred function: a named function rather than a
+// closure, so that a call that does not panic allocates nothing.
+func recoverInto(ctx context.Context, log *slog.Logger, c *Call, res *result.Result[any], err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	name := toolName(c)
+	log.LogAttrs(ctx, slog.LevelError, fmt.Sprintf("Tool %s failed: panic: %v", name, p),
+		slog.String("tool", name), slog.String("stack", string(debug.Stack())))
+	*res = result.Failuref[any](result.InternalError,
+		"tool %q failed with an internal error; the details were logged", name)
+	*err = nil
 }
 
 type outcome struct {
