@@ -45,6 +45,11 @@ type ToolOptions struct {
 // against it before it leaves the pipeline. Raw arguments are decoded with
 // args.Decode into an A.
 //
+// When A has an args.Consent field (seed 004 "Explicit Use Pattern"), the
+// description carries the "REQUIRES EXPLICIT USER INSTRUCTION" warning (added
+// by args.Describe) and Annotations.Destructive defaults to true unless o
+// states it.
+//
 // Errors name the tool: an invalid undecorated name (ErrInvalidName), a nil
 // fn, or a schema the args package cannot build (such as an unsupported
 // validate tag).
@@ -84,6 +89,9 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		Returns:     fmt.Sprintf("result.Result[%s]", tr),
 		Example:     o.Example,
 		Timeout:     o.Timeout,
+	}
+	if _, ok := args.ConsentPhrase(ta); ok && t.Annotations.Destructive == nil {
+		t.Annotations.Destructive = Bool(true)
 	}
 	if tr.Kind() == reflect.Struct {
 		out, err := args.SchemaOf(tr)

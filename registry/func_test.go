@@ -133,3 +133,25 @@ func TestFunc_BadInputIsError(t *testing.T) {
 	assert.Error(t, err, "arguments must be a struct")
 	assert.Contains(t, err.Error(), `"not_struct"`)
 }
+
+// Through Func and args.Decode, every violation of a call is listed at once
+// with its JSON field name.
+func TestFunc_ValidationListsEveryField(t *testing.T) {
+	tool, err := Func("search", benchTool, ToolOptions{})
+	require.NoError(t, err)
+	r := New(noPrefix())
+	require.NoError(t, r.Add(tool))
+	res, err := r.Invoke(t.Context(), "search",
+		json.RawMessage(`{"query":"","limit":500,"mode":"slow","boost":11,"tags":[""],"extra":true}`))
+	require.NoError(t, err)
+	require.Equal(t, result.ValidationError, res.ErrorType)
+	fes, ok := res.ErrorData.([]args.FieldError)
+	require.True(t, ok, "%T", res.ErrorData)
+	var fields []string
+	for _, fe := range fes {
+		fields = append(fields, fe.Field)
+	}
+	for _, f := range []string{"query", "limit", "mode", "boost", "tags[0]", "extra"} {
+		assert.Contains(t, fields, f)
+	}
+}

@@ -158,7 +158,7 @@ func Timeout(d time.Duration) Middleware {
 				default:
 				}
 				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					return timedOut(c, limit, nil), nil
+					return timedOut(c, limit), nil
 				}
 				return result.Result[any]{}, fmt.Errorf("registry: tool %q: call cancelled: %w", toolName(c), ctx.Err())
 			}
@@ -168,20 +168,17 @@ func Timeout(d time.Duration) Middleware {
 
 func finished(ctx context.Context, c *Call, limit time.Duration, o outcome) (result.Result[any], error) {
 	if o.err != nil && errors.Is(o.err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return timedOut(c, limit, o.err), nil
+		return timedOut(c, limit), nil
 	}
 	return o.res, o.err
 }
 
-func timedOut(c *Call, limit time.Duration, cause error) result.Result[any] {
-	var r result.Result[any]
+// timedOut is the failure of a call that ran out of time. It is the same
+// whether the handler returned context.DeadlineExceeded or was abandoned, so
+// callers see one stable form.
+func timedOut(c *Call, limit time.Duration) result.Result[any] {
 	if limit > 0 {
-		r = result.Failuref[any](result.Timeout, "tool %q did not finish within %s", toolName(c), limit)
-	} else {
-		r = result.Failuref[any](result.Timeout, "tool %q did not finish before the caller's deadline", toolName(c))
+		return result.Failuref[any](result.Timeout, "tool %q did not finish within %s", toolName(c), limit)
 	}
-	if cause != nil {
-		r = r.WithException(cause)
-	}
-	return r
+	return result.Failuref[any](result.Timeout, "tool %q did not finish before the caller's deadline", toolName(c))
 }
