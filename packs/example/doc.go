@@ -1,0 +1,35 @@
+// Package example is the conditional example pack of seed 004: a few small
+// tools that show the conventions, included by a host only when
+// MCP_INCLUDE_EXAMPLE_TOOLS is exactly "true" (see Enabled and Register).
+//
+// Tools (undecorated names; a registry may add a prefix):
+//
+//	echo             returns its text, optionally upper-cased (read-only)
+//	add              adds two integers in [-1000000, 1000000] (numeric bounds)
+//	text_stats       counts characters, words and lines; structured result
+//	                 with an output schema validated by the registry
+//	create_document  stores a document; destructive, requires the consent
+//	                 phrase CREATE_DOCUMENT (args.Consent), so its description
+//	                 carries "REQUIRES EXPLICIT USER INSTRUCTION"
+//	get_document     reads a document back; an unknown id is a not_found
+//	                 domain failure
+//
+// Each pack built by New has its own in-memory store (at most MaxDocuments
+// documents), so hosts and tests do not share state. The tools are declared
+// in a registry.Collection of the pack's own, so New can be called any
+// number of times.
+//
+// # Scenarios → tests
+//
+//	Conditional example tool: included when "true"   TestConditional_IncludedWhenTrue
+//	Conditional example tool: excluded otherwise      TestConditional_ExcludedOtherwise, TestEnabled_OnlyExactTrue
+//	Pack contents, annotations, undecorated docs      TestNew_PackContents
+//	Fresh store per pack                              TestNew_IndependentStores
+//	echo                                              TestEcho
+//	add: numeric bounds, all fields reported          TestAdd_Bounds
+//	text_stats: structured, output schema             TestTextStats_StructuredOutput
+//	Literal type enforcement (consent phrase)         TestCreateDocument_RequiresExactConsent
+//	Tool description warning                          TestCreateDocument_DescriptionWarning
+//	Domain failures (not_found, conflict)             TestGetDocument_NotFound, TestCreateDocument_DuplicateTitleConflict
+//	Concurrent use of one pack                        TestCreateDocument_Concurrent
+package example
