@@ -115,8 +115,10 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c := &Client{base: base, token: cfg.Token, http: cfg.HTTPClient, now: cfg.Now, log: cfg.Logger, conv: NewConverter()}
 	if c.http == nil {
+		// No http.Client.Timeout: get bounds every request, body included,
+		// with a RequestTimeout context deadline, and Client.Timeout would
+		// add a timer, a goroutine and a second context per request.
 		c.http = &http.Client{
-			Timeout: RequestTimeout,
 			CheckRedirect: func(_ *http.Request, via []*http.Request) error {
 				if len(via) > MaxRedirects {
 					return fmt.Errorf("stopped after %d redirects", MaxRedirects)
@@ -190,27 +192,78 @@ func (c *Client) get(ctx context.Context, path string) (*response, error) {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	debug := c.log.Enabled(ctx, slog.LevelDebug) // skip building log attributes when off
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.log.LogAttrs(ctx, slog.LevelDebug, "oj request failed", slog.String("path", path), slog.Duration("elapsed", time.Since(start)))
+		if debug {
+			c.log.LogAttrs(ctx, slog.LevelDebug, "oj request failed", slog.String("path", path), slog.Duration("elapsed", time.Since(start)))
+		}
 		return nil, fmt.Errorf("%w: GET %s: %w", ErrRequest, path, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes))
+	body, err := readBody(resp)
 	if err != nil {
 		return nil, fmt.Errorf("%w: GET %s: read body: %w", ErrRequest, path, err)
 	}
-	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
 	r := &response{
 		status: resp.StatusCode,
 		body:   body,
-		isJSON: strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "application/problem+json"),
+		isJSON: hasPrefixFold(ct, "application/json") || hasPrefixFold(ct, "application/problem+json"),
 	}
-	c.log.LogAttrs(ctx, slog.LevelDebug, "oj request",
-		slog.String("path", path), slog.Int("status", r.status),
-		slog.Int("bytes", len(body)), slog.Duration("elapsed", time.Since(start)))
+	if debug {
+		c.log.LogAttrs(ctx, slog.LevelDebug, "oj request",
+			slog.String("path", path), slog.Int("status", r.status),
+			slog.Int("bytes", len(body)), slog.Duration("elapsed", time.Since(start)))
+	}
 	return r, nil
+}
+
+// readBody reads at most MaxBodyBytes of resp's body, streamed. A body
+// that fits is read to its end, so that the connection goes back to the
+// pool for reuse (an unread remainder makes Close drop the connection).
+// A declared Content-Length sizes the buffer once.
+func readBody(resp *http.Response) ([]byte, error) {
+	lr := io.LimitReader(resp.Body, MaxBodyBytes)
+	n := resp.ContentLength
+	if n < 0 || n > MaxBodyBytes {
+		return io.ReadAll(lr)
+	}
+	// One byte more than declared, so that reading up to EOF needs no
+	// growth when the length is right (append grows it when it is not).
+	buf := make([]byte, 0, n+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// hasPrefixFold reports whether s starts with prefix, ignoring ASCII case
+// (prefix is lower-case ASCII).
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // unwrapURLError drops the *url.Error wrapper (its text repeats method and

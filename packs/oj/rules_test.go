@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -18,6 +21,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/toolpack-go/toolpack/packs/oj"
+	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -193,6 +197,59 @@ func TestRequest_ReadsAtMost1MiBOfBody(t *testing.T) {
 	require.ErrorAs(t, err, &de)
 	assert.LessOrEqual(t, body.n, int64(oj.MaxBodyBytes), "read past the cap")
 	assert.Equal(t, "[500] "+strings.Repeat("x", 500), de.Message)
+}
+
+func TestRequest_ReadsAtMost1MiBWhateverTheDeclaredLength(t *testing.T) {
+	// The cap holds whether Content-Length is unknown, larger than the cap,
+	// or smaller than what the body really holds.
+	for _, declared := range []int64{-1, 0, 10, oj.MaxBodyBytes + 1, 1 << 40} {
+		body := &countingBody{}
+		rt := roundTripper(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 500, Header: http.Header{"Content-Type": {"text/plain"}},
+				ContentLength: declared, Body: body, Request: r}, nil
+		})
+		c, err := oj.NewClient(oj.Config{BaseURL: "http://127.0.0.1:1", HTTPClient: &http.Client{Transport: rt}})
+		require.NoError(t, err)
+		_, err = c.Problem(t.Context(), oj.ProblemArgs{Source: "a", ID: "b"})
+		var de *oj.DomainError
+		require.ErrorAs(t, err, &de, "declared %d", declared)
+		assert.LessOrEqual(t, body.n, int64(oj.MaxBodyBytes), "declared %d: read past the cap", declared)
+		assert.Equal(t, "[500] "+strings.Repeat("x", 500), de.Message, "declared %d", declared)
+	}
+}
+
+func TestRequest_BackendConnectionIsReused(t *testing.T) {
+	// Every body that fits under the cap is read to its end, so the default
+	// client keeps one connection alive across calls, whatever the status.
+	var conns atomic.Int64
+	b := mockbackend.New(mockbackend.Options{Token: "tok"})
+	srv := httptest.NewUnstartedServer(b)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := oj.NewClient(oj.Config{BaseURL: srv.URL, Token: "tok"})
+	require.NoError(t, err)
+	ctx := t.Context()
+	for range 3 {
+		_, err = c.Problem(ctx, oj.ProblemArgs{Source: "leetcode", ID: "1"})
+		require.NoError(t, err)
+		_, err = c.Problem(ctx, oj.ProblemArgs{Source: "leetcode", ID: "missing"}) // 404 problem+json
+		require.Error(t, err)
+		_, err = c.Problem(ctx, oj.ProblemArgs{Source: "leetcode", ID: "boom"}) // 500 text/plain
+		require.Error(t, err)
+		_, err = c.Problem(ctx, oj.ProblemArgs{Source: "leetcode", ID: "big"}) // ~200 KB, truncated output
+		require.NoError(t, err)
+		_, err = c.DailyChallenge(ctx, oj.DailyArgs{Date: ptr("2000-01-01")}) // 202
+		require.NoError(t, err)
+		_, err = c.PlatformStatus(ctx)
+		require.NoError(t, err)
+	}
+	assert.Len(t, b.Requests(), 18)
+	assert.Equal(t, int64(1), conns.Load(), "backend connections opened for 18 sequential requests")
 }
 
 func TestRequest_OversizedJSONIsCutAndRejected(t *testing.T) {
