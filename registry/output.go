@@ -16,6 +16,7 @@ import (
 // self-contained, and compiling one must never read files or the network.
 type refusingLoader struct{}
 
+// Load refuses url with an error naming it.
 func (refusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external reference %q is not allowed; output schemas must be self-contained", url)
 }
