@@ -21,6 +21,7 @@ const (
 	OpListTools    = "toolpack:listTools"
 	OpDescribeTool = "toolpack:describeTool"
 	OpOpenAPI      = "toolpack:openapi"
+	OpInvokeTool   = "toolpack:invokeTool"
 )
 
 // docCache holds the last generated document with the registry generation it
@@ -278,6 +279,25 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 	}}
 
 	statuses := invokeErrorStatuses()
+	generic := &oaOperation{
+		OperationID: OpInvokeTool, Summary: "Invoke any tool by name",
+		Description: "The generic form of the per-tool operations below, which carry each tool's own schemas " +
+			"(OpenAPI matches concrete paths before this template).",
+		Parameters: []oaParameter{nameParam},
+		RequestBody: &oaRequestBody{
+			Description: "The tool's arguments. An empty body means no arguments ({}).",
+			Content:     jsonContent(`{"type":"object"}`),
+		},
+		Responses: map[string]*oaResponse{
+			"200": {Description: "The call succeeded; value is the tool's value.", Content: jsonContent(
+				`{"type":"object","required":["ok","value"],"properties":{"ok":{"const":true},"value":{},` +
+					`"message":{"type":"string"},"instruction":{"type":"string"}},"additionalProperties":false}`)},
+		},
+	}
+	for _, s := range statuses {
+		generic.Responses[strconv.Itoa(s)] = errResp(statusDescription(s))
+	}
+	d.Paths["/tools/{name}/invoke"] = &oaPathItem{Post: generic}
 	tags := map[string]bool{}
 	for _, t := range tools {
 		in := inputSchema(t)
