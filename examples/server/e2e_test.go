@@ -24,6 +24,9 @@ import (
 // ojTools are the tools the oj pack serves.
 var ojTools = []string{"find_similar_problems", "get_daily_challenge", "get_platform_status", "get_problem", "resolve_problem"}
 
+// exampleTools are the tools the example pack serves.
+var exampleTools = []string{"add", "create_document", "echo", "get_document", "text_stats"}
+
 func newClient() *sdk.Client {
 	return sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, nil)
 }
@@ -61,7 +64,7 @@ func exerciseSession(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
 		for _, tool := range res.Tools {
 			byName[tool.Name] = tool
 		}
-		for _, name := range ojTools {
+		for _, name := range append(append([]string{}, ojTools...), exampleTools...) {
 			require.Contains(t, byName, name)
 		}
 		gp := byName["get_problem"]
@@ -79,6 +82,23 @@ func exerciseSession(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
 		txt := textOf(t, res)
 		assert.Contains(t, txt, "Two Sum")
 		assert.False(t, strings.HasPrefix(txt, "{"), "the oj pack shows its plain Markdown, not an envelope")
+	})
+	t.Run("example pack shows the Result envelope", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+		var env struct {
+			Success bool `json:"success"`
+			Value   any  `json:"value"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(textOf(t, res)), &env), "envelope JSON: %s", textOf(t, res))
+		assert.True(t, env.Success)
+		assert.Equal(t, "hi", env.Value)
+
+		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_document", Arguments: map[string]any{"title": "t", "body": "b", "confirm": "yes"}})
+		require.NoError(t, err, "a refused consent phrase is a tool result")
+		assert.True(t, res.IsError)
+		assert.Contains(t, textOf(t, res), "CREATE_DOCUMENT")
 	})
 	t.Run("validation failure", func(t *testing.T) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "leetcode", "bogus": 1}})
@@ -189,8 +209,9 @@ func TestE2E_StreamableHTTP(t *testing.T) {
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
 		assert.Equal(t, "ok", h.Status)
-		assert.Equal(t, len(ojTools), h.Tools)
+		assert.Equal(t, len(ojTools)+len(exampleTools), h.Tools)
 		assert.Contains(t, h.Packs, "oj")
+		assert.Contains(t, h.Packs, "example")
 	})
 
 	t.Run("REST", func(t *testing.T) {

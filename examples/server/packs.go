@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/oj"
 	"github.com/toolpack-go/toolpack/registry"
 )
@@ -28,6 +29,7 @@ type packEntry struct {
 // Adding a pack to the server is one line here.
 func availablePacks() []packEntry {
 	return []packEntry{
+		{name: example.PackName, new: newExample},
 		{name: oj.PackName, new: newOJ, plain: true},
 	}
 }
@@ -36,6 +38,17 @@ func availablePacks() []packEntry {
 // Such a pack is skipped (and logged) when -packs is not given, and is an
 // error when -packs names it.
 var errNotConfigured = errors.New("not configured")
+
+// newExample builds the example pack. Seed 004 includes the example tools
+// only when MCP_INCLUDE_EXAMPLE_TOOLS is "true"; as a demo host this server
+// treats an unset variable as "true" (its embedded default), and any other
+// value the user set excludes the pack.
+func newExample(*slog.Logger) (*registry.Pack, error) {
+	if v, ok := os.LookupEnv(example.EnvIncludeExampleTools); ok && v != "true" {
+		return nil, fmt.Errorf("%w: %s=%q (set it to \"true\" to include the example tools)", errNotConfigured, example.EnvIncludeExampleTools, v)
+	}
+	return example.New()
+}
 
 // Environment of the oj pack.
 const (
