@@ -1,0 +1,144 @@
+// Package httpapi serves a toolpack registry as HTTP/JSON, with an OpenAPI
+// 3.1 document generated from the same registry.
+//
+//	h := httpapi.New(reg, httpapi.Options{Title: "mytools", Version: "v1"})
+//	mux.Handle("/", h)                                  // at the root, beside /mcp and /healthz, or
+//	mux.Handle("/api/", http.StripPrefix("/api", h))    // under a prefix
+//
+// # Endpoints
+//
+// Paths are relative to where the handler is mounted.
+//
+//	GET  /tools                list: {"tools":[{name,title,description,pack,source}]}, sorted by
+//	                           name; ?pack= exact pack name ("" = tools outside packs), ?q= case-
+//	                           insensitive substring of name, title or description; other, repeated
+//	                           or oversized (pack > 128, q > 256 bytes) parameters are a 400
+//	GET  /tools/{name}         one tool: name, title, description (it carries the argument
+//	                           Markdown), pack, source, input_schema, output_schema (absent when
+//	                           none), annotations {read_only,destructive,idempotent,open_world}
+//	                           (absent = not stated), signature, args, returns, example
+//	POST /tools/{name}/invoke  body = the arguments (JSON); answer {"ok":true,"value":…} or
+//	                           {"ok":false,"error":…,"error_type":…,"details":…}; both may carry
+//	                           "message" and "instruction" from the Result
+//	GET  /openapi.json         the OpenAPI 3.1 document
+//
+// Any other path is a JSON 404 (error_type unknown_path); a known path with
+// another method is a JSON 405 with an Allow header. GET endpoints answer
+// HEAD. Every answer is application/json with X-Content-Type-Options: nosniff
+// and Cache-Control: no-store.
+//
+// Invoke goes through Registry.Invoke only: the registry decodes, validates
+// and caps the arguments, runs middleware and the tool and checks the output.
+// This package checks only HTTP matters, in this order:
+//
+//   - the path is canonical (no "//", "." or ".." segments, encoded or not):
+//     else 400 invalid_path — http.ServeMux would redirect instead;
+//   - the tool name matches [A-Za-z0-9_.-]{1,128}: else 400 invalid_name
+//     (encoded slashes, NUL, unicode, 129+ bytes never reach the registry);
+//   - the request has no query string: else 400 invalid_parameter;
+//   - Content-Type is application/json, parameters allowed, a charset must be
+//     utf-8. A MISSING Content-Type is refused (415) like any other: a browser
+//     can send a body without Content-Type cross-site without a CORS
+//     preflight, so accepting it would let any web page call tools;
+//   - the body is at most Options.MaxBodyBytes (default 1 MiB): else 413,
+//     from Content-Length before reading, or from http.MaxBytesReader.
+//
+// An EMPTY body means "no arguments" and reaches the registry, which reads it
+// as {} (a tool with required arguments answers 400 naming them).
+//
+// # Status codes
+//
+// A failed Result (a domain failure) is answered with the status of its error
+// type, from one table (ErrorStatuses, StatusFor):
+//
+//	error_type          status  source
+//	validation_error    400     result.ValidationError; details = every args.FieldError {field,rule,message}
+//	invalid_query       400     seed 003 search.web
+//	invalid_port        400     seed 003 mlx.load, mlx.unload
+//	security_error      403     result.SecurityError
+//	permission_denied   403     result.PermissionDenied
+//	not_found           404     result.NotFound (unknown TOOLS are error_type unknown_tool, also 404)
+//	model_not_found     404     seed 003 mlx.load
+//	not_listening       404     seed 003 mlx.unload
+//	conflict            409     result.Conflict
+//	port_busy           409     seed 003 mlx.load
+//	parse_failed        422     seed 003 web.fetch
+//	rate_limited        429     result.RateLimited
+//	cancelled           499     result.Cancelled (nginx's "client closed request")
+//	internal_error      500     result.InternalError (e.g. a recovered panic)
+//	launch_failed       500     seed 003 mlx.load
+//	upstream_failure    502     result.UpstreamFailure; seed 003 search.web
+//	fetch_failed        502     seed 003 web.fetch
+//	model_error         502     seed 003 transcript.clean
+//	unavailable         503     result.Unavailable
+//	timeout             504     result.Timeout; seed 003 search.web, web.fetch, transcript.clean
+//	anything else       422     (StatusOtherDomainFailure), including ""
+//
+// A non-nil error from Registry.Invoke (a protocol failure):
+//
+//	errors.Is(err, registry.ErrUnknownTool)          404 unknown_tool
+//	context.Canceled while the client is gone        499 cancelled (logged at DEBUG)
+//	context.DeadlineExceeded                         504 timeout (logged at WARN)
+//	anything else (ErrInvalidOutput, handler error)  500 internal_error with a fixed message naming
+//	                                                 the tool; the error is logged at ERROR, never sent
+//
+// HTTP-level refusals: 400 invalid_path, invalid_name, invalid_parameter,
+// bad_request (body unreadable); 404 unknown_path, unknown_tool; 405
+// method_not_allowed; 413 too_large; 415 unsupported_media_type. The full set
+// of statuses is therefore 200, 400, 403, 404, 405, 409, 413, 415, 422, 429,
+// 499, 500, 502, 503, 504. Exceptions (exception_type/exception_message of
+// the Result) are not sent over HTTP: they may hold internals.
+//
+// # OpenAPI
+//
+// GET /openapi.json is generated from Registry.List (BuildOpenAPI) and cached;
+// a Registry.Subscribe callback marks the cache stale whenever tools are
+// added or removed, so the document is always in sync. It has GET /tools,
+// GET /tools/{name}, GET /openapi.json, a generic POST /tools/{name}/invoke,
+// and one POST /tools/<tool>/invoke per tool: operationId = the tool name,
+// summary = title, description, tag = pack, requestBody = the input schema
+// inlined byte for byte, 200 = {"ok":true,"value": <output schema, or {} when
+// none>} and every error status above with the ErrorEnvelope schema. Local
+// "#/…" $refs inside a tool's schema are not rewritten (the registry's
+// generated schemas have none).
+//
+// # Requirements and tests
+//
+// Issue 3, adapters/httpapi, requirement → test (httpapi_test.go unless
+// noted):
+//
+//	GET /tools: name,title,description,pack,source      TestListTools, ExampleNew_prefix
+//	  ?pack= exact, ?q= case-insensitive substring        TestListFilterPack, TestListFilterQuery
+//	  bad query parameters → 400 naming them              TestListBadQuery, FuzzListQuery (fuzz_test.go)
+//	GET /tools/{name}: schemas, annotations, Markdown   TestDescribeTool, TestDescribeUnknownTool
+//	POST invoke → {"ok":true,"value":…}                 TestInvokeSuccess, TestInvokeAcceptsJSONWithParameters, ExampleNew
+//	  empty body = no arguments                         TestInvokeEmptyBodyMeansNoArguments
+//	400 validation failure with every field error       TestInvokeValidationFailureListsEveryField, TestInvokeMalformedJSON
+//	404 unknown tool, distinct from not_found           TestNotFoundDistinctFromUnknownTool, TestDescribeUnknownTool
+//	404 unknown path (JSON)                             TestUnknownPathIs404JSON
+//	405 wrong method with Allow                         TestMethodNotAllowed, TestHeadServesHeadersOnly
+//	413 body over the cap (default 1 MiB)               TestHostileInput (hostile_test.go), TestNewDefaults, TestRawHostileRequests
+//	415 non-JSON content type / missing                 TestHostileInput, TestInvokeAcceptsJSONWithParameters
+//	422 / 4xx / 5xx domain failures by error type       TestInvokeDomainFailureStatuses, TestStatusTable,
+//	  (one table incl. seed 003 codes)                    TestPropertyUnlistedErrorTypesAre422 (status_test.go), ExampleStatusFor
+//	502 / 504 upstream failure / timeout                TestInvokeDomainFailureStatuses, TestInvokeTimeoutIs504, TestProtocolErrorKinds
+//	500 protocol failure, no internals, logged ERROR    TestInvokeProtocolFailureIs500WithoutInternals, TestProtocolErrorKinds,
+//	                                                      TestClientGoneIsCancelledNotError
+//	calls go through Registry.Invoke only               TestProtocolErrorKinds (registry middleware decides), TestOpenAPIFollowsRegistryChanges
+//	hostile input: clear status + JSON, keeps serving   TestHostileInput, TestRawHostileRequests, TestManyHostileRequestsInARow (hostile_test.go)
+//	path tricks in tool names                           TestPathTricks (hostile_test.go), TestPropertyInvalidNamesNeverReachTools (status_test.go)
+//	invoke never panics, status in the documented set   FuzzInvoke (fuzz_test.go; corpus in testdata/fuzz/FuzzInvoke)
+//	OpenAPI 3.1 document valid (libopenapi-validator)   TestOpenAPIDocumentIsValid, TestOpenAPIValidatorCatchesInvalidDocument (openapi_test.go)
+//	one operation per tool, request = input schema,     TestOpenAPIOneOperationPerTool, ExampleBuildOpenAPI
+//	  200 + every error status with the envelope
+//	real responses validate against the document        TestOpenAPIResponsesValidate, TestOpenAPIResponseValidationCatchesMismatch
+//	document always in sync with the registry           TestOpenAPIFollowsRegistryChanges
+//	mountable under a prefix                            TestMountedUnderPrefix, ExampleNew_prefix
+//	benchmark vs bare net/http+json+validator handler   BenchmarkInvoke, TestBenchmarkHandlersAgree (bench_test.go)
+//
+// BenchmarkInvoke runs in process (httptest.NewRecorder, no network): the
+// same 5-field tool through this handler and the registry pipeline, and
+// through a bare handler that decodes with encoding/json, validates with
+// validator/v10 and calls the same function. Its ratio sub-benchmarks
+// interleave the two and report median ratios.
+package httpapi
