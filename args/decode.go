@@ -433,7 +433,9 @@ func jsonTypeName(n *node) string {
 	case kStruct:
 		s = "object"
 	}
-	if n.ptr {
+	// A required pointer is not nullable: its schema has no "null" and the
+	// validator rejects nil, so "or null" would mislead.
+	if n.ptr && !n.rules.required {
 		s += " or null"
 	}
 	return s

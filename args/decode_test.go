@@ -95,6 +95,27 @@ func TestDecodeTypeMismatchNamesField(t *testing.T) {
 	assert.Len(t, ve.Errors, 3, "a type error must not also yield a validation error for the same field")
 }
 
+type requiredPtrArgs struct {
+	Count *int     `json:"count" validate:"required,gte=1"`
+	Ratio *float64 `json:"ratio" validate:"omitempty,gt=0"`
+}
+
+func TestDecodeTypeMismatchRequiredPointerNotNullable(t *testing.T) {
+	// A required pointer field is not nullable (its schema has no "null"),
+	// so the message must not offer null; an optional one may.
+	_, err := Decode[requiredPtrArgs]([]byte(`{"count":"three","ratio":"half"}`), DecodeOptions{})
+	var ve *ValidationError
+	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
+	f := fieldsOf(ve)
+	assert.Equal(t, `expected integer, got string "three"`, f["count"].Message)
+	assert.Equal(t, `expected number or null, got string "half"`, f["ratio"].Message)
+	assert.Len(t, ve.Errors, 2)
+
+	_, err = Decode[requiredPtrArgs]([]byte(`{"count":null}`), DecodeOptions{})
+	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
+	assert.Equal(t, "required", fieldsOf(ve)["count"].Rule)
+}
+
 func TestDecodeNullRejectedForValueFields(t *testing.T) {
 	ve := decodeErr(t, `{"query":null,"domain":"com","tags":null}`)
 	f := fieldsOf(ve)

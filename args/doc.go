@@ -105,7 +105,7 @@
 // # Seed scenarios and invariants → tests
 //
 //	ToolArguments extra="forbid" (unknown fields, every level)  TestDecodeUnknownFieldRejected, TestDecodeUnknownFieldNested, TestDecodeCaseMismatchIsUnknown
-//	validation with field names, all errors at once             TestDecodeAllViolationsAtOnce, TestDecodeTypeMismatchNamesField, TestDecodeRequiredMessages, TestValidateReportsJSONNames
+//	validation with field names, all errors at once             TestDecodeAllViolationsAtOnce, TestDecodeTypeMismatchNamesField, TestDecodeTypeMismatchRequiredPointerNotNullable, TestDecodeRequiredMessages, TestValidateReportsJSONNames
 //	null / array / scalar / empty root                          TestDecodeRootMustBeObject, TestDecodeNullRejectedForValueFields, TestDecodeNullAllowedForPointers
 //	size and depth caps before decoding                         TestDecodeSizeCapBeforeDecoding, TestDecodeDepthCapBeforeDecoding
 //	syntax errors                                               TestDecodeSyntaxError
