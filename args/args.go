@@ -18,6 +18,7 @@ type FieldError struct {
 
 // ValidationError lists every violation found in one call's arguments.
 type ValidationError struct {
+	// Errors holds one entry per violation, in the order found.
 	Errors []FieldError
 }
 

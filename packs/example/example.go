@@ -100,8 +100,10 @@ func New() (*registry.Pack, error) {
 
 // EchoArgs are the arguments of echo.
 type EchoArgs struct {
-	Text      string `json:"text" validate:"required,max=1000" description:"Text to return (1 to 1000 characters)."`
-	Uppercase bool   `json:"uppercase" description:"Return the text in upper case."`
+	// Text is returned as given (or upper-cased).
+	Text string `json:"text" validate:"required,max=1000" description:"Text to return (1 to 1000 characters)."`
+	// Uppercase asks for the text in upper case.
+	Uppercase bool `json:"uppercase" description:"Return the text in upper case."`
 }
 
 // Echo returns a.Text, upper-cased when asked.
@@ -114,7 +116,9 @@ func Echo(ctx context.Context, a EchoArgs) (result.Result[string], error) {
 
 // AddArgs are the arguments of add.
 type AddArgs struct {
+	// A is the first addend; a pointer so that 0 is a valid, required value.
 	A *int `json:"a" validate:"required,gte=-1000000,lte=1000000" description:"First addend."`
+	// B is the second addend.
 	B *int `json:"b" validate:"required,gte=-1000000,lte=1000000" description:"Second addend."`
 }
 
@@ -125,6 +129,7 @@ func Add(ctx context.Context, a AddArgs) (result.Result[int], error) {
 
 // TextStatsArgs are the arguments of text_stats.
 type TextStatsArgs struct {
+	// Text is the text to measure.
 	Text string `json:"text" validate:"required,max=10000" description:"Text to measure (1 to 10000 characters)."`
 }
 
@@ -156,21 +161,28 @@ func (CreateDocumentPhrase) Phrase() string { return "CREATE_DOCUMENT" }
 // CreateDocumentArgs are the arguments of create_document. Confirm must be
 // exactly CREATE_DOCUMENT (seed 004 "Explicit Use Pattern").
 type CreateDocumentArgs struct {
-	Title   string                             `json:"title" validate:"required,max=100" description:"Unique title (1 to 100 characters)."`
-	Body    string                             `json:"body" validate:"max=10000" description:"Document text (up to 10000 characters)."`
+	// Title is the document's unique title.
+	Title string `json:"title" validate:"required,max=100" description:"Unique title (1 to 100 characters)."`
+	// Body is the document text.
+	Body string `json:"body" validate:"max=10000" description:"Document text (up to 10000 characters)."`
+	// Confirm is the consent phrase; it must be exactly CREATE_DOCUMENT.
 	Confirm args.Consent[CreateDocumentPhrase] `json:"confirm"`
 }
 
 // GetDocumentArgs are the arguments of get_document.
 type GetDocumentArgs struct {
+	// ID is the id create_document returned.
 	ID string `json:"id" validate:"required,max=32" description:"Document id, as returned by create_document."`
 }
 
 // Document is a stored document.
 type Document struct {
-	ID    string `json:"id" validate:"required" description:"Document id."`
+	// ID is the id assigned by create_document ("doc-1", …).
+	ID string `json:"id" validate:"required" description:"Document id."`
+	// Title is the unique title.
 	Title string `json:"title" validate:"required" description:"Title."`
-	Body  string `json:"body" description:"Text."`
+	// Body is the document text.
+	Body string `json:"body" description:"Text."`
 }
 
 // store is one pack's in-memory documents.
