@@ -91,7 +91,7 @@
 //	Tool success logging (async and sync)   TestLogging_SuccessAtTrace, ExampleLogging
 //	Tool failure logging (ERROR, re-raised) TestLogging_FailureAtErrorAndReturned, TestLogging_InvalidOutputLoggedAtError
 //	Domain failures logged at DEBUG         TestLogging_DomainFailureAtDebug
-//	No secrets in logs                      TestLogging_NeverLogsArgumentsOrValues
+//	No secrets in logs                      TestLogging_NeverLogsArgumentsOrValues, TestLogging_ValidationFailureDoesNotLogValues
 //	Automatic registration w/ descriptions  TestFunc_BuildsToolFromTypes, ExampleFunc
 //	Conditional example tool                example.TestConditional_IncludedWhenTrue, example.TestConditional_ExcludedOtherwise (packs/example), main.TestRun_* (examples/host)
 //	Literal type enforcement (consent)      TestExplicitUse_ExactPhraseEnforced

@@ -115,6 +115,30 @@ func TestLogging_NeverLogsArgumentsOrValues(t *testing.T) {
 	assert.NotContains(t, buf.String(), secret)
 }
 
+// A rejected argument value is quoted in the validation message the model
+// reads, but the log names only the field and rule.
+func TestLogging_ValidationFailureDoesNotLogValues(t *testing.T) {
+	log, buf := newLogger()
+	r := New(Options{Prefix: String(""), Logger: log})
+	type secretArgs struct {
+		Count int `json:"count" validate:"gte=0"`
+	}
+	tool, err := Func("x", func(ctx context.Context, a secretArgs) (result.Result[int], error) {
+		return result.Ok(a.Count), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	require.NoError(t, r.Add(tool))
+	const secret = "sk-live-0123456789abcdef"
+	res, err := r.Invoke(t.Context(), "x", json.RawMessage(`{"count":"`+secret+`","token":1}`))
+	require.NoError(t, err)
+	require.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Contains(t, res.Error, secret, "the model still reads what it sent")
+	recs := buf.records(t)
+	require.Len(t, recs, 2)
+	assert.Equal(t, "DEBUG Tool x returned a failure: invalid arguments: count: type; token: unknown_field", recs[1].Level+" "+recs[1].Msg)
+	assert.NotContains(t, buf.String(), secret)
+}
+
 // The Logging middleware writes nothing below the handler's level.
 func TestLogging_RespectsLevel(t *testing.T) {
 	b := &logBuffer{}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -34,7 +36,10 @@ func toolName(c *Call) string {
 //     model's to read and react to, not an operator's alarm.
 //
 // Every record carries the attribute tool={name}; a domain failure also
-// error_type. Arguments and values are never logged. A nil log means
+// error_type. Arguments and values are never logged: for a validation
+// failure (args.FieldError list in ErrorData) the logged text names only the
+// fields and rules, since the messages quote the rejected values. The error
+// text of other failures is logged as the tool wrote it. A nil log means
 // slog.Default() at the time Logging is called. Messages are built only when
 // their level is enabled.
 func Logging(log *slog.Logger) Middleware {
@@ -59,13 +64,38 @@ func Logging(log *slog.Logger) Middleware {
 				}
 			default:
 				if log.Enabled(ctx, slog.LevelDebug) {
-					log.LogAttrs(ctx, slog.LevelDebug, "Tool "+name+" returned a failure: "+res.Error,
+					log.LogAttrs(ctx, slog.LevelDebug, "Tool "+name+" returned a failure: "+failureText(res),
 						slog.String("tool", name), slog.String("error_type", string(res.ErrorType)))
 				}
 			}
 			return res, err
 		}
 	}
+}
+
+// failureText is the error text Logging writes for a domain failure. For an
+// argument validation failure it names only the fields and rules: the
+// messages quote parts of the rejected values (`got string "…"`), and
+// arguments are never logged.
+func failureText(res result.Result[any]) string {
+	fes, ok := res.ErrorData.([]args.FieldError)
+	if res.ErrorType != result.ValidationError || !ok {
+		return res.Error
+	}
+	var b strings.Builder
+	b.WriteString("invalid arguments:")
+	for i, fe := range fes {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteByte(' ')
+		if fe.Field != "" {
+			b.WriteString(fe.Field)
+			b.WriteString(": ")
+		}
+		b.WriteString(fe.Rule)
+	}
+	return b.String()
 }
 
 // Recover returns the panic-recovery middleware. A panic in next becomes a
