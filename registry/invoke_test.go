@@ -130,6 +130,7 @@ func TestInvoke_SizeAndDepthCaps(t *testing.T) {
 		"too deep":       {`{"a":[{"b":[1]}]}`, "too_deep"},
 		"deep in string": {`{"a":"[[[[[[[[\"{{{{"}`, ""},
 		"at the limit":   {`{"a":[{"b":1}]}`, ""},
+		"stray closers":  {`]]]][[[[`, "too_deep"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

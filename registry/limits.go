@@ -41,7 +41,10 @@ func checkLimits(raw []byte, maxBytes, maxDepth int) *args.ValidationError {
 				}}}
 			}
 		case '}', ']':
-			depth--
+			// A stray closer must not buy extra depth for what follows.
+			if depth > 0 {
+				depth--
+			}
 		}
 	}
 	return nil
