@@ -74,9 +74,10 @@
 // killed, server gone) marks the server disconnected and starts the same
 // reconnection; the tools stay registered meanwhile and answer unavailable.
 // Status and Health (ok/degraded, seed 001's ot.health) report each
-// server; Options.OnStatus is called on every change. Close stops every
-// goroutine, closes the sessions (ending stdio children) and removes the
-// proxied packs.
+// server; Options.OnStatus is called on every change. A dropped session
+// ends the calls still in flight on it (unavailable). Close ends calls in
+// flight, stops every goroutine, closes the sessions (ending stdio
+// children) and removes the proxied packs.
 //
 // # Secrets
 //
@@ -122,6 +123,7 @@
 //	| tools/list_changed refreshes the pack                            | TestToolListChangedRefreshesPack                           |
 //	| Status/Health per server; Refresh of unknown server              | TestInMemoryToolsRegisteredAsPack, TestRefreshUnknownServer|
 //	| Close stops all goroutines and removes the packs                 | TestCloseStopsGoroutinesAndRemovesTools                    |
+//	| Close ends calls in flight at once (unavailable)                 | TestCloseEndsCallsInFlight                                 |
 //	| New honours its context                                          | TestNewHonoursContext                                      |
 //	| real child process over stdio: kill → unavailable → reconnect    | TestStdioChildProcessKilledAndReconnected                  |
 //	| streamable HTTP on 127.0.0.1 with a required auth header;        | TestStreamableHTTPWithAuthHeader                           |

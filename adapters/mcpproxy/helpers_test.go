@@ -168,6 +168,22 @@ func newProxy(t *testing.T, reg *registry.Registry, cfgs []mcpproxy.Config, opts
 	}
 	p, err := mcpproxy.New(context.Background(), reg, cfgs, opts)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.Close() })
+	t.Cleanup(func() { closeBounded(t, p) })
 	return p
+}
+
+// closeBounded closes p, failing the test (instead of hanging it) when Close
+// does not return within waitBound.
+func closeBounded(t *testing.T, p *mcpproxy.Proxy) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		_ = p.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(waitBound):
+		t.Errorf("Proxy.Close did not return within %v", waitBound)
+	}
 }

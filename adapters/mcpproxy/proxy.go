@@ -89,6 +89,7 @@ type Proxy struct {
 	opts    Options
 	servers []*server // sorted by name
 	byName  map[string]*server
+	ctx     context.Context // ends at Close
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	once    sync.Once
@@ -108,6 +109,8 @@ type server struct {
 
 	mu         sync.Mutex
 	sess       *mcp.ClientSession
+	sessCtx    context.Context    // ends when sess is dropped or the proxy closes
+	sessCancel context.CancelFunc // cancels sessCtx
 	status     Status
 	registered bool // the pack named after the server is ours
 }
@@ -131,7 +134,7 @@ func New(ctx context.Context, reg *registry.Registry, cfgs []Config, opts Option
 	}
 	opts = opts.withDefaults()
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &Proxy{reg: reg, opts: opts, byName: map[string]*server{}, cancel: cancel}
+	p := &Proxy{reg: reg, opts: opts, byName: map[string]*server{}, ctx: bg, cancel: cancel}
 	for _, c := range cfgs {
 		s := p.newServer(c)
 		p.servers = append(p.servers, s)
@@ -216,8 +219,9 @@ func (p *Proxy) Refresh(name string) error {
 	return nil
 }
 
-// Close disconnects every server, stops every goroutine of the proxy, and
-// removes the proxied tools from the registry. It is idempotent.
+// Close disconnects every server (calls in flight end at once with error
+// type unavailable), stops every goroutine of the proxy, and removes the
+// proxied tools from the registry. It is idempotent.
 func (p *Proxy) Close() error {
 	p.once.Do(func() {
 		p.cancel()
@@ -350,6 +354,12 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 		return backoff.Permanent(s.wrap("registering the tools", err))
 	}
 	s.mu.Lock()
+	if s.sess != sess {
+		if s.sessCancel != nil {
+			s.sessCancel()
+		}
+		s.sessCtx, s.sessCancel = context.WithCancel(s.p.ctx)
+	}
 	s.sess = sess
 	s.mu.Unlock()
 	s.update(func(st *Status) {
@@ -491,12 +501,16 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 }
 
 // markDropped marks the server disconnected if sess is its current session
-// and reports whether it was.
+// and reports whether it was. Calls still in flight on sess end at once
+// (unavailable): the SDK's ClientSession.Close waits for them, so a call
+// stuck on a dead connection would otherwise hold up reconnection and Close.
 func (s *server) markDropped(sess *mcp.ClientSession, why string) bool {
 	s.mu.Lock()
 	current := s.sess == sess
 	if current {
 		s.sess = nil
+		s.sessCancel()
+		s.sessCtx, s.sessCancel = nil, nil
 	}
 	s.mu.Unlock()
 	if current {
@@ -593,7 +607,7 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 			WithErrorData([]fieldError{{Field: "", Rule: "type", Message: bad}}), nil
 	}
 	s.mu.Lock()
-	sess, lastErr := s.sess, s.status.LastError
+	sess, sessCtx, lastErr := s.sess, s.sessCtx, s.status.LastError
 	s.mu.Unlock()
 	if sess == nil {
 		msg := fmt.Sprintf("MCP server %q is disconnected; tool %q is unavailable until it reconnects", s.cfg.Name, remote)
@@ -607,10 +621,22 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: remote, Arguments: argsJSON})
+	// The call also ends when its session is dropped or the proxy closes.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(sessCtx, cancel)()
+	res, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: remote, Arguments: argsJSON})
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return ctxFailure(cerr), nil
+		}
+		if sessCtx.Err() != nil {
+			why := "the connection was closed during the call"
+			if s.p.ctx.Err() != nil {
+				why = "the proxy was closed during the call"
+			}
+			return result.Failuref[any](result.Unavailable,
+				"MCP server %q: %s of %q; it is unavailable until it reconnects", s.cfg.Name, why, remote), nil
 		}
 		var werr *jsonrpc.Error
 		if errors.As(err, &werr) && werr.Code != codeRejectedByTransport {

@@ -474,3 +474,44 @@ func TestNewHonoursContext(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, p)
 }
+
+func TestCloseEndsCallsInFlight(t *testing.T) {
+	reg := newRegistry()
+	started := make(chan struct{}, 1)
+	remote := newMemRemote(testmcp.Options{WaitStarted: started})
+	// No call timeout: only Close can end the call.
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{CallTimeout: -1})
+	tool, ok := reg.Lookup("mem.wait")
+	require.True(t, ok)
+	type outcome struct {
+		res result.Result[any]
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := tool.Handler(context.Background(), &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-started:
+	case <-time.After(waitBound):
+		t.Fatal("the remote wait tool never started")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(waitBound):
+		t.Fatal("Close waited for a call in flight")
+	}
+	select {
+	case o := <-done:
+		require.NoError(t, o.err)
+		assert.False(t, o.res.Success)
+		assert.Equal(t, result.Unavailable, o.res.ErrorType)
+		assert.Contains(t, o.res.Error, "closed during the call")
+	case <-time.After(waitBound):
+		t.Fatal("the call in flight did not end after Close")
+	}
+}
