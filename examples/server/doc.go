@@ -6,7 +6,8 @@
 //	/mcp          MCP over streamable HTTP
 //	/tools …      the REST API (GET /tools, GET /tools/{name},
 //	              POST /tools/{name}/invoke, GET /openapi.json)
-//	/healthz      {"status":"ok","tools":N,"packs":[…]}
+//	/healthz      {"status":"ok","tools":N,"packs":[…],"proxy":{"status":"ok"|"degraded",
+//	              "server_count":N,"servers":{"name":"connected"|"disconnected"}}}
 //
 // With -stdio it speaks MCP over stdin/stdout instead (for MCP clients that
 // start their servers as child processes); stdout then carries protocol
@@ -26,6 +27,7 @@
 //	-prefix string    tool name prefix; when not given, MCP_TOOL_PREFIX, else none
 //	-display string   how MCP results show: "envelope" (full Result JSON) or "value"
 //	-log-level string debug, info, warn or error (default "info")
+//	-proxy file       JSON file of remote MCP servers to mirror as packs
 //
 // SIGINT or SIGTERM shuts the server down gracefully.
 //
@@ -38,6 +40,25 @@
 // configured are skipped with a log line, so the server starts with no flags
 // on a fresh machine; naming such a pack in -packs is an error. The oj
 // pack's MCP results always show its plain Markdown.
+//
+// # Remote MCP servers
+//
+// -proxy names a JSON file of remote MCP servers (adapters/mcpproxy); each
+// becomes a pack named after it, with tools "{name}.{tool}" and source
+// proxy:{name}:
+//
+//	[
+//	  {"name": "github", "command": ["github-mcp-server", "stdio"],
+//	   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}},
+//	  {"name": "search", "url": "https://mcp.example.com/mcp",
+//	   "headers": {"Authorization": "Bearer ${SEARCH_KEY}"}}
+//	]
+//
+// ${NAME} in env and header values is replaced by the environment variable
+// NAME (which must be set), so secrets need not be in the file; they never
+// appear in logs or errors. A server that cannot be reached is logged as a
+// warning, reported "disconnected" in /healthz (proxy status "degraded")
+// and retried with back-off; the rest of the server works meanwhile.
 //
 // # Requirements and tests
 //
@@ -59,4 +80,8 @@
 //	                                                 TestRun_UnconfiguredPackIsSkippedByDefault
 //	works with no flags on a fresh machine           TestRun_UnconfiguredPackIsSkippedByDefault
 //	per-pack plain display (oj's Markdown)           TestRun_PlainPackUnderEnvelopeDefault
+//	-proxy: remote MCP servers as packs, header      TestRun_ProxyFlagMirrorsRemoteServers,
+//	  secrets from the environment, never logged;    TestRun_ProxyFileErrors
+//	  unreachable server logged, rest works
+//	/healthz reports each proxied server             TestHealthz_ReportsProxyServers
 package main

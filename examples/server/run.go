@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -39,6 +40,7 @@ type config struct {
 	prefix   *string // nil: MCP_TOOL_PREFIX, else none
 	display  tpmcp.Display
 	level    slog.Level
+	proxy    string // -proxy file, "" for none
 }
 
 func parseFlags(argv []string, stderr io.Writer) (config, error) {
@@ -57,6 +59,7 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&prefix, "prefix", "", "tool name prefix (when not given: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&display, "display", "envelope", `how MCP results show: "envelope" (full Result JSON) or "value" (the plain value)`)
 	fs.StringVar(&level, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.proxy, "proxy", "", "JSON file of remote MCP servers to mirror as packs (see the package doc)")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -112,6 +115,13 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	var proxy *mcpproxy.Proxy
+	if cfg.proxy != "" {
+		if proxy, err = startProxy(ctx, reg, cfg.proxy, log, stderr); err != nil {
+			return err
+		}
+		defer proxy.Close()
+	}
 	srv := tpmcp.NewServer(reg, &sdk.Implementation{Name: "toolpack-example", Version: version()}, tpmcp.Options{
 		Display: cfg.display,
 		DisplayFor: func(t *registry.Tool) (tpmcp.Display, bool) {
@@ -134,11 +144,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		return fmt.Errorf("stdio: %w", err)
 	}
-	return serveHTTP(ctx, cfg.addr, newMux(reg, srv, log), log)
+	return serveHTTP(ctx, cfg.addr, newMux(reg, srv, proxy, log), log)
 }
 
-// newMux routes /mcp, the REST API and /healthz.
-func newMux(reg *registry.Registry, srv *sdk.Server, log *slog.Logger) *http.ServeMux {
+// newMux routes /mcp, the REST API and /healthz. proxy may be nil.
+func newMux(reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, log *slog.Logger) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", tpmcp.HTTPHandler(srv, &sdk.StreamableHTTPOptions{Logger: log}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -147,7 +157,8 @@ func newMux(reg *registry.Registry, srv *sdk.Server, log *slog.Logger) *http.Ser
 			packs = append(packs, p.Name)
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs})
+		_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs,
+			"proxy": proxyHealth(proxy)})
 	})
 	mountREST(mux, reg, log)
 	return mux

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// maxProxyFileBytes caps the -proxy configuration file.
+const maxProxyFileBytes = 1 << 20
+
+// proxyServer is one entry of the -proxy file. Exactly one of Command and
+// URL is set; Env values and Headers values may name environment variables
+// as ${NAME}, so that secrets stay out of the file.
+type proxyServer struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Command     []string          `json:"command,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Dir         string            `json:"dir,omitempty"`
+	URL         string            `json:"url,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+}
+
+// readProxyFile reads the -proxy file: a JSON array of proxyServer. Unknown
+// fields are errors; no value is ever quoted in an error (it may be a
+// secret).
+func readProxyFile(path string) ([]mcpproxy.Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError("flag -proxy: %v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxProxyFileBytes+1))
+	if err != nil {
+		return nil, usageError("flag -proxy: reading %s: %v", path, err)
+	}
+	if len(b) > maxProxyFileBytes {
+		return nil, usageError("flag -proxy: %s is larger than %d bytes", path, maxProxyFileBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var servers []proxyServer
+	if err := dec.Decode(&servers); err != nil {
+		return nil, usageError("flag -proxy: %s: expected a JSON array of servers "+
+			`({"name","command","env","dir"} or {"name","url","headers"}): %v`, path, err)
+	}
+	cfgs := make([]mcpproxy.Config, 0, len(servers))
+	for i, s := range servers {
+		env, err := expandValues(s.Env)
+		if err != nil {
+			return nil, usageError("flag -proxy: servers[%d] %q: env: %v", i, s.Name, err)
+		}
+		headers, err := expandValues(s.Headers)
+		if err != nil {
+			return nil, usageError("flag -proxy: servers[%d] %q: headers: %v", i, s.Name, err)
+		}
+		cfgs = append(cfgs, mcpproxy.Config{
+			Name: s.Name, Description: s.Description,
+			Command: s.Command, Env: env, Dir: s.Dir,
+			URL: s.URL, Headers: headers,
+		})
+	}
+	return cfgs, nil
+}
+
+// expandValues replaces ${NAME} in every value by the environment variable
+// NAME, which must be set.
+func expandValues(m map[string]string) (map[string]string, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		var missing string
+		out[k] = os.Expand(v, func(name string) string {
+			val, ok := os.LookupEnv(name)
+			if !ok && missing == "" {
+				missing = name
+			}
+			return val
+		})
+		if missing != "" {
+			return nil, fmt.Errorf("%s: environment variable %s is not set", k, missing)
+		}
+	}
+	return out, nil
+}
+
+// startProxy mirrors the servers of the -proxy file into reg. Servers that
+// cannot be reached are logged and retried in the background; only an
+// invalid configuration is an error. Children's stderr goes to stderr.
+func startProxy(ctx context.Context, reg *registry.Registry, path string, log *slog.Logger, stderr io.Writer) (*mcpproxy.Proxy, error) {
+	cfgs, err := readProxyFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := mcpproxy.New(ctx, reg, cfgs, mcpproxy.Options{Logger: log, Stderr: stderr})
+	if err != nil {
+		return nil, fmt.Errorf("flag -proxy: %w", err)
+	}
+	return p, nil
+}
+
+// proxyHealth is the proxy part of /healthz, in seed 001's ot.health shape:
+// {"status":"ok"|"degraded","server_count":N,"servers":{name:state}}.
+// A nil p (no -proxy) is healthy with no servers.
+func proxyHealth(p *mcpproxy.Proxy) map[string]any {
+	servers := map[string]string{}
+	status := mcpproxy.HealthOK
+	if p != nil {
+		for _, st := range p.Status() {
+			servers[st.Name] = string(st.State)
+		}
+		status = p.Health()
+	}
+	return map[string]any{"status": status, "server_count": len(servers), "servers": servers}
+}

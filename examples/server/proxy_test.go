@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+const (
+	proxyTokenEnv = "TP_TEST_PROXY_TOKEN"
+	proxyToken    = "pr0xy-secret-token-4e1d"
+)
+
+// startRemote serves a go-sdk server with one "shout" tool over streamable
+// HTTP on 127.0.0.1, requiring "Authorization: Bearer <proxyToken>".
+func startRemote(t *testing.T) string {
+	t.Helper()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "remote", Version: "v1"}, nil)
+	type in struct {
+		Text string `json:"text"`
+	}
+	sdk.AddTool(srv, &sdk.Tool{Name: "shout", Description: "Upper-cases text."},
+		func(_ context.Context, _ *sdk.CallToolRequest, a in) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(a.Text)}}}, nil, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+proxyToken {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// deadURL is an http URL on 127.0.0.1 where nothing listens.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return "http://" + addr + "/mcp"
+}
+
+// writeProxyFile writes a -proxy file with a reachable server "remote"
+// (token from the environment) and an unreachable one "down".
+func writeProxyFile(t *testing.T) string {
+	t.Helper()
+	t.Setenv(proxyTokenEnv, proxyToken)
+	servers := []map[string]any{
+		{"name": "remote", "url": startRemote(t) + "/mcp", "headers": map[string]string{"Authorization": "Bearer ${" + proxyTokenEnv + "}"}},
+		{"name": "down", "url": deadURL(t)},
+	}
+	b, err := json.Marshal(servers)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "proxy.json")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	return path
+}
+
+func TestRun_ProxyFlagMirrorsRemoteServers(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	path := writeProxyFile(t)
+	cs, stderr := runStdio(t, "-packs", "example", "-display", "value", "-proxy", path, "-log-level", "debug")
+
+	names := toolNames(t, cs)
+	assert.Contains(t, names, "remote.shout", "the remote server's tools are a pack named after it")
+	assert.Contains(t, names, "echo", "local packs are still served")
+
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "remote.shout", Arguments: map[string]any{"text": "hi"}})
+	require.NoError(t, err)
+	assert.False(t, res.IsError)
+	assert.Equal(t, "HI", textOf(t, res))
+
+	assert.Contains(t, stderr.String(), "mcp_server=down", "the unreachable server is logged")
+	assert.Contains(t, stderr.String(), "level=WARN")
+	assert.NotContains(t, stderr.String(), proxyToken, "header values never reach the logs")
+}
+
+func TestHealthz_ReportsProxyServers(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	get := func(t *testing.T, mux http.Handler) map[string]any {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		require.Equal(t, http.StatusOK, rec.Code)
+		var h map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &h))
+		return h
+	}
+
+	t.Run("no -proxy", func(t *testing.T) {
+		reg := registry.New(registry.Options{Logger: log})
+		h := get(t, newMux(reg, tpmcp.NewServer(reg, nil, tpmcp.Options{Logger: log}), nil, log))
+		assert.Equal(t, map[string]any{"status": "ok", "server_count": float64(0), "servers": map[string]any{}}, h["proxy"])
+	})
+
+	t.Run("one server down", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+		defer cancel()
+		reg := registry.New(registry.Options{Logger: log})
+		p, err := startProxy(ctx, reg, writeProxyFile(t), log, io.Discard)
+		require.NoError(t, err)
+		defer p.Close()
+		h := get(t, newMux(reg, tpmcp.NewServer(reg, nil, tpmcp.Options{Logger: log}), p, log))
+		assert.Equal(t, "ok", h["status"], "the server itself is up")
+		assert.Equal(t, map[string]any{
+			"status":       "degraded",
+			"server_count": float64(2),
+			"servers":      map[string]any{"remote": "connected", "down": "disconnected"},
+		}, h["proxy"])
+	})
+}
+
+func TestRun_ProxyFileErrors(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	t.Setenv(proxyTokenEnv, proxyToken)
+	cases := map[string]struct {
+		path string
+		want string
+	}{
+		"missing file":  {filepath.Join(dir, "nope.json"), "flag -proxy: open"},
+		"not an array":  {write("obj.json", `{"name":"x"}`), "expected a JSON array of servers"},
+		"unknown field": {write("unk.json", `[{"name":"x","url":"http://127.0.0.1:1/mcp","token":"t"}]`), `unknown field "token"`},
+		"unset variable": {write("env.json", `[{"name":"x","url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"Bearer ${TP_TEST_UNSET_VAR_93}"}}]`),
+			"environment variable TP_TEST_UNSET_VAR_93 is not set"},
+		"invalid config": {write("both.json", `[{"name":"x","command":["x"],"url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"Bearer ${`+proxyTokenEnv+`}"}}]`),
+			"flag -proxy: mcpproxy: server \"x\""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stderr strings.Builder
+			err := run(context.Background(), []string{"-stdio", "-packs", "example", "-proxy", c.path}, strings.NewReader(""), io.Discard, &stderr)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.NotContains(t, err.Error()+stderr.String(), proxyToken)
+		})
+	}
+}
