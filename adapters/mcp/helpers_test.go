@@ -193,7 +193,16 @@ func connect(t testing.TB, srv *sdk.Server) *session {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = s.cs.Close()
-		_ = ss.Wait()
+		done := make(chan struct{})
+		go func() {
+			_ = ss.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(testTimeout):
+			t.Errorf("the server session did not end within %v of the client closing", testTimeout)
+		}
 	})
 	return s
 }

@@ -77,7 +77,9 @@ func runStdio(t *testing.T, argv ...string) (*sdk.ClientSession, *syncBuffer) {
 
 func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
 	t.Helper()
-	res, err := cs.ListTools(context.Background(), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	res, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
 	var names []string
 	for _, tool := range res.Tools {
@@ -122,7 +124,9 @@ func TestRun_UnconfiguredPackIsSkippedByDefault(t *testing.T) {
 func TestRun_PlainPackUnderEnvelopeDefault(t *testing.T) {
 	t.Setenv("OJ_BASE_URL", startBackend(t))
 	cs, _ := runStdio(t, "-display", "envelope")
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "cf", "id": "1A"}})
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_problem", Arguments: map[string]any{"source": "cf", "id": "1A"}})
 	require.NoError(t, err)
 	txt := textOf(t, res)
 	assert.True(t, strings.HasPrefix(txt, "# "), "plain Markdown: %q", txt)
