@@ -101,14 +101,7 @@ func (c *Client) DailyChallenge(ctx context.Context, a DailyArgs) (string, error
 		}
 		return "The daily challenge is currently being fetched. Please retry later.", nil
 	}
-	if r.status != 200 {
-		return "", c.upstreamFailure(r)
-	}
-	body, err := jsonBody(r)
-	if err != nil {
-		return "", err
-	}
-	p, err := DecodeProblem(body)
+	p, err := decodeOK(c, r, DecodeProblem)
 	if err != nil {
 		return "", err
 	}
@@ -145,18 +138,27 @@ func (c *Client) ResolveProblem(ctx context.Context, a ResolveArgs) (string, err
 }
 
 func (c *Client) problemMarkdown(r *response, decode func([]byte) (*Problem, error)) (string, error) {
-	if r.status != 200 {
-		return "", c.upstreamFailure(r)
-	}
-	body, err := jsonBody(r)
-	if err != nil {
-		return "", err
-	}
-	p, err := decode(body)
+	p, err := decodeOK(c, r, decode)
 	if err != nil {
 		return "", err
 	}
 	return c.render(FormatProblem(c.conv, p)), nil
+}
+
+// decodeOK decodes the JSON body of a 200 answer with decode; any other
+// status is the upstream failure (a *DomainError), and a body that is not
+// JSON or does not decode is a protocol failure.
+func decodeOK[T any](c *Client, r *response, decode func([]byte) (T, error)) (T, error) {
+	if r.status != 200 {
+		var zero T
+		return zero, c.upstreamFailure(r)
+	}
+	body, err := jsonBody(r)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(body)
 }
 
 // SimilarPath checks a's rules in the spec's order and returns the backend
@@ -214,14 +216,7 @@ func (c *Client) SimilarProblems(ctx context.Context, a SimilarArgs) (string, er
 	if err != nil {
 		return "", err
 	}
-	if r.status != 200 {
-		return "", c.upstreamFailure(r)
-	}
-	body, err := jsonBody(r)
-	if err != nil {
-		return "", err
-	}
-	s, err := DecodeSimilar(body)
+	s, err := decodeOK(c, r, DecodeSimilar)
 	if err != nil {
 		return "", err
 	}
@@ -239,14 +234,7 @@ func (c *Client) PlatformStatus(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if r.status != 200 {
-		return "", c.upstreamFailure(r)
-	}
-	body, err := jsonBody(r)
-	if err != nil {
-		return "", err
-	}
-	s, err := DecodeStatus(body)
+	s, err := decodeOK(c, r, DecodeStatus)
 	if err != nil {
 		return "", err
 	}
