@@ -50,9 +50,13 @@
 //     that ignores its context);
 //  8. Recover again, on the handler's goroutine;
 //  9. the handler, then output validation when the tool has an output schema
-//     (compiled once, at construction or registration; a violation is a
-//     protocol error wrapping ErrInvalidOutput, naming the tool and listing
-//     every violation);
+//     (a violation is a protocol error wrapping ErrInvalidOutput, naming the
+//     tool and listing every violation). A schema that Func generated from
+//     the result type is checked with args.Validate on the Go value — the
+//     args agreement property makes that the same verdict as the schema, at
+//     no marshalling cost (TestOutput_TypedCheckAgreesWithSchema); any other
+//     schema is compiled once, at registration, with
+//     santhosh-tekuri/jsonschema and checked against the value's JSON;
 //  10. Options.Instructions fill in a missing instruction.
 //
 // The chain of every tool is built when the tool is added or middleware is
@@ -111,7 +115,9 @@
 //	Cancellation during the call            TestInvoke_CallerCancelsDuringCall
 //	Panic recovery, keeps serving           TestInvoke_PanicRecoveredAndProcessKeepsServing, TestInvoke_PanicInMiddlewareRecovered
 //	Middleware order, short-circuit         TestMiddleware_OrderAndDecodedArgs, TestMiddleware_CanShortCircuit, ExampleMiddleware
-//	Output validation                       TestOutput_ViolationIsProtocolErrorNamingTool, TestOutput_ValidValueAndFailuresPass, TestOutput_UnmarshalableValue, TestOutput_SchemaCompiledOnce
+//	Output validation                       TestOutput_ViolationIsProtocolErrorNamingTool, TestOutput_ValidValueAndFailuresPass, TestOutput_UnmarshalableValue, TestOutput_SchemaCompiledOnce,
+//	                                        TestOutput_TypedNilCollectionsAreValid, TestOutput_TypedViolationIsProtocolError,
+//	                                        TestOutput_TypedCheckAgreesWithSchema
 //	Random argument bytes never panic       FuzzInvoke (corpus in testdata/fuzz/FuzzInvoke)
 //	Performance goal (≤1.3× floor, ≤5 allocs) BenchmarkInvoke, BenchmarkFloor, BenchmarkInvokeVsFloor
 package registry

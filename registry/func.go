@@ -41,9 +41,11 @@ type ToolOptions struct {
 // Func builds a Tool from a typed function. The input schema, the argument
 // Markdown and the description come from A (args.SchemaFor, args.Describe);
 // when R is a struct type its schema (args.SchemaOf) becomes the output
-// schema, compiled here, once, and every successful value is validated
-// against it before it leaves the pipeline. Raw arguments are decoded with
-// args.Decode into an A.
+// schema, and every successful value is validated before it leaves the
+// pipeline (with args.Validate, which agrees with that schema). Because
+// encoding/json writes a nil slice or map as null, optional array and map
+// properties of the output schema also accept null. Raw arguments are
+// decoded with args.Decode into an A.
 //
 // When A has an args.Consent field (seed 004 "Explicit Use Pattern"), the
 // description carries the "REQUIRES EXPLICIT USER INSTRUCTION" warning (added
@@ -98,11 +100,10 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		if err != nil {
 			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
 		}
-		s, err := compileOutputSchema(name, out)
-		if err != nil {
-			return nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, name, err)
+		if out, err = nullableCollections(out); err != nil {
+			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
 		}
-		t.OutputSchema, t.out, t.outSrc = out, s, out
+		t.OutputSchema, t.outSrc, t.outTyped = out, out, true
 	}
 	dec := o.Decode
 	t.Decode = func(raw json.RawMessage) (any, error) {

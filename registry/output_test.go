@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -61,8 +63,10 @@ func TestOutput_UnmarshalableValue(t *testing.T) {
 	assert.Contains(t, err.Error(), "marshal")
 }
 
-// The schema is compiled once: registration reuses the compiled schema a
-// Func-built tool carries, and compiles a hand-written one exactly once.
+// The schema is compiled once: a Func-built tool's generated schema is never
+// compiled (its outputs are checked with args.Validate); a hand-written one
+// is compiled exactly once and reused when the same tool is added again; a
+// changed OutputSchema is compiled again, not trusted.
 func TestOutput_SchemaCompiledOnce(t *testing.T) {
 	type out struct {
 		N int `json:"n"`
@@ -71,19 +75,114 @@ func TestOutput_SchemaCompiledOnce(t *testing.T) {
 		return result.Ok(out{N: 1}), nil
 	}, ToolOptions{})
 	require.NoError(t, err)
-	require.NotNil(t, tool.out, "Func compiles at construction")
+	require.True(t, tool.outTyped, "Func marks the schema it generated from the result type")
+	require.Nil(t, tool.out, "a generated schema is not compiled")
 	r := New(noPrefix())
 	require.NoError(t, r.Add(tool))
 	got, _ := r.Lookup("f")
-	assert.Same(t, tool.out, got.out, "registration reuses the compiled schema")
+	assert.True(t, got.outTyped)
+	assert.Nil(t, got.out, "registration does not compile a generated schema")
 
-	// A changed OutputSchema on a copy is compiled again, not trusted.
+	raw := rawTool("stats", okHandler(map[string]any{"words": 1, "lang": "en"}))
+	raw.OutputSchema = json.RawMessage(statsSchema)
+	require.NoError(t, r.Add(raw))
+	first, _ := r.Lookup("stats")
+	require.NotNil(t, first.out, "a hand-written schema is compiled at registration")
+	again := *first
+	again.Name = "stats2"
+	require.NoError(t, r.Add(&again))
+	second, _ := r.Lookup("stats2")
+	assert.Same(t, first.out, second.out, "registration reuses the compiled schema")
+
 	changed := *tool
 	changed.Name = "g"
 	changed.OutputSchema = json.RawMessage(`{"type":"object","required":["m"]}`)
 	require.NoError(t, r.Add(&changed))
 	got, _ = r.Lookup("g")
-	assert.NotSame(t, tool.out, got.out)
+	assert.False(t, got.outTyped, "a changed schema is no longer the generated one")
+	assert.NotNil(t, got.out)
 	_, err = r.Invoke(t.Context(), "g", nil)
 	require.ErrorIs(t, err, ErrInvalidOutput)
+}
+
+// typedOut is a result type with the collections Go writes as null when nil.
+type typedOut struct {
+	Items  []string          `json:"items"`
+	Counts map[string]int    `json:"counts"`
+	Scores []int             `json:"scores" validate:"max=3,dive,gte=0,lte=100"`
+	N      int               `json:"n" validate:"gte=0,lte=10"`
+	Must   []string          `json:"must" validate:"required"`
+	Nested struct{ X []int } `json:"nested"`
+}
+
+// A typed result with nil slices and maps (what Go code returns all the
+// time) passes output validation, and its generated schema accepts the JSON
+// encoding/json writes for it.
+func TestOutput_TypedNilCollectionsAreValid(t *testing.T) {
+	tool, err := Func("t", func(ctx context.Context, a struct{}) (result.Result[typedOut], error) {
+		return result.Ok(typedOut{Must: []string{"x"}}), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	r := New(noPrefix())
+	require.NoError(t, r.Add(tool))
+	res, err := r.Invoke(t.Context(), "t", nil)
+	require.NoError(t, err)
+	assert.True(t, res.Success)
+
+	s, err := compileOutputSchema("t", tool.OutputSchema)
+	require.NoError(t, err)
+	require.NoError(t, validateOutput(s, res.Value), "schema %s", tool.OutputSchema)
+}
+
+// A typed result that breaks its own validate tags is a protocol error
+// wrapping ErrInvalidOutput, naming the tool and the field.
+func TestOutput_TypedViolationIsProtocolError(t *testing.T) {
+	tool, err := Func("t", func(ctx context.Context, a struct{}) (result.Result[typedOut], error) {
+		return result.Ok(typedOut{N: 11, Must: []string{"x"}}), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	r := New(noPrefix())
+	require.NoError(t, r.Add(tool))
+	_, err = r.Invoke(t.Context(), "t", nil)
+	require.ErrorIs(t, err, ErrInvalidOutput)
+	assert.Contains(t, err.Error(), `"t"`)
+	assert.Contains(t, err.Error(), "n:")
+}
+
+// For typed results, the check the pipeline runs (args.Validate) accepts
+// exactly the values whose JSON the generated output schema accepts.
+func TestOutput_TypedCheckAgreesWithSchema(t *testing.T) {
+	tool, err := Func("t", func(ctx context.Context, a struct{}) (result.Result[typedOut], error) {
+		return result.Ok(typedOut{}), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	s, err := compileOutputSchema("t", tool.OutputSchema)
+	require.NoError(t, err)
+	maybe := func(t *rapid.T, label string, g *rapid.Generator[[]int]) []int {
+		if rapid.Bool().Draw(t, label+"Nil") {
+			return nil
+		}
+		return g.Draw(t, label)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		v := typedOut{
+			N:      rapid.IntRange(-3, 13).Draw(rt, "n"),
+			Scores: maybe(rt, "scores", rapid.SliceOfN(rapid.IntRange(-5, 105), 0, 5)),
+		}
+		if rapid.Bool().Draw(rt, "items") {
+			v.Items = rapid.SliceOfN(rapid.StringN(0, 3, -1), 0, 3).Draw(rt, "itemsV")
+		}
+		if rapid.Bool().Draw(rt, "counts") {
+			v.Counts = map[string]int{"a": rapid.Int().Draw(rt, "c")}
+		}
+		if rapid.Bool().Draw(rt, "must") {
+			v.Must = rapid.SliceOfN(rapid.StringN(0, 3, -1), 0, 2).Draw(rt, "mustV")
+		}
+		v.Nested.X = maybe(rt, "x", rapid.SliceOfN(rapid.Int(), 0, 2))
+		byValidator := args.Validate(v) == nil
+		bySchema := validateOutput(s, v) == nil
+		if byValidator != bySchema {
+			rt.Fatalf("validator=%v schema=%v for %+v (schema %s)", byValidator, bySchema, v, tool.OutputSchema)
+		}
+	})
 }
