@@ -132,7 +132,7 @@
 //	one operation per tool, request = input schema,     TestOpenAPIOneOperationPerTool, ExampleBuildOpenAPI
 //	  200 + every error status with the envelope
 //	real responses validate against the document        TestOpenAPIResponsesValidate, TestOpenAPIResponseValidationCatchesMismatch
-//	document always in sync with the registry           TestOpenAPIFollowsRegistryChanges
+//	document always in sync with the registry           TestOpenAPIFollowsRegistryChanges, TestConcurrentUse (openapi_test.go, -race)
 //	mountable under a prefix                            TestMountedUnderPrefix, ExampleNew_prefix
 //	benchmark vs bare net/http+json+validator handler   BenchmarkInvoke, TestBenchmarkHandlersAgree (bench_test.go)
 //

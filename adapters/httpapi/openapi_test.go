@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -255,4 +256,69 @@ func TestOpenAPIFollowsRegistryChanges(t *testing.T) {
 func TestOpenAPIRejectsQuery(t *testing.T) {
 	srv, _ := newServer(t, httpapi.Options{})
 	requireError(t, do(t, http.MethodGet, srv.URL+"/openapi.json?format=yaml", "", nil), http.StatusBadRequest, "invalid_parameter")
+}
+
+// TestConcurrentUse runs invokes, listings and document fetches while tools
+// are added and removed (run with -race): every answer is a documented one
+// and the final document lists exactly the final tools.
+func TestConcurrentUse(t *testing.T) {
+	srv, reg := newServer(t, httpapi.Options{})
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			var ferr error
+			defer func() { errs <- ferr }()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				var (
+					resp *http.Response
+					err  error
+				)
+				switch (w + i) % 3 {
+				case 0:
+					resp, err = client.Post(srv.URL+"/tools/search/invoke", "application/json", strings.NewReader(goodSearch))
+				case 1:
+					resp, err = client.Get(srv.URL + "/openapi.json")
+				default:
+					resp, err = client.Get(srv.URL + "/tools")
+				}
+				if err != nil {
+					ferr = err
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					ferr = fmt.Errorf("%s: status %d", resp.Request.URL.Path, resp.StatusCode)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		name := "dyn" + strconv.Itoa(i)
+		tool, err := registry.Func(name, func(_ context.Context, _ NoArgs) (result.Result[string], error) {
+			return result.Ok(name), nil
+		}, registry.ToolOptions{Doc: "Dynamic."})
+		require.NoError(t, err)
+		require.NoError(t, reg.Add(tool))
+		if i%2 == 0 {
+			require.NoError(t, reg.Remove(name))
+		}
+	}
+	close(done)
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+	var doc struct{ Paths map[string]any }
+	require.NoError(t, json.Unmarshal(fetchDoc(t, srv.URL), &doc))
+	for i := range 20 {
+		_, has := doc.Paths["/tools/dyn"+strconv.Itoa(i)+"/invoke"]
+		require.Equal(t, i%2 == 1, has, "dyn%d", i)
+	}
 }
