@@ -24,8 +24,8 @@
 //
 // Any other path is a JSON 404 (error_type unknown_path); a known path with
 // another method is a JSON 405 with an Allow header. GET endpoints answer
-// HEAD. Every answer is application/json with X-Content-Type-Options: nosniff
-// and Cache-Control: no-store.
+// HEAD. Every answer is application/json with X-Content-Type-Options:
+// nosniff; GET answers and errors also carry Cache-Control: no-store.
 //
 // Invoke goes through Registry.Invoke only: the registry decodes, validates
 // and caps the arguments, runs middleware and the tool and checks the output.
@@ -125,7 +125,8 @@
 //	500 protocol failure, no internals, logged ERROR    TestInvokeProtocolFailureIs500WithoutInternals, TestProtocolErrorKinds,
 //	                                                      TestClientGoneIsCancelledNotError
 //	calls go through Registry.Invoke only               TestProtocolErrorKinds (registry middleware decides), TestOpenAPIFollowsRegistryChanges
-//	hostile input: clear status + JSON, keeps serving   TestHostileInput, TestRawHostileRequests, TestManyHostileRequestsInARow (hostile_test.go)
+//	hostile input: clear status + JSON, keeps serving   TestHostileInput, TestRawHostileRequests, TestManyHostileRequestsInARow,
+//	                                                      TestHandMadeRequests (hostile_test.go)
 //	path tricks in tool names                           TestPathTricks (hostile_test.go), TestPropertyInvalidNamesNeverReachTools (status_test.go)
 //	invoke never panics, status in the documented set   FuzzInvoke (fuzz_test.go; corpus in testdata/fuzz/FuzzInvoke)
 //	OpenAPI 3.1 document valid (libopenapi-validator)   TestOpenAPIDocumentIsValid, TestOpenAPIValidatorCatchesInvalidDocument (openapi_test.go)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -145,4 +146,25 @@ func TestManyHostileRequestsInARow(t *testing.T) {
 		require.Contains(t, []int{400, 413}, r.Status, fmt.Sprintf("request %d: %s", i, r.Body))
 	}
 	requireServing(t, srv.URL)
+}
+
+// TestHandMadeRequests calls ServeHTTP directly with requests a server would
+// never build: no body at all, and a body longer than its Content-Length.
+func TestHandMadeRequests(t *testing.T) {
+	h := httpapi.New(newRegistry(t), httpapi.Options{Logger: discardLogger()})
+	req := httptest.NewRequest(http.MethodPost, "/tools/ping/invoke", nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Body = nil
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, "no body means no arguments: %s", rec.Body)
+
+	req = httptest.NewRequest(http.MethodPost, "/tools/ping/invoke", strings.NewReader(`{}{}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = 2
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusBadRequest, rec.Code, "%s", rec.Body)
+	require.Contains(t, rec.Body.String(), "longer than its Content-Length")
+	require.Contains(t, rec.Body.String(), `"bad_request"`)
 }

@@ -67,8 +67,9 @@ type Options struct {
 	// refused with 413. Zero or negative means DefaultMaxBodyBytes (1 MiB).
 	// The registry applies its own argument cap as well (a validation error).
 	MaxBodyBytes int64
-	// Logger receives protocol failures (ERROR) and client disconnects
-	// (DEBUG); nil means slog.Default().
+	// Logger receives protocol failures (ERROR, with the real error), calls
+	// that ran out of time (WARN) and client disconnects (DEBUG); nil means
+	// slog.Default(). Nothing else is logged.
 	Logger *slog.Logger
 	// Title is info.title of the OpenAPI document; empty means "toolpack".
 	Title string
@@ -91,7 +92,7 @@ type handler struct {
 	server  string
 	mux     *http.ServeMux
 	doc     *docCache
-	bufs    sync.Pool // *bytes.Buffer for invoke responses
+	bufs    sync.Pool // *outBuf for invoke responses
 }
 
 // New returns an http.Handler serving reg as HTTP/JSON:
@@ -130,7 +131,11 @@ func New(reg *registry.Registry, opts Options) http.Handler {
 	if h.version == "" {
 		h.version = "0.0.0"
 	}
-	h.bufs.New = func() any { return new(bytes.Buffer) }
+	h.bufs.New = func() any {
+		o := &outBuf{}
+		o.enc = json.NewEncoder(&o.buf)
+		return o
+	}
 
 	// The subscription references only the cache, never h, so that h can be
 	// collected; the cleanup then ends the subscription.
@@ -297,24 +302,28 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 	if r.ContentLength > h.maxBody {
 		return tooLarge()
 	}
-	rd := http.MaxBytesReader(w, r.Body, h.maxBody)
+	if r.Body == nil { // only hand-made requests; a server always sets one
+		return nil, 0, ""
+	}
 	var (
 		body []byte
 		err  error
 	)
 	if r.ContentLength >= 0 {
+		// The length is known and within the cap; net/http's body reader
+		// stops at Content-Length, so no MaxBytesReader is needed.
 		body = make([]byte, r.ContentLength)
-		_, err = io.ReadFull(rd, body)
+		_, err = io.ReadFull(r.Body, body)
 		if err == nil {
-			// A body longer than its Content-Length is refused by net/http
-			// itself; this only guards hand-made requests.
+			// Only hand-made requests can carry more than their
+			// Content-Length; refuse rather than ignore the rest.
 			var one [1]byte
-			if n, _ := rd.Read(one[:]); n > 0 {
+			if n, _ := r.Body.Read(one[:]); n > 0 {
 				err = errors.New("body longer than its Content-Length")
 			}
 		}
 	} else {
-		body, err = io.ReadAll(rd)
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	}
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -360,64 +369,67 @@ func (h *handler) internal(w http.ResponseWriter, r *http.Request, name string, 
 	writeError(w, http.StatusInternalServerError, result.InternalError, msg, nil)
 }
 
+// outBuf is a pooled response buffer with an encoder bound to it; writing
+// to a bytes.Buffer cannot fail, so the encoder never keeps an error.
+type outBuf struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// appendJSON appends the JSON of v (without the encoder's newline).
+func (o *outBuf) appendJSON(v any) error {
+	n := o.buf.Len()
+	if err := o.enc.Encode(v); err != nil {
+		o.buf.Truncate(n)
+		return err
+	}
+	o.buf.Truncate(o.buf.Len() - 1)
+	return nil
+}
+
+// appendString appends s as a JSON string; marshalling a string cannot fail.
+func (o *outBuf) appendString(s string) { _ = o.appendJSON(s) }
+
 // writeResult writes a Result as the invoke envelope.
 func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, name string, res result.Result[any]) {
-	buf := h.bufs.Get().(*bytes.Buffer)
+	o := h.bufs.Get().(*outBuf)
 	defer func() {
-		if buf.Cap() <= 64<<10 {
-			buf.Reset()
-			h.bufs.Put(buf)
+		if o.buf.Cap() <= 64<<10 {
+			h.bufs.Put(o)
 		}
 	}()
-	buf.Reset()
+	o.buf.Reset()
 	status := http.StatusOK
 	if res.Success {
-		buf.WriteString(`{"ok":true,"value":`)
-		if err := appendJSON(buf, res.Value); err != nil {
+		o.buf.WriteString(`{"ok":true,"value":`)
+		if err := o.appendJSON(res.Value); err != nil {
 			h.internal(w, r, name, fmt.Errorf("marshal value: %w", err))
 			return
 		}
 	} else {
 		status = StatusFor(res.ErrorType)
-		buf.WriteString(`{"ok":false,"error":`)
-		appendString(buf, res.Error)
-		buf.WriteString(`,"error_type":`)
-		appendString(buf, string(res.ErrorType))
+		o.buf.WriteString(`{"ok":false,"error":`)
+		o.appendString(res.Error)
+		o.buf.WriteString(`,"error_type":`)
+		o.appendString(string(res.ErrorType))
 		if res.ErrorData != nil {
-			buf.WriteString(`,"details":`)
-			if err := appendJSON(buf, res.ErrorData); err != nil {
+			o.buf.WriteString(`,"details":`)
+			if err := o.appendJSON(res.ErrorData); err != nil {
 				h.internal(w, r, name, fmt.Errorf("marshal error data: %w", err))
 				return
 			}
 		}
 	}
 	if res.Message != "" {
-		buf.WriteString(`,"message":`)
-		appendString(buf, res.Message)
+		o.buf.WriteString(`,"message":`)
+		o.appendString(res.Message)
 	}
 	if res.Instruction != "" {
-		buf.WriteString(`,"instruction":`)
-		appendString(buf, res.Instruction)
+		o.buf.WriteString(`,"instruction":`)
+		o.appendString(res.Instruction)
 	}
-	buf.WriteByte('}')
-	writeJSON(w, status, buf.Bytes())
-}
-
-// appendJSON appends the JSON of v (without the encoder's newline).
-func appendJSON(buf *bytes.Buffer, v any) error {
-	n := buf.Len()
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		buf.Truncate(n)
-		return err
-	}
-	buf.Truncate(buf.Len() - 1)
-	return nil
-}
-
-// appendString appends s as a JSON string.
-func appendString(buf *bytes.Buffer, s string) {
-	// Marshalling a string cannot fail.
-	_ = appendJSON(buf, s)
+	o.buf.WriteByte('}')
+	writeJSON(w, status, o.buf.Bytes(), false)
 }
 
 // envelope is the JSON body of every error this package writes itself.
@@ -435,15 +447,21 @@ func writeError(w http.ResponseWriter, status int, typ result.ErrorType, msg str
 		b = []byte(`{"ok":false,"error":"internal error","error_type":"internal_error"}`)
 		status = http.StatusInternalServerError
 	}
-	writeJSON(w, status, b)
+	writeJSON(w, status, b, true)
 }
 
-func writeJSON(w http.ResponseWriter, status int, b []byte) {
+// writeJSON writes b with the JSON content type. noStore adds
+// Cache-Control: no-store, for answers a cache could otherwise keep (GET
+// answers, and errors, since a 404 is cacheable by default); invoke answers
+// to POST are not cached anyway and skip it. net/http adds Content-Length
+// for small bodies and chunks large ones.
+func writeJSON(w http.ResponseWriter, status int, b []byte, noStore bool) {
 	hd := w.Header()
 	hd["Content-Type"] = []string{"application/json"}
 	hd["X-Content-Type-Options"] = []string{"nosniff"}
-	hd["Cache-Control"] = []string{"no-store"}
-	hd["Content-Length"] = []string{strconv.Itoa(len(b))}
+	if noStore {
+		hd["Cache-Control"] = []string{"no-store"}
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

@@ -134,8 +134,12 @@ func TestInvokeSuccess(t *testing.T) {
 	r = invoke(t, srv.URL, "echo", `{"text":"<b>hi</b> & bye"}`)
 	require.Equal(t, http.StatusOK, r.Status)
 	require.JSONEq(t, `{"ok":true,"value":"<b>hi</b> & bye","message":"echoed"}`, string(r.Body))
-	require.Equal(t, "no-store", r.Header.Get("Cache-Control"))
 	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+	for _, p := range []string{"/tools", "/tools/echo", "/openapi.json", "/tools/nope"} {
+		g := do(t, http.MethodGet, srv.URL+p, "", nil)
+		require.Equal(t, "no-store", g.Header.Get("Cache-Control"), p)
+		require.Equal(t, "nosniff", g.Header.Get("X-Content-Type-Options"), p)
+	}
 }
 
 func TestInvokeAcceptsJSONWithParameters(t *testing.T) {

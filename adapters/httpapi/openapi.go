@@ -18,10 +18,15 @@ const OpenAPIVersion = "3.1.0"
 // Operation ids of the fixed endpoints. They contain ':', which tool names
 // cannot, so they never clash with a tool's operationId (its name).
 const (
-	OpListTools    = "toolpack:listTools"
+	// OpListTools is the operationId of GET /tools.
+	OpListTools = "toolpack:listTools"
+	// OpDescribeTool is the operationId of GET /tools/{name}.
 	OpDescribeTool = "toolpack:describeTool"
-	OpOpenAPI      = "toolpack:openapi"
-	OpInvokeTool   = "toolpack:invokeTool"
+	// OpOpenAPI is the operationId of GET /openapi.json.
+	OpOpenAPI = "toolpack:openapi"
+	// OpInvokeTool is the operationId of the generic POST
+	// /tools/{name}/invoke; each tool also has its own operation.
+	OpInvokeTool = "toolpack:invokeTool"
 )
 
 // docCache holds the last generated document with the registry generation it
@@ -50,7 +55,7 @@ func (h *handler) openAPI(w http.ResponseWriter, r *http.Request) {
 		h.internal(w, r, "", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, b, true)
 }
 
 // document returns the cached document, regenerating it when the registry

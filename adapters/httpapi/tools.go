@@ -46,6 +46,7 @@ type AnnotationsJSON struct {
 
 // ToolDetail is the body of GET /tools/{name}.
 type ToolDetail struct {
+	// ToolSummary holds name, title, description, pack and source.
 	ToolSummary
 	// InputSchema is the JSON Schema of the arguments (the invoke body).
 	InputSchema json.RawMessage `json:"input_schema"`
@@ -54,12 +55,15 @@ type ToolDetail struct {
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Annotations are the MCP hints.
 	Annotations AnnotationsJSON `json:"annotations"`
-	// Signature, Args (the argument Markdown), Returns and Example are the
-	// tool's introspection text; each is absent when empty.
+	// Signature is the tool's call signature (introspection text); absent
+	// when empty.
 	Signature string `json:"signature,omitempty"`
-	Args      string `json:"args,omitempty"`
-	Returns   string `json:"returns,omitempty"`
-	Example   string `json:"example,omitempty"`
+	// Args is the argument Markdown; absent when empty.
+	Args string `json:"args,omitempty"`
+	// Returns describes the result type; absent when empty.
+	Returns string `json:"returns,omitempty"`
+	// Example is an example call; absent when empty.
+	Example string `json:"example,omitempty"`
 }
 
 func summary(t *registry.Tool) ToolSummary {
@@ -187,5 +191,5 @@ func (h *handler) writeValue(w http.ResponseWriter, r *http.Request, name string
 		h.internal(w, r, name, fmt.Errorf("marshal response: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
+	writeJSON(w, http.StatusOK, b, true)
 }
