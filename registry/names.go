@@ -8,6 +8,9 @@ const MaxNameLen = 128
 // checkName reports whether name matches ^[A-Za-z0-9_.-]{1,128}$; the error
 // wraps ErrInvalidName and says what was expected.
 func checkName(name string) error {
+	if ValidName(name) {
+		return nil
+	}
 	if name == "" {
 		return fmt.Errorf("%w: name is empty; expected 1 to %d characters from [A-Za-z0-9_.-]", ErrInvalidName, MaxNameLen)
 	}
@@ -33,8 +36,19 @@ func nameByte(b byte) bool {
 }
 
 // ValidName reports whether name is a valid final tool name: 1 to 128
-// characters from [A-Za-z0-9_.-], as MCP requires.
-func ValidName(name string) bool { return checkName(name) == nil }
+// characters from [A-Za-z0-9_.-], as MCP requires. It does not allocate, so
+// adapters can check names taken from requests with it.
+func ValidName(name string) bool {
+	if name == "" || len(name) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // decorate returns the final name: prefix_name, or name when prefix is empty.
 func decorate(prefix, name string) string {

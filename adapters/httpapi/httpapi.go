@@ -204,26 +204,10 @@ func methodNotAllowed(allow string) http.HandlerFunc {
 	}
 }
 
-// validName reports whether name matches [A-Za-z0-9_.-]{1,128}.
-func validName(name string) bool {
-	if len(name) == 0 || len(name) > registry.MaxNameLen {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		b := name[i]
-		switch {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9', b == '_', b == '.', b == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // pathName returns the {name} path value, or writes a 400 and returns false.
 func pathName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("name")
-	if !validName(name) {
+	if !registry.ValidName(name) {
 		writeError(w, http.StatusBadRequest, ErrTypeInvalidName,
 			fmt.Sprintf("tool name %s in the path is invalid; expected 1 to %d characters from [A-Za-z0-9_.-]", quoteTrunc(name), registry.MaxNameLen), nil)
 		return "", false
