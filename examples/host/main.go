@@ -115,11 +115,17 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 		return nil
 	}
 	log.Info("example tools included", slog.Int("tools", len(reg.List())), slog.String("prefix", reg.Prefix()))
+	// Final (prefixed) names come from the registry, which also honours a
+	// tool's own prefix override.
+	final := map[string]string{}
+	for _, t := range reg.List() {
+		final[t.BaseName] = t.Name
+	}
 	enc := json.NewEncoder(stdout)
 	for _, c := range demo {
-		name := c.tool
-		if p := reg.Prefix(); p != "" {
-			name = p + "_" + c.tool
+		name, ok := final[c.tool]
+		if !ok {
+			return fmt.Errorf("call %s: the example pack has no such tool", c.tool)
 		}
 		res, err := reg.Invoke(ctx, name, json.RawMessage(c.args))
 		if err != nil {
