@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/internal/benchtool"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -176,11 +176,11 @@ func ratio(b *testing.B, ours, base func()) {
 		dOurs = append(dOurs, t1.Sub(t0))
 		dBase = append(dBase, t2.Sub(t1))
 	}
-	mOurs, mBase := median(dOurs), median(dBase)
+	mOurs, mBase := benchtool.Median(dOurs), benchtool.Median(dBase)
 	b.ReportMetric(float64(mOurs.Nanoseconds()), "ours-median-ns/call")
 	b.ReportMetric(float64(mBase.Nanoseconds()), "bare-median-ns/call")
 	b.ReportMetric(float64(mOurs)/float64(mBase), "ratio")
-	b.ReportMetric(float64(sum(dOurs))/float64(sum(dBase)), "mean-ratio")
+	b.ReportMetric(float64(benchtool.Sum(dOurs))/float64(benchtool.Sum(dBase)), "mean-ratio")
 }
 
 // BenchmarkOpenAPI measures GET /openapi.json from the cache against
@@ -206,21 +206,4 @@ func BenchmarkOpenAPI(b *testing.B) {
 			}
 		}
 	})
-}
-
-// median of ds (sorted in place): robust against scheduling spikes.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
-}
-
-func sum(ds []time.Duration) time.Duration {
-	var t time.Duration
-	for _, d := range ds {
-		t += d
-	}
-	return t
 }

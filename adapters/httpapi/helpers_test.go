@@ -17,32 +17,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/internal/benchtool"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
-// SearchArgs is the 5-field tool of the tests and the benchmark: a string
-// with length bounds, an int with a range, an enum, an optional float and a
-// slice.
-type SearchArgs struct {
-	Query     string   `json:"query" validate:"required,min=1,max=200" description:"What to search for."`
-	Limit     int      `json:"limit" validate:"required,min=1,max=50" description:"Maximum number of hits."`
-	Mode      string   `json:"mode" validate:"required,oneof=fast exact" description:"Search mode."`
-	Threshold *float64 `json:"threshold,omitempty" validate:"omitempty,min=0,max=1" description:"Minimum score."`
-	Tags      []string `json:"tags" validate:"required,max=10,dive,min=1,max=20" description:"Tags to filter by."`
-}
+// The 5-field search tool of the tests and the benchmark (shared with the
+// MCP adapter's benchmark, so both measure the same work).
+type (
+	SearchArgs = benchtool.SearchArgs
+	SearchOut  = benchtool.SearchOut
+)
 
-// SearchOut is the search tool's structured value.
-type SearchOut struct {
-	Query string `json:"query"`
-	Hits  int    `json:"hits"`
-	Tags  int    `json:"tags"`
-}
-
-// search is the one function the registry tool and the bare baseline call.
-func search(a SearchArgs) SearchOut {
-	return SearchOut{Query: strings.ToUpper(a.Query), Hits: a.Limit, Tags: len(a.Tags)}
-}
+var search = benchtool.Search
 
 // EchoArgs are the echo tool's arguments.
 type EchoArgs struct {

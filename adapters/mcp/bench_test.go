@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,31 +12,19 @@ import (
 
 	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/benchtool"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
-// SearchArgs is the benchmark's 5-field tool: a string with length bounds,
-// an int with a range, an enum, an optional float and a slice.
-type SearchArgs struct {
-	Query     string   `json:"query" validate:"required,min=1,max=200" description:"What to search for."`
-	Limit     int      `json:"limit" validate:"required,min=1,max=50" description:"Maximum number of hits."`
-	Mode      string   `json:"mode" validate:"required,oneof=fast exact" description:"Search mode."`
-	Threshold *float64 `json:"threshold,omitempty" validate:"omitempty,min=0,max=1" description:"Minimum score."`
-	Tags      []string `json:"tags" validate:"required,max=10,dive,min=1,max=20" description:"Tags to filter by."`
-}
-
-// SearchOut is the benchmark tool's structured value.
-type SearchOut struct {
-	Query string `json:"query"`
-	Hits  int    `json:"hits"`
-	Tags  int    `json:"tags"`
-}
+// The benchmark's 5-field tool, shared with the HTTP adapter's benchmark.
+type (
+	SearchArgs = benchtool.SearchArgs
+	SearchOut  = benchtool.SearchOut
+)
 
 // searchImpl is the one function both registrations call.
-func searchImpl(a SearchArgs) SearchOut {
-	return SearchOut{Query: strings.ToUpper(a.Query), Hits: a.Limit, Tags: len(a.Tags)}
-}
+var searchImpl = benchtool.Search
 
 var benchArgs = json.RawMessage(`{"query":"golang mcp","limit":10,"mode":"fast","threshold":0.5,"tags":["go","sdk","bench"]}`)
 
@@ -132,29 +118,11 @@ func BenchmarkToolsCall(b *testing.B) {
 				dOurs = append(dOurs, t1.Sub(t0))
 				dBase = append(dBase, t2.Sub(t1))
 			}
-			mOurs, mBase := median(dOurs), median(dBase)
+			mOurs, mBase := benchtool.Median(dOurs), benchtool.Median(dBase)
 			b.ReportMetric(float64(mOurs.Nanoseconds()), "adapter-median-ns/call")
 			b.ReportMetric(float64(mBase.Nanoseconds()), "sdk-median-ns/call")
 			b.ReportMetric(float64(mOurs)/float64(mBase), "ratio")
-			b.ReportMetric(float64(sum(dOurs))/float64(sum(dBase)), "mean-ratio")
+			b.ReportMetric(float64(benchtool.Sum(dOurs))/float64(benchtool.Sum(dBase)), "mean-ratio")
 		})
 	}
-}
-
-// median of ds (sorted in place); medians keep the ratio robust against
-// scheduling spikes on a shared machine.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
-}
-
-func sum(ds []time.Duration) time.Duration {
-	var t time.Duration
-	for _, d := range ds {
-		t += d
-	}
-	return t
 }
