@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -125,4 +126,80 @@ func BenchmarkToolsCall(b *testing.B) {
 			b.ReportMetric(float64(benchtool.Sum(dOurs))/float64(benchtool.Sum(dBase)), "mean-ratio")
 		})
 	}
+}
+
+// pipeSession serves the test registry over two os.Pipe pairs with the
+// transport mk returns and connects an SDK client to the other ends.
+func pipeSession(b *testing.B, mk func(r, w *os.File) sdk.Transport) *sdk.ClientSession {
+	sr, cw, err := os.Pipe()
+	require.NoError(b, err)
+	cr, sw, err := os.Pipe()
+	require.NoError(b, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := tpmcp.NewServer(newTestRegistry(b), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, mk(sr, sw))
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench"}, nil).Connect(ctx, &sdk.IOTransport{Reader: cr, Writer: cw}, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() {
+		_ = cs.Close()
+		cancel()
+		<-done
+		for _, f := range []*os.File{sr, cw, cr, sw} {
+			_ = f.Close()
+		}
+	})
+	return cs
+}
+
+func callGreet(b *testing.B, cs *sdk.ClientSession) {
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Bench", "times": 2}})
+	if err != nil || res.IsError {
+		b.Fatalf("greet failed: %v %+v", err, res)
+	}
+}
+
+// BenchmarkStdioTransport measures tools/call over OS pipes (what a stdio
+// server sees) with this package's IOTransport against the SDK's own
+// IOTransport as the baseline, same server, same client. "ratio" is the
+// median call time with ours over the baseline's, one call of each
+// alternating in the same loop (goal ≤ 1.0); "mean-ratio" is the ratio of
+// the totals.
+func BenchmarkStdioTransport(b *testing.B) {
+	ours := func(r, w *os.File) sdk.Transport {
+		return &tpmcp.IOTransport{Reader: r, Writer: w, Logger: discardLogger()}
+	}
+	theirs := func(r, w *os.File) sdk.Transport { return &sdk.IOTransport{Reader: r, Writer: w} }
+	b.Run("toolpack", func(b *testing.B) {
+		cs := pipeSession(b, ours)
+		b.ReportAllocs()
+		for b.Loop() {
+			callGreet(b, cs)
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		cs := pipeSession(b, theirs)
+		b.ReportAllocs()
+		for b.Loop() {
+			callGreet(b, cs)
+		}
+	})
+	b.Run("ratio_toolpack_vs_sdk", func(b *testing.B) {
+		a, base := pipeSession(b, ours), pipeSession(b, theirs)
+		var dA, dBase []time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			callGreet(b, a)
+			t1 := time.Now()
+			callGreet(b, base)
+			t2 := time.Now()
+			dA = append(dA, t1.Sub(t0))
+			dBase = append(dBase, t2.Sub(t1))
+		}
+		b.ReportMetric(float64(benchtool.Median(dA))/float64(benchtool.Median(dBase)), "ratio")
+		b.ReportMetric(float64(benchtool.Sum(dA))/float64(benchtool.Sum(dBase)), "mean-ratio")
+	})
 }

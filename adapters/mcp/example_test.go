@@ -1,12 +1,15 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -131,4 +134,50 @@ func ExampleHTTPHandler() {
 func ExampleDisplay_String() {
 	fmt.Println(tpmcp.DisplayEnvelope, tpmcp.DisplayValue)
 	// Output: envelope value
+}
+
+// ExampleIOTransport serves a registry over a reader and a writer (here
+// fixed input and a buffer; a host would pass its stdin and stdout, or use
+// ServeStdio). A malformed line is answered with a JSON-RPC error and the
+// session goes on; at the end of input the answers to the calls read are
+// written before Run returns.
+func ExampleIOTransport() {
+	quiet := slog.New(slog.DiscardHandler)
+	srv := tpmcp.NewServer(exampleRegistry(), &sdk.Implementation{Name: "demo", Version: "v1"}, tpmcp.Options{Logger: quiet})
+	in := strings.NewReader("this is not JSON\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"0"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}` + "\n")
+	var out bytes.Buffer
+	if err := srv.Run(context.Background(), &tpmcp.IOTransport{Reader: in, Writer: &out, Logger: quiet}); err != nil {
+		log.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     any `json:"id"`
+			Result *struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			log.Fatal(err)
+		}
+		switch {
+		case m.Error != nil:
+			fmt.Println("id", m.ID, "error", m.Error.Code)
+		case m.Result != nil && len(m.Result.Content) > 0:
+			fmt.Println("id", m.ID, "text", m.Result.Content[0].Text)
+		default:
+			fmt.Println("id", m.ID, "result")
+		}
+	}
+	// Output:
+	// id <nil> error -32700
+	// id 1 result
+	// id 2 text {"success":true,"value":"**hi**"}
 }

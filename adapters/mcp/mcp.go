@@ -131,18 +131,21 @@ func NewServer(reg *registry.Registry, impl *sdk.Implementation, opts Options) *
 }
 
 // ServeStdio serves s to one client over the process's stdin and stdout
-// (newline-delimited JSON-RPC) until the client disconnects or ctx is done.
-// Nothing else may write to stdout while it runs; log to stderr.
+// (newline-delimited JSON-RPC) until the client disconnects or ctx is done,
+// with a StdioTransport and its defaults (malformed input is logged to
+// slog.Default()). Use (*sdk.Server).Run with a StdioTransport to choose
+// its logger or message cap. Nothing else may read stdin or write to
+// stdout while it runs; log to stderr.
 func ServeStdio(ctx context.Context, s *sdk.Server) error {
-	return s.Run(ctx, &sdk.StdioTransport{})
+	return s.Run(ctx, &StdioTransport{})
 }
 
-// ServeIO is ServeStdio over the given reader and writer, for hosts that
-// hold their standard streams as values (and for tests). When the session
-// ends, r is closed if it is an io.Closer (which unblocks a pending read); w
-// is never closed.
+// ServeIO is ServeStdio over the given reader and writer (an IOTransport),
+// for hosts that hold their standard streams as values, and for tests.
+// When the session ends a pending read is interrupted and r is closed if
+// it is an io.Closer; w is never closed.
 func ServeIO(ctx context.Context, s *sdk.Server, r io.Reader, w io.Writer) error {
-	return s.Run(ctx, &sdk.IOTransport{Reader: readCloser(r), Writer: nopWriteCloser{w}})
+	return s.Run(ctx, &IOTransport{Reader: r, Writer: w})
 }
 
 // HTTPHandler returns the streamable HTTP transport for s, an http.Handler
@@ -152,14 +155,3 @@ func ServeIO(ctx context.Context, s *sdk.Server, r io.Reader, w io.Writer) error
 func HTTPHandler(s *sdk.Server, opts *sdk.StreamableHTTPOptions) http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, opts)
 }
-
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -2,8 +2,10 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,16 +19,34 @@ import (
 // stdioChildEnv makes the test binary act as a ServeStdio server.
 const stdioChildEnv = "TPMCP_TEST_STDIO_CHILD"
 
+// Exit codes of the ServeStdio child process.
+const (
+	childOK          = 0
+	childServeFailed = 3
+	childStdinLeftNB = 4 // stdin still non-blocking after the session
+)
+
+// serveStdioChild is the child process's whole run: serve, then check that
+// stdin's blocking mode was restored.
+func serveStdioChild(t *testing.T) {
+	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+	if err := tpmcp.ServeStdio(context.Background(), srv); err != nil {
+		os.Exit(childServeFailed)
+	}
+	if stdinNonblocking() {
+		os.Exit(childStdinLeftNB)
+	}
+	os.Exit(childOK)
+}
+
 // TestServeStdio re-runs this test binary as a child process that serves
-// the test registry with ServeStdio on its real stdin/stdout, and talks to
-// it with the SDK's CommandTransport.
+// the test registry with ServeStdio on its real stdin/stdout (pipes: the
+// transport reads stdin directly, in non-blocking mode), and talks to it
+// with the SDK's CommandTransport. The child exits 0 only if stdin is back
+// in blocking mode after the session.
 func TestServeStdio(t *testing.T) {
 	if os.Getenv(stdioChildEnv) == "1" {
-		srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
-		if err := tpmcp.ServeStdio(context.Background(), srv); err != nil {
-			os.Exit(3)
-		}
-		os.Exit(0)
+		serveStdioChild(t)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -39,5 +59,34 @@ func TestServeStdio(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "# Hello\n\nHello, Std! ", text(t, res))
 	require.NoError(t, cs.Close())
-	assert.Equal(t, 0, cmd.ProcessState.ExitCode(), "ServeStdio returned nil when stdin closed")
+	assert.Equal(t, childOK, cmd.ProcessState.ExitCode(), "ServeStdio returned nil when stdin closed, and stdin is blocking again")
+}
+
+// TestServeStdio_RegularFileStdin: a stdin that cannot be polled (here a
+// regular file) is read by a goroutine; the session answers and ends at the
+// file's end.
+func TestServeStdio_RegularFileStdin(t *testing.T) {
+	if os.Getenv(stdioChildEnv) == "1" {
+		serveStdioChild(t)
+	}
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	require.NoError(t, os.WriteFile(in, []byte(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}`+"\n"), 0o600))
+	f, err := os.Open(in)
+	require.NoError(t, err)
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestServeStdio_RegularFileStdin$")
+	cmd.Env = append(os.Environ(), stdioChildEnv+"=1")
+	cmd.Stdin = f
+	out, err := cmd.Output()
+	require.NoError(t, err, "the child exits 0 at the end of its stdin file")
+	var resp struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(out, &resp), "stdout holds exactly one JSON-RPC message: %q", out)
+	assert.Equal(t, 1, resp.ID)
+	assert.Contains(t, string(resp.Result), `"serverInfo"`)
 }
