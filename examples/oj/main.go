@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -50,17 +51,34 @@ const LogEnv = "RUST_LOG"
 const levelOff = slog.Level(100)
 
 func main() {
-	// A small, short-lived heap: collect less often unless the user set
-	// GOGC. This is a throughput choice for the stdio server, measured with
-	// the interleaved BenchmarkStdioGetProblem (this build against the same
-	// build run with GOGC=100): 1.14–1.39× the calls per second; GOGC=1000
-	// gained nothing over 400 (0.90–1.03×). See packs/oj/BENCHMARKS.md.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
-	}
+	tuneRuntime()
 	code := run(os.Args[1:], os.Getenv(LogEnv), os.Stdout, os.Stderr)
 	atExit()
 	os.Exit(code)
+}
+
+// tuneRuntime sets two runtime knobs for this server's workload (one
+// client, calls mostly one at a time, each waiting on the backend and then
+// converting a few KB of HTML), unless the user set them through the
+// environment. Both were measured with the interleaved
+// BenchmarkStdioGetProblem (see packs/oj/BENCHMARKS.md):
+//
+//   - GOMAXPROCS=1: with one P, a goroutine made ready (the SDK's request
+//     goroutines, net/http's connection goroutines) never wakes a second OS
+//     thread through a futex, and an idle server sleeps in the poller;
+//     1.16–1.21× the calls per second of the same build with the default
+//     (two here). Concurrent calls still overlap while they wait on the
+//     backend; only their CPU work (decoding, HTML conversion) is
+//     serialised.
+//   - GOGC=400: a small, short-lived heap, collected less often;
+//     1.14–1.39× against GOGC=100 (GOGC=1000 gained nothing more).
+func tuneRuntime() {
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		runtime.GOMAXPROCS(1)
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 }
 
 // atExit runs after run returns, before the process exits (a hook for
@@ -130,7 +148,10 @@ func run(argv []string, logEnv string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := tpmcp.ServeStdio(ctx, srv); err != nil && !errors.Is(err, context.Canceled) {
+	// The toolpack stdio transport: stdin read without a goroutine hop,
+	// malformed lines answered (and logged here, without their content)
+	// instead of ending the session.
+	if err := srv.Run(ctx, &tpmcp.StdioTransport{Logger: logger}); err != nil && !errors.Is(err, context.Canceled) {
 		logger.Error("serving failed", "err", err)
 		return 1
 	}
