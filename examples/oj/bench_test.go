@@ -49,19 +49,36 @@ func newCountingBackend(tb testing.TB) *countingBackend {
 	return cb
 }
 
-// round makes n get_problem calls on s, one after the other, and returns
-// the rate in calls per second.
-func round(b *testing.B, s *sdk.ClientSession, n int) float64 {
+// round makes n get_problem calls on s, one after the other, with the
+// arguments args gives for the call's number, and returns the rate in
+// calls per second.
+func round(b *testing.B, s *sdk.ClientSession, n int, args func() map[string]any) float64 {
 	b.Helper()
-	args := map[string]any{"source": "leetcode", "id": "1"}
 	start := time.Now()
 	for range n {
-		res, err := s.CallTool(b.Context(), &sdk.CallToolParams{Name: "get_problem", Arguments: args})
+		res, err := s.CallTool(b.Context(), &sdk.CallToolParams{Name: "get_problem", Arguments: args()})
 		if err != nil || res.IsError {
 			b.Fatalf("get_problem failed: %v %+v", err, res)
 		}
 	}
 	return float64(n) / time.Since(start).Seconds()
+}
+
+// sameProblem is the workload: the same problem every call.
+func sameProblem() func() map[string]any {
+	args := map[string]any{"source": "leetcode", "id": "1"}
+	return func() map[string]any { return args }
+}
+
+// distinctProblems asks for a different problem every call (a statement of
+// the same shape naming its id: see mockbackend), so that no conversion is
+// ever served from a memo. Each server gets its own sequence.
+func distinctProblems() func() map[string]any {
+	n := 0
+	return func() map[string]any {
+		n++
+		return map[string]any{"source": "leetcode", "id": "distinct-" + strconv.Itoa(n)}
+	}
 }
 
 func median(xs []float64) float64 {
@@ -76,10 +93,10 @@ func median(xs []float64) float64 {
 // BenchmarkStdioGetProblem drives the built examples/oj server (and the
 // reference server when OJ_REF_BIN is set) over stdio with the go-sdk
 // client against the mock backend on 127.0.0.1: per iteration, 1,000
-// get_problem calls per server in benchRounds rounds of benchRoundCalls,
-// the two servers alternating round by round (and which goes first
-// alternating too), so that load from other processes on a shared machine
-// hits both alike.
+// get_problem calls of the same problem per server in benchRounds rounds
+// of benchRoundCalls, the two servers alternating round by round (and which
+// goes first alternating too), so that load from other processes on a
+// shared machine hits both alike.
 //
 // Metrics: ours_calls/s and ref_calls/s are the medians of the per-round
 // rates; ratio is ours/ref of those medians and paired_ratio the median of
@@ -97,30 +114,39 @@ func median(xs []float64) float64 {
 // named by OJ_CPUPROFILE).
 //
 // Run it with -benchtime=1x (one iteration = 1,000 calls per server).
-func BenchmarkStdioGetProblem(b *testing.B) {
+func BenchmarkStdioGetProblem(b *testing.B) { benchStdio(b, sameProblem) }
+
+// BenchmarkStdioGetProblemDistinct is BenchmarkStdioGetProblem with a
+// different problem statement on every call, so that our server's memo of
+// conversions never hits: every call converts its HTML, as the reference
+// always does.
+func BenchmarkStdioGetProblemDistinct(b *testing.B) { benchStdio(b, distinctProblems) }
+
+func benchStdio(b *testing.B, workload func() func() map[string]any) {
 	cb := newCountingBackend(b)
 	bin := ourBin
 	if p := os.Getenv("OJ_OUR_BIN"); p != "" {
 		bin = p // another build of examples/oj, e.g. -tags ojprofile
 	}
 	ours, oursCmd := connectCmd(b, bin, []string{"--base-url", cb.url})
+	oursArgs := workload()
 	var ref *sdk.ClientSession
 	var refCmd *exec.Cmd
+	refArgs := workload()
 	if p := os.Getenv("OJ_REF_BIN"); p != "" {
 		ref, refCmd = connectCmd(b, p, []string{"--base-url", cb.url})
 	}
 	// Warm both up (process start, first connection) outside the measurement.
-	for _, s := range []*sdk.ClientSession{ours, ref} {
-		if s != nil {
-			round(b, s, 20)
-		}
+	round(b, ours, 20, oursArgs)
+	if ref != nil {
+		round(b, ref, 20, refArgs)
 	}
 	var oursRates, refRates, paired, backendRates []float64
 	var oursConns, refConns int64
 	var oursCPU, refCPU time.Duration
-	timed := func(s *sdk.ClientSession, cmd *exec.Cmd, conns *int64, cpu *time.Duration) float64 {
+	timed := func(s *sdk.ClientSession, cmd *exec.Cmd, args func() map[string]any, conns *int64, cpu *time.Duration) float64 {
 		before, cpu0 := cb.conns.Load(), processCPU(cmd)
-		r := round(b, s, benchRoundCalls)
+		r := round(b, s, benchRoundCalls, args)
 		*conns += cb.conns.Load() - before
 		*cpu += processCPU(cmd) - cpu0
 		return r
@@ -130,12 +156,12 @@ func BenchmarkStdioGetProblem(b *testing.B) {
 		for i := range benchRounds {
 			var o, r float64
 			if ref != nil && (n*benchRounds+i)%2 == 1 {
-				r = timed(ref, refCmd, &refConns, &refCPU)
-				o = timed(ours, oursCmd, &oursConns, &oursCPU)
+				r = timed(ref, refCmd, refArgs, &refConns, &refCPU)
+				o = timed(ours, oursCmd, oursArgs, &oursConns, &oursCPU)
 			} else {
-				o = timed(ours, oursCmd, &oursConns, &oursCPU)
+				o = timed(ours, oursCmd, oursArgs, &oursConns, &oursCPU)
 				if ref != nil {
-					r = timed(ref, refCmd, &refConns, &refCPU)
+					r = timed(ref, refCmd, refArgs, &refConns, &refCPU)
 				}
 			}
 			oursRates = append(oursRates, o)

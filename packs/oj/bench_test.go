@@ -32,16 +32,27 @@ func BenchmarkGetProblemInvoke(b *testing.B) {
 }
 
 // BenchmarkConvert measures the HTML→Markdown conversion of the fixture
-// statement against StripTags (the fallback) as the baseline.
+// statement without the memo ("convert"), served from the memo
+// ("convert_memo_hit"), and StripTags (the fallback) as the baseline.
 func BenchmarkConvert(b *testing.B) {
 	html := mockbackend.Fixture("leetcode", "1")["content"].(string)
-	c := oj.NewConverter()
 	b.Run("convert", func(b *testing.B) {
+		c := oj.NewConverter(oj.WithCacheBytes(-1))
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = c.Convert(html)
+		}
+	})
+	b.Run("convert_memo_hit", func(b *testing.B) {
+		c := oj.NewConverter()
+		_ = c.Convert(html)
+		b.ReportAllocs()
 		for b.Loop() {
 			_ = c.Convert(html)
 		}
 	})
 	b.Run("baseline_strip_tags", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			_ = oj.StripTags(html)
 		}

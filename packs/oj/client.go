@@ -65,6 +65,10 @@ type Config struct {
 	// Logger receives debug logs of each request (path, status, size,
 	// duration; never the token). Nil means slog.Default().
 	Logger *slog.Logger
+	// ConvertCacheBytes bounds the memo of recent HTML→Markdown
+	// conversions (see Converter): 0 means DefaultConvertCacheBytes, a
+	// negative value turns the memo off.
+	ConvertCacheBytes int
 }
 
 // DomainError is a failure the caller (a model) should see and can react
@@ -113,7 +117,7 @@ func NewClient(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("%w: token: contains a character not allowed in an HTTP header (expected visible ASCII)", ErrConfig)
 		}
 	}
-	c := &Client{base: base, token: cfg.Token, http: cfg.HTTPClient, now: cfg.Now, log: cfg.Logger, conv: NewConverter()}
+	c := &Client{base: base, token: cfg.Token, http: cfg.HTTPClient, now: cfg.Now, log: cfg.Logger, conv: NewConverter(WithCacheBytes(cfg.ConvertCacheBytes))}
 	if c.http == nil {
 		// No http.Client.Timeout: get bounds every request, body included,
 		// with a RequestTimeout context deadline, and Client.Timeout would

@@ -19,20 +19,59 @@ const NoDescription = "No description available."
 // a doctype. Text such as "a < b" or "x<3" is not markup.
 var markupRE = regexp.MustCompile(`<(?:/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|!--|![A-Za-z])`)
 
+// DefaultConvertCacheBytes is the size of a Converter's memo of recent
+// conversions unless WithCacheBytes says otherwise.
+const DefaultConvertCacheBytes = 8 << 20
+
 // Converter turns problem statements (HTML) into Markdown. It is safe for
 // concurrent use; build one with NewConverter and reuse it.
+//
+// A Converter remembers its most recent conversions (see WithCacheBytes):
+// conversion is a pure function of the statement, the same statements are
+// fetched again and again (the daily challenge, a problem resolved and then
+// fetched, an agent re-reading a problem), and html-to-markdown is by far
+// the most expensive step of a problem tool call. The memo never changes a
+// result, only how often it is computed.
 type Converter struct {
 	conv *converter.Converter
+	memo *memo // nil: no memo
+}
+
+// ConverterOption configures NewConverter.
+type ConverterOption func(*converterOptions)
+
+type converterOptions struct {
+	cacheBytes int
+}
+
+// WithCacheBytes bounds the memo of recent conversions: the statements and
+// their Markdown together stay within n bytes (least recently used
+// entries are dropped first; a statement larger than n/8 is never kept).
+// n == 0 means DefaultConvertCacheBytes; a negative n turns the memo off.
+func WithCacheBytes(n int) ConverterOption {
+	return func(o *converterOptions) { o.cacheBytes = n }
 }
 
 // NewConverter returns a Converter using html-to-markdown with the base,
-// CommonMark and table plugins.
-func NewConverter() *Converter {
-	return &Converter{conv: converter.NewConverter(converter.WithPlugins(
+// CommonMark and table plugins, and a memo of DefaultConvertCacheBytes
+// unless an option says otherwise.
+func NewConverter(opts ...ConverterOption) *Converter {
+	var o converterOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := &Converter{conv: converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(),
 		table.NewTablePlugin(),
 	))}
+	switch {
+	case o.cacheBytes == 0:
+		c.memo = newMemo(DefaultConvertCacheBytes)
+	case o.cacheBytes > 0:
+		c.memo = newMemo(o.cacheBytes)
+	}
+	return c
 }
 
 // HasMarkup reports whether s contains HTML markup (a tag, comment or
@@ -55,6 +94,16 @@ func (c *Converter) Convert(content string) string {
 	if !HasMarkup(content) {
 		return content
 	}
+	if md, ok := c.memo.get(content); ok {
+		return md
+	}
+	md := c.convertMarkup(content)
+	c.memo.put(content, md)
+	return md
+}
+
+// convertMarkup converts content that has markup, with the fallbacks.
+func (c *Converter) convertMarkup(content string) string {
 	md, err := c.convert(content)
 	if err == nil && strings.TrimSpace(md) != "" {
 		return md

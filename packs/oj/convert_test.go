@@ -60,3 +60,20 @@ func TestConvert_NeverPanicsAndLeavesNoTagsInFallbackProperty(t *testing.T) {
 		require.NotContains(t, plain, ">")
 	})
 }
+
+// TestConvert_MemoNeverChangesResult: a Converter with a memo (small, so
+// entries are evicted and recomputed) returns exactly what a Converter
+// without one returns, for every statement of a sequence with repeats.
+func TestConvert_MemoNeverChangesResult(t *testing.T) {
+	withMemo, without := oj.NewConverter(oj.WithCacheBytes(2048)), oj.NewConverter(oj.WithCacheBytes(-1))
+	rapid.Check(t, func(t *rapid.T) {
+		pool := rapid.SliceOfN(rapid.OneOf(
+			rapid.StringMatching(`(<[a-z/!]{0,4}[ >]?|[a-z&;<>" ]{0,5}){0,12}`),
+			rapid.StringMatching(`<p>[a-z ]{0,40}<(b|code|em)>[a-z]{1,10}</(b|code|em)></p>`),
+		), 1, 6).Draw(t, "pool")
+		for range rapid.IntRange(1, 20).Draw(t, "calls") {
+			s := rapid.SampledFrom(pool).Draw(t, "html")
+			require.Equal(t, without.Convert(s), withMemo.Convert(s), "%q", s)
+		}
+	})
+}

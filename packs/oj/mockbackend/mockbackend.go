@@ -6,8 +6,11 @@
 //   - problems/{source}/{id}: id "missing" → 404 RFC 7807 problem; id
 //     "boom" → 500 text/plain; id "notjson" → 200 text/html; id "badjson" →
 //     200 with broken JSON; id "nulls" → a problem without difficulty, link,
-//     AC rate or tags; id "big" → a statement of about 200 KB; anything else
-//     → the "Two Sum" fixture with that source and id.
+//     AC rate or tags; id "big" → a statement of about 200 KB; an id that
+//     starts with "distinct-" → the fixture with a statement of the same
+//     shape that names the id (a different statement per id, so that no
+//     conversion can be reused); anything else → the "Two Sum" fixture with
+//     that source and id.
 //   - daily: date 2000-01-01 → 202 {"retry_after":30,"status":"fetching"};
 //     otherwise the fixture without a source.
 //   - similar (both modes): three rows, one without difficulty and link.
@@ -20,6 +23,7 @@ package mockbackend
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -149,7 +153,11 @@ func (b *Backend) fixtures(w http.ResponseWriter, r *http.Request) {
 			p["content"] = "<p>" + strings.Repeat("abcdefghé ", 20_000) + "</p>"
 			writeJSON(w, 200, "application/json", p)
 		default:
-			writeJSON(w, 200, "application/json", Fixture(source, id))
+			p := Fixture(source, id)
+			if strings.HasPrefix(id, "distinct-") {
+				p["content"] = "<p>Variant <code>" + html.EscapeString(id) + "</code>.</p>\n" + p["content"].(string)
+			}
+			writeJSON(w, 200, "application/json", p)
 		}
 	case path == "/api/v1/daily":
 		if r.URL.Query().Get("date") == "2000-01-01" {
