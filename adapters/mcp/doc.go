@@ -36,8 +36,8 @@
 // (-32700 for a line that is not JSON, -32600 for a batch, a non-message or
 // a line over the cap) instead of ending the session. At the end of input
 // the session first writes the answers of the calls it has read. Over OS
-// pipes a tools/call costs 0.82–0.86× the SDK transport's time
-// (BenchmarkStdioTransport).
+// pipes a tools/call takes 0.88–0.92× the time it takes on the SDK's
+// transport, client included (BenchmarkStdioTransport).
 //
 // # Mapping
 //

@@ -30,6 +30,13 @@
 // for application/json and application/problem+json. The token is sent as a
 // bearer token and never logged or reported.
 //
+// # Conversion
+//
+// Statements are converted from HTML to Markdown by a Converter
+// (html-to-markdown v2), which keeps a bounded memo of its recent
+// conversions (Config.ConvertCacheBytes): the same statements are fetched
+// again and again, and conversion is the most expensive step of a call.
+//
 // See README.md in this directory for the invariant-to-test map and the
 // deliberate differences from the reference server.
 package oj

@@ -45,6 +45,21 @@ func ExampleConverter_Convert() {
 	// No description available.
 }
 
+// A Converter remembers its recent conversions; WithCacheBytes sizes the
+// memo (or turns it off with a negative value). Results are the same either
+// way.
+func ExampleNewConverter() {
+	small := oj.NewConverter(oj.WithCacheBytes(64 << 10))
+	none := oj.NewConverter(oj.WithCacheBytes(-1))
+	html := "<ul><li>one</li><li><em>two</em></li></ul>"
+	fmt.Println(small.Convert(html) == none.Convert(html))
+	fmt.Println(small.Convert(html)) // served from the memo
+	// Output:
+	// true
+	// - one
+	// - *two*
+}
+
 func ExampleClient_Problem() {
 	srv := httptest.NewServer(mockbackend.New(mockbackend.Options{}))
 	defer srv.Close()
