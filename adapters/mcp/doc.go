@@ -31,13 +31,15 @@
 //
 // ServeStdio and ServeIO run on this package's StdioTransport and
 // IOTransport rather than the SDK's: same newline-delimited framing, but
-// stdin (a pipe or socket) is read without a goroutine hop, each message is
+// on Linux a stdin pipe or socket is read through the runtime's poller with
+// no goroutine hop (with GOMAXPROCS=1 a goroutine blocked in a stdin read
+// costs examples/oj a third of its calls per second), each message is
 // decoded once, and malformed input is answered with a JSON-RPC error
 // (-32700 for a line that is not JSON, -32600 for a batch, a non-message or
 // a line over the cap) instead of ending the session. At the end of input
-// the session first writes the answers of the calls it has read. Over OS
-// pipes a tools/call takes 0.88–0.92× the time it takes on the SDK's
-// transport, client included (BenchmarkStdioTransport).
+// the session first waits, briefly and boundedly, for the answers to the
+// calls it has read. Over OS pipes a tools/call takes 0.88–0.92× the time
+// it takes on the SDK's transport, client included (BenchmarkStdioTransport).
 //
 // # Mapping
 //
@@ -100,21 +102,26 @@
 //	mapping never panics on any Result             FuzzToCallToolResult (fuzz_test.go, corpus in testdata/fuzz)
 //
 // Stdio transport, requirement → test (transport_test.go, transport_internal_test.go,
-// transport_fuzz_test.go, stdio_test.go):
+// transport_fuzz_test.go, stdio_test.go, stdio_linux_test.go):
 //
 //	decodes exactly what the SDK's stdio transport  TestDecodeMessage_AgreesWithSDK (rapid), FuzzDecodeMessage,
 //	  accepts, into the same message                TestDecodeMessage_RefusesNonObjects
 //	writes the SDK's bytes, one line per message    TestAppendMessage_SameBytesAsSDK (rapid),
 //	                                               TestAppendMessage_NewlineInResultStaysOneLine
-//	malformed line → JSON-RPC error, session lives  TestTransport_MalformedLinesAnsweredSessionContinues
-//	line over the cap → -32600, next line read      TestTransport_OverlongLineRejectedSessionContinues
+//	malformed line → JSON-RPC error, session lives; TestTransport_MalformedLinesAnsweredSessionContinues
+//	  a request's id kept, a response's never
+//	line over the cap → -32600, next line read;     TestTransport_OverlongLineRejectedSessionContinues
+//	  the cap excludes "\n" and "\r\n"
 //	every line read or answered exactly once        TestReadStream_EveryLineReadOrAnswered (rapid), FuzzReadStream
 //	malformed input logged without its content      TestTransport_MalformedInputLoggedWithoutContent
 //	cancellation interrupts a pending read          TestTransport_CancelInterruptsPendingRead (polled and goroutine modes)
-//	end of input: answers first, then the end       TestRead_EndOfInputWaitsForAnswers, TestTransport_EndOfInputEndsSession,
-//	                                               TestServeStdio_RegularFileStdin
-//	real stdin/stdout; stdin blocking again after   TestServeStdio (child process), TestTransport_RoundTripWithSDKClient
+//	Close never waits for a Read; no answer         TestClose_NeverWaitsForARead, TestReject_NothingWrittenAfterClose
+//	  written after Close
+//	end of input: answers first, then the end;      TestRead_EndOfInputWaitsForAnswers, TestRead_EndOfInputWaitEndsEarly,
+//	  the wait is bounded and ends on a server       TestTransport_EndOfInputWithCallsThatCannotFinish,
+//	  call or Close                                  TestTransport_EndOfInputEndsSession, TestServeStdio_RegularFileStdin
+//	real stdin/stdout: a pipe's own mode never      TestServeStdio (child process), TestServeStdio_SocketStdin (Linux),
+//	  changed; a socket's restored after            TestTransport_RoundTripWithSDKClient
 //	bad configuration is an error                   TestTransport_RequiresReaderAndWriter
 //	cheaper than the SDK's transport                BenchmarkStdioTransport (bench_test.go, reports ratio)
-//	tools/call no slower than the SDK's typed path BenchmarkToolsCall (bench_test.go, reports ratio)
 package mcp

@@ -1,9 +1,10 @@
-//go:build !unix
+//go:build !linux
 
 package mcp
 
 import "os"
 
-// pollableStdin reports ok == false: on this platform stdin is read by a
-// goroutine.
+// pollableStdin reports ok == false: outside Linux stdin is read by a
+// goroutine (kqueue, for one, does not report the end of a FIFO's input
+// reliably).
 func pollableStdin() (f *os.File, restore func(), ok bool) { return nil, nil, false }

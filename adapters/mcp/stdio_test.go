@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // stdioChildEnv makes the test binary act as a ServeStdio server.
@@ -26,10 +28,20 @@ const (
 	childStdinLeftNB = 4 // stdin still non-blocking after the session
 )
 
+// stdinMode reports the mode of the child's stdin (its own open file) while
+// it serves: "blocking" or "non-blocking".
+func stdinMode(context.Context, NoArgs) (result.Result[string], error) {
+	if stdinNonblocking() {
+		return result.Ok("non-blocking"), nil
+	}
+	return result.Ok("blocking"), nil
+}
+
 // serveStdioChild is the child process's whole run: serve, then check that
 // stdin's blocking mode was restored.
 func serveStdioChild(t *testing.T) {
-	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+	mode := mustFunc(t, "stdin_mode", stdinMode, registry.ToolOptions{Doc: "Reports stdin's mode."})
+	srv := tpmcp.NewServer(newTestRegistry(t, mode), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
 	if err := tpmcp.ServeStdio(context.Background(), srv); err != nil {
 		os.Exit(childServeFailed)
 	}
@@ -40,10 +52,11 @@ func serveStdioChild(t *testing.T) {
 }
 
 // TestServeStdio re-runs this test binary as a child process that serves
-// the test registry with ServeStdio on its real stdin/stdout (pipes: the
-// transport reads stdin directly, in non-blocking mode), and talks to it
-// with the SDK's CommandTransport. The child exits 0 only if stdin is back
-// in blocking mode after the session.
+// the test registry with ServeStdio on its real stdin/stdout (pipes: on
+// Linux the transport reads the stdin pipe directly, through a file of its
+// own), and talks to it with the SDK's CommandTransport. Stdin's own open
+// file stays in blocking mode throughout, and the child exits 0 only if it
+// is blocking after the session.
 func TestServeStdio(t *testing.T) {
 	if os.Getenv(stdioChildEnv) == "1" {
 		serveStdioChild(t)
@@ -58,8 +71,11 @@ func TestServeStdio(t *testing.T) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Std", "times": 1}})
 	require.NoError(t, err)
 	assert.Equal(t, "# Hello\n\nHello, Std! ", text(t, res))
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "stdin_mode", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	assert.Equal(t, "blocking", text(t, res), "a stdin pipe is never switched: the transport reads a file of its own")
 	require.NoError(t, cs.Close())
-	assert.Equal(t, childOK, cmd.ProcessState.ExitCode(), "ServeStdio returned nil when stdin closed, and stdin is blocking again")
+	assert.Equal(t, childOK, cmd.ProcessState.ExitCode(), "ServeStdio returned nil when stdin closed, and stdin is blocking")
 }
 
 // TestServeStdio_RegularFileStdin: a stdin that cannot be polled (here a

@@ -19,9 +19,13 @@ import (
 )
 
 // DefaultMaxMessageBytes caps one inbound message of StdioTransport and
-// IOTransport (one line, newline excluded) when MaxMessageBytes is 0 or
-// less. It is the SDK's own default line cap (16 MiB).
+// IOTransport (one line, line ending excluded) when MaxMessageBytes is 0
+// or less. It is the SDK's own default line cap (16 MiB).
 const DefaultMaxMessageBytes = sdk.DefaultMaxLineLength
+
+// DefaultDrainTimeout bounds how long a session whose input has ended waits
+// for the answers to the calls it has read, when DrainTimeout is 0.
+const DefaultDrainTimeout = 2 * time.Second
 
 // JSON-RPC error codes the transports answer malformed input with.
 const (
@@ -40,38 +44,57 @@ const maxKeptWriteBuffer = 64 << 10
 // StdioTransport is an sdk.Transport over the process's standard input and
 // output: newline-delimited JSON-RPC messages, as the MCP stdio transport
 // specifies (a message never contains a raw newline). ServeStdio uses it;
-// pass one to (*sdk.Server).Run to set its options.
+// pass one to (*sdk.Server).Run to set its options. Run one session on it
+// at a time: nothing else in the process may read stdin or write to stdout
+// meanwhile.
 //
 // Compared with the SDK's own StdioTransport:
 //
-//   - When stdin is a pipe or a socket (what an MCP client gives its server)
-//     and not the same file as stdout, the session reads it directly, with
-//     no goroutine between the pipe and the session: stdin is switched to
-//     non-blocking mode for the session, so that the Go runtime's poller
-//     waits for input and closing the session interrupts a pending read,
-//     and its blocking mode is restored when the session ends. Nothing
-//     else in the process may read stdin meanwhile. Any other stdin (a
-//     terminal, a file) is read by a goroutine, as the SDK does.
+//   - On Linux, when stdin is a pipe or a socket (what an MCP host gives its
+//     server) and not the same file as stdout or stderr, the session reads
+//     it directly through the Go runtime's poller, with no goroutine in
+//     between (see the package documentation for what that is worth). A
+//     pipe is opened again in non-blocking mode, leaving stdin's own mode
+//     alone; a socket is switched to non-blocking mode for the session and
+//     back when the session ends (a process killed before that leaves it
+//     non-blocking). Any other stdin (a terminal, a file, another OS) is
+//     read by a goroutine, as the SDK does; that goroutine may stay blocked
+//     in a read after the session, as the SDK's does.
 //   - Each message is decoded once, with encoding/json; a response is
 //     written in one Write call without re-encoding its result.
 //   - Malformed input does not end the session. A line that is not JSON
-//     gets a JSON-RPC parse error (-32700, id null); a line that is JSON but
-//     not a JSON-RPC 2.0 message, a batch (a JSON array: MCP 2025-06-18
-//     removed batching, and this transport supports none), or a line longer
-//     than the cap gets an invalid-request error (-32600, with the
-//     message's id when it has a usable one). Each is logged at WARN
-//     without the line's content. Blank lines are skipped; a trailing "\r"
-//     is accepted.
-//   - Stdout is never closed (the SDK closes it when the session ends).
+//     gets a JSON-RPC parse error (-32700); a line that is JSON but not a
+//     JSON-RPC 2.0 message, a batch (a JSON array: MCP 2025-06-18 removed
+//     batching, and this transport supports none), or a line longer than
+//     the cap gets an invalid-request error (-32600). The answer carries
+//     the request's id when the line is a request with a usable one, and
+//     null otherwise (a malformed response's id belongs to the server's own
+//     calls, and an over-long line is never parsed). Each is logged at WARN
+//     without the line's content. Blank lines are skipped; a "\r" before the
+//     newline is accepted.
+//   - At the end of input the session first waits, up to DrainTimeout, for
+//     the answers to the calls it has read, so that a client that writes
+//     its requests and closes its side still gets the answers. (The SDK
+//     cancels them at once.) The wait ends early when every call has been
+//     answered, when the server sends a call of its own (its answer can no
+//     longer arrive), or when the session is closed.
+//   - Stdout is never closed. When the session ends, os.Stdin is closed in
+//     goroutine mode; in direct mode only the session's own file (the pipe
+//     opened again, or the socket's duplicate) is, and os.Stdin stays open.
 //
 // Messages are decoded as jsonrpc.DecodeMessage decodes them: exact,
 // case-sensitive member names, unknown members ignored, a numeric id
 // truncated to an integer, a "method" member makes a request.
 type StdioTransport struct {
-	// MaxMessageBytes caps one inbound line (newline excluded); 0 or less
-	// means DefaultMaxMessageBytes. A longer line is consumed without being
+	// MaxMessageBytes caps one inbound line (line ending excluded); 0 or
+	// less means DefaultMaxMessageBytes. There is no uncapped mode (the
+	// SDK's negative MaxLineLength). A longer line is consumed without being
 	// kept and answered with an invalid-request error.
 	MaxMessageBytes int
+	// DrainTimeout bounds the wait for answers at the end of input; 0 means
+	// DefaultDrainTimeout, a negative value means no wait (the SDK's
+	// behaviour: calls still running are cancelled).
+	DrainTimeout time.Duration
 	// Logger receives the WARN records of malformed input; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -79,14 +102,17 @@ type StdioTransport struct {
 
 // Connect implements sdk.Transport. It is called once per session.
 func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
+	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger}
 	if f, restore, ok := pollableStdin(); ok {
-		return newConn(f, os.Stdout, t.MaxMessageBytes, t.Logger, f, restore), nil
+		o.dl, o.restore = f, restore
+		return newConn(f, os.Stdout, o), nil
 	}
-	return newConn(os.Stdin, os.Stdout, t.MaxMessageBytes, t.Logger, nil, nil), nil
+	return newConn(os.Stdin, os.Stdout, o), nil
 }
 
 // IOTransport is an sdk.Transport over a given reader and writer, with the
-// framing, error answers and caps of StdioTransport. ServeIO uses it.
+// framing, error answers, caps and end-of-input wait of StdioTransport.
+// ServeIO uses it.
 //
 // A Reader with read deadlines (a net.Conn, or an *os.File the runtime
 // polls, such as either end of os.Pipe) is read directly by the session;
@@ -101,6 +127,8 @@ type IOTransport struct {
 	Writer io.Writer
 	// MaxMessageBytes is as in StdioTransport.
 	MaxMessageBytes int
+	// DrainTimeout is as in StdioTransport.
+	DrainTimeout time.Duration
 	// Logger is as in StdioTransport.
 	Logger *slog.Logger
 }
@@ -110,11 +138,11 @@ func (t *IOTransport) Connect(context.Context) (sdk.Connection, error) {
 	if t.Reader == nil || t.Writer == nil {
 		return nil, errors.New("adapters/mcp: IOTransport: Reader and Writer are both required")
 	}
-	var dl deadliner
+	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger}
 	if d, ok := t.Reader.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
-		dl = d
+		o.dl = d
 	}
-	return newConn(t.Reader, t.Writer, t.MaxMessageBytes, t.Logger, dl, nil), nil
+	return newConn(t.Reader, t.Writer, o), nil
 }
 
 // deadliner is a reader whose pending Read a past deadline interrupts.
@@ -122,14 +150,27 @@ type deadliner interface {
 	SetReadDeadline(time.Time) error
 }
 
+// connOptions are what a transport gives newConn.
+type connOptions struct {
+	max     int           // message cap; <= 0: DefaultMaxMessageBytes
+	drain   time.Duration // end-of-input wait; 0: DefaultDrainTimeout; < 0: none
+	log     *slog.Logger  // nil: slog.Default()
+	dl      deadliner     // non-nil: read r directly, interrupt with a past deadline
+	restore func()        // run once reading has stopped, before r is closed
+}
+
 // conn is the sdk.Connection of StdioTransport and IOTransport.
 type conn struct {
-	r       io.Reader
-	br      *bufio.Reader
-	max     int
-	log     *slog.Logger
-	dl      deadliner // non-nil: Read reads r itself; Close interrupts it with a past deadline
-	restore func()    // run once reading has stopped, before r is closed
+	r     io.Reader
+	br    *bufio.Reader
+	max   int
+	drain time.Duration
+	log   *slog.Logger
+	dl    deadliner
+	// restore and closing r happen once (release), by Close or, when a
+	// direct Read is under way at Close, by that Read as it returns.
+	restore  func()
+	released sync.Once
 
 	rmu  sync.Mutex      // held by a direct Read while it reads
 	msgs chan readResult // goroutine mode: what readLoop read
@@ -140,11 +181,11 @@ type conn struct {
 	w    io.Writer
 	wbuf []byte
 
-	// Calls read but not yet answered, so that the end of input waits for
-	// their responses (see Read).
-	pmu     sync.Mutex
-	pending map[jsonrpc.ID]struct{}
-	drained chan struct{} // set while Read waits at the end of input; closed when pending empties
+	// Calls in both directions still unanswered, for the end-of-input wait.
+	pmu      sync.Mutex
+	pending  map[jsonrpc.ID]struct{} // the client's calls read, not yet answered
+	outgoing map[jsonrpc.ID]struct{} // the server's calls written, not yet answered
+	drained  chan struct{}           // set while Read waits at the end of input; closed to end the wait
 }
 
 type readResult struct {
@@ -152,18 +193,22 @@ type readResult struct {
 	err error
 }
 
-func newConn(r io.Reader, w io.Writer, maxBytes int, log *slog.Logger, dl deadliner, restore func()) *conn {
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxMessageBytes
+func newConn(r io.Reader, w io.Writer, o connOptions) *conn {
+	if o.max <= 0 {
+		o.max = DefaultMaxMessageBytes
 	}
-	if log == nil {
-		log = slog.Default()
+	if o.drain == 0 {
+		o.drain = DefaultDrainTimeout
+	}
+	if o.log == nil {
+		o.log = slog.Default()
 	}
 	c := &conn{
-		r: r, br: bufio.NewReaderSize(r, readBufferSize), max: maxBytes, log: log,
-		dl: dl, restore: restore, w: w, done: make(chan struct{}),
+		r: r, br: bufio.NewReaderSize(r, readBufferSize), max: o.max, drain: o.drain, log: o.log,
+		dl: o.dl, restore: o.restore, w: w, done: make(chan struct{}),
+		pending: map[jsonrpc.ID]struct{}{}, outgoing: map[jsonrpc.ID]struct{}{},
 	}
-	if dl == nil {
+	if c.dl == nil {
 		c.msgs = make(chan readResult)
 		go c.readLoop()
 	}
@@ -187,49 +232,87 @@ func (c *conn) readLoop() {
 }
 
 // Read implements sdk.Connection: the next well-formed message. At the end
-// of input it first waits until every call it returned has been answered
-// (so that a client that sends its requests and closes its side still gets
-// the answers), then returns io.EOF; it returns io.EOF at once when the
-// connection is closed, and ctx's error when ctx is done first.
+// of input it returns io.EOF after the end-of-input wait (see
+// StdioTransport); it returns io.EOF at once when the connection is
+// closed, and ctx's error when ctx is done first.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.read(ctx)
 	if err == nil {
-		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-			c.pmu.Lock()
-			if c.pending == nil {
-				c.pending = map[jsonrpc.ID]struct{}{}
-			}
-			c.pending[req.ID] = struct{}{}
-			c.pmu.Unlock()
-		}
+		c.track(msg)
 		return msg, nil
 	}
 	if errors.Is(err, io.EOF) {
-		c.pmu.Lock()
-		if len(c.pending) == 0 {
-			c.pmu.Unlock()
-			return nil, io.EOF
-		}
-		drained := make(chan struct{})
-		c.drained = drained
-		c.pmu.Unlock()
-		select {
-		case <-drained:
-		case <-c.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		c.waitForAnswers(ctx)
 		return nil, io.EOF
 	}
 	return nil, err
 }
 
-// answered records that the call id has its response.
-func (c *conn) answered(id jsonrpc.ID) {
+// track records a call read from the client, and the answer to a call of
+// the server.
+func (c *conn) track(msg jsonrpc.Message) {
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
-	delete(c.pending, id)
-	if len(c.pending) == 0 && c.drained != nil {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.ID.IsValid() {
+			c.pending[m.ID] = struct{}{}
+		}
+	case *jsonrpc.Response:
+		delete(c.outgoing, m.ID)
+	}
+}
+
+// waitForAnswers is the end-of-input wait: it returns when every call read
+// has been answered, when the server sends (or has sent) a call of its own
+// that is still unanswered, after c.drain, or when the connection closes.
+func (c *conn) waitForAnswers(ctx context.Context) {
+	if c.drain < 0 {
+		return
+	}
+	c.pmu.Lock()
+	if len(c.pending) == 0 || len(c.outgoing) > 0 {
+		c.pmu.Unlock()
+		return
+	}
+	drained := make(chan struct{})
+	c.drained = drained
+	c.pmu.Unlock()
+	t := time.NewTimer(c.drain)
+	defer t.Stop()
+	select {
+	case <-drained:
+	case <-t.C:
+	case <-c.done:
+	case <-ctx.Done():
+	}
+	c.pmu.Lock()
+	if c.drained == drained {
+		c.drained = nil
+	}
+	c.pmu.Unlock()
+}
+
+// sent records a message written to the client: the answer to one of its
+// calls, or a call of the server's own.
+func (c *conn) sent(msg jsonrpc.Message) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		delete(c.pending, m.ID)
+		if len(c.pending) > 0 {
+			return
+		}
+	case *jsonrpc.Request:
+		if !m.ID.IsValid() {
+			return
+		}
+		c.outgoing[m.ID] = struct{}{}
+	default:
+		return
+	}
+	if c.drained != nil {
 		close(c.drained)
 		c.drained = nil
 	}
@@ -252,20 +335,25 @@ func (c *conn) read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
-	select {
-	case <-c.done:
+	if c.closed() {
+		_ = c.release()
 		return nil, io.EOF
-	default:
 	}
 	msg, err := c.readMessage()
-	if err != nil {
-		select {
-		case <-c.done: // interrupted by Close
-			return nil, io.EOF
-		default:
-		}
+	if c.closed() { // interrupted by Close, which left the release to this Read
+		_ = c.release()
+		return nil, io.EOF
 	}
 	return msg, err
+}
+
+func (c *conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // readMessage reads lines until one holds a well-formed message, answering
@@ -275,7 +363,7 @@ func (c *conn) readMessage() (jsonrpc.Message, error) {
 		line, tooLong, err := c.readLine()
 		if tooLong {
 			c.reject(&rejection{code: codeInvalidRequest, msg: fmt.Sprintf("invalid request: message longer than %d bytes", c.max)})
-		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+		} else if line = bytes.Trim(line, jsonSpace); len(line) > 0 {
 			msg, derr := decodeMessage(line)
 			if derr == nil {
 				return msg, nil
@@ -291,17 +379,22 @@ func (c *conn) readMessage() (jsonrpc.Message, error) {
 	}
 }
 
-// readLine returns the next line without its newline. A line longer than
-// c.max is consumed up to its newline without being kept and reported as
-// tooLong. At the end of input, a last line without a newline is returned
-// with io.EOF. On any other read error the partial line is dropped.
+// jsonSpace is JSON's insignificant whitespace; other Unicode spaces are
+// not skipped (the line is then not JSON).
+const jsonSpace = " \t\r\n"
+
+// readLine returns the next line without its line ending ("\n" or "\r\n").
+// A line longer than c.max is consumed up to its newline without being kept
+// and reported as tooLong. At the end of input, a last line without a
+// newline is returned with io.EOF. On any other read error the partial line
+// is dropped.
 func (c *conn) readLine() (line []byte, tooLong bool, err error) {
-	var long []byte // a line longer than the read buffer, up to c.max
+	var long []byte // a line longer than the read buffer, up to c.max (+1 for a "\r")
 	for {
 		chunk, err := c.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !tooLong {
-				if len(long)+len(chunk) > c.max {
+				if len(long)+len(chunk) > c.max+1 {
 					tooLong, long = true, nil
 				} else {
 					long = append(long, chunk...)
@@ -315,10 +408,11 @@ func (c *conn) readLine() (line []byte, tooLong bool, err error) {
 		if tooLong {
 			return nil, true, err
 		}
-		chunk = bytes.TrimSuffix(chunk, []byte{'\n'})
 		if long != nil {
 			chunk = append(long, chunk...)
 		}
+		chunk = bytes.TrimSuffix(chunk, []byte{'\n'})
+		chunk = bytes.TrimSuffix(chunk, []byte{'\r'})
 		if len(chunk) > c.max {
 			return nil, true, err
 		}
@@ -370,15 +464,21 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	if err != nil {
 		return nil, reject(jsonrpc.ID{}, codeInvalidRequest, `invalid request: "id" must be a string, a number or null`)
 	}
+	// Answers to a malformed line carry its id only when it is a request:
+	// the id of a response names one of the server's own calls.
+	answerID := jsonrpc.ID{}
+	if _, isRequest := m["method"]; isRequest {
+		answerID = id
+	}
 	var version string
 	if raw, ok := m["jsonrpc"]; !ok || json.Unmarshal(raw, &version) != nil || version != "2.0" {
-		return nil, reject(id, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+		return nil, reject(answerID, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
 	// "error" must be null or an error object whatever the message kind, as
 	// jsonrpc.DecodeMessage decodes every member before looking at any.
 	wireErr, err := decodeError(m["error"])
 	if err != nil {
-		return nil, reject(id, codeInvalidRequest, `invalid request: "error" must be a JSON-RPC error object`)
+		return nil, reject(answerID, codeInvalidRequest, `invalid request: "error" must be a JSON-RPC error object`)
 	}
 	if raw, ok := m["method"]; ok {
 		var method string
@@ -424,6 +524,9 @@ func decodeError(raw json.RawMessage) (*jsonrpc.Error, error) {
 // reject answers a malformed line with a JSON-RPC error and logs it at WARN
 // (never with the line's content).
 func (c *conn) reject(r *rejection) {
+	if c.closed() {
+		return // a goroutine-mode reader still running after the session
+	}
 	c.log.Warn("adapters/mcp: malformed JSON-RPC message answered with an error", "reason", r.msg, "code", r.code)
 	wire := struct {
 		JSONRPC string        `json:"jsonrpc"`
@@ -441,6 +544,7 @@ func (c *conn) reject(r *rejection) {
 
 // Write implements sdk.Connection: msg as one line, in one Write call.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.sent(msg) // a response not written is not coming either
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -454,9 +558,6 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	_, err = c.w.Write(buf)
 	if cap(buf) <= maxKeptWriteBuffer {
 		c.wbuf = buf[:0]
-	}
-	if r, ok := msg.(*jsonrpc.Response); ok {
-		c.answered(r.ID)
 	}
 	return err
 }
@@ -485,19 +586,32 @@ func appendMessage(buf []byte, msg jsonrpc.Message) ([]byte, error) {
 	return append(buf, data...), nil
 }
 
-// Close implements sdk.Connection: it interrupts a pending Read, restores
-// stdin's blocking mode when the transport changed it, and closes the
-// reader if it is an io.Closer. It is safe to call more than once and
-// concurrently.
+// Close implements sdk.Connection: it interrupts a pending Read, then
+// (once reading has stopped) restores stdin's mode when the transport
+// changed it and closes the reader if it is an io.Closer. It never waits for
+// a Read: a direct Read under way (even one blocked writing an error answer)
+// does that release itself as it returns. It is safe to call more than once
+// and concurrently.
 func (c *conn) Close() error {
 	var err error
 	c.once.Do(func() {
 		close(c.done)
 		if c.dl != nil {
 			_ = c.dl.SetReadDeadline(time.Unix(1, 0)) // interrupts a pending Read
-			c.rmu.Lock()                              // that Read has returned
+			if !c.rmu.TryLock() {
+				return // the Read under way releases the reader
+			}
 			defer c.rmu.Unlock()
 		}
+		err = c.release()
+	})
+	return err
+}
+
+// release runs once reading has stopped for good; the reader's Close error
+// goes to the first caller.
+func (c *conn) release() (err error) {
+	c.released.Do(func() {
 		if c.restore != nil {
 			c.restore()
 		}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,7 +190,7 @@ func TestAppendMessage_NewlineInResultStaysOneLine(t *testing.T) {
 // returns the messages read and what the conn wrote back.
 func readAll(t interface{ Fatalf(string, ...any) }, data []byte, maxBytes int) (msgs []jsonrpc.Message, answers string) {
 	var out bytes.Buffer
-	c := newConn(bytes.NewReader(data), &out, maxBytes, slog.New(slog.DiscardHandler), nil, nil)
+	c := newConn(bytes.NewReader(data), &out, connOptions{max: maxBytes, log: slog.New(slog.DiscardHandler)})
 	defer c.Close()
 	for {
 		m, err := c.read(context.Background()) // no answers are written here: skip Read's wait for them
@@ -255,7 +257,7 @@ func TestRead_EndOfInputWaitsForAnswers(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"two","method":"b"}` + "\n"
 	for _, closeInstead := range []bool{false, true} {
 		var out bytes.Buffer
-		c := newConn(strings.NewReader(input), &out, 0, slog.New(slog.DiscardHandler), nil, nil)
+		c := newConn(strings.NewReader(input), &out, connOptions{drain: time.Minute, log: slog.New(slog.DiscardHandler)})
 		ctx := context.Background()
 		var calls []jsonrpc.ID
 		for range 3 {
@@ -295,3 +297,133 @@ func TestRead_EndOfInputWaitsForAnswers(t *testing.T) {
 		_ = c.Close()
 	}
 }
+
+// TestRead_EndOfInputWaitEndsEarly: the end-of-input wait ends without its
+// timeout when the server sends a call of its own (its answer can no longer
+// arrive), returns at once when such a call is already unanswered, and is
+// skipped altogether with a negative DrainTimeout; otherwise it is bounded
+// by DrainTimeout even if a call is never answered.
+func TestRead_EndOfInputWaitEndsEarly(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call"}` + "\n"
+	ctx := context.Background()
+	serverCall := &jsonrpc.Request{ID: mustID(t, "s1"), Method: "ping"}
+	for _, tc := range []struct {
+		name   string
+		drain  time.Duration
+		before func(c *conn) // after the call is read, before the end of input is reached
+		during func(c *conn) // while Read waits at the end of input
+	}{
+		{"server call while waiting", time.Hour, nil, func(c *conn) { require.NoError(t, c.Write(ctx, serverCall)) }},
+		{"server call already unanswered", time.Hour, func(c *conn) { require.NoError(t, c.Write(ctx, serverCall)) }, nil},
+		{"no wait", -1, nil, nil},
+		{"bounded", 20 * time.Millisecond, nil, nil},
+		{"response written on a cancelled context", time.Hour, nil, func(c *conn) {
+			cctx, cancel := context.WithCancel(ctx)
+			cancel()
+			_ = c.Write(cctx, &jsonrpc.Response{ID: mustID(t, float64(1)), Result: json.RawMessage(`{}`)})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newConn(strings.NewReader(call), io.Discard, connOptions{drain: tc.drain, log: slog.New(slog.DiscardHandler)})
+			defer c.Close()
+			_, err := c.Read(ctx)
+			require.NoError(t, err)
+			if tc.before != nil {
+				tc.before(c)
+			}
+			eof := make(chan error, 1)
+			go func() {
+				_, err := c.Read(ctx)
+				eof <- err
+			}()
+			if tc.during != nil {
+				// Let Read reach the wait (if it returned already, the case
+				// passes anyway: it did not wait).
+				time.Sleep(20 * time.Millisecond)
+				tc.during(c)
+			}
+			select {
+			case err := <-eof:
+				assert.ErrorIs(t, err, io.EOF)
+			case <-time.After(10 * time.Second):
+				t.Fatal("Read kept waiting at the end of input")
+			}
+		})
+	}
+}
+
+func mustID(t *testing.T, v any) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(v)
+	require.NoError(t, err)
+	return id
+}
+
+// blockingWriter blocks every Write until released.
+type blockingWriter struct{ release chan struct{} }
+
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return len(p), nil
+}
+
+// TestClose_NeverWaitsForARead: Close returns while a direct Read is stuck
+// writing an error answer to a client that does not read; that Read then
+// releases the reader (closes it) as it returns.
+func TestClose_NeverWaitsForARead(t *testing.T) {
+	sr, cw, err := os.Pipe()
+	require.NoError(t, err)
+	defer cw.Close()
+	w := &blockingWriter{release: make(chan struct{})}
+	c := newConn(sr, w, connOptions{dl: sr, log: slog.New(slog.DiscardHandler)})
+	readDone := make(chan error, 1)
+	go func() {
+		_, err := c.Read(context.Background())
+		readDone <- err
+	}()
+	_, err = io.WriteString(cw, "garbage\n") // Read answers it and blocks in the write
+	require.NoError(t, err)
+	time.Sleep(20 * time.Millisecond)
+	closed := make(chan struct{})
+	go func() {
+		_ = c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the Read")
+	}
+	close(w.release)
+	select {
+	case err := <-readDone:
+		assert.ErrorIs(t, err, io.EOF)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Read did not return once its write went through")
+	}
+	_, err = sr.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, os.ErrClosed, "the Read released (closed) the reader")
+}
+
+// TestReject_NothingWrittenAfterClose: in goroutine mode the reading
+// goroutine may outlive the session; it never writes an answer after Close.
+func TestReject_NothingWrittenAfterClose(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out bytes.Buffer
+	var mu sync.Mutex
+	c := newConn(struct{ io.Reader }{pr}, writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	}), connOptions{log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, c.Close())
+	go func() { _, _ = io.WriteString(pw, "garbage\n") }()
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Empty(t, out.String())
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

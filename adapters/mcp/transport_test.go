@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // rawPeer is a client that writes raw lines to a server and reads its raw
@@ -157,7 +160,9 @@ func TestTransport_MalformedLinesAnsweredSessionContinues(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"method":42}`, 7.0, -32600, `"method" must be a string`},
 		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, -32600, `"id" must be a string, a number or null`},
 		{`{"jsonrpc":"2.0"}`, nil, -32600, `needs a "method" or an "id"`},
-		{`{"jsonrpc":"2.0","id":9,"error":"nope"}`, 9.0, -32600, `"error" must be a JSON-RPC error object`},
+		{`{"jsonrpc":"2.0","id":9,"error":"nope"}`, nil, -32600, `"error" must be a JSON-RPC error object`}, // a response's id is the server's
+		{`{"jsonrpc":"2.0","id":11,"method":"ping","error":"nope"}`, 11.0, -32600, `"error" must be a JSON-RPC error object`},
+		{`{"jsonrpc":"2.0","id":12,"method":"ping"}` + "\u00a0", nil, -32700, "parse error"}, // only JSON whitespace is trimmed
 	}
 	for _, c := range cases {
 		p.send("\n  \n" + c.line + "\n") // blank lines before it are skipped, never answered
@@ -182,13 +187,15 @@ func TestTransport_OverlongLineRejectedSessionContinues(t *testing.T) {
 	call := func(id int, name string) string {
 		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"greet","arguments":{"name":"` + name + `"}}}`
 	}
-	// Just under the cap: accepted, whole.
-	fits := call(2, strings.Repeat("a", limit-len(call(2, ""))))
-	require.Len(t, fits, limit)
-	p.send(fits + "\n")
-	m := p.recv()
-	assert.EqualValues(t, 2, m["id"])
-	assert.Contains(t, m, "result", "a message of exactly MaxMessageBytes is read")
+	// Exactly at the cap: accepted, whole, with either line ending.
+	for i, ending := range []string{"\n", "\r\n"} {
+		fits := call(2+10*i, strings.Repeat("a", limit-len(call(2+10*i, ""))))
+		require.Len(t, fits, limit)
+		p.send(fits + ending)
+		m := p.recv()
+		assert.EqualValues(t, 2+10*i, m["id"])
+		assert.Contains(t, m, "result", "a message of exactly MaxMessageBytes is read (line ending %q)", ending)
+	}
 
 	// One byte over, then far over: both rejected without the session ending.
 	for i, n := range []int{limit + 1, 3 * limit} {
@@ -201,7 +208,7 @@ func TestTransport_OverlongLineRejectedSessionContinues(t *testing.T) {
 		assert.Contains(t, msg, "longer than 102400 bytes")
 	}
 	p.send(call(9, "after") + "\n")
-	m = p.recv()
+	m := p.recv()
 	assert.EqualValues(t, 9, m["id"], "the line after an over-long one is read from its start")
 	assert.Contains(t, m, "result")
 }
@@ -258,6 +265,75 @@ func TestTransport_RequiresReaderAndWriter(t *testing.T) {
 	assert.Contains(t, err.Error(), "Reader and Writer are both required")
 	_, err = (&tpmcp.IOTransport{Reader: strings.NewReader("")}).Connect(context.Background())
 	require.Error(t, err)
+}
+
+// TestTransport_EndOfInputWithCallsThatCannotFinish: the client writes a
+// call and closes its side; the session still ends, promptly, when the tool
+// waits for the call to be cancelled (which only the end of the session
+// does) or calls the client back (whose answer can no longer come).
+func TestTransport_EndOfInputWithCallsThatCannotFinish(t *testing.T) {
+	untilCancelled := &registry.Tool{
+		Name: "wait", Description: "Waits until cancelled.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, _ *registry.Call) (result.Result[any], error) {
+			<-ctx.Done()
+			return result.Result[any]{}, ctx.Err()
+		},
+	}
+	for _, tc := range []struct {
+		name  string
+		drain time.Duration
+	}{
+		{"tool waits for cancellation, wait bounded", 50 * time.Millisecond},
+		{"tool waits for cancellation, no wait", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tpmcp.NewServer(newTestRegistry(t, untilCancelled), nil, tpmcp.Options{Logger: discardLogger()})
+			pr, pw := io.Pipe()
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: tc.drain, Logger: discardLogger()})
+			}()
+			_, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`+"\n")
+			require.NoError(t, err)
+			require.NoError(t, pw.Close())
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatal("the session did not end after the client closed its side")
+			}
+		})
+	}
+	t.Run("tool calls the client back", func(t *testing.T) {
+		srv := sdk.NewServer(&sdk.Implementation{Name: "s"}, &sdk.ServerOptions{Logger: discardLogger()})
+		srv.AddTool(&sdk.Tool{Name: "callback", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				err := req.Session.Ping(ctx, nil)
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(err)}}}, nil
+			})
+		pr, pw := io.Pipe()
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			// A wait far beyond the test's timeout: only the server's own call
+			// can end it early.
+			done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: time.Hour, Logger: discardLogger()})
+		}()
+		_, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"callback","arguments":{}}}`+"\n")
+		require.NoError(t, err)
+		require.NoError(t, pw.Close())
+		select {
+		case <-done:
+		case <-ctx.Done():
+			t.Fatal("the session did not end after the client closed its side")
+		}
+	})
 }
 
 func TestTransport_EndOfInputEndsSession(t *testing.T) {
