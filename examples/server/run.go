@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -137,7 +138,13 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 
 	if cfg.stdio {
 		log.Info("serving MCP over stdio")
-		err := tpmcp.ServeIO(ctx, srv, stdin, stdout)
+		var tr sdk.Transport = &tpmcp.IOTransport{Reader: stdin, Writer: stdout, Logger: log}
+		if stdin == io.Reader(os.Stdin) && stdout == io.Writer(os.Stdout) {
+			// The process's own streams: StdioTransport reads a stdin pipe
+			// or socket through the poller (Linux) instead of a goroutine.
+			tr = &tpmcp.StdioTransport{Logger: log}
+		}
+		err := srv.Run(ctx, tr)
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			log.Info("stdio session ended")
 			return nil
