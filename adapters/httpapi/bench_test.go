@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/stretchr/testify/require"
@@ -164,23 +163,11 @@ func BenchmarkInvoke(b *testing.B) {
 
 // ratio interleaves one call of ours and one of base per iteration and
 // reports the ratio of median call times as "ratio" and of total times as
-// "mean-ratio"; medians keep it robust on a shared machine.
+// "mean-ratio" (benchtool.Interleave), with both medians.
 func ratio(b *testing.B, ours, base func()) {
-	var dOurs, dBase []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		ours()
-		t1 := time.Now()
-		base()
-		t2 := time.Now()
-		dOurs = append(dOurs, t1.Sub(t0))
-		dBase = append(dBase, t2.Sub(t1))
-	}
-	mOurs, mBase := benchtool.Median(dOurs), benchtool.Median(dBase)
+	mOurs, mBase := benchtool.Interleave(b, ours, base)
 	b.ReportMetric(float64(mOurs.Nanoseconds()), "ours-median-ns/call")
 	b.ReportMetric(float64(mBase.Nanoseconds()), "bare-median-ns/call")
-	b.ReportMetric(float64(mOurs)/float64(mBase), "ratio")
-	b.ReportMetric(float64(benchtool.Sum(dOurs))/float64(benchtool.Sum(dBase)), "mean-ratio")
 }
 
 // BenchmarkOpenAPI measures GET /openapi.json from the cache against

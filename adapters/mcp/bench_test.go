@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -109,7 +108,7 @@ func BenchmarkToolsCall(b *testing.B) {
 	for _, d := range []tpmcp.Display{tpmcp.DisplayValue, tpmcp.DisplayEnvelope} {
 		b.Run(fmt.Sprintf("ratio_%s_vs_sdk", d), func(b *testing.B) {
 			ours, base := newAdapterSession(b, d), newSDKSession(b)
-			mOurs, mBase := interleave(b, func() { callSearch(b, ours) }, func() { callSearch(b, base) })
+			mOurs, mBase := benchtool.Interleave(b, func() { callSearch(b, ours) }, func() { callSearch(b, base) })
 			b.ReportMetric(float64(mOurs.Nanoseconds()), "adapter-median-ns/call")
 			b.ReportMetric(float64(mBase.Nanoseconds()), "sdk-median-ns/call")
 		})
@@ -177,27 +176,6 @@ func BenchmarkStdioTransport(b *testing.B) {
 	})
 	b.Run("ratio_toolpack_vs_sdk", func(b *testing.B) {
 		a, base := pipeSession(b, ours), pipeSession(b, theirs)
-		interleave(b, func() { callGreet(b, a) }, func() { callGreet(b, base) })
+		benchtool.Interleave(b, func() { callGreet(b, a) }, func() { callGreet(b, base) })
 	})
-}
-
-// interleave times one call of ours and one of base per iteration, in the
-// same loop so that machine load hits both alike, reports the ratio of the
-// median call times ("ratio") and of the totals ("mean-ratio"), and returns
-// the two medians.
-func interleave(b *testing.B, ours, base func()) (mOurs, mBase time.Duration) {
-	var dOurs, dBase []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		ours()
-		t1 := time.Now()
-		base()
-		t2 := time.Now()
-		dOurs = append(dOurs, t1.Sub(t0))
-		dBase = append(dBase, t2.Sub(t1))
-	}
-	mOurs, mBase = benchtool.Median(dOurs), benchtool.Median(dBase)
-	b.ReportMetric(float64(mOurs)/float64(mBase), "ratio")
-	b.ReportMetric(float64(benchtool.Sum(dOurs))/float64(benchtool.Sum(dBase)), "mean-ratio")
-	return mOurs, mBase
 }

@@ -267,6 +267,30 @@ func TestTransport_RequiresReaderAndWriter(t *testing.T) {
 	require.Error(t, err)
 }
 
+// callThenClose serves srv over a pipe, writes the handshake and a call of
+// tool, closes the client's side, and fails unless Run returns within the
+// test timeout.
+func callThenClose(t *testing.T, srv *sdk.Server, drain time.Duration, tool string) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: drain, Logger: discardLogger()})
+	}()
+	_, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`+"\n")
+	require.NoError(t, err)
+	require.NoError(t, pw.Close())
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the session did not end after the client closed its side")
+	}
+}
+
 // TestTransport_EndOfInputWithCallsThatCannotFinish: the client writes a
 // call and closes its side; the session still ends, promptly, when the tool
 // waits for the call to be cancelled (which only the end of the session
@@ -279,34 +303,12 @@ func TestTransport_EndOfInputWithCallsThatCannotFinish(t *testing.T) {
 			return result.Result[any]{}, ctx.Err()
 		},
 	}
-	for _, tc := range []struct {
-		name  string
-		drain time.Duration
-	}{
-		{"tool waits for cancellation, wait bounded", 50 * time.Millisecond},
-		{"tool waits for cancellation, no wait", -1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := tpmcp.NewServer(newTestRegistry(t, untilCancelled), nil, tpmcp.Options{Logger: discardLogger()})
-			pr, pw := io.Pipe()
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: tc.drain, Logger: discardLogger()})
-			}()
-			_, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
-				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
-				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`+"\n")
-			require.NoError(t, err)
-			require.NoError(t, pw.Close())
-			select {
-			case <-done:
-			case <-ctx.Done():
-				t.Fatal("the session did not end after the client closed its side")
-			}
-		})
-	}
+	t.Run("tool waits for cancellation, wait bounded", func(t *testing.T) {
+		callThenClose(t, tpmcp.NewServer(newTestRegistry(t, untilCancelled), nil, tpmcp.Options{Logger: discardLogger()}), 50*time.Millisecond, "wait")
+	})
+	t.Run("tool waits for cancellation, no wait", func(t *testing.T) {
+		callThenClose(t, tpmcp.NewServer(newTestRegistry(t, untilCancelled), nil, tpmcp.Options{Logger: discardLogger()}), -1, "wait")
+	})
 	t.Run("tool calls the client back", func(t *testing.T) {
 		srv := sdk.NewServer(&sdk.Implementation{Name: "s"}, &sdk.ServerOptions{Logger: discardLogger()})
 		srv.AddTool(&sdk.Tool{Name: "callback", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -314,25 +316,9 @@ func TestTransport_EndOfInputWithCallsThatCannotFinish(t *testing.T) {
 				err := req.Session.Ping(ctx, nil)
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(err)}}}, nil
 			})
-		pr, pw := io.Pipe()
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		done := make(chan error, 1)
-		go func() {
-			// A wait far beyond the test's timeout: only the server's own call
-			// can end it early.
-			done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: time.Hour, Logger: discardLogger()})
-		}()
-		_, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
-			`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
-			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"callback","arguments":{}}}`+"\n")
-		require.NoError(t, err)
-		require.NoError(t, pw.Close())
-		select {
-		case <-done:
-		case <-ctx.Done():
-			t.Fatal("the session did not end after the client closed its side")
-		}
+		// A wait far beyond the test's timeout: only the server's own call
+		// can end it early.
+		callThenClose(t, srv, time.Hour, "callback")
 	})
 }
 

@@ -8,6 +8,7 @@ package benchtool
 import (
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -53,4 +54,29 @@ func Sum(ds []time.Duration) time.Duration {
 		t += d
 	}
 	return t
+}
+
+// Interleave runs one call of ours and one of base per benchmark iteration,
+// in the same loop so that load from other processes hits both alike,
+// reports the ratio of their median call times as "ratio" and of their
+// total times as "mean-ratio", and returns the two medians.
+func Interleave(b *testing.B, ours, base func()) (mOurs, mBase time.Duration) {
+	var dOurs, dBase []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		ours()
+		t1 := time.Now()
+		base()
+		t2 := time.Now()
+		dOurs = append(dOurs, t1.Sub(t0))
+		dBase = append(dBase, t2.Sub(t1))
+	}
+	mOurs, mBase = Median(dOurs), Median(dBase)
+	if mBase > 0 {
+		b.ReportMetric(float64(mOurs)/float64(mBase), "ratio")
+	}
+	if sum := Sum(dBase); sum > 0 {
+		b.ReportMetric(float64(Sum(dOurs))/float64(sum), "mean-ratio")
+	}
+	return mOurs, mBase
 }
