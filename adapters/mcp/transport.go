@@ -362,16 +362,13 @@ func (c *conn) readMessage() (jsonrpc.Message, error) {
 	for {
 		line, tooLong, err := c.readLine()
 		if tooLong {
-			c.reject(&rejection{code: codeInvalidRequest, msg: fmt.Sprintf("invalid request: message longer than %d bytes", c.max)})
+			c.reject(reject(jsonrpc.ID{}, codeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", c.max)))
 		} else if line = bytes.Trim(line, jsonSpace); len(line) > 0 {
-			msg, derr := decodeMessage(line)
-			if derr == nil {
+			msg, re := decodeMessage(line)
+			if re == nil {
 				return msg, nil
 			}
-			var re *rejection
-			if errors.As(derr, &re) {
-				c.reject(re)
-			}
+			c.reject(re)
 		}
 		if err != nil {
 			return nil, err
@@ -427,28 +424,23 @@ type rejection struct {
 	msg  string
 }
 
-func (r *rejection) Error() string { return r.msg }
-
-func reject(id jsonrpc.ID, code int64, msg string) error {
+func reject(id jsonrpc.ID, code int64, msg string) *rejection {
 	return &rejection{id: id, code: code, msg: msg}
 }
 
 // decodeMessage decodes one JSON-RPC 2.0 message (a non-empty line) as
-// jsonrpc.DecodeMessage does, with encoding/json. A malformed message is a
-// *rejection saying how to answer it.
-func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	switch data[0] {
-	case '{':
-	case '[':
-		if !json.Valid(data) {
+// jsonrpc.DecodeMessage does, with encoding/json. A malformed message gives
+// a rejection saying how to answer it instead.
+func decodeMessage(data []byte) (jsonrpc.Message, *rejection) {
+	if data[0] != '{' {
+		switch {
+		case !json.Valid(data):
 			return nil, reject(jsonrpc.ID{}, codeParseError, "parse error: not JSON")
+		case data[0] == '[':
+			return nil, reject(jsonrpc.ID{}, codeInvalidRequest, "invalid request: JSON-RPC batches are not supported")
+		default:
+			return nil, reject(jsonrpc.ID{}, codeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
 		}
-		return nil, reject(jsonrpc.ID{}, codeInvalidRequest, "invalid request: JSON-RPC batches are not supported")
-	default:
-		if !json.Valid(data) {
-			return nil, reject(jsonrpc.ID{}, codeParseError, "parse error: not JSON")
-		}
-		return nil, reject(jsonrpc.ID{}, codeInvalidRequest, "invalid request: a JSON-RPC message must be a JSON object")
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
