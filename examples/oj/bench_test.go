@@ -49,9 +49,9 @@ func newCountingBackend(tb testing.TB) *countingBackend {
 	return cb
 }
 
-// round makes n get_problem calls on s, one after the other, with the
-// arguments args gives for the call's number, and returns the rate in
-// calls per second.
+// round makes n get_problem calls on s, one after the other, each with the
+// arguments the next call of args returns, and returns the rate in calls
+// per second.
 func round(b *testing.B, s *sdk.ClientSession, n int, args func() map[string]any) float64 {
 	b.Helper()
 	start := time.Now()

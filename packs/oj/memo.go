@@ -14,22 +14,24 @@ const memoEntryOverhead = 128
 // Markdown. Its methods are safe for concurrent use, and a nil *memo is a
 // memo that keeps nothing.
 type memo struct {
-	mu       sync.Mutex
-	max      int // bytes
-	used     int
-	entries  map[string]*list.Element
-	order    *list.List // front: most recently used; values are *memoEntry
-	hits     uint64
-	misses   uint64
-	maxEntry int // largest statement kept
+	mu      sync.Mutex
+	max     int // bytes
+	used    int
+	entries map[string]*list.Element
+	order   *list.List // front: most recently used; values are *memoEntry
+	hits    uint64
+	misses  uint64
 }
 
 type memoEntry struct {
 	key, val string
 }
 
+// size is what the entry counts against the memo's budget.
+func (e *memoEntry) size() int { return len(e.key) + len(e.val) + memoEntryOverhead }
+
 func newMemo(maxBytes int) *memo {
-	return &memo{max: maxBytes, maxEntry: maxBytes / 8, entries: map[string]*list.Element{}, order: list.New()}
+	return &memo{max: maxBytes, entries: map[string]*list.Element{}, order: list.New()}
 }
 
 func (m *memo) get(key string) (string, bool) {
@@ -49,10 +51,11 @@ func (m *memo) get(key string) (string, bool) {
 }
 
 func (m *memo) put(key, val string) {
-	if m == nil || len(key) > m.maxEntry {
+	if m == nil || len(key) > m.max/8 { // a statement over an eighth of the budget is never kept
 		return
 	}
-	size := len(key) + len(val) + memoEntryOverhead
+	e := &memoEntry{key: key, val: val}
+	size := e.size()
 	if size > m.max {
 		return
 	}
@@ -65,8 +68,8 @@ func (m *memo) put(key, val string) {
 		oldest := m.order.Back()
 		old := m.order.Remove(oldest).(*memoEntry)
 		delete(m.entries, old.key)
-		m.used -= len(old.key) + len(old.val) + memoEntryOverhead
+		m.used -= old.size()
 	}
-	m.entries[key] = m.order.PushFront(&memoEntry{key: key, val: val})
+	m.entries[key] = m.order.PushFront(e)
 	m.used += size
 }
