@@ -18,7 +18,7 @@
 //	result    Result[T]: success or a domain failure (error, error_type,
 //	            message, instruction, exception, error_data) with a stable
 //	            JSON form; a non-nil error beside it is a protocol failure
-//	adapters  translate a Registry to a protocol: adapters/mcp (official MCP
+//	adapters  translate a Registry to a protocol: adapters/mcpserver (official MCP
 //	            Go SDK, stdio and streamable HTTP), adapters/httpapi (REST +
 //	            OpenAPI 3.1), adapters/mcpproxy (remote MCP servers as packs)
 //	packs     ready-made tool packs (packs/example, packs/oj, …)
@@ -45,5 +45,5 @@
 // A bad call such as {"nme":"Ada"} comes back as a failed Result with
 // error_type validation_error listing every field error at once, which is
 // what lets a model correct its own call. To serve the registry over MCP see
-// adapters/mcp; over HTTP see adapters/httpapi; examples/server does both.
+// adapters/mcpserver; over HTTP see adapters/httpapi; examples/server does both.
 package toolpack

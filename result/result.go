@@ -26,17 +26,6 @@
 // the JSON form gives back an equal Result: the exception comes back as an
 // *Exception, error_data as a json.RawMessage, and numbers inside an
 // interface-typed value (Result[any]) as json.Number, so none is rounded.
-//
-// # Spec scenarios
-//
-// Seed 004 "Result Pattern Implementation", scenario → test (result_test.go):
-//
-//	Success result creation            TestOkCreatesSuccess
-//	Failure result creation            TestFailureCreatesFailure
-//	JSON serialization                 TestJSONFormFlattensException, TestJSONOmitsEmptyOptionalFields
-//	  (round trip, as properties)      TestRoundTripProperty_String, TestRoundTripProperty_Struct, TestRoundTripProperty_Any
-//	Instruction field for agent        TestInstructionSeparateFromMessage, TestInstructionsApply
-//	Result[T] → Result[any] lossless   TestAnyKeepsEverything, TestAsRecoversType
 package result
 
 import (

@@ -101,45 +101,4 @@
 // none>} and every error status above with the ErrorEnvelope schema. Local
 // "#/…" $refs inside a tool's schema are not rewritten (the registry's
 // generated schemas have none).
-//
-// # Requirements and tests
-//
-// Issue 3, adapters/httpapi, requirement → test (httpapi_test.go unless
-// noted):
-//
-//	GET /tools: name,title,description,pack,source      TestListTools, ExampleNew_prefix
-//	  ?pack= exact, ?q= case-insensitive substring        TestListFilterPack, TestListFilterQuery
-//	  bad query parameters → 400 naming them              TestListBadQuery, FuzzListQuery (fuzz_test.go)
-//	GET /tools/{name}: schemas, annotations, Markdown   TestDescribeTool, TestDescribeUnknownTool
-//	POST invoke → {"ok":true,"value":…}                 TestInvokeSuccess, TestInvokeAcceptsJSONWithParameters, ExampleNew
-//	  empty body = no arguments                         TestInvokeEmptyBodyMeansNoArguments
-//	400 validation failure with every field error       TestInvokeValidationFailureListsEveryField, TestInvokeMalformedJSON
-//	404 unknown tool, distinct from not_found           TestNotFoundDistinctFromUnknownTool, TestDescribeUnknownTool
-//	404 unknown path (JSON)                             TestUnknownPathIs404JSON
-//	405 wrong method with Allow                         TestMethodNotAllowed, TestHeadServesHeadersOnly
-//	413 body over the cap (default 1 MiB)               TestHostileInput (hostile_test.go), TestNewDefaults, TestRawHostileRequests
-//	415 non-JSON content type / missing                 TestHostileInput, TestInvokeAcceptsJSONWithParameters
-//	422 / 4xx / 5xx domain failures by error type       TestInvokeDomainFailureStatuses, TestStatusTable,
-//	  (one table incl. seed 003 codes)                    TestPropertyUnlistedErrorTypesAre422 (status_test.go), ExampleStatusFor
-//	502 / 504 upstream failure / timeout                TestInvokeDomainFailureStatuses, TestInvokeTimeoutIs504, TestProtocolErrorKinds
-//	500 protocol failure, no internals, logged ERROR    TestInvokeProtocolFailureIs500WithoutInternals, TestProtocolErrorKinds,
-//	                                                      TestClientGoneIsCancelledNotError
-//	calls go through Registry.Invoke only               TestProtocolErrorKinds (registry middleware decides), TestOpenAPIFollowsRegistryChanges
-//	hostile input: clear status + JSON, keeps serving   TestHostileInput, TestRawHostileRequests, TestManyHostileRequestsInARow,
-//	                                                      TestHandMadeRequests (hostile_test.go)
-//	path tricks in tool names                           TestPathTricks (hostile_test.go), TestPropertyInvalidNamesNeverReachTools (status_test.go)
-//	invoke never panics, status in the documented set   FuzzInvoke (fuzz_test.go; corpus in testdata/fuzz/FuzzInvoke)
-//	OpenAPI 3.1 document valid (libopenapi-validator)   TestOpenAPIDocumentIsValid, TestOpenAPIValidatorCatchesInvalidDocument (openapi_test.go)
-//	one operation per tool, request = input schema,     TestOpenAPIOneOperationPerTool, ExampleBuildOpenAPI
-//	  200 + every error status with the envelope
-//	real responses validate against the document        TestOpenAPIResponsesValidate, TestOpenAPIResponseValidationCatchesMismatch
-//	document always in sync with the registry           TestOpenAPIFollowsRegistryChanges, TestConcurrentUse (openapi_test.go, -race)
-//	mountable under a prefix                            TestMountedUnderPrefix, ExampleNew_prefix
-//	benchmark vs bare net/http+json+validator handler   BenchmarkInvoke, TestBenchmarkHandlersAgree (bench_test.go)
-//
-// BenchmarkInvoke runs in process (httptest.NewRecorder, no network): the
-// same 5-field tool through this handler and the registry pipeline, and
-// through a bare handler that decodes with encoding/json, validates with
-// validator/v10 and calls the same function. Its ratio sub-benchmarks
-// interleave the two and report median ratios.
 package httpapi

@@ -33,7 +33,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/packs/oj"
 	"github.com/toolpack-go/toolpack/registry"
 )
@@ -144,14 +145,14 @@ func run(argv []string, logEnv string, stdout, stderr io.Writer) int {
 		// no listChanged.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
 	})
-	tpmcp.Register(srv, reg, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: logger})
+	mcpserver.Register(srv, reg, mcpserver.Options{Display: mcpserver.DisplayValue, Logger: logger})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The toolpack stdio transport: stdin read without a goroutine hop,
 	// malformed lines answered (and logged here, without their content)
 	// instead of ending the session.
-	if err := srv.Run(ctx, &tpmcp.StdioTransport{Logger: logger}); err != nil && !errors.Is(err, context.Canceled) {
+	if err := srv.Run(ctx, &mcpstdio.Transport{Logger: logger}); err != nil && !errors.Is(err, context.Canceled) {
 		logger.Error("serving failed", "err", err)
 		return 1
 	}

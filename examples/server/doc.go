@@ -59,29 +59,4 @@
 // appear in logs or errors. A server that cannot be reached is logged as a
 // warning, reported "disconnected" in /healthz (proxy status "degraded")
 // and retried with back-off; the rest of the server works meanwhile.
-//
-// # Requirements and tests
-//
-// Issue 3, examples/server, requirement → test:
-//
-//	all packs, served over stdio (-stdio)           TestE2E_StdioCommandTransport, Example_stdio
-//	default: one HTTP listener, MCP at /mcp          TestE2E_StreamableHTTP
-//	REST at /tools (adapters/httpapi), /openapi.json TestE2E_StreamableHTTP/REST
-//	/healthz                                         TestE2E_StreamableHTTP/healthz
-//	initialize, tools/list, tools/call success,      TestE2E_StdioCommandTransport, TestE2E_StreamableHTTP,
-//	  validation failure, domain failure,              TestE2E_StdioStdoutCarriesOnlyProtocol
-//	  protocol failure (unknown tool, bad upstream)    (subtests of exerciseSession)
-//	nothing on stdout but protocol messages          TestE2E_StdioStdoutCarriesOnlyProtocol,
-//	                                                 TestE2E_StreamableHTTP/graceful_shutdown_on_SIGTERM
-//	logs on stderr only                              TestE2E_StdioStdoutCarriesOnlyProtocol, TestRun_HelpIsNotAnError
-//	graceful shutdown on SIGINT/SIGTERM              TestE2E_StreamableHTTP/graceful_shutdown_on_SIGTERM,
-//	                                                 TestE2E_SIGINTStopsStdioServer
-//	flags -addr, -prefix, -packs (clear errors)      TestRun_FlagErrorsNameTheFlag, TestRun_PrefixFlagAndEnvironment,
-//	                                                 TestRun_UnconfiguredPackIsSkippedByDefault
-//	works with no flags on a fresh machine           TestRun_UnconfiguredPackIsSkippedByDefault
-//	per-pack plain display (oj's Markdown)           TestRun_PlainPackUnderEnvelopeDefault
-//	-proxy: remote MCP servers as packs, header      TestRun_ProxyFlagMirrorsRemoteServers,
-//	  secrets from the environment, never logged;    TestRun_ProxyFileErrors
-//	  unreachable server logged, rest works
-//	/healthz reports each proxied server             TestHealthz_ReportsProxyServers
 package main

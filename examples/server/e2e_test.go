@@ -83,17 +83,11 @@ func exerciseSession(t *testing.T, ctx context.Context, cs *sdk.ClientSession) {
 		assert.Contains(t, txt, "Two Sum")
 		assert.False(t, strings.HasPrefix(txt, "{"), "the oj pack shows its plain Markdown, not an envelope")
 	})
-	t.Run("example pack shows the Result envelope", func(t *testing.T) {
+	t.Run("example pack shows the plain value by default", func(t *testing.T) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
 		require.NoError(t, err)
 		require.False(t, res.IsError)
-		var env struct {
-			Success bool `json:"success"`
-			Value   any  `json:"value"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(textOf(t, res)), &env), "envelope JSON: %s", textOf(t, res))
-		assert.True(t, env.Success)
-		assert.Equal(t, "hi", env.Value)
+		assert.Equal(t, "hi", textOf(t, res))
 
 		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_document", Arguments: map[string]any{"title": "t", "body": "b", "confirm": "yes"}})
 		require.NoError(t, err, "a refused consent phrase is a tool result")

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -111,7 +111,7 @@ func TestHealthz_ReportsProxyServers(t *testing.T) {
 
 	t.Run("no -proxy", func(t *testing.T) {
 		reg := registry.New(registry.Options{Logger: log})
-		h := get(t, newMux(reg, tpmcp.NewServer(reg, nil, tpmcp.Options{Logger: log}), nil, log))
+		h := get(t, newMux(reg, mcpserver.NewServer(reg, mcpserver.Options{Logger: log}), nil, log))
 		assert.Equal(t, map[string]any{"status": "ok", "server_count": float64(0), "servers": map[string]any{}}, h["proxy"])
 	})
 
@@ -122,7 +122,7 @@ func TestHealthz_ReportsProxyServers(t *testing.T) {
 		p, err := startProxy(ctx, reg, writeProxyFile(t), log, io.Discard)
 		require.NoError(t, err)
 		defer p.Close()
-		h := get(t, newMux(reg, tpmcp.NewServer(reg, nil, tpmcp.Options{Logger: log}), p, log))
+		h := get(t, newMux(reg, mcpserver.NewServer(reg, mcpserver.Options{Logger: log}), p, log))
 		assert.Equal(t, "ok", h["status"], "the server itself is up")
 		assert.Equal(t, map[string]any{
 			"status":       "degraded",

@@ -17,8 +17,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -39,7 +40,7 @@ type config struct {
 	packs    []packEntry
 	explicit bool    // -packs was given
 	prefix   *string // nil: MCP_TOOL_PREFIX, else none
-	display  tpmcp.Display
+	display  mcpserver.Display
 	level    slog.Level
 	proxy    string // -proxy file, "" for none
 }
@@ -58,7 +59,7 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
 	fs.StringVar(&packs, "packs", "", "comma-separated packs to serve (default: all of "+packNames()+")")
 	fs.StringVar(&prefix, "prefix", "", "tool name prefix (when not given: $MCP_TOOL_PREFIX, else none)")
-	fs.StringVar(&display, "display", "envelope", `how MCP results show: "envelope" (full Result JSON) or "value" (the plain value)`)
+	fs.StringVar(&display, "display", "value", `how MCP results show: "value" (the plain value) or "envelope" (the full Result JSON)`)
 	fs.StringVar(&level, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.proxy, "proxy", "", "JSON file of remote MCP servers to mirror as packs (see the package doc)")
 	if err := fs.Parse(argv); err != nil {
@@ -81,9 +82,9 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	}
 	switch display {
 	case "envelope":
-		c.display = tpmcp.DisplayEnvelope
+		c.display = mcpserver.DisplayEnvelope
 	case "value":
-		c.display = tpmcp.DisplayValue
+		c.display = mcpserver.DisplayValue
 	default:
 		return c, usageError("flag -display: got %q; expected envelope or value", display)
 	}
@@ -123,10 +124,10 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		defer proxy.Close()
 	}
-	srv := tpmcp.NewServer(reg, &sdk.Implementation{Name: "toolpack-example", Version: version()}, tpmcp.Options{
+	srv := mcpserver.NewServer(reg, mcpserver.Options{Implementation: &sdk.Implementation{Name: "toolpack-example", Version: version()},
 		Display: cfg.display,
-		DisplayFor: func(t *registry.Tool) (tpmcp.Display, bool) {
-			return tpmcp.DisplayValue, plain[t.Pack]
+		DisplayFor: func(t *registry.Tool) (mcpserver.Display, bool) {
+			return mcpserver.DisplayValue, plain[t.Pack]
 		},
 		Logger: log,
 	})
@@ -138,11 +139,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 
 	if cfg.stdio {
 		log.Info("serving MCP over stdio")
-		var tr sdk.Transport = &tpmcp.IOTransport{Reader: stdin, Writer: stdout, Logger: log}
+		var tr sdk.Transport = &mcpstdio.IOTransport{Reader: stdin, Writer: stdout, Logger: log}
 		if stdin == io.Reader(os.Stdin) && stdout == io.Writer(os.Stdout) {
 			// The process's own streams: StdioTransport reads a stdin pipe
 			// or socket through the poller (Linux) instead of a goroutine.
-			tr = &tpmcp.StdioTransport{Logger: log}
+			tr = &mcpstdio.Transport{Logger: log}
 		}
 		err := srv.Run(ctx, tr)
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
@@ -157,7 +158,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 // newMux routes /mcp, the REST API and /healthz. proxy may be nil.
 func newMux(reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, log *slog.Logger) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", tpmcp.HTTPHandler(srv, &sdk.StreamableHTTPOptions{Logger: log}))
+	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, &sdk.StreamableHTTPOptions{Logger: log}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		var packs []string
 		for _, p := range reg.Packs() {

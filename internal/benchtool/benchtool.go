@@ -1,5 +1,5 @@
 // Package benchtool holds the 5-field search tool that the adapter tests and
-// benchmarks (adapters/mcp, adapters/httpapi) measure, so that their figures
+// benchmarks (adapters/mcpserver, adapters/httpapi) measure, so that their figures
 // compare the same work: a string with length bounds, an int with a range,
 // an enum, an optional float and a slice. It also holds the small statistics
 // the interleaved ratio benchmarks report.

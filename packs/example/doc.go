@@ -18,18 +18,4 @@
 // documents), so hosts and tests do not share state. The tools are declared
 // in a registry.Collection of the pack's own, so New can be called any
 // number of times.
-//
-// # Scenarios → tests
-//
-//	Conditional example tool: included when "true"   TestConditional_IncludedWhenTrue
-//	Conditional example tool: excluded otherwise      TestConditional_ExcludedOtherwise, TestEnabled_OnlyExactTrue
-//	Pack contents, annotations, undecorated docs      TestNew_PackContents
-//	Fresh store per pack                              TestNew_IndependentStores
-//	echo                                              TestEcho
-//	add: numeric bounds, all fields reported          TestAdd_Bounds
-//	text_stats: structured, output schema             TestTextStats_StructuredOutput
-//	Literal type enforcement (consent phrase)         TestCreateDocument_RequiresExactConsent
-//	Tool description warning                          TestCreateDocument_DescriptionWarning
-//	Domain failures (not_found, conflict)             TestGetDocument_NotFound, TestCreateDocument_DuplicateTitleConflict
-//	Concurrent use of one pack                        TestCreateDocument_Concurrent
 package example

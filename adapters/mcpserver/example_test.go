@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"bytes"
@@ -13,7 +13,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -48,8 +49,7 @@ func exampleRegistry() *registry.Registry {
 // else; a domain failure is a tool result with isError set.
 func ExampleNewServer() {
 	ctx := context.Background()
-	srv := tpmcp.NewServer(exampleRegistry(), &sdk.Implementation{Name: "demo", Version: "v1"},
-		tpmcp.Options{Display: tpmcp.DisplayValue, Logger: slog.New(slog.DiscardHandler)})
+	srv := mcpserver.NewServer(exampleRegistry(), mcpserver.Options{Implementation: &sdk.Implementation{Name: "demo", Version: "v1"}, Display: mcpserver.DisplayValue, Logger: slog.New(slog.DiscardHandler)})
 
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -76,11 +76,11 @@ func ExampleNewServer() {
 }
 
 // Register a registry's tools on a server the host already has, beside its
-// own tools, with the default envelope display.
+// own tools; DisplayEnvelope shows the whole Result JSON.
 func ExampleRegister() {
 	ctx := context.Background()
 	srv := sdk.NewServer(&sdk.Implementation{Name: "host"}, &sdk.ServerOptions{Logger: slog.New(slog.DiscardHandler)})
-	unregister := tpmcp.Register(srv, exampleRegistry(), tpmcp.Options{Logger: slog.New(slog.DiscardHandler)})
+	unregister := mcpserver.Register(srv, exampleRegistry(), mcpserver.Options{Display: mcpserver.DisplayEnvelope, Logger: slog.New(slog.DiscardHandler)})
 	defer unregister()
 
 	st, ct := sdk.NewInMemoryTransports()
@@ -107,9 +107,9 @@ func ExampleRegister() {
 // Mount the streamable HTTP transport on a host's own mux.
 func ExampleHTTPHandler() {
 	ctx := context.Background()
-	srv := tpmcp.NewServer(exampleRegistry(), nil, tpmcp.Options{Logger: slog.New(slog.DiscardHandler)})
+	srv := mcpserver.NewServer(exampleRegistry(), mcpserver.Options{Logger: slog.New(slog.DiscardHandler)})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", tpmcp.HTTPHandler(srv, nil))
+	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, nil))
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
 
@@ -132,7 +132,7 @@ func ExampleHTTPHandler() {
 
 // Display names print in logs and errors.
 func ExampleDisplay_String() {
-	fmt.Println(tpmcp.DisplayEnvelope, tpmcp.DisplayValue)
+	fmt.Println(mcpserver.DisplayEnvelope, mcpserver.DisplayValue)
 	// Output: envelope value
 }
 
@@ -143,13 +143,13 @@ func ExampleDisplay_String() {
 // written before Run returns.
 func ExampleIOTransport() {
 	quiet := slog.New(slog.DiscardHandler)
-	srv := tpmcp.NewServer(exampleRegistry(), &sdk.Implementation{Name: "demo", Version: "v1"}, tpmcp.Options{Logger: quiet})
+	srv := mcpserver.NewServer(exampleRegistry(), mcpserver.Options{Implementation: &sdk.Implementation{Name: "demo", Version: "v1"}, Logger: quiet})
 	in := strings.NewReader("this is not JSON\n" +
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"doc","version":"0"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}` + "\n")
 	var out bytes.Buffer
-	if err := srv.Run(context.Background(), &tpmcp.IOTransport{Reader: in, Writer: &out, Logger: quiet}); err != nil {
+	if err := srv.Run(context.Background(), &mcpstdio.IOTransport{Reader: in, Writer: &out, Logger: quiet}); err != nil {
 		log.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -179,5 +179,5 @@ func ExampleIOTransport() {
 	// Output:
 	// id <nil> error -32700
 	// id 1 result
-	// id 2 text {"success":true,"value":"**hi**"}
+	// id 2 text **hi**
 }

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"context"
@@ -13,17 +13,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
-func newSession(t *testing.T, reg *registry.Registry, opts tpmcp.Options) *session {
+func newSession(t *testing.T, reg *registry.Registry, opts mcpserver.Options) *session {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = discardLogger()
 	}
-	return connect(t, tpmcp.NewServer(reg, &sdk.Implementation{Name: "test", Version: "v0"}, opts))
+	if opts.Implementation == nil {
+		opts.Implementation = &sdk.Implementation{Name: "test", Version: "v0"}
+	}
+	return connect(t, mcpserver.NewServer(reg, opts))
 }
 
 // jsonEq asserts that got (any JSON-marshalable value) and want (JSON
@@ -37,7 +41,7 @@ func jsonEq(t *testing.T, want json.RawMessage, got any) {
 
 func TestListShowsSchemasAndAnnotations(t *testing.T) {
 	reg := newTestRegistry(t)
-	s := newSession(t, reg, tpmcp.Options{})
+	s := newSession(t, reg, mcpserver.Options{})
 	listed := s.tools(t)
 
 	want := reg.List()
@@ -73,7 +77,7 @@ func TestListShowsSchemasAndAnnotations(t *testing.T) {
 }
 
 func TestCallStringValue_ValueDisplay(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Display: tpmcp.DisplayValue})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue})
 	res, err := s.call(t, "greet", map[string]any{"name": "Ada", "times": 2})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
@@ -82,7 +86,7 @@ func TestCallStringValue_ValueDisplay(t *testing.T) {
 }
 
 func TestCallStringValue_EnvelopeDisplay(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{}) // zero value: envelope
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayEnvelope})
 	res, err := s.call(t, "greet", map[string]any{"name": "Ada", "times": 1})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
@@ -94,7 +98,7 @@ func TestCallStringValue_EnvelopeDisplay(t *testing.T) {
 }
 
 func TestCallStructuredValue_ValueDisplay(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Display: tpmcp.DisplayValue})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue})
 	res, err := s.call(t, "stats", map[string]any{"values": []float64{1, 2, 3.5}})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
@@ -103,7 +107,7 @@ func TestCallStructuredValue_ValueDisplay(t *testing.T) {
 }
 
 func TestCallStructuredValue_EnvelopeDisplay(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Display: tpmcp.DisplayEnvelope})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayEnvelope})
 	res, err := s.call(t, "stats", map[string]any{"values": []float64{4}})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
@@ -117,7 +121,7 @@ func TestCallStructuredValue_EnvelopeDisplay(t *testing.T) {
 func TestValidationFailureListsEveryField(t *testing.T) {
 	reg := newTestRegistry(t)
 	t.Run("value display", func(t *testing.T) {
-		s := newSession(t, reg, tpmcp.Options{Display: tpmcp.DisplayValue})
+		s := newSession(t, reg, mcpserver.Options{Display: mcpserver.DisplayValue})
 		res, err := s.call(t, "strict", map[string]any{"a": "x", "b": 99})
 		require.NoError(t, err, "a validation failure is a tool result, not a protocol error")
 		require.True(t, res.IsError)
@@ -127,7 +131,7 @@ func TestValidationFailureListsEveryField(t *testing.T) {
 		assert.Contains(t, txt, "invalid arguments (2 problems)")
 	})
 	t.Run("envelope display", func(t *testing.T) {
-		s := newSession(t, reg, tpmcp.Options{})
+		s := newSession(t, reg, mcpserver.Options{Display: mcpserver.DisplayEnvelope})
 		res, err := s.call(t, "strict", map[string]any{"a": "x"})
 		require.NoError(t, err)
 		require.True(t, res.IsError)
@@ -150,7 +154,7 @@ func TestValidationFailureListsEveryField(t *testing.T) {
 // TestValidationFailureFromArgsListsEveryField goes through the real args
 // decoder: strict decoding and validate tags of a registry.Func tool.
 func TestValidationFailureFromArgsListsEveryField(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Display: tpmcp.DisplayValue})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue})
 	res, err := s.call(t, "greet", map[string]any{"name": "x", "times": 9, "extra": true})
 	require.NoError(t, err, "a validation failure is a tool result, not a protocol error")
 	require.True(t, res.IsError, "bad arguments are rejected by the registry")
@@ -161,7 +165,7 @@ func TestValidationFailureFromArgsListsEveryField(t *testing.T) {
 }
 
 func TestDomainFailure_ValueDisplay(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Display: tpmcp.DisplayValue})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue})
 	res, err := s.call(t, "lookup", map[string]any{"key": "k1"})
 	require.NoError(t, err, "a domain failure is a tool result, not a protocol error")
 	require.True(t, res.IsError)
@@ -170,7 +174,7 @@ func TestDomainFailure_ValueDisplay(t *testing.T) {
 }
 
 func TestDomainFailure_EnvelopeDisplay(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayEnvelope})
 	res, err := s.call(t, "lookup", map[string]any{"key": "k1"})
 	require.NoError(t, err)
 	require.True(t, res.IsError)
@@ -184,7 +188,7 @@ func TestDomainFailure_EnvelopeDisplay(t *testing.T) {
 
 func TestProtocolFailureIsJSONRPCError(t *testing.T) {
 	logs := &syncBuffer{}
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Logger: slogTo(logs)})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Logger: slogTo(logs)})
 	res, err := s.call(t, "crash", map[string]any{})
 	require.Error(t, err, "a protocol failure is never a tool result")
 	assert.Nil(t, res)
@@ -197,7 +201,7 @@ func TestProtocolFailureIsJSONRPCError(t *testing.T) {
 }
 
 func TestUnknownToolIsJSONRPCError(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{})
 	res, err := s.call(t, "no_such_tool", map[string]any{})
 	require.Error(t, err)
 	assert.Nil(t, res)
@@ -209,7 +213,7 @@ func TestUnknownToolIsJSONRPCError(t *testing.T) {
 
 func TestNilArgumentsBecomeEmptyObject(t *testing.T) {
 	rec := &rawRecorder{}
-	s := newSession(t, newTestRegistry(t, rec.tool()), tpmcp.Options{Display: tpmcp.DisplayValue})
+	s := newSession(t, newTestRegistry(t, rec.tool()), mcpserver.Options{Display: mcpserver.DisplayValue})
 	for _, a := range []any{nil, json.RawMessage("null"), map[string]any{}} {
 		res, err := s.call(t, "echo_raw", a)
 		require.NoError(t, err)
@@ -222,10 +226,10 @@ func TestNilArgumentsBecomeEmptyObject(t *testing.T) {
 }
 
 func TestDisplayForOverridesDefault(t *testing.T) {
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{
-		Display: tpmcp.DisplayEnvelope,
-		DisplayFor: func(tool *registry.Tool) (tpmcp.Display, bool) {
-			return tpmcp.DisplayValue, tool.Name == "greet"
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{
+		Display: mcpserver.DisplayEnvelope,
+		DisplayFor: func(tool *registry.Tool) (mcpserver.Display, bool) {
+			return mcpserver.DisplayValue, tool.Name == "greet"
 		},
 	})
 	res, err := s.call(t, "greet", map[string]any{"name": "Bo", "times": 1})
@@ -240,19 +244,19 @@ func TestDisplayForOverridesDefault(t *testing.T) {
 
 func TestInvalidDisplayIsClearError(t *testing.T) {
 	logs := &syncBuffer{}
-	s := newSession(t, newTestRegistry(t), tpmcp.Options{Display: tpmcp.Display(7), Logger: slogTo(logs)})
+	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.Display(7), Logger: slogTo(logs)})
 	res, err := s.call(t, "greet", map[string]any{"name": "Bo", "times": 1})
 	require.Error(t, err, "no silent default")
 	assert.Nil(t, res)
 	assert.Contains(t, err.Error(), "Options.Display")
 	assert.Contains(t, err.Error(), "expected DisplayEnvelope (0) or DisplayValue (1)")
 	assert.Contains(t, logs.String(), "invalid Options.Display")
-	assert.Equal(t, "Display(7)", tpmcp.Display(7).String())
+	assert.Equal(t, "Display(7)", mcpserver.Display(7).String())
 }
 
 func TestListChangedOnAddAndRemove(t *testing.T) {
 	reg := newTestRegistry(t)
-	s := newSession(t, reg, tpmcp.Options{Display: tpmcp.DisplayValue})
+	s := newSession(t, reg, mcpserver.Options{Display: mcpserver.DisplayValue})
 	require.NotContains(t, s.tools(t), "echo_raw")
 
 	rec := &rawRecorder{}
@@ -278,7 +282,7 @@ func TestUnregisterRemovesTools(t *testing.T) {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{}, nil
 		})
-	unregister := tpmcp.Register(srv, reg, tpmcp.Options{Logger: discardLogger()})
+	unregister := mcpserver.Register(srv, reg, mcpserver.Options{Logger: discardLogger()})
 	s := connect(t, srv)
 	assert.Len(t, s.tools(t), len(reg.List())+1, "registry tools beside the host's own")
 
@@ -304,7 +308,7 @@ func TestBadToolIsSkippedOthersServed(t *testing.T) {
 	}
 	logs := &syncBuffer{}
 	reg := newTestRegistry(t, refused)
-	s := newSession(t, reg, tpmcp.Options{Logger: slogTo(logs)})
+	s := newSession(t, reg, mcpserver.Options{Logger: slogTo(logs)})
 	listed := s.tools(t)
 	assert.NotContains(t, listed, "bad_header")
 	assert.Contains(t, listed, "greet", "the other tools are served")
@@ -313,14 +317,14 @@ func TestBadToolIsSkippedOthersServed(t *testing.T) {
 	assert.Contains(t, logs.String(), "the MCP SDK refused the tool")
 }
 
-func TestServeIO(t *testing.T) {
-	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+func TestNewServer_OverIOTransport(t *testing.T) {
+	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue, Logger: discardLogger()})
 	cr, sw := io.Pipe() // server → client
 	sr, cw := io.Pipe() // client → server
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- tpmcp.ServeIO(ctx, srv, sr, sw) }()
+	go func() { done <- srv.Run(ctx, &mcpstdio.IOTransport{Reader: sr, Writer: sw}) }()
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "c"}, nil)
 	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: cr, Writer: cw}, nil)
@@ -338,8 +342,8 @@ func TestServeIO(t *testing.T) {
 }
 
 func TestHTTPHandlerServesStreamableHTTP(t *testing.T) {
-	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
-	hs := httptest.NewServer(tpmcp.HTTPHandler(srv, nil))
+	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue, Logger: discardLogger()})
+	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, nil))
 	defer hs.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mcp
+package mcpstdio
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcp_test
+package mcpserver_test
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package mcp
+package mcpstdio
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxMessageBytes caps one inbound message of StdioTransport and
+// DefaultMaxMessageBytes caps one inbound message of Transport and
 // IOTransport (one line, line ending excluded) when MaxMessageBytes is 0
 // or less. It is the SDK's own default line cap (16 MiB).
 const DefaultMaxMessageBytes = sdk.DefaultMaxLineLength
@@ -41,7 +41,7 @@ const readBufferSize = 64 << 10
 // one huge response does not pin its buffer for the rest of the session.
 const maxKeptWriteBuffer = 64 << 10
 
-// StdioTransport is an sdk.Transport over the process's standard input and
+// Transport is an sdk.Transport over the process's standard input and
 // output: newline-delimited JSON-RPC messages, as the MCP stdio transport
 // specifies (a message never contains a raw newline). ServeStdio uses it;
 // pass one to (*sdk.Server).Run to set its options. Run one session on it
@@ -85,7 +85,7 @@ const maxKeptWriteBuffer = 64 << 10
 // Messages are decoded as jsonrpc.DecodeMessage decodes them: exact,
 // case-sensitive member names, unknown members ignored, a numeric id
 // truncated to an integer, a "method" member makes a request.
-type StdioTransport struct {
+type Transport struct {
 	// MaxMessageBytes caps one inbound line (line ending excluded); 0 or
 	// less means DefaultMaxMessageBytes. There is no uncapped mode (the
 	// SDK's negative MaxLineLength). A longer line is consumed without being
@@ -101,7 +101,7 @@ type StdioTransport struct {
 }
 
 // Connect implements sdk.Transport. It is called once per session.
-func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
+func (t *Transport) Connect(context.Context) (sdk.Connection, error) {
 	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger}
 	if f, restore, ok := pollableStdin(); ok {
 		o.dl, o.restore = f, restore
@@ -111,7 +111,7 @@ func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
 }
 
 // IOTransport is an sdk.Transport over a given reader and writer, with the
-// framing, error answers, caps and end-of-input wait of StdioTransport.
+// framing, error answers, caps and end-of-input wait of Transport.
 // ServeIO uses it.
 //
 // A Reader with read deadlines (a net.Conn, or an *os.File the runtime
@@ -125,18 +125,18 @@ type IOTransport struct {
 	// Writer receives the server's messages, one per line. Each message is
 	// one Write call.
 	Writer io.Writer
-	// MaxMessageBytes is as in StdioTransport.
+	// MaxMessageBytes is as in Transport.
 	MaxMessageBytes int
-	// DrainTimeout is as in StdioTransport.
+	// DrainTimeout is as in Transport.
 	DrainTimeout time.Duration
-	// Logger is as in StdioTransport.
+	// Logger is as in Transport.
 	Logger *slog.Logger
 }
 
 // Connect implements sdk.Transport. It is called once per session.
 func (t *IOTransport) Connect(context.Context) (sdk.Connection, error) {
 	if t.Reader == nil || t.Writer == nil {
-		return nil, errors.New("adapters/mcp: IOTransport: Reader and Writer are both required")
+		return nil, errors.New("mcpstdio: IOTransport: Reader and Writer are both required")
 	}
 	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger}
 	if d, ok := t.Reader.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
@@ -159,7 +159,7 @@ type connOptions struct {
 	restore func()        // run once reading has stopped, before r is closed
 }
 
-// conn is the sdk.Connection of StdioTransport and IOTransport.
+// conn is the sdk.Connection of Transport and IOTransport.
 type conn struct {
 	r     io.Reader
 	br    *bufio.Reader
@@ -233,7 +233,7 @@ func (c *conn) readLoop() {
 
 // Read implements sdk.Connection: the next well-formed message. At the end
 // of input it returns io.EOF after the end-of-input wait (see
-// StdioTransport); it returns io.EOF at once when the connection is
+// Transport); it returns io.EOF at once when the connection is
 // closed, and ctx's error when ctx is done first.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.read(ctx)
@@ -519,7 +519,7 @@ func (c *conn) reject(r *rejection) {
 	if c.closed() {
 		return // a goroutine-mode reader still running after the session
 	}
-	c.log.Warn("adapters/mcp: malformed JSON-RPC message answered with an error", "reason", r.msg, "code", r.code)
+	c.log.Warn("mcpstdio: malformed JSON-RPC message answered with an error", "reason", r.msg, "code", r.code)
 	wire := struct {
 		JSONRPC string        `json:"jsonrpc"`
 		ID      any           `json:"id"`
@@ -544,7 +544,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	defer c.wmu.Unlock()
 	buf, err := appendMessage(c.wbuf[:0], msg)
 	if err != nil {
-		return fmt.Errorf("adapters/mcp: encode message: %w", err)
+		return fmt.Errorf("mcpstdio: encode message: %w", err)
 	}
 	buf = append(buf, '\n')
 	_, err = c.w.Write(buf)

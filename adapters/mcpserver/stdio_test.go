@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -41,8 +41,7 @@ func stdinMode(context.Context, NoArgs) (result.Result[string], error) {
 // stdin's blocking mode was restored.
 func serveStdioChild(t *testing.T) {
 	mode := mustFunc(t, "stdin_mode", stdinMode, registry.ToolOptions{Doc: "Reports stdin's mode."})
-	srv := tpmcp.NewServer(newTestRegistry(t, mode), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
-	if err := tpmcp.ServeStdio(context.Background(), srv); err != nil {
+	if err := mcpserver.ServeStdio(context.Background(), newTestRegistry(t, mode), mcpserver.Options{Logger: discardLogger()}); err != nil {
 		os.Exit(childServeFailed)
 	}
 	if stdinNonblocking() {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mcp_test
+package mcpserver_test
 
 // stdinNonblocking is false where the transport never changes stdin.
 func stdinNonblocking() bool { return false }

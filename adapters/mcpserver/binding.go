@@ -1,4 +1,4 @@
-package mcp
+package mcpserver
 
 import (
 	"bytes"
@@ -92,7 +92,7 @@ func (b *binding) sync() {
 			err = b.add(st, b.handler(t.Name, d))
 		}
 		if err != nil {
-			b.log.Error("adapters/mcp: tool not served", "tool", t.Name, "error", err)
+			b.log.Error("mcpserver: tool not served", "tool", t.Name, "error", err)
 			if _, ok := b.served[t.Name]; ok {
 				remove = append(remove, t.Name)
 				delete(b.served, t.Name)
@@ -100,7 +100,7 @@ func (b *binding) sync() {
 			continue
 		}
 		if !d.valid() {
-			b.log.Error("adapters/mcp: invalid Display for tool; its calls will fail",
+			b.log.Error("mcpserver: invalid Display for tool; its calls will fail",
 				"tool", t.Name, "display", int(d), "expected", "DisplayEnvelope or DisplayValue")
 		}
 		b.served[t.Name] = spec
@@ -115,7 +115,7 @@ func (b *binding) sync() {
 		sort.Strings(remove)
 		b.srv.RemoveTools(remove...)
 	}
-	b.log.Debug("adapters/mcp: tools synced", "served", len(b.served), "removed", len(remove))
+	b.log.Debug("mcpserver: tools synced", "served", len(b.served), "removed", len(remove))
 }
 
 // add calls srv.AddTool, turning the SDK's panics on tools it refuses into
@@ -218,7 +218,7 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if !d.valid() {
 			return nil, &jsonrpc.Error{
 				Code:    jsonrpc.CodeInternalError,
-				Message: fmt.Sprintf("adapters/mcp: tool %q: field Options.Display (or DisplayFor) is %d; expected DisplayEnvelope (0) or DisplayValue (1)", name, int(d)),
+				Message: fmt.Sprintf("mcpserver: tool %q: field Options.Display (or DisplayFor) is %d; expected DisplayEnvelope (0) or DisplayValue (1)", name, int(d)),
 			}
 		}
 		var raw json.RawMessage
@@ -256,13 +256,13 @@ func (b *binding) protocolError(ctx context.Context, name string, err error) *js
 	case errors.Is(err, registry.ErrUnknownTool):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	case errors.Is(err, context.Canceled):
-		b.log.WarnContext(ctx, "adapters/mcp: tool call cancelled", "tool", name)
+		b.log.WarnContext(ctx, "mcpserver: tool call cancelled", "tool", name)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: call cancelled", name)}
 	case errors.Is(err, context.DeadlineExceeded):
-		b.log.WarnContext(ctx, "adapters/mcp: tool call timed out", "tool", name)
+		b.log.WarnContext(ctx, "mcpserver: tool call timed out", "tool", name)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: call timed out", name)}
 	default:
-		b.log.ErrorContext(ctx, "adapters/mcp: protocol failure", "tool", name, "error", err)
+		b.log.ErrorContext(ctx, "mcpserver: protocol failure", "tool", name, "error", err)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q failed with an internal error; the details are in the server log", name)}
 	}
 }

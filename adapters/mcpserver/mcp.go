@@ -1,15 +1,18 @@
-package mcp
+package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -17,16 +20,19 @@ import (
 type Display int
 
 const (
-	// DisplayEnvelope, the zero value and default, shows the full Result JSON
-	// envelope ({"success":…,"value":…,"error":…,…}, the equivalent of
-	// seed 004's to_json_str) as the text content, for successes and
-	// failures alike.
-	DisplayEnvelope Display = iota
-	// DisplayValue shows the plain value: a string value as it is (for
-	// example a tool's Markdown and nothing else), any other value as its
-	// JSON. A failure shows its error text, every field error of a
-	// validation failure and the agent instruction, if any.
-	DisplayValue
+	// DisplayValue, the zero value and default, shows the plain value: a
+	// string value as it is (for example a tool's Markdown and nothing
+	// else), any other value as its JSON. A failure shows its error text,
+	// every field error of a validation failure and the agent instruction,
+	// if any. It is the default because that is what a model expects to
+	// read: the answer, not a wrapper around it.
+	DisplayValue Display = iota
+	// DisplayEnvelope shows the full Result JSON envelope
+	// ({"success":…,"value":…,"error":…,…}, the equivalent of seed 004's
+	// to_json_str) as the text content, for successes and failures alike:
+	// for hosts whose agents are written to read every field of a Result
+	// (message, instruction, error_type) on every call.
+	DisplayEnvelope
 )
 
 // String returns "envelope", "value", or "Display(n)" for an unknown value.
@@ -43,11 +49,16 @@ func (d Display) String() string {
 
 func (d Display) valid() bool { return d == DisplayEnvelope || d == DisplayValue }
 
-// Options configure Register and NewServer. The zero value is usable: every
-// tool shows the full Result envelope and logs go to slog.Default().
+// Options configure Register, NewServer and ServeStdio. The zero value is
+// usable: every tool shows its plain value (DisplayValue), the server is
+// named "toolpack" and logs go to slog.Default().
 type Options struct {
+	// Implementation names the server in the MCP handshake (NewServer and
+	// ServeStdio); nil means &mcp.Implementation{Name: "toolpack"} with the
+	// module's version. Register ignores it.
+	Implementation *sdk.Implementation
 	// Display is how results of tools without a per-tool choice are shown;
-	// the zero value is DisplayEnvelope. A value other than the two
+	// the zero value is DisplayValue. A value other than the two
 	// constants makes every call of the affected tools fail with a JSON-RPC
 	// internal error naming the field (and is logged at registration).
 	Display Display
@@ -96,7 +107,7 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 		served: map[string]toolSpec{},
 	}
 	if !opts.Display.valid() {
-		b.log.Error("adapters/mcp: invalid Options.Display; calls of tools without a per-tool Display will fail",
+		b.log.Error("mcpserver: invalid Options.Display; calls of tools without a per-tool Display will fail",
 			"display", int(opts.Display), "expected", "DisplayEnvelope or DisplayValue")
 	}
 	cancel := reg.Subscribe(b.sync)
@@ -110,15 +121,16 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 	}
 }
 
-// NewServer returns an SDK server named by impl that advertises the tools
-// capability only (with listChanged) and serves reg's tools as Register
-// does. A nil impl means &sdk.Implementation{Name: "toolpack"}.
+// NewServer returns an SDK server named by opts.Implementation that
+// advertises the tools capability only (with listChanged) and serves reg's
+// tools as Register does.
 //
-// The registration lives as long as reg does; use sdk.NewServer and
+// The registration lives as long as reg does; use mcp.NewServer and
 // Register directly when the server must be detached from reg later.
-func NewServer(reg *registry.Registry, impl *sdk.Implementation, opts Options) *sdk.Server {
+func NewServer(reg *registry.Registry, opts Options) *sdk.Server {
+	impl := opts.Implementation
 	if impl == nil {
-		impl = &sdk.Implementation{Name: "toolpack"}
+		impl = &sdk.Implementation{Name: "toolpack", Version: moduleVersion()}
 	}
 	s := sdk.NewServer(impl, &sdk.ServerOptions{
 		Logger: opts.logger(),
@@ -130,22 +142,37 @@ func NewServer(reg *registry.Registry, impl *sdk.Implementation, opts Options) *
 	return s
 }
 
-// ServeStdio serves s to one client over the process's stdin and stdout
-// (newline-delimited JSON-RPC) until the client disconnects or ctx is done,
-// with a StdioTransport and its defaults (malformed input is logged to
-// slog.Default()). Use (*sdk.Server).Run with a StdioTransport to choose
-// its logger or message cap. Nothing else may read stdin or write to
-// stdout while it runs; log to stderr.
-func ServeStdio(ctx context.Context, s *sdk.Server) error {
-	return s.Run(ctx, &StdioTransport{})
+// ServeStdio serves reg to one client over the process's stdin and stdout
+// (newline-delimited JSON-RPC, package mcpstdio's Transport) until the
+// client disconnects or ctx is done. The end of input is a normal end
+// (nil). Nothing else may read stdin or write to stdout while it runs; log
+// to stderr. Use NewServer and (*mcp.Server).Run with an mcpstdio.Transport
+// or IOTransport to choose the transport's options.
+func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options) error {
+	err := NewServer(reg, opts).Run(ctx, &mcpstdio.Transport{Logger: opts.logger()})
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }
 
-// ServeIO is ServeStdio over the given reader and writer (an IOTransport),
-// for hosts that hold their standard streams as values, and for tests.
-// When the session ends a pending read is interrupted and r is closed if
-// it is an io.Closer; w is never closed.
-func ServeIO(ctx context.Context, s *sdk.Server, r io.Reader, w io.Writer) error {
-	return s.Run(ctx, &IOTransport{Reader: r, Writer: w})
+// moduleVersion is the toolpack module's version as built into the
+// binary, or "dev".
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	const path = "github.com/toolpack-go/toolpack"
+	if bi.Main.Path == path && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			return d.Version
+		}
+	}
+	return "dev"
 }
 
 // HTTPHandler returns the streamable HTTP transport for s, an http.Handler

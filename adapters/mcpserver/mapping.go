@@ -1,4 +1,4 @@
-package mcp
+package mcpserver
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func toCallToolResult(r result.Result[any], d Display) (*sdk.CallToolResult, err
 		r.Value = s
 		env, err := r.JSON()
 		if err != nil {
-			return nil, fmt.Errorf("adapters/mcp: envelope: %w", err)
+			return nil, fmt.Errorf("mcpserver: envelope: %w", err)
 		}
 		return textResult(env, false), nil
 	}
@@ -47,7 +47,7 @@ func toCallToolResult(r result.Result[any], d Display) (*sdk.CallToolResult, err
 	if d == DisplayEnvelope {
 		r.Value = raw
 		if text, err = r.JSON(); err != nil {
-			return nil, fmt.Errorf("adapters/mcp: envelope: %w", err)
+			return nil, fmt.Errorf("mcpserver: envelope: %w", err)
 		}
 	}
 	out := textResult(text, false)
@@ -73,11 +73,11 @@ func classify(v any) (s string, isString bool, raw json.RawMessage, err error) {
 	case json.RawMessage:
 		t := bytes.TrimSpace(v)
 		if !json.Valid(t) {
-			return "", false, nil, fmt.Errorf("adapters/mcp: value: expected valid JSON in json.RawMessage, got %d invalid bytes", len(v))
+			return "", false, nil, fmt.Errorf("mcpserver: value: expected valid JSON in json.RawMessage, got %d invalid bytes", len(v))
 		}
 		if len(t) > 0 && t[0] == '"' {
 			if err := json.Unmarshal(t, &s); err != nil {
-				return "", false, nil, fmt.Errorf("adapters/mcp: value: %w", err)
+				return "", false, nil, fmt.Errorf("mcpserver: value: %w", err)
 			}
 			return s, true, nil, nil
 		}
@@ -87,7 +87,7 @@ func classify(v any) (s string, isString bool, raw json.RawMessage, err error) {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(v); err != nil {
-			return "", false, nil, fmt.Errorf("adapters/mcp: value of type %T: %w", v, err)
+			return "", false, nil, fmt.Errorf("mcpserver: value of type %T: %w", v, err)
 		}
 		return "", false, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 	}
@@ -98,7 +98,7 @@ func failureText(r result.Result[any], d Display) (string, error) {
 	if d == DisplayEnvelope {
 		env, err := r.JSON()
 		if err != nil {
-			return "", fmt.Errorf("adapters/mcp: envelope: %w", err)
+			return "", fmt.Errorf("mcpserver: envelope: %w", err)
 		}
 		return env, nil
 	}

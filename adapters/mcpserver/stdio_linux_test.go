@@ -1,6 +1,6 @@
 //go:build linux
 
-package mcp_test
+package mcpserver_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"bufio"
@@ -16,7 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -40,7 +41,7 @@ func startRaw(t *testing.T, mk func(r io.Reader, w io.Writer) sdk.Transport) *ra
 	cr, sw, err := os.Pipe() // server → client
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue, Logger: discardLogger()})
 	p := &rawPeer{t: t, in: cw, out: bufio.NewReader(cr), done: make(chan error, 1)}
 	go func() { p.done <- srv.Run(ctx, mk(sr, sw)) }()
 	t.Cleanup(func() {
@@ -109,7 +110,7 @@ func errorOf(t *testing.T, m map[string]any) (id any, code float64, msg string) 
 }
 
 func ioTransport(r io.Reader, w io.Writer) sdk.Transport {
-	return &tpmcp.IOTransport{Reader: r, Writer: w, Logger: discardLogger()}
+	return &mcpstdio.IOTransport{Reader: r, Writer: w, Logger: discardLogger()}
 }
 
 func TestTransport_RoundTripWithSDKClient(t *testing.T) {
@@ -119,9 +120,9 @@ func TestTransport_RoundTripWithSDKClient(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue, Logger: discardLogger()})
 	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: sr, Writer: sw}) }()
+	go func() { done <- srv.Run(ctx, &mcpstdio.IOTransport{Reader: sr, Writer: sw}) }()
 
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c"}, nil).Connect(ctx, &sdk.IOTransport{Reader: cr, Writer: cw}, nil)
 	require.NoError(t, err)
@@ -181,7 +182,7 @@ func TestTransport_MalformedLinesAnsweredSessionContinues(t *testing.T) {
 func TestTransport_OverlongLineRejectedSessionContinues(t *testing.T) {
 	const limit = 100 << 10 // above the 64 KiB read buffer, so long lines span reads
 	p := startRaw(t, func(r io.Reader, w io.Writer) sdk.Transport {
-		return &tpmcp.IOTransport{Reader: r, Writer: w, MaxMessageBytes: limit, Logger: discardLogger()}
+		return &mcpstdio.IOTransport{Reader: r, Writer: w, MaxMessageBytes: limit, Logger: discardLogger()}
 	})
 	p.initialize()
 	call := func(id int, name string) string {
@@ -216,7 +217,7 @@ func TestTransport_OverlongLineRejectedSessionContinues(t *testing.T) {
 func TestTransport_MalformedInputLoggedWithoutContent(t *testing.T) {
 	logs := &syncBuffer{}
 	p := startRaw(t, func(r io.Reader, w io.Writer) sdk.Transport {
-		return &tpmcp.IOTransport{Reader: r, Writer: w, Logger: slogTo(logs)}
+		return &mcpstdio.IOTransport{Reader: r, Writer: w, Logger: slogTo(logs)}
 	})
 	p.initialize()
 	p.send(`{"jsonrpc":"1.0","id":1,"method":"x","params":{"token":"` + secret + `"}}` + "\n")
@@ -242,10 +243,10 @@ func TestTransport_CancelInterruptsPendingRead(t *testing.T) {
 				r, keep = pr, pw
 			}
 			defer keep.Close() // the client side stays open: only cancellation can end the read
-			srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Logger: discardLogger()})
+			srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Logger: discardLogger()})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
-			go func() { done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: r, Writer: io.Discard}) }()
+			go func() { done <- srv.Run(ctx, &mcpstdio.IOTransport{Reader: r, Writer: io.Discard}) }()
 			time.Sleep(20 * time.Millisecond) // let Run block in its read
 			cancel()
 			select {
@@ -260,10 +261,10 @@ func TestTransport_CancelInterruptsPendingRead(t *testing.T) {
 }
 
 func TestTransport_RequiresReaderAndWriter(t *testing.T) {
-	_, err := (&tpmcp.IOTransport{Writer: io.Discard}).Connect(context.Background())
+	_, err := (&mcpstdio.IOTransport{Writer: io.Discard}).Connect(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Reader and Writer are both required")
-	_, err = (&tpmcp.IOTransport{Reader: strings.NewReader("")}).Connect(context.Background())
+	_, err = (&mcpstdio.IOTransport{Reader: strings.NewReader("")}).Connect(context.Background())
 	require.Error(t, err)
 }
 
@@ -277,7 +278,7 @@ func callThenClose(t *testing.T, srv *sdk.Server, drain time.Duration, tool stri
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- srv.Run(ctx, &tpmcp.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: drain, Logger: discardLogger()})
+		done <- srv.Run(ctx, &mcpstdio.IOTransport{Reader: pr, Writer: io.Discard, DrainTimeout: drain, Logger: discardLogger()})
 	}()
 	_, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
@@ -304,10 +305,10 @@ func TestTransport_EndOfInputWithCallsThatCannotFinish(t *testing.T) {
 		},
 	}
 	t.Run("tool waits for cancellation, wait bounded", func(t *testing.T) {
-		callThenClose(t, tpmcp.NewServer(newTestRegistry(t, untilCancelled), nil, tpmcp.Options{Logger: discardLogger()}), 50*time.Millisecond, "wait")
+		callThenClose(t, mcpserver.NewServer(newTestRegistry(t, untilCancelled), mcpserver.Options{Logger: discardLogger()}), 50*time.Millisecond, "wait")
 	})
 	t.Run("tool waits for cancellation, no wait", func(t *testing.T) {
-		callThenClose(t, tpmcp.NewServer(newTestRegistry(t, untilCancelled), nil, tpmcp.Options{Logger: discardLogger()}), -1, "wait")
+		callThenClose(t, mcpserver.NewServer(newTestRegistry(t, untilCancelled), mcpserver.Options{Logger: discardLogger()}), -1, "wait")
 	})
 	t.Run("tool calls the client back", func(t *testing.T) {
 		srv := sdk.NewServer(&sdk.Implementation{Name: "s"}, &sdk.ServerOptions{Logger: discardLogger()})
@@ -326,10 +327,10 @@ func TestTransport_EndOfInputEndsSession(t *testing.T) {
 	// The client's side ends after a partial line: Run returns (cleanly),
 	// it does not wait for the rest of the line.
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":2,`)
-	srv := tpmcp.NewServer(newTestRegistry(t), nil, tpmcp.Options{Logger: discardLogger()})
+	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Logger: discardLogger()})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	err := srv.Run(ctx, &tpmcp.IOTransport{Reader: in, Writer: io.Discard, Logger: discardLogger()})
+	err := srv.Run(ctx, &mcpstdio.IOTransport{Reader: in, Writer: io.Discard, Logger: discardLogger()})
 	require.NoError(t, ctx.Err(), "Run returned at the end of input, not at the deadline")
 	assert.NoError(t, err)
 }

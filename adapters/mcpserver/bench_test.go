@@ -1,4 +1,4 @@
-package mcp_test
+package mcpserver_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	tpmcp "github.com/toolpack-go/toolpack/adapters/mcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/benchtool"
 	"github.com/toolpack-go/toolpack/registry"
@@ -30,14 +31,14 @@ var benchArgs = json.RawMessage(`{"query":"golang mcp","limit":10,"mode":"fast",
 
 // newAdapterSession serves the search tool through this adapter (registry
 // pipeline: strict decode, validation, output schema check).
-func newAdapterSession(b testing.TB, d tpmcp.Display) *session {
+func newAdapterSession(b testing.TB, d mcpserver.Display) *session {
 	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: discardLogger()})
 	tool, err := registry.Func("search", func(_ context.Context, a SearchArgs) (result.Result[SearchOut], error) {
 		return result.Ok(searchImpl(a)), nil
 	}, registry.ToolOptions{Doc: "Searches."})
 	require.NoError(b, err)
 	require.NoError(b, reg.Add(tool))
-	return connect(b, tpmcp.NewServer(reg, nil, tpmcp.Options{Display: d, Logger: discardLogger()}))
+	return connect(b, mcpserver.NewServer(reg, mcpserver.Options{Display: d, Logger: discardLogger()}))
 }
 
 // newSDKSession serves the same function through the SDK's own typed
@@ -68,7 +69,7 @@ func callSearch(b testing.TB, s *session) {
 // both paths accept the call, reject the same bad call, and return the
 // same structured value.
 func TestBenchmarkToolsAgree(t *testing.T) {
-	ours, theirs := newAdapterSession(t, tpmcp.DisplayValue), newSDKSession(t)
+	ours, theirs := newAdapterSession(t, mcpserver.DisplayValue), newSDKSession(t)
 	for _, a := range []string{string(benchArgs), `{"query":"","limit":99,"mode":"slow","tags":[]}`} {
 		r1, err := ours.call(t, "search", json.RawMessage(a))
 		require.NoError(t, err)
@@ -96,7 +97,7 @@ func BenchmarkToolsCall(b *testing.B) {
 			callSearch(b, s)
 		}
 	})
-	for _, d := range []tpmcp.Display{tpmcp.DisplayValue, tpmcp.DisplayEnvelope} {
+	for _, d := range []mcpserver.Display{mcpserver.DisplayValue, mcpserver.DisplayEnvelope} {
 		b.Run("adapter_"+d.String(), func(b *testing.B) {
 			s := newAdapterSession(b, d)
 			b.ReportAllocs()
@@ -105,7 +106,7 @@ func BenchmarkToolsCall(b *testing.B) {
 			}
 		})
 	}
-	for _, d := range []tpmcp.Display{tpmcp.DisplayValue, tpmcp.DisplayEnvelope} {
+	for _, d := range []mcpserver.Display{mcpserver.DisplayValue, mcpserver.DisplayEnvelope} {
 		b.Run(fmt.Sprintf("ratio_%s_vs_sdk", d), func(b *testing.B) {
 			ours, base := newAdapterSession(b, d), newSDKSession(b)
 			mOurs, mBase := benchtool.Interleave(b, func() { callSearch(b, ours) }, func() { callSearch(b, base) })
@@ -123,7 +124,7 @@ func pipeSession(b *testing.B, mk func(r, w *os.File) sdk.Transport) *sdk.Client
 	cr, sw, err := os.Pipe()
 	require.NoError(b, err)
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := tpmcp.NewServer(newTestRegistry(b), nil, tpmcp.Options{Display: tpmcp.DisplayValue, Logger: discardLogger()})
+	srv := mcpserver.NewServer(newTestRegistry(b), mcpserver.Options{Display: mcpserver.DisplayValue, Logger: discardLogger()})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -157,7 +158,7 @@ func callGreet(b *testing.B, cs *sdk.ClientSession) {
 // the totals.
 func BenchmarkStdioTransport(b *testing.B) {
 	ours := func(r, w *os.File) sdk.Transport {
-		return &tpmcp.IOTransport{Reader: r, Writer: w, Logger: discardLogger()}
+		return &mcpstdio.IOTransport{Reader: r, Writer: w, Logger: discardLogger()}
 	}
 	theirs := func(r, w *os.File) sdk.Transport { return &sdk.IOTransport{Reader: r, Writer: w} }
 	b.Run("toolpack", func(b *testing.B) {
