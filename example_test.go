@@ -27,7 +27,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	if err := reg.Add(tool); err != nil {
 		panic(err)
 	}

@@ -35,7 +35,7 @@ func benchTool(ctx context.Context, a benchArgs) (result.Result[benchOut], error
 var benchRaw = json.RawMessage(`{"query":"golang registry","limit":25,"mode":"fuzzy","boost":1.5,"tags":["go","mcp","tools"]}`)
 
 func benchRegistry(b *testing.B) *Registry {
-	r := New(Options{Prefix: String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := New(Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	tool, err := Func("search", benchTool, ToolOptions{Doc: "Searches."})
 	if err != nil {
 		b.Fatal(err)

@@ -38,7 +38,7 @@ func TestExplicitUse_DescriptionWarning(t *testing.T) {
 	require.NotNil(t, tool.Annotations.Destructive)
 	assert.True(t, *tool.Annotations.Destructive)
 
-	stated, err := Func("wipe", wipe, ToolOptions{Annotations: Annotations{Destructive: Bool(false)}})
+	stated, err := Func("wipe", wipe, ToolOptions{Annotations: Annotations{Destructive: new(false)}})
 	require.NoError(t, err)
 	assert.False(t, *stated.Annotations.Destructive, "an explicit annotation wins")
 

@@ -5,15 +5,50 @@
 //
 // # Tools
 //
-// A Tool is a name, a description, an input schema (a JSON object schema), an
-// optional output schema, MCP annotations, its pack and source, introspection
-// text, an optional per-call timeout, an optional Decode function and a
-// Handler over raw JSON. Func builds one from a typed function
+// A Tool is plain data: a name, a description, an input schema (a JSON
+// object schema), an optional output schema, MCP annotations, its pack and
+// source, introspection text (Usage), the error types it declares (Errors,
+// with their HTTP statuses), an optional per-call timeout, optional Decode
+// and CheckOutput functions and a Handler over raw JSON. Func builds one
+// from a typed function
 //
 //	func(ctx context.Context, a A) (result.Result[R], error)
 //
 // taking the input schema, the arguments Markdown and the description from A
-// (package args) and, when R is a struct, the output schema from R.
+// (package args) and, when R is a struct, the output schema from R. AddFunc
+// builds one and adds it to a Registry or a Pack in one call:
+//
+//	reg := registry.New(registry.Options{})
+//	err := registry.AddFunc(reg, "greet", greet, registry.ToolOptions{Doc: "Greets someone."})
+//
+// # Packs
+//
+// A pack is a named group of tools that a package ships, built by a
+// constructor taking the pack's configuration:
+//
+//	func New(cfg Config) (*registry.Pack, error) {
+//		s := newStore(cfg)
+//		p := &registry.Pack{Name: "notes", Description: "Notes kept in memory."}
+//		err := errors.Join(
+//			registry.AddFunc(p, "add_note", s.AddNote, registry.ToolOptions{Doc: "…"}),
+//			registry.AddFunc(p, "list_notes", s.ListNotes, registry.ToolOptions{Doc: "…"}),
+//		)
+//		return p, err
+//	}
+//
+// and added with Registry.AddPack, which registers all its tools or none.
+// See packs/README.md in the module for the whole pattern.
+//
+// # What a handler sees
+//
+// The context a handler receives carries the call: Logger(ctx) is the
+// registry's logger with the tool's name attached; ReportProgress(ctx, …)
+// sends a progress notification to an MCP client that asked for one (and
+// does nothing elsewhere); Request(ctx) describes the request as the
+// adapter saw it — transport, MCP session, HTTP headers and the
+// authenticated caller (AuthInfo) — and CallFrom(ctx) returns the Call
+// itself. A tool never imports an adapter: adapters attach what they know
+// with WithProgress and WithRequest before they call Invoke.
 //
 // # Declare and collect
 //
@@ -25,7 +60,9 @@
 //
 // # Names
 //
-// The final name of a tool is prefix_name, or name when the prefix is empty.
+// The final name of a tool is prefix_name, or name when the prefix is empty;
+// a prefix that already ends in _ . or - is used as it is (guide_ gives
+// guide_add).
 // The default prefix is Options.Prefix when set; otherwise MCP_TOOL_PREFIX,
 // read once by New (a set variable is preserved, even when empty); otherwise
 // Options.FallbackPrefix, the host's default. Tool.Prefix overrides the
@@ -49,14 +86,14 @@
 //  7. Timeout: Tool.Timeout, else Options.Timeout (see Timeout for a handler
 //     that ignores its context);
 //  8. Recover again, on the handler's goroutine;
-//  9. the handler, then output validation when the tool has an output schema
-//     (a violation is a protocol error wrapping ErrInvalidOutput, naming the
-//     tool and listing every violation). A schema that Func generated from
-//     the result type is checked with args.Validate on the Go value — the
-//     args agreement property makes that the same verdict as the schema, at
-//     no marshalling cost (TestOutput_TypedCheckAgreesWithSchema); any other
-//     schema is compiled once, at registration, with
-//     santhosh-tekuri/jsonschema and checked against the value's JSON;
+//  9. the handler, then output validation when the tool has CheckOutput or
+//     an output schema (a violation is a protocol error wrapping
+//     ErrInvalidOutput, naming the tool and listing every violation). A
+//     tool built by Func checks its values on the Go side against the
+//     result type's rules (Tool.CheckOutput), which agree with the schema
+//     Func generated, at no marshalling cost; any other schema is compiled
+//     once, at registration, with santhosh-tekuri/jsonschema and checked
+//     against the value's JSON;
 //  10. Options.Instructions fill in a missing instruction.
 //
 // The chain of every tool is built when the tool is added or middleware is
@@ -64,6 +101,13 @@
 // its value. Domain failures come back as a failed Result with a nil error;
 // a non-nil error is a protocol failure (unknown tool, context cancelled,
 // invalid output, an error from the handler).
+//
+// # Watching changes
+//
+// Subscribe tells a subscriber what each change added and removed, so an
+// adapter keeps its own view in step at a cost proportional to the change.
+// Adding or removing one tool costs the same whatever the number of tools
+// registered; RemovePack costs in proportion to the pack.
 //
 // # Room for later features
 //

@@ -42,7 +42,7 @@ func ExampleRegistry_Invoke() {
 		fmt.Println(err)
 		return
 	}
-	r := registry.New(registry.Options{Prefix: registry.String("calc"), Logger: quiet})
+	r := registry.New(registry.Options{Prefix: new("calc"), Logger: quiet})
 	if err := r.Add(tool); err != nil {
 		fmt.Println(err)
 		return
@@ -79,7 +79,7 @@ func ExampleDeclare() {
 	again, _ := registry.Collect()
 	fmt.Println(len(again))
 
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: quiet})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
 	for _, t := range tools {
 		if err := r.Add(t); err != nil {
 			fmt.Println(err)
@@ -111,14 +111,14 @@ func ExampleFunc() {
 		return result.Ok(area{a.Width, a.Height, a.Width * a.Height}), nil
 	}, registry.ToolOptions{
 		Doc:         "Computes the area of a rectangle.",
-		Annotations: registry.Annotations{ReadOnly: registry.Bool(true)},
+		Annotations: registry.Annotations{ReadOnly: new(true)},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(tool.Name, len(tool.InputSchema) > 0, len(tool.OutputSchema) > 0, *tool.Annotations.ReadOnly)
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: quiet})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
 	if err := r.Add(tool); err != nil {
 		fmt.Println(err)
 		return
@@ -132,7 +132,7 @@ func ExampleFunc() {
 // A Middleware wraps every call; here one that refuses calls to disabled
 // tools and one that counts calls.
 func ExampleMiddleware() {
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: quiet})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
 	tool, _ := registry.Func("add", add, registry.ToolOptions{})
 	_ = r.Add(tool)
 
@@ -176,7 +176,7 @@ func ExampleLogging() {
 			return a
 		},
 	})
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(h)})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(h)})
 	tool, _ := registry.Func("add", add, registry.ToolOptions{})
 	_ = r.Add(tool)
 	_, _ = r.Invoke(context.Background(), "add", json.RawMessage(`{"a":1,"b":2}`))
@@ -188,7 +188,7 @@ func ExampleLogging() {
 // A tool's Timeout bounds each call; a handler still running at the deadline
 // yields a timeout failure.
 func ExampleTimeout() {
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: quiet})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
 	_ = r.Add(&registry.Tool{
 		Name:    "sleepy",
 		Timeout: 10 * time.Millisecond,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/toolpack-go/toolpack/args"
@@ -36,6 +37,9 @@ type ToolOptions struct {
 	// Decode bounds this tool's argument decoding; zero fields take the args
 	// package's defaults.
 	Decode args.DecodeOptions
+	// Errors declares the error types the tool's failures may carry beyond
+	// the result package's own, with their HTTP statuses (Tool.Errors).
+	Errors []ErrorSpec
 }
 
 // Func builds a Tool from a typed function. The input schema, the argument
@@ -86,14 +90,17 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		Annotations: o.Annotations,
 		Prefix:      o.Prefix,
 		Source:      SourceLocal,
-		Signature:   fmt.Sprintf("%s(ctx context.Context, a %s) (result.Result[%s], error)", name, ta, tr),
-		Args:        md,
-		Returns:     fmt.Sprintf("result.Result[%s]", tr),
-		Example:     o.Example,
-		Timeout:     o.Timeout,
+		Usage: Usage{
+			Signature: fmt.Sprintf("%s(ctx context.Context, a %s) (result.Result[%s], error)", name, ta, tr),
+			Args:      md,
+			Returns:   fmt.Sprintf("result.Result[%s]", tr),
+			Example:   o.Example,
+		},
+		Errors:  slices.Clone(o.Errors),
+		Timeout: o.Timeout,
 	}
 	if _, ok := args.ConsentPhrase(ta); ok && t.Annotations.Destructive == nil {
-		t.Annotations.Destructive = Bool(true)
+		t.Annotations.Destructive = new(true)
 	}
 	if tr.Kind() == reflect.Struct {
 		out, err := args.SchemaOf(tr)
@@ -103,7 +110,8 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		if out, err = nullableCollections(out); err != nil {
 			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
 		}
-		t.OutputSchema, t.outSrc, t.outTyped = out, out, true
+		t.OutputSchema = out
+		t.CheckOutput = args.Validate
 	}
 	dec := o.Decode
 	t.Decode = func(raw json.RawMessage) (any, error) {

@@ -47,7 +47,7 @@ func countWords(ctx context.Context, a statsArgs) (result.Result[wordStats], err
 func TestFunc_BuildsToolFromTypes(t *testing.T) {
 	tool, err := Func("count_words", countWords, ToolOptions{
 		Title: "Count words", Doc: "Counts the words of a text.", Example: `count_words(text="a b")`,
-		Annotations: Annotations{ReadOnly: Bool(true)}, Timeout: time.Second,
+		Annotations: Annotations{ReadOnly: new(true)}, Timeout: time.Second,
 	})
 	require.NoError(t, err)
 	in, err := args.SchemaFor[statsArgs]()
@@ -62,11 +62,11 @@ func TestFunc_BuildsToolFromTypes(t *testing.T) {
 	assert.Equal(t, "Count words", tool.Title)
 	assert.Equal(t, SourceLocal, tool.Source)
 	assert.Equal(t, time.Second, tool.Timeout)
-	assert.Contains(t, tool.Signature, "count_words(")
-	assert.Contains(t, tool.Signature, "statsArgs")
-	assert.Contains(t, tool.Returns, "wordStats")
-	assert.Contains(t, tool.Args, "## Arguments")
-	assert.Equal(t, `count_words(text="a b")`, tool.Example)
+	assert.Contains(t, tool.Usage.Signature, "count_words(")
+	assert.Contains(t, tool.Usage.Signature, "statsArgs")
+	assert.Contains(t, tool.Usage.Returns, "wordStats")
+	assert.Contains(t, tool.Usage.Args, "## Arguments")
+	assert.Equal(t, `count_words(text="a b")`, tool.Usage.Example)
 	require.NotNil(t, tool.Annotations.ReadOnly)
 
 	str, err := Func("echo", func(ctx context.Context, a statsArgs) (result.Result[string], error) {

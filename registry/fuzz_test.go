@@ -24,7 +24,7 @@ func FuzzInvoke(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	r := New(Options{Prefix: String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := New(Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	tool, err := Func("search", func(ctx context.Context, a benchArgs) (result.Result[benchOut], error) {
 		return result.Ok(benchOut{Hits: a.Limit, Query: a.Query}), nil
 	}, ToolOptions{})

@@ -77,4 +77,4 @@ func okHandler(v any) Handler {
 
 // noPrefix is an Options with the prefix explicitly disabled, so that tests
 // do not depend on MCP_TOOL_PREFIX.
-func noPrefix() Options { return Options{Prefix: String(""), Logger: slog.New(slog.DiscardHandler)} }
+func noPrefix() Options { return Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)} }

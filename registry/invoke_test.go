@@ -282,7 +282,7 @@ func TestInvoke_HandlerReturningDeadlineExceededIsTimeout(t *testing.T) {
 // the direct path and on the timeout goroutine.
 func TestInvoke_PanicRecoveredAndProcessKeepsServing(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	panicky := rawTool("panicky", func(ctx context.Context, c *Call) (result.Result[any], error) {
 		panic("secret-free boom")
 	})

@@ -25,7 +25,7 @@ func msgs(recs []logRecord) []string {
 // before the tool executes.
 func TestLogging_CalledAtTraceBeforeExecution(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String("p"), Logger: log})
+	r := New(Options{Prefix: new("p"), Logger: log})
 	var seenByHandler []string
 	require.NoError(t, r.Add(rawTool("x", func(ctx context.Context, c *Call) (result.Result[any], error) {
 		seenByHandler = msgs(buf.records(t))
@@ -41,7 +41,7 @@ func TestLogging_CalledAtTraceBeforeExecution(t *testing.T) {
 // function, and both log the same text; we use TRACE as the issue asks).
 func TestLogging_SuccessAtTrace(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	require.NoError(t, r.Add(rawTool("x", okHandler(1))))
 	_, err := r.Invoke(t.Context(), "x", nil)
 	require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestLogging_SuccessAtTrace(t *testing.T) {
 // then the error is returned, not swallowed.
 func TestLogging_FailureAtErrorAndReturned(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	boom := errors.New("disk on fire")
 	require.NoError(t, r.Add(rawTool("x", func(ctx context.Context, c *Call) (result.Result[any], error) {
 		return result.Result[any]{}, boom
@@ -72,7 +72,7 @@ func TestLogging_FailureAtErrorAndReturned(t *testing.T) {
 // Output-schema violations are protocol failures and logged as such.
 func TestLogging_InvalidOutputLoggedAtError(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	tool := rawTool("x", okHandler("not an object"))
 	tool.OutputSchema = json.RawMessage(`{"type":"object"}`)
 	require.NoError(t, r.Add(tool))
@@ -88,7 +88,7 @@ func TestLogging_InvalidOutputLoggedAtError(t *testing.T) {
 // their error type: they are for the model, not an operator's alarm.
 func TestLogging_DomainFailureAtDebug(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	require.NoError(t, r.Add(rawTool("x", func(ctx context.Context, c *Call) (result.Result[any], error) {
 		return result.Failure[any]("no row 7", result.NotFound), nil
 	})))
@@ -104,7 +104,7 @@ func TestLogging_DomainFailureAtDebug(t *testing.T) {
 // Arguments and values never reach the logs (they may hold secrets).
 func TestLogging_NeverLogsArgumentsOrValues(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	const secret = "sk-live-0123456789abcdef"
 	require.NoError(t, r.Add(rawTool("x", func(ctx context.Context, c *Call) (result.Result[any], error) {
 		return result.Ok[any](map[string]string{"token": secret}), nil
@@ -119,7 +119,7 @@ func TestLogging_NeverLogsArgumentsOrValues(t *testing.T) {
 // reads, but the log names only the field and rule.
 func TestLogging_ValidationFailureDoesNotLogValues(t *testing.T) {
 	log, buf := newLogger()
-	r := New(Options{Prefix: String(""), Logger: log})
+	r := New(Options{Prefix: new(""), Logger: log})
 	type secretArgs struct {
 		Count int `json:"count" validate:"gte=0"`
 	}
@@ -142,7 +142,7 @@ func TestLogging_ValidationFailureDoesNotLogValues(t *testing.T) {
 // The Logging middleware writes nothing below the handler's level.
 func TestLogging_RespectsLevel(t *testing.T) {
 	b := &logBuffer{}
-	r := New(Options{Prefix: String(""), Logger: slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+	r := New(Options{Prefix: new(""), Logger: slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 	require.NoError(t, r.Add(rawTool("x", okHandler(1))))
 	_, err := r.Invoke(t.Context(), "x", nil)
 	require.NoError(t, err)

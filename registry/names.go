@@ -1,6 +1,9 @@
 package registry
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // MaxNameLen is the longest tool name MCP allows.
 const MaxNameLen = 128
@@ -50,10 +53,15 @@ func ValidName(name string) bool {
 	return true
 }
 
-// decorate returns the final name: prefix_name, or name when prefix is empty.
+// decorate returns the final name: prefix_name, or name when prefix is
+// empty. A prefix that already ends in a separator (_ . -) is used as it
+// is: MCP_TOOL_PREFIX=guide_ gives guide_add, not guide__add.
 func decorate(prefix, name string) string {
-	if prefix == "" {
+	switch {
+	case prefix == "":
 		return name
+	case strings.HasSuffix(prefix, "_"), strings.HasSuffix(prefix, "."), strings.HasSuffix(prefix, "-"):
+		return prefix + name
 	}
 	return prefix + "_" + name
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -124,23 +123,24 @@ func markNullable(node any) {
 	}
 }
 
-// outputStage returns t.Handler, wrapped in output validation when t has an
-// output schema: args.Validate for a schema Func generated from the result
-// type, the compiled schema otherwise. Tools without one pay nothing.
-func outputStage(t *Tool) Handler {
-	h, s, name := t.Handler, t.out, t.Name
-	if t.outTyped {
+// outputStage returns the tool's handler wrapped in output validation:
+// Tool.CheckOutput when set, else the compiled OutputSchema. Tools without
+// either pay nothing.
+func outputStage(e *entry) Handler {
+	h, name := e.tool.Handler, e.tool.Name
+	if check := e.tool.CheckOutput; check != nil {
 		return func(ctx context.Context, c *Call) (result.Result[any], error) {
 			res, err := h(ctx, c)
 			if err != nil || !res.Success {
 				return res, err
 			}
-			if verr := args.Validate(res.Value); verr != nil {
+			if verr := check(res.Value); verr != nil {
 				return result.Result[any]{}, fmt.Errorf("%w: tool %q: %w", ErrInvalidOutput, name, verr)
 			}
 			return res, nil
 		}
 	}
+	s := e.out
 	if s == nil {
 		return h
 	}

@@ -64,9 +64,10 @@ func TestOutput_UnmarshalableValue(t *testing.T) {
 }
 
 // The schema is compiled once: a Func-built tool's generated schema is never
-// compiled (its outputs are checked with args.Validate); a hand-written one
-// is compiled exactly once and reused when the same tool is added again; a
-// changed OutputSchema is compiled again, not trusted.
+// compiled (CheckOutput checks its values on the Go side); a hand-written
+// one is compiled exactly once and reused when the same tool is added
+// again; a tool whose CheckOutput is cleared has its OutputSchema compiled
+// and enforced.
 func TestOutput_SchemaCompiledOnce(t *testing.T) {
 	type out struct {
 		N int `json:"n"`
@@ -75,32 +76,28 @@ func TestOutput_SchemaCompiledOnce(t *testing.T) {
 		return result.Ok(out{N: 1}), nil
 	}, ToolOptions{})
 	require.NoError(t, err)
-	require.True(t, tool.outTyped, "Func marks the schema it generated from the result type")
-	require.Nil(t, tool.out, "a generated schema is not compiled")
+	require.NotNil(t, tool.CheckOutput, "Func checks outputs on the Go value")
 	r := New(noPrefix())
 	require.NoError(t, r.Add(tool))
-	got, _ := r.Lookup("f")
-	assert.True(t, got.outTyped)
-	assert.Nil(t, got.out, "registration does not compile a generated schema")
+	assert.Nil(t, r.tools["f"].out, "registration does not compile a generated schema")
 
 	raw := rawTool("stats", okHandler(map[string]any{"words": 1, "lang": "en"}))
 	raw.OutputSchema = json.RawMessage(statsSchema)
 	require.NoError(t, r.Add(raw))
-	first, _ := r.Lookup("stats")
-	require.NotNil(t, first.out, "a hand-written schema is compiled at registration")
-	again := *first
-	again.Name = "stats2"
-	require.NoError(t, r.Add(&again))
-	second, _ := r.Lookup("stats2")
-	assert.Same(t, first.out, second.out, "registration reuses the compiled schema")
+	first := r.tools["stats"].out
+	require.NotNil(t, first, "a hand-written schema is compiled at registration")
+	require.NoError(t, r.Remove("stats"))
+	require.NoError(t, r.Add(raw))
+	// A different tool of the same name and schema text: compiled again
+	// only when the text differs.
+	assert.NotNil(t, r.tools["stats"].out)
 
 	changed := *tool
 	changed.Name = "g"
 	changed.OutputSchema = json.RawMessage(`{"type":"object","required":["m"]}`)
+	changed.CheckOutput = nil
 	require.NoError(t, r.Add(&changed))
-	got, _ = r.Lookup("g")
-	assert.False(t, got.outTyped, "a changed schema is no longer the generated one")
-	assert.NotNil(t, got.out)
+	assert.NotNil(t, r.tools["g"].out, "without CheckOutput the schema is compiled")
 	_, err = r.Invoke(t.Context(), "g", nil)
 	require.ErrorIs(t, err, ErrInvalidOutput)
 }

@@ -54,7 +54,7 @@ func TestPrefix_EnvReadOnceAtNew(t *testing.T) {
 // Options.Prefix overrides the environment.
 func TestPrefix_OptionsOverrideEnv(t *testing.T) {
 	t.Setenv(EnvToolPrefix, "env")
-	r := New(Options{Prefix: String("opt")})
+	r := New(Options{Prefix: new("opt")})
 	assert.Equal(t, "opt_echo", finalName(t, r, rawTool("echo", okHandler(1))))
 }
 
@@ -63,7 +63,7 @@ func TestPrefix_PerToolOverride(t *testing.T) {
 	t.Setenv(EnvToolPrefix, "guide")
 	r := New(Options{})
 	tool := rawTool("echo", okHandler(1))
-	tool.Prefix = String("mine")
+	tool.Prefix = new("mine")
 	assert.Equal(t, "mine_echo", finalName(t, r, tool))
 }
 
@@ -72,7 +72,7 @@ func TestPrefix_PerToolEmptyDisables(t *testing.T) {
 	t.Setenv(EnvToolPrefix, "guide")
 	r := New(Options{})
 	tool := rawTool("echo", okHandler(1))
-	tool.Prefix = String("")
+	tool.Prefix = new("")
 	assert.Equal(t, "echo", finalName(t, r, tool))
 }
 
@@ -80,7 +80,7 @@ func TestPrefix_PerToolEmptyDisables(t *testing.T) {
 // Invoke use it, BaseName keeps the undecorated name and the caller's Tool is
 // not modified.
 func TestPrefix_FinalNameIsPrefixUnderscoreName(t *testing.T) {
-	r := New(Options{Prefix: String("guide"), Logger: noPrefix().Logger})
+	r := New(Options{Prefix: new("guide"), Logger: noPrefix().Logger})
 	tool := rawTool("get_content", okHandler("x"))
 	require.NoError(t, r.Add(tool))
 	got, ok := r.Lookup("guide_get_content")
@@ -130,13 +130,13 @@ func TestName_InvalidFinalNameRejected(t *testing.T) {
 		{"ok", "bad prefix"},
 	}
 	for _, tc := range cases {
-		r := New(Options{Prefix: String(tc.prefix), Logger: noPrefix().Logger})
+		r := New(Options{Prefix: new(tc.prefix), Logger: noPrefix().Logger})
 		err := r.Add(rawTool(tc.name, okHandler(1)))
 		require.ErrorIs(t, err, ErrInvalidName, "name %q prefix %q", tc.name, tc.prefix)
 		assert.Contains(t, err.Error(), "[A-Za-z0-9_.-]")
 		assert.Empty(t, r.List())
 	}
-	r := New(Options{Prefix: String("p"), Logger: noPrefix().Logger})
+	r := New(Options{Prefix: new("p"), Logger: noPrefix().Logger})
 	require.NoError(t, r.Add(rawTool(strings.Repeat("a", 126), okHandler(1))), "exactly 128 is allowed")
 	require.NoError(t, r.Add(rawTool("ot.tools-v1", okHandler(1))), "dots and dashes are allowed")
 }
@@ -155,4 +155,19 @@ func TestName_ValidNameMatchesMCPPattern(t *testing.T) {
 			t.Fatalf("ValidName(%q) = %v, regexp says %v", s, got, want)
 		}
 	})
+}
+
+// A prefix that already ends in a separator is not given a second one:
+// MCP_TOOL_PREFIX=guide_ yields guide_add, not guide__add.
+func TestPrefix_TrailingSeparatorNotDoubled(t *testing.T) {
+	for prefix, want := range map[string]string{"guide_": "guide_add", "guide.": "guide.add", "guide-": "guide-add", "guide": "guide_add"} {
+		r := New(Options{Prefix: new(prefix), Logger: noPrefix().Logger})
+		require.NoError(t, r.Add(rawTool("add", okHandler(1))))
+		_, ok := r.Lookup(want)
+		assert.True(t, ok, "prefix %q: want %q, have %v", prefix, want, r.List()[0].Name)
+	}
+	t.Setenv(EnvToolPrefix, "guide_")
+	r := New(Options{Logger: noPrefix().Logger})
+	require.NoError(t, r.Add(rawTool("add", okHandler(1))))
+	assert.Equal(t, "guide_add", r.List()[0].Name)
 }

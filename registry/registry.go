@@ -2,12 +2,12 @@ package registry
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,15 +17,6 @@ import (
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
-)
-
-// Source values of Tool.Source.
-const (
-	// SourceLocal marks a tool implemented in this process.
-	SourceLocal = "local"
-	// SourceProxyPrefix starts the source of a tool forwarded to a remote MCP
-	// server: "proxy:{server}".
-	SourceProxyPrefix = "proxy:"
 )
 
 // EnvToolPrefix is the environment variable New reads (once) for the default
@@ -49,87 +40,6 @@ var (
 	// ErrInvalidOutput: a tool's value does not match its output schema.
 	ErrInvalidOutput = errors.New("registry: output does not match the output schema")
 )
-
-// Annotations are the MCP tool hints. A nil pointer means "not stated", which
-// MCP clients read as the protocol default.
-type Annotations struct {
-	// ReadOnly: the tool does not modify its environment.
-	ReadOnly *bool
-	// Destructive: the tool may perform destructive updates.
-	Destructive *bool
-	// Idempotent: calling the tool again with the same arguments has no
-	// additional effect.
-	Idempotent *bool
-	// OpenWorld: the tool interacts with an open world of external entities.
-	OpenWorld *bool
-}
-
-// Call is one invocation as a Handler sees it.
-type Call struct {
-	// Tool is the registered tool (final name in Tool.Name).
-	Tool *Tool
-	// Raw is the arguments JSON as received (after size/depth checks).
-	Raw json.RawMessage
-	// Args is the decoded, validated arguments value produced by Tool.Decode
-	// (for example an A for a typed tool); nil when the tool has no Decode.
-	Args any
-}
-
-// Handler runs a call. A domain failure is a failed Result with a nil error; a
-// non-nil error is a protocol failure.
-type Handler func(ctx context.Context, c *Call) (result.Result[any], error)
-
-// Middleware wraps a Handler, net/http style.
-type Middleware func(next Handler) Handler
-
-// Tool is one callable tool.
-type Tool struct {
-	// Name is the tool's name. Before registration it is the undecorated name;
-	// on a tool returned by a Registry it is the final (prefixed) name.
-	Name string
-	// BaseName is the undecorated name, set by the Registry.
-	BaseName string
-	// Prefix overrides the registry's default prefix for this tool when
-	// non-nil; a pointer to "" disables prefixing.
-	Prefix *string
-	// Title is a short human-readable title.
-	Title string
-	// Description is the full description shown to models.
-	Description string
-	// InputSchema is the JSON Schema of the arguments (type object). When
-	// empty, the Registry stores {"type":"object","properties":{}}.
-	InputSchema json.RawMessage
-	// OutputSchema, when set, is the JSON Schema every successful value must
-	// match before it leaves the pipeline. It is compiled once, at
-	// registration (or by Func at construction).
-	OutputSchema json.RawMessage
-	// Annotations are the MCP hints.
-	Annotations Annotations
-	// Pack is the name of the pack the tool belongs to, if any.
-	Pack string
-	// Source is SourceLocal or "proxy:{server}"; empty means local (the
-	// Registry stores SourceLocal).
-	Source string
-	// Signature, Args, Returns and Example are introspection text (ot.tools).
-	Signature, Args, Returns, Example string
-	// Timeout, when positive, bounds each call of this tool.
-	Timeout time.Duration
-	// Decode, when set, decodes and validates raw arguments before the
-	// middleware chain runs. It returns *args.ValidationError for bad input.
-	Decode func(raw json.RawMessage) (any, error)
-	// Handler runs the call.
-	Handler Handler
-
-	// out caches the compiled OutputSchema; outSrc is the text it was
-	// compiled from, so that a changed OutputSchema is compiled again.
-	out    *jsonschema.Schema
-	outSrc json.RawMessage
-	// outTyped marks an OutputSchema that Func generated from the Go result
-	// type (outSrc holds it): values are checked with args.Validate, which
-	// the args agreement property makes equivalent to the schema, without
-	// marshalling them. A changed OutputSchema is compiled instead.
-	outTyped bool
-}
 
 // Options configure a Registry. The zero value is usable: no prefix unless
 // MCP_TOOL_PREFIX is set, slog.Default() for logs, no default instructions,
@@ -156,20 +66,15 @@ type Options struct {
 	Decode args.DecodeOptions
 }
 
-// Pack is a named group of tools.
-type Pack struct {
-	// Name identifies the pack; it follows the tool-name rules.
-	Name string
-	// Description says what the pack is for.
-	Description string
-	// Tools are the pack's tools (undecorated names before registration).
-	Tools []*Tool
-}
-
 // entry is a registered tool with its precomputed pipeline. An entry is
 // never modified after it is stored: Use replaces entries.
 type entry struct {
 	tool *Tool
+	// out is the compiled OutputSchema (nil when the tool has none or
+	// checks its outputs with CheckOutput); outSrc is the text it was
+	// compiled from, so that adding the same tool again reuses it.
+	out    *jsonschema.Schema
+	outSrc json.RawMessage
 	// core is the tool's handler wrapped in output validation.
 	core Handler
 	// h is the whole chain: built-in stages and middleware around core. It
@@ -181,11 +86,6 @@ type packInfo struct {
 	name, description string
 }
 
-type subscriber struct {
-	id int
-	fn func()
-}
-
 // Registry holds tools and runs calls. It is safe for concurrent use.
 type Registry struct {
 	opts     Options
@@ -194,19 +94,14 @@ type Registry struct {
 	maxBytes int
 	maxDepth int
 
-	mu    sync.RWMutex
-	tools map[string]*entry
-	packs map[string]packInfo
-	mw    []Middleware
-	subs  []subscriber
-	next  int
+	mu     sync.RWMutex
+	tools  map[string]*entry
+	packs  map[string]packInfo
+	byPack map[string]map[string]*entry // pack name → final name → entry
+	mw     []Middleware
+	subs   []subscriber
+	next   int
 }
-
-// Bool returns a pointer to b, for Annotations and other optional flags.
-func Bool(b bool) *bool { return &b }
-
-// String returns a pointer to s, for Tool.Prefix and Options.Prefix.
-func String(s string) *string { return &s }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when
 // opts.Prefix is nil.
@@ -215,6 +110,7 @@ func New(opts Options) *Registry {
 		opts:     opts,
 		tools:    map[string]*entry{},
 		packs:    map[string]packInfo{},
+		byPack:   map[string]map[string]*entry{},
 		log:      opts.Logger,
 		maxBytes: opts.Decode.MaxBytes,
 		maxDepth: opts.Decode.MaxDepth,
@@ -244,50 +140,6 @@ func New(opts Options) *Registry {
 // Prefix returns the default name prefix this Registry applies.
 func (r *Registry) Prefix() string { return r.prefix }
 
-// Subscribe registers fn to be called (outside any lock) after the set of
-// tools changes through Add, AddPack, Remove or RemovePack. Subscribers are
-// called in the order they subscribed, on the goroutine that made the change.
-// The returned function unsubscribes; calling it twice is harmless.
-func (r *Registry) Subscribe(fn func()) (cancel func()) {
-	if fn == nil {
-		return func() {}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	id := r.next
-	r.next++
-	r.subs = append(r.subs, subscriber{id: id, fn: fn})
-	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		for i, s := range r.subs {
-			if s.id == id {
-				r.subs = append(r.subs[:i:i], r.subs[i+1:]...)
-				return
-			}
-		}
-	}
-}
-
-// notify calls fns; the caller must not hold r.mu.
-func notify(fns []func()) {
-	for _, fn := range fns {
-		fn()
-	}
-}
-
-// subscribersLocked snapshots the subscriber functions; r.mu must be held.
-func (r *Registry) subscribersLocked() []func() {
-	if len(r.subs) == 0 {
-		return nil
-	}
-	fns := make([]func(), len(r.subs))
-	for i, s := range r.subs {
-		fns[i] = s.fn
-	}
-	return fns
-}
-
 // Use appends middleware; the first added is the outermost of the added
 // ones. Middleware sees calls whose arguments are already decoded and
 // validated (Call.Args set); see the package documentation for where it sits
@@ -304,7 +156,11 @@ func (r *Registry) Use(mw ...Middleware) {
 	// Entries are immutable once published (Invoke reads them without the
 	// lock), so each gets a fresh entry with the new chain.
 	for n, e := range r.tools {
-		r.tools[n] = &entry{tool: e.tool, core: e.core, h: r.chainLocked(e.core)}
+		ne := &entry{tool: e.tool, out: e.out, outSrc: e.outSrc, core: e.core, h: r.chainLocked(e.core)}
+		r.tools[n] = ne
+		if m := r.byPack[e.tool.Pack]; m != nil {
+			m[n] = ne
+		}
 	}
 }
 
@@ -360,14 +216,14 @@ func (r *Registry) AddPack(p *Pack) error {
 
 func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 	var errs []error
-	prepared := make([]*Tool, 0, len(tools))
+	prepared := make([]*entry, 0, len(tools))
 	for i, t := range tools {
-		c, err := r.prepare(t)
+		e, err := r.prepare(t)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool #%d: %w", i, err))
 			continue
 		}
-		prepared = append(prepared, c)
+		prepared = append(prepared, e)
 	}
 
 	r.mu.Lock()
@@ -377,13 +233,14 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 		}
 	}
 	seen := make(map[string]bool, len(prepared))
-	for _, t := range prepared {
-		if _, ok := r.tools[t.Name]; ok {
-			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, t.Name))
-		} else if seen[t.Name] {
-			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, t.Name))
+	for _, e := range prepared {
+		name := e.tool.Name
+		if _, ok := r.tools[name]; ok {
+			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, name))
+		} else if seen[name] {
+			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, name))
 		}
-		seen[t.Name] = true
+		seen[name] = true
 	}
 	if len(errs) > 0 {
 		r.mu.Unlock()
@@ -392,22 +249,34 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 	if pack != nil {
 		r.packs[pack.name] = *pack
 	}
-	for _, t := range prepared {
-		core := outputStage(t)
-		r.tools[t.Name] = &entry{tool: t, core: core, h: r.chainLocked(core)}
+	ch := Change{Added: make([]*Tool, 0, len(prepared))}
+	for _, e := range prepared {
+		e.core = outputStage(e)
+		e.h = r.chainLocked(e.core)
+		r.tools[e.tool.Name] = e
+		if p := e.tool.Pack; p != "" {
+			m := r.byPack[p]
+			if m == nil {
+				m = map[string]*entry{}
+				r.byPack[p] = m
+			}
+			m[e.tool.Name] = e
+		}
+		ch.Added = append(ch.Added, e.tool)
 	}
 	fns := r.subscribersLocked()
 	r.mu.Unlock()
 	if len(prepared) > 0 || pack != nil {
-		notify(fns)
+		notify(fns, ch)
 	}
 	return nil
 }
 
 var defaultInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// prepare validates t and returns the copy to store.
-func (r *Registry) prepare(t *Tool) (*Tool, error) {
+// prepare validates t and returns the entry to store (its chain not yet
+// built).
+func (r *Registry) prepare(t *Tool) (*entry, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: tool is nil", ErrInvalidTool)
 	}
@@ -443,19 +312,33 @@ func (r *Registry) prepare(t *Tool) (*Tool, error) {
 	} else if err := checkObjectSchema(c.InputSchema); err != nil {
 		return nil, fmt.Errorf("%w: tool %q: InputSchema: %w", ErrInvalidTool, c.Name, err)
 	}
-	switch {
-	case len(c.OutputSchema) == 0:
-		c.out, c.outSrc, c.outTyped = nil, nil, false
-	case c.outTyped && bytes.Equal(c.outSrc, c.OutputSchema):
-		// Generated by Func from the result type: checked with args.Validate.
-	case c.out == nil || !bytes.Equal(c.outSrc, c.OutputSchema):
-		s, err := compileOutputSchema(c.Name, c.OutputSchema)
+	for i, es := range c.Errors {
+		if es.Type == "" || (es.Status != 0 && (es.Status < 400 || es.Status > 599)) {
+			return nil, fmt.Errorf("%w: tool %q: Errors[%d]: expected a non-empty Type and a Status of 0 or 400–599, got %q and %d", ErrInvalidTool, c.Name, i, es.Type, es.Status)
+		}
+	}
+	c.Errors = slices.Clone(c.Errors)
+	e := &entry{tool: &c}
+	if len(c.OutputSchema) > 0 && c.CheckOutput == nil {
+		s, err := r.compiledOutput(c.Name, c.OutputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %w", ErrInvalidTool, c.Name, err)
 		}
-		c.out, c.outSrc, c.outTyped = s, c.OutputSchema, false
+		e.out, e.outSrc = s, c.OutputSchema
 	}
-	return &c, nil
+	return e, nil
+}
+
+// compiledOutput compiles an output schema, reusing the compilation of a
+// registered tool with the same schema text.
+func (r *Registry) compiledOutput(name string, src json.RawMessage) (*jsonschema.Schema, error) {
+	r.mu.RLock()
+	if e := r.tools[name]; e != nil && e.out != nil && bytes.Equal(e.outSrc, src) {
+		r.mu.RUnlock()
+		return e.out, nil
+	}
+	r.mu.RUnlock()
+	return compileOutputSchema(name, src)
 }
 
 // checkObjectSchema reports whether s is a JSON object with "type":"object",
@@ -478,29 +361,43 @@ func checkObjectSchema(s json.RawMessage) error {
 // Remove unregisters the tool with the final name.
 func (r *Registry) Remove(name string) error {
 	r.mu.Lock()
-	if _, ok := r.tools[name]; !ok {
+	e, ok := r.tools[name]
+	if !ok {
 		r.mu.Unlock()
 		return fmt.Errorf("%w: %q", ErrUnknownTool, name)
 	}
-	delete(r.tools, name)
+	r.removeLocked(e)
 	fns := r.subscribersLocked()
 	r.mu.Unlock()
-	notify(fns)
+	notify(fns, Change{Removed: []*Tool{e.tool}})
 	return nil
+}
+
+// removeLocked drops e from every index; r.mu must be held.
+func (r *Registry) removeLocked(e *entry) {
+	delete(r.tools, e.tool.Name)
+	if m := r.byPack[e.tool.Pack]; m != nil {
+		delete(m, e.tool.Name)
+		if len(m) == 0 {
+			delete(r.byPack, e.tool.Pack)
+		}
+	}
 }
 
 // RemovePack unregisters the pack and every tool whose Pack is name. A name
 // that is neither a registered pack nor the Pack of any tool is
-// ErrUnknownPack.
+// ErrUnknownPack. It costs time in proportion to the pack's tools, not to
+// the registry's.
 func (r *Registry) RemovePack(name string) error {
 	r.mu.Lock()
 	_, found := r.packs[name]
 	delete(r.packs, name)
-	for n, e := range r.tools {
-		if e.tool.Pack == name {
-			delete(r.tools, n)
-			found = true
-		}
+	m := r.byPack[name]
+	ch := Change{Removed: make([]*Tool, 0, len(m))}
+	for _, e := range m {
+		ch.Removed = append(ch.Removed, e.tool)
+		r.removeLocked(e)
+		found = true
 	}
 	if !found {
 		r.mu.Unlock()
@@ -508,7 +405,8 @@ func (r *Registry) RemovePack(name string) error {
 	}
 	fns := r.subscribersLocked()
 	r.mu.Unlock()
-	notify(fns)
+	slices.SortFunc(ch.Removed, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+	notify(fns, ch)
 	return nil
 }
 
@@ -545,8 +443,8 @@ func (r *Registry) Packs() []*Pack {
 	for _, p := range r.packs {
 		byName[p.name] = &Pack{Name: p.name, Description: p.description}
 	}
-	for _, e := range r.tools {
-		if p, ok := byName[e.tool.Pack]; ok {
+	for name, p := range byName {
+		for _, e := range r.byPack[name] {
 			p.Tools = append(p.Tools, e.tool)
 		}
 	}
@@ -558,62 +456,4 @@ func (r *Registry) Packs() []*Pack {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-var emptyObject = json.RawMessage(`{}`)
-
-// Invoke runs one call through the pipeline: look up → size/depth caps and
-// Tool.Decode → middleware → handler (under the timeout) → output validation
-// → default instructions.
-//
-// Domain failures, including invalid arguments (error type
-// validation_error), a recovered panic (internal_error) and a call that ran
-// out of time (timeout), come back as a failed Result with a nil error. A
-// non-nil error is a protocol failure: an unknown tool (ErrUnknownTool), a
-// context already done before the call or cancelled during it (wrapping
-// context.Canceled or context.DeadlineExceeded), an output that does not
-// match the output schema (ErrInvalidOutput), or an error returned by the
-// handler. Empty raw arguments (nil or zero length) mean "no arguments" and
-// are read as {}.
-func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
-	if err := ctx.Err(); err != nil {
-		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
-	}
-	r.mu.RLock()
-	e := r.tools[name]
-	r.mu.RUnlock()
-	if e == nil {
-		return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
-	}
-	if len(raw) == 0 {
-		raw = emptyObject
-	}
-	res, err := e.h(ctx, &Call{Tool: e.tool, Raw: raw})
-	if err != nil {
-		return result.Result[any]{}, err
-	}
-	return result.Apply(r.opts.Instructions, res), nil
-}
-
-// decodeStage enforces the registry's size and depth caps and runs
-// Tool.Decode; a *args.ValidationError becomes a validation_error failure.
-func (r *Registry) decodeStage(next Handler) Handler {
-	maxBytes, maxDepth := r.maxBytes, r.maxDepth
-	return func(ctx context.Context, c *Call) (result.Result[any], error) {
-		if ve := checkLimits(c.Raw, maxBytes, maxDepth); ve != nil {
-			return args.Failure[any](ve), nil
-		}
-		if c.Tool.Decode != nil {
-			a, err := c.Tool.Decode(c.Raw)
-			if err != nil {
-				var ve *args.ValidationError
-				if errors.As(err, &ve) {
-					return args.Failure[any](ve), nil
-				}
-				return result.Result[any]{}, fmt.Errorf("registry: tool %q: decode arguments: %w", c.Tool.Name, err)
-			}
-			c.Args = a
-		}
-		return next(ctx, c)
-	}
 }

@@ -29,7 +29,7 @@ func TestAdd_ClashWithinOneCall(t *testing.T) {
 	r := New(noPrefix())
 	a := rawTool("x", okHandler(1))
 	b := rawTool("y", okHandler(2))
-	b.Prefix = String("")
+	b.Prefix = new("")
 	c := rawTool("x", okHandler(3))
 	err := r.Add(a, b, c)
 	require.ErrorIs(t, err, ErrNameClash)
@@ -171,15 +171,29 @@ func TestList_SortedProperty(t *testing.T) {
 func TestSubscribe_NotifiedAfterChangesOutsideLock(t *testing.T) {
 	r := New(noPrefix())
 	var seen []int
-	cancel := r.Subscribe(func() { seen = append(seen, len(r.List())) })
+	var changes []Change
+	cancel := r.Subscribe(func(ch Change) { seen = append(seen, len(r.List())); changes = append(changes, ch) })
 	var order []string
-	r.Subscribe(func() { order = append(order, "second") })
+	r.Subscribe(func(Change) { order = append(order, "second") })
 	require.NoError(t, r.Add(rawTool("a", okHandler(1))))
 	require.NoError(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("b", okHandler(1))}}))
 	require.NoError(t, r.Remove("a"))
 	require.NoError(t, r.RemovePack("p"))
 	assert.Error(t, r.Add(rawTool("bad name", okHandler(1))))
 	assert.Equal(t, []int{1, 2, 1, 0}, seen, "one notification per successful change, none for a failed one")
+	names := func(ts []*Tool) (out []string) {
+		for _, t := range ts {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	require.Len(t, changes, 4)
+	assert.Equal(t, []string{"a"}, names(changes[0].Added))
+	assert.Equal(t, []string{"b"}, names(changes[1].Added))
+	assert.Equal(t, "p", changes[1].Added[0].Pack, "the change carries the registered copy")
+	assert.Equal(t, []string{"a"}, names(changes[2].Removed))
+	assert.Equal(t, []string{"b"}, names(changes[3].Removed))
+	assert.Empty(t, changes[3].Added)
 	cancel()
 	cancel()
 	require.NoError(t, r.Add(rawTool("c", okHandler(1))))
@@ -191,7 +205,7 @@ func TestSubscribe_NotifiedAfterChangesOutsideLock(t *testing.T) {
 // Concurrent adds, removes, lists and invokes are race-free (-race).
 func TestRegistry_ConcurrentUse(t *testing.T) {
 	r := New(noPrefix())
-	r.Subscribe(func() { _ = r.List() })
+	r.Subscribe(func(Change) { _ = r.List() })
 	done := make(chan struct{})
 	for w := 0; w < 8; w++ {
 		go func() {
@@ -223,7 +237,7 @@ func TestLookup(t *testing.T) {
 	_, ok := r.Lookup("nope")
 	assert.False(t, ok)
 	require.NoError(t, r.Add(&Tool{Name: "x", Title: "X", Handler: okHandler(1), Source: "proxy:srv",
-		Annotations: Annotations{ReadOnly: Bool(true)}}))
+		Annotations: Annotations{ReadOnly: new(true)}}))
 	got, ok := r.Lookup("x")
 	require.True(t, ok)
 	assert.Equal(t, "X", got.Title)

@@ -65,7 +65,7 @@ var benchBody = []byte(goodSearch)
 // newUntypedRegistry registers the search function with a Result[any], so
 // the tool has no output schema and the registry skips output validation.
 func newUntypedRegistry(tb testing.TB) *registry.Registry {
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: discardLogger()})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
 	tool, err := registry.Func("search", func(_ context.Context, a SearchArgs) (result.Result[any], error) {
 		return result.Ok[any](search(a)), nil
 	}, registry.ToolOptions{Doc: "Searches."})

@@ -23,7 +23,7 @@ type AddArgs struct {
 
 // exampleRegistry holds one tool, math.add.
 func exampleRegistry() *registry.Registry {
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	add, err := registry.Func("math.add", func(_ context.Context, a AddArgs) (result.Result[int], error) {
 		return result.Ok(a.A + a.B), nil
 	}, registry.ToolOptions{Title: "Add", Doc: "Adds two small numbers."})

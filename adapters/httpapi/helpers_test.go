@@ -53,11 +53,11 @@ const goodSearch = `{"query":"golang http","limit":10,"mode":"fast","threshold":
 // fail, boom (protocol failure), slow (times out) and ping (no arguments).
 func newRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: discardLogger()})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
 	searchTool, err := registry.Func("search", func(_ context.Context, a SearchArgs) (result.Result[SearchOut], error) {
 		return result.Ok(search(a)), nil
 	}, registry.ToolOptions{Title: "Search the index", Doc: "Searches the test index.",
-		Annotations: registry.Annotations{ReadOnly: registry.Bool(true), OpenWorld: registry.Bool(false)}})
+		Annotations: registry.Annotations{ReadOnly: new(true), OpenWorld: new(false)}})
 	require.NoError(t, err)
 	echo, err := registry.Func("echo", func(_ context.Context, a EchoArgs) (result.Result[string], error) {
 		return result.Ok(a.Text).WithMessage("echoed"), nil

@@ -140,7 +140,7 @@ func New(reg *registry.Registry, opts Options) http.Handler {
 	// The subscription references only the cache, never h, so that h can be
 	// collected; the cleanup then ends the subscription.
 	c := h.doc
-	cancel := reg.Subscribe(c.invalidate)
+	cancel := reg.Subscribe(func(registry.Change) { c.invalidate() })
 	runtime.AddCleanup(h, func(cancel func()) { cancel() }, cancel)
 
 	mux := http.NewServeMux()

@@ -104,12 +104,12 @@ func TestDescribeTool(t *testing.T) {
 	assert.Equal(t, "local", d.Source)
 	assert.Equal(t, tool.Description, d.Description)
 	assert.Contains(t, d.Description, "Arguments", "the description carries the argument Markdown")
-	assert.Equal(t, tool.Args, d.Args)
+	assert.Equal(t, tool.Usage.Args, d.Args)
 	assert.JSONEq(t, string(tool.InputSchema), string(d.InputSchema))
 	require.NotEmpty(t, tool.OutputSchema, "a struct result has an output schema")
 	assert.JSONEq(t, string(tool.OutputSchema), string(d.OutputSchema))
-	assert.Equal(t, registry.Bool(true), d.Annotations.ReadOnly)
-	assert.Equal(t, registry.Bool(false), d.Annotations.OpenWorld)
+	assert.Equal(t, new(true), d.Annotations.ReadOnly)
+	assert.Equal(t, new(false), d.Annotations.OpenWorld)
 	assert.Nil(t, d.Annotations.Destructive, "unstated hints stay absent")
 
 	// A string tool has no output schema; the field is absent.

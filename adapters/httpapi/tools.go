@@ -178,7 +178,7 @@ func (h *handler) describe(w http.ResponseWriter, r *http.Request) {
 			ReadOnly: t.Annotations.ReadOnly, Destructive: t.Annotations.Destructive,
 			Idempotent: t.Annotations.Idempotent, OpenWorld: t.Annotations.OpenWorld,
 		},
-		Signature: t.Signature, Args: t.Args, Returns: t.Returns, Example: t.Example,
+		Signature: t.Usage.Signature, Args: t.Usage.Args, Returns: t.Usage.Returns, Example: t.Usage.Example,
 	}
 	h.writeValue(w, r, name, d)
 }

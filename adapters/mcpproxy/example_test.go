@@ -41,7 +41,7 @@ func Example() {
 		return ct, nil
 	}
 
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	p, err := mcpproxy.New(ctx, reg, []mcpproxy.Config{{Name: "weather", Transport: connect}},
 		mcpproxy.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -52,8 +52,8 @@ func Example() {
 
 	tool, _ := reg.Lookup("weather.forecast")
 	fmt.Println(tool.Pack, tool.Source)
-	fmt.Println(tool.Signature)
-	fmt.Println(tool.Args)
+	fmt.Println(tool.Usage.Signature)
+	fmt.Println(tool.Usage.Args)
 	res, err := reg.Invoke(ctx, "weather.forecast", json.RawMessage(`{"city":"Oslo"}`))
 	if err != nil {
 		fmt.Println(err)
@@ -77,7 +77,7 @@ func ExampleProxy_Status() {
 	unreachable := func(context.Context) (mcp.Transport, error) {
 		return nil, errors.New("connection refused")
 	}
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	p, err := mcpproxy.New(context.Background(), reg,
 		[]mcpproxy.Config{{Name: "down", Transport: unreachable}},
 		mcpproxy.Options{Logger: slog.New(slog.DiscardHandler), Backoff: mcpproxy.Backoff{MaxTries: 1}})

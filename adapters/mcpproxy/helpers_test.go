@@ -27,7 +27,7 @@ const waitBound = 20 * time.Second
 var fastBackoff = mcpproxy.Backoff{Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond}
 
 func newRegistry() *registry.Registry {
-	return registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	return registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 }
 
 // logBuffer is a goroutine-safe log sink.

@@ -432,9 +432,7 @@ func (s *server) register(tools []remoteTool, remote string) error {
 			OutputSchema: rt.outputSchema,
 			Annotations:  rt.annotations,
 			Source:       s.source,
-			Signature:    rt.signature,
-			Args:         rt.args,
-			Returns:      rt.returns,
+			Usage:        registry.Usage{Signature: rt.signature, Args: rt.args, Returns: rt.returns},
 			Handler:      s.handler(rt.name),
 		})
 	}

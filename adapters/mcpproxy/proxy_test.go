@@ -41,18 +41,18 @@ func TestInMemoryToolsRegisteredAsPack(t *testing.T) {
 		"upper":{"type":"boolean","default":false,"description":"Upper-case the text"},
 		"text":{"type":"string","description":"Text to echo"}},"required":["text"]}`, string(echo.InputSchema))
 	assert.Nil(t, echo.OutputSchema)
-	assert.Equal(t, registry.Annotations{ReadOnly: registry.Bool(true), Idempotent: registry.Bool(true), OpenWorld: registry.Bool(false)}, echo.Annotations)
-	assert.Equal(t, "mem.echo(text: str, upper: bool = False)", echo.Signature)
-	assert.Equal(t, "text: Text to echo\nupper: Upper-case the text", echo.Args)
-	assert.Equal(t, "str", echo.Returns)
+	assert.Equal(t, registry.Annotations{ReadOnly: new(true), Idempotent: new(true), OpenWorld: new(false)}, echo.Annotations)
+	assert.Equal(t, "mem.echo(text: str, upper: bool = False)", echo.Usage.Signature)
+	assert.Equal(t, "text: Text to echo\nupper: Upper-case the text", echo.Usage.Args)
+	assert.Equal(t, "str", echo.Usage.Returns)
 	assert.Nil(t, echo.Decode, "raw arguments are forwarded as they are")
 	assert.NotNil(t, echo.Handler)
 
 	add, ok := reg.Lookup("mem.add")
 	require.True(t, ok)
 	assert.JSONEq(t, `{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`, string(add.OutputSchema))
-	assert.Equal(t, registry.Annotations{Destructive: registry.Bool(false)}, add.Annotations)
-	assert.Equal(t, "dict", add.Returns)
+	assert.Equal(t, registry.Annotations{Destructive: new(false)}, add.Annotations)
+	assert.Equal(t, "dict", add.Usage.Returns)
 
 	st := statusOf(t, p, "mem")
 	assert.Equal(t, mcpproxy.Connected, st.State)
@@ -75,7 +75,7 @@ func TestListsAllPages(t *testing.T) {
 }
 
 func TestRegistryPrefixApplies(t *testing.T) {
-	reg := registry.New(registry.Options{Prefix: registry.String("tp")})
+	reg := registry.New(registry.Options{Prefix: new("tp")})
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
 	tool, ok := reg.Lookup("tp_mem.echo")
@@ -375,7 +375,7 @@ func TestDroppedConnectionReconnectsAndRefreshesPack(t *testing.T) {
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}},
 		mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record})
 	changed := make(chan struct{}, 1024)
-	cancel := reg.Subscribe(func() {
+	cancel := reg.Subscribe(func(registry.Change) {
 		select {
 		case changed <- struct{}{}:
 		default:
@@ -415,7 +415,7 @@ func TestToolListChangedRefreshesPack(t *testing.T) {
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
 	changed := make(chan struct{}, 1024)
-	cancel := reg.Subscribe(func() {
+	cancel := reg.Subscribe(func(registry.Change) {
 		select {
 		case changed <- struct{}{}:
 		default:

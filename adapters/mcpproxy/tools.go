@@ -81,16 +81,16 @@ func convertTool(server string, t *mcp.Tool, maxSchema int) (remoteTool, string)
 		// "false" and "not stated" are the same (and the protocol default
 		// is false): only true is carried over.
 		if a.ReadOnlyHint {
-			rt.annotations.ReadOnly = registry.Bool(true)
+			rt.annotations.ReadOnly = new(true)
 		}
 		if a.IdempotentHint {
-			rt.annotations.Idempotent = registry.Bool(true)
+			rt.annotations.Idempotent = new(true)
 		}
 		if a.DestructiveHint != nil {
-			rt.annotations.Destructive = registry.Bool(*a.DestructiveHint)
+			rt.annotations.Destructive = new(*a.DestructiveHint)
 		}
 		if a.OpenWorldHint != nil {
-			rt.annotations.OpenWorld = registry.Bool(*a.OpenWorldHint)
+			rt.annotations.OpenWorld = new(*a.OpenWorldHint)
 		}
 	}
 	rt.signature, rt.args = Signature(full, inMap)

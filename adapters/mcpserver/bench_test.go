@@ -32,7 +32,7 @@ var benchArgs = json.RawMessage(`{"query":"golang mcp","limit":10,"mode":"fast",
 // newAdapterSession serves the search tool through this adapter (registry
 // pipeline: strict decode, validation, output schema check).
 func newAdapterSession(b testing.TB, d mcpserver.Display) *session {
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: discardLogger()})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
 	tool, err := registry.Func("search", func(_ context.Context, a SearchArgs) (result.Result[SearchOut], error) {
 		return result.Ok(searchImpl(a)), nil
 	}, registry.ToolOptions{Doc: "Searches."})

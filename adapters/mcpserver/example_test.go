@@ -33,7 +33,7 @@ func echo(_ context.Context, a EchoArgs) (result.Result[string], error) {
 
 // exampleRegistry is a registry holding the echo tool, without a name prefix.
 func exampleRegistry() *registry.Registry {
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	tool, err := registry.Func("echo", echo, registry.ToolOptions{Title: "Echo", Doc: "Echoes text in bold."})
 	if err != nil {
 		log.Fatal(err)

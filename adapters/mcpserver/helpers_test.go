@@ -129,15 +129,15 @@ func mustFunc[A, R any](t testing.TB, name string, fn func(context.Context, A) (
 // newTestRegistry returns a registry (no name prefix) holding the test tools.
 func newTestRegistry(t testing.TB, extra ...*registry.Tool) *registry.Registry {
 	t.Helper()
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: discardLogger()})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
 	tools := []*registry.Tool{
 		mustFunc(t, "greet", greet, registry.ToolOptions{
 			Title: "Greet", Doc: "Greets someone in Markdown.",
-			Annotations: registry.Annotations{ReadOnly: registry.Bool(true), OpenWorld: registry.Bool(false)},
+			Annotations: registry.Annotations{ReadOnly: new(true), OpenWorld: new(false)},
 		}),
 		mustFunc(t, "stats", stats, registry.ToolOptions{Title: "Stats", Doc: "Counts and sums numbers."}),
 		mustFunc(t, "lookup", lookup, registry.ToolOptions{Doc: "Looks a key up.",
-			Annotations: registry.Annotations{Destructive: registry.Bool(false), Idempotent: registry.Bool(true)}}),
+			Annotations: registry.Annotations{Destructive: new(false), Idempotent: new(true)}}),
 		mustFunc(t, "crash", crash, registry.ToolOptions{Doc: "Always fails with a protocol error."}),
 		manualValidation(),
 	}

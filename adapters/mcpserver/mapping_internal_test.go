@@ -175,7 +175,7 @@ func TestSDKToolRejectsInvalidOutputSchema(t *testing.T) {
 // TestHandlerUnknownToolIsInvalidParams covers the race where the SDK still
 // lists a tool that the registry no longer has.
 func TestHandlerUnknownToolIsInvalidParams(t *testing.T) {
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	b := &binding{reg: reg, log: slog.New(slog.DiscardHandler)}
 	_, err := b.handler("gone", DisplayValue)(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "gone"}})
 	var werr *jsonrpc.Error

@@ -110,7 +110,7 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 		b.log.Error("mcpserver: invalid Options.Display; calls of tools without a per-tool Display will fail",
 			"display", int(opts.Display), "expected", "DisplayEnvelope or DisplayValue")
 	}
-	cancel := reg.Subscribe(b.sync)
+	cancel := reg.Subscribe(func(registry.Change) { b.sync() })
 	b.sync()
 	var once sync.Once
 	return func() {

@@ -131,7 +131,7 @@ func run(argv []string, logEnv string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
 	}
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: logger})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: logger})
 	if err := reg.AddPack(pack); err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1

@@ -15,7 +15,7 @@
 //	                 domain failure
 //
 // Each pack built by New has its own in-memory store (at most MaxDocuments
-// documents), so hosts and tests do not share state. The tools are declared
-// in a registry.Collection of the pack's own, so New can be called any
-// number of times.
+// documents), so hosts and tests do not share state. New follows the one
+// pattern every pack follows (packs/README.md): a constructor returning a
+// *registry.Pack built with registry.AddFunc.
 package example

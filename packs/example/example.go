@@ -2,6 +2,7 @@ package example
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -48,50 +49,43 @@ func Register(r *registry.Registry) (bool, error) {
 // store, shared by its create_document and get_document tools.
 func New() (*registry.Pack, error) {
 	s := &store{docs: map[string]Document{}, titles: map[string]string{}}
-	var c registry.Collection
-	registry.DeclareIn(&c, "echo", Echo, registry.ToolOptions{
-		Title: "Echo",
-		Doc:   "Returns the text it is given, optionally in upper case. Use echo to check that tool calls work.",
-		Annotations: registry.Annotations{
-			ReadOnly: registry.Bool(true), Idempotent: registry.Bool(true), OpenWorld: registry.Bool(false),
-		},
-		Example: `echo(text="hello", uppercase=true)`,
-	})
-	registry.DeclareIn(&c, "add", Add, registry.ToolOptions{
-		Title: "Add two integers",
-		Doc:   "Adds two integers between -1000000 and 1000000 and returns the sum.",
-		Annotations: registry.Annotations{
-			ReadOnly: registry.Bool(true), Idempotent: registry.Bool(true), OpenWorld: registry.Bool(false),
-		},
-		Example: `add(a=2, b=3)`,
-	})
-	registry.DeclareIn(&c, "text_stats", TextStatistics, registry.ToolOptions{
-		Title: "Text statistics",
-		Doc:   "Counts the characters, words and lines of a text. The result is structured and follows the tool's output schema.",
-		Annotations: registry.Annotations{
-			ReadOnly: registry.Bool(true), Idempotent: registry.Bool(true), OpenWorld: registry.Bool(false),
-		},
-		Example: `text_stats(text="one two\nthree")`,
-	})
-	registry.DeclareIn(&c, "create_document", s.CreateDocument, registry.ToolOptions{
-		Title: "Create a document",
-		Doc: "Creates a document in this server's in-memory store and returns it with its id. " +
-			"Titles are unique; use get_document to read a document back.",
-		Annotations: registry.Annotations{
-			ReadOnly: registry.Bool(false), Destructive: registry.Bool(true),
-			Idempotent: registry.Bool(false), OpenWorld: registry.Bool(false),
-		},
-		Example: `create_document(title="Notes", body="…", confirm="CREATE_DOCUMENT")`,
-	})
-	registry.DeclareIn(&c, "get_document", s.GetDocument, registry.ToolOptions{
-		Title: "Get a document",
-		Doc:   "Returns the document with the given id, as created by create_document.",
-		Annotations: registry.Annotations{
-			ReadOnly: registry.Bool(true), Idempotent: registry.Bool(true), OpenWorld: registry.Bool(false),
-		},
-		Example: `get_document(id="doc-1")`,
-	})
-	p, err := c.Pack(PackName, "Example tools showing the conventions: plain, bounded, structured and consent-guarded tools.")
+	readOnly := registry.Annotations{ReadOnly: new(true), Idempotent: new(true), OpenWorld: new(false)}
+	p := &registry.Pack{Name: PackName, Description: "Example tools showing the conventions: plain, bounded, structured and consent-guarded tools."}
+	err := errors.Join(
+		registry.AddFunc(p, "echo", Echo, registry.ToolOptions{
+			Title:       "Echo",
+			Doc:         "Returns the text it is given, optionally in upper case. Use echo to check that tool calls work.",
+			Annotations: readOnly,
+			Example:     `echo(text="hello", uppercase=true)`,
+		}),
+		registry.AddFunc(p, "add", Add, registry.ToolOptions{
+			Title:       "Add two integers",
+			Doc:         "Adds two integers between -1000000 and 1000000 and returns the sum.",
+			Annotations: readOnly,
+			Example:     `add(a=2, b=3)`,
+		}),
+		registry.AddFunc(p, "text_stats", TextStatistics, registry.ToolOptions{
+			Title:       "Text statistics",
+			Doc:         "Counts the characters, words and lines of a text. The result is structured and follows the tool's output schema.",
+			Annotations: readOnly,
+			Example:     `text_stats(text="one two\nthree")`,
+		}),
+		registry.AddFunc(p, "create_document", s.CreateDocument, registry.ToolOptions{
+			Title: "Create a document",
+			Doc: "Creates a document in this server's in-memory store and returns it with its id. " +
+				"Titles are unique; use get_document to read a document back.",
+			Annotations: registry.Annotations{
+				ReadOnly: new(false), Destructive: new(true), Idempotent: new(false), OpenWorld: new(false),
+			},
+			Example: `create_document(title="Notes", body="…", confirm="CREATE_DOCUMENT")`,
+		}),
+		registry.AddFunc(p, "get_document", s.GetDocument, registry.ToolOptions{
+			Title:       "Get a document",
+			Doc:         "Returns the document with the given id, as created by create_document.",
+			Annotations: readOnly,
+			Example:     `get_document(id="doc-1")`,
+		}),
+	)
 	if err != nil {
 		return nil, fmt.Errorf("example: %w", err)
 	}

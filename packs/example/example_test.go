@@ -13,7 +13,7 @@ import (
 // A host builds a registry and includes the pack only when
 // MCP_INCLUDE_EXAMPLE_TOOLS is "true".
 func ExampleRegister() {
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	added, err := example.Register(r)
 	if err != nil {
 		fmt.Println(err)
@@ -31,7 +31,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	r := registry.New(registry.Options{Prefix: registry.String("demo"), Logger: slog.New(slog.DiscardHandler)})
+	r := registry.New(registry.Options{Prefix: new("demo"), Logger: slog.New(slog.DiscardHandler)})
 	if err := r.AddPack(p); err != nil {
 		fmt.Println(err)
 		return

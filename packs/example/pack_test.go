@@ -21,7 +21,7 @@ func newRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	p, err := New()
 	require.NoError(t, err)
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, r.AddPack(p))
 	return r
 }
@@ -49,7 +49,7 @@ func fields(t *testing.T, res result.Result[any]) []string {
 // example tools are included in registration.
 func TestConditional_IncludedWhenTrue(t *testing.T) {
 	t.Setenv(EnvIncludeExampleTools, "true")
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	added, err := Register(r)
 	require.NoError(t, err)
 	assert.True(t, added)
@@ -63,7 +63,7 @@ func TestConditional_IncludedWhenTrue(t *testing.T) {
 func TestConditional_ExcludedOtherwise(t *testing.T) {
 	for _, v := range []string{"", "false", "TRUE", "True", "1", "yes", " true"} {
 		t.Setenv(EnvIncludeExampleTools, v)
-		r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+		r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 		added, err := Register(r)
 		require.NoError(t, err)
 		assert.False(t, added, "value %q", v)
@@ -71,7 +71,7 @@ func TestConditional_ExcludedOtherwise(t *testing.T) {
 	}
 	t.Setenv(EnvIncludeExampleTools, "")
 	require.NoError(t, os.Unsetenv(EnvIncludeExampleTools))
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	added, err := Register(r)
 	require.NoError(t, err)
 	assert.False(t, added, "unset")
@@ -91,7 +91,7 @@ func TestEnabled_OnlyExactTrue(t *testing.T) {
 // overwrite.
 func TestRegister_Twice(t *testing.T) {
 	t.Setenv(EnvIncludeExampleTools, "true")
-	r := registry.New(registry.Options{Prefix: registry.String(""), Logger: slog.New(slog.DiscardHandler)})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 	_, err := Register(r)
 	require.NoError(t, err)
 	_, err = Register(r)
@@ -108,7 +108,7 @@ func TestNew_PackContents(t *testing.T) {
 		byName[tool.Name] = tool
 		assert.NotEmpty(t, tool.Title, tool.Name)
 		assert.Contains(t, tool.Description, "## Arguments", tool.Name)
-		assert.NotEmpty(t, tool.Example, tool.Name)
+		assert.NotEmpty(t, tool.Usage.Example, tool.Name)
 		assert.NotContains(t, tool.Description, "demo_", "docs use undecorated names")
 	}
 	require.Len(t, byName, 5)

@@ -95,7 +95,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	if err := reg.AddPack(pack); err != nil {
 		fmt.Println(err)
 		return

@@ -48,7 +48,7 @@ func newEnv(t testing.TB, h http.Handler, cfg oj.Config) *env {
 	require.NoError(t, err)
 	p, err := c.Pack()
 	require.NoError(t, err)
-	reg := registry.New(registry.Options{Prefix: registry.String("")})
+	reg := registry.New(registry.Options{Prefix: new("")})
 	require.NoError(t, reg.AddPack(p))
 	return &env{backend: b, srv: srv, client: c, reg: reg}
 }

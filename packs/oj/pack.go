@@ -53,8 +53,8 @@ func New(cfg Config) (*registry.Pack, error) {
 // Pack builds the OJ pack on an existing Client (see New).
 func (c *Client) Pack() (*registry.Pack, error) {
 	ro := registry.Annotations{
-		ReadOnly: registry.Bool(true), Destructive: registry.Bool(false),
-		Idempotent: registry.Bool(true), OpenWorld: registry.Bool(true),
+		ReadOnly: new(true), Destructive: new(false),
+		Idempotent: new(true), OpenWorld: new(true),
 	}
 	type spec struct {
 		build func() (*registry.Tool, error)

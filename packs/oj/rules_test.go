@@ -342,7 +342,7 @@ func TestErrors_HTTPErrorStatusesAreDomainFailuresProperty(t *testing.T) {
 		})
 		p, err := oj.New(oj.Config{BaseURL: "http://127.0.0.1:1", Token: "t", HTTPClient: &http.Client{Transport: rt}})
 		require.NoError(t, err)
-		reg := registry.New(registry.Options{Prefix: registry.String("")})
+		reg := registry.New(registry.Options{Prefix: new("")})
 		require.NoError(t, reg.AddPack(p))
 		args := map[string]string{oj.ToolProblem: `{"source":"a","id":"b"}`, oj.ToolResolve: `{"query":"q"}`, oj.ToolSimilar: `{"query":"abc"}`}[tool]
 		if args == "" {

@@ -1,0 +1,74 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+var emptyObject = json.RawMessage(`{}`)
+
+// Invoke runs one call through the pipeline: look up → size/depth caps and
+// Tool.Decode → middleware → handler (under the timeout) → output validation
+// → default instructions.
+//
+// Domain failures, including invalid arguments (error type
+// validation_error), a recovered panic (internal_error) and a call that ran
+// out of time (timeout), come back as a failed Result with a nil error. A
+// non-nil error is a protocol failure: an unknown tool (ErrUnknownTool), a
+// context already done before the call or cancelled during it (wrapping
+// context.Canceled or context.DeadlineExceeded), an output that does not
+// match the output schema (ErrInvalidOutput), or an error returned by the
+// handler. Empty raw arguments (nil or zero length) mean "no arguments" and
+// are read as {}.
+//
+// The handler's context carries the call (CallFrom, Logger) and whatever
+// the adapter attached with WithProgress and WithRequest.
+func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
+	if err := ctx.Err(); err != nil {
+		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
+	}
+	r.mu.RLock()
+	e := r.tools[name]
+	r.mu.RUnlock()
+	if e == nil {
+		return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
+	}
+	if len(raw) == 0 {
+		raw = emptyObject
+	}
+	c := &Call{Tool: e.tool, Raw: raw, reg: r}
+	c.ctx = callContext{Context: ctx, call: c}
+	res, err := e.h(&c.ctx, c)
+	if err != nil {
+		return result.Result[any]{}, err
+	}
+	return result.Apply(r.opts.Instructions, res), nil
+}
+
+// decodeStage enforces the registry's size and depth caps and runs
+// Tool.Decode; a *args.ValidationError becomes a validation_error failure.
+func (r *Registry) decodeStage(next Handler) Handler {
+	maxBytes, maxDepth := r.maxBytes, r.maxDepth
+	return func(ctx context.Context, c *Call) (result.Result[any], error) {
+		if ve := checkLimits(c.Raw, maxBytes, maxDepth); ve != nil {
+			return args.Failure[any](ve), nil
+		}
+		if c.Tool.Decode != nil {
+			a, err := c.Tool.Decode(c.Raw)
+			if err != nil {
+				var ve *args.ValidationError
+				if errors.As(err, &ve) {
+					return args.Failure[any](ve), nil
+				}
+				return result.Result[any]{}, fmt.Errorf("registry: tool %q: decode arguments: %w", c.Tool.Name, err)
+			}
+			c.Args = a
+		}
+		return next(ctx, c)
+	}
+}

@@ -1,0 +1,134 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Source values of Tool.Source.
+const (
+	// SourceLocal marks a tool implemented in this process.
+	SourceLocal = "local"
+	// SourceProxyPrefix starts the source of a tool forwarded to a remote MCP
+	// server: "proxy:{server}".
+	SourceProxyPrefix = "proxy:"
+)
+
+// Tool is one callable tool: what a model is shown (name, title,
+// description, schemas, hints), where it comes from (pack, source), how a
+// person reads it (Usage, Errors) and how it runs (Timeout, Decode,
+// CheckOutput, Handler). It is plain data: build one with Func or by hand,
+// and read the registered copy with Registry.Lookup or List.
+type Tool struct {
+	// Name is the tool's name. Before registration it is the undecorated name;
+	// on a tool returned by a Registry it is the final (prefixed) name.
+	Name string
+	// BaseName is the undecorated name, set by the Registry.
+	BaseName string
+	// Prefix overrides the registry's default prefix for this tool when
+	// non-nil; a pointer to "" disables prefixing.
+	Prefix *string
+	// Title is a short human-readable title.
+	Title string
+	// Description is the full description shown to models.
+	Description string
+	// InputSchema is the JSON Schema of the arguments (type object). When
+	// empty, the Registry stores {"type":"object","properties":{}}.
+	InputSchema json.RawMessage
+	// OutputSchema, when set, is the JSON Schema of a successful value.
+	// Unless CheckOutput is set, every successful value is checked against
+	// it before it leaves the pipeline; it is compiled once, at
+	// registration.
+	OutputSchema json.RawMessage
+	// Annotations are the MCP hints.
+	Annotations Annotations
+	// Pack is the name of the pack the tool belongs to, if any.
+	Pack string
+	// Source is SourceLocal or "proxy:{server}"; empty means local (the
+	// Registry stores SourceLocal).
+	Source string
+	// Usage is introspection text for people and for tools that describe
+	// tools (signature, arguments, returns, an example call).
+	Usage Usage
+	// Errors declares the error types the tool's failures may carry beyond
+	// the result package's own, each with the HTTP status a REST adapter
+	// answers it with.
+	Errors []ErrorSpec
+	// Timeout, when positive, bounds each call of this tool.
+	Timeout time.Duration
+	// Decode, when set, decodes and validates raw arguments before the
+	// middleware chain runs. It returns *args.ValidationError for bad input.
+	Decode func(raw json.RawMessage) (any, error)
+	// CheckOutput, when set, checks every successful value instead of the
+	// compiled OutputSchema (a non-nil error is a protocol failure wrapping
+	// ErrInvalidOutput). Func sets it to a check of the Go value against the
+	// result type's rules, which agrees with the OutputSchema it generates
+	// and costs no marshalling. Set it to nil after replacing OutputSchema
+	// on such a tool, so that the new schema is compiled and used.
+	CheckOutput func(value any) error
+	// Handler runs the call.
+	Handler Handler
+}
+
+// Annotations are the MCP tool hints. A nil pointer means "not stated", which
+// MCP clients read as the protocol default. Set one with new: ReadOnly:
+// new(true).
+type Annotations struct {
+	// ReadOnly: the tool does not modify its environment.
+	ReadOnly *bool
+	// Destructive: the tool may perform destructive updates.
+	Destructive *bool
+	// Idempotent: calling the tool again with the same arguments has no
+	// additional effect.
+	Idempotent *bool
+	// OpenWorld: the tool interacts with an open world of external entities.
+	OpenWorld *bool
+}
+
+// Usage is a tool's introspection text.
+type Usage struct {
+	// Signature is the Go signature of a typed tool, e.g.
+	// "greet(ctx context.Context, a main.GreetArgs) (result.Result[string], error)".
+	Signature string
+	// Args is the arguments' Markdown ("## Arguments" and one line per field).
+	Args string
+	// Returns names the result type, e.g. "result.Result[string]".
+	Returns string
+	// Example is an example call, e.g. `greet(name="Ada")`.
+	Example string
+}
+
+// ErrorSpec declares one error type a tool's failures may carry.
+type ErrorSpec struct {
+	// Type is the failure's error_type.
+	Type result.ErrorType
+	// Status is the HTTP status a REST adapter answers with (400–599); 0
+	// leaves the choice to the adapter.
+	Status int
+	// Description says when the tool reports it.
+	Description string
+}
+
+// Call is one invocation as a Handler sees it.
+type Call struct {
+	// Tool is the registered tool (final name in Tool.Name).
+	Tool *Tool
+	// Raw is the arguments JSON as received (after size/depth checks).
+	Raw json.RawMessage
+	// Args is the decoded, validated arguments value produced by Tool.Decode
+	// (for example an A for a typed tool); nil when the tool has no Decode.
+	Args any
+
+	reg *Registry   // the registry running the call, for Logger
+	ctx callContext // the handler's context; part of Call so it costs no allocation
+}
+
+// Handler runs a call. A domain failure is a failed Result with a nil error; a
+// non-nil error is a protocol failure.
+type Handler func(ctx context.Context, c *Call) (result.Result[any], error)
+
+// Middleware wraps a Handler, net/http style.
+type Middleware func(next Handler) Handler
