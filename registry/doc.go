@@ -102,6 +102,24 @@
 // a non-nil error is a protocol failure (unknown tool, context cancelled,
 // invalid output, an error from the handler).
 //
+// # Logs
+//
+// The registry logs to Options.Logger (stderr in every example; never
+// stdout). What each level carries:
+//
+//	TRACE (LevelTrace)  "Tool called: {name}" and "Tool {name} completed successfully"
+//	DEBUG               "Tool {name} returned a failure: {error}" with error_type — the
+//	                    failure text the tool wrote for the model; for invalid
+//	                    arguments only the fields and rules, never the values
+//	ERROR               "Tool {name} failed: {error}" for a protocol failure (the
+//	                    handler's error as it wrote it; an invalid output as its
+//	                    locations and rules, never the value) and
+//	                    "Tool {name} failed: panic: …" with the stack (a runtime
+//	                    error's text, otherwise only the panic value's type)
+//
+// Arguments and values are never logged. Every record carries tool={name};
+// a handler's own records, through Logger(ctx), carry it too.
+//
 // # Watching changes
 //
 // Subscribe tells a subscriber what each change added and removed, so an

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -161,5 +163,76 @@ func TestMiddleware_StandAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, result.InternalError, res.ErrorType)
 	assert.Contains(t, buf.String(), "Tool called: ")
-	assert.Contains(t, buf.String(), "failed: panic: 1")
+	assert.Contains(t, buf.String(), "failed: panic: a value of type int")
+}
+
+// A panic's value may carry a secret: it is never logged (its type is),
+// while the Go runtime's own panics, which name no data, are logged as
+// they are. The stack (locations) is always logged.
+func TestLogging_PanicValueNeverLogged(t *testing.T) {
+	log, buf := newLogger()
+	r := New(Options{Prefix: new(""), Logger: log})
+	require.NoError(t, r.Add(
+		rawTool("leaky", func(ctx context.Context, c *Call) (result.Result[any], error) {
+			panic(fmt.Sprintf("login failed: password=%s", "HUNTER2"))
+		}),
+		rawTool("nilmap", func(ctx context.Context, c *Call) (result.Result[any], error) {
+			var m map[string]int
+			m["x"] = 1
+			return result.Ok[any](m), nil
+		}),
+	))
+	for _, name := range []string{"leaky", "nilmap"} {
+		res, err := r.Invoke(t.Context(), name, nil)
+		require.NoError(t, err)
+		assert.Equal(t, result.InternalError, res.ErrorType)
+	}
+	out := buf.String()
+	assert.NotContains(t, out, "HUNTER2")
+	assert.Contains(t, out, "Tool leaky failed: panic: a value of type string")
+	assert.Contains(t, out, "Tool nilmap failed: panic: assignment to entry in nil map")
+}
+
+// An output that breaks its schema is logged once, by the registry, with
+// the locations and rules that failed — never the value, which may hold a
+// secret; the error returned says the same.
+func TestLogging_InvalidOutputNamesRulesNotValues(t *testing.T) {
+	log, buf := newLogger()
+	r := New(Options{Prefix: new(""), Logger: log})
+	tool := rawTool("creds", okHandler(map[string]any{"user": "ada", "token": "HUNTER2", "n": -1}))
+	tool.OutputSchema = json.RawMessage(`{"type":"object","properties":{"token":{"type":"string","pattern":"^[a-z]+$"},"n":{"type":"integer","minimum":0}}}`)
+	require.NoError(t, r.Add(tool))
+	_, err := r.Invoke(t.Context(), "creds", nil)
+	require.ErrorIs(t, err, ErrInvalidOutput)
+	assert.NotContains(t, err.Error(), "HUNTER2")
+	assert.Contains(t, err.Error(), "/token: pattern")
+	assert.Contains(t, err.Error(), "/n: minimum")
+	var oe *OutputError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "creds", oe.Tool)
+	assert.ElementsMatch(t, []Violation{{"/token", "pattern"}, {"/n", "minimum"}}, oe.Violations)
+	out := buf.String()
+	assert.NotContains(t, out, "HUNTER2")
+	assert.Equal(t, 1, strings.Count(out, "output does not match"), "logged once")
+
+	type typed struct {
+		Code string `json:"code" validate:"required,oneof=a b"`
+	}
+	tt, err := Func("typed", func(context.Context, struct{}) (result.Result[typed], error) {
+		return result.Ok(typed{Code: "HUNTER2"}), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	require.NoError(t, r.Add(tt))
+	_, err = r.Invoke(t.Context(), "typed", nil)
+	require.ErrorIs(t, err, ErrInvalidOutput)
+	assert.NotContains(t, err.Error(), "HUNTER2")
+	assert.Contains(t, err.Error(), "/code: oneof")
+	assert.NotContains(t, buf.String(), "HUNTER2")
+}
+
+// pointerOf turns args paths into JSON Pointers.
+func TestPointerOf(t *testing.T) {
+	for in, want := range map[string]string{"": "", "a": "/a", "a.b": "/a/b", "tags[2]": "/tags/2", "m[k/x].y": "/m/k~1x/y", "a[1][2]": "/a/1/2"} {
+		assert.Equal(t, want, pointerOf(in), in)
+	}
 }

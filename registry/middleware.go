@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -100,9 +101,11 @@ func failureText(res result.Result[any]) string {
 
 // Recover returns the panic-recovery middleware. A panic in next becomes a
 // failed Result with error type internal_error and a nil error, so the
-// process keeps serving; the panic value and stack are logged at
-// slog.LevelError ("Tool {name} failed: panic: {value}") and never put in the
-// Result. A nil log means slog.Default() at the time Recover is called.
+// process keeps serving; the panic and its stack are logged at
+// slog.LevelError ("Tool {name} failed: panic: {what}") and never put in the
+// Result. {what} is the text of a Go runtime error (nil dereference, index
+// out of range: they name no data) and only the type of any other panic
+// value, which may carry data (a secret a handler formatted into it). A nil log means slog.Default() at the time Recover is called.
 //
 // Recover only sees panics on the goroutine that runs next; the Registry
 // therefore installs it both outside the middleware chain and inside
@@ -127,11 +130,23 @@ func recoverInto(ctx context.Context, log *slog.Logger, c *Call, res *result.Res
 		return
 	}
 	name := toolName(c)
-	log.LogAttrs(ctx, slog.LevelError, fmt.Sprintf("Tool %s failed: panic: %v", name, p),
+	log.LogAttrs(ctx, slog.LevelError, "Tool "+name+" failed: panic: "+panicText(p),
 		slog.String("tool", name), slog.String("stack", string(debug.Stack())))
 	*res = result.Failuref[any](result.InternalError,
 		"tool %q failed with an internal error; the details were logged", name)
 	*err = nil
+}
+
+// panicText describes a panic value for the log without its content: a
+// value a handler panics with may carry secrets (panic(fmt.Sprintf(
+// "login failed for %s", password))). The Go runtime's own errors (nil
+// dereference, index out of range, …) name no data and are logged as they
+// are; anything else is logged by type.
+func panicText(p any) string {
+	if re, ok := p.(runtime.Error); ok {
+		return re.Error()
+	}
+	return fmt.Sprintf("a value of type %T (not logged; it may hold data)", p)
 }
 
 type outcome struct {

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -47,17 +50,164 @@ func compileOutputSchema(name string, src json.RawMessage) (*jsonschema.Schema, 
 }
 
 // validateOutput checks v against s. It marshals v once and reads it back in
-// the schema library's form (numbers kept exact).
+// the schema library's form (numbers kept exact). Errors are
+// []Violation-shaped: see outputError.
 func validateOutput(s *jsonschema.Schema, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("value cannot be marshalled to JSON: %w", err)
+		return errMarshal{err}
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("value marshals to invalid JSON: %w", err)
+		return errMarshal{err}
 	}
 	return s.Validate(doc)
+}
+
+// errMarshal marks a value that does not marshal to JSON.
+type errMarshal struct{ err error }
+
+func (e errMarshal) Error() string { return "value cannot be marshalled to JSON: " + e.err.Error() }
+func (e errMarshal) Unwrap() error { return e.err }
+
+// Violation is one way a tool's value breaks its output rules: where, and
+// which rule. It never holds the value, which may carry secrets.
+type Violation struct {
+	// Location is a JSON Pointer to the offending part of the value ("" for
+	// the whole value), e.g. "/items/2/name".
+	Location string
+	// Rule is the schema keyword or validate rule that failed ("minimum",
+	// "required", "enum", "max", …), or "json" when the value cannot be
+	// marshalled at all.
+	Rule string
+}
+
+// OutputError reports a successful value that breaks its tool's output
+// schema (or CheckOutput). It is a protocol failure: errors.Is(err,
+// ErrInvalidOutput) holds. Its text names the tool, and every violation's
+// location and rule — never the value, so it is safe to log; the
+// underlying check's own error (which may quote the value) is available
+// with errors.As or Unwrap for a program that needs it.
+type OutputError struct {
+	// Tool is the tool's final name.
+	Tool string
+	// Violations lists every violation found, in the order found.
+	Violations []Violation
+	// Err is the check's own error.
+	Err error
+}
+
+// Error returns "registry: output does not match the output schema: tool
+// {name}: {location}: {rule}; …".
+func (e *OutputError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrInvalidOutput.Error())
+	b.WriteString(": tool ")
+	b.WriteString(strconv.Quote(e.Tool))
+	for i, v := range e.Violations {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		if v.Location == "" {
+			b.WriteString("(value)")
+		} else {
+			b.WriteString(v.Location)
+		}
+		b.WriteString(": ")
+		b.WriteString(v.Rule)
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrInvalidOutput.
+func (e *OutputError) Is(target error) bool { return target == ErrInvalidOutput }
+
+// Unwrap returns the check's own error.
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// outputError describes err, an error of an output check, without values.
+func outputError(tool string, err error) *OutputError {
+	oe := &OutputError{Tool: tool, Err: err}
+	var ve *jsonschema.ValidationError
+	var ae *args.ValidationError
+	var me errMarshal
+	switch {
+	case errors.As(err, &me):
+		oe.Violations = []Violation{{Rule: "json"}}
+	case errors.As(err, &ve):
+		schemaLeaves(ve, &oe.Violations)
+	case errors.As(err, &ae):
+		for _, fe := range ae.Errors {
+			oe.Violations = append(oe.Violations, Violation{Location: pointerOf(fe.Field), Rule: fe.Rule})
+		}
+	}
+	if len(oe.Violations) == 0 {
+		oe.Violations = []Violation{{Rule: "check"}}
+	}
+	return oe
+}
+
+// schemaLeaves appends the innermost errors of a schema validation: they
+// name the keywords that failed where they failed.
+func schemaLeaves(e *jsonschema.ValidationError, out *[]Violation) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			schemaLeaves(c, out)
+		}
+		return
+	}
+	rule := "schema"
+	if e.ErrorKind != nil {
+		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+			rule = kp[len(kp)-1]
+		}
+	}
+	loc := ""
+	for _, tok := range e.InstanceLocation {
+		loc += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+	}
+	*out = append(*out, Violation{Location: loc, Rule: rule})
+}
+
+// pointerOf turns an args field path ("filter.tags[2]", "m[key]") into a
+// JSON Pointer ("/filter/tags/2", "/m/key").
+func pointerOf(path string) string {
+	if path == "" {
+		return ""
+	}
+	var b strings.Builder
+	seg := func(s string) {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
+	}
+	start := 0
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '.':
+			if i > start {
+				seg(path[start:i])
+			}
+			start = i + 1
+		case '[':
+			if i > start {
+				seg(path[start:i])
+			}
+			end := strings.IndexByte(path[i:], ']')
+			if end < 0 {
+				seg(path[i+1:])
+				return b.String()
+			}
+			seg(path[i+1 : i+end])
+			i += end
+			start = i + 1
+		}
+	}
+	if start < len(path) {
+		seg(path[start:])
+	}
+	return b.String()
 }
 
 // nullableCollections adapts a schema generated from a Go result type to
@@ -135,7 +285,7 @@ func outputStage(e *entry) Handler {
 				return res, err
 			}
 			if verr := check(res.Value); verr != nil {
-				return result.Result[any]{}, fmt.Errorf("%w: tool %q: %w", ErrInvalidOutput, name, verr)
+				return result.Result[any]{}, outputError(name, verr)
 			}
 			return res, nil
 		}
@@ -150,7 +300,7 @@ func outputStage(e *entry) Handler {
 			return res, err
 		}
 		if verr := validateOutput(s, res.Value); verr != nil {
-			return result.Result[any]{}, fmt.Errorf("%w: tool %q: %w", ErrInvalidOutput, name, verr)
+			return result.Result[any]{}, outputError(name, verr)
 		}
 		return res, nil
 	}

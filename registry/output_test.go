@@ -60,7 +60,10 @@ func TestOutput_UnmarshalableValue(t *testing.T) {
 	require.NoError(t, r.Add(tool))
 	_, err := r.Invoke(t.Context(), "ch", nil)
 	require.ErrorIs(t, err, ErrInvalidOutput)
-	assert.Contains(t, err.Error(), "marshal")
+	assert.Contains(t, err.Error(), `"ch": (value): json`)
+	var oe *OutputError
+	require.ErrorAs(t, err, &oe)
+	assert.Contains(t, oe.Err.Error(), "marshal", "the cause stays available to programs")
 }
 
 // The schema is compiled once: a Func-built tool's generated schema is never
