@@ -126,7 +126,12 @@ func run(argv []string, logEnv string, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	pack, err := oj.New(oj.Config{BaseURL: *baseURL, Token: *token, Logger: logger})
+	client, err := oj.NewClient(oj.Config{BaseURL: *baseURL, Token: *token, Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return 1
+	}
+	pack, err := client.Pack()
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
@@ -136,8 +141,7 @@ func run(argv []string, logEnv string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return 1
 	}
-	base, _ := oj.ParseBaseURL(*baseURL) // already checked by oj.New
-	logger.Info("starting", "server", Name, "version", Version, "base_url", base, "token", tokenState(*token))
+	logger.Info("starting", "server", Name, "version", Version, "base_url", client.BaseURL(), "token", tokenState(*token))
 
 	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Version: Version}, &sdk.ServerOptions{
 		Logger: logger,

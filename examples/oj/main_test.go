@@ -66,6 +66,17 @@ func TestServer_DomainFailuresAreToolErrors(t *testing.T) {
 	assert.Len(t, b.Requests(), 1, "only the last call reached the backend")
 }
 
+// TestServer_ProblemBeingFetchedSaysWhenToRetry: a 202 answer to
+// get_problem reaches the client as a tool error saying what it means, with
+// the instruction to retry after the backend's retry_after.
+func TestServer_ProblemBeingFetchedSaysWhenToRetry(t *testing.T) {
+	_, url := backend(t, "")
+	s := connect(t, ourBin, []string{"--base-url", url})
+	out := call(t, s, "get_problem", map[string]any{"source": "leetcode", "id": "fetching"})
+	assert.Equal(t, outcome{IsError: true, Text: "[202] the problem is being fetched by the backend and is not available yet\n\n" +
+		"Retry this call with the same arguments in 30 seconds."}, out)
+}
+
 func TestServer_NetworkFailureIsProtocolError(t *testing.T) {
 	s := connect(t, ourBin, []string{"--base-url", "http://127.0.0.1:1"})
 	out := call(t, s, "get_problem", map[string]any{"source": "leetcode", "id": "1"})

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/toolpack-go/toolpack/packs/oj"
-	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 )
 
 // BenchmarkGetProblemInvoke measures one get_problem call through the
@@ -27,34 +26,6 @@ func BenchmarkGetProblemInvoke(b *testing.B) {
 			if _, err := e.client.Problem(b.Context(), oj.ProblemArgs{Source: "leetcode", ID: "nulls"}); err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
-}
-
-// BenchmarkConvert measures the HTML→Markdown conversion of the fixture
-// statement without the memo ("convert"), served from the memo
-// ("convert_memo_hit"), and StripTags (the fallback) as the baseline.
-func BenchmarkConvert(b *testing.B) {
-	html := mockbackend.Fixture("leetcode", "1")["content"].(string)
-	b.Run("convert", func(b *testing.B) {
-		c := oj.NewConverter(oj.WithCacheBytes(-1))
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = c.Convert(html)
-		}
-	})
-	b.Run("convert_memo_hit", func(b *testing.B) {
-		c := oj.NewConverter()
-		_ = c.Convert(html)
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = c.Convert(html)
-		}
-	})
-	b.Run("baseline_strip_tags", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_ = oj.StripTags(html)
 		}
 	})
 }

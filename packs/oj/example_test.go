@@ -11,55 +11,6 @@ import (
 	"github.com/toolpack-go/toolpack/registry"
 )
 
-func ExampleEncodeComponent() {
-	fmt.Println(oj.EncodeComponent("codeforces/1920 A"))
-	fmt.Println(oj.EncodeComponent("https://leetcode.com/problems/two-sum/"))
-	// Output:
-	// codeforces%2F1920%20A
-	// https%3A%2F%2Fleetcode.com%2Fproblems%2Ftwo-sum%2F
-}
-
-func ExampleGroupThousands() {
-	fmt.Println(oj.GroupThousands(999), oj.GroupThousands(12984), oj.GroupThousands(1234567))
-	// Output: 999 12,984 1,234,567
-}
-
-func ExampleTruncate() {
-	long := strings.Repeat("x", oj.MaxOutputBytes+10)
-	out := oj.Truncate(long)
-	fmt.Println(len(out) == oj.MaxOutputBytes+len(oj.TruncatedSuffix), strings.HasSuffix(out, "... (truncated)"))
-	fmt.Println(oj.Truncate("short"))
-	// Output:
-	// true true
-	// short
-}
-
-func ExampleConverter_Convert() {
-	c := oj.NewConverter()
-	fmt.Println(c.Convert("<p>Return <b>indices</b> of <code>nums</code>.</p>"))
-	fmt.Println(c.Convert("already plain: 1 < 2"))
-	fmt.Println(c.Convert("  "))
-	// Output:
-	// Return **indices** of `nums`.
-	// already plain: 1 < 2
-	// No description available.
-}
-
-// A Converter remembers its recent conversions; WithCacheBytes sizes the
-// memo (or turns it off with a negative value). Results are the same either
-// way.
-func ExampleNewConverter() {
-	small := oj.NewConverter(oj.WithCacheBytes(64 << 10))
-	none := oj.NewConverter(oj.WithCacheBytes(-1))
-	html := "<ul><li>one</li><li><em>two</em></li></ul>"
-	fmt.Println(small.Convert(html) == none.Convert(html))
-	fmt.Println(small.Convert(html)) // served from the memo
-	// Output:
-	// true
-	// - one
-	// - *two*
-}
-
 func ExampleClient_Problem() {
 	srv := httptest.NewServer(mockbackend.New(mockbackend.Options{}))
 	defer srv.Close()

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolpack-go/toolpack/packs/oj/internal/format"
+	"github.com/toolpack-go/toolpack/packs/oj/internal/wire"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -88,85 +90,132 @@ func (c *Client) DailyChallenge(ctx context.Context, a DailyArgs) (string, error
 	} else {
 		date = c.now().UTC().Format(time.DateOnly)
 	}
-	r, err := c.get(ctx, "/api/v1/daily?domain="+domain+"&date="+date)
+	path := "/api/v1/daily?domain=" + domain + "&date=" + date
+	r, err := c.get(ctx, path, pathForLog(path))
 	if err != nil {
 		return "", err
 	}
 	if r.status == 202 {
 		if r.isJSON {
-			var w wireFetching
-			if unmarshal(r.body, &w) == nil && w.RetryAfter != nil {
-				return fmt.Sprintf("The daily challenge is currently being fetched. Please retry after %d seconds.", *w.RetryAfter), nil
+			if n, ok := wire.RetryAfter(r.body); ok {
+				return fmt.Sprintf("The daily challenge is currently being fetched. Please retry after %d seconds.", n), nil
 			}
 		}
 		return "The daily challenge is currently being fetched. Please retry later.", nil
 	}
-	p, err := decodeOK(c, r, DecodeProblem)
+	p, err := decodeOK(c, r, "the daily challenge", wire.Problem)
 	if err != nil {
 		return "", err
 	}
 	if p.Source == "" {
 		p.Source = "leetcode"
 	}
-	return c.render(FormatProblem(c.conv, p)), nil
+	return c.problemPage(p), nil
 }
 
 // Problem fetches one problem by source and id and returns it as Markdown.
+// Source and id must be non-empty after trimming, and neither may be "."
+// or ".." (each is sent as one URL path segment). A 202 answer (the backend
+// is still fetching the problem) is a *DomainError of type
+// result.Unavailable whose Instruction says when to retry.
 func (c *Client) Problem(ctx context.Context, a ProblemArgs) (string, error) {
 	source, id := strings.TrimSpace(a.Source), strings.TrimSpace(a.ID)
 	if source == "" || id == "" {
 		return "", validationError("source and id must be non-empty")
 	}
-	r, err := c.get(ctx, "/api/v1/problems/"+EncodeComponent(source)+"/"+EncodeComponent(id))
+	src, err := segment("source", source)
 	if err != nil {
 		return "", err
 	}
-	return c.problemMarkdown(r, DecodeProblem)
+	pid, err := segment("id", id)
+	if err != nil {
+		return "", err
+	}
+	path := "/api/v1/problems/" + src + "/" + pid
+	r, err := c.get(ctx, path, path)
+	if err != nil {
+		return "", err
+	}
+	p, err := decodeOK(c, r, "the problem", wire.Problem)
+	if err != nil {
+		return "", err
+	}
+	return c.problemPage(p), nil
 }
 
 // ResolveProblem resolves a URL, slug or prefixed ID to a problem and
-// returns it as Markdown (from the answer's nested problem object).
+// returns it as Markdown (from the answer's nested problem object). The
+// query must be non-empty after trimming and is sent as given, as one URL
+// path segment (so it may not be "." or ".."); it is never logged.
 func (c *Client) ResolveProblem(ctx context.Context, a ResolveArgs) (string, error) {
 	if strings.TrimSpace(a.Query) == "" {
 		return "", validationError("query must be non-empty")
 	}
-	r, err := c.get(ctx, "/api/v1/resolve/"+EncodeComponent(a.Query))
+	q, err := segment("query", a.Query)
 	if err != nil {
 		return "", err
 	}
-	return c.problemMarkdown(r, DecodeResolve)
-}
-
-func (c *Client) problemMarkdown(r *response, decode func([]byte) (*Problem, error)) (string, error) {
-	p, err := decodeOK(c, r, decode)
+	r, err := c.get(ctx, "/api/v1/resolve/"+q, "/api/v1/resolve/…")
 	if err != nil {
 		return "", err
 	}
-	return c.render(FormatProblem(c.conv, p)), nil
+	p, err := decodeOK(c, r, "the problem", wire.Resolve)
+	if err != nil {
+		return "", err
+	}
+	return c.problemPage(p), nil
 }
 
-// decodeOK decodes the JSON body of a 200 answer with decode; any other
-// status is the upstream failure (a *DomainError), and a body that is not
-// JSON or does not decode is a protocol failure.
-func decodeOK[T any](c *Client, r *response, decode func([]byte) (T, error)) (T, error) {
-	if r.status != 200 {
-		var zero T
+// segment returns v percent-encoded as one URL path segment. "." and ".."
+// are refused with a validation failure naming field: encoding keeps dots,
+// and a dot segment would be resolved as "this" or "parent" path segment
+// on the way to the backend instead of being a value.
+func segment(field, v string) (string, error) {
+	if wire.IsDotSegment(v) {
+		return "", validationError(field + ` must not be "." or ".." (it is sent as a URL path segment, where dots alone mean "this" or "parent" directory)`)
+	}
+	return wire.EncodeComponent(v), nil
+}
+
+// problemPage renders a problem: the header template, the statement
+// converted to Markdown, the whole capped at MaxOutputBytes. The text is
+// the backend's data as is (cleaned only where it would break the
+// template): it is never searched for the token.
+func (c *Client) problemPage(p *format.Problem) string {
+	return format.Truncate(format.RenderProblem(p, c.conv.Convert(p.Content)))
+}
+
+// decodeOK decodes the JSON body of a 200 answer with decode. A 202 is the
+// not-ready failure (what names the thing being fetched), any other status
+// the upstream failure (both *DomainError); a body that is not JSON or does
+// not decode is a protocol failure wrapping ErrMalformedResponse.
+func decodeOK[T any](c *Client, r *response, what string, decode func([]byte) (T, error)) (T, error) {
+	var zero T
+	switch r.status {
+	case 200:
+	case 202:
+		return zero, c.notReady(r, what)
+	default:
 		return zero, c.upstreamFailure(r)
 	}
 	body, err := jsonBody(r)
 	if err != nil {
-		var zero T
 		return zero, err
 	}
-	return decode(body)
+	v, err := decode(body)
+	if err != nil {
+		return zero, fmt.Errorf("%w: %w", ErrMalformedResponse, c.safe(err))
+	}
+	return v, nil
 }
 
-// SimilarPath checks a's rules in the spec's order and returns the backend
+// similarPath checks a's rules in the spec's order and returns the backend
 // path and query of the search: first limit, then threshold, then the mode
 // (a non-empty trimmed query selects mode B and must be 3..2000 characters;
-// otherwise source and id are both required, mode A). A rule violation is a
-// *DomainError of type validation_error.
-func SimilarPath(a SimilarArgs) (string, error) {
+// otherwise source and id are both required, mode A, and neither may be
+// "." or ".."). A rule violation is a *DomainError of type
+// validation_error.
+func similarPath(a SimilarArgs) (string, error) {
 	limit := DefaultLimit
 	if a.Limit != nil {
 		limit = *a.Limit
@@ -183,19 +232,27 @@ func SimilarPath(a SimilarArgs) (string, error) {
 	}
 	qs := "limit=" + strconv.Itoa(limit) + "&threshold=" + strconv.FormatFloat(threshold, 'f', -1, 64)
 	if a.SourceFilter != nil {
-		qs += "&source=" + EncodeComponent(*a.SourceFilter)
+		qs += "&source=" + wire.EncodeComponent(*a.SourceFilter)
 	}
 	if q := trimmed(a.Query); q != "" {
 		if n := utf8.RuneCountInString(q); n < MinQueryChars || n > MaxQueryChars {
 			return "", validationError("query must be between 3 and 2000 characters")
 		}
-		return "/api/v1/similar?q=" + EncodeComponent(q) + "&" + qs, nil
+		return "/api/v1/similar?q=" + wire.EncodeComponent(q) + "&" + qs, nil
 	}
 	source, id := trimmed(a.Source), trimmed(a.ID)
 	if source == "" || id == "" {
 		return "", validationError("either 'query' or both 'source' and 'id' must be provided")
 	}
-	return "/api/v1/similar/" + EncodeComponent(source) + "/" + EncodeComponent(id) + "?" + qs, nil
+	src, err := segment("source", source)
+	if err != nil {
+		return "", err
+	}
+	pid, err := segment("id", id)
+	if err != nil {
+		return "", err
+	}
+	return "/api/v1/similar/" + src + "/" + pid + "?" + qs, nil
 }
 
 func trimmed(s *string) string {
@@ -205,22 +262,26 @@ func trimmed(s *string) string {
 	return strings.TrimSpace(*s)
 }
 
-// SimilarProblems searches for similar problems (see SimilarPath for the
-// argument rules) and returns a Markdown table.
+// SimilarProblems searches for similar problems and returns a Markdown
+// table. Arguments are checked in the specification's order, before any
+// request: limit (1..50), threshold (0..1), then the mode — a non-empty
+// trimmed query selects the text search and must be 3..2000 characters
+// (an invalid query never falls back to the other mode); otherwise source
+// and id are both required (not "." or "..": they are path segments).
 func (c *Client) SimilarProblems(ctx context.Context, a SimilarArgs) (string, error) {
-	path, err := SimilarPath(a)
+	path, err := similarPath(a)
 	if err != nil {
 		return "", err
 	}
-	r, err := c.get(ctx, path)
+	r, err := c.get(ctx, path, pathForLog(path))
 	if err != nil {
 		return "", err
 	}
-	s, err := decodeOK(c, r, DecodeSimilar)
+	s, err := decodeOK(c, r, "the search result", wire.Similar)
 	if err != nil {
 		return "", err
 	}
-	return c.render(FormatSimilar(s)), nil
+	return format.Truncate(format.RenderSimilar(s)), nil
 }
 
 // PlatformStatus returns the per-platform problem counts as a Markdown
@@ -230,13 +291,13 @@ func (c *Client) PlatformStatus(ctx context.Context) (string, error) {
 		return "", &DomainError{Type: result.PermissionDenied,
 			Message: "authentication required: get_platform_status needs a bearer token, but none is configured (set the token / --token)"}
 	}
-	r, err := c.get(ctx, "/status")
+	r, err := c.get(ctx, "/status", "/status")
 	if err != nil {
 		return "", err
 	}
-	s, err := decodeOK(c, r, DecodeStatus)
+	s, err := decodeOK(c, r, "the platform status", wire.Status)
 	if err != nil {
 		return "", err
 	}
-	return c.render(FormatStatus(s)), nil
+	return format.Truncate(format.RenderStatus(s)), nil
 }

@@ -92,7 +92,8 @@ func (c *Client) Pack() (*registry.Pack, error) {
 }
 
 // tool adapts a Client method to a registry handler: a *DomainError becomes
-// a failed Result, any other error stays a protocol failure.
+// a failed Result (with its Instruction), any other error stays a protocol
+// failure.
 func tool[A any](m func(context.Context, A) (string, error)) func(context.Context, A) (result.Result[string], error) {
 	return func(ctx context.Context, a A) (result.Result[string], error) {
 		md, err := m(ctx, a)
@@ -101,7 +102,11 @@ func tool[A any](m func(context.Context, A) (string, error)) func(context.Contex
 		}
 		var de *DomainError
 		if errors.As(err, &de) {
-			return result.Failure[string](de.Message, de.Type), nil
+			res := result.Failure[string](de.Message, de.Type)
+			if de.Instruction != "" {
+				res = res.WithInstruction(de.Instruction)
+			}
+			return res, nil
 		}
 		return result.Result[string]{}, err
 	}

@@ -6,12 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/toolpack-go/toolpack/packs/oj"
+	"github.com/toolpack-go/toolpack/packs/oj/internal/wire"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -119,11 +121,13 @@ func TestProblem_PathEncodingProperty(t *testing.T) {
 	e := newEnv(t, nil, oj.Config{})
 	rapid.Check(t, func(t *rapid.T) {
 		source := rapid.StringMatching(`[a-z]{1,8}`).Draw(t, "source")
-		id := rapid.String().Filter(func(s string) bool { return strings.TrimSpace(s) != "" }).Draw(t, "id")
+		id := rapid.String().Filter(func(s string) bool {
+			return strings.TrimSpace(s) != "" && !wire.IsDotSegment(strings.TrimSpace(s))
+		}).Draw(t, "id")
 		_, err := e.client.Problem(t.Context(), oj.ProblemArgs{Source: source, ID: id})
 		require.NoError(t, err)
 		uri := e.lastURI(t)
-		require.Equal(t, "/api/v1/problems/"+source+"/"+oj.EncodeComponent(strings.TrimSpace(id)), uri)
+		require.Equal(t, "/api/v1/problems/"+source+"/"+wire.EncodeComponent(strings.TrimSpace(id)), uri)
 		seg := strings.TrimPrefix(uri, "/api/v1/problems/"+source+"/")
 		require.NotContains(t, seg, "/")
 		back, err := url.PathUnescape(seg)
@@ -248,7 +252,7 @@ func TestSimilar_ModeSelectionProperty(t *testing.T) {
 		return nil
 	}
 	rapid.Check(t, func(t *rapid.T) {
-		text := rapid.OneOf(rapid.StringMatching(`\s{0,2}`), rapid.StringMatching(`[ a-z]{0,6}`), rapid.String())
+		text := rapid.OneOf(rapid.StringMatching(`\s{0,2}`), rapid.StringMatching(`[ a-z.]{0,6}`), rapid.String())
 		a := oj.SimilarArgs{Query: opt(t, "query", text), Source: opt(t, "source", text), ID: opt(t, "id", text)}
 		before := len(e.backend.Requests())
 		_, err := e.client.SimilarProblems(t.Context(), a)
@@ -260,14 +264,15 @@ func TestSimilar_ModeSelectionProperty(t *testing.T) {
 		switch n := len([]rune(q)); {
 		case q != "" && n >= 3 && n <= 2000:
 			require.NoError(t, err)
-			require.Equal(t, "/api/v1/similar?q="+oj.EncodeComponent(q)+"&limit=10&threshold=0", e.lastURI(t))
+			require.Equal(t, "/api/v1/similar?q="+wire.EncodeComponent(q)+"&limit=10&threshold=0", e.lastURI(t))
 		case q != "":
 			require.Error(t, err)
 			require.Zero(t, made)
-		case a.Source != nil && a.ID != nil && strings.TrimSpace(*a.Source) != "" && strings.TrimSpace(*a.ID) != "":
+		case a.Source != nil && a.ID != nil && strings.TrimSpace(*a.Source) != "" && strings.TrimSpace(*a.ID) != "" &&
+			!wire.IsDotSegment(strings.TrimSpace(*a.Source)) && !wire.IsDotSegment(strings.TrimSpace(*a.ID)):
 			require.NoError(t, err)
-			require.Equal(t, "/api/v1/similar/"+oj.EncodeComponent(strings.TrimSpace(*a.Source))+"/"+
-				oj.EncodeComponent(strings.TrimSpace(*a.ID))+"?limit=10&threshold=0", e.lastURI(t))
+			require.Equal(t, "/api/v1/similar/"+wire.EncodeComponent(strings.TrimSpace(*a.Source))+"/"+
+				wire.EncodeComponent(strings.TrimSpace(*a.ID))+"?limit=10&threshold=0", e.lastURI(t))
 		default:
 			require.Error(t, err)
 			require.Zero(t, made)
@@ -301,7 +306,6 @@ func TestSimilar_SimilarityFormattedAsPercentWithOneDecimal(t *testing.T) {
 	assert.Contains(t, md, "| 2 | codeforces | 1A | Theatre Square | N/A | 100.0% | N/A |\n")
 	assert.Contains(t, md, "| 3 | atcoder | abc001_1 | 積雪深差 | N/A | 50.0% | N/A |\n")
 	assert.True(t, strings.HasPrefix(md, "# Similar Problems\n\nQuery: two sum\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n|---|--------|----|-------|------------|------------|------|\n"), md)
-	assert.Equal(t, "79.0%", oj.FormatPercent(0.79*100))
 }
 
 func TestSimilar_ModeAPathSegmentsEncoded(t *testing.T) {
@@ -316,38 +320,6 @@ func TestSimilar_SourceFilterEncoded(t *testing.T) {
 	assert.Equal(t, "/api/v1/similar?q=graphs&limit=10&threshold=0&source=leetcode%2Ccodeforces%26x%3D1", e.lastURI(t))
 }
 
-func TestSimilar_TableHas7ColumnsProperty(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(0, 8).Draw(t, "rows")
-		resp := &oj.SimilarResponse{RewrittenQuery: rapid.StringMatching(`[a-z ]{1,20}`).Draw(t, "q")}
-		for i := range n {
-			cell := rapid.StringMatching(`[A-Za-z0-9 |_\-]{1,12}`)
-			r := oj.SimilarResult{
-				Source: cell.Draw(t, "source"), ID: cell.Draw(t, "id"), Title: cell.Draw(t, "title"),
-				Similarity: rapid.Float64Range(0, 1).Draw(t, "sim"),
-			}
-			if rapid.Bool().Draw(t, "hasDifficulty") {
-				r.Difficulty = ptr(cell.Draw(t, "difficulty"))
-			}
-			_ = i
-			resp.Results = append(resp.Results, r)
-		}
-		md := oj.FormatSimilar(resp)
-		if n == 0 {
-			require.True(t, strings.HasSuffix(md, "|------|\n"))
-			return
-		}
-		cols, rows, cells := gfmTable(t, md)
-		require.Equal(t, 7, cols)
-		require.Equal(t, n, rows)
-		for i, row := range cells {
-			require.Len(t, row, 7)
-			require.Equal(t, strings.TrimSpace(resp.Results[i].Title), row[3])
-			require.Equal(t, oj.FormatPercent(resp.Results[i].Similarity*100), row[5])
-		}
-	})
-}
-
 // ---- T4 resolve_problem ----
 
 func TestResolve_QueryPathEncoded(t *testing.T) {
@@ -355,11 +327,11 @@ func TestResolve_QueryPathEncoded(t *testing.T) {
 	e.ok(t, oj.ToolResolve, map[string]any{"query": "https://leetcode.com/problems/two-sum/"})
 	assert.Equal(t, "/api/v1/resolve/https%3A%2F%2Fleetcode.com%2Fproblems%2Ftwo-sum%2F", e.lastURI(t))
 	rapid.Check(t, func(t *rapid.T) {
-		q := rapid.String().Filter(func(s string) bool { return strings.TrimSpace(s) != "" }).Draw(t, "q")
+		q := rapid.String().Filter(func(s string) bool { return strings.TrimSpace(s) != "" && !wire.IsDotSegment(s) }).Draw(t, "q")
 		_, err := e.client.ResolveProblem(t.Context(), oj.ResolveArgs{Query: q})
 		require.NoError(t, err)
 		seg := strings.TrimPrefix(e.lastURI(t), "/api/v1/resolve/")
-		require.Equal(t, oj.EncodeComponent(q), seg)
+		require.Equal(t, wire.EncodeComponent(q), seg)
 		require.NotContainsf(t, seg, "/", "segment %q", seg)
 	})
 }
@@ -418,28 +390,6 @@ func TestStatus_CountsUseCommaGrouping(t *testing.T) {
 	assert.Equal(t, "1,000", cells[1][3])
 }
 
-func TestStatus_TableHas4ColumnsAndOneRowPerPlatformProperty(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(1, 10).Draw(t, "platforms")
-		s := &oj.StatusResponse{Version: rapid.StringMatching(`[0-9]\.[0-9]{1,2}\.[0-9]`).Draw(t, "version")}
-		for range n {
-			s.Platforms = append(s.Platforms, oj.PlatformStatus{
-				Source: rapid.StringMatching(`[a-z|]{1,10}`).Draw(t, "source"),
-				Total:  rapid.Uint64().Draw(t, "total"), MissingContent: rapid.Uint64Range(0, 5000).Draw(t, "mc"),
-				NotEmbedded: rapid.Uint64Range(0, 1e7).Draw(t, "ne"),
-			})
-		}
-		md := oj.FormatStatus(s)
-		require.True(t, strings.HasPrefix(md, "# OJ Platform Status (v"+s.Version+")\n"))
-		cols, rows, cells := gfmTable(t, md)
-		require.Equal(t, 4, cols)
-		require.Equal(t, n, rows)
-		for i, row := range cells {
-			require.Equal(t, oj.GroupThousands(s.Platforms[i].Total), row[1])
-		}
-	})
-}
-
 func TestStatus_SendsBearerToken(t *testing.T) {
 	e := newEnv(t, nil, oj.Config{Token: "s3cret"})
 	e.ok(t, oj.ToolStatus, map[string]any{})
@@ -448,4 +398,21 @@ func TestStatus_SendsBearerToken(t *testing.T) {
 	assert.Equal(t, "/status", rs[0].URI)
 	assert.Equal(t, "Bearer s3cret", rs[0].Authorization)
 	_ = http.MethodGet
+}
+
+// ---- Display rules through the tools ----
+
+func TestFormat_MissingValuesShowNA(t *testing.T) {
+	e := newEnv(t, nil, oj.Config{})
+	md := e.ok(t, oj.ToolProblem, map[string]any{"source": "leetcode", "id": "nulls"})
+	assert.Equal(t, "# Bare\n\n- Source: leetcode | ID: nulls | Difficulty: N/A\n- Tags: N/A\n- Link: N/A\n- AC Rate: N/A\n\n---\n\nplain text, no markup", md)
+}
+
+func TestTruncate_ToolOutputCappedOnUTF8Boundary(t *testing.T) {
+	e := newEnv(t, nil, oj.Config{})
+	md := e.ok(t, oj.ToolProblem, map[string]any{"source": "leetcode", "id": "big"})
+	assert.True(t, strings.HasSuffix(md, oj.TruncatedSuffix))
+	assert.LessOrEqual(t, len(md), oj.MaxOutputBytes)
+	assert.Greater(t, len(md), oj.MaxOutputBytes-utf8.UTFMax)
+	assert.True(t, utf8.ValidString(md))
 }

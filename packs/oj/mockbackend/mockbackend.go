@@ -5,8 +5,10 @@
 // Fixture rules (by path segment or parameter):
 //   - problems/{source}/{id}: id "missing" → 404 RFC 7807 problem; id
 //     "boom" → 500 text/plain; id "notjson" → 200 text/html; id "badjson" →
-//     200 with broken JSON; id "nulls" → a problem without difficulty, link,
-//     AC rate or tags; id "big" → a statement of about 200 KB; an id that
+//     200 with broken JSON; id "fetching" → 202 {"retry_after":30,
+//     "status":"fetching"} (the backend is still fetching the problem); id
+//     "nulls" → a problem without difficulty, link, AC rate or tags; id
+//     "big" → a statement of about 200 KB; an id that
 //     starts with "distinct-" → the fixture with a statement of the same
 //     shape that names the id (a different statement per id, so that no
 //     conversion can be reused); anything else → the "Two Sum" fixture with
@@ -140,6 +142,8 @@ func (b *Backend) fixtures(w http.ResponseWriter, r *http.Request) {
 		case "notjson":
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<html>hello</html>"))
+		case "fetching":
+			writeJSON(w, 202, "application/json", map[string]any{"retry_after": 30, "status": "fetching"})
 		case "badjson":
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"id": "1", "title": `))

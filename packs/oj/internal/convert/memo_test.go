@@ -1,4 +1,4 @@
-package oj
+package convert
 
 import (
 	"strconv"
@@ -88,7 +88,7 @@ func TestMemo_BoundedLeastRecentlyUsed(t *testing.T) {
 // TestConvert_MemoHitsRepeatedStatement: the second conversion of a
 // statement is served from the memo, with the same result.
 func TestConvert_MemoHitsRepeatedStatement(t *testing.T) {
-	c := NewConverter()
+	c := New()
 	in := "<p>Given <code>nums</code>, return <b>indices</b>.</p>"
 	first := c.Convert(in)
 	require.Equal(t, uint64(1), c.memo.misses)
@@ -99,7 +99,7 @@ func TestConvert_MemoHitsRepeatedStatement(t *testing.T) {
 	c.Convert("  ")
 	assert.Equal(t, uint64(1), c.memo.hits+c.memo.misses-1)
 
-	off := NewConverter(WithCacheBytes(-1))
+	off := New(WithCacheBytes(-1))
 	assert.Nil(t, off.memo)
 	assert.Equal(t, first, off.Convert(in))
 }
@@ -108,9 +108,9 @@ func TestConvert_MemoHitsRepeatedStatement(t *testing.T) {
 // overlapping statements give every goroutine the right Markdown (run with
 // -race).
 func TestConvert_MemoConcurrentUse(t *testing.T) {
-	c := NewConverter(WithCacheBytes(4 << 10)) // small: evictions happen
+	c := New(WithCacheBytes(4 << 10)) // small: evictions happen
 	want := map[string]string{}
-	ref := NewConverter(WithCacheBytes(-1))
+	ref := New(WithCacheBytes(-1))
 	var inputs []string
 	for i := range 40 {
 		in := "<p>problem <b>" + strconv.Itoa(i) + "</b> " + strings.Repeat("x", i*10) + "</p>"

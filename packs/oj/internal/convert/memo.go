@@ -1,4 +1,4 @@
-package oj
+package convert
 
 import (
 	"container/list"

@@ -1,4 +1,4 @@
-package oj_test
+package convert_test
 
 import (
 	"strings"
@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/toolpack-go/toolpack/packs/oj"
+	"github.com/toolpack-go/toolpack/packs/oj/internal/convert"
 )
 
 func TestConvert_HTMLBecomesMarkdown(t *testing.T) {
-	c := oj.NewConverter()
+	c := convert.New()
 	assert.Equal(t, "**bold**", c.Convert("<b>bold</b>"))
 	md := c.Convert("<p>Given <code>nums</code>, return <em>x</em>.</p><ul><li>one</li></ul><pre>a\nb</pre>")
 	assert.Contains(t, md, "`nums`")
@@ -22,40 +22,40 @@ func TestConvert_HTMLBecomesMarkdown(t *testing.T) {
 }
 
 func TestConvert_TextWithoutMarkupUnchanged(t *testing.T) {
-	c := oj.NewConverter()
+	c := convert.New()
 	for _, s := range []string{"plain", "a < b and c > d", "x<3", "**already markdown** _x_ \\* 1 < 2", "  spaced  \n"} {
 		assert.Equal(t, s, c.Convert(s))
 	}
 	rapid.Check(t, func(t *rapid.T) {
-		s := rapid.String().Filter(func(s string) bool { return strings.TrimSpace(s) != "" && !oj.HasMarkup(s) }).Draw(t, "s")
+		s := rapid.String().Filter(func(s string) bool { return strings.TrimSpace(s) != "" && !convert.HasMarkup(s) }).Draw(t, "s")
 		require.Equal(t, s, c.Convert(s))
 	})
 }
 
 func TestConvert_EmptyOrWhitespaceIsNoDescription(t *testing.T) {
-	c := oj.NewConverter()
+	c := convert.New()
 	for _, s := range []string{"", " ", "\n\t ", "\u00a0"} {
 		assert.Equal(t, "No description available.", c.Convert(s), "%q", s)
 	}
 }
 
 func TestConvert_FallbackStripsTags(t *testing.T) {
-	c := oj.NewConverter()
+	c := convert.New()
 	// Converts to nothing: falls back to the stripped text, or to the
 	// placeholder when no text remains.
 	assert.Equal(t, "No description available.", c.Convert("<div></div>"))
 	assert.Equal(t, "No description available.", c.Convert("<script>alert(1)</script>"))
-	assert.Equal(t, "a &lt; b", oj.StripTags("<p>a &lt; b</p>"))
-	assert.Equal(t, "x", oj.StripTags("<b>x</b><!-- c --><br/>"))
+	assert.Equal(t, "a &lt; b", convert.StripTags("<p>a &lt; b</p>"))
+	assert.Equal(t, "x", convert.StripTags("<b>x</b><!-- c --><br/>"))
 }
 
 func TestConvert_NeverPanicsAndLeavesNoTagsInFallbackProperty(t *testing.T) {
-	c := oj.NewConverter()
+	c := convert.New()
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.OneOf(rapid.String(), rapid.StringMatching(`(<[a-z/!]{0,4}[ >]?|[a-z&;<>" ]{0,5}){0,12}`)).Draw(t, "html")
 		out := c.Convert(s)
 		require.NotEmpty(t, out)
-		plain := oj.StripTags(s)
+		plain := convert.StripTags(s)
 		require.NotContains(t, plain, "<")
 		require.NotContains(t, plain, ">")
 	})
@@ -65,7 +65,7 @@ func TestConvert_NeverPanicsAndLeavesNoTagsInFallbackProperty(t *testing.T) {
 // entries are evicted and recomputed) returns exactly what a Converter
 // without one returns, for every statement of a sequence with repeats.
 func TestConvert_MemoNeverChangesResult(t *testing.T) {
-	withMemo, without := oj.NewConverter(oj.WithCacheBytes(2048)), oj.NewConverter(oj.WithCacheBytes(-1))
+	withMemo, without := convert.New(convert.WithCacheBytes(2048)), convert.New(convert.WithCacheBytes(-1))
 	rapid.Check(t, func(t *rapid.T) {
 		pool := rapid.SliceOfN(rapid.OneOf(
 			rapid.StringMatching(`(<[a-z/!]{0,4}[ >]?|[a-z&;<>" ]{0,5}){0,12}`),

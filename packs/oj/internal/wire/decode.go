@@ -1,9 +1,18 @@
-package oj
+// Package wire decodes the OJ backend's JSON answers (problems, similarity
+// searches, platform status, resolve answers, RFC 7807 problem details and
+// 202 "fetching" bodies) and percent-encodes the values placed in its URLs.
+// It is internal to packs/oj.
+//
+// Decoders return plain errors saying what is wrong (invalid JSON, a field
+// missing or null); the caller classifies them.
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/toolpack-go/toolpack/packs/oj/internal/format"
 )
 
 // The wire forms. Pointers tell a missing (or null) field from a zero one.
@@ -51,18 +60,14 @@ type (
 	}
 )
 
-func malformed(format string, a ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrMalformedResponse}, a...)...)
-}
-
 func unmarshal(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
-		return malformed("invalid JSON: %w", err)
+		return fmt.Errorf("invalid JSON: %w", err)
 	}
 	return nil
 }
 
-func missing(field string) error { return malformed("field %q is missing or null", field) }
+func missing(field string) error { return fmt.Errorf("field %q is missing or null", field) }
 
 // idString accepts an id sent as a JSON string or a JSON number.
 func idString(raw json.RawMessage, field string) (string, error) {
@@ -73,18 +78,18 @@ func idString(raw json.RawMessage, field string) (string, error) {
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", malformed("field %q: %w", field, err)
+			return "", fmt.Errorf("field %q: %w", field, err)
 		}
 		return s, nil
 	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return "", malformed("field %q: expected a string or a number", field)
+		return "", fmt.Errorf("field %q: expected a string or a number", field)
 	}
 	return n.String(), nil
 }
 
-func (w *wireProblem) problem(prefix string) (*Problem, error) {
+func (w *wireProblem) problem(prefix string) (*format.Problem, error) {
 	id, err := idString(w.ID, prefix+"id")
 	if err != nil {
 		return nil, err
@@ -92,7 +97,7 @@ func (w *wireProblem) problem(prefix string) (*Problem, error) {
 	if w.Title == nil {
 		return nil, missing(prefix + "title")
 	}
-	p := &Problem{ID: id, Title: *w.Title, Difficulty: w.Difficulty, ACRate: w.ACRate, Tags: w.Tags, Link: w.Link}
+	p := &format.Problem{ID: id, Title: *w.Title, Difficulty: w.Difficulty, ACRate: w.ACRate, Tags: w.Tags, Link: w.Link}
 	if w.Source != nil {
 		p.Source = *w.Source
 	}
@@ -102,9 +107,9 @@ func (w *wireProblem) problem(prefix string) (*Problem, error) {
 	return p, nil
 }
 
-// DecodeProblem parses a problem object (GET /api/v1/problems/…, daily).
+// Problem parses a problem object (GET /api/v1/problems/…, daily).
 // id and title are required; the other fields are optional.
-func DecodeProblem(body []byte) (*Problem, error) {
+func Problem(body []byte) (*format.Problem, error) {
 	var w wireProblem
 	if err := unmarshal(body, &w); err != nil {
 		return nil, err
@@ -112,8 +117,8 @@ func DecodeProblem(body []byte) (*Problem, error) {
 	return w.problem("")
 }
 
-// DecodeResolve parses a resolve answer and returns its nested problem.
-func DecodeResolve(body []byte) (*Problem, error) {
+// Resolve parses a resolve answer and returns its nested problem.
+func Resolve(body []byte) (*format.Problem, error) {
 	var w wireResolve
 	if err := unmarshal(body, &w); err != nil {
 		return nil, err
@@ -124,8 +129,8 @@ func DecodeResolve(body []byte) (*Problem, error) {
 	return w.Problem.problem("problem.")
 }
 
-// DecodeSimilar parses a similarity-search answer.
-func DecodeSimilar(body []byte) (*SimilarResponse, error) {
+// Similar parses a similarity-search answer.
+func Similar(body []byte) (*format.SimilarResponse, error) {
 	var w wireSimilar
 	if err := unmarshal(body, &w); err != nil {
 		return nil, err
@@ -136,7 +141,7 @@ func DecodeSimilar(body []byte) (*SimilarResponse, error) {
 	if w.Results == nil {
 		return nil, missing("results")
 	}
-	out := &SimilarResponse{RewrittenQuery: *w.RewrittenQuery, Results: make([]SimilarResult, 0, len(*w.Results))}
+	out := &format.SimilarResponse{RewrittenQuery: *w.RewrittenQuery, Results: make([]format.SimilarResult, 0, len(*w.Results))}
 	for i, r := range *w.Results {
 		at := fmt.Sprintf("results[%d].", i)
 		id, err := idString(r.ID, at+"id")
@@ -151,15 +156,15 @@ func DecodeSimilar(body []byte) (*SimilarResponse, error) {
 		case r.Similarity == nil:
 			return nil, missing(at + "similarity")
 		}
-		out.Results = append(out.Results, SimilarResult{
+		out.Results = append(out.Results, format.SimilarResult{
 			Source: *r.Source, ID: id, Title: *r.Title, Difficulty: r.Difficulty, Link: r.Link, Similarity: *r.Similarity,
 		})
 	}
 	return out, nil
 }
 
-// DecodeStatus parses a /status answer.
-func DecodeStatus(body []byte) (*StatusResponse, error) {
+// Status parses a /status answer.
+func Status(body []byte) (*format.StatusResponse, error) {
 	var w wireStatus
 	if err := unmarshal(body, &w); err != nil {
 		return nil, err
@@ -170,7 +175,7 @@ func DecodeStatus(body []byte) (*StatusResponse, error) {
 	if w.Platforms == nil {
 		return nil, missing("platforms")
 	}
-	out := &StatusResponse{Version: *w.Version, Platforms: make([]PlatformStatus, 0, len(*w.Platforms))}
+	out := &format.StatusResponse{Version: *w.Version, Platforms: make([]format.PlatformStatus, 0, len(*w.Platforms))}
 	for i, p := range *w.Platforms {
 		at := fmt.Sprintf("platforms[%d].", i)
 		switch {
@@ -183,21 +188,27 @@ func DecodeStatus(body []byte) (*StatusResponse, error) {
 		case p.NotEmbedded == nil:
 			return nil, missing(at + "not_embedded")
 		}
-		out.Platforms = append(out.Platforms, PlatformStatus{
+		out.Platforms = append(out.Platforms, format.PlatformStatus{
 			Source: *p.Source, Total: *p.Total, MissingContent: *p.MissingContent, NotEmbedded: *p.NotEmbedded,
 		})
 	}
 	return out, nil
 }
 
-// parseProblemDetails reads an RFC 7807 problem; ok is false unless the
-// body is a JSON object with a string title (status, when present, must be
-// an integer).
-func parseProblemDetails(body []byte) (p struct {
+// ProblemDetails is an RFC 7807 problem document.
+type ProblemDetails struct {
+	// Status is the status the document states; nil when absent.
 	Status *uint16
-	Title  string
+	// Title is the short summary (required).
+	Title string
+	// Detail is the explanation; empty when absent.
 	Detail string
-}, ok bool) {
+}
+
+// ParseProblemDetails reads an RFC 7807 problem; ok is false unless the
+// body is a JSON object with a string title (status, when present, must be
+// an integer from 0 to 65535).
+func ParseProblemDetails(body []byte) (p ProblemDetails, ok bool) {
 	var w wireProblemDetails
 	if json.Unmarshal(body, &w) != nil || w.Title == nil {
 		return p, false
@@ -207,4 +218,15 @@ func parseProblemDetails(body []byte) (p struct {
 		p.Detail = *w.Detail
 	}
 	return p, true
+}
+
+// RetryAfter reads the retry_after seconds of a 202 "fetching" body
+// ({"retry_after": N, "status": "fetching"}); ok is false when body is not
+// such an object.
+func RetryAfter(body []byte) (seconds uint64, ok bool) {
+	var w wireFetching
+	if json.Unmarshal(body, &w) != nil || w.RetryAfter == nil {
+		return 0, false
+	}
+	return *w.RetryAfter, true
 }

@@ -1,4 +1,13 @@
-package oj
+// Package format renders OJ backend answers as the Markdown of the OJ tools
+// specification: the problem header template, the similar-problems and
+// platform-status tables, percentages, grouped counts and the output cap.
+// It is internal to packs/oj.
+//
+// Every value from the backend that lands in a header line or a table cell
+// is cleaned first (see Inline and Cell), so that no value can add a line,
+// a table row or a column: the header always has its nine lines and the
+// tables their 7 or 4 columns and one row per result.
+package format
 
 import (
 	"strconv"
@@ -6,12 +15,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxOutputBytes is the size cap of every tool output. Longer Markdown is cut
-// at the last UTF-8 boundary at or before this many bytes and TruncatedSuffix
-// is appended.
+// MaxOutputBytes is the size cap of every tool output, marker included.
 const MaxOutputBytes = 102_400
 
-// TruncatedSuffix is appended to an output cut at MaxOutputBytes.
+// TruncatedSuffix ends an output cut by Truncate.
 const TruncatedSuffix = "\n\n... (truncated)"
 
 // NA is shown for a missing difficulty, link, AC rate or tag list.
@@ -81,32 +88,36 @@ type StatusResponse struct {
 	Platforms []PlatformStatus
 }
 
-// FormatProblem renders the problem header template followed by the
-// statement converted to Markdown (see (*Converter).Convert). The result is
-// not truncated; see Truncate.
-func FormatProblem(conv *Converter, p *Problem) string {
+// RenderProblem renders the problem header template followed by content,
+// the statement already converted to Markdown. Header fields are cleaned by
+// Inline. The result is not truncated; see Truncate.
+func RenderProblem(p *Problem, content string) string {
 	difficulty, link, acRate, tags := NA, NA, NA, NA
 	if p.Difficulty != nil {
-		difficulty = *p.Difficulty
+		difficulty = Inline(*p.Difficulty)
 	}
 	if p.Link != nil {
-		link = *p.Link
+		link = Inline(*p.Link)
 	}
 	if p.ACRate != nil {
-		acRate = FormatPercent(*p.ACRate)
+		acRate = Percent(*p.ACRate)
 	}
 	if len(p.Tags) > 0 {
-		tags = strings.Join(p.Tags, ", ")
+		clean := make([]string, len(p.Tags))
+		for i, t := range p.Tags {
+			clean[i] = Inline(t)
+		}
+		tags = strings.Join(clean, ", ")
 	}
-	content := conv.Convert(p.Content)
+	title := Inline(p.Title)
 	var b strings.Builder
-	b.Grow(len(p.Title) + len(content) + 128)
+	b.Grow(len(title) + len(content) + 128)
 	b.WriteString("# ")
-	b.WriteString(p.Title)
+	b.WriteString(title)
 	b.WriteString("\n\n- Source: ")
-	b.WriteString(p.Source)
+	b.WriteString(Inline(p.Source))
 	b.WriteString(" | ID: ")
-	b.WriteString(p.ID)
+	b.WriteString(Inline(p.ID))
 	b.WriteString(" | Difficulty: ")
 	b.WriteString(difficulty)
 	b.WriteString("\n- Tags: ")
@@ -120,12 +131,13 @@ func FormatProblem(conv *Converter, p *Problem) string {
 	return b.String()
 }
 
-// FormatSimilar renders the similar-problems table: a 7-column GFM table
-// numbered from 1, similarity as a percentage with one decimal.
-func FormatSimilar(r *SimilarResponse) string {
+// RenderSimilar renders the similar-problems table: a 7-column GFM table
+// numbered from 1, similarity as a percentage with one decimal. The
+// rewritten query is cleaned by Inline, every cell by Cell.
+func RenderSimilar(r *SimilarResponse) string {
 	var b strings.Builder
 	b.WriteString("# Similar Problems\n\nQuery: ")
-	b.WriteString(r.RewrittenQuery)
+	b.WriteString(Inline(r.RewrittenQuery))
 	b.WriteString("\n\n| # | Source | ID | Title | Difficulty | Similarity | Link |\n")
 	b.WriteString("|---|--------|----|-------|------------|------------|------|\n")
 	for i, row := range r.Results {
@@ -137,17 +149,18 @@ func FormatSimilar(r *SimilarResponse) string {
 			link = *row.Link
 		}
 		writeRow(&b, strconv.Itoa(i+1), row.Source, row.ID, row.Title, difficulty,
-			FormatPercent(row.Similarity*100), link)
+			Percent(row.Similarity*100), link)
 	}
 	return b.String()
 }
 
-// FormatStatus renders the platform status table: a 4-column GFM table with
-// counts grouped by GroupThousands, platforms in the backend's order.
-func FormatStatus(r *StatusResponse) string {
+// RenderStatus renders the platform status table: a 4-column GFM table with
+// counts grouped by GroupThousands, platforms in the backend's order. The
+// version is cleaned by Inline, every cell by Cell.
+func RenderStatus(r *StatusResponse) string {
 	var b strings.Builder
 	b.WriteString("# OJ Platform Status (v")
-	b.WriteString(r.Version)
+	b.WriteString(Inline(r.Version))
 	b.WriteString(")\n\n| Platform | Problems | Missing Content | Not Embedded |\n")
 	b.WriteString("|----------|----------|-----------------|--------------|\n")
 	for _, p := range r.Platforms {
@@ -157,40 +170,75 @@ func FormatStatus(r *StatusResponse) string {
 	return b.String()
 }
 
-// writeRow writes one table row. Cells are written as they are, except that
-// '|' is escaped and line breaks become spaces so that a row always has the
-// header's column count.
+// writeRow writes one table row of cells cleaned by Cell.
 func writeRow(b *strings.Builder, cells ...string) {
 	b.WriteString("|")
 	for _, c := range cells {
 		b.WriteString(" ")
-		b.WriteString(tableCell(c))
+		b.WriteString(Cell(c))
 		b.WriteString(" |")
 	}
 	b.WriteString("\n")
 }
 
-func tableCell(s string) string {
-	if !strings.ContainsAny(s, "|\r\n") {
+// breaks reports whether r must not appear in a single line of Markdown:
+// a control character (C0, DEL, C1: line feed, carriage return, tab, form
+// feed, NEL, …) or a Unicode line or paragraph separator.
+func breaks(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == '\u2028' || r == '\u2029'
+}
+
+// Inline returns s fit for one line of Markdown: every character that
+// breaks reports (line breaks, other control characters, Unicode line
+// separators) becomes a space. Anything else, invalid UTF-8 included, is
+// kept as it is. A string without such characters is returned unchanged.
+func Inline(s string) string { return clean(s, false) }
+
+// Cell returns s fit for one GFM table cell: Inline's cleaning, and '|'
+// escaped as `\|` so that the row keeps its column count.
+func Cell(s string) string { return clean(s, true) }
+
+func clean(s string, pipes bool) string {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f || (pipes && c == '|') {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if breaks(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '|':
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '|' && pipes:
 			b.WriteString(`\|`)
-		case '\r', '\n':
+		case breaks(r):
 			b.WriteByte(' ')
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	return b.String()
 }
 
-// FormatPercent formats v with one decimal and a '%' sign (57 → "57.0%").
+// Percent formats v with one decimal and a '%' sign (57 → "57.0%").
 // The caller scales fractions first (similarity 0.791 → 79.1 → "79.1%").
-func FormatPercent(v float64) string {
+func Percent(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 }
 
@@ -216,21 +264,21 @@ func GroupThousands(n uint64) string {
 	return b.String()
 }
 
-// Truncate caps s at MaxOutputBytes. A string of at most MaxOutputBytes
-// bytes is returned unchanged; a longer one is cut at the last UTF-8 boundary
-// at or before byte MaxOutputBytes and TruncatedSuffix is appended.
+// Truncate caps s at MaxOutputBytes bytes, marker included. A string of at
+// most MaxOutputBytes bytes is returned unchanged; a longer one is cut at the
+// last UTF-8 character boundary at or before MaxOutputBytes -
+// len(TruncatedSuffix) bytes and TruncatedSuffix is appended.
 //
-// Truncate is idempotent: a string that already is a truncation (at most
-// MaxOutputBytes bytes followed by TruncatedSuffix) is returned unchanged.
+// Every output therefore fits the cap, and truncating twice changes
+// nothing: an output of Truncate is never longer than the cap.
 func Truncate(s string) string {
 	if len(s) <= MaxOutputBytes {
 		return s
 	}
-	if strings.HasSuffix(s, TruncatedSuffix) && len(s)-len(TruncatedSuffix) <= MaxOutputBytes {
-		return s
-	}
-	cut := MaxOutputBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := MaxOutputBytes - len(TruncatedSuffix)
+	// Back up over at most UTFMax-1 continuation bytes: further back there
+	// is no character start, so the bytes are not valid UTF-8 anyway.
+	for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); back++ {
 		cut--
 	}
 	return s[:cut] + TruncatedSuffix

@@ -1,4 +1,4 @@
-package oj
+package wire
 
 import "strings"
 
@@ -38,3 +38,9 @@ func unreserved(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '.' || c == '_' || c == '~'
 }
+
+// IsDotSegment reports whether s is "." or "..": EncodeComponent leaves
+// dots alone, and such a segment would be resolved by the server (or a
+// proxy) as "this" or "parent" path segment instead of being a value.
+// Callers refuse these values.
+func IsDotSegment(s string) bool { return s == "." || s == ".." }

@@ -1,4 +1,8 @@
-package oj
+// Package convert turns OJ problem statements (HTML) into Markdown with
+// html-to-markdown v2, remembering recent conversions in a bounded memo.
+// It is internal to packs/oj: the pack's Config.ConvertCacheBytes sizes the
+// memo.
+package convert
 
 import (
 	"fmt"
@@ -19,12 +23,12 @@ const NoDescription = "No description available."
 // a doctype. Text such as "a < b" or "x<3" is not markup.
 var markupRE = regexp.MustCompile(`<(?:/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|!--|![A-Za-z])`)
 
-// DefaultConvertCacheBytes is the size of a Converter's memo of recent
+// DefaultCacheBytes is the size of a Converter's memo of recent
 // conversions unless WithCacheBytes says otherwise.
-const DefaultConvertCacheBytes = 8 << 20
+const DefaultCacheBytes = 8 << 20
 
 // Converter turns problem statements (HTML) into Markdown. It is safe for
-// concurrent use; build one with NewConverter and reuse it.
+// concurrent use; build one with New and reuse it.
 //
 // A Converter remembers its most recent conversions (see WithCacheBytes):
 // conversion is a pure function of the statement, the same statements are
@@ -37,8 +41,8 @@ type Converter struct {
 	memo *memo // nil: no memo
 }
 
-// ConverterOption configures NewConverter.
-type ConverterOption func(*converterOptions)
+// Option configures New.
+type Option func(*converterOptions)
 
 type converterOptions struct {
 	cacheBytes int
@@ -47,15 +51,15 @@ type converterOptions struct {
 // WithCacheBytes bounds the memo of recent conversions: the statements and
 // their Markdown together stay within n bytes (least recently used
 // entries are dropped first; a statement larger than n/8 is never kept).
-// n == 0 means DefaultConvertCacheBytes; a negative n turns the memo off.
-func WithCacheBytes(n int) ConverterOption {
+// n == 0 means DefaultCacheBytes; a negative n turns the memo off.
+func WithCacheBytes(n int) Option {
 	return func(o *converterOptions) { o.cacheBytes = n }
 }
 
-// NewConverter returns a Converter using html-to-markdown with the base,
-// CommonMark and table plugins, and a memo of DefaultConvertCacheBytes
+// New returns a Converter using html-to-markdown with the base,
+// CommonMark and table plugins, and a memo of DefaultCacheBytes
 // unless an option says otherwise.
-func NewConverter(opts ...ConverterOption) *Converter {
+func New(opts ...Option) *Converter {
 	var o converterOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -67,7 +71,7 @@ func NewConverter(opts ...ConverterOption) *Converter {
 	))}
 	switch {
 	case o.cacheBytes == 0:
-		c.memo = newMemo(DefaultConvertCacheBytes)
+		c.memo = newMemo(DefaultCacheBytes)
 	case o.cacheBytes > 0:
 		c.memo = newMemo(o.cacheBytes)
 	}
@@ -118,7 +122,7 @@ func (c *Converter) convertMarkup(content string) string {
 func (c *Converter) convert(content string) (md string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			md, err = "", fmt.Errorf("oj: html-to-markdown panicked: %v", r)
+			md, err = "", fmt.Errorf("html-to-markdown panicked: %v", r)
 		}
 	}()
 	return c.conv.ConvertString(content)
