@@ -25,6 +25,11 @@ type ToolOptions struct {
 	// docstrings, so the text is passed in. Use the undecorated tool name in
 	// it: the prefix is an implementation detail.
 	Doc string
+	// Description, when non-empty, is the tool's whole description, used as
+	// it is instead of Doc and the arguments' Markdown (for a tool whose
+	// wording is fixed by a specification; the arguments are still
+	// documented in the input schema).
+	Description string
 	// Annotations are the MCP hints.
 	Annotations Annotations
 	// Prefix overrides the registry's default prefix when non-nil; a pointer
@@ -73,9 +78,12 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 	if err != nil {
 		return nil, fmt.Errorf("registry: tool %q: input schema: %w", name, err)
 	}
-	desc, err := args.Describe[A](o.Doc)
-	if err != nil {
-		return nil, fmt.Errorf("registry: tool %q: description: %w", name, err)
+	desc := o.Description
+	if desc == "" {
+		var err error
+		if desc, err = args.Describe[A](o.Doc); err != nil {
+			return nil, fmt.Errorf("registry: tool %q: description: %w", name, err)
+		}
 	}
 	md, err := args.Markdown[A]()
 	if err != nil {

@@ -76,7 +76,7 @@ func TestRedaction_TokenAtEveryOffsetAroundTheCut(t *testing.T) {
 		body := strings.Repeat("x", off) + token + strings.Repeat("x", 40)
 		var logs debugLog
 		e := newEnv(t, jsonHandler(500, "text/plain", body), oj.Config{Token: token, Logger: logs.logger()})
-		e.reg = registry.New(registry.Options{Prefix: registry.String(""), Logger: logs.logger()})
+		e.reg = registry.New(registry.Options{Prefix: new(""), Logger: logs.logger()})
 		p, err := e.client.Pack()
 		require.NoError(t, err)
 		require.NoError(t, e.reg.AddPack(p))
@@ -185,7 +185,7 @@ func TestErrors_UpstreamTextIsCappedEverywhere(t *testing.T) {
 	} {
 		var logs debugLog
 		e := newEnv(t, jsonHandler(400, "application/problem+json", body), oj.Config{Logger: logs.logger()})
-		e.reg = registry.New(registry.Options{Prefix: registry.String(""), Logger: logs.logger()})
+		e.reg = registry.New(registry.Options{Prefix: new(""), Logger: logs.logger()})
 		p, err := e.client.Pack()
 		require.NoError(t, err)
 		require.NoError(t, e.reg.AddPack(p))

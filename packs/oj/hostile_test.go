@@ -42,7 +42,7 @@ func newHostile(t *testing.T, base string, hc *http.Client, logs *debugLog) *hos
 	require.NoError(t, err)
 	p, err := c.Pack()
 	require.NoError(t, err)
-	reg := registry.New(registry.Options{Prefix: registry.String(""), Logger: logs.logger()})
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: logs.logger()})
 	require.NoError(t, reg.AddPack(p))
 	return &hostile{client: c, reg: reg}
 }

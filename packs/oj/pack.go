@@ -56,37 +56,17 @@ func (c *Client) Pack() (*registry.Pack, error) {
 		ReadOnly: new(true), Destructive: new(false),
 		Idempotent: new(true), OpenWorld: new(true),
 	}
-	type spec struct {
-		build func() (*registry.Tool, error)
-		doc   string
-	}
-	specs := []spec{
-		{func() (*registry.Tool, error) {
-			return registry.Func(ToolDailyChallenge, tool(c.DailyChallenge), registry.ToolOptions{Title: "Daily challenge", Doc: docDaily, Annotations: ro})
-		}, docDaily},
-		{func() (*registry.Tool, error) {
-			return registry.Func(ToolProblem, tool(c.Problem), registry.ToolOptions{Title: "Get problem", Doc: docProblem, Annotations: ro})
-		}, docProblem},
-		{func() (*registry.Tool, error) {
-			return registry.Func(ToolSimilar, tool(c.SimilarProblems), registry.ToolOptions{Title: "Find similar problems", Doc: docSimilar, Annotations: ro})
-		}, docSimilar},
-		{func() (*registry.Tool, error) {
-			return registry.Func(ToolResolve, tool(c.ResolveProblem), registry.ToolOptions{Title: "Resolve problem", Doc: docResolve, Annotations: ro})
-		}, docResolve},
-		{func() (*registry.Tool, error) {
-			return registry.Func(ToolStatus, tool(func(ctx context.Context, _ StatusArgs) (string, error) {
-				return c.PlatformStatus(ctx)
-			}), registry.ToolOptions{Title: "Platform status", Doc: docStatus, Annotations: ro})
-		}, docStatus},
-	}
+	status := func(ctx context.Context, _ StatusArgs) (string, error) { return c.PlatformStatus(ctx) }
 	p := &registry.Pack{Name: PackName, Description: "Online-judge problems (LeetCode, Codeforces, AtCoder, Luogu): daily challenge, lookup, resolve, similarity search and platform status, as Markdown."}
-	for _, s := range specs {
-		t, err := s.build()
-		if err != nil {
-			return nil, fmt.Errorf("oj: build tools: %w", err)
-		}
-		t.Description = s.doc
-		p.Tools = append(p.Tools, t)
+	err := errors.Join(
+		registry.AddFunc(p, ToolDailyChallenge, tool(c.DailyChallenge), registry.ToolOptions{Title: "Daily challenge", Description: docDaily, Annotations: ro}),
+		registry.AddFunc(p, ToolProblem, tool(c.Problem), registry.ToolOptions{Title: "Get problem", Description: docProblem, Annotations: ro}),
+		registry.AddFunc(p, ToolSimilar, tool(c.SimilarProblems), registry.ToolOptions{Title: "Find similar problems", Description: docSimilar, Annotations: ro}),
+		registry.AddFunc(p, ToolResolve, tool(c.ResolveProblem), registry.ToolOptions{Title: "Resolve problem", Description: docResolve, Annotations: ro}),
+		registry.AddFunc(p, ToolStatus, tool(status), registry.ToolOptions{Title: "Platform status", Description: docStatus, Annotations: ro}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("oj: build tools: %w", err)
 	}
 	return p, nil
 }
