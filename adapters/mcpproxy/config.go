@@ -56,15 +56,19 @@ type Config struct {
 	// Command is the argv of a server spoken to over stdio.
 	Command []string
 	// Env is added to the current process environment of the command. Its
-	// values are treated as secrets (never logged).
+	// values are secrets: they are redacted from logs, errors, Status, the
+	// command's standard error and the results of its tools (see the
+	// package documentation, Secrets).
 	Env map[string]string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string
 
-	// URL is the endpoint of a streamable HTTP server (http or https).
+	// URL is the endpoint of a streamable HTTP server (http or https). Its
+	// user name, password and query values are secrets.
 	URL string
 	// Headers are sent with every HTTP request (for example Authorization).
-	// Their values are secrets: they never appear in logs, errors or Status.
+	// Their values are secrets: they are redacted from logs, errors, Status
+	// and the results of the server's tools.
 	Headers map[string]string
 
 	// Transport, when set, supplies the transport directly (tests use
@@ -99,14 +103,17 @@ const (
 
 // Options configure a Proxy. The zero value is usable.
 type Options struct {
-	// Logger receives connection events; nil means slog.Default(). Secrets
-	// are redacted from everything logged.
+	// Logger receives connection events (INFO: connected; WARN: connection
+	// failures, skipped tools, reconnections; DEBUG: retries); nil means
+	// slog.Default(). Secrets are redacted from everything logged, and
+	// argument values are never logged.
 	Logger *slog.Logger
 	// ConnectTimeout bounds each connection attempt (connect, initialize,
 	// list tools); zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
 	// CallTimeout bounds each forwarded call; zero means DefaultCallTimeout,
-	// negative means no bound besides the caller's context.
+	// negative means no bound besides the caller's context. Tests should set
+	// a few seconds, so that a hung remote fails them fast.
 	CallTimeout time.Duration
 	// Backoff configures reconnection.
 	Backoff Backoff
@@ -114,8 +121,9 @@ type Options struct {
 	// with http.DefaultTransport. Config.Headers are added by a wrapping
 	// RoundTripper, the client itself is not modified.
 	HTTPClient *http.Client
-	// Stderr receives the standard error of Command servers; nil means
-	// the child's stderr is discarded.
+	// Stderr receives the standard error of Command servers, line by line
+	// with the server's secrets redacted; nil means the child's stderr is
+	// discarded.
 	Stderr io.Writer
 	// MaxTools caps the tools listed per server; zero means DefaultMaxTools.
 	// A server listing more is an error for that server.
@@ -251,14 +259,15 @@ func checkURL(raw string) string {
 	return ""
 }
 
-// displayURL is raw without the password and query values, for logs.
+// displayURL is raw without its user information (user name and password:
+// a token is often given as the user name) and query values, for logs.
 func displayURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"
 	}
 	if u.User != nil {
-		u.User = url.User(u.User.Username())
+		u.User = url.User("REDACTED")
 	}
 	if u.RawQuery != "" {
 		q := u.Query()

@@ -55,7 +55,7 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := mcpproxy.New(context.Background(), newRegistry(), c.cfgs, mcpproxy.Options{})
+			p, err := mcpproxy.New(context.Background(), newRegistry(), c.cfgs, bounded(mcpproxy.Options{}))
 			require.Error(t, err)
 			assert.Nil(t, p)
 			assert.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
@@ -75,7 +75,7 @@ func TestConfigErrorNeverShowsSecrets(t *testing.T) {
 		Name:    "s",
 		URL:     "ftp://user:pa55word-xyz@127.0.0.1/?token=t0ken-abc",
 		Headers: map[string]string{"Authorization": "Bearer top-secret-1\n"},
-	}}, mcpproxy.Options{})
+	}}, bounded(mcpproxy.Options{}))
 	require.Error(t, err)
 	for _, secret := range []string{"pa55word-xyz", "t0ken-abc", "top-secret-1"} {
 		assert.NotContains(t, err.Error(), secret)
@@ -85,7 +85,7 @@ func TestConfigErrorNeverShowsSecrets(t *testing.T) {
 }
 
 func TestNewRejectsNilRegistry(t *testing.T) {
-	_, err := mcpproxy.New(context.Background(), nil, nil, mcpproxy.Options{})
+	_, err := mcpproxy.New(context.Background(), nil, nil, bounded(mcpproxy.Options{}))
 	assert.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "registry")
 }

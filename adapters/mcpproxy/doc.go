@@ -35,9 +35,12 @@
 // Refresh; nothing else is affected.
 //
 // Each tool keeps Title (or annotations.title), Description, InputSchema
-// and OutputSchema as raw JSON, and its annotations (destructiveHint and
-// openWorldHint as stated; readOnlyHint and idempotentHint, plain booleans
-// in the SDK, only when true). Signature, Args and Returns are derived from
+// and OutputSchema as raw JSON, and its annotations as the remote states
+// them: a hint set to true or false is passed as that value, a hint the
+// remote leaves out stays nil (not stated). The SDK decodes readOnlyHint
+// and idempotentHint into plain booleans, where false and absent look
+// alike, so the proxy reads them from the raw tools/list answer (see Wire
+// values below). Signature, Args and Returns are derived from
 // the schemas (Signature): required parameters first in "required" order
 // without defaults, then optional ones sorted by name with their default or
 // '...'. The client SDK decodes schemas into maps, so the properties' order
@@ -49,13 +52,16 @@
 //
 //   - isError → failure with error type upstream_failure, the text content
 //     joined by newlines (structuredContent, if any, in ErrorData);
-//   - structuredContent → success with that value (decoded by the SDK, so
-//     numbers are float64);
+//   - structuredContent → success with that value, numbers as json.Number
+//     (so that 2^53+1 keeps every digit; see Wire values);
 //   - otherwise → success with the text content joined by newlines (other
 //     content kinds become bracketed placeholders; embedded text resources
 //     their text);
 //   - a JSON-RPC error from the remote → a protocol failure: a non-nil
-//     error wrapping *jsonrpc.Error;
+//     *RemoteError naming the server, the tool and the code (never the
+//     remote message, which often repeats the arguments: error texts end
+//     up in logs); errors.As with *jsonrpc.Error gives the remote error,
+//     secrets redacted;
 //   - a transport failure → a non-nil error wrapping ErrCall, text redacted;
 //   - disconnected server, the connection closing during the call, or a
 //     request the SDK's transport could not deliver (JSON-RPC code -32005,
@@ -79,58 +85,67 @@
 // flight, stops every goroutine, closes the sessions (ending stdio
 // children) and removes the proxied packs.
 //
+// # Wire values
+//
+// The go-sdk client decodes what it receives into Go values, and two
+// things are lost on the way: numbers of structured content become
+// float64, and a false readOnlyHint or idempotentHint cannot be told from
+// a missing one. The proxy therefore keeps the raw JSON of the answers to
+// its own tools/list and tools/call requests: on stdio and custom
+// transports a wrapper of the connection reads it, on streamable HTTP the
+// RoundTripper that adds Config.Headers reads it as the SDK reads the
+// body. A custom transport that is a *mcp.StreamableClientTransport is not
+// wrapped (its connection relies on hooks a wrapper would hide); for it,
+// and whenever the raw answer is missing or larger than the caps, the
+// SDK's values are used (float64 numbers; only a true hint is passed).
+//
 // # Secrets
 //
-// Header values, environment values, and the password and query values of
-// URLs are secrets: they are redacted from every log record of the proxy
-// (a redacting slog.Handler), from Status.LastError and from returned
-// errors; configuration errors never quote them. Values shorter than four
-// bytes are not treated as secrets.
+// A server's secrets are the values its Config carries: header values
+// (and, after an authentication scheme such as "Bearer", the credential
+// alone; for "Basic", also the decoded "user:password" and the password),
+// environment values, and the user name, password and query values of
+// the URL (and the Basic form Go's HTTP client makes of the user
+// information). Values shorter than four bytes are not secrets. Each is
+// looked for as it is and in the forms a remote or an error gives it back:
+// JSON-escaped (with and without HTML escaping), URL query- and
+// path-escaped. A secret of eight bytes or more (white space aside) is
+// also found when spaces, tabs, line breaks or the JSON escapes \n, \r,
+// \t are inserted between its characters (a remote wrapping lines). Each
+// occurrence is replaced by [REDACTED]; a text in which a secret would
+// survive the replacement is withheld whole.
 //
-// # Requirements and tests
+// Secrets are redacted from:
 //
-//	| requirement                                                      | test                                                       |
-//	|------------------------------------------------------------------|------------------------------------------------------------|
-//	| invalid config (both/neither, name, URL, env, headers) is an     | TestNewRejectsInvalidConfig, TestNewRejectsNilRegistry     |
-//	|   error naming the server and field                              |                                                            |
-//	| config errors never show header/URL secrets                      | TestConfigErrorNeverShowsSecrets                           |
-//	| any config: accepted or *ConfigError, no panic, no secret shown  | TestConfigValidationProperty (rapid)                       |
-//	| tools become a pack: names, title, description, schemas,         | TestInMemoryToolsRegisteredAsPack                          |
-//	|   annotations, pack, source proxy:{server}, no Decode            |                                                            |
-//	| registry prefix applies on top of server.tool                    | TestRegistryPrefixApplies                                  |
-//	| every page of tools/list is read                                 | TestListsAllPages                                          |
-//	| raw arguments forwarded as is                                    | TestCallForwardsRawArguments                               |
-//	| non-object arguments are a validation_error                      | TestCallRejectsNonObjectArguments                          |
-//	| text content → string value                                      | TestCallTextResult                                         |
-//	| structuredContent → value                                        | TestCallStructuredResult                                   |
-//	| isError → upstream_failure with the text                         | TestCallRemoteToolErrorIsUpstreamFailure,                  |
-//	|                                                                  |   TestMapResultErrorKeepsStructuredDetails                 |
-//	| content kinds joined                                             | TestMapResultContentKinds                                  |
-//	| JSON-RPC error → protocol failure (errors.As *jsonrpc.Error)     | TestCallRemoteProtocolErrorIsError                         |
-//	| context cancellation honoured in calls                           | TestCallHonoursContextCancellation                         |
-//	| call timeout → timeout failure                                   | TestCallTimeoutIsTimeoutFailure                            |
-//	| size caps: result, tools per server, schema size                 | TestOversizedResultIsUpstreamFailure,                      |
-//	|                                                                  |   TestTooManyToolsIsServerError,                           |
-//	|                                                                  |   TestConvertToolSkipsBadSchemas                           |
-//	| invalid remote tool names skipped and logged                     | TestInvalidRemoteToolNamesSkipped                          |
-//	| name clash: server error, logged, nothing else affected; Refresh | TestNameClashMarksServerError                              |
-//	| start failure: warning, disconnected, registry still works       | TestStartFailureMarksDisconnectedAndRegistryWorks,         |
-//	|                                                                  |   TestStdioMissingCommandIsDisconnected                    |
-//	| start failure retried with back-off                              | TestStartFailureRetriedWithBackoff                         |
-//	| back-off attempts bounded by MaxTries                            | TestBackoffMaxTriesBoundsAttempts                          |
-//	| disconnected server's tools fail promptly with unavailable       | TestDisconnectedCallIsUnavailable                          |
-//	| dropped connection reconnected, pack refreshed, subscribers told | TestDroppedConnectionReconnectsAndRefreshesPack            |
-//	| tools/list_changed refreshes the pack                            | TestToolListChangedRefreshesPack                           |
-//	| Status/Health per server; Refresh of unknown server              | TestInMemoryToolsRegisteredAsPack, TestRefreshUnknownServer|
-//	| Close stops all goroutines and removes the packs                 | TestCloseStopsGoroutinesAndRemovesTools                    |
-//	| Close ends calls in flight at once (unavailable)                 | TestCloseEndsCallsInFlight                                 |
-//	| New honours its context                                          | TestNewHonoursContext                                      |
-//	| real child process over stdio: kill → unavailable → reconnect    | TestStdioChildProcessKilledAndReconnected                  |
-//	| streamable HTTP on 127.0.0.1 with a required auth header;        | TestStreamableHTTPWithAuthHeader                           |
-//	|   secrets absent from logs and status                            |                                                            |
-//	| HTTP server gone: calls unavailable at once, then reconnected    | TestStreamableHTTPServerDownIsUnavailableThenReconnects    |
-//	| secrets redacted from any text and from every log attribute      | TestRedactorProperty (rapid), TestRedactorCoversAllSecretKinds, |
-//	|                                                                  |   TestRedactingLogHandler, TestDisplayURLHidesCredentials  |
-//	| seed 001 "Proxy tool signature from schema"                      | TestSignatureFromSchema, TestSignatureProperty (rapid)     |
-//	| seed 001 "Proxy tool arguments from schema"                      | TestArgsFromSchema, TestSignatureProperty (rapid)          |
+//   - every log record of the proxy, at every level (message, attributes,
+//     groups; the SDK client logs through the same handler); the URL
+//     is logged without user information and query values;
+//   - the standard error of Command servers passed on to Options.Stderr
+//     (line by line; a line longer than 64 KiB is passed on in pieces
+//     that never split a secret);
+//   - Status (LastError, Remote) and so Health output;
+//   - every error returned to the registry and every failure text;
+//   - results that go back to the client: text content, structured
+//     content (strings, object keys, and numbers that spell a secret,
+//     which become the string [REDACTED]), error texts and error data of
+//     isError results, and the message and data of remote JSON-RPC
+//     errors;
+//   - what a remote lists: tool titles, descriptions and schemas (a tool
+//     whose name holds a secret is skipped), and the remote's name and
+//     version.
+//
+// Redacting successful results means that a value equal to an environment
+// value is redacted too, even when it is not secret in itself (a region
+// name, say): keep values that tools are expected to return out of Env.
+// Sizes are checked before redaction and error texts are cut after it
+// (external error texts to 2000 bytes), so a cut can never leave a piece
+// of a secret. Argument values are never logged by the proxy, and a remote
+// JSON-RPC error's message (which may repeat them) is kept out of error
+// texts. Configuration errors never quote a header or environment value.
+//
+// # Tests
+//
+// Tests of code that uses the proxy should set Options.CallTimeout and
+// Options.ConnectTimeout to a few seconds: the defaults (5 minutes, 30
+// seconds) suit production, and would let a hung test wait that long.
 package mcpproxy

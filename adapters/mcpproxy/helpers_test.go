@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -19,8 +21,11 @@ import (
 	"github.com/toolpack-go/toolpack/registry"
 )
 
-// waitBound bounds every wait for an asynchronous event. It is a safety net
-// against hangs, never an assertion about speed.
+// waitBound bounds every wait for an asynchronous event, every forwarded
+// call and every connection attempt of the tests (newProxy sets it as
+// Options.CallTimeout and Options.ConnectTimeout unless a test sets its
+// own), so that a hang fails in seconds instead of after the 5-minute
+// DefaultCallTimeout. It is a safety net, never an assertion about speed.
 const waitBound = 20 * time.Second
 
 // fastBackoff keeps reconnection tests short.
@@ -166,10 +171,48 @@ func newProxy(t *testing.T, reg *registry.Registry, cfgs []mcpproxy.Config, opts
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	opts = bounded(opts)
 	p, err := mcpproxy.New(context.Background(), reg, cfgs, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { closeBounded(t, p) })
 	return p
+}
+
+// bounded sets waitBound as the call and connect timeouts when opts leaves
+// them at their (long) defaults.
+func bounded(opts mcpproxy.Options) mcpproxy.Options {
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = waitBound
+	}
+	if opts.ConnectTimeout == 0 {
+		opts.ConnectTimeout = waitBound
+	}
+	return opts
+}
+
+// callCtx is the context of a call made by a test: it ends with the test,
+// and after waitBound at the latest.
+func callCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), waitBound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// startHTTP serves srv over streamable HTTP on 127.0.0.1; wrap, when set,
+// wraps the MCP handler (to check or copy request headers).
+func startHTTP(t *testing.T, srv *mcp.Server, wrap func(http.Handler) http.Handler) *httptest.Server {
+	t.Helper()
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return ts
 }
 
 // closeBounded closes p, failing the test (instead of hanging it) when Close

@@ -1,7 +1,6 @@
 package mcpproxy_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -49,10 +48,10 @@ func TestStreamableHTTPWithAuthHeader(t *testing.T) {
 	require.Equal(t, mcpproxy.Connected, api.State, api.LastError)
 	assert.Equal(t, mcpproxy.TransportHTTP, api.Transport)
 	assert.Equal(t, "httpserver 1.0.0", api.Remote)
-	res, err := reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"over http"}`))
+	res, err := reg.Invoke(callCtx(t), "api.echo", json.RawMessage(`{"text":"over http"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "over http", res.Value)
-	res, err = reg.Invoke(context.Background(), "api.fail", nil)
+	res, err = reg.Invoke(callCtx(t), "api.fail", nil)
 	require.NoError(t, err)
 	assert.Equal(t, testmcp.FailText, res.Error)
 
@@ -87,7 +86,7 @@ func TestStreamableHTTPServerDownIsUnavailableThenReconnects(t *testing.T) {
 	// standing SSE stream) are cut and the port is closed.
 	ts.CloseClientConnections()
 	ts.Close()
-	res, err := reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"x"}`))
+	res, err := reg.Invoke(callCtx(t), "api.echo", json.RawMessage(`{"text":"x"}`))
 	require.NoError(t, err, "an unreachable server is a domain failure, not a protocol error")
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 	// Usually the failed request tells first ("could not be reached"); if
@@ -97,7 +96,7 @@ func TestStreamableHTTPServerDownIsUnavailableThenReconnects(t *testing.T) {
 	st := statusOf(t, p, "api")
 	assert.Equal(t, mcpproxy.Disconnected, st.State, "marked at once by the failed call")
 
-	res, err = reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"x"}`))
+	res, err = reg.Invoke(callCtx(t), "api.echo", json.RawMessage(`{"text":"x"}`))
 	require.NoError(t, err)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 	assert.Contains(t, res.Error, `MCP server "api" is disconnected`)
@@ -116,7 +115,7 @@ func TestStreamableHTTPServerDownIsUnavailableThenReconnects(t *testing.T) {
 	log.waitFor(t, "api", "reconnected", func(s mcpproxy.Status) bool {
 		return s.State == mcpproxy.Connected && s.Connects >= 2
 	})
-	res, err = reg.Invoke(context.Background(), "api.echo", json.RawMessage(`{"text":"back"}`))
+	res, err = reg.Invoke(callCtx(t), "api.echo", json.RawMessage(`{"text":"back"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "back", res.Value)
 	require.NoError(t, p.Close())

@@ -5,11 +5,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
-// testServerBin is the stdio test server built once by TestMain.
-var testServerBin string
+// testServerDir holds the stdio test server, built on first use (fuzzing
+// workers and tests without a child process never build it).
+var (
+	testServerDir   string
+	testServerOnce  sync.Once
+	testServerBin   string
+	testServerBuild error
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -22,21 +29,25 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	testServerBin = filepath.Join(dir, "testserver")
-	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", testServerBin, "./internal/testserver")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "mcpproxy tests: building the test server:", err)
-		return 1
-	}
+	testServerDir = dir
 	return m.Run()
 }
 
-// testServer returns the path of the built test server binary.
+// testServer returns the path of the stdio test server binary, building it
+// the first time.
 func testServer(t *testing.T) string {
 	t.Helper()
-	if testServerBin == "" {
-		t.Fatal("the test server was not built")
+	testServerOnce.Do(func() {
+		bin := filepath.Join(testServerDir, "testserver")
+		cmd := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "./internal/testserver")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			testServerBuild = fmt.Errorf("building the test server: %v\n%s", err, out)
+			return
+		}
+		testServerBin = bin
+	})
+	if testServerBuild != nil {
+		t.Fatal(testServerBuild)
 	}
 	return testServerBin
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -30,11 +31,42 @@ var (
 	ErrTooManyTools = errors.New("mcpproxy: too many tools")
 	// ErrCall: a forwarded call failed below the MCP protocol (transport,
 	// malformed response). The text is redacted; JSON-RPC errors of the
-	// remote server are wrapped as *jsonrpc.Error instead.
+	// remote server are returned as *RemoteError instead.
 	ErrCall = errors.New("mcpproxy: call failed")
 	// ErrClosed: the proxy is closed.
 	ErrClosed = errors.New("mcpproxy: proxy closed")
 )
+
+// RemoteError is the error of a forwarded call that the remote server
+// answered with a JSON-RPC error. Its text names the server, the tool and
+// the JSON-RPC code only: remote messages often repeat the call's
+// arguments, and error texts end up in logs (the registry logs every
+// handler error at ERROR). The remote error itself, with the server's
+// secrets redacted from its message and data, is Err; errors.As with a
+// *jsonrpc.Error finds it.
+type RemoteError struct {
+	// Server is the configured server name.
+	Server string
+	// Tool is the remote tool name.
+	Tool string
+	// Code is the JSON-RPC error code of the remote answer.
+	Code int64
+	// Err is the remote error, secrets redacted, message cut to 2000
+	// bytes, data dropped when it is larger than 64 KiB or not JSON.
+	Err *jsonrpc.Error
+}
+
+// Error implements error; it never holds the remote message.
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("mcpproxy: server %q tool %q: remote protocol error (JSON-RPC code %d)", e.Server, e.Tool, e.Code)
+}
+
+// Unwrap returns Err.
+func (e *RemoteError) Unwrap() error { return e.Err }
+
+// maxErrorData caps the data of a remote JSON-RPC error kept in
+// RemoteError.Err.
+const maxErrorData = 64 << 10
 
 // State is a server's connection state.
 type State string
@@ -73,10 +105,12 @@ type Status struct {
 	// Skipped is the number of listed tools left out (invalid name,
 	// oversized or non-object schema); each is logged as a warning.
 	Skipped int
-	// Remote is the remote implementation's "name version", once known.
+	// Remote is the remote implementation's "name version", once known
+	// (secrets redacted, cut to 200 bytes).
 	Remote string
-	// LastError is the most recent connection error, redacted; it is kept
-	// after a successful reconnection so that health output can show it.
+	// LastError is the most recent connection error, redacted and cut to
+	// 2000 bytes; it is kept after a successful reconnection so that
+	// health output can show it.
 	LastError string
 	// Connects counts successful connections (1 after the first).
 	Connects int
@@ -112,7 +146,8 @@ type server struct {
 	sessCtx    context.Context    // ends when sess is dropped or the proxy closes
 	sessCancel context.CancelFunc // cancels sessCtx
 	status     Status
-	registered bool // the pack named after the server is ours
+	registered bool          // the pack named after the server is ours
+	stderr     *redactWriter // of the current child (Command servers with Options.Stderr)
 }
 
 // New validates the configs, connects to every server concurrently, and
@@ -228,9 +263,23 @@ func (p *Proxy) Close() error {
 		p.wg.Wait()
 		for _, s := range p.servers {
 			s.unregister()
+			s.flushStderr()
 		}
 	})
 	return nil
+}
+
+// flushStderr writes out the partial last line of the current child's
+// standard error. It is called once the child's session is closed (which
+// ends the child); anything the child writes later is dropped, so that no
+// secret can be written in two pieces.
+func (s *server) flushStderr() {
+	s.mu.Lock()
+	w := s.stderr
+	s.mu.Unlock()
+	if w != nil {
+		w.Flush()
+	}
 }
 
 func (s *server) poke() {
@@ -302,8 +351,11 @@ func (s *server) connectWithBackoff(ctx context.Context, firstFailed func()) (*m
 	return backoff.Retry(ctx, func() (*mcp.ClientSession, error) {
 		attempt++
 		sess, err := s.connectOnce(ctx)
+		if err != nil {
+			s.flushStderr()
+		}
 		if err != nil && ctx.Err() == nil {
-			s.update(func(st *Status) { st.State = Disconnected; st.LastError = s.red.err(err) })
+			s.update(func(st *Status) { st.State = Disconnected; st.LastError = s.red.errText(err) })
 			if attempt == 1 {
 				s.log.Warn("cannot connect to MCP server; marked disconnected", "error", err)
 			} else {
@@ -347,7 +399,7 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 	}
 	remote := ""
 	if ir := sess.InitializeResult(); ir != nil && ir.ServerInfo != nil {
-		remote = truncate(ir.ServerInfo.Name+" "+ir.ServerInfo.Version, 200)
+		remote = truncate(s.red.text(ir.ServerInfo.Name+" "+ir.ServerInfo.Version), 200)
 	}
 	if err := s.register(tools, remote); err != nil {
 		s.unregister()
@@ -381,27 +433,33 @@ func (s *server) wrap(op string, err error) error {
 	if errors.Is(err, registry.ErrNameClash) || errors.Is(err, registry.ErrInvalidName) {
 		return fmt.Errorf("mcpproxy: server %q: %s: %w", s.cfg.Name, op, err)
 	}
-	return fmt.Errorf("mcpproxy: server %q: %s: %s", s.cfg.Name, op, s.red.err(err))
+	return fmt.Errorf("mcpproxy: server %q: %s: %s", s.cfg.Name, op, s.red.errText(err))
 }
 
 // list reads every page of tools/list, bounded by Options.MaxTools.
 func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteTool, int, error) {
-	var out []remoteTool
-	skipped, n := 0, 0
-	for t, err := range sess.Tools(ctx, nil) {
+	var listed []*mcp.Tool
+	cp := newCapture(s.p.opts.MaxResultBytes)
+	for t, err := range sess.Tools(withCapture(ctx, cp), nil) {
 		if err != nil {
 			return nil, 0, s.wrap("listing tools", err)
 		}
-		n++
-		if n > s.p.opts.MaxTools {
+		if len(listed) == s.p.opts.MaxTools {
 			return nil, 0, backoff.Permanent(s.wrap("listing tools",
 				fmt.Errorf("%w: more than %d (Options.MaxTools)", ErrTooManyTools, s.p.opts.MaxTools)))
 		}
+		listed = append(listed, t)
+	}
+	ann := rawAnnotations(cp.finish())
+	var out []remoteTool
+	skipped := 0
+	for _, t := range listed {
 		if t == nil {
 			skipped++
 			continue
 		}
-		rt, why := convertTool(s.cfg.Name, t, s.p.opts.MaxSchemaBytes)
+		raw, known := ann[t.Name]
+		rt, why := convertTool(s.cfg.Name, t, s.p.opts.MaxSchemaBytes, s.red, raw, known)
 		if why != "" {
 			skipped++
 			s.log.Warn("skipping remote tool", "tool", truncate(t.Name, 200), "reason", why)
@@ -478,7 +536,7 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 			cancel()
 			if err != nil {
 				s.log.Warn("refreshing the tools of the MCP server failed; reconnecting", "error", err)
-				s.drop(sess, s.red.err(err))
+				s.drop(sess, s.red.errText(err))
 			}
 		case <-s.broken:
 			s.mu.Lock()
@@ -527,6 +585,7 @@ func (s *server) drop(sess *mcp.ClientSession, why string) {
 	s.mu.Unlock()
 	s.markDropped(sess, why)
 	_ = sess.Close()
+	s.flushStderr()
 }
 
 // callBroke is called when a call finds sess unusable: the server is marked
@@ -549,13 +608,24 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 		cmd := exec.Command(c.Command[0], c.Command[1:]...)
 		cmd.Dir = c.Dir
 		cmd.Stderr = s.p.opts.Stderr
+		if s.p.opts.Stderr != io.Discard {
+			w := &redactWriter{w: s.p.opts.Stderr, r: s.red}
+			s.mu.Lock()
+			prev := s.stderr
+			s.stderr = w
+			s.mu.Unlock()
+			if prev != nil {
+				prev.Flush()
+			}
+			cmd.Stderr = w
+		}
 		if len(c.Env) > 0 {
 			cmd.Env = os.Environ()
 			for k, v := range c.Env {
 				cmd.Env = append(cmd.Env, k+"="+v)
 			}
 		}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+		return captureTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}, nil
 	case TransportHTTP:
 		base := s.p.opts.HTTPClient
 		if base == nil {
@@ -569,7 +639,14 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 		hc.Transport = &headerTransport{base: rt, headers: c.Headers}
 		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: &hc}, nil
 	default:
-		return c.Transport(ctx)
+		t, err := c.Transport(ctx)
+		if err != nil || t == nil {
+			return t, err
+		}
+		if _, ok := t.(*mcp.StreamableClientTransport); ok {
+			return t, nil // its connection needs SDK hooks a wrapper would hide
+		}
+		return captureTransport{t}, nil
 	}
 }
 
@@ -584,7 +661,15 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
-	return h.base.RoundTrip(r)
+	cp := captureFrom(req.Context())
+	if cp != nil {
+		noteRequest(cp, r)
+	}
+	resp, err := h.base.RoundTrip(r)
+	if cp != nil && err == nil {
+		captureHTTP(cp, resp)
+	}
+	return resp, err
 }
 
 // handler forwards calls of one remote tool.
@@ -623,7 +708,9 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(sessCtx, cancel)()
-	res, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: remote, Arguments: argsJSON})
+	cp := newCapture(2*s.p.opts.MaxResultBytes + 64<<10) // text and structured content may both be there
+	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON})
+	raws := cp.finish()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return ctxFailure(cerr), nil
@@ -638,17 +725,31 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 		}
 		var werr *jsonrpc.Error
 		if errors.As(err, &werr) && werr.Code != codeRejectedByTransport {
-			return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: remote protocol error: %w", s.cfg.Name, remote, werr)
+			return result.Result[any]{}, s.remoteError(remote, werr)
 		}
 		if werr != nil || errors.Is(err, mcp.ErrConnectionClosed) {
-			why := "the call could not be delivered: " + s.red.err(err)
+			why := "the call could not be delivered: " + s.red.errText(err)
 			s.callBroke(sess, why)
 			return result.Failuref[any](result.Unavailable,
 				"MCP server %q could not be reached for the call of %q (%s); it is being reconnected", s.cfg.Name, remote, why), nil
 		}
-		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.red.err(err), ErrCall)
+		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.red.errText(err), ErrCall)
 	}
-	return mapResult(res, s.p.opts.MaxResultBytes), nil
+	var rawResult json.RawMessage
+	if len(raws) == 1 {
+		rawResult = raws[0]
+	}
+	return mapResult(res, rawResult, s.p.opts.MaxResultBytes, s.red), nil
+}
+
+// remoteError is the *RemoteError of a JSON-RPC error answer to a call of
+// the remote tool, with the server's secrets redacted.
+func (s *server) remoteError(remote string, werr *jsonrpc.Error) *RemoteError {
+	e := &jsonrpc.Error{Code: werr.Code, Message: cut(s.red.text(werr.Message), maxErrorText)}
+	if len(werr.Data) > 0 && len(werr.Data) <= maxErrorData {
+		e.Data = s.red.rawJSON(werr.Data)
+	}
+	return &RemoteError{Server: s.cfg.Name, Tool: remote, Code: werr.Code, Err: e}
 }
 
 // codeRejectedByTransport is the go-sdk's JSON-RPC code for a request its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
@@ -51,7 +52,8 @@ func TestInMemoryToolsRegisteredAsPack(t *testing.T) {
 	add, ok := reg.Lookup("mem.add")
 	require.True(t, ok)
 	assert.JSONEq(t, `{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}`, string(add.OutputSchema))
-	assert.Equal(t, registry.Annotations{Destructive: new(false)}, add.Annotations)
+	assert.Equal(t, registry.Annotations{ReadOnly: new(false), Idempotent: new(false), Destructive: new(false)},
+		add.Annotations, "the go-sdk server states both boolean hints, false included")
 	assert.Equal(t, "dict", add.Usage.Returns)
 
 	st := statusOf(t, p, "mem")
@@ -81,7 +83,7 @@ func TestRegistryPrefixApplies(t *testing.T) {
 	tool, ok := reg.Lookup("tp_mem.echo")
 	require.True(t, ok, "final names follow the registry's prefix")
 	assert.Equal(t, "mem.echo", tool.BaseName)
-	res, err := reg.Invoke(context.Background(), "tp_mem.echo", json.RawMessage(`{"text":"x"}`))
+	res, err := reg.Invoke(callCtx(t), "tp_mem.echo", json.RawMessage(`{"text":"x"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "x", res.Value)
 }
@@ -91,14 +93,14 @@ func TestCallForwardsRawArguments(t *testing.T) {
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
 	raw := `{"z":1,"nested":{"list":[1,"two",null,true]},"big":12345678901234567890}`
-	res, err := reg.Invoke(context.Background(), "mem.raw", json.RawMessage(raw))
+	res, err := reg.Invoke(callCtx(t), "mem.raw", json.RawMessage(raw))
 	require.NoError(t, err)
 	require.True(t, res.Success, res.Error)
 	assert.JSONEq(t, raw, res.Value.(string))
 	assert.Contains(t, res.Value.(string), "12345678901234567890", "numbers reach the remote untouched")
 
 	for _, empty := range []string{"", "null", "  "} {
-		res, err := reg.Invoke(context.Background(), "mem.raw", json.RawMessage(empty))
+		res, err := reg.Invoke(callCtx(t), "mem.raw", json.RawMessage(empty))
 		require.NoError(t, err)
 		assert.JSONEq(t, `{}`, res.Value.(string), "empty arguments %q are sent as {}", empty)
 	}
@@ -108,7 +110,7 @@ func TestCallTextResult(t *testing.T) {
 	reg := newRegistry()
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
-	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"hello","upper":true}`))
+	res, err := reg.Invoke(callCtx(t), "mem.echo", json.RawMessage(`{"text":"hello","upper":true}`))
 	require.NoError(t, err)
 	assert.Equal(t, result.Ok[any]("HELLO"), res)
 }
@@ -117,17 +119,17 @@ func TestCallStructuredResult(t *testing.T) {
 	reg := newRegistry()
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
-	res, err := reg.Invoke(context.Background(), "mem.add", json.RawMessage(`{"a":2,"b":3.5}`))
+	res, err := reg.Invoke(callCtx(t), "mem.add", json.RawMessage(`{"a":2,"b":3.5}`))
 	require.NoError(t, err)
 	require.True(t, res.Success, res.Error)
-	assert.Equal(t, map[string]any{"sum": 5.5}, res.Value)
+	assert.Equal(t, map[string]any{"sum": json.Number("5.5")}, res.Value, "numbers keep their JSON text")
 }
 
 func TestCallRemoteToolErrorIsUpstreamFailure(t *testing.T) {
 	reg := newRegistry()
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
-	res, err := reg.Invoke(context.Background(), "mem.fail", nil)
+	res, err := reg.Invoke(callCtx(t), "mem.fail", nil)
 	require.NoError(t, err, "a tool error is a domain failure, not a protocol failure")
 	assert.False(t, res.Success)
 	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
@@ -138,7 +140,7 @@ func TestCallRemoteProtocolErrorIsError(t *testing.T) {
 	reg := newRegistry()
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
-	_, err := reg.Invoke(context.Background(), "mem.broken", nil)
+	_, err := reg.Invoke(callCtx(t), "mem.broken", nil)
 	require.Error(t, err)
 	var werr *jsonrpc.Error
 	require.True(t, errors.As(err, &werr), "the remote JSON-RPC error is reachable with errors.As: %v", err)
@@ -151,7 +153,7 @@ func TestCallRejectsNonObjectArguments(t *testing.T) {
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
 	for raw, kind := range map[string]string{`[1]`: "an array", `"s"`: "a string", `3`: "a number", `true`: "a boolean", `{`: "malformed JSON"} {
-		res, err := reg.Invoke(context.Background(), "mem.raw", json.RawMessage(raw))
+		res, err := reg.Invoke(callCtx(t), "mem.raw", json.RawMessage(raw))
 		require.NoError(t, err)
 		assert.False(t, res.Success)
 		assert.Equal(t, result.ValidationError, res.ErrorType)
@@ -166,7 +168,7 @@ func TestCallHonoursContextCancellation(t *testing.T) {
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{})
 	tool, ok := reg.Lookup("mem.wait")
 	require.True(t, ok)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		<-started
 		cancel()
@@ -199,7 +201,7 @@ func TestCallTimeoutIsTimeoutFailure(t *testing.T) {
 		mcpproxy.Options{CallTimeout: 1}) // 1ns: the deadline has passed before the answer
 	tool, ok := reg.Lookup("mem.wait")
 	require.True(t, ok)
-	res, err := tool.Handler(context.Background(), &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
+	res, err := tool.Handler(callCtx(t), &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
 	require.NoError(t, err)
 	assert.Equal(t, result.Timeout, res.ErrorType)
 	assert.ErrorIs(t, res.Exception, context.DeadlineExceeded)
@@ -209,11 +211,11 @@ func TestOversizedResultIsUpstreamFailure(t *testing.T) {
 	reg := newRegistry()
 	remote := newMemRemote(testmcp.Options{})
 	newProxy(t, reg, []mcpproxy.Config{{Name: "mem", Transport: remote.factory}}, mcpproxy.Options{MaxResultBytes: 8})
-	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"more than eight bytes"}`))
+	res, err := reg.Invoke(callCtx(t), "mem.echo", json.RawMessage(`{"text":"more than eight bytes"}`))
 	require.NoError(t, err)
 	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
 	assert.Contains(t, res.Error, "exceeds Options.MaxResultBytes (8)")
-	res, err = reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"short"}`))
+	res, err = reg.Invoke(callCtx(t), "mem.echo", json.RawMessage(`{"text":"short"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "short", res.Value)
 }
@@ -272,7 +274,7 @@ func TestNameClashMarksServerError(t *testing.T) {
 	assert.EqualValues(t, 1, remote.connects.Load(), "a clash is not retried automatically")
 
 	// The local tool and the other server are untouched.
-	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{}`))
+	res, err := reg.Invoke(callCtx(t), "mem.echo", json.RawMessage(`{}`))
 	require.NoError(t, err)
 	assert.Equal(t, "local", res.Value)
 	assert.Equal(t, mcpproxy.Connected, statusOf(t, p, "other").State)
@@ -311,10 +313,10 @@ func TestStartFailureMarksDisconnectedAndRegistryWorks(t *testing.T) {
 	assert.Contains(t, logs.String(), "level=WARN")
 	assert.Contains(t, logs.String(), "marked disconnected")
 
-	res, err := reg.Invoke(context.Background(), "hello", nil)
+	res, err := reg.Invoke(callCtx(t), "hello", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "hi", res.Value)
-	res, err = reg.Invoke(context.Background(), "up.echo", json.RawMessage(`{"text":"ok"}`))
+	res, err = reg.Invoke(callCtx(t), "up.echo", json.RawMessage(`{"text":"ok"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "ok", res.Value)
 }
@@ -361,7 +363,7 @@ func TestDisconnectedCallIsUnavailable(t *testing.T) {
 	st := log.waitFor(t, "mem", "disconnected", func(s mcpproxy.Status) bool { return s.State == mcpproxy.Disconnected })
 	assert.NotEmpty(t, st.LastError)
 
-	res, err := reg.Invoke(context.Background(), "mem.echo", json.RawMessage(`{"text":"x"}`))
+	res, err := reg.Invoke(callCtx(t), "mem.echo", json.RawMessage(`{"text":"x"}`))
 	require.NoError(t, err, "a disconnected server is a domain failure")
 	assert.False(t, res.Success)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
@@ -405,7 +407,7 @@ func TestDroppedConnectionReconnectsAndRefreshesPack(t *testing.T) {
 	assert.Contains(t, names, "mem.late")
 	assert.NotContains(t, names, "mem.pid")
 	assert.NotEmpty(t, changed, "registry subscribers were notified")
-	res, err := reg.Invoke(context.Background(), "mem.late", nil)
+	res, err := reg.Invoke(callCtx(t), "mem.late", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "late", res.Value)
 }
@@ -433,6 +435,21 @@ func TestToolListChangedRefreshesPack(t *testing.T) {
 	assert.EqualValues(t, 1, remote.connects.Load(), "refreshed on the same session")
 }
 
+// Every proxy a test makes through newProxy runs with call and connect
+// timeouts of waitBound, so that a hung remote fails the test in seconds
+// rather than after DefaultCallTimeout (5 minutes).
+func TestHelperBoundsEveryCallAndConnection(t *testing.T) {
+	p := newProxy(t, newRegistry(), nil, mcpproxy.Options{})
+	call, connect := mcpproxy.Timeouts(p)
+	assert.Equal(t, waitBound, call)
+	assert.Equal(t, waitBound, connect)
+	p = newProxy(t, newRegistry(), nil, mcpproxy.Options{CallTimeout: -1, ConnectTimeout: time.Second})
+	call, connect = mcpproxy.Timeouts(p)
+	assert.Negative(t, call, "a test may still ask for no call timeout")
+	assert.Equal(t, time.Second, connect)
+	assert.Less(t, waitBound, mcpproxy.DefaultCallTimeout)
+}
+
 func TestRefreshUnknownServer(t *testing.T) {
 	p := newProxy(t, newRegistry(), nil, mcpproxy.Options{})
 	err := p.Refresh("nope")
@@ -449,7 +466,7 @@ func TestCloseStopsGoroutinesAndRemovesTools(t *testing.T) {
 	p, err := mcpproxy.New(context.Background(), reg, []mcpproxy.Config{
 		{Name: "mem", Transport: remote.factory},
 		{Name: "down", Transport: down.factory},
-	}, mcpproxy.Options{Backoff: mcpproxy.Backoff{Initial: waitBound}})
+	}, bounded(mcpproxy.Options{Logger: slog.New(slog.DiscardHandler), Backoff: mcpproxy.Backoff{Initial: waitBound}}))
 	require.NoError(t, err)
 	require.NotEmpty(t, proxiedNames(reg, "mem"))
 	require.Greater(t, runtime.NumGoroutine(), before)
@@ -470,7 +487,7 @@ func TestNewHonoursContext(t *testing.T) {
 	}
 	// The attempt runs on the proxy's own context, so it can only end after
 	// New has seen ctx end and closed the proxy.
-	p, err := mcpproxy.New(ctx, newRegistry(), []mcpproxy.Config{{Name: "slow", Transport: block}}, mcpproxy.Options{})
+	p, err := mcpproxy.New(ctx, newRegistry(), []mcpproxy.Config{{Name: "slow", Transport: block}}, bounded(mcpproxy.Options{}))
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, p)
 }
@@ -489,7 +506,7 @@ func TestCloseEndsCallsInFlight(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := tool.Handler(context.Background(), &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
+		res, err := tool.Handler(callCtx(t), &registry.Call{Tool: tool, Raw: json.RawMessage(`{}`)})
 		done <- outcome{res, err}
 	}()
 	select {

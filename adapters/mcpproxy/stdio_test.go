@@ -1,7 +1,6 @@
 package mcpproxy_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,7 +18,7 @@ import (
 
 func invokePID(t *testing.T, reg *registry.Registry) int {
 	t.Helper()
-	res, err := reg.Invoke(context.Background(), "child.pid", nil)
+	res, err := reg.Invoke(callCtx(t), "child.pid", nil)
 	require.NoError(t, err)
 	require.True(t, res.Success, res.Error)
 	pid, err := strconv.Atoi(res.Value.(string))
@@ -44,13 +43,13 @@ func TestStdioChildProcessKilledAndReconnected(t *testing.T) {
 	assert.Equal(t, "testserver 1.0.0", st.Remote)
 	assert.Len(t, proxiedNames(reg, "child"), len(testmcp.BaseTools()))
 
-	res, err := reg.Invoke(context.Background(), "child.echo", json.RawMessage(`{"text":"over stdio"}`))
+	res, err := reg.Invoke(callCtx(t), "child.echo", json.RawMessage(`{"text":"over stdio"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "over stdio", res.Value)
-	res, err = reg.Invoke(context.Background(), "child.add", json.RawMessage(`{"a":1,"b":2}`))
+	res, err = reg.Invoke(callCtx(t), "child.add", json.RawMessage(`{"a":1,"b":2}`))
 	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"sum": 3.0}, res.Value)
-	_, err = reg.Invoke(context.Background(), "child.broken", nil)
+	assert.Equal(t, map[string]any{"sum": json.Number("3")}, res.Value)
+	_, err = reg.Invoke(callCtx(t), "child.broken", nil)
 	require.Error(t, err)
 
 	// Kill the child; restarts fail while the fail file exists.
@@ -66,7 +65,7 @@ func TestStdioChildProcessKilledAndReconnected(t *testing.T) {
 		return s.State == mcpproxy.Disconnected && s.LastError != "" && s.LastError != "connection closed by the server"
 	})
 
-	res, err = reg.Invoke(context.Background(), "child.echo", json.RawMessage(`{"text":"x"}`))
+	res, err = reg.Invoke(callCtx(t), "child.echo", json.RawMessage(`{"text":"x"}`))
 	require.NoError(t, err)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 	assert.Contains(t, res.Error, `MCP server "child" is disconnected`)

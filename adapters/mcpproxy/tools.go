@@ -1,6 +1,7 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -35,15 +36,23 @@ type remoteTool struct {
 }
 
 // convertTool turns a listed tool into a remoteTool; it returns a reason
-// when the tool must be skipped.
-func convertTool(server string, t *mcp.Tool, maxSchema int) (remoteTool, string) {
+// when the tool must be skipped. Secrets of the server are redacted from
+// the title, the description and the schemas (a remote server may echo a
+// credential anywhere). raw is the tool's raw annotations object when the
+// proxy captured the listing (nil when the tool has none), and known tells
+// whether it did: only then can a stated false readOnlyHint or
+// idempotentHint be told from an absent one.
+func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw json.RawMessage, known bool) (remoteTool, string) {
 	full := ToolName(server, t.Name)
 	if !toolNameRE.MatchString(full) {
 		return remoteTool{}, fmt.Sprintf("name %q does not match [A-Za-z0-9_.-]{1,128}", full)
 	}
-	rt := remoteTool{name: t.Name, title: t.Title, description: t.Description}
+	if red.text(t.Name) != t.Name {
+		return remoteTool{}, "the name contains a secret of the server's configuration"
+	}
+	rt := remoteTool{name: t.Name, title: red.text(t.Title), description: red.text(t.Description)}
 	if rt.title == "" && t.Annotations != nil {
-		rt.title = t.Annotations.Title
+		rt.title = red.text(t.Annotations.Title)
 	}
 	in := t.InputSchema
 	if in == nil {
@@ -56,12 +65,18 @@ func convertTool(server string, t *mcp.Tool, maxSchema int) (remoteTool, string)
 	if len(js) > maxSchema {
 		return remoteTool{}, fmt.Sprintf("input schema of %d bytes exceeds Options.MaxSchemaBytes (%d)", len(js), maxSchema)
 	}
-	inMap, ok := in.(map[string]any)
-	if !ok {
-		_ = json.Unmarshal(js, &inMap)
+	var inMap map[string]any
+	if err := json.Unmarshal(js, &inMap); err != nil {
+		return remoteTool{}, `input schema is not of "type": "object"`
 	}
 	if typ, _ := inMap["type"].(string); typ != "object" {
 		return remoteTool{}, `input schema is not of "type": "object"`
+	}
+	if v, changed := red.value(inMap); changed {
+		inMap = v.(map[string]any)
+		if js, err = json.Marshal(inMap); err != nil {
+			return remoteTool{}, "input schema does not marshal to JSON"
+		}
 	}
 	rt.inputSchema = js
 	var outMap map[string]any
@@ -73,32 +88,84 @@ func convertTool(server string, t *mcp.Tool, maxSchema int) (remoteTool, string)
 		if len(js) > maxSchema {
 			return remoteTool{}, fmt.Sprintf("output schema of %d bytes exceeds Options.MaxSchemaBytes (%d)", len(js), maxSchema)
 		}
+		if v, changed := red.value(t.OutputSchema); changed {
+			if js, err = json.Marshal(v); err != nil {
+				return remoteTool{}, "output schema does not marshal to JSON"
+			}
+		}
 		rt.outputSchema = js
 		_ = json.Unmarshal(js, &outMap)
 	}
-	if a := t.Annotations; a != nil {
-		// ReadOnlyHint and IdempotentHint are plain bools in the SDK, so
-		// "false" and "not stated" are the same (and the protocol default
-		// is false): only true is carried over.
-		if a.ReadOnlyHint {
-			rt.annotations.ReadOnly = new(true)
-		}
-		if a.IdempotentHint {
-			rt.annotations.Idempotent = new(true)
-		}
-		if a.DestructiveHint != nil {
-			rt.annotations.Destructive = new(*a.DestructiveHint)
-		}
-		if a.OpenWorldHint != nil {
-			rt.annotations.OpenWorld = new(*a.OpenWorldHint)
-		}
-	}
+	rt.annotations = convertAnnotations(t.Annotations, raw, known)
 	rt.signature, rt.args = Signature(full, inMap)
 	rt.returns = "str"
 	if outMap != nil {
 		rt.returns = pyType(outMap)
 	}
 	return rt, ""
+}
+
+// convertAnnotations carries the remote hints over. destructiveHint and
+// openWorldHint are pointers in the SDK: nil means not stated. readOnlyHint
+// and idempotentHint are plain booleans there, so they are read from the
+// raw annotations object when the proxy has it (known): a JSON boolean is
+// passed as stated, true or false; an absent (or non-boolean) member stays
+// nil. Without the raw listing only true can be told apart, and false
+// stays nil.
+func convertAnnotations(a *mcp.ToolAnnotations, raw json.RawMessage, known bool) registry.Annotations {
+	var out registry.Annotations
+	if a == nil {
+		return out
+	}
+	if a.DestructiveHint != nil {
+		out.Destructive = new(*a.DestructiveHint)
+	}
+	if a.OpenWorldHint != nil {
+		out.OpenWorld = new(*a.OpenWorldHint)
+	}
+	if !known {
+		if a.ReadOnlyHint {
+			out.ReadOnly = new(true)
+		}
+		if a.IdempotentHint {
+			out.Idempotent = new(true)
+		}
+		return out
+	}
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &members)
+	stated := func(name string) *bool {
+		var b bool
+		if m, ok := members[name]; ok && json.Unmarshal(m, &b) == nil && !bytes.Equal(bytes.TrimSpace(m), []byte("null")) {
+			return new(b)
+		}
+		return nil
+	}
+	out.ReadOnly = stated("readOnlyHint")
+	out.Idempotent = stated("idempotentHint")
+	return out
+}
+
+// rawAnnotations reads the raw tools/list results captured during a
+// listing: each tool's annotations object by tool name (a nil value for a
+// tool without one).
+func rawAnnotations(pages []json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, p := range pages {
+		var page struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				Annotations json.RawMessage `json:"annotations"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(p, &page) != nil {
+			continue
+		}
+		for _, t := range page.Tools {
+			out[t.Name] = t.Annotations
+		}
+	}
+	return out
 }
 
 // Signature derives a Python-style call signature and the argument lines
@@ -253,38 +320,68 @@ func pyRepr(v any) string {
 
 // mapResult turns a remote CallToolResult into a Result: isError → an
 // upstream_failure with the text; structuredContent → the value; otherwise
-// the text content joined by newlines.
-func mapResult(res *mcp.CallToolResult, maxBytes int) result.Result[any] {
+// the text content joined by newlines. raw is the captured raw result (nil
+// when missing): structured content is read from it with json.Number
+// numbers. Secrets of the server are redacted from the text, the value and
+// the error data; sizes are checked before redaction, error texts are cut
+// after it.
+func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red *redactor) result.Result[any] {
 	text := joinContent(res.Content)
+	sv, size, err := structuredContent(res, raw)
+	if err != nil {
+		return result.Failure[any]("the remote structured content does not marshal to JSON", result.UpstreamFailure)
+	}
 	if res.IsError {
 		if text == "" {
 			text = "the remote tool reported an error without text"
 		}
-		if len(text) > maxBytes {
-			text = text[:maxBytes] + " …(truncated)"
-		}
-		f := result.Failure[any](text, result.UpstreamFailure)
-		if res.StructuredContent != nil {
-			f = f.WithErrorData(res.StructuredContent)
+		f := result.Failure[any](cut(red.text(text), maxBytes), result.UpstreamFailure)
+		if sv != nil && size <= maxBytes {
+			v, _ := red.value(sv)
+			f = f.WithErrorData(v)
 		}
 		return f
 	}
-	if res.StructuredContent != nil {
-		js, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return result.Failure[any]("the remote structured content does not marshal to JSON", result.UpstreamFailure)
-		}
-		if len(js) > maxBytes {
+	if sv != nil {
+		if size > maxBytes {
 			return result.Failuref[any](result.UpstreamFailure,
-				"the remote structured content of %d bytes exceeds Options.MaxResultBytes (%d)", len(js), maxBytes)
+				"the remote structured content of %d bytes exceeds Options.MaxResultBytes (%d)", size, maxBytes)
 		}
-		return result.Ok[any](res.StructuredContent)
+		v, _ := red.value(sv)
+		return result.Ok[any](v)
 	}
 	if len(text) > maxBytes {
 		return result.Failuref[any](result.UpstreamFailure,
 			"the remote text result of %d bytes exceeds Options.MaxResultBytes (%d)", len(text), maxBytes)
 	}
-	return result.Ok[any](text)
+	return result.Ok[any](red.text(text))
+}
+
+// structuredContent returns the structured content of a result and its JSON
+// size: decoded from raw with json.Number numbers when raw holds it, the
+// SDK's value (float64 numbers) otherwise; nil when there is none.
+func structuredContent(res *mcp.CallToolResult, raw json.RawMessage) (any, int, error) {
+	if raw != nil {
+		var wire struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if json.Unmarshal(raw, &wire) == nil {
+			sc := bytes.TrimSpace(wire.StructuredContent)
+			if len(sc) > 0 && !bytes.Equal(sc, []byte("null")) {
+				if v, err := decodeNumbers(sc); err == nil {
+					return v, len(sc), nil
+				}
+			}
+		}
+	}
+	if res.StructuredContent == nil {
+		return nil, 0, nil
+	}
+	js, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res.StructuredContent, len(js), nil
 }
 
 // joinContent joins the content items: text as is, embedded text resources

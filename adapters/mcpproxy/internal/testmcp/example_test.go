@@ -30,3 +30,23 @@ func ExampleNew() {
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: HI
 }
+
+// A scripted server answers with exactly the JSON it is given.
+func ExampleRaw() {
+	ctx := context.Background()
+	srv := &testmcp.Raw{
+		Tools: `[{"name":"t","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":false}}]`,
+		Calls: map[string]testmcp.RawAnswer{"t": {Result: `{"content":[{"type":"text","text":"raw"}]}`}},
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, srv, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output: raw
+}

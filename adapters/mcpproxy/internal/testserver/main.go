@@ -3,7 +3,9 @@
 //
 // When the environment variable TESTSERVER_FAILFILE names a file that exists,
 // the server exits with status 3 at start, so that tests can make restarts
-// fail on purpose.
+// fail on purpose. When TESTSERVER_STDERR_LEAK is set, the server first
+// writes the values of the TESTMCP_SECRET* variables to its standard error
+// (as is and split across two lines), as a careless server might.
 package main
 
 import (
@@ -17,6 +19,11 @@ import (
 )
 
 func main() {
+	if os.Getenv("TESTSERVER_STDERR_LEAK") != "" {
+		for _, v := range testmcp.Leaked(nil) {
+			fmt.Fprintf(os.Stderr, "testserver: using %s (split: %s)\n", v, testmcp.Split(v))
+		}
+	}
 	if err := refuseIfFailFile(os.Getenv("TESTSERVER_FAILFILE")); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(3)

@@ -1,0 +1,161 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Secrets are found in the forms a remote or a transport error gives them:
+// split across lines or by JSON escapes, JSON- and URL-escaped, after an
+// authentication scheme, Basic-decoded, and as URL user information.
+func TestRedactorFindsSplitAndEscapedSecrets(t *testing.T) {
+	const (
+		tok  = "PROXY-SECRET-123"
+		odd  = `q"u\o<te>&-9912`
+		user = "tok-as-user-4411"
+		pass = "pass-word-8822"
+	)
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:basic-pass-7733"))
+	r := newRedactor(Config{
+		URL:     "https://" + user + ":" + pass + "@example.invalid/mcp?k=query-val-5544",
+		Headers: map[string]string{"Authorization": "Bearer " + tok, "X-Odd": odd, "X-Basic": "Basic " + basic},
+		Env:     map[string]string{"PEM": "-----BEGIN KEY-----\nMIIBOgIBAAJBAK\n-----END KEY-----"},
+	})
+	oddJSON, _ := json.Marshal(odd)
+	cases := map[string]string{
+		"as is":               "you sent Bearer " + tok,
+		"scheme dropped":      "token " + tok + " refused",
+		"split by a newline":  "token PROXY-SEC\nRET-123 refused",
+		"split by CRLF+space": "token PROXY-\r\n  SECRET-123 refused",
+		"split by JSON \\n":   `{"msg":"token PROXY-SECRET\n-123"}`,
+		"JSON-escaped":        `{"header":` + string(oddJSON) + `}`,
+		"query-escaped":       "sent x-odd=q%22u%5Co%3Cte%3E%26-9912",
+		"basic decoded":       "user alice:basic-pass-7733 denied",
+		"basic password":      "password basic-pass-7733 denied",
+		"url user":            "Post http://" + user + ":***@example.invalid/: refused",
+		"url basic":           "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)),
+		"url query":           "GET /mcp?k=query-val-5544",
+		"multi-line env":      "key: -----BEGIN KEY-----\\nMIIBOgIBAAJBAK\\n-----END KEY-----",
+	}
+	leaks := []string{tok, odd, string(oddJSON[1 : len(oddJSON)-1]), "q%22u%5Co%3Cte%3E%26-9912", "basic-pass-7733", user, pass, "query-val-5544", "MIIBOgIBAAJBAK"}
+	for name, in := range cases {
+		out := r.text(in)
+		assert.Contains(t, out, redacted, name)
+		for _, l := range leaks {
+			assert.NotContains(t, out, l, name)
+			if len(l) >= minSplitLen {
+				assert.NotContains(t, stripSeparators(out), stripSeparators(l), name)
+			}
+		}
+	}
+	assert.Equal(t, "token [REDACTED] refused", r.text("token PROXY-SEC\nRET-123 refused"),
+		"the separators inside a secret go with it; the text around stays")
+}
+
+// Short values are matched exactly only, and text without a secret is left
+// as it is.
+func TestRedactorLeavesOrdinaryTextAlone(t *testing.T) {
+	r := newRedactor(Config{Env: map[string]string{"REGION": "eu-1", "SHORT": "abc", "LONG": "long-secret-value"}})
+	assert.Equal(t, "regions eu -1 and e u-1 stay; abc stays", r.text("regions eu -1 and e u-1 stay; abc stays"))
+	assert.Equal(t, "region [REDACTED]", r.text("region eu-1"))
+	assert.Equal(t, "a long secret value is not the long-secret value", r.text("a long secret value is not the long-secret value"))
+	empty := newRedactor(Config{})
+	assert.Equal(t, "any text", empty.text("any text"))
+}
+
+// Structured values are redacted in strings, keys and numbers that spell a
+// secret; untouched parts are shared.
+func TestRedactValueCoversKeysNumbersAndNesting(t *testing.T) {
+	r := newRedactor(Config{Env: map[string]string{"TOKEN": "tok-secret-1", "PIN": "12345678"}})
+	in := map[string]any{
+		"plain":        "ok",
+		"tok-secret-1": "key",
+		"list":         []any{"x tok-secret-1 y", json.Number("12345678"), 12345678.0, true, nil},
+		"nested":       map[string]any{"deep": []any{map[string]any{"v": "tok-secret-1"}}},
+	}
+	out, changed := r.value(in)
+	require.True(t, changed)
+	js, err := json.Marshal(out)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"plain":"ok","[REDACTED]":"key",
+		"list":["x [REDACTED] y","[REDACTED]","[REDACTED]",true,null],
+		"nested":{"deep":[{"v":"[REDACTED]"}]}}`, string(js))
+	orig, _ := json.Marshal(in)
+	assert.Contains(t, string(orig), "tok-secret-1", "the input is not modified")
+
+	same := map[string]any{"a": []any{"b", json.Number("1")}}
+	v, changed := r.value(same)
+	assert.False(t, changed)
+	assert.Equal(t, same, v)
+	assert.Nil(t, r.rawJSON(json.RawMessage(`{"a":`)), "data that is not JSON is dropped")
+	assert.JSONEq(t, `{"m":"[REDACTED]","n":9007199254740993}`,
+		string(r.rawJSON(json.RawMessage(`{"m":"tok-secret-1","n":9007199254740993}`))))
+}
+
+// A remote error text is redacted before it is cut, so that a secret
+// across the cut cannot leave a piece behind.
+func TestMapResultRedactsBeforeCutting(t *testing.T) {
+	const secret = "PROXY-SECRET-123"
+	r := newRedactor(Config{Headers: map[string]string{"Authorization": "Bearer " + secret}})
+	text := strings.Repeat("x", 20) + secret + strings.Repeat("y", 20)
+	res := mapResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, 25, r)
+	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
+	assert.Equal(t, strings.Repeat("x", 20)+"[REDA …(truncated)", res.Error)
+	for i := minSecretLen; i <= len(secret); i++ {
+		assert.NotContains(t, res.Error, secret[:i])
+	}
+}
+
+// A child's standard error is passed on line by line with secrets
+// redacted, also when a secret arrives in pieces or a line is longer than
+// the buffer; Flush writes the last partial line.
+func TestRedactWriterRedactsChildStderr(t *testing.T) {
+	const secret = "env-secret-value-42"
+	var out bytes.Buffer
+	w := &redactWriter{w: &out, r: newRedactor(Config{Env: map[string]string{"K": secret}})}
+	for _, piece := range []string{"starting with env-sec", "ret-val", "ue-42 now\nsecond line ", "env-secret-value-42"} {
+		n, err := w.Write([]byte(piece))
+		require.NoError(t, err)
+		assert.Equal(t, len(piece), n)
+	}
+	assert.Equal(t, "starting with [REDACTED] now\n", out.String(), "only complete lines are written")
+	w.Flush()
+	assert.Equal(t, "starting with [REDACTED] now\nsecond line [REDACTED]", out.String())
+	_, err := w.Write([]byte("late\n"))
+	require.NoError(t, err)
+	assert.NotContains(t, out.String(), "late", "a flushed writer drops later output")
+
+	out.Reset()
+	w = &redactWriter{w: &out, r: w.r}
+	long := strings.Repeat("z", maxStderrLine-5) + secret + strings.Repeat("z", 100)
+	_, err = w.Write([]byte(long))
+	require.NoError(t, err)
+	_, err = w.Write([]byte(" " + secret + "\n"))
+	require.NoError(t, err)
+	w.Flush()
+	assert.NotContains(t, out.String(), secret)
+	assert.Equal(t, strings.Count(out.String(), redacted), 2)
+	assert.Equal(t, len(long)-len(secret)+len(redacted)+len(redacted)+2, out.Len())
+}
+
+// A secret that is part of the marker itself is replaced by another marker
+// that does not hold it, so that redaction never puts a secret back.
+func TestRedactorSecretInsideMarker(t *testing.T) {
+	r := newRedactor(Config{Env: map[string]string{"A": "REDACTED", "B": "HIDDEN"}})
+	assert.Equal(t, "[X]", r.marker)
+	assert.Equal(t, "token [X] and [X]", r.text("token REDACTED and HIDDEN"))
+	r = newRedactor(Config{Env: map[string]string{"A": "EDAC"}})
+	assert.Equal(t, "token [HIDDEN]", r.text("token EDAC"))
+	v, changed := r.value(json.Number("1"))
+	assert.False(t, changed)
+	assert.Equal(t, json.Number("1"), v)
+}
