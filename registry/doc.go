@@ -108,9 +108,9 @@
 // stdout). What each level carries:
 //
 //	TRACE (LevelTrace)  "Tool called: {name}" and "Tool {name} completed successfully"
-//	DEBUG               "Tool {name} returned a failure: {error}" with error_type — the
-//	                    failure text the tool wrote for the model; for invalid
-//	                    arguments only the fields and rules, never the values
+//	DEBUG               "Tool {name} returned a failure: {error_type}" — for invalid
+//	                    arguments the fields and rules; never the failure's text,
+//	                    which is written for the model and may quote arguments
 //	ERROR               "Tool {name} failed: {error}" for a protocol failure (the
 //	                    handler's error as it wrote it; an invalid output as its
 //	                    locations and rules, never the value) and

@@ -32,17 +32,18 @@ func toolName(c *Call) string {
 //   - "Tool {name} completed successfully" at LevelTrace, after a success;
 //   - "Tool {name} failed: {error}" at slog.LevelError for a protocol
 //     failure, and the error is then returned, not swallowed;
-//   - "Tool {name} returned a failure: {error}" at slog.LevelDebug for a
-//     domain failure (bad arguments, not found, …): such failures are the
+//   - "Tool {name} returned a failure: {error_type}" at slog.LevelDebug for
+//     a domain failure (bad arguments, not found, …): such failures are the
 //     model's to read and react to, not an operator's alarm.
 //
 // Every record carries the attribute tool={name}; a domain failure also
-// error_type. Arguments and values are never logged: for a validation
-// failure (args.FieldError list in ErrorData) the logged text names only the
-// fields and rules, since the messages quote the rejected values. The error
-// text of other failures is logged as the tool wrote it. A nil log means
-// slog.Default() at the time Logging is called. Messages are built only when
-// their level is enabled.
+// error_type. Arguments and values are never logged: a domain failure's
+// text is not logged (it is written for the model and often quotes the
+// arguments), and for a validation failure (args.FieldError list in
+// ErrorData) the record names the fields and rules. A protocol failure's
+// error is logged as the handler wrote it: handlers must not put secrets
+// in their errors. A nil log means slog.Default() at the time Logging is
+// called. Messages are built only when their level is enabled.
 func Logging(log *slog.Logger) Middleware {
 	if log == nil {
 		log = slog.Default()
@@ -74,14 +75,17 @@ func Logging(log *slog.Logger) Middleware {
 	}
 }
 
-// failureText is the error text Logging writes for a domain failure. For an
-// argument validation failure it names only the fields and rules: the
-// messages quote parts of the rejected values (`got string "…"`), and
-// arguments are never logged.
+// failureText is the text Logging writes for a domain failure: its error
+// type, and for an argument validation failure the fields and rules. The
+// failure's own text is not logged: it is written for the model and may
+// quote the arguments (`got string "…"`, `no document "…"`).
 func failureText(res result.Result[any]) string {
 	fes, ok := res.ErrorData.([]args.FieldError)
 	if res.ErrorType != result.ValidationError || !ok {
-		return res.Error
+		if res.ErrorType == "" {
+			return "(no error type)"
+		}
+		return string(res.ErrorType)
 	}
 	var b strings.Builder
 	b.WriteString("invalid arguments:")
