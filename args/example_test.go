@@ -42,7 +42,7 @@ func ExampleSchemaFor() {
 	s, err := args.SchemaFor[PingArgs]()
 	fmt.Println(string(s), err)
 	// Output:
-	// {"required":["host"],"additionalProperties":false,"properties":{"count":{"type":["integer","null"],"maximum":10,"minimum":1},"host":{"maxLength":253,"minLength":1,"type":"string"}},"type":"object"} <nil>
+	// {"type":"object","properties":{"host":{"type":"string","minLength":1,"maxLength":253},"count":{"type":["integer","null"],"minimum":1,"maximum":10}},"required":["host"],"additionalProperties":false} <nil>
 }
 
 func ExampleMarkdown() {
