@@ -410,7 +410,7 @@ func (g *outGen) time() time.Time {
 		{},
 		time.Date(2024, 2, 29, 12, 30, 0, 500, time.UTC),
 		time.Date(2006, 1, 2, 15, 4, 5, 0, time.FixedZone("X", 7*3600)),
-		time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("Y", -(23*3600 + 59*60))),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("Y", -(23*3600+59*60))),
 		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
 		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
