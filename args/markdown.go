@@ -126,7 +126,7 @@ func mdNodeType(n *node) string {
 			s = customTypeText(n.custom)
 		}
 	}
-	if n.ptr && !n.rules.required {
+	if n.ptr && !n.rules.required && n.kind != kAny && n.kind != kRaw && !strings.HasSuffix(s, " or null") {
 		s += " or null"
 	}
 	return s
@@ -230,8 +230,11 @@ func mdRules(f *field) []string {
 		if r.required && n.kind == kString && !n.ptr && r.min == nil && r.oneof == nil && r.eq == nil && r.format == nil {
 			c = append(c, "not empty")
 		}
-		if r.required && (n.kind == kInt || n.kind == kUint || n.kind == kFloat) && !n.ptr {
+		if r.required && (n.kind == kInt || n.kind == kUint || n.kind == kFloat) && !n.ptr && !rulesExcludeZero(n, false) {
 			c = append(c, "not 0")
+		}
+		if r.required && (n.kind == kAny || n.kind == kRaw) {
+			c = append(c, "not null")
 		}
 		if len(c) > 0 {
 			out = append(out, prefix+strings.Join(c, ", "))

@@ -80,7 +80,7 @@ func ValidateOutputOf(t reflect.Type, v any) error {
 	if n.ptr {
 		if rv.IsNil() {
 			if !nullableRoot(n) {
-				return &ValidationError{Errors: []FieldError{{Rule: "required", Message: fmt.Sprintf("the result is a nil %s, written as null; a successful result must hold a value (return a failure instead)", t)}}}
+				return &ValidationError{result: true, Errors: []FieldError{{Rule: "required", Message: fmt.Sprintf("the result is a nil %s, written as null; a successful result must hold a value (return a failure instead)", t)}}}
 			}
 			return nil
 		}
@@ -91,7 +91,7 @@ func ValidateOutputOf(t reflect.Type, v any) error {
 	}
 	c.check(rv, n)
 	if len(c.errs) > 0 {
-		return &ValidationError{Errors: c.errs}
+		return &ValidationError{result: true, Errors: c.errs}
 	}
 	return nil
 }

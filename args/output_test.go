@@ -41,6 +41,7 @@ type outAll struct {
 	F32    float32              `json:"f32"`
 	Flag   bool                 `json:"flag" validate:"required"`
 	PStr   *string              `json:"pstr" validate:"omitempty,min=2"`
+	PStr2  *string              `json:"pstr2" validate:"min=2"` // nil is null in a result
 	PReq   *int                 `json:"preq" validate:"required"`
 	POmit  *int                 `json:"pomit,omitempty"`
 	Items  []string             `json:"items" validate:"max=3,dive,min=1"`

@@ -782,7 +782,9 @@ func splitOneOf(param string) ([]string, error) {
 func (b *planBuilder) checkPosition(n *node, where string) error {
 	r := &n.rules
 	if n.ptr {
-		if !r.required && !r.omitempty && len(r.list) > 0 {
+		// In a result a nil pointer is null, which the rules do not
+		// constrain; only arguments keep the validator's reading.
+		if !b.out() && !r.required && !r.omitempty && len(r.list) > 0 {
 			return fmt.Errorf("args: %s: rules reject null/absent for a pointer; start them with omitempty or add required: %w", where, ErrUnsupportedTag)
 		}
 		return nil

@@ -400,7 +400,7 @@ func (sb *schemaBuilder) numberSchema(n *node) obj {
 		c = append(c, kv{"enum", vals})
 	}
 	// required on a number value: the validator rejects 0.
-	if r.required && !n.ptr && !sb.rulesExcludeZero(n) {
+	if r.required && !n.ptr && !rulesExcludeZero(n, sb.out) {
 		c = append(c, kv{"not", obj{{"const", json.Number("0")}}})
 	}
 	return withZero(base, c, r, json.Number("0"))
@@ -408,10 +408,11 @@ func (sb *schemaBuilder) numberSchema(n *node) obj {
 
 // rulesExcludeZero reports whether n's rules (other than required) already
 // reject the zero value.
-func (sb *schemaBuilder) rulesExcludeZero(n *node) bool {
+func rulesExcludeZero(n *node, out bool) bool {
 	probe := *n
+	probe.ptr = false
 	probe.rules.required, probe.rules.omitempty = false, false
-	c := &checker{out: sb.out}
+	c := &checker{out: out}
 	c.check(reflect.Zero(n.t), &probe)
 	return len(c.errs) > 0
 }
