@@ -362,7 +362,7 @@ func (g *outGen) number(v reflect.Value, n *node) {
 	for _, ru := range []*rule{r.min, r.max, r.eq} {
 		if ru != nil {
 			if n.kind == kDuration {
-				add(ru.strs[0])
+				add(ru.nanos)
 			} else {
 				add(ru.param)
 			}

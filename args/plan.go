@@ -86,11 +86,12 @@ type field struct {
 type rule struct {
 	name      string // as written: min, gte, gt, len, eq, oneof, email, …
 	param     string
-	exclusive bool  // gt, lt
-	length    int   // strings, slices, maps: the length parameter
-	num       num   // numbers: the parameter
-	vals      []num // oneof on numbers
-	strs      []string
+	exclusive bool     // gt, lt
+	length    int      // strings, slices, maps: the length parameter
+	num       num      // numbers: the parameter
+	vals      []num    // oneof on numbers
+	strs      []string // oneof: the values as written
+	nanos     string   // a duration bound in a result: its nanoseconds, for the schema
 }
 
 // num is a number parameter in the form the field's type compares.
@@ -693,7 +694,7 @@ func (b *planBuilder) parseParam(n *node, ru *rule) error {
 	ru.num = x
 	if n.kind == kDuration {
 		// The schema states nanoseconds.
-		ru.strs = []string{strconv.FormatInt(x.i, 10)}
+		ru.nanos = strconv.FormatInt(x.i, 10)
 	}
 	return nil
 }
@@ -797,14 +798,7 @@ func (b *planBuilder) checkPosition(n *node, where string) error {
 	default:
 		return nil
 	}
-	c := &checker{out: b.out()}
-	probe := n.rules
-	probe.omitempty, probe.required = false, false
-	saved := n.rules
-	n.rules = probe
-	c.check(reflect.Zero(n.t), n)
-	n.rules = saved
-	if len(c.errs) > 0 {
+	if rulesExcludeZero(n, b.out()) {
 		r.zeroOK = true
 	}
 	return nil

@@ -369,7 +369,7 @@ func (sb *schemaBuilder) numberSchema(n *node) obj {
 	}
 	param := func(ru *rule) json.Number {
 		if n.kind == kDuration {
-			return json.Number(ru.strs[0])
+			return json.Number(ru.nanos)
 		}
 		return json.Number(ru.param)
 	}
