@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sj "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
@@ -83,6 +84,119 @@ type agreeCollections struct {
 
 type agreeEmpty struct{}
 
+// agreeTimes: time.Time and time.Duration, by value, pointer, in
+// collections.
+type agreeTimes struct {
+	At       time.Time                `json:"at"`
+	Due      *time.Time               `json:"due" validate:"required"`
+	Maybe    *time.Time               `json:"maybe"`
+	Every    time.Duration            `json:"every"`
+	Wait     *time.Duration           `json:"wait" validate:"required"`
+	Spans    []time.Duration          `json:"spans" validate:"max=3"`
+	Stamps   map[string]time.Time     `json:"stamps"`
+	MaybeDur *time.Duration           `json:"maybe_dur" validate:"omitempty"`
+	Sched    map[string]time.Duration `json:"sched" validate:"max=2"`
+}
+
+// agreeCustom: types that decode themselves, with and without their own
+// schema; the schemas use constructs tags cannot express.
+type agreeCustom struct {
+	Level   level            `json:"level" description:"How loud"`
+	PLevel  *level           `json:"plevel"`
+	Color   hexColor         `json:"color"`
+	RColor  *hexColor        `json:"rcolor" validate:"required"`
+	Shout   upper            `json:"shout"`
+	Span    span             `json:"span"`
+	Spans   []span           `json:"spans" validate:"max=2"`
+	ByName  map[string]level `json:"by_name"`
+	PShout  *upper           `json:"pshout" validate:"omitempty"`
+	Default hexColor         `json:"default" default:"#00ff00"`
+}
+
+// agreeEmbedBase and friends are embedded as encoding/json flattens them.
+type agreeEmbedBase struct {
+	ID   string `json:"id" validate:"required,max=4"`
+	Note string `json:"note"` // shadowed by agreeEmbedded.Note
+}
+
+// AgreeEmbedPtr is embedded through a pointer (exported, so a decoder
+// can allocate it).
+type AgreeEmbedPtr struct {
+	Rank int    `json:"rank" validate:"gte=0,lte=3"`
+	Tag  string `json:"tag"`
+}
+
+type agreeEmbedA struct {
+	Same string // untagged in both: the two cancel out
+	Deep int    `json:"deep" validate:"lte=5"`
+}
+
+type agreeEmbedB struct {
+	Same string // untagged in both: the two cancel out
+}
+
+type agreeEmbedTagged struct {
+	X int `json:"x" validate:"required,gte=1"` // makes "named" required by itself
+}
+
+type agreeEmbedded struct {
+	agreeEmbedBase
+	*AgreeEmbedPtr
+	agreeEmbedA
+	agreeEmbedB
+	Named agreeEmbedTagged `json:"named"`
+	Note  string           `json:"note" validate:"max=5"` // shadows agreeEmbedBase.Note
+}
+
+// agreeNested: struct values with their own rules, maps and slices of
+// structs.
+type agreeNestedReq struct {
+	Q    string `json:"q" validate:"required,min=2"`
+	Page *int   `json:"page" validate:"omitempty,gte=1"`
+}
+
+type agreeNestedOpt struct {
+	Lo int `json:"lo" validate:"gte=-2,lte=2"`
+}
+
+type agreeNested struct {
+	Must  agreeNestedReq             `json:"must"`
+	Opt   agreeNestedOpt             `json:"opt"`
+	ByKey map[string]agreeNestedReq  `json:"by_key" validate:"max=2"`
+	List  []agreeNestedOpt           `json:"list"`
+	Grid  map[string][]int           `json:"grid" validate:"dive,max=2,dive,gte=0"`
+	Ptrs  map[string]*agreeNestedOpt `json:"ptrs"`
+}
+
+// agreeAnyRaw: any JSON value, kept as decoded or verbatim.
+type agreeAnyRaw struct {
+	Any    any                        `json:"any"`
+	Need   any                        `json:"need" validate:"required"`
+	Raw    json.RawMessage            `json:"raw"`
+	RawReq json.RawMessage            `json:"raw_req" validate:"required"`
+	Meta   map[string]any             `json:"meta" validate:"max=3"`
+	Items  []any                      `json:"items"`
+	Raws   map[string]json.RawMessage `json:"raws"`
+	PRaw   *json.RawMessage           `json:"praw"`
+}
+
+// agreeOmit: omitempty with bounds on values — the zero value, or what the
+// rules accept.
+type agreeOmit struct {
+	Limit int      `json:"limit" validate:"omitempty,min=1,max=25"`
+	Page  int      `json:"page" validate:"omitempty,min=1"`
+	Neg   int      `json:"neg" validate:"omitempty,lt=-2"`
+	Small uint8    `json:"small" validate:"omitempty,gte=10"`
+	Ratio float64  `json:"ratio" validate:"omitempty,gt=0.5"`
+	Name  string   `json:"name" validate:"omitempty,min=3,max=5"`
+	Mail  string   `json:"mail" validate:"omitempty,email"`
+	Kind  string   `json:"kind" validate:"omitempty,oneof=a b"`
+	Fix   int      `json:"fix" validate:"omitempty,eq=3"`
+	Tags  []string `json:"tags" validate:"omitempty,min=1,dive,omitempty,min=2"`
+	Opt   []int    `json:"opt" validate:"omitempty,min=2"`
+	Nums  []int    `json:"nums" validate:"dive,omitempty,gte=5"`
+}
+
 // tester is what both *testing.T and *rapid.T provide.
 type tester interface {
 	Helper()
@@ -107,7 +221,9 @@ func jsonSchemaValidator(t tester, schema []byte) *sj.Schema {
 }
 
 // schemaAccepts reports whether the JSON Schema accepts raw; ok is false
-// when raw is not a single JSON value (then only Decode has an opinion).
+// when raw is not a single JSON value, or has an object with a duplicate
+// key (JSON Schema sees only the last value; strict decoding refuses
+// such input), so only Decode has an opinion.
 func schemaAccepts(s *sj.Schema, raw []byte) (accepts, ok bool) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -118,11 +234,52 @@ func schemaAccepts(s *sj.Schema, raw []byte) (accepts, ok bool) {
 	if _, err := d.Token(); err == nil {
 		return false, false
 	}
+	if hasDuplicateKey(raw) {
+		return false, false
+	}
 	inst, err := sj.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return false, false
 	}
 	return s.Validate(inst) == nil, true
+}
+
+// hasDuplicateKey reports whether any object in raw (valid JSON) has a key
+// twice, comparing keys as decoded strings.
+func hasDuplicateKey(raw []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	var walk func() bool
+	walk = func() bool {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for d.More() {
+				kt, _ := d.Token()
+				k := kt.(string)
+				if seen[k] {
+					return true
+				}
+				seen[k] = true
+				if walk() {
+					return true
+				}
+			}
+			_, _ = d.Token()
+		case json.Delim('['):
+			for d.More() {
+				if walk() {
+					return true
+				}
+			}
+			_, _ = d.Token()
+		}
+		return false
+	}
+	return walk()
 }
 
 type agreeCase struct {
@@ -138,6 +295,12 @@ func agreeCases() []agreeCase {
 		caseOf[agreeCollections]("collections"),
 		caseOf[agreeEmpty]("empty"),
 		caseOf[searchArgs]("search"),
+		caseOf[agreeTimes]("times"),
+		caseOf[agreeCustom]("custom"),
+		caseOf[agreeEmbedded]("embedded"),
+		caseOf[agreeNested]("nested"),
+		caseOf[agreeAnyRaw]("anyraw"),
+		caseOf[agreeOmit]("omit"),
 	}
 }
 
@@ -236,34 +399,35 @@ type gen struct {
 	careful bool
 }
 
-// genObject generates a JSON object for a struct node: mostly well-typed
-// values around every bound, sometimes missing, null, mistyped or extra.
+// object generates a JSON object for a struct node: mostly well-typed
+// values around every bound, sometimes missing, null, mistyped, extra or
+// duplicated.
 func (g *gen) object(n *node, depth int) []byte {
 	t := g.t
 	var b bytes.Buffer
 	b.WriteByte('{')
-	first := true
-	put := func(k string, v []byte) {
-		if !first {
+	var put [][2][]byte
+	add := func(k string, v []byte) {
+		if len(put) > 0 {
 			b.WriteByte(',')
 		}
-		first = false
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
 		b.Write(v)
+		put = append(put, [2][]byte{kb, v})
 	}
 	for _, f := range n.fields {
 		if (g.careful && f.required) || rapid.IntRange(0, 9).Draw(t, "present:"+f.name) != 0 {
 			if f.consent != "" {
 				if g.careful {
-					put(f.name, jsonString(f.consent))
+					add(f.name, jsonString(f.consent))
 					continue
 				}
-				put(f.name, jsonString(rapid.SampledFrom([]string{f.consent, f.consent, f.consent, strings.ToLower(f.consent), ""}).Draw(t, "consent")))
+				add(f.name, jsonString(rapid.SampledFrom([]string{f.consent, f.consent, f.consent, strings.ToLower(f.consent), ""}).Draw(t, "consent")))
 				continue
 			}
-			put(f.name, g.value(f.node, f.required, depth+1))
+			add(f.name, g.value(f.node, f.required, depth+1))
 		}
 	}
 	extra := -1
@@ -272,10 +436,23 @@ func (g *gen) object(n *node, depth int) []byte {
 	}
 	switch extra {
 	case 0:
-		put("unknown_extra", []byte("1"))
+		add("unknown_extra", []byte("1"))
 	case 1:
 		if len(n.fields) > 0 {
-			put(strings.ToUpper(n.fields[0].name), []byte(`"x"`))
+			add(strings.ToUpper(n.fields[0].name), []byte(`"x"`))
+		}
+	case 2, 3:
+		if len(put) > 0 {
+			// A duplicate key, with the same or another value.
+			p := rapid.SampledFrom(put).Draw(t, "dup")
+			v := p[1]
+			if extra == 3 {
+				v = genWrong(t, depth)
+			}
+			b.WriteByte(',')
+			b.Write(p[0])
+			b.WriteByte(':')
+			b.Write(v)
 		}
 	}
 	b.WriteByte('}')
@@ -306,6 +483,27 @@ func (g *gen) value(n *node, required bool, depth int) []byte {
 		return []byte(strconv.FormatBool(rapid.Bool().Draw(t, "bool")))
 	case kInt, kUint, kFloat:
 		return []byte(g.number(n, required))
+	case kTime:
+		if g.careful {
+			return jsonString(rapid.SampledFrom(formatGood["date-time"]).Draw(t, "time"))
+		}
+		return jsonString(rapid.SampledFrom(append(formatPool["date-time"], "now", "", "2006-01-02")).Draw(t, "time"))
+	case kDuration:
+		if g.careful {
+			return jsonString(rapid.SampledFrom(durationGood).Draw(t, "dur"))
+		}
+		return jsonString(rapid.SampledFrom(append(durationBad, durationGood...)).Draw(t, "dur"))
+	case kAny, kRaw:
+		if g.careful && required {
+			return g.anyJSON(depth, false)
+		}
+		return g.anyJSON(depth, true)
+	case kCustom:
+		s := reflect.Zero(n.t).Interface().(sampler)
+		if g.careful {
+			return []byte(rapid.SampledFrom(s.goodSamples()).Draw(t, "custom"))
+		}
+		return []byte(rapid.SampledFrom(append(s.badSamples(), s.goodSamples()...)).Draw(t, "custom"))
 	case kSlice:
 		count := g.count(n.rules)
 		var b bytes.Buffer
@@ -326,7 +524,11 @@ func (g *gen) value(n *node, required bool, depth int) []byte {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(jsonString(fmt.Sprintf("k%d", i)))
+			k := fmt.Sprintf("k%d", i)
+			if !g.careful && i > 0 && rapid.IntRange(0, 9).Draw(t, "mapdup") == 0 {
+				k = "k0"
+			}
+			b.Write(jsonString(k))
 			b.WriteByte(':')
 			b.Write(g.value(n.elem, n.elem.rules.required, depth+1))
 		}
@@ -341,6 +543,52 @@ func (g *gen) value(n *node, required bool, depth int) []byte {
 	return []byte("null")
 }
 
+// anyJSON generates an arbitrary JSON value (any, json.RawMessage).
+func (g *gen) anyJSON(depth int, nullOK bool) []byte {
+	t := g.t
+	leaves := []string{`true`, `false`, `0`, `-1.5e3`, `123456789012345678901234567890`, `"s"`, `""`, `"\u00e9"`, `{}`, `[]`}
+	if nullOK {
+		leaves = append(leaves, `null`)
+	}
+	if depth > 3 {
+		return []byte(rapid.SampledFrom(leaves).Draw(t, "leaf"))
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "anyshape") {
+	case 0:
+		n := rapid.IntRange(0, 3).Draw(t, "anylen")
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = string(g.anyJSON(depth+1, true))
+		}
+		return []byte("[" + strings.Join(parts, ",") + "]")
+	case 1:
+		n := rapid.IntRange(0, 3).Draw(t, "anylen")
+		parts := make([]string, n)
+		for i := range parts {
+			k := fmt.Sprintf("k%d", i)
+			if !g.careful && i > 0 && rapid.IntRange(0, 5).Draw(t, "anydup") == 0 {
+				k = "k0"
+			}
+			parts[i] = fmt.Sprintf("%q:%s", k, g.anyJSON(depth+1, true))
+		}
+		return []byte("{" + strings.Join(parts, ",") + "}")
+	}
+	return []byte(rapid.SampledFrom(leaves).Draw(t, "leaf"))
+}
+
+// sampler is implemented by the custom test types: JSON texts their
+// decoding accepts, and texts it refuses.
+type sampler interface {
+	goodSamples() []string
+	badSamples() []string
+}
+
+var (
+	durationGood = []string{"1m30s", "90s", "1.5h", "250ms", "0", "-2h45m", "1h2m3s4ms5us6ns", "0s", "+3µs", "7μs", "99999h", "01s", "1.000000001s", "-0"}
+	durationBad  = []string{"1d", "5 minutes", "1m30", "", "+", "s", "1.s", ".5s", "100000h", "2562048h", "1h1h1h1h1h1h1h", "1e3s",
+		"1.0000000001s", "1H", " 1s", "1s ", "9999999999s", "1m1m1m1m1m1m", "1_000s", "0x10s"}
+)
+
 func genWrong(t *rapid.T, depth int) []byte {
 	return []byte(rapid.SampledFrom([]string{`"s"`, `""`, `0`, `1.5`, `true`, `false`, `[]`, `{}`, `[1]`, `{"a":1}`, `-1`}).Draw(t, "wrong"))
 }
@@ -350,19 +598,19 @@ func (g *gen) count(r rules) int {
 	if g.careful {
 		lo, hi := 0, 3
 		if r.min != nil {
-			lo, _ = strconv.Atoi(r.min.param)
+			lo = r.min.length
 			if r.min.exclusive {
 				lo++
 			}
 		}
 		if r.max != nil {
-			hi, _ = strconv.Atoi(r.max.param)
+			hi = r.max.length
 			if r.max.exclusive {
 				hi--
 			}
 		}
 		if r.eq != nil {
-			lo, _ = strconv.Atoi(*r.eq)
+			lo = r.eq.length
 			hi = lo
 		}
 		if hi > lo+3 {
@@ -371,10 +619,9 @@ func (g *gen) count(r rules) int {
 		return rapid.IntRange(lo, hi).Draw(t, "count")
 	}
 	cands := []int{0, 1, 2, 3}
-	for _, b := range []*bound{r.min, r.max} {
+	for _, b := range []*rule{r.min, r.max} {
 		if b != nil {
-			v, _ := strconv.Atoi(b.param)
-			cands = append(cands, v-1, v, v+1)
+			cands = append(cands, b.length-1, b.length, b.length+1)
 		}
 	}
 	c := rapid.SampledFrom(cands).Draw(t, "count")
@@ -394,7 +641,7 @@ var (
 		"email":     {"a@b.co", "a.b@c.de", "x+y@ex-ample.com", "A@B.CO"},
 		"uuid":      {"a0000000-0000-0000-0000-000000000000", "A0B1C2D3-E4F5-0000-0000-000000000000"},
 		"url":       {"http://a.com", "https://a.com/x?y#z", "HTTP://A.COM", "http://a.com#frag"},
-		"date-time": {"2006-01-02T15:04:05Z", "2006-01-02T15:04:05.123+07:00", "2006-01-02T15:04:05-00:00"},
+		"date-time": {"2006-01-02T15:04:05Z", "2006-01-02T15:04:05.123+07:00", "2006-01-02T15:04:05-00:00", "2024-02-29T12:00:00.5-03:30"},
 		"date":      {"2006-01-02", "2024-02-29", "2006-12-31"},
 	}
 
@@ -408,38 +655,52 @@ var (
 			"HTTP://A.COM", "http://a.com:99999", "//a.com", "http:a", "ftp://a/b c", "http://a.com/é", "http://é.com", "http://a.com/ x", "h://a", "1http://a.com", "http://a.com#frag", "http://user@a.com", "http://a:b@c.com:80/p?q", "http://a.com/%41"},
 		"date-time": {"2006-01-02T15:04:05Z", "2006-01-02t15:04:05z", "2006-01-02T15:04:05.123+07:00", "2006-01-02T15:04:60Z", "2006-02-30T15:04:05Z", "2006-01-02T15:04:05+24:00",
 			"2006-01-02T15:04:05+23:59", "2006-01-02 15:04:05Z", "2006-01-02T15:04:05", "2016-12-31T23:59:60Z", "2006-01-02T15:04:05.Z", "2006-01-02T15:04:05,5Z", "0000-01-01T00:00:00Z",
-			"2006-01-02T24:00:00Z", "2006-01-02T15:04:05-00:00", "2006-13-02T15:04:05Z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2006-01-02T15:04:05+07:60", "2006-01-02T15:04:05.000000000001Z"},
+			"2006-01-02T24:00:00Z", "2006-01-02T15:04:05-00:00", "2006-13-02T15:04:05Z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2006-01-02T15:04:05+07:60", "2006-01-02T15:04:05.000000000001Z",
+			"2006-01-02T1:04:05Z", "9999-12-31T23:59:59.999999999Z", "2006-01-02T15:04:05+0700"},
 		"date": {"2006-01-02", "2006-02-30", "2006-1-2", "2024-02-29", "2023-02-29", "0000-01-01", "2006-01-02T00:00:00Z", "20060102", "2006-13-01", "2006-12-31", "2006-00-10"},
 	}
 )
 
+// formatKey is the pool key of a format rule.
+func formatKey(ru *rule) string {
+	switch ru.name {
+	case "uri":
+		return "url"
+	case "datetime":
+		if ru.param == time3339 {
+			return "date-time"
+		}
+		return "date"
+	}
+	return ru.name
+}
+
 func (g *gen) str(n *node, required bool) string {
 	t, r := g.t, n.rules
 	if g.careful {
+		if r.zeroOK && rapid.IntRange(0, 3).Draw(t, "zero") == 0 {
+			return ""
+		}
 		switch {
 		case r.oneof != nil:
-			return rapid.SampledFrom(r.oneof).Draw(t, "member")
+			return rapid.SampledFrom(r.oneof.strs).Draw(t, "member")
 		case r.eq != nil:
-			return *r.eq
-		case r.format != "":
-			key := r.format
-			if key == "uri" {
-				key = "url"
-			}
-			return rapid.SampledFrom(formatGood[key]).Draw(t, "good")
+			return r.eq.param
+		case r.format != nil:
+			return rapid.SampledFrom(formatGood[formatKey(r.format)]).Draw(t, "good")
 		}
 		lo, hi := 0, 4
 		if required && !n.ptr {
 			lo = 1
 		}
 		if r.min != nil {
-			lo, _ = strconv.Atoi(r.min.param)
+			lo = r.min.length
 			if r.min.exclusive {
 				lo++
 			}
 		}
 		if r.max != nil {
-			hi, _ = strconv.Atoi(r.max.param)
+			hi = r.max.length
 			if r.max.exclusive {
 				hi--
 			}
@@ -455,30 +716,24 @@ func (g *gen) str(n *node, required bool) string {
 		return string(rs)
 	}
 	var cands []func() string
-	if r.format != "" {
-		key := r.format
-		if key == "uri" {
-			key = "url"
-		}
-		pool := formatPool[key]
+	if r.format != nil {
+		pool := formatPool[formatKey(r.format)]
 		cands = append(cands, func() string { return rapid.SampledFrom(pool).Draw(t, "format") })
 		cands = append(cands, func() string { return rapid.SampledFrom(pool).Draw(t, "format") })
-	}
-	for _, v := range r.oneof {
-		v := v
-		cands = append(cands, func() string { return v })
 	}
 	if r.oneof != nil {
-		cands = append(cands, func() string { return strings.ToUpper(r.oneof[0]) })
+		for _, v := range r.oneof.strs {
+			cands = append(cands, func() string { return v })
+		}
+		cands = append(cands, func() string { return strings.ToUpper(r.oneof.strs[0]) })
 	}
 	if r.eq != nil {
-		cands = append(cands, func() string { return *r.eq }, func() string { return *r.eq + "x" })
+		cands = append(cands, func() string { return r.eq.param }, func() string { return r.eq.param + "x" })
 	}
 	lengths := []int{0, 1, 3}
-	for _, b := range []*bound{r.min, r.max} {
+	for _, b := range []*rule{r.min, r.max} {
 		if b != nil {
-			v, _ := strconv.Atoi(b.param)
-			lengths = append(lengths, v-1, v, v+1)
+			lengths = append(lengths, b.length-1, b.length, b.length+1)
 		}
 	}
 	cands = append(cands, func() string {
@@ -519,16 +774,15 @@ func (g *gen) number(n *node, required bool) string {
 	}
 	edge("0")
 	edge("7")
-	for _, b := range []*bound{n.rules.min, n.rules.max} {
+	for _, b := range []*rule{n.rules.min, n.rules.max, n.rules.eq} {
 		if b != nil {
 			edge(b.param)
 		}
 	}
-	for _, v := range n.rules.oneof {
-		edge(v)
-	}
-	if n.rules.eq != nil {
-		edge(*n.rules.eq)
+	if n.rules.oneof != nil {
+		for _, v := range n.rules.oneof.strs {
+			edge(v)
+		}
 	}
 	if n.kind != kFloat {
 		lo, hi := intRange(n)
@@ -539,7 +793,7 @@ func (g *gen) number(n *node, required bool) string {
 		// float64's range is not in the schema (documented gap).
 		cands = append(cands, "1E400", "-1E400")
 	}
-	cands = append(cands, "1e2", "-0", "0.1", "3.4028235e38", "3.40282357e38", "-3.4028236e38", "1e39", "123456789012345678901234567890")
+	cands = append(cands, "1e2", "-0", "0.1", "3.4028235e38", "3.40282357e38", "-3.4028236e38", "1e39", "123456789012345678901234567890", "0e5000", "1e-5000")
 	s := rapid.SampledFrom(cands).Draw(t, "number")
 	if strings.Contains(s, "/") {
 		// RatString of a non-integer: render as a decimal.
@@ -554,11 +808,14 @@ func (n *node) String() string { return n.t.String() }
 // carefulNumber picks a number inside every bound of n.
 func (g *gen) carefulNumber(n *node, required bool) string {
 	t, r := g.t, n.rules
+	if r.zeroOK && rapid.IntRange(0, 3).Draw(t, "zero") == 0 {
+		return "0"
+	}
 	if r.oneof != nil {
-		return rapid.SampledFrom(r.oneof).Draw(t, "member")
+		return rapid.SampledFrom(r.oneof.strs).Draw(t, "member")
 	}
 	if r.eq != nil {
-		return *r.eq
+		return r.eq.param
 	}
 	lo, hi := big.NewRat(-10, 1), big.NewRat(10, 1)
 	if n.kind == kUint {
@@ -582,6 +839,9 @@ func (g *gen) carefulNumber(n *node, required bool) string {
 		if r.max.exclusive {
 			hi.Sub(hi, step)
 		}
+	}
+	if hl := new(big.Rat).Add(lo, big.NewRat(20, 1)); hi.Cmp(hl) > 0 {
+		hi = hl
 	}
 	var cands []string
 	for v := new(big.Rat).Set(lo); v.Cmp(hi) <= 0 && len(cands) < 12; v = new(big.Rat).Add(v, step) {

@@ -16,15 +16,21 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// ValidationError lists every violation found in one call's arguments.
+// ValidationError lists every violation found in one call's arguments (or,
+// from ValidateOutput, in one result).
 type ValidationError struct {
 	// Errors holds one entry per violation, in the order found.
 	Errors []FieldError
+
+	result bool // from ValidateOutput: says "invalid result"
 }
 
 // Error joins every field error on one line.
 func (e *ValidationError) Error() string {
 	s := "invalid arguments:"
+	if e.result {
+		s = "invalid result:"
+	}
 	for i, fe := range e.Errors {
 		if i > 0 {
 			s += ";"

@@ -47,10 +47,10 @@ func (Consent[P]) isConsent() {}
 var typeConsentField = reflect.TypeFor[consentField]()
 
 // ConsentPhrase reports whether t (or the struct type t, through its
-// fields) requires a consent phrase, and which. For a Consent type it
-// returns that type's phrase; for a struct (or pointer to struct) it
-// returns the phrase of its first Consent field. A registry uses it to
-// mark such tools destructive.
+// fields, promoted ones included) requires a consent phrase, and which. For
+// a Consent type it returns that type's phrase; for a struct (or pointer to
+// struct) it returns the phrase of its first Consent field. A registry uses
+// it to mark such tools destructive.
 func ConsentPhrase(t reflect.Type) (string, bool) {
 	if t == nil {
 		return "", false
@@ -65,8 +65,9 @@ func ConsentPhrase(t reflect.Type) (string, bool) {
 	if t.Kind() != reflect.Struct {
 		return "", false
 	}
-	for i := 0; i < t.NumField(); i++ {
-		ft := t.Field(i).Type
+	visible, _ := jsonFields(t)
+	for _, f := range visible {
+		ft := f.sf.Type
 		if ft.Implements(typeConsentField) && ft.Kind() == reflect.String {
 			p, err := phraseOf(ft)
 			return p, err == nil

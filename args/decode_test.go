@@ -147,7 +147,7 @@ func TestDecodeRootMustBeObject(t *testing.T) {
 		`"x"`:    "got a string",
 		"42":     "got a number",
 		"true":   "got a boolean",
-		"\x00{}": "invalid JSON",
+		"\x00{}": "not valid JSON at byte 0",
 	}
 	for body, want := range cases {
 		ve := decodeErr(t, body)

@@ -1,9 +1,11 @@
 package args_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/toolpack-go/toolpack/args"
 )
@@ -42,7 +44,7 @@ func ExampleSchemaFor() {
 	s, err := args.SchemaFor[PingArgs]()
 	fmt.Println(string(s), err)
 	// Output:
-	// {"required":["host"],"additionalProperties":false,"properties":{"count":{"type":["integer","null"],"maximum":10,"minimum":1},"host":{"maxLength":253,"minLength":1,"type":"string"}},"type":"object"} <nil>
+	// {"type":"object","properties":{"host":{"type":"string","minLength":1,"maxLength":253},"count":{"type":["integer","null"],"minimum":1,"maximum":10}},"required":["host"],"additionalProperties":false} <nil>
 }
 
 func ExampleMarkdown() {
@@ -113,4 +115,88 @@ func ExampleFailure() {
 	fmt.Println(out)
 	// Output:
 	// {"success":false,"error":"invalid arguments: query: is required and must not be empty","error_type":"validation_error","error_data":[{"field":"query","rule":"required","message":"is required and must not be empty"}]}
+}
+
+// Times are RFC 3339 strings and durations Go duration strings ("1m30s");
+// a bad value is a field error that says which form is expected.
+func ExampleDecode_timeAndDuration() {
+	type ScheduleArgs struct {
+		At    time.Time     `json:"at"`
+		Every time.Duration `json:"every"`
+	}
+	a, err := args.Decode[ScheduleArgs]([]byte(`{"at":"2024-02-29T12:00:00Z","every":"1m30s"}`), args.DecodeOptions{})
+	fmt.Println(a.At.Format(time.DateOnly), a.Every, err)
+	_, err = args.Decode[ScheduleArgs]([]byte(`{"at":"tomorrow","every":"90 seconds","every":"90s"}`), args.DecodeOptions{})
+	var ve *args.ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Errors {
+			fmt.Printf("%s (%s): %s\n", fe.Field, fe.Rule, fe.Message)
+		}
+	}
+	// Output:
+	// 2024-02-29 1m30s <nil>
+	// at (type): expected an RFC 3339 date-time string such as "2006-01-02T15:04:05Z" (or with an offset like +07:00), got string "tomorrow"
+	// every (type): expected a duration string such as "1m30s" (numbers with units h, m, s, ms, us, ns), got string "90 seconds"
+	// every (duplicate_key): appears more than once in this object; send each key once
+}
+
+// Priority decodes itself; its JSONSchema method states what it accepts,
+// including null, which tags cannot express for a value field.
+type Priority struct{ Level string }
+
+// UnmarshalJSON accepts "low", "high" or null.
+func (p *Priority) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"low"`, `"high"`:
+		p.Level = strings.Trim(string(b), `"`)
+	case `null`:
+		p.Level = ""
+	default:
+		return fmt.Errorf("want \"low\", \"high\" or null")
+	}
+	return nil
+}
+
+// JSONSchema returns the schema of Priority's JSON form.
+func (Priority) JSONSchema() json.RawMessage {
+	return json.RawMessage(`{"type":["string","null"],"enum":["low","high",null]}`)
+}
+
+func ExampleSchemaProvider() {
+	type TicketArgs struct {
+		Priority Priority `json:"priority" description:"How urgent"`
+	}
+	s, _ := args.SchemaFor[TicketArgs]()
+	fmt.Println(string(s))
+	_, err := args.Decode[TicketArgs]([]byte(`{"priority":"urgent"}`), args.DecodeOptions{})
+	fmt.Println(err)
+	// Output:
+	// {"type":"object","properties":{"priority":{"type":["string","null"],"enum":["low","high",null],"description":"How urgent"}},"additionalProperties":false}
+	// invalid arguments: priority: invalid value: want "low", "high" or null
+}
+
+func ExampleOutputSchemaFor() {
+	type Hit struct {
+		URL   string   `json:"url" validate:"required,url"`
+		Score float64  `json:"score" validate:"gte=0,lte=1"`
+		Tags  []string `json:"tags,omitempty"`
+	}
+	s, _ := args.OutputSchemaFor[[]Hit]()
+	fmt.Println(string(s))
+	// Output:
+	// {"type":["array","null"],"items":{"type":"object","properties":{"url":{"type":"string","format":"uri","pattern":"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\s]+([/?#]\\S*)?$"},"score":{"type":"number","minimum":0,"maximum":1},"tags":{"type":"array","items":{"type":"string"}}},"required":["url","score"],"additionalProperties":false}}
+}
+
+func ExampleValidateOutput() {
+	type Stats struct {
+		Words int           `json:"words" validate:"min=1"`
+		Took  time.Duration `json:"took_ns"`
+	}
+	fmt.Println(args.ValidateOutput(Stats{Words: 3, Took: time.Millisecond}))
+	fmt.Println(args.ValidateOutput(Stats{}))
+	fmt.Println(args.ValidateOutput((*Stats)(nil)))
+	// Output:
+	// <nil>
+	// invalid result: words: must be at least 1
+	// invalid result: the result is a nil *args_test.Stats, written as null; a successful result must hold a value (return a failure instead)
 }

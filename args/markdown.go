@@ -33,7 +33,7 @@ func MarkdownOf(t reflect.Type) (string, error) {
 		}
 		p.md = b.String()
 	})
-	return p.md, p.mdErr
+	return p.md, nil
 }
 
 func writeFields(b *strings.Builder, n *node, depth int) {
@@ -54,11 +54,11 @@ func writeFields(b *strings.Builder, n *node, depth int) {
 			parts = append(parts, strings.TrimSuffix(oneLine(f.desc), "."))
 		}
 		parts = append(parts, mdRules(f)...)
-		if f.hasDef {
-			parts = append(parts, "Default: `"+string(f.def.(json.RawMessage))+"`")
+		if f.def != nil {
+			parts = append(parts, "Default: `"+string(f.def)+"`")
 		}
-		if f.hasEx {
-			parts = append(parts, "Example: `"+string(f.example.(json.RawMessage))+"`")
+		if f.example != nil {
+			parts = append(parts, "Example: `"+string(f.example)+"`")
 		}
 		if len(parts) > 0 {
 			b.WriteString(": ")
@@ -93,27 +93,69 @@ func mdNodeType(n *node) string {
 	var s string
 	switch {
 	case n.rules.oneof != nil:
-		vals := make([]string, len(n.rules.oneof))
-		for i, v := range n.rules.oneof {
+		vals := make([]string, len(n.rules.oneof.strs))
+		for i, v := range n.rules.oneof.strs {
 			vals[i] = literal(n, v)
 		}
 		s = strings.Join(vals, " | ")
 	case n.rules.eq != nil && n.kind != kSlice && n.kind != kMap:
-		s = literal(n, *n.rules.eq)
+		s = literal(n, n.rules.eq.param)
 	default:
 		switch n.kind {
 		case kSlice:
 			s = "array of " + mdNodeType(n.elem)
 		case kMap:
 			s = "object of " + mdNodeType(n.elem)
-		default:
-			s = string(jsonType(n))
+		case kString:
+			s = "string"
+		case kBool:
+			s = "boolean"
+		case kInt, kUint:
+			s = "integer"
+		case kFloat:
+			s = "number"
+		case kStruct:
+			s = "object"
+		case kTime:
+			s = "string (date-time)"
+		case kDuration:
+			s = "string (duration)"
+		case kAny, kRaw:
+			s = "any JSON value"
+		case kCustom:
+			s = customTypeText(n.custom)
 		}
 	}
-	if n.ptr && !n.rules.required {
+	if n.ptr && !n.rules.required && n.kind != kAny && n.kind != kRaw && !strings.HasSuffix(s, " or null") {
 		s += " or null"
 	}
 	return s
+}
+
+// customTypeText renders the "type" of a type's own schema ("string",
+// "string or null"), or "JSON value" when it has none.
+func customTypeText(ct *customType) string {
+	v, ok := ct.schema.get("type")
+	if !ok {
+		return "JSON value"
+	}
+	var one string
+	var many []string
+	switch x := v.(type) {
+	case string:
+		one = x
+	case json.RawMessage:
+		if json.Unmarshal(x, &one) != nil && json.Unmarshal(x, &many) != nil {
+			return "JSON value"
+		}
+	}
+	if one != "" {
+		return one
+	}
+	if len(many) == 0 {
+		return "JSON value"
+	}
+	return strings.Join(many, " or ")
 }
 
 func literal(n *node, v string) string {
@@ -161,26 +203,38 @@ func mdRules(f *field) []string {
 			}
 		}
 		if r.eq != nil && unit != "" && n.kind != kString {
-			c = append(c, "exactly "+qty(*r.eq, unit))
+			c = append(c, "exactly "+qty(r.eq.param, unit))
 		}
-		switch r.format {
-		case "":
-		case "email":
-			c = append(c, "an email address")
-		case "uuid":
-			c = append(c, "a UUID")
-		case "url", "uri":
-			c = append(c, "an absolute URL (scheme://host…)")
-		case "date-time":
-			c = append(c, "an RFC 3339 date-time")
-		case "date":
-			c = append(c, "a date (YYYY-MM-DD)")
+		if r.format != nil {
+			switch r.format.name {
+			case "email":
+				c = append(c, "an email address")
+			case "uuid":
+				c = append(c, "a UUID")
+			case "url", "uri":
+				c = append(c, "an absolute URL (scheme://host…)")
+			case "datetime":
+				if r.format.param == time3339 {
+					c = append(c, "an RFC 3339 date-time")
+				} else {
+					c = append(c, "a date (YYYY-MM-DD)")
+				}
+			}
 		}
-		if r.required && n.kind == kString && !n.ptr && r.min == nil && r.oneof == nil && r.eq == nil && r.format == "" {
+		switch n.kind {
+		case kTime:
+			c = append(c, "an RFC 3339 date-time such as 2006-01-02T15:04:05Z")
+		case kDuration:
+			c = append(c, "a duration such as 1m30s (units h, m, s, ms, us, ns)")
+		}
+		if r.required && n.kind == kString && !n.ptr && r.min == nil && r.oneof == nil && r.eq == nil && r.format == nil {
 			c = append(c, "not empty")
 		}
-		if r.required && (n.kind == kInt || n.kind == kUint || n.kind == kFloat) && !n.ptr {
+		if r.required && (n.kind == kInt || n.kind == kUint || n.kind == kFloat) && !n.ptr && !rulesExcludeZero(n, false) {
 			c = append(c, "not 0")
+		}
+		if r.required && (n.kind == kAny || n.kind == kRaw) {
+			c = append(c, "not null")
 		}
 		if len(c) > 0 {
 			out = append(out, prefix+strings.Join(c, ", "))

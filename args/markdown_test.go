@@ -3,6 +3,7 @@ package args
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -157,4 +158,25 @@ func TestConsentMisuseIsError(t *testing.T) {
 	}
 	_, err = SchemaFor[nested]()
 	assert.ErrorIs(t, err, ErrUnsupportedType)
+}
+
+// Markdown names the new types in words a model acts on: date-times,
+// durations, any JSON value, a type's own schema type, promoted fields.
+func TestMarkdownNewTypes(t *testing.T) {
+	type mdArgs struct {
+		agreeEmbedBase
+		At    time.Time      `json:"at"`
+		Every *time.Duration `json:"every"`
+		Meta  any            `json:"meta" validate:"required"`
+		Lvl   *level         `json:"lvl"`
+	}
+	md, err := Markdown[mdArgs]()
+	require.NoError(t, err)
+	assert.Equal(t, "## Arguments\n\n"+
+		"- `id` (string, required): At most 4 characters, not empty.\n"+
+		"- `note` (string, optional)\n"+
+		"- `at` (string (date-time), optional): An RFC 3339 date-time such as 2006-01-02T15:04:05Z.\n"+
+		"- `every` (string (duration) or null, optional): A duration such as 1m30s (units h, m, s, ms, us, ns).\n"+
+		"- `meta` (any JSON value, required): Not null.\n"+
+		"- `lvl` (string or null, optional)\n", md)
 }

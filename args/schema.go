@@ -1,13 +1,12 @@
 package args
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"reflect"
 	"strconv"
-
-	"github.com/swaggest/jsonschema-go"
 )
 
 // SchemaFor returns the JSON Schema (draft 2020-12) of A's arguments,
@@ -26,320 +25,424 @@ func SchemaOf(t reflect.Type) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.schemaOnce.Do(func() { p.schema, p.schemaErr = buildSchema(t, p) })
+	return p.schemaJSON()
+}
+
+// schemaBuilds counts schema constructions; tests use it to prove caching.
+var schemaBuilds atomicCounter
+
+func (p *typePlan) schemaJSON() (json.RawMessage, error) {
+	p.schemaOnce.Do(func() {
+		schemaBuilds.add()
+		sb := &schemaBuilder{out: p.mode == modeOutput}
+		var s obj
+		if p.mode == modeOutput {
+			s = sb.root(p.root)
+		} else {
+			s = sb.position(p.root, posCtx{})
+		}
+		var b bytes.Buffer
+		writeJSON(&b, s)
+		p.schema = json.RawMessage(b.Bytes())
+	})
 	return p.schema, p.schemaErr
 }
 
-// schemaBuilds counts schema reflections; tests use it to prove caching.
-var schemaBuilds atomicCounter
-
-type fieldKey struct {
-	name string
-	typ  reflect.Type
-	tag  reflect.StructTag
+// kv is one member of a schema object; obj keeps members in order.
+type kv struct {
+	k string
+	v any // string, bool, json.Number, json.RawMessage, obj, []any, []string
 }
 
-func buildSchema(t reflect.Type, p *typePlan) (json.RawMessage, error) {
-	schemaBuilds.add()
-	// Index the plan's fields by what determines their rules: the Go
-	// field's name, type and tags. Equal keys have equal plans.
-	fields := map[fieldKey]*field{}
-	var index func(n *node)
-	index = func(n *node) {
-		if n == nil {
-			return
-		}
-		for _, f := range n.fields {
-			sf := n.t.Field(f.index)
-			fields[fieldKey{sf.Name, sf.Type, sf.Tag}] = f
-			index(f.node)
-		}
-		index(n.elem)
-	}
-	index(p.root)
+type obj []kv
 
-	var applyErr error
-	r := jsonschema.Reflector{}
-	s, err := r.Reflect(reflect.New(t).Elem().Interface(),
-		jsonschema.InlineRefs,
-		jsonschema.ProcessWithoutTags,
-		func(rc *jsonschema.ReflectContext) { rc.SkipNonConstraints = true },
-		jsonschema.InterceptProp(func(params jsonschema.InterceptPropParams) error {
-			if !params.Processed {
-				return nil
-			}
-			sf := params.Field
-			f, ok := fields[fieldKey{sf.Name, sf.Type, sf.Tag}]
-			if !ok {
-				// Fields the plan skips (unexported, json:"-") never get here.
-				applyErr = fmt.Errorf("args: %s: field %s has no plan: %w", t, sf.Name, ErrUnsupportedType)
-				return applyErr
-			}
-			if err := applyField(params.PropertySchema, f); err != nil {
-				applyErr = err
-				return err
-			}
-			if f.required {
-				params.ParentSchema.Required = append(params.ParentSchema.Required, f.name)
-			}
-			return nil
-		}),
-		jsonschema.InterceptSchema(func(params jsonschema.InterceptSchemaParams) (bool, error) {
-			if !params.Processed {
-				return false, nil
-			}
-			vt := params.Value.Type()
-			for vt.Kind() == reflect.Pointer {
-				vt = vt.Elem()
-			}
-			if vt.Kind() == reflect.Struct {
-				closeObject(params.Schema)
-			}
-			return false, nil
-		}),
-	)
-	if applyErr != nil {
-		return nil, applyErr
+func (o obj) get(k string) (any, bool) {
+	for _, m := range o {
+		if m.k == k {
+			return m.v, true
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("args: schema of %s: %w", t, err)
-	}
-	s.Type = (&jsonschema.Type{}).WithSimpleTypes(jsonschema.Object)
-	s.Title = nil
-	closeObject(&s)
-	out, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("args: schema of %s: %w", t, err)
-	}
-	return out, nil
+	return nil, false
 }
 
-// closeObject makes an object schema strict and gives it a properties
-// member even when it has no fields (providers require it).
-func closeObject(s *jsonschema.Schema) {
-	f := false
-	s.AdditionalProperties = &jsonschema.SchemaOrBool{TypeBoolean: &f}
-	if len(s.Properties) == 0 {
-		s.WithExtraPropertiesItem("properties", map[string]any{})
+func (o obj) set(k string, v any) obj {
+	for i, m := range o {
+		if m.k == k {
+			o[i].v = v
+			return o
+		}
 	}
+	return append(o, kv{k, v})
 }
 
-// applyField sets the property schema of one field from its plan.
-func applyField(s *jsonschema.Schema, f *field) error {
-	if f.consent != "" {
-		*s = jsonschema.Schema{}
-		s.WithType(jsonschema.String.Type())
-		var c any = f.consent
-		s.Const = &c
-	} else if err := applyNode(s, f.node, f.node.rules.required); err != nil {
-		return fmt.Errorf("args: field %q: %w", f.name, err)
-	}
-	s.Title = nil
-	if f.desc != "" {
-		d := f.desc
-		s.Description = &d
-	}
-	if f.hasDef {
-		var d any = f.def
-		s.Default = &d
-	}
-	if f.hasEx {
-		s.Examples = []any{f.example}
-	}
-	return nil
-}
-
-// applyNode writes the type and constraints of n into s, recursing into
-// array items and map values. Keywords swaggest set from its own
-// conventions are replaced: every constraint comes from the plan.
-func applyNode(s *jsonschema.Schema, n *node, required bool) error {
-	// Reset constraint keywords swaggest may have set (e.g. uint minimum).
-	s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum = nil, nil, nil, nil
-	s.Format, s.Pattern, s.Enum, s.Const = nil, nil, nil, nil
-	s.Title, s.Default, s.Examples = nil, nil, nil
-	s.MinLength, s.MaxLength, s.MinItems, s.MaxItems = 0, nil, 0, nil
-	s.MinProperties, s.MaxProperties = 0, nil
-	s.ExtraProperties = nil
-
-	st := jsonType(n)
-	if n.ptr && !required {
-		s.Type = (&jsonschema.Type{}).WithSliceOfSimpleTypeValues(st, jsonschema.Null)
-	} else {
-		s.Type = (&jsonschema.Type{}).WithSimpleTypes(st)
-	}
-	r := n.rules
-	extra := func(k string, v any) { s.WithExtraPropertiesItem(k, v) }
-	switch n.kind {
-	case kString:
-		lo, hi, err := lengthBounds(r)
-		if err != nil {
-			return err
-		}
-		// required on a string value: the validator rejects "".
-		if required && !n.ptr && lo < 1 && r.eq == nil && r.oneof == nil && r.format == "" {
-			lo = 1
-		}
-		if lo > 0 {
-			s.MinLength = lo
-		}
-		if hi != nil {
-			s.MaxLength = hi
-		}
-		if r.eq != nil {
-			var c any = *r.eq
-			s.Const = &c
-		}
-		if r.oneof != nil {
-			for _, v := range r.oneof {
-				s.Enum = append(s.Enum, v)
+func (o obj) without(keys ...string) obj {
+	out := make(obj, 0, len(o))
+	for _, m := range o {
+		drop := false
+		for _, k := range keys {
+			if m.k == k {
+				drop = true
 			}
 		}
-		if r.format != "" {
-			if err := applyFormat(s, r); err != nil {
-				return err
-			}
+		if !drop {
+			out = append(out, m)
 		}
-	case kInt, kUint, kFloat:
-		lo, hi := typeBounds(n)
-		if r.min != nil {
-			k := "minimum"
-			if r.min.exclusive {
-				k = "exclusiveMinimum"
-			}
-			extra(k, json.Number(r.min.param))
-		} else if lo != "" {
-			extra(lowKey(n), json.Number(lo))
-		}
-		if r.max != nil {
-			k := "maximum"
-			if r.max.exclusive {
-				k = "exclusiveMaximum"
-			}
-			extra(k, json.Number(r.max.param))
-		} else if hi != "" {
-			extra(highKey(n), json.Number(hi))
-		}
-		if r.eq != nil {
-			var c any = json.Number(*r.eq)
-			s.Const = &c
-		}
-		if r.oneof != nil {
-			for _, v := range r.oneof {
-				s.Enum = append(s.Enum, json.Number(v))
-			}
-		}
-		// required on a number value: the validator rejects 0.
-		if required && !n.ptr && validate.Var(reflect.Zero(n.t).Interface(), ruleTag(r)) == nil {
-			var zero any = 0
-			s.Not = &jsonschema.SchemaOrBool{TypeObject: &jsonschema.Schema{Const: &zero}}
-		}
-	case kSlice, kMap:
-		lo, hi, err := lengthBounds(r)
-		if err != nil {
-			return err
-		}
-		if r.eq != nil {
-			v, _ := strconv.ParseInt(*r.eq, 10, 64)
-			lo, hi = v, &v
-		}
-		if n.kind == kSlice {
-			s.MinItems, s.MaxItems = lo, hi
-			if s.Items == nil || s.Items.SchemaOrBool == nil || s.Items.SchemaOrBool.TypeObject == nil {
-				return fmt.Errorf("items schema missing for %s: %w", n.t, ErrUnsupportedType)
-			}
-			return applyNode(s.Items.SchemaOrBool.TypeObject, n.elem, n.elem.rules.required)
-		}
-		s.MinProperties, s.MaxProperties = lo, hi
-		if s.AdditionalProperties == nil || s.AdditionalProperties.TypeObject == nil {
-			return fmt.Errorf("value schema missing for %s: %w", n.t, ErrUnsupportedType)
-		}
-		return applyNode(s.AdditionalProperties.TypeObject, n.elem, n.elem.rules.required)
-	case kStruct:
-		closeObject(s)
-	}
-	if n.rules.zeroInEnum {
-		if s.Const != nil {
-			s.Enum, s.Const = []any{*s.Const}, nil
-		}
-		if n.kind == kString {
-			s.Enum = append(s.Enum, "")
-		} else {
-			s.Enum = append(s.Enum, json.Number("0"))
-		}
-	}
-	if n.ptr && !required {
-		// enum and const constrain every type: let null through.
-		if s.Const != nil {
-			s.Enum, s.Const = []any{*s.Const}, nil
-		}
-		if s.Enum != nil {
-			s.Enum = append(s.Enum, nil)
-		}
-	}
-	return nil
-}
-
-// ruleTag renders the rules other than required, to ask the validator
-// whether they already exclude the zero value.
-func ruleTag(r rules) string {
-	var parts []string
-	add := func(s string) { parts = append(parts, s) }
-	if r.min != nil {
-		if r.min.exclusive {
-			add("gt=" + r.min.param)
-		} else {
-			add("gte=" + r.min.param)
-		}
-	}
-	if r.max != nil {
-		if r.max.exclusive {
-			add("lt=" + r.max.param)
-		} else {
-			add("lte=" + r.max.param)
-		}
-	}
-	if r.eq != nil {
-		add("eq=" + *r.eq)
-	}
-	if r.oneof != nil {
-		q := ""
-		for i, v := range r.oneof {
-			if i > 0 {
-				q += " "
-			}
-			q += v
-		}
-		add("oneof=" + q)
-	}
-	out := ""
-	for i, p := range parts {
-		if i > 0 {
-			out += ","
-		}
-		out += p
 	}
 	return out
 }
 
-func lengthBounds(r rules) (lo int64, hi *int64, err error) {
-	if r.min != nil {
-		v, _ := strconv.ParseInt(r.min.param, 10, 64)
-		if r.min.exclusive {
-			v++
+func writeJSON(b *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case obj:
+		b.WriteByte('{')
+		for i, m := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonQuote(m.k))
+			b.WriteByte(':')
+			writeJSON(b, m.v)
 		}
-		lo = v
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, e)
+		}
+		b.WriteByte(']')
+	case []string:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonQuote(e))
+		}
+		b.WriteByte(']')
+	case string:
+		b.Write(jsonQuote(x))
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case json.Number:
+		b.WriteString(string(x))
+	case json.RawMessage:
+		b.Write(x)
+	case nil:
+		b.WriteString("null")
+	default:
+		panic(fmt.Sprintf("args: schema value of type %T", v))
+	}
+}
+
+type schemaBuilder struct {
+	out bool // result schemas
+}
+
+// posCtx is what a position's schema depends on beyond its node.
+type posCtx struct {
+	// omitsNil: (results) the position is a field with json omitempty or
+	// omitzero, so a nil pointer or nil slice/map there is absent, not null.
+	omitsNil bool
+}
+
+// root is a result type's schema: a pointer at the top is not nullable by
+// itself; a nil one is null, which the schema of T decides.
+func (sb *schemaBuilder) root(n *node) obj {
+	c := *n
+	c.ptr = false
+	return sb.position(&c, posCtx{})
+}
+
+// position is the schema of the value at one position (a field, an element,
+// the root): its type, its rules, and null when the position may hold it.
+func (sb *schemaBuilder) position(n *node, pc posCtx) obj {
+	r := &n.rules
+	req := r.required
+	var s obj
+	switch n.kind {
+	case kString:
+		s = sb.stringSchema(n)
+	case kInt, kUint, kFloat:
+		s = sb.numberSchema(n)
+	case kDuration:
+		if sb.out {
+			s = sb.numberSchema(n)
+		} else {
+			s = obj{{"type", "string"}, {"pattern", durationPattern}}
+		}
+	case kBool:
+		s = obj{{"type", "boolean"}}
+		if sb.out && req {
+			s = append(s, kv{"const", true})
+		}
+	case kTime:
+		s = obj{{"type", "string"}, {"format", "date-time"}, {"pattern", dateTimeRule.pattern}}
+	case kAny, kRaw:
+		s = obj{}
+		if req {
+			s = append(s, kv{"not", obj{{"type", "null"}}})
+		}
+		return s
+	case kCustom:
+		s = append(obj{}, n.custom.schema...)
+		switch {
+		case n.ptr && !req && (!sb.out || !pc.omitsNil):
+			return obj{{"anyOf", []any{s, obj{{"type", "null"}}}}}
+		case n.ptr && req && typeMentionsNull(s):
+			return obj{{"allOf", []any{s}}, {"not", obj{{"type", "null"}}}}
+		}
+		return s
+	case kSlice:
+		s = obj{{"type", "array"}}
+		s = append(s, sb.lengthKeys(n, "minItems", "maxItems")...)
+		s = append(s, kv{"items", sb.position(n.elem, posCtx{})})
+	case kMap:
+		s = obj{{"type", "object"}}
+		s = append(s, sb.lengthKeys(n, "minProperties", "maxProperties")...)
+		s = append(s, kv{"additionalProperties", sb.position(n.elem, posCtx{})})
+	case kStruct:
+		s = sb.structSchema(n)
+	}
+
+	nullable := n.ptr
+	if sb.out {
+		nullable = n.ptr && !pc.omitsNil
+		if (n.kind == kSlice || n.kind == kMap) && (n.ptr || !pc.omitsNil) {
+			nullable = true
+		}
+	}
+	if nullable && !req {
+		s = addNull(s)
+	}
+	return s
+}
+
+// addNull lets null through a schema that has a "type".
+func addNull(s obj) obj {
+	for i, m := range s {
+		switch m.k {
+		case "type":
+			s[i].v = []string{m.v.(string), "null"}
+		case "const":
+			s[i] = kv{"enum", []any{m.v, nil}}
+		case "enum":
+			s[i].v = append(m.v.([]any), nil)
+		}
+	}
+	return s
+}
+
+func (sb *schemaBuilder) structSchema(n *node) obj {
+	props := obj{}
+	var req []string
+	for _, f := range n.fields {
+		var ps obj
+		if f.consent != "" {
+			ps = obj{{"type", "string"}, {"const", f.consent}}
+		} else {
+			ps = sb.position(f.node, posCtx{omitsNil: f.omitEmpty || f.omitZero})
+		}
+		ps = withExtras(ps, f)
+		props = append(props, kv{f.name, ps})
+		if f.required {
+			req = append(req, f.name)
+		}
+	}
+	s := obj{{"type", "object"}, {"properties", props}}
+	if len(req) > 0 {
+		s = append(s, kv{"required", req})
+	}
+	return append(s, kv{"additionalProperties", false})
+}
+
+// withExtras merges a field's description, default and example tags into
+// its property schema, replacing the same keywords of a type's own schema.
+func withExtras(s obj, f *field) obj {
+	if f.desc == "" && f.def == nil && f.example == nil {
+		return s
+	}
+	var drop []string
+	if f.desc != "" {
+		drop = append(drop, "description")
+	}
+	if f.def != nil {
+		drop = append(drop, "default")
+	}
+	if f.example != nil {
+		drop = append(drop, "examples")
+	}
+	s = s.without(drop...)
+	if f.desc != "" {
+		s = append(s, kv{"description", f.desc})
+	}
+	if f.def != nil {
+		s = append(s, kv{"default", f.def})
+	}
+	if f.example != nil {
+		s = append(s, kv{"examples", []any{f.example}})
+	}
+	return s
+}
+
+func (sb *schemaBuilder) stringSchema(n *node) obj {
+	r := &n.rules
+	var c obj // constraints
+	lo, hi := -1, -1
+	if r.min != nil {
+		lo = r.min.length
+		if r.min.exclusive {
+			lo++
+		}
 	}
 	if r.max != nil {
-		v, _ := strconv.ParseInt(r.max.param, 10, 64)
+		hi = r.max.length
 		if r.max.exclusive {
-			v--
+			hi--
 		}
-		if v < 0 {
-			return 0, nil, fmt.Errorf("rule lt=%s on a length can never pass: %w", r.max.param, ErrUnsupportedTag)
-		}
-		hi = &v
 	}
-	return lo, hi, nil
+	// required on a string value: the validator rejects "".
+	if r.required && !n.ptr && lo < 1 && r.eq == nil && r.oneof == nil && r.format == nil {
+		lo = 1
+	}
+	if r.format != nil {
+		fr := formatRuleOf(r.format)
+		if fr.format != "" {
+			c = append(c, kv{"format", fr.format})
+		}
+		if fr.pattern != "" {
+			c = append(c, kv{"pattern", fr.pattern})
+		}
+		if fr.maxLen > 0 && (hi < 0 || hi > fr.maxLen) {
+			hi = fr.maxLen
+		}
+	}
+	if lo > 0 {
+		c = append(c, kv{"minLength", json.Number(strconv.Itoa(lo))})
+	}
+	if hi >= 0 {
+		c = append(c, kv{"maxLength", json.Number(strconv.Itoa(hi))})
+	}
+	if r.eq != nil {
+		c = append(c, kv{"const", r.eq.param})
+	}
+	if r.oneof != nil {
+		vals := make([]any, len(r.oneof.strs))
+		for i, v := range r.oneof.strs {
+			vals[i] = v
+		}
+		c = append(c, kv{"enum", vals})
+	}
+	return withZero(obj{{"type", "string"}}, c, r, "")
+}
+
+// withZero combines a type with its constraints; when omitempty lets the
+// zero value skip them (zeroOK), the zero value joins an enum, or the
+// constraints move into anyOf beside {"const": zero}.
+func withZero(base, c obj, r *rules, zero any) obj {
+	if !r.zeroOK {
+		return append(base, c...)
+	}
+	if len(c) == 1 && (c[0].k == "enum" || c[0].k == "const") {
+		vals := []any{c[0].v}
+		if c[0].k == "enum" {
+			vals = append([]any(nil), c[0].v.([]any)...)
+		}
+		return append(base, kv{"enum", append(vals, zero)})
+	}
+	return append(base, kv{"anyOf", []any{obj{{"const", zero}}, c}})
+}
+
+func (sb *schemaBuilder) numberSchema(n *node) obj {
+	r := &n.rules
+	typ := "number"
+	if n.kind != kFloat {
+		typ = "integer"
+	}
+	base := obj{{"type", typ}}
+	var c obj
+	lo, hi := "", ""
+	if !sb.out {
+		lo, hi = typeBounds(n)
+	}
+	param := func(ru *rule) json.Number {
+		if n.kind == kDuration {
+			return json.Number(ru.nanos)
+		}
+		return json.Number(ru.param)
+	}
+	bound := func(ru *rule, incl, excl, implied, impliedKey string) {
+		switch {
+		case ru != nil && ru.exclusive:
+			c = append(c, kv{excl, param(ru)})
+		case ru != nil:
+			c = append(c, kv{incl, param(ru)})
+		case implied != "":
+			// The Go type's range stays outside anyOf: it always applies.
+			base = append(base, kv{impliedKey, json.Number(implied)})
+		}
+	}
+	bound(r.min, "minimum", "exclusiveMinimum", lo, lowKey(n))
+	bound(r.max, "maximum", "exclusiveMaximum", hi, highKey(n))
+	if r.eq != nil {
+		c = append(c, kv{"const", param(r.eq)})
+	}
+	if r.oneof != nil {
+		vals := make([]any, len(r.oneof.strs))
+		for i, v := range r.oneof.strs {
+			vals[i] = json.Number(v)
+			if n.kind == kDuration {
+				vals[i] = json.Number(strconv.FormatInt(r.oneof.vals[i].i, 10))
+			}
+		}
+		c = append(c, kv{"enum", vals})
+	}
+	// required on a number value: the validator rejects 0.
+	if r.required && !n.ptr && !rulesExcludeZero(n, sb.out) {
+		c = append(c, kv{"not", obj{{"const", json.Number("0")}}})
+	}
+	return withZero(base, c, r, json.Number("0"))
+}
+
+// rulesExcludeZero reports whether n's rules (other than required) already
+// reject the zero value.
+func rulesExcludeZero(n *node, out bool) bool {
+	probe := *n
+	probe.ptr = false
+	probe.rules.required, probe.rules.omitempty = false, false
+	c := &checker{out: out}
+	c.check(reflect.Zero(n.t), &probe)
+	return len(c.errs) > 0
+}
+
+func (sb *schemaBuilder) lengthKeys(n *node, minKey, maxKey string) obj {
+	r := &n.rules
+	var s obj
+	lo, hi := -1, -1
+	if r.min != nil {
+		lo = r.min.length
+		if r.min.exclusive {
+			lo++
+		}
+	}
+	if r.max != nil {
+		hi = r.max.length
+		if r.max.exclusive {
+			hi--
+		}
+	}
+	if r.eq != nil {
+		lo, hi = r.eq.length, r.eq.length
+	}
+	if lo > 0 {
+		s = append(s, kv{minKey, json.Number(strconv.Itoa(lo))})
+	}
+	if hi >= 0 {
+		s = append(s, kv{maxKey, json.Number(strconv.Itoa(hi))})
+	}
+	return s
 }
 
 // Limits of float32: ParseFloat(s, 32) accepts exactly the numbers whose
@@ -373,43 +476,4 @@ func highKey(n *node) string {
 		return "exclusiveMaximum"
 	}
 	return "maximum"
-}
-
-func jsonType(n *node) jsonschema.SimpleType {
-	switch n.kind {
-	case kString:
-		return jsonschema.String
-	case kBool:
-		return jsonschema.Boolean
-	case kInt, kUint:
-		return jsonschema.Integer
-	case kFloat:
-		return jsonschema.Number
-	case kSlice:
-		return jsonschema.Array
-	}
-	return jsonschema.Object
-}
-
-// applyFormat maps a string format rule to JSON Schema.
-func applyFormat(s *jsonschema.Schema, r rules) error {
-	fr := formatPatterns[r.format]
-	switch r.format {
-	case "date-time":
-		fr = dateTimeRule
-	case "date":
-		f := "date"
-		s.Format = &f
-		return nil
-	}
-	if fr == nil {
-		return fmt.Errorf("format %q has no mapping: %w", r.format, ErrUnsupportedTag)
-	}
-	f, p := fr.format, fr.pattern
-	s.Format, s.Pattern = &f, &p
-	if fr.maxLen > 0 && (s.MaxLength == nil || *s.MaxLength > int64(fr.maxLen)) {
-		m := int64(fr.maxLen)
-		s.MaxLength = &m
-	}
-	return nil
 }

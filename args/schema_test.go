@@ -2,6 +2,7 @@ package args
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -171,14 +172,27 @@ func TestSchemaUnsupportedTypes(t *testing.T) {
 	}
 	_, err := SchemaFor[rec]()
 	assert.ErrorIs(t, err, ErrRecursiveType)
-	type withAny struct {
-		X any `json:"x"`
+	type withStringer struct {
+		X fmt.Stringer `json:"x"`
 	}
-	_, err = SchemaFor[withAny]()
+	_, err = SchemaFor[withStringer]()
 	assert.ErrorIs(t, err, ErrUnsupportedType)
-	type embedded struct{ filterArgs }
-	_, err = SchemaFor[embedded]()
-	assert.ErrorIs(t, err, ErrEmbedded)
+	assert.Contains(t, err.Error(), "use any (interface{})")
+	type withBytes struct {
+		B []byte `json:"b"`
+	}
+	_, err = SchemaFor[withBytes]()
+	assert.ErrorIs(t, err, ErrUnsupportedType)
+	type withIntKeys struct {
+		M map[int]string `json:"m"`
+	}
+	_, err = SchemaFor[withIntKeys]()
+	assert.ErrorIs(t, err, ErrUnsupportedType)
+	type withChan struct {
+		C chan int `json:"c"`
+	}
+	_, err = SchemaFor[withChan]()
+	assert.ErrorIs(t, err, ErrUnsupportedType)
 	_, err = SchemaOf(reflect.TypeFor[int]())
 	assert.ErrorIs(t, err, ErrNotStruct)
 }

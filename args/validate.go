@@ -1,82 +1,48 @@
 package args
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
-	"sync/atomic"
+	"time"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 )
 
-// Errors returned when an argument type cannot be used. They come wrapped
-// with the struct, field and tag concerned; test them with errors.Is.
+// Errors returned when a type cannot be used. They come wrapped with the
+// struct, field and tag concerned; test them with errors.Is.
 var (
 	// ErrNotStruct: the argument type is not a struct.
 	ErrNotStruct = errors.New("argument type must be a struct")
 	// ErrUnsupportedTag: a validate (or schema) tag has no faithful JSON
 	// Schema mapping, or breaks a rule listed in the package documentation.
 	ErrUnsupportedTag = errors.New("unsupported tag")
-	// ErrUnsupportedType: a field's Go type cannot be decoded strictly.
+	// ErrUnsupportedType: a field's Go type cannot be decoded strictly or
+	// described by a schema.
 	ErrUnsupportedType = errors.New("unsupported field type")
 	// ErrRecursiveType: the type refers to itself; schemas are inlined, so
 	// recursion cannot be expressed.
 	ErrRecursiveType = errors.New("recursive argument type")
-	// ErrEmbedded: embedded (anonymous) struct fields are not supported.
-	ErrEmbedded = errors.New("embedded fields are not supported; give the field a name")
+	// ErrEmbedded: an embedded (anonymous) struct cannot be flattened as
+	// encoding/json does — a promoted field hidden by a name conflict
+	// carries a validate tag, or an embedded pointer to an unexported struct
+	// type would have to be allocated.
+	ErrEmbedded = errors.New("embedded field cannot be used")
 	// ErrBadTagValue: a default or example tag does not parse as the field's
 	// type or breaks the field's rules.
 	ErrBadTagValue = errors.New("bad default or example tag")
 )
 
-// validate is the one validator instance (safe for concurrent use). It
-// reports JSON names in field paths.
-var validate = newValidator()
-
-func newValidator() *validator.Validate {
-	v := validator.New()
-	v.RegisterTagNameFunc(func(sf reflect.StructField) string {
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		switch name {
-		case "-":
-			return ""
-		case "":
-			return sf.Name
-		}
-		return name
-	})
-	// The format rules are narrowed to the strings on which the validator
-	// and JSON Schema's formats agree (see formatPatterns): the built-in
-	// rule of a pristine validator AND the documented pattern.
-	builtin := validator.New()
-	for tag, f := range formatPatterns {
-		tag, f := tag, f
-		if err := v.RegisterValidation(tag, func(fl validator.FieldLevel) bool {
-			if fl.Field().Kind() != reflect.String {
-				return false
-			}
-			s := fl.Field().String()
-			return (f.maxLen == 0 || len(s) <= f.maxLen) && f.re.MatchString(s) && builtin.Var(s, tag) == nil
-		}); err != nil {
-			panic("args: registering format " + tag + ": " + err.Error())
-		}
-	}
-	if err := v.RegisterValidation("datetime", func(fl validator.FieldLevel) bool {
-		if fl.Field().Kind() != reflect.String {
-			return false
-		}
-		s := fl.Field().String()
-		if fl.Param() == time3339 && !dateTimeRule.re.MatchString(s) {
-			return false
-		}
-		return builtin.Var(s, "datetime="+fl.Param()) == nil
-	}); err != nil {
-		panic("args: registering datetime: " + err.Error())
-	}
-	return v
-}
+// builtin is a pristine validator: the format rules (email, url, uri,
+// uuid) are its own, narrowed by formatPatterns.
+var builtin = validator.New()
 
 // formatRule is the narrowing applied to a format rule.
 type formatRule struct {
@@ -100,11 +66,23 @@ var formatPatterns = map[string]*formatRule{
 		pattern: `^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`},
 }
 
-// dateTimeRule narrows datetime=2006-01-02T15:04:05Z07:00 (Go's RFC 3339
-// parser accepts comma fractions and +24:00 offsets, JSON Schema accepts
-// lower-case t/z and leap seconds; neither is in the pattern).
+// dateTimeRule narrows datetime=2006-01-02T15:04:05Z07:00 and time.Time
+// (Go's RFC 3339 parser accepts comma fractions and +24:00 offsets, JSON
+// Schema accepts lower-case t/z and leap seconds; neither is in the
+// pattern).
 var dateTimeRule = &formatRule{format: "date-time",
 	pattern: `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`}
+
+var dateRule = &formatRule{format: "date"}
+
+// durationPattern is the form of a time.Duration argument: up to six
+// components, each a decimal number and a unit (h, m, s, ms, us, µs, ns),
+// or "0". Digit counts are capped (hours 5, minutes 7, others 9 before the
+// point, 9 after) so that no matching string overflows time.Duration;
+// time.ParseDuration accepts every string the pattern matches.
+const durationPattern = `^[-+]?(0|([0-9]{1,5}(\.[0-9]{1,9})?h|[0-9]{1,7}(\.[0-9]{1,9})?m|[0-9]{1,9}(\.[0-9]{1,9})?(s|ms|us|µs|μs|ns)){1,6})$`
+
+var durationRe = regexp.MustCompile(durationPattern)
 
 func init() {
 	for _, f := range formatPatterns {
@@ -113,92 +91,54 @@ func init() {
 	dateTimeRule.re = regexp.MustCompile(dateTimeRule.pattern)
 }
 
-type atomicCounter struct{ n atomic.Int64 }
-
-func (c *atomicCounter) add()       { c.n.Add(1) }
-func (c *atomicCounter) get() int64 { return c.n.Load() }
-
-// checkFieldRules enforces the rules that keep validation and schema in
-// agreement for a field a caller may omit. An omitted field decodes to its
-// zero value (or nil for a pointer), and the schema accepts an omitted
-// optional field, so the validator must accept that value too.
-func checkFieldRules(f *field, where string) error {
-	n := f.node
-	if f.required {
-		return nil
-	}
-	ft := n.t
-	if n.ptr {
-		ft = reflect.PointerTo(n.t)
-	}
-	zero := reflect.Zero(ft).Interface()
-	if n.kind == kStruct && !n.ptr {
-		if err := validate.Struct(zero); err != nil {
-			return fmt.Errorf("args: %s: optional object field %q: its zero value fails the nested rules (%s), so omitting it would be rejected although the schema allows it; use a pointer (*%s): %w",
-				where, f.name, strings.TrimSpace(err.Error()), n.t, ErrUnsupportedTag)
+func formatRuleOf(ru *rule) *formatRule {
+	if ru.name == "datetime" {
+		if ru.param == time3339 {
+			return dateTimeRule
 		}
+		return dateRule
 	}
-	if f.tag == "" || n.rules.zeroInEnum {
-		return nil
-	}
-	tag := f.tag
-	if !n.ptr {
-		// omitempty on a value field would accept an explicit zero that the
-		// schema rejects; judge the tag without it.
-		tag = stripOmitEmpty(tag)
-	}
-	if tag == "" {
-		return nil
-	}
-	if err := validate.Var(zero, tag); err != nil {
-		if n.ptr {
-			return fmt.Errorf("args: %s: optional pointer field %q: rules %q reject nil; add omitempty (validate:\"omitempty,%s\") or required: %w",
-				where, f.name, f.tag, f.tag, ErrUnsupportedTag)
-		}
-		return fmt.Errorf("args: %s: optional field %q: rules %q reject the zero value %s that an omitted field decodes to; add required, use a pointer with omitempty (*%s, validate:\"omitempty,…\"), or relax the rules: %w",
-			where, f.name, f.tag, zeroText(n), n.t, ErrUnsupportedTag)
-	}
-	return nil
+	return formatPatterns[ru.name]
 }
 
-func stripOmitEmpty(tag string) string {
-	// only the head (before dive) applies to the field itself
-	head, tail, dive := strings.Cut(tag, ",dive")
-	parts := strings.Split(head, ",")
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "omitempty" {
-			out = append(out, p)
+// formatOK reports whether s passes a format rule: the validator's own rule
+// (time.Parse for datetime) and the agreement pattern.
+func formatOK(ru *rule, s string) bool {
+	if ru.name == "datetime" {
+		if ru.param == time3339 && !dateTimeRule.re.MatchString(s) {
+			return false
 		}
+		_, err := time.Parse(ru.param, s)
+		return err == nil
 	}
-	s := strings.Join(out, ",")
-	if dive {
-		if s == "" {
-			return "dive" + tail
-		}
-		return s + ",dive" + tail
-	}
-	return s
+	f := formatPatterns[ru.name]
+	return (f.maxLen == 0 || len(s) <= f.maxLen) && f.re.MatchString(s) && builtin.Var(s, ru.name) == nil
 }
 
-func zeroText(n *node) string {
-	switch n.kind {
-	case kString:
-		return `""`
-	case kInt, kUint, kFloat:
-		return "0"
-	case kBool:
-		return "false"
-	case kSlice, kMap:
-		return "nil"
+// parseTime reads a time.Time argument: the date-time pattern and RFC 3339.
+func parseTime(s string) (time.Time, bool) {
+	if !dateTimeRule.re.MatchString(s) {
+		return time.Time{}, false
 	}
-	return "{}"
+	t, err := time.Parse(time.RFC3339, s)
+	return t, err == nil
 }
 
-// Validate runs the validate tags of v (a struct or pointer to struct),
-// plus the consent-phrase check, and returns a *ValidationError listing
-// every violation, or nil. Field paths use JSON names. A type that cannot
-// be planned (see SchemaOf) yields that error instead.
+// parseDuration reads a time.Duration argument: the duration pattern and
+// time.ParseDuration.
+func parseDuration(s string) (time.Duration, bool) {
+	if !durationRe.MatchString(s) {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
+}
+
+// Validate runs the validate tags of v (a struct or pointer to struct) as
+// Decode does for arguments, plus the consent-phrase check, and returns a
+// *ValidationError listing every violation, or nil. Field paths use JSON
+// names. A type that cannot be planned (see SchemaOf) yields that error
+// instead. For a tool's result use ValidateOutput.
 func Validate(v any) error {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
@@ -214,41 +154,382 @@ func Validate(v any) error {
 	if err != nil {
 		return err
 	}
-	var errs []FieldError
-	errs = p.validateValue(rv, v, errs, nil)
-	if len(errs) > 0 {
-		return &ValidationError{Errors: errs}
+	c := &checker{}
+	c.check(rv, p.root)
+	if len(c.errs) > 0 {
+		return &ValidationError{Errors: c.errs}
 	}
 	return nil
 }
 
-// validateValue runs the validator over the struct (ptr is a pointer or the
-// value itself, as handed to validator.Struct) and appends the violations,
-// skipping paths already reported as undecodable (skip).
-func (p *typePlan) validateValue(rv reflect.Value, ptr any, errs []FieldError, skip []string) []FieldError {
-	if err := validate.Struct(ptr); err != nil {
-		var ves validator.ValidationErrors
-		if !errors.As(err, &ves) {
-			return append(errs, FieldError{Rule: "internal", Message: err.Error()})
-		}
-		for _, fe := range ves {
-			path := fieldPath(fe.Namespace(), p.rootName)
-			if skipped(path, skip) {
-				continue
+// checker applies a plan's rules to a Go value, collecting violations with
+// JSON paths. Arguments (out false): an absent field holds its zero value.
+// Results (out true): values are judged as encoding/json writes them.
+type checker struct {
+	out  bool
+	path []seg
+	errs []FieldError
+	skip []string // paths that failed to decode: not checked again
+}
+
+func (c *checker) fail(rule, msg string) {
+	c.errs = append(c.errs, FieldError{Field: renderPath(c.path), Rule: rule, Message: msg})
+}
+
+func (c *checker) push(s seg) { c.path = append(c.path, s) }
+func (c *checker) pop()       { c.path = c.path[:len(c.path)-1] }
+
+// check validates v, a value of the position n describes (a pointer when
+// n.ptr). At most one violation is reported per position, as the
+// validator does: the first rule, in tag order, that fails.
+func (c *checker) check(v reflect.Value, n *node) {
+	if len(c.skip) > 0 && skipped(renderPath(c.path), c.skip) {
+		return
+	}
+	r := &n.rules
+	if n.ptr {
+		if v.IsNil() {
+			if r.required {
+				c.fail("required", "is required")
 			}
-			errs = append(errs, FieldError{Field: path, Rule: fe.Tag(), Message: message(fe)})
+			return
+		}
+		v = v.Elem()
+	}
+	switch n.kind {
+	case kSlice, kMap:
+		if v.IsNil() {
+			if r.required {
+				c.fail("required", "is required")
+				return
+			}
+			if c.out || r.omitempty {
+				// A nil slice or map in a result is null, which length
+				// rules do not constrain.
+				return
+			}
+		}
+	case kFloat:
+		if c.out {
+			if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+				c.fail("type", "is not a finite number; JSON cannot carry NaN or infinities")
+				return
+			}
+		}
+	case kAny:
+		null := v.IsNil()
+		if c.out && !null {
+			if _, err := json.Marshal(v.Interface()); err != nil {
+				c.fail("type", "cannot be written as JSON: "+errText(err))
+				return
+			}
+			null = jsonNull(v.Elem())
+		}
+		if null && r.required {
+			c.fail("required", "is required and must not be null")
+		}
+		return
+	case kRaw:
+		if c.out && !v.IsNil() && !json.Valid(v.Bytes()) {
+			c.fail("type", "is not valid JSON")
+			return
+		}
+		if r.required && (v.IsNil() || string(bytes.TrimSpace(v.Bytes())) == "null") {
+			c.fail("required", "is required and must not be null")
+		}
+		return
+	case kTime:
+		if c.out {
+			if _, err := v.Interface().(time.Time).MarshalJSON(); err != nil {
+				c.fail("type", "cannot be written as an RFC 3339 date-time (the year must be 0–9999 and the zone offset within ±23:59)")
+			}
+		}
+		return
+	case kCustom:
+		if c.out {
+			if _, err := json.Marshal(v.Interface()); err != nil {
+				c.fail("type", "cannot be written as JSON: "+errText(err))
+			}
+		}
+		return
+	}
+	if r.omitempty && !n.ptr && omitZero(v, n) {
+		return
+	}
+	if r.required && !n.ptr {
+		if msg := requiredFails(v, n, c.out); msg != "" {
+			c.fail("required", msg)
+			return
 		}
 	}
-	for _, f := range p.consent {
-		if skipped(f.name, skip) {
-			continue
+	switch n.kind {
+	case kString:
+		s := v.String()
+		if c.out && !utf8.ValidString(s) {
+			s = jsonUTF8(s)
 		}
-		got := rv.Field(f.index).String()
-		if got != f.consent {
-			errs = append(errs, consentError(f, got))
+		for i := range r.list {
+			if !stringPasses(&r.list[i], s) {
+				c.fail(r.list[i].name, message(&r.list[i], n))
+				return
+			}
+		}
+	case kInt, kUint, kFloat, kDuration:
+		for i := range r.list {
+			if !numberPasses(&r.list[i], v, n) {
+				c.fail(r.list[i].name, message(&r.list[i], n))
+				return
+			}
+		}
+	case kSlice, kMap:
+		l := v.Len()
+		for i := range r.list {
+			if !lengthPasses(&r.list[i], l) {
+				c.fail(r.list[i].name, message(&r.list[i], n))
+				return
+			}
+		}
+		if n.kind == kSlice {
+			for i := 0; i < l; i++ {
+				c.push(seg{kind: segIndex, index: i})
+				c.check(v.Index(i), n.elem)
+				c.pop()
+			}
+			return
+		}
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+		for _, k := range keys {
+			c.push(seg{kind: segKey, name: k.String()})
+			c.check(v.MapIndex(k), n.elem)
+			c.pop()
+		}
+	case kStruct:
+		c.fields(v, n)
+	}
+}
+
+// fields checks each JSON property of struct v.
+func (c *checker) fields(v reflect.Value, n *node) {
+	for _, f := range n.fields {
+		fv, ok := fieldRead(v, f.index)
+		c.push(seg{name: f.name})
+		switch {
+		case c.out && (!ok || (f.omitEmpty && emptyValue(fv)) || (f.omitZero && f.isZero(fv))):
+			// Absent from the JSON.
+			if f.required {
+				c.fail("required", "is required")
+			}
+		case f.consent != "":
+			if len(c.skip) > 0 && skipped(f.name, c.skip) {
+				break
+			}
+			if !ok {
+				fv = reflect.Zero(f.typ)
+			}
+			if got := fv.String(); got != f.consent {
+				c.errs = append(c.errs, consentError(f, got))
+			}
+		default:
+			if !ok {
+				fv = reflect.Zero(f.typ)
+			}
+			c.check(fv, f.node)
+		}
+		c.pop()
+	}
+}
+
+// omitZero reports whether omitempty skips the rules for v: the zero value
+// of a string, number, duration or bool (0 and -0 alike), a nil slice or map.
+func omitZero(v reflect.Value, n *node) bool {
+	switch n.kind {
+	case kString:
+		return v.Len() == 0
+	case kInt, kDuration:
+		return v.Int() == 0
+	case kUint:
+		return v.Uint() == 0
+	case kFloat:
+		return v.Float() == 0
+	case kBool:
+		return !v.Bool()
+	case kSlice, kMap:
+		return v.IsNil()
+	case kStruct:
+		return false
+	}
+	return false
+}
+
+// requiredFails returns the message when v, a value (not pointer)
+// position, fails required: an empty string, 0, false (results), a nil
+// slice or map.
+func requiredFails(v reflect.Value, n *node, out bool) string {
+	switch n.kind {
+	case kString:
+		if v.Len() == 0 {
+			return "is required and must not be empty"
+		}
+	case kInt, kDuration:
+		if v.Int() == 0 {
+			return "is required and must not be 0"
+		}
+	case kUint:
+		if v.Uint() == 0 {
+			return "is required and must not be 0"
+		}
+	case kFloat:
+		if v.Float() == 0 {
+			return "is required and must not be 0"
+		}
+	case kBool:
+		if out && !v.Bool() {
+			return "is required: must be true"
 		}
 	}
-	return errs
+	return ""
+}
+
+func stringPasses(ru *rule, s string) bool {
+	switch ru.name {
+	case "min", "gte", "gt", "max", "lte", "lt", "len":
+		return lengthPasses(ru, utf8.RuneCountInString(s))
+	case "eq":
+		return s == ru.param
+	case "oneof":
+		return slices.Contains(ru.strs, s)
+	}
+	return formatOK(ru, s)
+}
+
+func lengthPasses(ru *rule, l int) bool {
+	switch ru.name {
+	case "min", "gte":
+		return l >= ru.length
+	case "gt":
+		return l > ru.length
+	case "max", "lte":
+		return l <= ru.length
+	case "lt":
+		return l < ru.length
+	case "len", "eq":
+		return l == ru.length
+	}
+	return false
+}
+
+func numberPasses(ru *rule, v reflect.Value, n *node) bool {
+	var x num
+	switch n.kind {
+	case kInt, kDuration:
+		x.i = v.Int()
+	case kUint:
+		x.u = v.Uint()
+	case kFloat:
+		x.f = v.Float()
+	}
+	switch ru.name {
+	case "oneof":
+		for _, o := range ru.vals {
+			if cmpNum(n, x, o) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	c := cmpNum(n, x, ru.num)
+	switch ru.name {
+	case "min", "gte":
+		return c >= 0
+	case "gt":
+		return c > 0
+	case "max", "lte":
+		return c <= 0
+	case "lt":
+		return c < 0
+	case "eq":
+		return c == 0
+	}
+	return false
+}
+
+// cmpNum compares two numbers of n's type.
+func cmpNum(n *node, a, b num) int {
+	switch n.kind {
+	case kUint:
+		switch {
+		case a.u < b.u:
+			return -1
+		case a.u > b.u:
+			return 1
+		}
+		return 0
+	case kFloat:
+		switch {
+		case a.f < b.f:
+			return -1
+		case a.f > b.f:
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case a.i < b.i:
+		return -1
+	case a.i > b.i:
+		return 1
+	}
+	return 0
+}
+
+// emptyValue is encoding/json's omitempty test.
+func emptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64,
+		reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// jsonNull reports whether encoding/json writes the value v (the dynamic
+// value of an interface) as null.
+func jsonNull(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		if v.IsNil() {
+			return true
+		}
+		if v.Type() == typeRaw {
+			return string(bytes.TrimSpace(v.Bytes())) == "null"
+		}
+		if v.Kind() == reflect.Interface {
+			return jsonNull(v.Elem())
+		}
+	}
+	return false
+}
+
+// jsonUTF8 is s as encoding/json writes it: each byte of invalid UTF-8
+// becomes U+FFFD.
+func jsonUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 func consentError(f *field, got string) FieldError {
@@ -262,59 +543,36 @@ func consentError(f *field, got string) FieldError {
 
 func skipped(path string, skip []string) bool {
 	for _, s := range skip {
-		if path == s || (strings.HasPrefix(path, s) && (path[len(s)] == '.' || path[len(s)] == '[')) {
+		if path == s || (strings.HasPrefix(path, s) && len(path) > len(s) && (path[len(s)] == '.' || path[len(s)] == '[')) {
 			return true
 		}
 	}
 	return false
 }
 
-// fieldPath turns the validator's namespace ("Args.filter.tags[2]") into a
-// JSON path ("filter.tags[2]").
-func fieldPath(ns, root string) string {
-	if strings.HasPrefix(ns, root) && len(ns) > len(root) && ns[len(root)] == '.' {
-		return ns[len(root)+1:]
-	}
-	if _, rest, ok := strings.Cut(ns, "."); ok {
-		return rest
-	}
-	return ns
-}
-
-// message words a validator failure so a model can fix its call.
-func message(fe validator.FieldError) string {
-	k := fe.Kind()
-	p := fe.Param()
+// message words a failed rule so a model can fix its call.
+func message(ru *rule, n *node) string {
+	p := ru.param
 	unit := ""
-	switch k {
-	case reflect.String:
+	switch n.kind {
+	case kString:
 		unit = " characters"
 		if p == "1" {
 			unit = " character"
 		}
-	case reflect.Slice, reflect.Array:
+	case kSlice:
 		unit = " items"
 		if p == "1" {
 			unit = " item"
 		}
-	case reflect.Map:
+	case kMap:
 		unit = " entries"
 		if p == "1" {
 			unit = " entry"
 		}
 	}
 	isLen := unit != ""
-	switch fe.Tag() {
-	case "required":
-		switch k {
-		case reflect.String:
-			return "is required and must not be empty"
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-			reflect.Float32, reflect.Float64:
-			return "is required and must not be 0"
-		}
-		return "is required"
+	switch ru.name {
 	case "min", "gte":
 		if isLen {
 			return "must have at least " + p + unit
@@ -338,16 +596,15 @@ func message(fe validator.FieldError) string {
 	case "len":
 		return "must have exactly " + p + unit
 	case "eq":
-		if isLen && k != reflect.String {
-			return "must have exactly " + p + unit
-		}
-		if k == reflect.String {
+		if n.kind == kString {
 			return fmt.Sprintf("must be exactly %q", p)
+		}
+		if isLen {
+			return "must have exactly " + p + unit
 		}
 		return "must equal " + p
 	case "oneof":
-		vals, _ := splitOneOf(p)
-		return "must be one of: " + strings.Join(vals, ", ")
+		return "must be one of: " + strings.Join(ru.strs, ", ")
 	case "email":
 		return "must be a valid email address"
 	case "uuid":
@@ -362,5 +619,5 @@ func message(fe validator.FieldError) string {
 		}
 		return "must be an RFC 3339 date-time like 2006-01-02T15:04:05Z"
 	}
-	return "fails rule " + fe.Tag()
+	return "fails rule " + ru.name
 }
