@@ -48,13 +48,13 @@ type ToolOptions struct {
 }
 
 // Func builds a Tool from a typed function. The input schema, the argument
-// Markdown and the description come from A (args.SchemaFor, args.Describe);
-// when R is a struct type its schema (args.SchemaOf) becomes the output
-// schema, and every successful value is validated before it leaves the
-// pipeline (with args.Validate, which agrees with that schema). Because
-// encoding/json writes a nil slice or map as null, optional array and map
-// properties of the output schema also accept null. Raw arguments are
-// decoded with args.Decode into an A.
+// Markdown and the description come from A (args.SchemaFor, args.Describe).
+// The output schema is R's (args.OutputSchemaOf: what encoding/json writes
+// for an R, so a *T result has T's schema and nil collections are null),
+// for every R but interfaces (any) and json.RawMessage, and every
+// successful value is checked before it leaves the pipeline
+// (Tool.CheckOutput, args.ValidateOutputOf, which agrees with that schema).
+// Raw arguments are decoded with args.Decode into an A.
 //
 // When A has an args.Consent field (seed 004 "Explicit Use Pattern"), the
 // description carries the "REQUIRES EXPLICIT USER INSTRUCTION" warning (added
@@ -110,16 +110,13 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 	if _, ok := args.ConsentPhrase(ta); ok && t.Annotations.Destructive == nil {
 		t.Annotations.Destructive = new(true)
 	}
-	if tr.Kind() == reflect.Struct {
-		out, err := args.SchemaOf(tr)
+	if hasOutputSchema(tr) {
+		out, err := args.OutputSchemaOf(tr)
 		if err != nil {
 			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
 		}
-		if out, err = nullableCollections(out); err != nil {
-			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
-		}
 		t.OutputSchema = out
-		t.CheckOutput = args.Validate
+		t.CheckOutput = func(v any) error { return args.ValidateOutputOf(tr, v) }
 	}
 	dec := o.Decode
 	t.Decode = func(raw json.RawMessage) (any, error) {
@@ -141,6 +138,13 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		return res.Any(), nil
 	}
 	return t, nil
+}
+
+// hasOutputSchema reports whether a result type says what its values look
+// like: every supported type but interfaces (any) and json.RawMessage,
+// whose values can be any JSON.
+func hasOutputSchema(t reflect.Type) bool {
+	return t.Kind() != reflect.Interface && t != reflect.TypeFor[json.RawMessage]()
 }
 
 // errNilFunc is recorded by DeclareIn for a nil function.

@@ -56,7 +56,7 @@ func TestFunc_BuildsToolFromTypes(t *testing.T) {
 	desc, err := args.Describe[statsArgs]("Counts the words of a text.")
 	require.NoError(t, err)
 	assert.Equal(t, desc, tool.Description)
-	out, err := args.SchemaOf(reflect.TypeFor[wordStats]())
+	out, err := args.OutputSchemaOf(reflect.TypeFor[wordStats]())
 	require.NoError(t, err)
 	assert.JSONEq(t, string(out), string(tool.OutputSchema))
 	assert.Equal(t, "Count words", tool.Title)
@@ -73,7 +73,35 @@ func TestFunc_BuildsToolFromTypes(t *testing.T) {
 		return result.Ok(a.Text), nil
 	}, ToolOptions{})
 	require.NoError(t, err)
-	assert.Nil(t, str.OutputSchema, "no output schema for a non-struct result")
+	assert.JSONEq(t, `{"type":"string"}`, string(str.OutputSchema), "every result type has its schema")
+
+	list, err := Func("list", func(ctx context.Context, a statsArgs) (result.Result[[]int], error) {
+		return result.Ok([]int{1}), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"type":["array","null"],"items":{"type":"integer"}}`, string(list.OutputSchema))
+
+	ptr, err := Func("ptr", func(ctx context.Context, a statsArgs) (result.Result[*wordStats], error) {
+		return result.Ok(&wordStats{}), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	assert.JSONEq(t, string(tool.OutputSchema), string(ptr.OutputSchema), "Result[*T] has the schema of Result[T]")
+
+	for _, tool := range []func() (*Tool, error){
+		func() (*Tool, error) {
+			return Func("anything", func(context.Context, statsArgs) (result.Result[any], error) { return result.Ok[any](1), nil }, ToolOptions{})
+		},
+		func() (*Tool, error) {
+			return Func("raw", func(context.Context, statsArgs) (result.Result[json.RawMessage], error) {
+				return result.Ok(json.RawMessage(`1`)), nil
+			}, ToolOptions{})
+		},
+	} {
+		got, err := tool()
+		require.NoError(t, err)
+		assert.Nil(t, got.OutputSchema, "%s: values of any shape have no schema", got.Name)
+		assert.Nil(t, got.CheckOutput)
+	}
 }
 
 // A Func tool runs through Invoke with its arguments decoded into A.

@@ -210,69 +210,6 @@ func pointerOf(path string) string {
 	return b.String()
 }
 
-// nullableCollections adapts a schema generated from a Go result type to
-// what encoding/json writes for it: a nil slice or map is written as null,
-// so every array or map property that is not required also accepts null
-// (the validator accepts a nil slice or map unless the field is required).
-// Numbers are kept exact.
-func nullableCollections(src json.RawMessage) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
-	}
-	markNullable(doc)
-	return json.Marshal(doc)
-}
-
-// markNullable walks a schema, widening the type of optional array and map
-// properties to also accept null.
-func markNullable(node any) {
-	m, ok := node.(map[string]any)
-	if !ok {
-		return
-	}
-	if props, ok := m["properties"].(map[string]any); ok {
-		required := map[string]bool{}
-		if req, ok := m["required"].([]any); ok {
-			for _, r := range req {
-				if name, ok := r.(string); ok {
-					required[name] = true
-				}
-			}
-		}
-		for name, p := range props {
-			ps, ok := p.(map[string]any)
-			if !ok || required[name] {
-				continue
-			}
-			_, hasProps := ps["properties"]
-			switch ps["type"] {
-			case "array":
-				ps["type"] = []any{"array", "null"}
-			case "object":
-				if !hasProps {
-					ps["type"] = []any{"object", "null"}
-				}
-			}
-		}
-	}
-	for _, v := range m {
-		switch v := v.(type) {
-		case map[string]any:
-			markNullable(v)
-			for _, p := range v {
-				markNullable(p)
-			}
-		case []any:
-			for _, e := range v {
-				markNullable(e)
-			}
-		}
-	}
-}
-
 // outputStage returns the tool's handler wrapped in output validation:
 // Tool.CheckOutput when set, else the compiled OutputSchema. Tools without
 // either pay nothing.

@@ -112,11 +112,10 @@ func TestDescribeTool(t *testing.T) {
 	assert.Equal(t, new(false), d.Annotations.OpenWorld)
 	assert.Nil(t, d.Annotations.Destructive, "unstated hints stay absent")
 
-	// A string tool has no output schema; the field is absent.
+	// A string tool's value is described as a string.
 	r = do(t, http.MethodGet, srv.URL+"/tools/echo", "", nil)
 	require.Equal(t, http.StatusOK, r.Status)
-	_, has := r.JSON["output_schema"]
-	assert.False(t, has, "%s", r.Body)
+	assert.Equal(t, map[string]any{"type": "string"}, r.JSON["output_schema"], "%s", r.Body)
 }
 
 func TestDescribeUnknownTool(t *testing.T) {
