@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -145,8 +146,12 @@ func (b *binding) close() {
 	}
 }
 
-// sdkTool converts a registry tool to the SDK's tool, keeping the
-// registry's schemas byte for byte.
+// sdkTool converts a registry tool to the SDK's tool. The input schema is
+// kept byte for byte; the output schema is advertised according to the
+// tool's output shape (shapeOf): an object schema as it is, a string
+// schema (a text tool) not at all, any other schema wrapped as the schema
+// of {"value": …} (wrapOutputSchema), so that every structuredContent the
+// handler sends is an object that matches it.
 func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		return nil, err
@@ -158,11 +163,17 @@ func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 		InputSchema: t.InputSchema,
 		Annotations: annotations(t.Annotations),
 	}
-	if len(t.OutputSchema) > 0 {
-		if !json.Valid(t.OutputSchema) {
-			return nil, errors.New("field OutputSchema: expected a JSON Schema, got invalid JSON")
-		}
+	shape, err := shapeOf(t.OutputSchema)
+	if err != nil {
+		return nil, err
+	}
+	switch shape {
+	case shapeObject:
 		st.OutputSchema = t.OutputSchema
+	case shapeWrapped:
+		if st.OutputSchema, err = wrapOutputSchema(t.OutputSchema); err != nil {
+			return nil, err
+		}
 	}
 	return st, nil
 }
@@ -212,14 +223,33 @@ func annotations(a registry.Annotations) *sdk.ToolAnnotations {
 
 var emptyObject = json.RawMessage("{}")
 
-// handler is the SDK raw tool handler for the tool registered as name.
+// handler is the SDK raw tool handler for the tool registered as name,
+// shown with Display d. It puts what the call carries on the context
+// (requestContext) and sends structuredContent in the shape sdkTool
+// advertises for the tool, which follows from the registered tool's output
+// schema, read at the first call so that building a handler costs nothing
+// per tool (a tool the registry no longer has gets ErrUnknownTool from
+// Invoke, whatever the shape).
 func (b *binding) handler(name string, d Display) sdk.ToolHandler {
+	lazy := &struct { // one allocation per handler
+		once  sync.Once
+		shape outputShape
+		err   error
+	}{}
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if !d.valid() {
 			return nil, &jsonrpc.Error{
 				Code:    jsonrpc.CodeInternalError,
 				Message: fmt.Sprintf("mcpserver: tool %q: field Options.Display (or DisplayFor) is %d; expected DisplayEnvelope (0) or DisplayValue (1)", name, int(d)),
 			}
+		}
+		lazy.once.Do(func() {
+			if t, ok := b.reg.Lookup(name); ok {
+				lazy.shape, lazy.err = shapeOf(t.OutputSchema)
+			}
+		})
+		if lazy.err != nil {
+			return nil, b.protocolError(ctx, name, lazy.err)
 		}
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
@@ -228,16 +258,84 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if isAbsent(raw) {
 			raw = emptyObject
 		}
-		res, err := b.reg.Invoke(ctx, name, raw)
+		res, err := b.reg.Invoke(requestContext(ctx, req), name, raw)
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err)
 		}
-		out, err := toCallToolResult(res, d)
+		out, err := toCallToolResult(res, d, lazy.shape)
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err)
 		}
 		return out, nil
 	}
+}
+
+// requestContext returns ctx carrying what a handler may learn about the
+// MCP request (registry.Request): transport "mcp", the session id, and
+// for streamable HTTP the request's headers and the verified bearer token
+// (auth.RequireBearerToken) as registry.AuthInfo. When the client sent a
+// progress token, registry.ReportProgress sends notifications/progress
+// with it on the request's session.
+func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	info := &registry.RequestInfo{Transport: "mcp"}
+	if req == nil {
+		return registry.WithRequest(ctx, info)
+	}
+	info.Request = req
+	if req.Session != nil {
+		info.SessionID = req.Session.ID()
+	}
+	if req.Extra != nil {
+		info.Header = req.Extra.Header
+		info.Auth = authInfo(req.Extra.TokenInfo)
+	}
+	ctx = registry.WithRequest(ctx, info)
+	if req.Session == nil || req.Params == nil {
+		return ctx
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return ctx
+	}
+	return registry.WithProgress(ctx, progressSender(req.Session, token))
+}
+
+// progressSender returns the ProgressFunc of one call: each report becomes
+// a notifications/progress with the client's token, sent on the call's
+// context so that streamable HTTP carries it on the request's stream. MCP
+// requires the progress value to increase with every notification: a
+// report that does not is not sent, and the error says so.
+func progressSender(ss *sdk.ServerSession, token any) registry.ProgressFunc {
+	var (
+		mu   sync.Mutex
+		sent bool
+		last float64
+	)
+	return func(ctx context.Context, p registry.Progress) error {
+		mu.Lock()
+		defer mu.Unlock() // reports of one call go out one at a time, in order
+		if sent && !(p.Progress > last) {
+			return fmt.Errorf("mcpserver: progress %v not sent: MCP requires it to increase on the previous report (%v)", p.Progress, last)
+		}
+		if err := ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
+			ProgressToken: token,
+			Progress:      p.Progress,
+			Total:         p.Total,
+			Message:       p.Message,
+		}); err != nil {
+			return fmt.Errorf("mcpserver: progress notification: %w", err)
+		}
+		sent, last = true, p.Progress
+		return nil
+	}
+}
+
+// authInfo converts the go-sdk's verified token info; nil for none.
+func authInfo(ti *auth.TokenInfo) *registry.AuthInfo {
+	if ti == nil {
+		return nil
+	}
+	return &registry.AuthInfo{Subject: ti.UserID, Scopes: ti.Scopes, Expiration: ti.Expiration, Extra: ti.Extra}
 }
 
 // isAbsent reports whether raw arguments are missing or JSON null.

@@ -36,20 +36,55 @@
 //
 // # Mapping
 //
-//	pipeline outcome                        MCP response
+// What a client receives for each outcome of the pipeline. The text content
+// is what a model reads; structuredContent is for programs, and MCP
+// requires it to be a JSON object. A client that knows a tool's output
+// schema (from tools/list) requires structuredContent on every success and
+// validates it against that schema — the TypeScript SDK rejects the whole
+// call otherwise — so what tools/list advertises and what tools/call sends
+// follow from the same rule: the root "type" of the tool's OutputSchema.
+//
+//	tool's OutputSchema            advertised outputSchema      structuredContent of a success
+//	-----------------------------  ---------------------------  -------------------------------------
+//	"type":"object"                the schema, byte for byte    the value (an object) as it is
+//	"type":"string" (a text tool)  none                         none: the answer is the text
+//	none                           none                         an object value as it is; a number,
+//	                                                            boolean or array as {"value": v};
+//	                                                            none for a string or nil value
+//	any other (a number, boolean,  the wrapper (below)          {"value": v} for every value,
+//	  array, null or union type,                                including a string ({"value":"…"})
+//	  no type, true/false)                                      and nil ({"value":null})
+//
+// The wrapper is the schema of {"value": v}:
+//
+//	{"type":"object","properties":{"value":S},"required":["value"],"additionalProperties":false}
+//
+// with the tool's schema S inside (true becomes {} and false {"not":{}},
+// as clients require object property schemas). S's "$schema" and "$id"
+// move to the wrapper's root and its local references ("$ref":"#/$defs/x",
+// "#") are moved to point under /properties/value, so S means what it
+// meant. A success whose value contradicts an object schema (not an
+// object) is a protocol error, logged; the registry's output check
+// prevents it for every tool it validates.
+//
+// The text content, for every shape:
+//
+//	pipeline outcome                        text content (DisplayValue | DisplayEnvelope)
 //	--------------------------------------  -----------------------------------------------
-//	success, string value                   one text content: the string (DisplayValue)
-//	                                        or the Result JSON envelope (DisplayEnvelope)
-//	success, structured value (any other)   structuredContent = the value's JSON, plus one
-//	                                        text content: that JSON (DisplayValue) or the
-//	                                        envelope (DisplayEnvelope); a nil value has no
-//	                                        structuredContent
-//	validation failure                      isError: true; text lists every field error of
-//	  (error_type validation_error,          error_data as "- field: message [rule]" lines
-//	   error_data []args.FieldError)         (DisplayValue) or the envelope, whose error_data
-//	                                        holds them all (DisplayEnvelope)
-//	other domain failure                    isError: true; text is the error text and the
-//	                                        instruction (DisplayValue) or the envelope
+//	success, string value                   the string as it is | the Result JSON envelope
+//	  (a json.RawMessage holding a JSON
+//	   string, as proxied tools return,
+//	   counts as a string)
+//	success, any other value                the value's JSON (never the {"value": …}
+//	  (json.RawMessage: its JSON as is)      wrapper) | the envelope
+//	success, nil value                      the Result's message when it has one, else
+//	                                        null | the envelope
+//	validation failure                      isError: true, no structuredContent; "invalid
+//	  (error_type validation_error,          arguments (n problems)…" and one "- field:
+//	   error_data []args.FieldError)         message [rule]" line per error | the envelope,
+//	                                        whose error_data holds them all
+//	other domain failure                    isError: true, no structuredContent; the error
+//	                                        text and the instruction | the envelope
 //	non-nil error from Invoke               JSON-RPC error, never a tool result:
 //	  unknown tool (registry.ErrUnknownTool)  -32602 invalid params, "unknown tool \"x\""
 //	  cancelled / timed out                   -32603, "tool \"x\": call cancelled|timed out"
@@ -60,12 +95,46 @@
 //
 // The envelope is the JSON form of result.Result (seed 004's to_json_str):
 // {"success":…,"value":…,"error":…,"error_type":…,"message":…,
-// "instruction":…,"error_data":…}. DisplayValue is the default: a model
-// reads the answer itself, not a JSON wrapper around it on every call;
-// DisplayEnvelope is for agents written to read every field of a Result,
-// and Options.DisplayFor chooses per tool.
+// "instruction":…,"error_data":…}.
+//
+// DisplayValue is the default. A model reads the text content of every
+// call it makes: with DisplayValue it reads the answer itself — a tool's
+// Markdown, 42, the JSON of a record — as it would from any MCP server,
+// while programs read structuredContent; an envelope around every answer
+// would cost tokens on every call and put protocol noise where the model
+// expects content. Failures lose nothing: their text carries the error,
+// every field error and the instruction. A host whose agents are written
+// to read every field of a Result (message, error_type, instruction on
+// successes too) chooses the envelope with Options.Display =
+// DisplayEnvelope for every tool, or with Options.DisplayFor for some
+// (for example by pack); structuredContent is the same in both displays.
 //
 // A tool the SDK cannot serve (input schema missing, not an object schema
 // with "type":"object", or refused by the SDK) is skipped and logged at
 // ERROR; the others are served. Nothing in this package writes to stdout.
+//
+// # What a handler sees
+//
+// Every call reaches Registry.Invoke with what the request carries on its
+// context, so that tools read it through package registry and never import
+// this package:
+//
+//   - registry.Request(ctx): Transport "mcp"; SessionID, the MCP session id
+//     (empty over stdio); Header, the HTTP request's headers over
+//     streamable HTTP (nil otherwise; it includes Authorization — never log
+//     it); Auth, the bearer token verified by the go-sdk's
+//     auth.RequireBearerToken around HTTPHandler (Subject is the token's
+//     UserID; nil without it); Request, the *mcp.CallToolRequest.
+//   - registry.ReportProgress(ctx, p): when the client sent a progress
+//     token, a notifications/progress with that token (over streamable
+//     HTTP, on the call's own stream); without a token it does nothing and
+//     returns nil. MCP requires progress to increase: a report whose
+//     Progress is not above the previous one of the call is not sent, and
+//     ReportProgress returns an error saying so (as it does when delivery
+//     fails; a tool may ignore both).
+//
+// Clients on the TypeScript SDK may drop a progress notification that
+// arrives together with the call's response (the SDK handles the response
+// first): the last report of a call may never reach them, so a tool should
+// not put anything in it that the result does not also say.
 package mcpserver

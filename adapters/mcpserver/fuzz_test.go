@@ -10,9 +10,11 @@ import (
 )
 
 // FuzzToCallToolResult feeds arbitrary Result JSON (as a proxied tool or a
-// stored result could carry) through the mapping in both displays: it must
-// never panic, must keep isError equal to !success, must produce exactly
-// one text content, and structured content must be the JSON of the value.
+// stored result could carry) through the mapping in both displays and every
+// output shape: it must never panic, must keep isError equal to !success,
+// must produce exactly one text content, structured content must be a JSON
+// object (MCP requires one), and a success of a tool that advertises an
+// output schema must carry it.
 func FuzzToCallToolResult(f *testing.F) {
 	for _, s := range []string{
 		`{"success":true,"value":"# Title\n\ntext"}`,
@@ -31,10 +33,17 @@ func FuzzToCallToolResult(f *testing.F) {
 		if err := json.Unmarshal(data, &r); err != nil {
 			return
 		}
-		for _, d := range []Display{DisplayEnvelope, DisplayValue} {
-			out, err := toCallToolResult(r, d)
+		for _, c := range []struct {
+			d     Display
+			shape outputShape
+		}{{DisplayEnvelope, shapeFree}, {DisplayValue, shapeFree}, {DisplayValue, shapeObject}, {DisplayValue, shapeWrapped}, {DisplayEnvelope, shapeWrapped}} {
+			d := c.d
+			out, err := toCallToolResult(r, d, c.shape)
 			if err != nil {
 				continue // unrepresentable values are protocol errors, not panics
+			}
+			if r.Success && c.shape != shapeFree && out.StructuredContent == nil {
+				t.Fatalf("shape %d: success without structured content", c.shape)
 			}
 			if out.IsError == r.Success {
 				t.Fatalf("isError %v for success %v", out.IsError, r.Success)
@@ -44,8 +53,12 @@ func FuzzToCallToolResult(f *testing.F) {
 			}
 			if out.StructuredContent != nil {
 				raw, ok := out.StructuredContent.(json.RawMessage)
-				if !ok || !json.Valid(raw) {
-					t.Fatalf("structured content %T is not valid JSON", out.StructuredContent)
+				var obj map[string]json.RawMessage
+				if !ok || json.Unmarshal(raw, &obj) != nil || obj == nil {
+					t.Fatalf("structured content %T %s is not a JSON object", out.StructuredContent, raw)
+				}
+				if !r.Success {
+					t.Fatal("a failure carries structured content")
 				}
 			}
 			if d == DisplayEnvelope && !json.Valid([]byte(textOf(out))) {

@@ -27,7 +27,9 @@ func onlyText(t require.TestingT, res *sdk.CallToolResult) string {
 	return tc.Text
 }
 
-// TestMappingTable checks toCallToolResult case by case, in both displays.
+// TestMappingTable checks toCallToolResult case by case, in both displays,
+// for tools without an advertised output schema (shapeFree); the other
+// shapes are covered by TestMappingShapes.
 func TestMappingTable(t *testing.T) {
 	type point struct {
 		X int `json:"x"`
@@ -46,10 +48,11 @@ func TestMappingTable(t *testing.T) {
 		{"struct value", result.Ok[any](point{X: 1}), DisplayValue, `{"x":1}`, `{"x":1}`, false},
 		{"struct in envelope", result.Ok[any](point{X: 2}), DisplayEnvelope, `{"success":true,"value":{"x":2}}`, `{"x":2}`, false},
 		{"raw object", result.Ok[any](json.RawMessage(`{"a": [1, 2]}`)), DisplayValue, `{"a": [1, 2]}`, `{"a":[1,2]}`, false},
-		{"array value", result.Ok[any]([]int{1, 2}), DisplayValue, `[1,2]`, `[1,2]`, false},
-		{"number value", result.Ok[any](json.Number("12345678901234567890")), DisplayValue, `12345678901234567890`, `12345678901234567890`, false},
+		{"array value", result.Ok[any]([]int{1, 2}), DisplayValue, `[1,2]`, `{"value":[1,2]}`, false},
+		{"number value", result.Ok[any](json.Number("12345678901234567890")), DisplayValue, `12345678901234567890`, `{"value":12345678901234567890}`, false},
 		{"no HTML escaping in value text", result.Ok[any](map[string]string{"h": "<b>"}), DisplayValue, `{"h":"<b>"}`, `{"h":"<b>"}`, false},
 		{"nil value", result.Ok[any](nil), DisplayValue, `null`, "", false},
+		{"nil value shows its message", result.Ok[any](nil).WithMessage("Deleted doc-1."), DisplayValue, `Deleted doc-1.`, "", false},
 		{"nil value in envelope", result.Ok[any](nil), DisplayEnvelope, `{"success":true,"value":null}`, "", false},
 		{"failure text", result.Failure[any]("boom", result.UpstreamFailure), DisplayValue, "boom", "", true},
 		{"failure without text", result.Failure[any]("", result.Timeout), DisplayValue, "the tool call failed (timeout)", "", true},
@@ -67,7 +70,7 @@ func TestMappingTable(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := toCallToolResult(c.in, c.display)
+			out, err := toCallToolResult(c.in, c.display, shapeFree)
 			require.NoError(t, err)
 			assert.Equal(t, c.wantError, out.IsError)
 			got := onlyText(t, out)
@@ -88,11 +91,11 @@ func TestMappingTable(t *testing.T) {
 }
 
 func TestMappingUnrepresentableIsError(t *testing.T) {
-	_, err := toCallToolResult(result.Ok[any](math.Inf(1)), DisplayValue)
+	_, err := toCallToolResult(result.Ok[any](math.Inf(1)), DisplayValue, shapeFree)
 	assert.ErrorContains(t, err, "value of type float64")
-	_, err = toCallToolResult(result.Ok[any](json.RawMessage(`{"a":`)), DisplayValue)
+	_, err = toCallToolResult(result.Ok[any](json.RawMessage(`{"a":`)), DisplayValue, shapeFree)
 	assert.ErrorContains(t, err, "expected valid JSON")
-	_, err = toCallToolResult(result.Failure[any]("x", "t").WithErrorData(func() {}), DisplayEnvelope)
+	_, err = toCallToolResult(result.Failure[any]("x", "t").WithErrorData(func() {}), DisplayEnvelope, shapeFree)
 	assert.ErrorContains(t, err, "error_data")
 }
 
@@ -101,12 +104,12 @@ func TestMappingUnrepresentableIsError(t *testing.T) {
 func TestPropertyValueDisplayShowsStringAsIs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.String().Draw(t, "s")
-		out, err := toCallToolResult(result.Ok[any](s), DisplayValue)
+		out, err := toCallToolResult(result.Ok[any](s), DisplayValue, shapeFree)
 		require.NoError(t, err)
 		require.Equal(t, s, onlyText(t, out))
 		require.Nil(t, out.StructuredContent)
 
-		out, err = toCallToolResult(result.Ok[any](s), DisplayEnvelope)
+		out, err = toCallToolResult(result.Ok[any](s), DisplayEnvelope, shapeFree)
 		require.NoError(t, err)
 		var env result.Result[string]
 		require.NoError(t, json.Unmarshal([]byte(onlyText(t, out)), &env))
@@ -129,7 +132,7 @@ func TestPropertyValidationListsEveryField(t *testing.T) {
 			}
 		}
 		r := args.Failure[any](&args.ValidationError{Errors: fes})
-		out, err := toCallToolResult(r, DisplayValue)
+		out, err := toCallToolResult(r, DisplayValue, shapeFree)
 		require.NoError(t, err)
 		require.True(t, out.IsError)
 		lines := strings.Split(onlyText(t, out), "\n")
@@ -138,7 +141,7 @@ func TestPropertyValidationListsEveryField(t *testing.T) {
 			require.Equal(t, "- "+fe.Field+": "+fe.Message+" ["+fe.Rule+"]", lines[i+1])
 		}
 
-		out, err = toCallToolResult(r, DisplayEnvelope)
+		out, err = toCallToolResult(r, DisplayEnvelope, shapeFree)
 		require.NoError(t, err)
 		var env struct {
 			ErrorData []args.FieldError `json:"error_data"`

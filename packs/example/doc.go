@@ -13,6 +13,19 @@
 //	                 carries "REQUIRES EXPLICIT USER INSTRUCTION"
 //	get_document     reads a document back; an unknown id is a not_found
 //	                 domain failure
+//	list_documents   lists the stored documents' ids and titles: an array
+//	                 result
+//	delete_document  deletes a document and returns no value (nil), with a
+//	                 message; requires the consent phrase DELETE_DOCUMENT
+//	is_prime         tells whether an integer is prime: a boolean result
+//	count            counts to n with a delay before each number: a
+//	                 long-running tool that reports progress
+//	                 (registry.ReportProgress) and stops when cancelled
+//
+// Between them the tools return every kind of result an adapter maps: a
+// string (echo), a number (add), an object (text_stats, the documents), an
+// array, a boolean, no value, a domain failure and a validation failure,
+// so a host serving the pack exercises all of them.
 //
 // Each pack built by New has its own in-memory store (at most MaxDocuments
 // documents), so hosts and tests do not share state. New follows the one

@@ -1,12 +1,15 @@
 package example
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/args"
@@ -46,11 +49,12 @@ func Register(r *registry.Registry) (bool, error) {
 }
 
 // New returns a fresh example pack. Each pack has its own in-memory document
-// store, shared by its create_document and get_document tools.
+// store, shared by its create_document, get_document, list_documents and
+// delete_document tools.
 func New() (*registry.Pack, error) {
-	s := &store{docs: map[string]Document{}, titles: map[string]string{}}
+	s := &store{docs: map[string]storedDocument{}, titles: map[string]string{}}
 	readOnly := registry.Annotations{ReadOnly: new(true), Idempotent: new(true), OpenWorld: new(false)}
-	p := &registry.Pack{Name: PackName, Description: "Example tools showing the conventions: plain, bounded, structured and consent-guarded tools."}
+	p := &registry.Pack{Name: PackName, Description: "Example tools showing the conventions: plain, bounded, structured, consent-guarded and long-running tools, returning every kind of result."}
 	err := errors.Join(
 		registry.AddFunc(p, "echo", Echo, registry.ToolOptions{
 			Title:       "Echo",
@@ -84,6 +88,35 @@ func New() (*registry.Pack, error) {
 			Doc:         "Returns the document with the given id, as created by create_document.",
 			Annotations: readOnly,
 			Example:     `get_document(id="doc-1")`,
+		}),
+		registry.AddFunc(p, "list_documents", s.ListDocuments, registry.ToolOptions{
+			Title:       "List documents",
+			Doc:         "Lists the id and title of every stored document, oldest first. The result is an array (empty when there are none).",
+			Annotations: readOnly,
+			Example:     `list_documents()`,
+		}),
+		registry.AddFunc(p, "delete_document", s.DeleteDocument, registry.ToolOptions{
+			Title: "Delete a document",
+			Doc: "Deletes the document with the given id from this server's in-memory store. " +
+				"It returns no value; the message says what was deleted.",
+			Annotations: registry.Annotations{
+				ReadOnly: new(false), Destructive: new(true), Idempotent: new(true), OpenWorld: new(false),
+			},
+			Example: `delete_document(id="doc-1", confirm="DELETE_DOCUMENT")`,
+		}),
+		registry.AddFunc(p, "is_prime", IsPrime, registry.ToolOptions{
+			Title:       "Is it prime?",
+			Doc:         "Tells whether an integer between 0 and 1000000000000 is a prime number. The result is true or false.",
+			Annotations: readOnly,
+			Example:     `is_prime(n=97)`,
+		}),
+		registry.AddFunc(p, "count", Count, registry.ToolOptions{
+			Title: "Count slowly",
+			Doc: "Counts from 1 to n, waiting delay_ms milliseconds before each number, and returns n. " +
+				"A long-running tool: it reports progress after every number to clients that ask for progress, " +
+				"and stops when the call is cancelled.",
+			Annotations: readOnly,
+			Example:     `count(n=5, delay_ms=200)`,
 		}),
 	)
 	if err != nil {
@@ -183,8 +216,14 @@ type Document struct {
 type store struct {
 	mu     sync.Mutex
 	next   int
-	docs   map[string]Document
-	titles map[string]string // title → id
+	docs   map[string]storedDocument // id → document
+	titles map[string]string         // title → id
+}
+
+// storedDocument is a document and its creation order.
+type storedDocument struct {
+	Document
+	seq int
 }
 
 // CreateDocument stores a new document. A taken title is a conflict failure;
@@ -201,7 +240,7 @@ func (s *store) CreateDocument(ctx context.Context, a CreateDocumentArgs) (resul
 	}
 	s.next++
 	d := Document{ID: fmt.Sprintf("doc-%d", s.next), Title: a.Title, Body: a.Body}
-	s.docs[d.ID] = d
+	s.docs[d.ID] = storedDocument{Document: d, seq: s.next}
 	s.titles[d.Title] = d.ID
 	return result.Ok(d).WithMessage("Created " + d.ID + "."), nil
 }
@@ -214,5 +253,130 @@ func (s *store) GetDocument(ctx context.Context, a GetDocumentArgs) (result.Resu
 	if !ok {
 		return result.Failuref[Document](result.NotFound, "no document with id %q", a.ID), nil
 	}
-	return result.Ok(d), nil
+	return result.Ok(d.Document), nil
+}
+
+// ListDocumentsArgs are the arguments of list_documents (none).
+type ListDocumentsArgs struct{}
+
+// DocumentInfo is one entry of list_documents.
+type DocumentInfo struct {
+	// ID is the document's id.
+	ID string `json:"id" validate:"required" description:"Document id."`
+	// Title is the document's title.
+	Title string `json:"title" validate:"required" description:"Title."`
+}
+
+// ListDocuments returns the id and title of every document, oldest first;
+// an empty store gives an empty array, never null.
+func (s *store) ListDocuments(ctx context.Context, _ ListDocumentsArgs) (result.Result[[]DocumentInfo], error) {
+	s.mu.Lock()
+	docs := make([]storedDocument, 0, len(s.docs))
+	for _, d := range s.docs {
+		docs = append(docs, d)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(docs, func(a, b storedDocument) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]DocumentInfo, len(docs))
+	for i, d := range docs {
+		out[i] = DocumentInfo{ID: d.ID, Title: d.Title}
+	}
+	return result.Ok(out), nil
+}
+
+// DeleteDocumentPhrase is the consent phrase of delete_document.
+type DeleteDocumentPhrase struct{}
+
+// Phrase returns "DELETE_DOCUMENT".
+func (DeleteDocumentPhrase) Phrase() string { return "DELETE_DOCUMENT" }
+
+// DeleteDocumentArgs are the arguments of delete_document. Confirm must be
+// exactly DELETE_DOCUMENT.
+type DeleteDocumentArgs struct {
+	// ID is the id of the document to delete.
+	ID string `json:"id" validate:"required,max=32" description:"Document id, as returned by create_document."`
+	// Confirm is the consent phrase; it must be exactly DELETE_DOCUMENT.
+	Confirm args.Consent[DeleteDocumentPhrase] `json:"confirm"`
+}
+
+// DeleteDocument removes a document. Success carries no value (nil) and
+// the message "Deleted {id}."; an unknown id is a not_found failure. Its
+// title becomes free for a new document.
+func (s *store) DeleteDocument(ctx context.Context, a DeleteDocumentArgs) (result.Result[any], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.docs[a.ID]
+	if !ok {
+		return result.Failuref[any](result.NotFound, "no document with id %q", a.ID).
+			WithInstruction("Use list_documents to see the ids that exist."), nil
+	}
+	delete(s.docs, a.ID)
+	delete(s.titles, d.Title)
+	return result.Ok[any](nil).WithMessage("Deleted " + a.ID + "."), nil
+}
+
+// MaxPrimeInput is the largest n is_prime accepts.
+const MaxPrimeInput = 1_000_000_000_000
+
+// IsPrimeArgs are the arguments of is_prime.
+type IsPrimeArgs struct {
+	// N is the number to test; a pointer so that 0 is a valid, required value.
+	N *int64 `json:"n" validate:"required,gte=0,lte=1000000000000" description:"The integer to test (0 to 1000000000000)."`
+}
+
+// IsPrime reports whether a.N is prime, by trial division (at most a
+// million divisions for the largest accepted n).
+func IsPrime(ctx context.Context, a IsPrimeArgs) (result.Result[bool], error) {
+	n := *a.N
+	if n < 2 {
+		return result.Ok(false), nil
+	}
+	if n%2 == 0 {
+		return result.Ok(n == 2), nil
+	}
+	for d := int64(3); d*d <= n; d += 2 {
+		if n%d == 0 {
+			return result.Ok(false), nil
+		}
+	}
+	return result.Ok(true), nil
+}
+
+// DefaultCountDelay is count's wait before each number when delay_ms is
+// not given.
+const DefaultCountDelay = 100 * time.Millisecond
+
+// CountArgs are the arguments of count.
+type CountArgs struct {
+	// N is the number to count to.
+	N int `json:"n" validate:"required,min=1,max=100" description:"Count from 1 to n (1 to 100)."`
+	// DelayMS is the wait before each number; nil means DefaultCountDelay.
+	DelayMS *int `json:"delay_ms" validate:"omitempty,gte=0,lte=1000" default:"100" description:"Milliseconds to wait before each number (0 to 1000; default 100)."`
+}
+
+// Count counts from 1 to a.N, waiting before each number and reporting
+// progress (registry.ReportProgress: n/N with a message) after each; it
+// returns a.N. A cancelled call stops at once with the context's error.
+// A progress report that cannot be delivered is logged and counting goes
+// on.
+func Count(ctx context.Context, a CountArgs) (result.Result[int], error) {
+	delay := DefaultCountDelay
+	if a.DelayMS != nil {
+		delay = time.Duration(*a.DelayMS) * time.Millisecond
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	for i := 1; i <= a.N; i++ {
+		timer.Reset(delay)
+		select {
+		case <-ctx.Done():
+			return result.Result[int]{}, fmt.Errorf("count: stopped at %d of %d: %w", i-1, a.N, ctx.Err())
+		case <-timer.C:
+		}
+		p := registry.Progress{Progress: float64(i), Total: float64(a.N), Message: fmt.Sprintf("counted to %d", i)}
+		if err := registry.ReportProgress(ctx, p); err != nil {
+			registry.Logger(ctx).Debug("progress not delivered", "step", i, "error", err)
+		}
+	}
+	return result.Ok(a.N), nil
 }

@@ -44,9 +44,13 @@ func ExampleNew() {
 	fmt.Println(string(b), err)
 	// Output:
 	// demo_add
+	// demo_count
 	// demo_create_document
+	// demo_delete_document
 	// demo_echo
 	// demo_get_document
+	// demo_is_prime
+	// demo_list_documents
 	// demo_text_stats
 	// {"success":true,"value":{"characters":13,"words":3,"lines":2}} <nil>
 }

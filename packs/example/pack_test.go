@@ -53,7 +53,7 @@ func TestConditional_IncludedWhenTrue(t *testing.T) {
 	added, err := Register(r)
 	require.NoError(t, err)
 	assert.True(t, added)
-	assert.Len(t, r.List(), 5)
+	assert.Len(t, r.List(), 9)
 	require.Len(t, r.Packs(), 1)
 	assert.Equal(t, PackName, r.Packs()[0].Name)
 }
@@ -111,14 +111,16 @@ func TestNew_PackContents(t *testing.T) {
 		assert.NotEmpty(t, tool.Usage.Example, tool.Name)
 		assert.NotContains(t, tool.Description, "demo_", "docs use undecorated names")
 	}
-	require.Len(t, byName, 5)
-	for _, n := range []string{"echo", "add", "text_stats", "get_document"} {
+	require.Len(t, byName, 9)
+	for _, n := range []string{"echo", "add", "text_stats", "get_document", "list_documents", "is_prime", "count"} {
 		require.NotNil(t, byName[n].Annotations.ReadOnly, n)
 		assert.True(t, *byName[n].Annotations.ReadOnly, n)
 	}
-	cd := byName["create_document"]
-	assert.True(t, *cd.Annotations.Destructive)
-	assert.False(t, *cd.Annotations.ReadOnly)
+	for _, n := range []string{"create_document", "delete_document"} {
+		assert.True(t, *byName[n].Annotations.Destructive, n)
+		assert.False(t, *byName[n].Annotations.ReadOnly, n)
+		assert.Contains(t, byName[n].Description, "REQUIRES EXPLICIT USER INSTRUCTION", n)
+	}
 	assert.NotEmpty(t, byName["text_stats"].OutputSchema)
 	assert.NotEmpty(t, byName["get_document"].OutputSchema)
 	assert.JSONEq(t, `{"type":"string"}`, string(byName["echo"].OutputSchema))
