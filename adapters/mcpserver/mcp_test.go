@@ -52,10 +52,17 @@ func TestListShowsSchemasAndAnnotations(t *testing.T) {
 		assert.Equal(t, rt.Title, lt.Title, "%s title", rt.Name)
 		assert.Equal(t, rt.Description, lt.Description, "%s description", rt.Name)
 		jsonEq(t, rt.InputSchema, lt.InputSchema)
-		if len(rt.OutputSchema) > 0 {
+		var root struct {
+			Type any `json:"type"`
+		}
+		_ = json.Unmarshal(rt.OutputSchema, &root)
+		switch root.Type {
+		case "object":
 			jsonEq(t, rt.OutputSchema, lt.OutputSchema)
-		} else {
-			assert.Nil(t, lt.OutputSchema, "%s has no output schema", rt.Name)
+		case "string", nil:
+			assert.Nil(t, lt.OutputSchema, "%s: a text tool advertises no output schema", rt.Name)
+		default:
+			jsonEq(t, json.RawMessage(`{"type":"object","properties":{"value":`+string(rt.OutputSchema)+`},"required":["value"],"additionalProperties":false}`), lt.OutputSchema)
 		}
 	}
 
