@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -548,11 +547,4 @@ func TestHostile_MCPParamsErrorsNameNoGoType(t *testing.T) {
 			assert.NotContains(t, x.body, goish)
 		}
 	}
-}
-
-func init() {
-	// The hostile tests plant secrets and start servers; keep the
-	// environment of in-process runs free of a token that would turn
-	// authentication on.
-	_ = os.Unsetenv(envAuthToken)
 }
