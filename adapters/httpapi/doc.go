@@ -2,8 +2,29 @@
 // 3.1 document generated from the same registry.
 //
 //	h := httpapi.New(reg, httpapi.Options{Title: "mytools", Version: "v1"})
+//	defer h.Close()                                     // ends its registry subscription
 //	mux.Handle("/", h)                                  // at the root, beside /mcp and /healthz, or
 //	mux.Handle("/api/", http.StripPrefix("/api", h))    // under a prefix
+//	srv := &http.Server{Handler: httpapi.CanonicalPaths(mux)}
+//
+// # Mounting
+//
+// http.ServeMux answers a path with "." or ".." segments or "//" with a 307
+// redirect to its cleaned form — /tools/../etc/passwd/invoke to
+// /etc/passwd/invoke — before the API handler sees it. Wrap the mux with
+// CanonicalPaths (as above) so that such a request gets the API's 400
+// invalid_path instead; served directly, without a mux, the handler checks
+// paths itself. For a listener reachable from browsers or other machines,
+// put an httpguard.Guard in front (Host and Origin checks on every route)
+// and set Options.Auth.
+//
+// # Authentication
+//
+// Options.Auth wraps every endpoint, unknown paths included. With
+// httpguard.RequireBearer a request without a valid bearer token gets 401
+// and a WWW-Authenticate challenge, and a tool reads the caller's verified
+// token with httpguard.TokenInfoFromContext(ctx) — the same function that
+// serves MCP calls through package mcpserver.
 //
 // # Endpoints
 //
@@ -86,14 +107,16 @@
 // bad_request (body unreadable); 404 unknown_path, unknown_tool; 405
 // method_not_allowed; 413 too_large; 415 unsupported_media_type. The full set
 // of statuses is therefore 200, 400, 403, 404, 405, 409, 413, 415, 422, 429,
-// 499, 500, 502, 503, 504. Exceptions (exception_type/exception_message of
+// 499, 500, 502, 503, 504; Options.Auth adds its own (httpguard.RequireBearer:
+// 401 unauthorized, 403 forbidden). Exceptions (exception_type/exception_message of
 // the Result) are not sent over HTTP: they may hold internals.
 //
 // # OpenAPI
 //
 // GET /openapi.json is generated from Registry.List (BuildOpenAPI) and cached;
 // a Registry.Subscribe callback marks the cache stale whenever tools are
-// added or removed, so the document is always in sync. It has GET /tools,
+// added or removed, so the document is always in sync. Handler.Close ends
+// the subscription; a closed handler builds the document on each request. It has GET /tools,
 // GET /tools/{name}, GET /openapi.json, a generic POST /tools/{name}/invoke,
 // and one POST /tools/<tool>/invoke per tool: operationId = the tool name,
 // summary = title, description, tag = pack, requestBody = the input schema

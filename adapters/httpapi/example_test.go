@@ -121,3 +121,25 @@ func ExampleStatusFor() {
 	// parse_failed 422
 	// quota_exceeded 422
 }
+
+// Mount the API at the root of a ServeMux beside other routes, and wrap
+// the mux with CanonicalPaths: a dot-segment path gets the API's 400
+// instead of the mux's redirect to another endpoint.
+func ExampleCanonicalPaths() {
+	api := httpapi.New(exampleRegistry(), httpapi.Options{})
+	defer api.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/", api)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
+
+	for _, path := range []string{"/tools/../etc/passwd/invoke", "/tools/math.add/invoke"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"a":1,"b":2}`))
+		req.Header.Set("Content-Type", "application/json")
+		httpapi.CanonicalPaths(mux).ServeHTTP(rec, req)
+		fmt.Println(rec.Code, rec.Body.String())
+	}
+	// Output:
+	// 400 {"ok":false,"error":"path \"/tools/../etc/passwd/invoke\" is not canonical; expected no empty, \".\" or \"..\" segments","error_type":"invalid_path"}
+	// 200 {"ok":true,"value":3}
+}

@@ -10,10 +10,10 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -80,10 +80,17 @@ type Options struct {
 	// the handler is mounted under /api). Empty omits servers, which OpenAPI
 	// reads as "/".
 	ServerURL string
+	// Auth, when non-nil, wraps every endpoint: a request passes through it
+	// before anything else. Use httpguard.RequireBearer (bearer tokens
+	// checked by a verifier the host supplies; 401 with WWW-Authenticate
+	// otherwise); a tool handler then reads the caller's verified token
+	// with httpguard.TokenInfoFromContext(ctx). Nil serves every request.
+	Auth func(http.Handler) http.Handler
 }
 
-// handler serves one registry. Build it with New.
-type handler struct {
+// Handler serves one registry as HTTP/JSON. Build it with New; it is safe
+// for concurrent use.
+type Handler struct {
 	reg     *registry.Registry
 	log     *slog.Logger
 	maxBody int64
@@ -91,8 +98,13 @@ type handler struct {
 	version string
 	server  string
 	mux     *http.ServeMux
+	entry   http.Handler // mux behind the path check and Options.Auth
 	doc     *docCache
 	bufs    sync.Pool // *outBuf for invoke responses
+
+	unsubscribe func() // ends the registry subscription
+	closeOnce   sync.Once
+	closed      atomic.Bool
 }
 
 // New returns an http.Handler serving reg as HTTP/JSON:
@@ -104,13 +116,14 @@ type handler struct {
 //
 // Every other path is a JSON 404; a known path with another method is a JSON
 // 405 with an Allow header. Paths are relative to where the handler is
-// mounted; use http.StripPrefix to mount it under a prefix. See the package
+// mounted; use http.StripPrefix to mount it under a prefix, and wrap the
+// http.ServeMux it is mounted on with CanonicalPaths. See the package
 // documentation for status codes and envelopes.
 //
-// The handler subscribes to reg to invalidate its cached OpenAPI document;
-// the subscription ends when the handler is garbage collected.
-func New(reg *registry.Registry, opts Options) http.Handler {
-	h := &handler{
+// The handler subscribes to reg to keep its cached OpenAPI document in
+// sync; Close ends the subscription.
+func New(reg *registry.Registry, opts Options) *Handler {
+	h := &Handler{
 		reg:     reg,
 		log:     opts.Logger,
 		maxBody: opts.MaxBodyBytes,
@@ -137,11 +150,7 @@ func New(reg *registry.Registry, opts Options) http.Handler {
 		return o
 	}
 
-	// The subscription references only the cache, never h, so that h can be
-	// collected; the cleanup then ends the subscription.
-	c := h.doc
-	cancel := reg.Subscribe(func(registry.Change) { c.invalidate() })
-	runtime.AddCleanup(h, func(cancel func()) { cancel() }, cancel)
+	h.unsubscribe = reg.Subscribe(func(registry.Change) { h.doc.invalidate() })
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /tools", h.list)
@@ -157,18 +166,53 @@ func New(reg *registry.Registry, opts Options) http.Handler {
 			fmt.Sprintf("no endpoint at %s; expected GET /tools, GET /tools/{name}, POST /tools/{name}/invoke or GET /openapi.json", quoteTrunc(r.URL.Path)), nil)
 	})
 	h.mux = mux
+	h.entry = CanonicalPaths(mux)
+	if opts.Auth != nil {
+		h.entry = opts.Auth(h.entry)
+	}
 	return h
 }
 
-// ServeHTTP refuses non-canonical paths (which http.ServeMux would answer
-// with a redirect) and hands the rest to the mux.
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := r.URL.Path; !canonicalPath(p) {
-		writeError(w, http.StatusBadRequest, ErrTypeInvalidPath,
-			fmt.Sprintf("path %s is not canonical; expected no empty, \".\" or \"..\" segments", quoteTrunc(p)), nil)
-		return
-	}
-	h.mux.ServeHTTP(w, r)
+// ServeHTTP serves the API: Options.Auth first, if any, then the path
+// check (a non-canonical path, which http.ServeMux would answer with a
+// redirect, is a 400), then the endpoints.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.entry.ServeHTTP(w, r)
+}
+
+// Close ends the handler's subscription to the registry. Call it when the
+// handler is no longer served but the registry lives on; a handler that
+// lives as long as its registry needs no Close. A closed handler still
+// serves every endpoint; it no longer caches the OpenAPI document but
+// builds it on each request. Close is idempotent and safe for concurrent
+// use.
+func (h *Handler) Close() {
+	h.closeOnce.Do(func() {
+		h.closed.Store(true)
+		h.unsubscribe()
+	})
+}
+
+// CanonicalPaths wraps next so that a request whose path is not canonical
+// (an empty, "." or ".." segment, encoded or not, such as
+// /tools/../etc/passwd/invoke) gets this package's 400 invalid_path
+// instead of reaching next. Wrap the http.ServeMux that New's handler is
+// mounted on with it: the mux redirects such paths to their cleaned form
+// (a 307 to a different endpoint) before the handler sees them.
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/", httpapi.New(reg, httpapi.Options{}))
+//	mux.Handle("/mcp", mcpHandler)
+//	srv := &http.Server{Handler: httpapi.CanonicalPaths(mux)}
+func CanonicalPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; !canonicalPath(p) {
+			writeError(w, http.StatusBadRequest, ErrTypeInvalidPath,
+				fmt.Sprintf("path %s is not canonical; expected no empty, \".\" or \"..\" segments", quoteTrunc(p)), nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // canonicalPath reports whether p starts with "/" and has no empty (except
@@ -250,7 +294,7 @@ func jsonContentType(ct string) (bool, string) {
 }
 
 // invoke serves POST /tools/{name}/invoke.
-func (h *handler) invoke(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) invoke(w http.ResponseWriter, r *http.Request) {
 	name, ok := pathName(w, r)
 	if !ok || !noQuery(w, r) {
 		return
@@ -278,7 +322,7 @@ func (h *handler) invoke(w http.ResponseWriter, r *http.Request) {
 
 // readBody reads at most h.maxBody bytes. On failure it returns the status
 // (413 or 400) and a message.
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
 	tooLarge := func() ([]byte, int, string) {
 		return nil, http.StatusRequestEntityTooLarge,
 			fmt.Sprintf("the request body is over the limit; expected at most %d bytes", h.maxBody)
@@ -321,7 +365,7 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 // protocolFailure maps a non-nil error from Registry.Invoke to a status.
 // Only unknown tools, cancellation and deadlines are told to the client;
 // anything else is a 500 with a fixed message, logged at ERROR.
-func (h *handler) protocolFailure(w http.ResponseWriter, r *http.Request, name string, err error) {
+func (h *Handler) protocolFailure(w http.ResponseWriter, r *http.Request, name string, err error) {
 	ctx := r.Context()
 	switch {
 	case errors.Is(err, registry.ErrUnknownTool):
@@ -343,7 +387,7 @@ func (h *handler) protocolFailure(w http.ResponseWriter, r *http.Request, name s
 }
 
 // internal logs err at ERROR and writes a 500 without internals.
-func (h *handler) internal(w http.ResponseWriter, r *http.Request, name string, err error) {
+func (h *Handler) internal(w http.ResponseWriter, r *http.Request, name string, err error) {
 	h.log.LogAttrs(r.Context(), slog.LevelError, "httpapi: call failed",
 		slog.String("tool", name), slog.String("path", r.URL.Path), slog.Any("err", err))
 	msg := "internal error; the details were logged on the server"
@@ -375,7 +419,7 @@ func (o *outBuf) appendJSON(v any) error {
 func (o *outBuf) appendString(s string) { _ = o.appendJSON(s) }
 
 // writeResult writes a Result as the invoke envelope.
-func (h *handler) writeResult(w http.ResponseWriter, r *http.Request, name string, res result.Result[any]) {
+func (h *Handler) writeResult(w http.ResponseWriter, r *http.Request, name string, res result.Result[any]) {
 	o := h.bufs.Get().(*outBuf)
 	defer func() {
 		if o.buf.Cap() <= 64<<10 {

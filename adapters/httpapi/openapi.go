@@ -46,7 +46,7 @@ type docEntry struct {
 func (c *docCache) invalidate() { c.gen.Add(1) }
 
 // openAPI serves GET /openapi.json.
-func (h *handler) openAPI(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
 	if !noQuery(w, r) {
 		return
 	}
@@ -61,7 +61,10 @@ func (h *handler) openAPI(w http.ResponseWriter, r *http.Request) {
 // document returns the cached document, regenerating it when the registry
 // changed since. The generation is read before the tool list, so a change
 // racing with generation leaves a stale entry that is never served.
-func (h *handler) document() ([]byte, error) {
+func (h *Handler) document() ([]byte, error) {
+	if h.closed.Load() { // no invalidation arrives any more: no cache
+		return BuildOpenAPI(h.reg.List(), DocOptions{Title: h.title, Version: h.version, ServerURL: h.server})
+	}
 	g := h.doc.gen.Load()
 	if e := h.doc.entry.Load(); e != nil && e.gen == g {
 		return e.doc, nil

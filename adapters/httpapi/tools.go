@@ -143,7 +143,7 @@ func (f listFilter) match(t *registry.Tool) bool {
 }
 
 // list serves GET /tools.
-func (h *handler) list(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	f, msg := parseListQuery(r.URL.RawQuery)
 	if msg != "" {
 		writeError(w, http.StatusBadRequest, ErrTypeInvalidParameter, msg, nil)
@@ -159,7 +159,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 }
 
 // describe serves GET /tools/{name}.
-func (h *handler) describe(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) describe(w http.ResponseWriter, r *http.Request) {
 	name, ok := pathName(w, r)
 	if !ok || !noQuery(w, r) {
 		return
@@ -185,7 +185,7 @@ func (h *handler) describe(w http.ResponseWriter, r *http.Request) {
 
 // writeValue writes v as a 200 JSON body; a value that cannot be marshalled
 // (such as a tool schema that is not JSON) is a logged 500.
-func (h *handler) writeValue(w http.ResponseWriter, r *http.Request, name string, v any) {
+func (h *Handler) writeValue(w http.ResponseWriter, r *http.Request, name string, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		h.internal(w, r, name, fmt.Errorf("marshal response: %w", err))

@@ -208,7 +208,7 @@ func TestRequestInfoOverStreamableHTTPWithBearerAuth(t *testing.T) {
 		}
 		return &auth.TokenInfo{UserID: "user-42", Scopes: []string{"tools:call"}, Expiration: exp, Extra: map[string]any{"tenant": "acme"}}, nil
 	}
-	h := auth.RequireBearerToken(verify, nil)(mcpserver.HTTPHandler(srv, nil))
+	h := auth.RequireBearerToken(verify, nil)(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{}))
 	hs := httptest.NewServer(h)
 	defer hs.Close()
 

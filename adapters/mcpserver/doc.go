@@ -10,7 +10,7 @@
 //	srv := mcpserver.NewServer(reg, mcpserver.Options{
 //		Implementation: &mcp.Implementation{Name: "mytools", Version: "v1"},
 //	})
-//	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, nil))
+//	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{}))
 //
 // Register puts every tool of a registry on a host's own *sdk.Server through
 // the SDK's raw tool path (Server.AddTool), with the registry's own name,
@@ -33,6 +33,40 @@
 // StdioTransport: the same newline-delimited framing, but malformed input is
 // answered instead of ending the session, and on Linux stdin is read through
 // the runtime's poller. See package mcpstdio.
+//
+// # Streamable HTTP
+//
+// HTTPHandler serves a server over MCP's streamable HTTP transport with
+// bounds a public endpoint needs (HTTPOptions, every zero value useful):
+//
+//   - at most MaxSessions open sessions (default 1000): a new session over
+//     the cap gets 503 with Retry-After and a JSON-RPC error, and nothing
+//     is allocated for it;
+//   - a session idle for SessionTimeout (default 30 minutes) is closed and
+//     its memory and goroutines freed; its client gets 404 and starts anew;
+//   - request bodies are capped (MaxBodyBytes, default 4 MiB);
+//   - Auth wraps the handler: with httpguard.RequireBearer, a request
+//     without a valid token gets 401 and a WWW-Authenticate challenge, the
+//     SDK binds each session to the token's UserID, and every tool call
+//     carries the token: CallToolRequest.Extra.TokenInfo for SDK handlers,
+//     httpguard.TokenInfoFromContext(ctx) for registry tools (NewServer
+//     installs TokenInfoMiddleware for that).
+//
+// Put an httpguard.Guard in front of the whole listener (Host and Origin
+// checks on every route, a per-write deadline that lets event streams
+// live), and set the http.Server's ReadHeaderTimeout, ReadTimeout and
+// IdleTimeout; leave its WriteTimeout zero, or it ends every stream.
+//
+// Requests whose params do not fit their method — params that are not an
+// object, a number where tools/call needs the tool's name — are answered
+// with JSON-RPC -32602 naming the method, the field and the JSON type
+// expected ("invalid params for "tools/call": field "name" must be a
+// string, got a number"), where the SDK would name Go types. HTTPHandler
+// does it for HTTP, ServeStdio for stdio, CheckParams for any other
+// transport.
+//
+// The SDK logs each session's start, initialization and end at INFO; the
+// server NewServer builds logs them at DEBUG.
 //
 // # Mapping
 //

@@ -109,7 +109,7 @@ func ExampleHTTPHandler() {
 	ctx := context.Background()
 	srv := mcpserver.NewServer(exampleRegistry(), mcpserver.Options{Logger: slog.New(slog.DiscardHandler)})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, nil))
+	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{}))
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
 	"sync"
 
@@ -68,7 +67,8 @@ type Options struct {
 	DisplayFor func(t *registry.Tool) (d Display, ok bool)
 	// Logger receives the adapter's logs (protocol failures at ERROR, tools
 	// that cannot be served at ERROR, sync at DEBUG); nil means
-	// slog.Default(). It is also the SDK server's logger in NewServer.
+	// slog.Default(). It is also the SDK server's logger in NewServer, with
+	// the SDK's INFO records (one per session start and end) at DEBUG.
 	// Nothing is ever logged to stdout by this package.
 	Logger *slog.Logger
 }
@@ -123,7 +123,10 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 
 // NewServer returns an SDK server named by opts.Implementation that
 // advertises the tools capability only (with listChanged) and serves reg's
-// tools as Register does.
+// tools as Register does. Its receiving middleware includes
+// TokenInfoMiddleware, so a registry tool reads the caller's verified token
+// with httpguard.TokenInfoFromContext; the SDK's per-session INFO logs
+// (session connected, initialized, ended) go to opts.Logger at DEBUG.
 //
 // The registration lives as long as reg does; use mcp.NewServer and
 // Register directly when the server must be detached from reg later.
@@ -133,11 +136,12 @@ func NewServer(reg *registry.Registry, opts Options) *sdk.Server {
 		impl = &sdk.Implementation{Name: "toolpack", Version: moduleVersion()}
 	}
 	s := sdk.NewServer(impl, &sdk.ServerOptions{
-		Logger: opts.logger(),
+		Logger: sdkLogger(opts.logger()),
 		Capabilities: &sdk.ServerCapabilities{
 			Tools: &sdk.ToolCapabilities{ListChanged: true},
 		},
 	})
+	s.AddReceivingMiddleware(TokenInfoMiddleware)
 	Register(s, reg, opts)
 	return s
 }
@@ -146,10 +150,12 @@ func NewServer(reg *registry.Registry, opts Options) *sdk.Server {
 // (newline-delimited JSON-RPC, package mcpstdio's Transport) until the
 // client disconnects or ctx is done. The end of input is a normal end
 // (nil). Nothing else may read stdin or write to stdout while it runs; log
-// to stderr. Use NewServer and (*mcp.Server).Run with an mcpstdio.Transport
-// or IOTransport to choose the transport's options.
+// to stderr. Requests whose params do not fit their method get a plain
+// JSON-RPC error (CheckParams). Use NewServer and (*mcp.Server).Run with
+// CheckParams(an mcpstdio.Transport or IOTransport) to choose the
+// transport's options.
 func ServeStdio(ctx context.Context, reg *registry.Registry, opts Options) error {
-	err := NewServer(reg, opts).Run(ctx, &mcpstdio.Transport{Logger: opts.logger()})
+	err := NewServer(reg, opts).Run(ctx, CheckParams(&mcpstdio.Transport{Logger: opts.logger()}))
 	if errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -173,12 +179,4 @@ func moduleVersion() string {
 		}
 	}
 	return "dev"
-}
-
-// HTTPHandler returns the streamable HTTP transport for s, an http.Handler
-// that a host mounts on its own mux (for example at "/mcp"). opts may be
-// nil for the SDK defaults (sessions on, 4 MiB request body cap, DNS
-// rebinding protection for servers listening on localhost).
-func HTTPHandler(s *sdk.Server, opts *sdk.StreamableHTTPOptions) http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, opts)
 }

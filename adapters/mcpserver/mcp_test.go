@@ -350,7 +350,7 @@ func TestNewServer_OverIOTransport(t *testing.T) {
 
 func TestHTTPHandlerServesStreamableHTTP(t *testing.T) {
 	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayValue, Logger: discardLogger()})
-	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, nil))
+	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{}))
 	defer hs.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

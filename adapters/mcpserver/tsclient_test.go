@@ -49,7 +49,7 @@ func TestTSClientAcceptsEveryOutputShape(t *testing.T) {
 	tools, want := kindTools(t)
 	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
 	require.NoError(t, reg.Add(tools...))
-	hs := httptest.NewServer(mcpserver.HTTPHandler(mcpserver.NewServer(reg, mcpserver.Options{Logger: discardLogger()}), nil))
+	hs := httptest.NewServer(mcpserver.HTTPHandler(mcpserver.NewServer(reg, mcpserver.Options{Logger: discardLogger()}), mcpserver.HTTPOptions{}))
 	defer hs.Close()
 
 	var calls []map[string]any

@@ -6,31 +6,19 @@
 //
 // Run it with
 //
-//	go run ./examples/host
+//	MCP_INCLUDE_EXAMPLE_TOOLS=true go run ./examples/host
 //
 // Environment (seed 004 "Environment Configuration" and "Conditional example
 // tool"):
 //
 //   - MCP_INCLUDE_EXAMPLE_TOOLS: the example pack is included only when it
-//     is "true". Because this host exists to demonstrate that pack, it sets
-//     the variable to "true" at startup when it is unset, before building
-//     the registry; a value the user set is preserved, so
-//     MCP_INCLUDE_EXAMPLE_TOOLS=false go run ./examples/host excludes the
-//     pack and prints nothing to stdout.
+//     is exactly "true". Unset or any other value excludes it (it holds a
+//     destructive tool); the host then prints nothing to stdout and logs a
+//     warning saying how to include the tools.
 //   - MCP_TOOL_PREFIX: the tool-name prefix; when unset the host's default
 //     "demo" applies (Options.FallbackPrefix), so tools are demo_echo, ….
 //
 // Logs (log/slog, text) go to stderr; stdout carries only the results.
-//
-// Scenarios → tests (main_test.go):
-//
-//	every result printed (success, all-fields validation failure,
-//	  not_found, consent refused and given)      TestRun_IncludedPrintsEveryResult, Example_run
-//	user-provided prefix preserved               TestRun_UserPrefixPreserved
-//	conditional example tool: excluded           TestRun_ExcludedWhenNotTrue
-//	default set at startup, user value kept      TestConfigureEnvironment
-//	protocol failure stops the run               TestRun_CancelledContext
-//	the command builds and runs                  TestMain_BuildsAndRuns
 package main
 
 import (
@@ -52,21 +40,11 @@ import (
 const defaultPrefix = "demo"
 
 func main() {
-	configureEnvironment()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		os.Exit(1)
-	}
-}
-
-// configureEnvironment sets MCP_INCLUDE_EXAMPLE_TOOLS=true when it is unset,
-// preserving a user-provided value. It runs before anything reads the
-// environment, as seed 004's _configure_environment does.
-func configureEnvironment() {
-	if _, ok := os.LookupEnv(example.EnvIncludeExampleTools); !ok {
-		_ = os.Setenv(example.EnvIncludeExampleTools, "true")
 	}
 }
 
@@ -110,7 +88,7 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !added {
-		log.Info("example tools excluded; nothing to demonstrate",
+		log.Warn("example tools excluded; nothing to demonstrate: set "+example.EnvIncludeExampleTools+"=true to include them",
 			slog.String(example.EnvIncludeExampleTools, os.Getenv(example.EnvIncludeExampleTools)))
 		return nil
 	}

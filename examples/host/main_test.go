@@ -121,19 +121,20 @@ func TestRun_CancelledContext(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 }
 
-// configureEnvironment defaults MCP_INCLUDE_EXAMPLE_TOOLS to "true" and
-// preserves a user-provided value.
-func TestConfigureEnvironment(t *testing.T) {
+// Unset, the variable excludes the pack as "false" does (the host does not
+// default it to "true"), and the warning says how to include the tools.
+func TestRun_ExcludedWhenUnset(t *testing.T) {
 	unset(t, example.EnvIncludeExampleTools)
-	configureEnvironment()
-	assert.Equal(t, "true", os.Getenv(example.EnvIncludeExampleTools))
-	t.Setenv(example.EnvIncludeExampleTools, "no")
-	configureEnvironment()
-	assert.Equal(t, "no", os.Getenv(example.EnvIncludeExampleTools))
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(t.Context(), &stdout, &stderr))
+	assert.Empty(t, stdout.String())
+	assert.Contains(t, stderr.String(), "level=WARN")
+	assert.Contains(t, stderr.String(), "set MCP_INCLUDE_EXAMPLE_TOOLS=true to include them")
 }
 
-// The built command runs as `go run ./examples/host` would: exit 0, results
-// on stdout, logs on stderr.
+// The built command runs as `MCP_INCLUDE_EXAMPLE_TOOLS=true go run
+// ./examples/host` would: exit 0, results on stdout, logs on stderr; without
+// the variable it exits 0 with nothing on stdout.
 func TestMain_BuildsAndRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -151,11 +152,20 @@ func TestMain_BuildsAndRuns(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = env
+	cmd.Env = append(env, example.EnvIncludeExampleTools+"=true")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), stderr.String())
 	lines := parse(t, stdout.String())
 	require.Len(t, lines, len(demo))
 	assert.Equal(t, "demo_echo", lines[0].Tool)
+
+	cmd = exec.CommandContext(ctx, bin)
+	cmd.Env = env
+	stdout.Reset()
+	stderr.Reset()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	assert.Empty(t, stdout.String())
+	assert.Contains(t, stderr.String(), "MCP_INCLUDE_EXAMPLE_TOOLS=true")
 }

@@ -15,19 +15,76 @@
 //
 // Usage:
 //
-//	go run ./examples/server                       # HTTP on 127.0.0.1:8080
-//	go run ./examples/server -addr 127.0.0.1:9000 -packs example
-//	go run ./examples/server -stdio -prefix tp     # MCP over stdio, tools named tp_…
+//	MCP_INCLUDE_EXAMPLE_TOOLS=true go run ./examples/server   # HTTP on 127.0.0.1:8080, example tools
+//	go run ./examples/server -addr 127.0.0.1:9000 -packs oj     # OJ_BASE_URL set
+//	go run ./examples/server -stdio -prefix tp                  # MCP over stdio, tools named tp_…
+//	TOOLPACK_AUTH_TOKEN=$(openssl rand -hex 32) go run ./examples/server -addr 0.0.0.0:8080
 //
 // Flags:
 //
-//	-addr string      HTTP listen address (default "127.0.0.1:8080")
-//	-stdio            serve MCP over stdin/stdout instead of HTTP
-//	-packs list       comma-separated packs to serve (default: all)
-//	-prefix string    tool name prefix; when not given, MCP_TOOL_PREFIX, else none
-//	-display string   how MCP results show: "envelope" (full Result JSON) or "value"
-//	-log-level string debug, info, warn or error (default "info")
-//	-proxy file       JSON file of remote MCP servers to mirror as packs
+//	-addr string              HTTP listen address (default "127.0.0.1:8080")
+//	-stdio                    serve MCP over stdin/stdout instead of HTTP
+//	-packs list               comma-separated packs to serve (default: every configured one)
+//	-prefix string            tool name prefix; when not given, MCP_TOOL_PREFIX, else none
+//	-display string           how MCP results show: "value" (default) or "envelope" (full Result JSON)
+//	-log-level string         trace, debug, info, warn or error (default "info"); trace adds a
+//	                          line per tool call
+//	-proxy file               JSON file of remote MCP servers to mirror as packs
+//
+// HTTP only:
+//
+//	-auth-token-file file     bearer tokens required on /mcp and the REST API, one TOKEN or
+//	                          NAME:TOKEN per line (# comments); default: $TOOLPACK_AUTH_TOKEN
+//	-insecure                 allow a non-loopback -addr without authentication
+//	-allowed-hosts list       Host names served besides localhost, 127.0.0.1 and [::1]
+//	                          (host or host:port)
+//	-allowed-origins list     origins (scheme://host[:port]) whose web pages may call the server
+//	-max-sessions n           most MCP sessions open at once (default 1000); more get 503
+//	-session-timeout d        close an MCP session idle this long (default 30m)
+//	-read-header-timeout d    time to send the request headers (default 10s)
+//	-read-timeout d           time to send a whole request, body included (default 30s)
+//	-write-timeout d          time each write to a client may take (default 30s)
+//	-idle-timeout d           close a keep-alive connection idle this long (default 2m)
+//
+// Environment:
+//
+//	MCP_INCLUDE_EXAMPLE_TOOLS  "true" serves the example pack (seed 004); unset or any other
+//	                           value leaves it out, and the log says how to include it
+//	MCP_TOOL_PREFIX            tool name prefix when -prefix is not given
+//	OJ_BASE_URL, OJ_TOKEN      the oj pack's backend and its token
+//	TOOLPACK_AUTH_TOKEN        bearer token(s) when -auth-token-file is not given (HTTP)
+//
+// With nothing set, the server starts with no tools and says so in a
+// warning that names the variables above.
+//
+// # HTTP safety
+//
+// Every request of the listener passes through an httpguard.Guard first:
+// on a loopback address only a loopback Host (localhost, 127.0.0.1, [::1])
+// or one of -allowed-hosts is served, so a DNS-rebound web page gets 403 on
+// every route; a browser request from another origin (not in
+// -allowed-origins) gets 403 too. Paths with "." or ".." segments get the
+// REST API's 400, not a redirect (httpapi.CanonicalPaths).
+//
+// With tokens (-auth-token-file or TOOLPACK_AUTH_TOKEN), /mcp and the REST
+// API answer 401 with a WWW-Authenticate challenge to requests without a
+// valid "Authorization: Bearer" token; /healthz stays open for probes.
+// Each token's name (token-N for unnamed ones) is the caller's identity:
+// MCP sessions are bound to it, and tools read it with
+// httpguard.TokenInfoFromContext. Tokens are never logged. An -addr that
+// other machines can reach (0.0.0.0, a LAN address, a host name) is refused
+// without tokens unless -insecure is given.
+//
+// Slow and stalled clients: -read-header-timeout and -read-timeout are the
+// http.Server's (net/http clears the read deadline once a body is read, so
+// neither ends a long call or stream); -write-timeout is not the
+// http.Server's WriteTimeout, which bounds a whole response and would end
+// every MCP event stream and every tool call slower than it, but a
+// per-write deadline the guard moves forward through
+// http.ResponseController before each write: a client that stops reading
+// is cut off, a stream it keeps reading lives on. MCP sessions are capped
+// (-max-sessions, 503 with Retry-After beyond) and closed after
+// -session-timeout without a request.
 //
 // SIGINT or SIGTERM shuts the server down gracefully.
 //
@@ -35,10 +92,11 @@
 //
 // The server knows the packs listed in availablePacks (packs.go); adding a
 // pack is one line there. A pack that needs configuration reads it from the
-// environment: the oj pack needs OJ_BASE_URL (the backend's origin) and
-// optionally OJ_TOKEN. When -packs is not given, packs that are not
-// configured are skipped with a log line, so the server starts with no flags
-// on a fresh machine; naming such a pack in -packs is an error. The oj
+// environment: the example pack needs MCP_INCLUDE_EXAMPLE_TOOLS=true, the
+// oj pack OJ_BASE_URL (the backend's origin) and optionally OJ_TOKEN. When
+// -packs is not given, packs that are not configured are skipped with a log
+// line, so the server starts with no flags on a fresh machine; naming such
+// a pack in -packs is an error. The oj
 // pack's MCP results always show its plain Markdown.
 //
 // # Remote MCP servers

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,9 +17,13 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
+	"github.com/toolpack-go/toolpack/registry"
 )
 
 // e2eTimeout bounds each end-to-end test (process start, calls, shutdown).
@@ -58,9 +63,22 @@ func startBackend(t *testing.T) string {
 	return hs.URL
 }
 
-// serverEnv is the environment of a server process using the mock backend.
+// testHandler is the server's HTTP handler (guard, path check, /mcp, REST,
+// /healthz) for reg, built as run builds it from argv's flags.
+func testHandler(t testing.TB, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, log *slog.Logger, argv ...string) http.Handler {
+	t.Helper()
+	cfg, err := parseFlags(argv, io.Discard)
+	require.NoError(t, err)
+	hs, closeAPI, err := newHTTPServer(context.Background(), cfg, reg, srv, proxy, nil, log)
+	require.NoError(t, err)
+	t.Cleanup(closeAPI)
+	return hs.Handler
+}
+
+// serverEnv is the environment of a server process using the mock backend,
+// with the example tools included.
 func serverEnv(backendURL string) []string {
-	env := []string{"OJ_BASE_URL=" + backendURL}
+	env := []string{"OJ_BASE_URL=" + backendURL, example.EnvIncludeExampleTools + "=true"}
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "SYSTEMROOT"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)

@@ -39,13 +39,17 @@ func availablePacks() []packEntry {
 // error when -packs names it.
 var errNotConfigured = errors.New("not configured")
 
-// newExample builds the example pack. Seed 004 includes the example tools
-// only when MCP_INCLUDE_EXAMPLE_TOOLS is "true"; as a demo host this server
-// treats an unset variable as "true" (its embedded default), and any other
-// value the user set excludes the pack.
+// newExample builds the example pack. As seed 004 says, the example tools
+// (the destructive create_document among them) are included only when
+// MCP_INCLUDE_EXAMPLE_TOOLS is "true"; unset or any other value leaves
+// them out, with a log line saying how to include them.
 func newExample(*slog.Logger) (*registry.Pack, error) {
-	if v, ok := os.LookupEnv(example.EnvIncludeExampleTools); ok && v != "true" {
-		return nil, fmt.Errorf("%w: %s=%q (set it to \"true\" to include the example tools)", errNotConfigured, example.EnvIncludeExampleTools, v)
+	if v, ok := os.LookupEnv(example.EnvIncludeExampleTools); !ok || v != "true" {
+		got := "is not set"
+		if ok {
+			got = fmt.Sprintf("is %q", v)
+		}
+		return nil, fmt.Errorf("%w: %s %s; set it to \"true\" to include the example tools", errNotConfigured, example.EnvIncludeExampleTools, got)
 	}
 	return example.New()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -78,6 +79,7 @@ func writeProxyFile(t *testing.T) string {
 
 func TestRun_ProxyFlagMirrorsRemoteServers(t *testing.T) {
 	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
 	path := writeProxyFile(t)
 	cs, stderr := runStdio(t, "-packs", "example", "-display", "value", "-proxy", path, "-log-level", "debug")
 
@@ -111,7 +113,7 @@ func TestHealthz_ReportsProxyServers(t *testing.T) {
 
 	t.Run("no -proxy", func(t *testing.T) {
 		reg := registry.New(registry.Options{Logger: log})
-		h := get(t, newMux(reg, mcpserver.NewServer(reg, mcpserver.Options{Logger: log}), nil, log))
+		h := get(t, testHandler(t, reg, mcpserver.NewServer(reg, mcpserver.Options{Logger: log}), nil, log))
 		assert.Equal(t, map[string]any{"status": "ok", "server_count": float64(0), "servers": map[string]any{}}, h["proxy"])
 	})
 
@@ -122,7 +124,7 @@ func TestHealthz_ReportsProxyServers(t *testing.T) {
 		p, err := startProxy(ctx, reg, writeProxyFile(t), log, io.Discard)
 		require.NoError(t, err)
 		defer p.Close()
-		h := get(t, newMux(reg, mcpserver.NewServer(reg, mcpserver.Options{Logger: log}), p, log))
+		h := get(t, testHandler(t, reg, mcpserver.NewServer(reg, mcpserver.Options{Logger: log}), p, log))
 		assert.Equal(t, "ok", h["status"], "the server itself is up")
 		assert.Equal(t, map[string]any{
 			"status":       "degraded",
@@ -134,6 +136,7 @@ func TestHealthz_ReportsProxyServers(t *testing.T) {
 
 func TestRun_ProxyFileErrors(t *testing.T) {
 	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)

@@ -11,10 +11,16 @@ import (
 // mountREST mounts the HTTP/JSON API at the root of mux: GET /tools,
 // GET /tools/{name}, POST /tools/{name}/invoke and GET /openapi.json. Every
 // other path not routed elsewhere (/mcp, /healthz) is the API's JSON 404.
-func mountREST(mux *http.ServeMux, reg *registry.Registry, log *slog.Logger) {
-	mux.Handle("/", httpapi.New(reg, httpapi.Options{
+// auth, when non-nil, guards every API path. The mux must be served behind
+// httpapi.CanonicalPaths, so that /tools/../x gets the API's 400 rather than
+// the mux's redirect.
+func mountREST(mux *http.ServeMux, reg *registry.Registry, auth func(http.Handler) http.Handler, log *slog.Logger) *httpapi.Handler {
+	api := httpapi.New(reg, httpapi.Options{
 		Logger:  log,
 		Title:   "toolpack example server",
 		Version: version(),
-	}))
+		Auth:    auth,
+	})
+	mux.Handle("/", api)
+	return api
 }

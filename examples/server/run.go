@@ -17,9 +17,12 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/adapters/httpguard"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
+	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -29,8 +32,19 @@ const (
 	// shutdownGrace bounds the graceful HTTP shutdown; open MCP streams
 	// are closed when it runs out.
 	shutdownGrace = 5 * time.Second
-	// readHeaderTimeout bounds how long a client may take to send headers.
-	readHeaderTimeout = 10 * time.Second
+	// maxHeaderBytes caps request headers (net/http's default is 1 MiB).
+	maxHeaderBytes = 64 << 10
+	// envAuthToken holds the bearer token(s) when -auth-token-file is not
+	// given.
+	envAuthToken = "TOOLPACK_AUTH_TOKEN"
+)
+
+// Defaults of the HTTP limits (flags of the same names).
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 30 * time.Second
+	defaultWriteTimeout      = 30 * time.Second
+	defaultIdleTimeout       = 2 * time.Minute
 )
 
 // config is the parsed command line.
@@ -43,6 +57,25 @@ type config struct {
 	display  mcpserver.Display
 	level    slog.Level
 	proxy    string // -proxy file, "" for none
+
+	// HTTP only.
+	tokenFile         string // -auth-token-file, "" for none
+	insecure          bool   // -insecure
+	allowedHosts      []string
+	allowedOrigins    []string
+	maxSessions       int
+	sessionTimeout    time.Duration
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+}
+
+// levelNames are the -log-level values; trace is registry.LevelTrace, the
+// level of the registry's per-call logs (seed 004's TRACE).
+var levelNames = map[string]slog.Level{
+	"trace": registry.LevelTrace, "debug": slog.LevelDebug, "info": slog.LevelInfo,
+	"warn": slog.LevelWarn, "error": slog.LevelError,
 }
 
 func parseFlags(argv []string, stderr io.Writer) (config, error) {
@@ -54,14 +87,26 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 		prefix  string
 		display string
 		level   string
+		hosts   string
+		origins string
 	)
 	fs.StringVar(&c.addr, "addr", defaultAddr, "HTTP listen address")
 	fs.BoolVar(&c.stdio, "stdio", false, "serve MCP over stdin/stdout instead of HTTP")
-	fs.StringVar(&packs, "packs", "", "comma-separated packs to serve (default: all of "+packNames()+")")
+	fs.StringVar(&packs, "packs", "", "comma-separated packs to serve (default: all of "+packNames()+" that are configured)")
 	fs.StringVar(&prefix, "prefix", "", "tool name prefix (when not given: $MCP_TOOL_PREFIX, else none)")
 	fs.StringVar(&display, "display", "value", `how MCP results show: "value" (the plain value) or "envelope" (the full Result JSON)`)
-	fs.StringVar(&level, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn or error")
 	fs.StringVar(&c.proxy, "proxy", "", "JSON file of remote MCP servers to mirror as packs (see the package doc)")
+	fs.StringVar(&c.tokenFile, "auth-token-file", "", "file of bearer tokens (one TOKEN or NAME:TOKEN per line) required on /mcp and the REST API; when not given, $"+envAuthToken+" if set")
+	fs.BoolVar(&c.insecure, "insecure", false, "allow serving a non-loopback -addr without authentication")
+	fs.StringVar(&hosts, "allowed-hosts", "", "comma-separated Host names served besides the loopback names (host or host:port)")
+	fs.StringVar(&origins, "allowed-origins", "", "comma-separated origins (scheme://host[:port]) whose web pages may call the server")
+	fs.IntVar(&c.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "most MCP sessions open at once; more get 503")
+	fs.DurationVar(&c.sessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "close an MCP session idle for this long")
+	fs.DurationVar(&c.readHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "time a client has to send its request headers")
+	fs.DurationVar(&c.readTimeout, "read-timeout", defaultReadTimeout, "time a client has to send a whole request, body included")
+	fs.DurationVar(&c.writeTimeout, "write-timeout", defaultWriteTimeout, "time each write to a client may take (a client that stops reading is cut off; streams may last longer)")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", defaultIdleTimeout, "close a keep-alive connection idle for this long")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -88,15 +133,95 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	default:
 		return c, usageError("flag -display: got %q; expected envelope or value", display)
 	}
-	if err := c.level.UnmarshalText([]byte(level)); err != nil {
-		return c, usageError("flag -log-level: got %q; expected debug, info, warn or error", level)
+	lv, ok := levelNames[strings.ToLower(level)]
+	if !ok {
+		return c, usageError("flag -log-level: got %q; expected trace, debug, info, warn or error", level)
 	}
-	if !c.stdio {
-		if _, _, err := net.SplitHostPort(c.addr); err != nil {
-			return c, usageError("flag -addr: got %q; expected host:port such as %s", c.addr, defaultAddr)
+	c.level = lv
+	if c.stdio {
+		return c, nil
+	}
+	if _, _, err := net.SplitHostPort(c.addr); err != nil {
+		return c, usageError("flag -addr: got %q; expected host:port such as %s", c.addr, defaultAddr)
+	}
+	c.allowedHosts, c.allowedOrigins = splitList(hosts), splitList(origins)
+	if _, err := httpguard.New(httpguard.Options{AllowedHosts: c.allowedHosts, TrustedOrigins: c.allowedOrigins}); err != nil {
+		return c, usageError("flag -allowed-hosts or -allowed-origins: %v", err)
+	}
+	if c.maxSessions < 1 {
+		return c, usageError("flag -max-sessions: got %d; expected at least 1", c.maxSessions)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"session-timeout", c.sessionTimeout}, {"read-header-timeout", c.readHeaderTimeout},
+		{"read-timeout", c.readTimeout}, {"write-timeout", c.writeTimeout}, {"idle-timeout", c.idleTimeout},
+	} {
+		if d.v <= 0 {
+			return c, usageError("flag -%s: got %s; expected a positive duration such as 30s", d.name, d.v)
 		}
 	}
 	return c, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// loadTokens returns the bearer tokens of -auth-token-file, else of
+// $TOOLPACK_AUTH_TOKEN when it is set, else nil, and where they came from.
+func loadTokens(cfg config) (*httpguard.Tokens, string, error) {
+	if cfg.tokenFile != "" {
+		t, err := httpguard.TokensFromFile(cfg.tokenFile)
+		if err != nil {
+			return nil, "", usageError("flag -auth-token-file: %v", err)
+		}
+		return t, "file " + cfg.tokenFile, nil
+	}
+	if v, ok := os.LookupEnv(envAuthToken); ok && v != "" {
+		t, err := httpguard.TokensFromEnv(envAuthToken)
+		if err != nil {
+			return nil, "", usageError("%v", err)
+		}
+		return t, "environment variable " + envAuthToken, nil
+	}
+	return nil, "", nil
+}
+
+// checkExposure refuses to serve an address other machines can reach
+// without authentication, unless -insecure says so; it reports whether the
+// server will do so anyway.
+func checkExposure(cfg config, auth bool) (insecure bool, err error) {
+	if auth || httpguard.IsLoopbackAddr(cfg.addr) {
+		return false, nil
+	}
+	if !cfg.insecure {
+		return false, usageError("flag -addr: %s can be reached from other machines and no authentication is configured; "+
+			"give -auth-token-file FILE or set %s, or add -insecure to serve without authentication", cfg.addr, envAuthToken)
+	}
+	return true, nil
+}
+
+// newLogger is the program's logger: text to stderr at level, with
+// registry.LevelTrace written as TRACE.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.LevelKey {
+				if l, ok := a.Value.Any().(slog.Level); ok && l == registry.LevelTrace {
+					a.Value = slog.StringValue("TRACE")
+				}
+			}
+			return a
+		}}))
 }
 
 // run is the whole program: parse argv, build the registry, serve until ctx
@@ -110,7 +235,24 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.level}))
+	log := newLogger(stderr, cfg.level)
+	var tokens *httpguard.Tokens
+	if !cfg.stdio {
+		var source string
+		if tokens, source, err = loadTokens(cfg); err != nil {
+			return err
+		}
+		if tokens != nil {
+			log.Info("bearer authentication required on /mcp and the REST API", "tokens", tokens.Len(), "source", source)
+		}
+		insecure, err := checkExposure(cfg, tokens != nil)
+		if err != nil {
+			return err
+		}
+		if insecure {
+			log.Warn("serving a non-loopback address WITHOUT authentication (-insecure): anyone who can reach it can call every tool", "addr", cfg.addr)
+		}
+	}
 
 	reg := registry.New(registry.Options{Prefix: cfg.prefix, Logger: log})
 	plain, err := loadPacks(reg, cfg.packs, cfg.explicit, log)
@@ -136,6 +278,10 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		loaded = append(loaded, p.Name)
 	}
 	log.Info("registry ready", "tools", len(reg.List()), "packs", strings.Join(loaded, ","), "prefix", reg.Prefix())
+	if len(reg.List()) == 0 {
+		log.Warn("no tools to serve: set " + example.EnvIncludeExampleTools + "=true for the example tools, or " +
+			envOJBaseURL + " for the oj pack (see -h and the package documentation)")
+	}
 
 	if cfg.stdio {
 		log.Info("serving MCP over stdio")
@@ -145,20 +291,43 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 			// or socket through the poller (Linux) instead of a goroutine.
 			tr = &mcpstdio.Transport{Logger: log}
 		}
-		err := srv.Run(ctx, tr)
+		err := srv.Run(ctx, mcpserver.CheckParams(tr))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			log.Info("stdio session ended")
 			return nil
 		}
 		return fmt.Errorf("stdio: %w", err)
 	}
-	return serveHTTP(ctx, cfg.addr, newMux(reg, srv, proxy, log), log)
+	hs, closeAPI, err := newHTTPServer(ctx, cfg, reg, srv, proxy, tokens, log)
+	if err != nil {
+		return err
+	}
+	defer closeAPI()
+	return serveHTTP(ctx, cfg.addr, hs, log)
 }
 
-// newMux routes /mcp, the REST API and /healthz. proxy may be nil.
-func newMux(reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, log *slog.Logger) *http.ServeMux {
+// newHTTPServer builds the HTTP side: /mcp, the REST API and /healthz on
+// one mux, behind the path check (httpapi.CanonicalPaths) and the guard
+// (Host, Origin, per-write deadline), in an http.Server with the read and
+// idle timeouts of cfg. With tokens, /mcp and the REST API require one of
+// them; /healthz stays open for probes. The returned func ends the REST
+// handler's registry subscription.
+func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
+	var requireToken func(http.Handler) http.Handler
+	if tokens != nil {
+		requireToken = httpguard.RequireBearer(tokens.Verify, httpguard.BearerOptions{AllowMissingExpiration: true, Logger: log})
+	}
+	guard, err := httpguard.New(httpguard.Options{
+		AllowedHosts: cfg.allowedHosts, TrustedOrigins: cfg.allowedOrigins,
+		WriteTimeout: cfg.writeTimeout, Logger: log,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: flag -allowed-hosts or -allowed-origins: %w", errUsage, err)
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, &sdk.StreamableHTTPOptions{Logger: log}))
+	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{
+		MaxSessions: cfg.maxSessions, SessionTimeout: cfg.sessionTimeout, Auth: requireToken, Logger: log,
+	}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		var packs []string
 		for _, p := range reg.Packs() {
@@ -168,21 +337,24 @@ func newMux(reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, log 
 		_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs,
 			"proxy": proxyHealth(proxy)})
 	})
-	mountREST(mux, reg, log)
-	return mux
+	api := mountREST(mux, reg, requireToken, log)
+	hs := &http.Server{
+		Handler:           guard.Handler(httpapi.CanonicalPaths(mux)),
+		ReadHeaderTimeout: cfg.readHeaderTimeout,
+		ReadTimeout:       cfg.readTimeout,
+		IdleTimeout:       cfg.idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	return hs, api.Close, nil
 }
 
-// serveHTTP serves h on addr until ctx is done, then shuts down gracefully.
-func serveHTTP(ctx context.Context, addr string, h http.Handler, log *slog.Logger) error {
+// serveHTTP serves hs on addr until ctx is done, then shuts down gracefully.
+func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("flag -addr: listen on %s: %w", addr, err)
-	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +13,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/packs/example"
 )
 
 func TestRun_FlagErrorsNameTheFlag(t *testing.T) {
@@ -23,12 +27,20 @@ func TestRun_FlagErrorsNameTheFlag(t *testing.T) {
 		"empty pack name":   {[]string{"-packs", "oj,,oj"}, "flag -packs: empty pack name"},
 		"repeated pack":     {[]string{"-packs", "oj,oj"}, `flag -packs: pack "oj" given twice`},
 		"bad display":       {[]string{"-display", "fancy"}, `flag -display: got "fancy"; expected envelope or value`},
-		"bad log level":     {[]string{"-log-level", "loud"}, `flag -log-level: got "loud"`},
+		"bad log level":     {[]string{"-log-level", "loud"}, `flag -log-level: got "loud"; expected trace, debug, info, warn or error`},
+		"no sessions":       {[]string{"-max-sessions", "0"}, "flag -max-sessions: got 0; expected at least 1"},
+		"zero timeout":      {[]string{"-read-timeout", "0s"}, "flag -read-timeout: got 0s; expected a positive duration"},
+		"negative timeout":  {[]string{"-session-timeout", "-1m"}, "flag -session-timeout: got -1m0s"},
+		"bad allowed host":  {[]string{"-allowed-hosts", "https://x.example"}, `flag -allowed-hosts or -allowed-origins: httpguard: Options.AllowedHosts[0] = "https://x.example"`},
+		"bad origin":        {[]string{"-allowed-origins", "x.example"}, `Options.TrustedOrigins[0] = "x.example"`},
+		"missing tokens":    {[]string{"-auth-token-file", "/nonexistent/tokens"}, "flag -auth-token-file: invalid bearer token configuration: token file"},
+		"exposed":           {[]string{"-addr", "0.0.0.0:0"}, "flag -addr: 0.0.0.0:0 can be reached from other machines and no authentication is configured; give -auth-token-file FILE or set TOOLPACK_AUTH_TOKEN, or add -insecure"},
 		"bad address":       {[]string{"-addr", "8080"}, `flag -addr: got "8080"; expected host:port`},
 		"stray argument":    {[]string{"serve"}, `unexpected argument "serve"`},
 		"unknown flag":      {[]string{"-port", "1"}, "flag provided but not defined: -port"},
 		"unconfigured pack": {[]string{"-packs", "oj", "-stdio"}, "OJ_BASE_URL"},
 	}
+	t.Setenv(envAuthToken, "")
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			var stderr strings.Builder
@@ -130,4 +142,105 @@ func TestRun_PlainPackUnderEnvelopeDefault(t *testing.T) {
 	require.NoError(t, err)
 	txt := textOf(t, res)
 	assert.True(t, strings.HasPrefix(txt, "# "), "plain Markdown: %q", txt)
+}
+
+func TestRun_LogLevelTraceShowsCalls(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	cs, stderr := runStdio(t, "-log-level", "trace")
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	require.NoError(t, err)
+	assert.Contains(t, stderr.String(), `level=TRACE msg="Tool called: echo"`)
+	assert.Contains(t, stderr.String(), `level=TRACE msg="Tool echo completed successfully"`)
+}
+
+func TestRun_ExampleToolsOnlyWhenTrue(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	for _, v := range []string{"", "false", "1", "TRUE", "yes"} {
+		t.Run("MCP_INCLUDE_EXAMPLE_TOOLS="+v, func(t *testing.T) {
+			t.Setenv(example.EnvIncludeExampleTools, v)
+			cs, stderr := runStdio(t)
+			assert.Empty(t, toolNames(t, cs), "the example tools (and their destructive create_document) are left out")
+			assert.Contains(t, stderr.String(), `set it to \"true\" to include the example tools`)
+			assert.Contains(t, stderr.String(), `level=WARN msg="no tools to serve: set MCP_INCLUDE_EXAMPLE_TOOLS=true`)
+		})
+	}
+	t.Run("unset", func(t *testing.T) {
+		t.Setenv(example.EnvIncludeExampleTools, "")
+		require.NoError(t, os.Unsetenv(example.EnvIncludeExampleTools))
+		cs, stderr := runStdio(t)
+		assert.Empty(t, toolNames(t, cs))
+		assert.Contains(t, stderr.String(), "MCP_INCLUDE_EXAMPLE_TOOLS is not set")
+	})
+	t.Run("true", func(t *testing.T) {
+		t.Setenv(example.EnvIncludeExampleTools, "true")
+		cs, _ := runStdio(t)
+		assert.Equal(t, exampleTools, toolNames(t, cs))
+	})
+	t.Run("-packs example without the variable is an error naming it", func(t *testing.T) {
+		t.Setenv(example.EnvIncludeExampleTools, "")
+		err := run(context.Background(), []string{"-stdio", "-packs", "example"}, strings.NewReader(""), io.Discard, io.Discard)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "MCP_INCLUDE_EXAMPLE_TOOLS")
+	})
+}
+
+func TestCheckExposure(t *testing.T) {
+	for _, c := range []struct {
+		addr           string
+		auth, insecure bool
+		wantErr, warn  bool
+	}{
+		{"127.0.0.1:8080", false, false, false, false},
+		{"localhost:8080", false, false, false, false},
+		{"[::1]:8080", false, false, false, false},
+		{"0.0.0.0:8080", false, false, true, false},
+		{":8080", false, false, true, false},
+		{"192.0.2.1:8080", false, false, true, false},
+		{"0.0.0.0:8080", true, false, false, false},
+		{"0.0.0.0:8080", false, true, false, true},
+	} {
+		warn, err := checkExposure(config{addr: c.addr, insecure: c.insecure}, c.auth)
+		assert.Equal(t, c.wantErr, err != nil, "%+v: %v", c, err)
+		assert.Equal(t, c.warn, warn, "%+v", c)
+		if err != nil {
+			assert.ErrorIs(t, err, errUsage)
+			for _, flagName := range []string{"-auth-token-file", envAuthToken, "-insecure"} {
+				assert.Contains(t, err.Error(), flagName)
+			}
+		}
+	}
+}
+
+func TestLoadTokens(t *testing.T) {
+	const fileToken, envToken = "file-token-0123456789abcdef", "env-token-0123456789abcdef0"
+	path := filepath.Join(t.TempDir(), "tokens")
+	require.NoError(t, os.WriteFile(path, []byte("ci:"+fileToken+"\n"), 0o600))
+
+	t.Setenv(envAuthToken, envToken)
+	toks, source, err := loadTokens(config{tokenFile: path})
+	require.NoError(t, err)
+	assert.Equal(t, "file "+path, source, "the flag wins over the variable")
+	_, err = toks.Verify(context.Background(), fileToken, nil)
+	assert.NoError(t, err)
+
+	toks, source, err = loadTokens(config{})
+	require.NoError(t, err)
+	assert.Equal(t, "environment variable "+envAuthToken, source)
+	_, err = toks.Verify(context.Background(), envToken, nil)
+	assert.NoError(t, err)
+
+	t.Setenv(envAuthToken, "short")
+	_, _, err = loadTokens(config{})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errUsage)
+	assert.Contains(t, err.Error(), envAuthToken)
+	assert.NotContains(t, err.Error(), "short")
+
+	t.Setenv(envAuthToken, "")
+	toks, _, err = loadTokens(config{})
+	require.NoError(t, err)
+	assert.Nil(t, toks, "no token source: no authentication")
 }

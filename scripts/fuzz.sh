@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# fuzz.sh runs every fuzz target of the module, one after the other, for a
+# given time each, and prints per target the executions, the new corpus
+# entries and whether it found a failing input.
+#
+#   scripts/fuzz.sh            # 30s per target
+#   scripts/fuzz.sh 5m         # any -fuzztime value: 10s, 5m, 100000x
+#   scripts/fuzz.sh 10s ./args ./adapters/...   # only these packages
+#
+# Targets are discovered with `go test -list '^Fuzz'`. A finding is written
+# by Go to the package's testdata/fuzz/<Target>/ (commit it once fixed: it
+# becomes a seed that `go test` replays). Exit status: 0 when no target
+# found anything, 1 on a finding or a target that failed to run, 2 on bad
+# usage.
+set -uo pipefail
+
+usage() {
+	echo "usage: $0 [fuzztime] [packages...]   (fuzztime: a go test -fuzztime value, default 30s)" >&2
+	exit 2
+}
+
+fuzztime="${1:-30s}"
+[[ "$fuzztime" =~ ^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h|x)$ ]] || usage
+shift || true
+pkgs=("$@")
+[ ${#pkgs[@]} -eq 0 ] && pkgs=(./...)
+
+cd "$(dirname "$0")/.." || exit 2
+
+# Discover "package target" pairs: go test -list prints a package's
+# matching names, then its "ok <package>" line.
+list=$(go test -list '^Fuzz' "${pkgs[@]}" 2>&1) || {
+	echo "$list" >&2
+	echo "fuzz.sh: listing the fuzz targets failed" >&2
+	exit 1
+}
+targets=()
+pending=()
+while IFS= read -r line; do
+	case "$line" in
+	Fuzz*) pending+=("$line") ;;
+	ok*)
+		pkg=$(awk '{print $2}' <<<"$line")
+		for t in "${pending[@]}"; do targets+=("$pkg $t"); done
+		pending=()
+		;;
+	*) pending=() ;;
+	esac
+done <<<"$list"
+
+if [ ${#targets[@]} -eq 0 ]; then
+	echo "fuzz.sh: no fuzz targets in ${pkgs[*]}" >&2
+	exit 1
+fi
+
+echo "fuzzing ${#targets[@]} targets for $fuzztime each"
+printf '%-52s %-26s %12s %8s  %s\n' PACKAGE TARGET EXECS NEW RESULT
+findings=0
+failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for entry in "${targets[@]}"; do
+	pkg=${entry% *}
+	target=${entry#* }
+	go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >"$log" 2>&1
+	status=$?
+	# The last progress line holds the totals:
+	# "fuzz: elapsed: 10s, execs: 123456 (12345/sec), new interesting: 7 (total: 20)"
+	last=$(grep -E '^fuzz: elapsed: .*execs: [0-9]+' "$log" | tail -n 1)
+	execs=$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$last")
+	new=$(sed -nE 's/.*new interesting: ([0-9]+).*/\1/p' <<<"$last")
+	result=ok
+	if [ $status -ne 0 ]; then
+		input=$(grep -oE 'testdata/fuzz/[^ ]+' "$log" | head -n 1)
+		if [ -n "$input" ]; then
+			result="FINDING: $pkg/$input"
+			findings=$((findings + 1))
+		else
+			result="FAILED to run (exit $status)"
+			failed=$((failed + 1))
+		fi
+		sed 's/^/    /' "$log" | tail -n 30
+	fi
+	printf '%-52s %-26s %12s %8s  %s\n' "${pkg#github.com/toolpack-go/toolpack/}" "$target" "${execs:--}" "${new:--}" "$result"
+done
+echo "targets: ${#targets[@]}, findings: $findings, failed to run: $failed"
+[ $findings -eq 0 ] && [ $failed -eq 0 ]
