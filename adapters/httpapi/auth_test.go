@@ -29,12 +29,23 @@ func TestOptionsAuth_GuardsEveryEndpoint(t *testing.T) {
 	tokens, err := httpguard.ParseTokens("ops:"+restToken, "test")
 	require.NoError(t, err)
 	reg := newRegistry(t)
+	// The handler learns who called through the registry, without
+	// importing an adapter: registry.Request(ctx) is filled by httpapi.
 	who, err := registry.Func("whoami", func(ctx context.Context, _ NoArgs) (result.Result[string], error) {
-		ti := httpguard.TokenInfoFromContext(ctx)
-		if ti == nil {
+		info := registry.Request(ctx)
+		if info.Transport != "http" || info.Header.Get("Content-Type") != "application/json" {
+			return result.Failuref[string](result.InternalError, "request info missing: %+v", info), nil
+		}
+		if _, ok := info.Request.(*http.Request); !ok {
+			return result.Failure[string]("no *http.Request", result.InternalError), nil
+		}
+		if info.Auth == nil {
 			return result.Ok("anonymous"), nil
 		}
-		return result.Ok(ti.UserID), nil
+		if ti := httpguard.TokenInfoFromContext(ctx); ti == nil || ti.UserID != info.Auth.Subject {
+			return result.Failure[string]("TokenInfo and AuthInfo disagree", result.InternalError), nil
+		}
+		return result.Ok(info.Auth.Subject), nil
 	}, registry.ToolOptions{Doc: "Says who called."})
 	require.NoError(t, err)
 	require.NoError(t, reg.Add(who))

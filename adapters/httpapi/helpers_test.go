@@ -53,7 +53,13 @@ const goodSearch = `{"query":"golang http","limit":10,"mode":"fast","threshold":
 // fail, boom (protocol failure), slow (times out) and ping (no arguments).
 func newRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
-	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
+	return newRegistryLog(t, discardLogger())
+}
+
+// newRegistryLog is newRegistry logging to log.
+func newRegistryLog(t testing.TB, log *slog.Logger) *registry.Registry {
+	t.Helper()
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: log})
 	searchTool, err := registry.Func("search", func(_ context.Context, a SearchArgs) (result.Result[SearchOut], error) {
 		return result.Ok(search(a)), nil
 	}, registry.ToolOptions{Title: "Search the index", Doc: "Searches the test index.",
@@ -110,10 +116,10 @@ func (l *logBuffer) String() string {
 // newServer serves a handler for the test registry on 127.0.0.1.
 func newServer(t testing.TB, opts httpapi.Options) (*httptest.Server, *registry.Registry) {
 	t.Helper()
-	reg := newRegistry(t)
 	if opts.Logger == nil {
 		opts.Logger = discardLogger()
 	}
+	reg := newRegistryLog(t, opts.Logger) // one logger, as a host has
 	srv := httptest.NewServer(httpapi.New(reg, opts))
 	t.Cleanup(srv.Close)
 	return srv, reg

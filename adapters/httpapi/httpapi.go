@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/toolpack-go/toolpack/adapters/httpguard"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -312,7 +313,13 @@ func (h *Handler) invoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, typ, msg, nil)
 		return
 	}
-	res, err := h.reg.Invoke(r.Context(), name, body)
+	ctx := registry.WithRequest(r.Context(), &registry.RequestInfo{
+		Transport: "http",
+		Header:    r.Header,
+		Auth:      httpguard.AuthInfo(httpguard.TokenInfoFromContext(r.Context())),
+		Request:   r,
+	})
+	res, err := h.reg.Invoke(ctx, name, body)
 	if err != nil {
 		h.protocolFailure(w, r, name, err)
 		return
@@ -382,14 +389,24 @@ func (h *Handler) protocolFailure(w http.ResponseWriter, r *http.Request, name s
 		writeError(w, http.StatusGatewayTimeout, result.Timeout,
 			fmt.Sprintf("the call to tool %q ran out of time", name), nil)
 	default:
-		h.internal(w, r, name, err)
+		// The registry has logged the failure at ERROR already (it is its
+		// Logging stage's job); one line per failure is enough.
+		h.log.LogAttrs(ctx, slog.LevelDebug, "httpapi: call failed with a protocol failure (logged by the registry)",
+			slog.String("tool", name))
+		h.writeInternal(w, name)
 	}
 }
 
-// internal logs err at ERROR and writes a 500 without internals.
+// internal logs err, a failure of this package's own (a value that does not
+// marshal), at ERROR and writes a 500 without internals.
 func (h *Handler) internal(w http.ResponseWriter, r *http.Request, name string, err error) {
 	h.log.LogAttrs(r.Context(), slog.LevelError, "httpapi: call failed",
 		slog.String("tool", name), slog.String("path", r.URL.Path), slog.Any("err", err))
+	h.writeInternal(w, name)
+}
+
+// writeInternal writes a 500 without internals.
+func (h *Handler) writeInternal(w http.ResponseWriter, name string) {
 	msg := "internal error; the details were logged on the server"
 	if name != "" {
 		msg = fmt.Sprintf("tool %q failed with an internal error; the details were logged on the server", name)

@@ -229,6 +229,7 @@ func TestInvokeProtocolFailureIs500WithoutInternals(t *testing.T) {
 	require.Contains(t, logs.String(), "level=ERROR")
 	require.Contains(t, logs.String(), "tool=boom")
 	require.Contains(t, logs.String(), "refused", "the real error is logged")
+	require.Equal(t, 1, strings.Count(logs.String(), "level=ERROR"), "logged once, by the registry: %s", logs.String())
 	requireServing(t, srv.URL)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -219,6 +220,16 @@ type tokenInfoKey struct{}
 // context (package mcpserver does, for each MCP tool call).
 func ContextWithTokenInfo(ctx context.Context, ti *auth.TokenInfo) context.Context {
 	return context.WithValue(ctx, tokenInfoKey{}, ti)
+}
+
+// AuthInfo converts a verified token to the registry's transport-neutral
+// form, which tool handlers read with registry.Request(ctx).Auth (adapters
+// attach it); nil for nil.
+func AuthInfo(ti *auth.TokenInfo) *registry.AuthInfo {
+	if ti == nil {
+		return nil
+	}
+	return &registry.AuthInfo{Subject: ti.UserID, Scopes: ti.Scopes, Expiration: ti.Expiration, Extra: ti.Extra}
 }
 
 // TokenInfoFromContext returns the verified bearer token of the caller, or
