@@ -69,31 +69,29 @@
 //
 // # Status codes
 //
-// A failed Result (a domain failure) is answered with the status of its error
-// type, from one table (ErrorStatuses, StatusFor):
+// A failed Result (a domain failure) is answered with the status its tool
+// declares for its error type (registry.Tool.Errors, set by the pack with
+// ToolOptions.Errors), else the status of the result package's error type
+// from one table (ErrorStatuses, StatusFor), else 422:
 //
 //	error_type          status  source
 //	validation_error    400     result.ValidationError; details = every args.FieldError {field,rule,message}
-//	invalid_query       400     seed 003 search.web
-//	invalid_port        400     seed 003 mlx.load, mlx.unload
 //	security_error      403     result.SecurityError
 //	permission_denied   403     result.PermissionDenied
 //	not_found           404     result.NotFound (unknown TOOLS are error_type unknown_tool, also 404)
-//	model_not_found     404     seed 003 mlx.load
-//	not_listening       404     seed 003 mlx.unload
 //	conflict            409     result.Conflict
-//	port_busy           409     seed 003 mlx.load
-//	parse_failed        422     seed 003 web.fetch
 //	rate_limited        429     result.RateLimited
 //	cancelled           499     result.Cancelled (nginx's "client closed request")
 //	internal_error      500     result.InternalError (e.g. a recovered panic)
-//	launch_failed       500     seed 003 mlx.load
-//	upstream_failure    502     result.UpstreamFailure; seed 003 search.web
-//	fetch_failed        502     seed 003 web.fetch
-//	model_error         502     seed 003 transcript.clean
+//	upstream_failure    502     result.UpstreamFailure
 //	unavailable         503     result.Unavailable
-//	timeout             504     result.Timeout; seed 003 search.web, web.fetch, transcript.clean
-//	anything else       422     (StatusOtherDomainFailure), including ""
+//	timeout             504     result.Timeout
+//	anything else       422     (StatusOtherDomainFailure), including "", unless the tool declares it
+//
+// This package holds no table of any pack's own error types: a pack that
+// returns, say, invalid_query declares it with the tool
+// (registry.ErrorSpec{Type: "invalid_query", Status: 400}), and the tool's
+// operation in the OpenAPI document lists it.
 //
 // A non-nil error from Registry.Invoke (a protocol failure):
 //

@@ -452,7 +452,8 @@ func (h *Handler) writeResult(w http.ResponseWriter, r *http.Request, name strin
 			return
 		}
 	} else {
-		status = StatusFor(res.ErrorType)
+		tool, _ := h.reg.Lookup(name)
+		status = toolStatus(tool, res.ErrorType)
 		o.buf.WriteString(`{"ok":false,"error":`)
 		o.appendString(res.Error)
 		o.buf.WriteString(`,"error_type":`)

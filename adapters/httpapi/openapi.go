@@ -341,6 +341,18 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 		for _, s := range statuses {
 			op.Responses[strconv.Itoa(s)] = errResp(statusDescription(s))
 		}
+		for _, e := range t.Errors {
+			s := toolStatus(t, e.Type)
+			desc := "a domain failure of type " + string(e.Type)
+			if e.Description != "" {
+				desc += ": " + e.Description
+			}
+			key := strconv.Itoa(s)
+			if r, ok := op.Responses[key]; ok {
+				desc = r.Description + "; " + desc
+			}
+			op.Responses[key] = errResp(desc)
+		}
 		d.Paths["/tools/"+t.Name+"/invoke"] = &oaPathItem{Post: op}
 	}
 	for name := range tags {

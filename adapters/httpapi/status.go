@@ -1,6 +1,9 @@
 package httpapi
 
-import "github.com/toolpack-go/toolpack/result"
+import (
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
 
 // ErrorStatus is one row of the table that maps the error type of a failed
 // Result to the HTTP status of the invoke response.
@@ -23,44 +26,40 @@ const StatusClientClosedRequest = 499
 // is not in the table (422 Unprocessable Content).
 const StatusOtherDomainFailure = 422
 
-// errorStatusTable is THE table: StatusFor, ErrorStatuses, the package doc and
-// the OpenAPI document all follow it. It returns an array (a value), so no
-// caller can change it and reading it does not allocate.
-func errorStatusTable() [20]ErrorStatus {
+// errorStatusTable is the table of the result package's own error types:
+// StatusFor, ErrorStatuses, the package doc and the OpenAPI document all
+// follow it. Error types of a pack are declared by the pack with its tools
+// (registry.Tool.Errors), never listed here. It returns an array (a value),
+// so no caller can change it and reading it does not allocate.
+func errorStatusTable() [11]ErrorStatus {
 	return [...]ErrorStatus{
 		{result.ValidationError, 400, "the arguments were rejected; details lists every field error"},
-		{"invalid_query", 400, "seed 003 search.web: the query is unusable"},
-		{"invalid_port", 400, "seed 003 mlx.load/mlx.unload: the port is out of range"},
 		{result.SecurityError, 403, "refused for a security reason (path escape, missing consent, forbidden host)"},
 		{result.PermissionDenied, 403, "the caller lacks the rights for this call"},
 		{result.NotFound, 404, "the thing asked for does not exist (the tool exists: unknown tools are error_type unknown_tool)"},
-		{"model_not_found", 404, "seed 003 mlx.load: no such model"},
-		{"not_listening", 404, "seed 003 mlx.unload: nothing listens on that port"},
 		{result.Conflict, 409, "the call clashes with the current state"},
-		{"port_busy", 409, "seed 003 mlx.load: the port is taken"},
-		{"parse_failed", 422, "seed 003 web.fetch: the fetched page could not be parsed"},
 		{result.RateLimited, 429, "too many calls; retry later"},
 		{result.Cancelled, StatusClientClosedRequest, "the caller cancelled the call"},
 		{result.InternalError, 500, "a bug in the tool, such as a recovered panic"},
-		{"launch_failed", 500, "seed 003 mlx.load: the model server did not start"},
 		{result.UpstreamFailure, 502, "a service the tool depends on failed"},
-		{"fetch_failed", 502, "seed 003 web.fetch: the page could not be fetched"},
-		{"model_error", 502, "seed 003 transcript.clean: the model failed"},
 		{result.Unavailable, 503, "the tool or its backend is disabled or disconnected"},
 		{result.Timeout, 504, "the call or an upstream request ran out of time"},
 	}
 }
 
-// ErrorStatuses returns a copy of the error type → HTTP status table, in
-// status order. Error types not in it map to StatusOtherDomainFailure.
+// ErrorStatuses returns a copy of the error type → HTTP status table of the
+// result package's error types, in status order. Other error types map to
+// the status their tool declares (registry.Tool.Errors), else to
+// StatusOtherDomainFailure.
 func ErrorStatuses() []ErrorStatus {
 	t := errorStatusTable()
 	return t[:]
 }
 
 // StatusFor returns the HTTP status of an invoke response whose Result
-// failed with error type t: the status from ErrorStatuses, or
-// StatusOtherDomainFailure (422) for any other type, including "".
+// failed with error type t, for a tool that declares no status for it: the
+// status from ErrorStatuses, or StatusOtherDomainFailure (422) for any
+// other type, including "".
 func StatusFor(t result.ErrorType) int {
 	table := errorStatusTable()
 	for i := range table {
@@ -69,4 +68,18 @@ func StatusFor(t result.ErrorType) int {
 		}
 	}
 	return StatusOtherDomainFailure
+}
+
+// toolStatus is the status of a failure of type t from tool: the tool's
+// own declaration (registry.Tool.Errors) when it states one, else
+// StatusFor. tool may be nil.
+func toolStatus(tool *registry.Tool, t result.ErrorType) int {
+	if tool != nil {
+		for _, e := range tool.Errors {
+			if e.Type == t && e.Status != 0 {
+				return e.Status
+			}
+		}
+	}
+	return StatusFor(t)
 }

@@ -1,21 +1,25 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
 // TestStatusTable pins the error type → status table: every result.ErrorType
-// constant and every error code of seed 003 has its documented status.
+// constant has its documented status, and the table holds nothing else
+// (packs declare their own error types with their tools).
 func TestStatusTable(t *testing.T) {
 	want := map[result.ErrorType]int{
 		result.ValidationError:  400,
@@ -29,17 +33,9 @@ func TestStatusTable(t *testing.T) {
 		result.Conflict:         409,
 		result.Unavailable:      503,
 		result.InternalError:    500,
-		// Seed 003's error codes and statuses.
-		"invalid_query":   400,
-		"fetch_failed":    502,
-		"parse_failed":    422,
-		"model_error":     502,
-		"invalid_port":    400,
-		"model_not_found": 404,
-		"port_busy":       409,
-		"launch_failed":   500,
-		"not_listening":   404,
-		// Anything else is a domain failure.
+		// Anything else, a pack's own error type included, is a domain
+		// failure unless the tool declares a status for it.
+		"invalid_query":  422,
 		"":               422,
 		"quota_exceeded": 422,
 	}
@@ -124,4 +120,38 @@ func validToolName(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestStatus_ToolDeclaredErrorTypes: a pack's own error types get the status
+// their tool declares (registry.Tool.Errors), for that tool only; the
+// OpenAPI document lists them on the tool's operation; a declaration may
+// also move a result type's status for its tool.
+func TestStatus_ToolDeclaredErrorTypes(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: discardLogger()})
+	fail := func(typ result.ErrorType) func(context.Context, NoArgs) (result.Result[string], error) {
+		return func(context.Context, NoArgs) (result.Result[string], error) {
+			return result.Failure[string]("no", typ), nil
+		}
+	}
+	decl := []registry.ErrorSpec{
+		{Type: "invalid_query", Status: 400, Description: "the query is unusable"},
+		{Type: result.NotFound, Status: 410, Description: "the page is gone"},
+		{Type: "quota_exceeded", Description: "no status of its own"},
+	}
+	require.NoError(t, registry.AddFunc(reg, "search", fail("invalid_query"), registry.ToolOptions{Errors: decl}))
+	require.NoError(t, registry.AddFunc(reg, "gone", fail(result.NotFound), registry.ToolOptions{Errors: decl}))
+	require.NoError(t, registry.AddFunc(reg, "quota", fail("quota_exceeded"), registry.ToolOptions{Errors: decl}))
+	require.NoError(t, registry.AddFunc(reg, "other", fail("invalid_query"), registry.ToolOptions{}))
+	h := httpapi.New(reg, httpapi.Options{Logger: discardLogger()})
+	defer h.Close()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for tool, want := range map[string]int{"search": 400, "gone": 410, "quota": 422, "other": 422} {
+		r := invoke(t, srv.URL, tool, `{}`)
+		require.Equal(t, want, r.Status, "tool %s", tool)
+	}
+	doc := do(t, http.MethodGet, srv.URL+"/openapi.json", "", nil)
+	require.Equal(t, http.StatusOK, doc.Status)
+	assert.Contains(t, string(doc.Body), "a domain failure of type invalid_query: the query is unusable")
+	assert.Contains(t, string(doc.Body), `"410"`)
 }
