@@ -91,9 +91,9 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		Prefix:      o.Prefix,
 		Source:      SourceLocal,
 		Usage: Usage{
-			Signature: fmt.Sprintf("%s(ctx context.Context, a %s) (result.Result[%s], error)", name, ta, tr),
+			Signature: name + "(ctx context.Context, a " + ta.String() + ") (result.Result[" + tr.String() + "], error)",
 			Args:      md,
-			Returns:   fmt.Sprintf("result.Result[%s]", tr),
+			Returns:   "result.Result[" + tr.String() + "]",
 			Example:   o.Example,
 		},
 		Errors:  slices.Clone(o.Errors),
@@ -103,11 +103,8 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		t.Annotations.Destructive = new(true)
 	}
 	if tr.Kind() == reflect.Struct {
-		out, err := args.SchemaOf(tr)
+		out, err := outputSchemaOf(tr)
 		if err != nil {
-			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
-		}
-		if out, err = nullableCollections(out); err != nil {
 			return nil, fmt.Errorf("registry: tool %q: output schema: %w", name, err)
 		}
 		t.OutputSchema = out

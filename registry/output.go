@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -58,6 +61,38 @@ func validateOutput(s *jsonschema.Schema, v any) error {
 		return fmt.Errorf("value marshals to invalid JSON: %w", err)
 	}
 	return s.Validate(doc)
+}
+
+// outputSchemas memoises outputSchemaOf per result type. Like the args
+// package's schema cache it holds a pure function of a Go type, so it
+// never changes an answer; it spares a catalogue of thousands of tools
+// of one result type a decode and re-encode of the same schema per tool.
+var outputSchemas sync.Map // reflect.Type → *outputSchema
+
+type outputSchema struct {
+	once sync.Once
+	s    json.RawMessage
+	err  error
+}
+
+// outputSchemaOf is the output schema Func declares for the struct type
+// t: args.SchemaOf(t) with optional collections made nullable. Every tool
+// of one result type shares the returned bytes, as they share the input
+// schema args.SchemaFor returns; neither may be modified.
+func outputSchemaOf(t reflect.Type) (json.RawMessage, error) {
+	v, ok := outputSchemas.Load(t)
+	if !ok {
+		v, _ = outputSchemas.LoadOrStore(t, &outputSchema{})
+	}
+	o := v.(*outputSchema)
+	o.once.Do(func() {
+		s, err := args.SchemaOf(t)
+		if err == nil {
+			s, err = nullableCollections(s)
+		}
+		o.s, o.err = s, err
+	})
+	return o.s, o.err
 }
 
 // nullableCollections adapts a schema generated from a Go result type to
