@@ -251,6 +251,11 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 	if pack != nil {
 		r.packs[pack.name] = *pack
 	}
+	if len(r.tools) == 0 && len(prepared) > 8 {
+		// A catalogue loaded at start: size the index once instead of
+		// growing it step by step (readers take r.mu, held here).
+		r.tools = make(map[string]*entry, len(prepared))
+	}
 	ch := Change{Added: make([]*Tool, 0, len(prepared))}
 	for _, e := range prepared {
 		e.core = outputStage(e)

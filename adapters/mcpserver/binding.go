@@ -85,6 +85,15 @@ func (b *binding) reconcile(lists ...[]*registry.Tool) bool {
 	if b.closed {
 		return false
 	}
+	if len(b.served) == 0 {
+		n := 0
+		for _, ts := range lists {
+			n += len(ts)
+		}
+		if n > 8 {
+			b.served = make(map[string]*served, n) // a whole catalogue at once: size the index once
+		}
+	}
 	changed := 0
 	for _, ts := range lists {
 		for _, t := range ts {

@@ -136,10 +136,15 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 	if b.pageSize <= 0 {
 		b.pageSize = sdk.DefaultPageSize
 	}
+	// The middleware goes first, so the dispatch tool is hidden from the
+	// moment it exists, and the dispatch tool before any tool is served, so
+	// no call is routed to it before it is there.
 	s.AddReceivingMiddleware(b.middleware)
-	cancel := reg.Subscribe(b.apply)
-	b.reconcile(reg.List())
 	b.notify()
+	cancel := reg.Subscribe(b.apply)
+	if b.reconcile(reg.List()) {
+		b.notifySoon()
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {

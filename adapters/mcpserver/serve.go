@@ -110,7 +110,7 @@ func (b *binding) call(ctx context.Context, next sdk.MethodHandler, r *sdk.CallT
 // is the one returned, with the merged page.
 func (b *binding) list(ctx context.Context, next sdk.MethodHandler, req *sdk.ListToolsRequest) (sdk.Result, error) {
 	if req.Params != nil && len(req.Params.Cursor) > maxCursorLen {
-		return nil, errInvalidCursor
+		return nil, invalidCursor()
 	}
 	res, err := next(ctx, methodListTools, req)
 	if err != nil {
@@ -123,7 +123,7 @@ func (b *binding) list(ctx context.Context, next sdk.MethodHandler, req *sdk.Lis
 	var after string
 	if req.Params != nil && req.Params.Cursor != "" {
 		if after, err = decodeCursor(req.Params.Cursor); err != nil {
-			return nil, errInvalidCursor
+			return nil, invalidCursor()
 		}
 	}
 	ours := b.snapshot()
@@ -146,7 +146,11 @@ func (b *binding) list(ctx context.Context, next sdk.MethodHandler, req *sdk.Lis
 			if err != nil {
 				return nil, err
 			}
-			hostTools, hostNext, hi = more.Tools, more.NextCursor, 0
+			nc := more.NextCursor
+			if nc == hostNext {
+				nc = "" // a cursor that does not advance ends the listing
+			}
+			hostTools, hostNext, hi = more.Tools, nc, 0
 			continue
 		}
 		if oi < len(ours) && (hi == len(hostTools) || ours[oi].name < hostTools[hi].Name) {
@@ -195,8 +199,10 @@ func (b *binding) hostPage(ctx context.Context, next sdk.MethodHandler, req *sdk
 // far longer was not written by a server.
 const maxCursorLen = 1024
 
-// errInvalidCursor is the SDK's answer to a cursor it cannot read.
-var errInvalidCursor = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params"}
+// invalidCursor is the SDK's answer to a cursor it cannot read.
+func invalidCursor() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params"}
+}
 
 // pageToken is what a tools/list cursor holds, encoded as the SDK encodes
 // its own (gob, then URL-safe base64), so that cursors from either are
