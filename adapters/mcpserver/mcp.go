@@ -138,12 +138,13 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 	}
 	// The middleware goes first, so the dispatch tool is hidden from the
 	// moment it exists, and the dispatch tool before any tool is served, so
-	// no call is routed to it before it is there.
+	// no call is routed to it before it is there. Clients already connected
+	// are told once the tools are in; a new server has none to tell.
 	s.AddReceivingMiddleware(b.middleware)
 	b.notify()
 	cancel := reg.Subscribe(b.apply)
-	if b.reconcile(reg.List()) {
-		b.notifySoon()
+	if b.reconcile(reg.List()) && hasSessions(s) {
+		b.notify()
 	}
 	var once sync.Once
 	return func() {
@@ -152,6 +153,14 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 			b.close()
 		})
 	}
+}
+
+// hasSessions reports whether any client is connected to s.
+func hasSessions(s *sdk.Server) bool {
+	for range s.Sessions() {
+		return true
+	}
+	return false
 }
 
 // NewServer returns an SDK server named by opts.Implementation that

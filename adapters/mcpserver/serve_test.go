@@ -244,3 +244,23 @@ func TestConcurrentChangesConverge(t *testing.T) {
 	}
 	assert.True(t, slices.IsSorted(got))
 }
+
+// TestRegisterOnLiveServerNotifies: registering a registry on a server
+// that already has a client (and advertises tools with listChanged, so the
+// client listens) tells the client, and its next listing holds the
+// registry's tools.
+func TestRegisterOnLiveServerNotifies(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "host"}, &sdk.ServerOptions{
+		Logger:       discardLogger(),
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+	})
+	s := connect(t, srv)
+	assert.Empty(t, toolNames(listPages(t, s.cs)))
+	reg := newTestRegistry(t)
+	mcpserver.Register(srv, reg, mcpserver.Options{Logger: discardLogger()})
+	s.waitChanged(t)
+	assert.Len(t, toolNames(listPages(t, s.cs)), len(reg.List()))
+	res, err := s.call(t, "greet", map[string]any{"name": "Li", "times": 1})
+	require.NoError(t, err)
+	assert.Equal(t, "# Hello\n\nHello, Li! ", text(t, res))
+}
