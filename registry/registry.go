@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/schematype"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -217,8 +218,9 @@ func (r *Registry) AddPack(p *Pack) error {
 func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 	var errs []error
 	prepared := make([]*entry, 0, len(tools))
+	var checked schemaSet
 	for i, t := range tools {
-		e, err := r.prepare(t)
+		e, err := r.prepare(t, &checked)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool #%d: %w", i, err))
 			continue
@@ -249,6 +251,11 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 	if pack != nil {
 		r.packs[pack.name] = *pack
 	}
+	if len(r.tools) == 0 && len(prepared) > 8 {
+		// A catalogue loaded at start: size the index once instead of
+		// growing it step by step (readers take r.mu, held here).
+		r.tools = make(map[string]*entry, len(prepared))
+	}
 	ch := Change{Added: make([]*Tool, 0, len(prepared))}
 	for _, e := range prepared {
 		e.core = outputStage(e)
@@ -274,9 +281,41 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 
 var defaultInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// schemaSet remembers the input schemas one Add call has already found
+// valid: the tools of a pack or catalogue often share one (every Func
+// tool of one argument type shares the bytes args.SchemaFor returns), and
+// checking it again is most of what adding such a tool costs. It compares
+// contents, not addresses, so a caller reusing a buffer is still checked.
+type schemaSet struct {
+	last json.RawMessage     // the most recently checked schema
+	seen map[string]struct{} // every other checked schema, made on first need
+}
+
+// check is checkObjectSchema(s), answered from memory when s was checked
+// before.
+func (c *schemaSet) check(s json.RawMessage) error {
+	if c.last != nil && bytes.Equal(s, c.last) {
+		return nil
+	}
+	if _, ok := c.seen[string(s)]; ok {
+		return nil
+	}
+	if err := checkObjectSchema(s); err != nil {
+		return err
+	}
+	if c.last != nil {
+		if c.seen == nil {
+			c.seen = map[string]struct{}{}
+		}
+		c.seen[string(c.last)] = struct{}{}
+	}
+	c.last = s
+	return nil
+}
+
 // prepare validates t and returns the entry to store (its chain not yet
-// built).
-func (r *Registry) prepare(t *Tool) (*entry, error) {
+// built). checked holds the input schemas this Add call has validated.
+func (r *Registry) prepare(t *Tool, checked *schemaSet) (*entry, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: tool is nil", ErrInvalidTool)
 	}
@@ -309,7 +348,7 @@ func (r *Registry) prepare(t *Tool) (*entry, error) {
 	}
 	if len(c.InputSchema) == 0 {
 		c.InputSchema = defaultInputSchema
-	} else if err := checkObjectSchema(c.InputSchema); err != nil {
+	} else if err := checked.check(c.InputSchema); err != nil {
 		return nil, fmt.Errorf("%w: tool %q: InputSchema: %w", ErrInvalidTool, c.Name, err)
 	}
 	for i, es := range c.Errors {
@@ -342,8 +381,13 @@ func (r *Registry) compiledOutput(name string, src json.RawMessage) (*jsonschema
 }
 
 // checkObjectSchema reports whether s is a JSON object with "type":"object",
-// as MCP requires of input schemas.
+// as MCP requires of input schemas. The common case (it is) is answered by
+// a scan that allocates nothing; only a schema that fails is decoded, to
+// say why.
 func checkObjectSchema(s json.RawMessage) error {
+	if schematype.IsObject(s) {
+		return nil
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(s, &m); err != nil {
 		return fmt.Errorf("expected a JSON object: %w", err)
@@ -431,7 +475,7 @@ func (r *Registry) List() []*Tool {
 		out = append(out, e.tool)
 	}
 	r.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -7,58 +7,54 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolpack-go/toolpack/internal/schematype"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
-// binding keeps one SDK server in sync with one registry.
+// binding serves one registry's tools on one SDK server and keeps them in
+// step with the registry.
+//
+// The registry's tools are not put in the SDK's own tool set: its
+// Server.AddTool decodes every schema into a map (twice for the input
+// schema) and marks the whole set for re-sorting, which made serving
+// 10,000 tools cost most of a second. Instead the binding keeps its own
+// index and answers tools/list and tools/call for those tools in a
+// receiving middleware (serve.go); the SDK's tool set holds one hidden
+// dispatch tool, through which calls still take the SDK's own tools/call
+// path, and whose re-adding makes the SDK send (debounced)
+// notifications/tools/list_changed.
 type binding struct {
-	srv  *sdk.Server
-	reg  *registry.Registry
-	opts Options
-	log  *slog.Logger
+	srv      *sdk.Server
+	reg      *registry.Registry
+	opts     Options
+	log      *slog.Logger
+	pageSize int
 
-	mu     sync.Mutex          // serialises sync and close
-	served map[string]toolSpec // final tool name → what was given to srv
-	closed bool
+	pending atomic.Bool // a notify is scheduled (notifySoon)
+
+	mu      sync.RWMutex
+	scratch *sdk.Server        // made on first need; no client connects to it (see sdkAccepts)
+	served  map[string]*served // final tool name → what is served
+	sorted  []*served          // served sorted by name; nil when stale; never modified once built
+	closed  bool
 }
 
-// toolSpec is what the SDK server was given for one tool; a tool is re-added
-// only when its spec changes, so a registry that hands out fresh *Tool
-// values on every List causes no spurious list-changed notifications.
-type toolSpec struct {
-	title, desc, in, out string
-	ann                  [4]int8 // ReadOnly, Destructive, Idempotent, OpenWorld: -1 unset, 0 false, 1 true
-	display              Display
-}
-
-func tri(b *bool) int8 {
-	switch {
-	case b == nil:
-		return -1
-	case *b:
-		return 1
-	default:
-		return 0
-	}
-}
-
-func specOf(t *registry.Tool, d Display) toolSpec {
-	a := t.Annotations
-	return toolSpec{
-		title:   t.Title,
-		desc:    t.Description,
-		in:      string(t.InputSchema),
-		out:     string(t.OutputSchema),
-		ann:     [4]int8{tri(a.ReadOnly), tri(a.Destructive), tri(a.Idempotent), tri(a.OpenWorld)},
-		display: d,
-	}
+// served is one registry tool as this binding serves it.
+type served struct {
+	name string
+	tool *registry.Tool // the registered tool it was built from
+	st   *sdk.Tool
+	h    sdk.ToolHandler
 }
 
 func (b *binding) displayFor(t *registry.Tool) Display {
@@ -70,80 +66,183 @@ func (b *binding) displayFor(t *registry.Tool) Display {
 	return b.opts.Display
 }
 
-// sync brings srv's tool set in line with reg's. It is the registry
-// subscription callback and runs once at Register.
-func (b *binding) sync() {
+// apply is the registry subscription callback: it brings every tool the
+// change names in line with the registry, at a cost proportional to the
+// size of the change, and has the SDK tell clients when what is served
+// changed.
+func (b *binding) apply(ch registry.Change) {
+	if b.reconcile(ch.Removed, ch.Added) {
+		b.notifySoon()
+	}
+}
+
+// reconcile serves, replaces or drops each named tool to match what the
+// registry holds now, and reports whether anything changed. Asking the
+// registry rather than trusting the change makes the result independent
+// of the order in which concurrent changes are reported.
+func (b *binding) reconcile(lists ...[]*registry.Tool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return
+		return false
 	}
-	tools := b.reg.List()
-	seen := make(map[string]bool, len(tools))
-	var remove []string
-	for _, t := range tools {
-		seen[t.Name] = true
-		d := b.displayFor(t)
-		spec := specOf(t, d)
-		if old, ok := b.served[t.Name]; ok && old == spec {
-			continue
+	if len(b.served) == 0 {
+		n := 0
+		for _, ts := range lists {
+			n += len(ts)
 		}
-		st, err := sdkTool(t)
-		if err == nil {
-			err = b.add(st, b.handler(t.Name, d))
+		if n > 8 {
+			b.served = make(map[string]*served, n) // a whole catalogue at once: size the index once
 		}
-		if err != nil {
-			b.log.Error("mcpserver: tool not served", "tool", t.Name, "error", err)
-			if _, ok := b.served[t.Name]; ok {
-				remove = append(remove, t.Name)
-				delete(b.served, t.Name)
+	}
+	changed := 0
+	for _, ts := range lists {
+		for _, t := range ts {
+			if b.serveLocked(t.Name) {
+				changed++
 			}
-			continue
-		}
-		if !d.valid() {
-			b.log.Error("mcpserver: invalid Display for tool; its calls will fail",
-				"tool", t.Name, "display", int(d), "expected", "DisplayEnvelope or DisplayValue")
-		}
-		b.served[t.Name] = spec
-	}
-	for name := range b.served {
-		if !seen[name] {
-			remove = append(remove, name)
-			delete(b.served, name)
 		}
 	}
-	if len(remove) > 0 {
-		sort.Strings(remove)
-		b.srv.RemoveTools(remove...)
+	if changed > 0 {
+		b.sorted = nil
 	}
-	b.log.Debug("mcpserver: tools synced", "served", len(b.served), "removed", len(remove))
+	b.log.Debug("mcpserver: tools synced", "served", len(b.served), "changed", changed)
+	return changed > 0
 }
 
-// add calls srv.AddTool, turning the SDK's panics on tools it refuses into
-// errors so that one bad tool never takes the host down.
-func (b *binding) add(t *sdk.Tool, h sdk.ToolHandler) (err error) {
+// serveLocked makes what is served under name match the registry; b.mu
+// must be held.
+func (b *binding) serveLocked(name string) bool {
+	cur, ok := b.reg.Lookup(name)
+	old := b.served[name]
+	if !ok {
+		if old == nil {
+			return false
+		}
+		delete(b.served, name)
+		return true
+	}
+	if old != nil && old.tool == cur {
+		return false
+	}
+	d := b.displayFor(cur)
+	st, err := sdkTool(cur)
+	if err == nil {
+		err = b.sdkAccepts(st)
+	}
+	if err != nil {
+		b.log.Error("mcpserver: tool not served", "tool", name, "error", err)
+		if old == nil {
+			return false
+		}
+		delete(b.served, name)
+		return true
+	}
+	if !d.valid() {
+		b.log.Error("mcpserver: invalid Display for tool; its calls will fail",
+			"tool", name, "display", int(d), "expected", "DisplayEnvelope or DisplayValue")
+	}
+	b.served[name] = &served{name: name, tool: cur, st: st, h: b.handler(name, d)}
+	return true
+}
+
+// sdkAccepts reports whether the SDK's Server.AddTool would take t. After
+// sdkTool's own checks the only reason left for a refusal is an invalid
+// x-mcp-header annotation in the input schema, so only a schema that may
+// hold one (its name, or a \u escape that could spell it) is tried, on
+// the scratch server, turning the SDK's panic into an error.
+func (b *binding) sdkAccepts(t *sdk.Tool) (err error) {
+	raw, ok := t.InputSchema.(json.RawMessage)
+	if ok && !bytes.Contains(raw, []byte("x-mcp-header")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return nil
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the MCP SDK refused the tool: %v", p)
 		}
 	}()
-	b.srv.AddTool(t, h)
+	if b.scratch == nil {
+		b.scratch = sdk.NewServer(&sdk.Implementation{Name: "toolpack-scratch"}, &sdk.ServerOptions{Logger: b.log})
+	}
+	b.scratch.AddTool(t, refuseCall)
+	b.scratch.RemoveTools(t.Name)
 	return nil
+}
+
+// refuseCall is the handler of tools on the scratch server; it is never
+// called.
+func refuseCall(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	return nil, errors.New("mcpserver: scratch tool called")
+}
+
+// notify re-adds the dispatch tool: the SDK counts that as a change of
+// its tool set and sends notifications/tools/list_changed to connected
+// clients (debounced: many changes in quick succession give one).
+func (b *binding) notify() {
+	b.srv.AddTool(dispatchTool(), dispatch)
+}
+
+// notifyDelay is how long changes are gathered before the SDK is told:
+// Server.AddTool costs far more than the change itself (it re-encodes the
+// tool's schema twice), and one call announces any number of changes.
+// What is listed changes at once; only the announcement waits, and the
+// SDK holds it back a further 10 ms anyway to debounce.
+const notifyDelay = time.Millisecond
+
+// notifySoon calls notify once, notifyDelay from now, for this change
+// and every other made before then.
+func (b *binding) notifySoon() {
+	if b.pending.CompareAndSwap(false, true) {
+		time.AfterFunc(notifyDelay, func() {
+			b.pending.Store(false)
+			b.notify()
+		})
+	}
 }
 
 func (b *binding) close() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
 	b.closed = true
-	names := make([]string, 0, len(b.served))
-	for name := range b.served {
-		names = append(names, name)
-	}
+	had := len(b.served) > 0
 	clear(b.served)
-	if len(names) > 0 {
-		sort.Strings(names)
-		b.srv.RemoveTools(names...)
+	b.sorted = nil
+	b.mu.Unlock()
+	if had {
+		b.notifySoon()
 	}
+}
+
+// lookup returns what is served under name, or nil.
+func (b *binding) lookup(name string) *served {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.served[name]
+}
+
+// snapshot returns the served tools sorted by name. The slice is shared
+// and must not be modified; a change builds a new one on the next call.
+func (b *binding) snapshot() []*served {
+	b.mu.RLock()
+	s := b.sorted
+	b.mu.RUnlock()
+	if s != nil {
+		return s
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.sorted == nil && len(b.served) > 0 {
+		s := make([]*served, 0, len(b.served))
+		for _, v := range b.served {
+			s = append(s, v)
+		}
+		slices.SortFunc(s, func(x, y *served) int { return strings.Compare(x.name, y.name) })
+		b.sorted = s
+	}
+	return b.sorted
 }
 
 // sdkTool converts a registry tool to the SDK's tool. The input schema is
@@ -183,6 +282,9 @@ func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 func checkInputSchema(s json.RawMessage) error {
 	if len(s) == 0 {
 		return errors.New(`field InputSchema: expected a JSON Schema with "type":"object", got none`)
+	}
+	if schematype.IsObject(s) {
+		return nil
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(s, &m); err != nil || m == nil {

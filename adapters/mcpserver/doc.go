@@ -12,12 +12,15 @@
 //	})
 //	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{}))
 //
-// Register puts every tool of a registry on a host's own *sdk.Server through
-// the SDK's raw tool path (Server.AddTool), with the registry's own name,
-// title, description, input schema, output schema and annotations, and keeps
-// the server in sync through Registry.Subscribe: tools added or removed at
-// run time appear in or vanish from tools/list, and the SDK sends
-// notifications/tools/list_changed to connected clients.
+// Register puts every tool of a registry on a host's own *sdk.Server, with
+// the registry's own name, title, description, input schema, output schema
+// and annotations, and keeps the server in sync through
+// Registry.Subscribe: tools added or removed at run time appear in or
+// vanish from tools/list, and the SDK sends
+// notifications/tools/list_changed to connected clients. It scales to
+// catalogues of many thousands of tools: tools/list is answered from the
+// adapter's own sorted index (in the SDK's pages, with the SDK's cursors),
+// and adding or removing a tool costs the same whatever the number served.
 //
 // The adapter translates; it never validates or dispatches. Every tools/call
 // goes to Registry.Invoke with the raw arguments (absent or null arguments

@@ -65,6 +65,12 @@ type Options struct {
 	// tool changes): a tool for which it returns ok == true is shown with the
 	// returned Display; the others use Display.
 	DisplayFor func(t *registry.Tool) (d Display, ok bool)
+	// PageSize is the number of tools in one tools/list page; zero means the
+	// SDK's default, mcp.DefaultPageSize (1000). NewServer gives it to the
+	// SDK server as well. With Register, set it to the PageSize the server
+	// was made with, so that pages holding registry tools are as long as
+	// the SDK's own. A negative value is logged at ERROR and zero is used.
+	PageSize int
 	// Logger receives the adapter's logs (protocol failures at ERROR, tools
 	// that cannot be served at ERROR, sync at DEBUG); nil means
 	// slog.Default(). It is also the SDK server's logger in NewServer, with
@@ -80,38 +86,66 @@ func (o Options) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Register serves every tool of reg on s through the SDK's raw tool path,
-// with the registry's own name, title, description, input schema, output
-// schema and annotations, and keeps s in sync with reg: tools added to,
-// changed in or removed from reg later are added to, replaced in or removed
-// from s, so they show in tools/list and the SDK sends
-// notifications/tools/list_changed to connected clients.
+// Register serves every tool of reg on s, with the registry's own name,
+// title, description, input schema, output schema and annotations, and
+// keeps s in step with reg: tools added to or removed from reg later
+// appear in or vanish from tools/list, and connected clients get
+// notifications/tools/list_changed (debounced by the SDK). Each change
+// costs time in proportion to the tools it touches, not to the number
+// served.
 //
 // Every call goes through reg.Invoke; the adapter neither validates nor
 // dispatches on its own. See the package documentation for how results and
 // errors are mapped.
 //
-// A tool whose input schema is missing or not a JSON object with
-// "type":"object", or that the SDK refuses, is not served; the reason is
-// logged at ERROR and the other tools are unaffected.
+// The registry's tools are not added one by one with s.AddTool, whose
+// schema re-encoding dominates the cost of serving thousands of tools:
+// Register installs a receiving middleware on s that answers tools/list
+// from its own sorted index (merged with the tools the host adds to s
+// itself, in pages of opts.PageSize with the SDK's cursors) and passes
+// calls of registry tools down the SDK's own tools/call path through one
+// hidden tool named "toolpack.mcpserver.dispatch", which is reserved.
+// Middleware the host adds to s after Register sees every request as the
+// client sent it; middleware added before sees calls of registry tools
+// addressed to that reserved name.
 //
-// A registry tool replaces a tool of the same name the host added to s
-// before. The returned function stops the sync and removes from s every
-// tool this call added; it is safe to call more than once.
+// A tool whose input schema is missing or not a JSON object with
+// "type":"object", or that the SDK would refuse, is not served; the reason
+// is logged at ERROR and the other tools are unaffected.
+//
+// A registry tool hides a tool of the same name the host added to s. The
+// returned function stops the sync and withdraws every registry tool from
+// s; it is safe to call more than once.
 func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister func()) {
 	b := &binding{
-		srv:    s,
-		reg:    reg,
-		opts:   opts,
-		log:    opts.logger(),
-		served: map[string]toolSpec{},
+		srv:      s,
+		reg:      reg,
+		opts:     opts,
+		log:      opts.logger(),
+		pageSize: opts.PageSize,
+		served:   map[string]*served{},
 	}
 	if !opts.Display.valid() {
 		b.log.Error("mcpserver: invalid Options.Display; calls of tools without a per-tool Display will fail",
 			"display", int(opts.Display), "expected", "DisplayEnvelope or DisplayValue")
 	}
-	cancel := reg.Subscribe(func(registry.Change) { b.sync() })
-	b.sync()
+	if b.pageSize < 0 {
+		b.log.Error("mcpserver: invalid Options.PageSize; using the SDK's default",
+			"page_size", b.pageSize, "expected", "zero (the default) or a positive number")
+	}
+	if b.pageSize <= 0 {
+		b.pageSize = sdk.DefaultPageSize
+	}
+	// The middleware goes first, so the dispatch tool is hidden from the
+	// moment it exists, and the dispatch tool before any tool is served, so
+	// no call is routed to it before it is there. Clients already connected
+	// are told once the tools are in; a new server has none to tell.
+	s.AddReceivingMiddleware(b.middleware)
+	b.notify()
+	cancel := reg.Subscribe(b.apply)
+	if b.reconcile(reg.List()) && hasSessions(s) {
+		b.notify()
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -119,6 +153,14 @@ func Register(s *sdk.Server, reg *registry.Registry, opts Options) (unregister f
 			b.close()
 		})
 	}
+}
+
+// hasSessions reports whether any client is connected to s.
+func hasSessions(s *sdk.Server) bool {
+	for range s.Sessions() {
+		return true
+	}
+	return false
 }
 
 // NewServer returns an SDK server named by opts.Implementation that
@@ -136,7 +178,8 @@ func NewServer(reg *registry.Registry, opts Options) *sdk.Server {
 		impl = &sdk.Implementation{Name: "toolpack", Version: moduleVersion()}
 	}
 	s := sdk.NewServer(impl, &sdk.ServerOptions{
-		Logger: sdkLogger(opts.logger()),
+		Logger:   sdkLogger(opts.logger()),
+		PageSize: max(opts.PageSize, 0),
 		Capabilities: &sdk.ServerCapabilities{
 			Tools: &sdk.ToolCapabilities{ListChanged: true},
 		},

@@ -1,0 +1,5 @@
+//go:build !race
+
+package schematype
+
+const raceEnabled = false
