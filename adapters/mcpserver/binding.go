@@ -342,7 +342,7 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if !d.valid() {
 			return nil, &jsonrpc.Error{
 				Code:    jsonrpc.CodeInternalError,
-				Message: fmt.Sprintf("mcpserver: tool %q: field Options.Display (or DisplayFor) is %d; expected DisplayEnvelope (0) or DisplayValue (1)", name, int(d)),
+				Message: fmt.Sprintf("mcpserver: tool %q: field Options.Display (or DisplayFor) is %d; expected DisplayValue (0) or DisplayEnvelope (1)", name, int(d)),
 			}
 		}
 		lazy.once.Do(func() {
@@ -351,7 +351,7 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 			}
 		})
 		if lazy.err != nil {
-			return nil, b.protocolError(ctx, name, lazy.err)
+			return nil, b.protocolError(ctx, name, lazy.err, false)
 		}
 		var raw json.RawMessage
 		if req != nil && req.Params != nil {
@@ -362,11 +362,11 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		}
 		res, err := b.reg.Invoke(requestContext(ctx, req), name, raw)
 		if err != nil {
-			return nil, b.protocolError(ctx, name, err)
+			return nil, b.protocolError(ctx, name, err, true)
 		}
 		out, err := toCallToolResult(res, d, lazy.shape)
 		if err != nil {
-			return nil, b.protocolError(ctx, name, err)
+			return nil, b.protocolError(ctx, name, err, false)
 		}
 		return out, nil
 	}
@@ -451,7 +451,11 @@ func isAbsent(raw json.RawMessage) bool {
 // invalid params (as the SDK reports tools it does not know); a cancelled
 // or timed-out call says so; any other error is an internal error whose
 // details stay in the log (they may hold internals or secrets).
-func (b *binding) protocolError(ctx context.Context, name string, err error) *jsonrpc.Error {
+//
+// fromRegistry marks an error returned by Registry.Invoke: the registry's
+// Logging stage has logged it at ERROR already, so it is logged here at
+// DEBUG only (one ERROR line per failure).
+func (b *binding) protocolError(ctx context.Context, name string, err error, fromRegistry bool) *jsonrpc.Error {
 	switch {
 	case errors.Is(err, registry.ErrUnknownTool):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
@@ -462,7 +466,11 @@ func (b *binding) protocolError(ctx context.Context, name string, err error) *js
 		b.log.WarnContext(ctx, "mcpserver: tool call timed out", "tool", name)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: call timed out", name)}
 	default:
-		b.log.ErrorContext(ctx, "mcpserver: protocol failure", "tool", name, "error", err)
+		if fromRegistry {
+			b.log.DebugContext(ctx, "mcpserver: protocol failure (logged by the registry)", "tool", name)
+		} else {
+			b.log.ErrorContext(ctx, "mcpserver: protocol failure", "tool", name, "error", err)
+		}
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q failed with an internal error; the details are in the server log", name)}
 	}
 }

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,11 +189,15 @@ func TestHandlerUnknownToolIsInvalidParams(t *testing.T) {
 }
 
 func TestProtocolErrorKinds(t *testing.T) {
-	b := &binding{log: slog.New(slog.DiscardHandler)}
+	var logs bytes.Buffer
+	b := &binding{log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	ctx := context.Background()
-	assert.Contains(t, b.protocolError(ctx, "t", context.Canceled).Message, "cancelled")
-	assert.Contains(t, b.protocolError(ctx, "t", context.DeadlineExceeded).Message, "timed out")
-	e := b.protocolError(ctx, "t", errors.New("token=abc"))
+	assert.Contains(t, b.protocolError(ctx, "t", context.Canceled, true).Message, "cancelled")
+	assert.Contains(t, b.protocolError(ctx, "t", context.DeadlineExceeded, true).Message, "timed out")
+	e := b.protocolError(ctx, "t", errors.New("token=abc"), true)
 	assert.Equal(t, int64(jsonrpc.CodeInternalError), e.Code)
 	assert.NotContains(t, e.Message, "abc")
+	assert.NotContains(t, logs.String(), "level=ERROR", "the registry logged it already: one ERROR line per failure")
+	b.protocolError(ctx, "t", errors.New("value does not marshal"), false)
+	assert.Contains(t, logs.String(), "level=ERROR", "the adapter's own failures are logged at ERROR")
 }
