@@ -256,7 +256,7 @@ func TestInvalidDisplayIsClearError(t *testing.T) {
 	require.Error(t, err, "no silent default")
 	assert.Nil(t, res)
 	assert.Contains(t, err.Error(), "Options.Display")
-	assert.Contains(t, err.Error(), "expected DisplayEnvelope (0) or DisplayValue (1)")
+	assert.Contains(t, err.Error(), "expected DisplayValue (0) or DisplayEnvelope (1)")
 	assert.Contains(t, logs.String(), "invalid Options.Display")
 	assert.Equal(t, "Display(7)", mcpserver.Display(7).String())
 }
