@@ -26,6 +26,10 @@ var emptyObject = json.RawMessage(`{}`)
 // handler. Empty raw arguments (nil or zero length) mean "no arguments" and
 // are read as {}.
 //
+// A name that is an alias (SetAliases) runs the tool it resolves to; a
+// disabled tool (SetEnabled) is answered with a failed Result of type
+// unavailable without running.
+//
 // The handler's context carries the call (CallFrom, Logger) and whatever
 // the adapter attached with WithProgress and WithRequest.
 func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
@@ -34,9 +38,20 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 	}
 	r.mu.RLock()
 	e := r.tools[name]
+	via := name
+	if e == nil && len(r.aliases) > 0 {
+		e, via = r.resolveLocked(name)
+	}
 	r.mu.RUnlock()
 	if e == nil {
+		if via != name {
+			return result.Result[any]{}, fmt.Errorf("%w: %q (an alias of %q)", ErrUnknownTool, via, name)
+		}
 		return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
+	}
+	if e.off {
+		return result.Failuref[any](result.Unavailable, "tool %q is disabled", e.tool.Name).
+			WithInstruction("Do not call this tool; tell the user it is switched off."), nil
 	}
 	if len(raw) == 0 {
 		raw = emptyObject

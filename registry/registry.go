@@ -81,6 +81,9 @@ type entry struct {
 	// h is the whole chain: built-in stages and middleware around core. It
 	// is rebuilt when middleware is added, never per call.
 	h Handler
+	// off marks a disabled tool (its own switch or its pack's): absent
+	// from listings, its calls answered with an unavailable failure.
+	off bool
 }
 
 type packInfo struct {
@@ -95,13 +98,16 @@ type Registry struct {
 	maxBytes int
 	maxDepth int
 
-	mu     sync.RWMutex
-	tools  map[string]*entry
-	packs  map[string]packInfo
-	byPack map[string]map[string]*entry // pack name → final name → entry
-	mw     []Middleware
-	subs   []subscriber
-	next   int
+	mu      sync.RWMutex
+	tools   map[string]*entry
+	packs   map[string]packInfo
+	byPack  map[string]map[string]*entry // pack name → final name → entry
+	toolOff map[string]bool              // final names switched off (SetEnabled)
+	packOff map[string]bool              // packs switched off (SetPackEnabled)
+	aliases map[string]string            // alias → target, as set (SetAliases)
+	mw      []Middleware
+	subs    []subscriber
+	next    int
 }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when
@@ -112,6 +118,8 @@ func New(opts Options) *Registry {
 		tools:    map[string]*entry{},
 		packs:    map[string]packInfo{},
 		byPack:   map[string]map[string]*entry{},
+		toolOff:  map[string]bool{},
+		packOff:  map[string]bool{},
 		log:      opts.Logger,
 		maxBytes: opts.Decode.MaxBytes,
 		maxDepth: opts.Decode.MaxDepth,
@@ -157,7 +165,7 @@ func (r *Registry) Use(mw ...Middleware) {
 	// Entries are immutable once published (Invoke reads them without the
 	// lock), so each gets a fresh entry with the new chain.
 	for n, e := range r.tools {
-		ne := &entry{tool: e.tool, out: e.out, outSrc: e.outSrc, core: e.core, h: r.chainLocked(e.core)}
+		ne := &entry{tool: e.tool, out: e.out, outSrc: e.outSrc, core: e.core, h: r.chainLocked(e.core), off: e.off}
 		r.tools[n] = ne
 		if m := r.byPack[e.tool.Pack]; m != nil {
 			m[n] = ne
@@ -189,7 +197,7 @@ func (r *Registry) chainLocked(core Handler) Handler {
 // the undecorated name and Source to SourceLocal when empty; the caller's
 // Tool values are not modified.
 func (r *Registry) Add(tools ...*Tool) error {
-	return r.add(nil, tools)
+	return r.add(nil, tools, false)
 }
 
 // AddPack registers every tool of p with Tool.Pack set to p.Name, all or
@@ -212,10 +220,38 @@ func (r *Registry) AddPack(p *Pack) error {
 		c.Pack = p.Name
 		ts[i] = &c
 	}
-	return r.add(&packInfo{name: p.Name, description: p.Description}, ts)
+	return r.add(&packInfo{name: p.Name, description: p.Description}, ts, false)
 }
 
-func (r *Registry) add(pack *packInfo, tools []*Tool) error {
+// ReplacePack registers p in place of the registered pack of the same
+// name, in one step: every tool of p is checked first (as AddPack does) and
+// on any error nothing changes; otherwise the pack's old tools are
+// replaced, the ones p no longer has are removed, and subscribers get one
+// Change (Added: every tool of p; Removed: the old tools p dropped). Calls
+// already running finish on the tool they started with; calls made after
+// ReplacePack returns run the new one. A pack not registered yet is added.
+// Enable switches belong to names and carry over.
+func (r *Registry) ReplacePack(p *Pack) error {
+	if p == nil {
+		return fmt.Errorf("%w: pack is nil", ErrInvalidTool)
+	}
+	if err := checkName(p.Name); err != nil {
+		return fmt.Errorf("registry: pack %q: %w", p.Name, err)
+	}
+	ts := make([]*Tool, len(p.Tools))
+	for i, t := range p.Tools {
+		if t != nil {
+			c := *t
+			c.Pack = p.Name
+			ts[i] = &c
+		}
+	}
+	return r.add(&packInfo{name: p.Name, description: p.Description}, ts, true)
+}
+
+// add registers tools (of pack, when non-nil). With replace, pack's
+// registered tools give way to the new ones instead of clashing.
+func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
 	var errs []error
 	prepared := make([]*entry, 0, len(tools))
 	var checked schemaSet
@@ -229,15 +265,19 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 	}
 
 	r.mu.Lock()
+	var old map[string]*entry // the pack's tools a replace gives way to
 	if pack != nil {
-		if _, ok := r.packs[pack.name]; ok {
+		if _, ok := r.packs[pack.name]; ok && !replace {
 			errs = append(errs, fmt.Errorf("%w: pack %q", ErrNameClash, pack.name))
+		}
+		if replace {
+			old = r.byPack[pack.name]
 		}
 	}
 	seen := make(map[string]bool, len(prepared))
 	for _, e := range prepared {
 		name := e.tool.Name
-		if _, ok := r.tools[name]; ok {
+		if _, ok := r.tools[name]; ok && old[name] == nil {
 			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, name))
 		} else if seen[name] {
 			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, name))
@@ -257,9 +297,19 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 		r.tools = make(map[string]*entry, len(prepared))
 	}
 	ch := Change{Added: make([]*Tool, 0, len(prepared))}
+	for name, e := range old {
+		if !seen[name] {
+			r.removeLocked(e)
+			if !e.off {
+				ch.Removed = append(ch.Removed, e.tool)
+			}
+		}
+	}
+	slices.SortFunc(ch.Removed, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
 	for _, e := range prepared {
 		e.core = outputStage(e)
 		e.h = r.chainLocked(e.core)
+		e.off = r.toolOff[e.tool.Name] || r.packOff[e.tool.Pack]
 		r.tools[e.tool.Name] = e
 		if p := e.tool.Pack; p != "" {
 			m := r.byPack[p]
@@ -269,7 +319,9 @@ func (r *Registry) add(pack *packInfo, tools []*Tool) error {
 			}
 			m[e.tool.Name] = e
 		}
-		ch.Added = append(ch.Added, e.tool)
+		if !e.off {
+			ch.Added = append(ch.Added, e.tool)
+		}
 	}
 	fns := r.subscribersLocked()
 	r.mu.Unlock()
@@ -413,7 +465,9 @@ func (r *Registry) Remove(name string) error {
 	r.removeLocked(e)
 	fns := r.subscribersLocked()
 	r.mu.Unlock()
-	notify(fns, Change{Removed: []*Tool{e.tool}})
+	if !e.off {
+		notify(fns, Change{Removed: []*Tool{e.tool}})
+	}
 	return nil
 }
 
@@ -439,7 +493,9 @@ func (r *Registry) RemovePack(name string) error {
 	m := r.byPack[name]
 	ch := Change{Removed: make([]*Tool, 0, len(m))}
 	for _, e := range m {
-		ch.Removed = append(ch.Removed, e.tool)
+		if !e.off {
+			ch.Removed = append(ch.Removed, e.tool)
+		}
 		r.removeLocked(e)
 		found = true
 	}
@@ -454,33 +510,48 @@ func (r *Registry) RemovePack(name string) error {
 	return nil
 }
 
-// Lookup returns the tool registered under the final name. The Tool is shared
-// with the Registry and must not be modified.
+// Lookup returns the enabled tool registered under the final name. The Tool
+// is shared with the Registry and must not be modified. A disabled tool is
+// not found (see ListAll and IsEnabled for administration).
 func (r *Registry) Lookup(name string) (*Tool, bool) {
 	r.mu.RLock()
 	e, ok := r.tools[name]
 	r.mu.RUnlock()
-	if !ok {
+	if !ok || e.off {
 		return nil, false
 	}
 	return e.tool, true
 }
 
-// List returns the registered tools sorted by final name. The Tools are
+// List returns the enabled tools sorted by final name. The Tools are
 // shared with the Registry and must not be modified.
 func (r *Registry) List() []*Tool {
+	return r.list(false)
+}
+
+// ListAll returns every registered tool, disabled ones included, sorted by
+// final name: for administration (a catalogue's admin page, ot.tools of a
+// host that shows switches). IsEnabled tells which are on.
+func (r *Registry) ListAll() []*Tool {
+	return r.list(true)
+}
+
+func (r *Registry) list(all bool) []*Tool {
 	r.mu.RLock()
 	out := make([]*Tool, 0, len(r.tools))
 	for _, e := range r.tools {
-		out = append(out, e.tool)
+		if all || !e.off {
+			out = append(out, e.tool)
+		}
 	}
 	r.mu.RUnlock()
 	slices.SortFunc(out, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-// Packs returns the registered packs sorted by name, each with its
-// registered tools (final names) sorted by name.
+// Packs returns the registered packs sorted by name, each with its enabled
+// tools (final names) sorted by name. A disabled pack is listed with no
+// tools.
 func (r *Registry) Packs() []*Pack {
 	r.mu.RLock()
 	byName := make(map[string]*Pack, len(r.packs))
@@ -489,7 +560,9 @@ func (r *Registry) Packs() []*Pack {
 	}
 	for name, p := range byName {
 		for _, e := range r.byPack[name] {
-			p.Tools = append(p.Tools, e.tool)
+			if !e.off {
+				p.Tools = append(p.Tools, e.tool)
+			}
 		}
 	}
 	r.mu.RUnlock()

@@ -1,0 +1,219 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// SetEnabled switches the tool registered under the final name on or off.
+// A disabled tool is absent from List, Packs and Lookup (subscribers see it
+// removed, and see it added again when it is switched back on), and a call
+// to it is answered with a failed Result of type unavailable, with a nil
+// error. The switch belongs to the name: it stays when the tool is
+// replaced (ReplacePack) or removed and added again. A tool is on when
+// both its own switch and its pack's (SetPackEnabled) are on. An unknown
+// name is ErrUnknownTool.
+func (r *Registry) SetEnabled(name string, enabled bool) error {
+	r.mu.Lock()
+	if _, ok := r.tools[name]; !ok {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownTool, name)
+	}
+	if enabled {
+		delete(r.toolOff, name)
+	} else {
+		r.toolOff[name] = true
+	}
+	ch := r.refreshLocked([]string{name})
+	fns := r.subscribersLocked()
+	r.mu.Unlock()
+	if len(ch.Added)+len(ch.Removed) > 0 {
+		notify(fns, ch)
+	}
+	return nil
+}
+
+// SetPackEnabled switches every tool of the pack on or off at once (see
+// SetEnabled; a tool switched off on its own stays off when its pack is
+// switched on). A name that is neither a registered pack nor the Pack of
+// any tool is ErrUnknownPack.
+func (r *Registry) SetPackEnabled(pack string, enabled bool) error {
+	r.mu.Lock()
+	_, known := r.packs[pack]
+	m := r.byPack[pack]
+	if !known && len(m) == 0 {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %q", ErrUnknownPack, pack)
+	}
+	if enabled {
+		delete(r.packOff, pack)
+	} else {
+		r.packOff[pack] = true
+	}
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	ch := r.refreshLocked(names)
+	fns := r.subscribersLocked()
+	r.mu.Unlock()
+	if len(ch.Added)+len(ch.Removed) > 0 {
+		notify(fns, ch)
+	}
+	return nil
+}
+
+// IsEnabled reports whether the tool registered under the final name is
+// on, and whether such a tool exists at all.
+func (r *Registry) IsEnabled(name string) (enabled, exists bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	if !ok {
+		return false, false
+	}
+	return !e.off, true
+}
+
+// refreshLocked recomputes the switch of each named tool from toolOff and
+// packOff, replacing the entries whose state changes (entries are never
+// modified once published), and returns the change; r.mu must be held.
+func (r *Registry) refreshLocked(names []string) Change {
+	var ch Change
+	for _, name := range names {
+		e := r.tools[name]
+		if e == nil {
+			continue
+		}
+		off := r.toolOff[name] || r.packOff[e.tool.Pack]
+		if off == e.off {
+			continue
+		}
+		ne := *e
+		ne.off = off
+		r.tools[name] = &ne
+		if m := r.byPack[e.tool.Pack]; m != nil {
+			m[name] = &ne
+		}
+		if off {
+			ch.Removed = append(ch.Removed, e.tool)
+		} else {
+			ch.Added = append(ch.Added, e.tool)
+		}
+	}
+	return ch
+}
+
+// MaxAliasDepth bounds a chain of aliases (an alias of an alias …).
+const MaxAliasDepth = 8
+
+// SetAliases replaces the registry's aliases: names that Invoke resolves
+// to another name before looking the tool up (a call of "plus" runs
+// "add"). Aliases are not tools: they are not listed and do not notify
+// subscribers. A target is a tool's final name, its undecorated name (the
+// registry's prefix is tried), or another alias. Every problem is reported
+// (joined) and on any error the previous aliases stay: an alias name that
+// is not a valid tool name or is a registered tool's name, an empty
+// target, a cycle, or a chain deeper than MaxAliasDepth. A target that
+// names no registered tool is allowed (the tool may be registered later,
+// as a remote server's tools are); calling the alias then fails with
+// ErrUnknownTool naming both. A nil or empty map removes every alias.
+func (r *Registry) SetAliases(aliases map[string]string) error {
+	names := make([]string, 0, len(aliases))
+	for a := range aliases {
+		names = append(names, a)
+	}
+	slices.Sort(names)
+	var errs []error
+	for _, a := range names {
+		t := aliases[a]
+		if err := checkName(a); err != nil {
+			errs = append(errs, fmt.Errorf("registry: alias %q: %w", a, err))
+			continue
+		}
+		if t == "" {
+			errs = append(errs, fmt.Errorf("registry: alias %q: target is empty; expected a tool name", a))
+			continue
+		}
+		// Follow the chain: a cycle or an over-long chain is refused.
+		seen := map[string]bool{a: true}
+		cur := t
+		for depth := 1; ; depth++ {
+			if seen[cur] {
+				errs = append(errs, fmt.Errorf("registry: alias %q: cycle through %q", a, cur))
+				break
+			}
+			next, isAlias := aliases[cur]
+			if !isAlias {
+				break
+			}
+			if depth >= MaxAliasDepth {
+				errs = append(errs, fmt.Errorf("registry: alias %q: chain longer than %d aliases", a, MaxAliasDepth))
+				break
+			}
+			seen[cur] = true
+			cur = next
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, a := range names {
+		if _, ok := r.tools[a]; ok {
+			errs = append(errs, fmt.Errorf("registry: alias %q: %w: a tool has that name", a, ErrNameClash))
+		}
+	}
+	if len(errs) > 0 {
+		return joinSorted(errs)
+	}
+	m := make(map[string]string, len(aliases))
+	for a, t := range aliases {
+		m[a] = t
+	}
+	r.aliases = m
+	return nil
+}
+
+// Aliases returns a copy of the aliases, alias → target as set.
+func (r *Registry) Aliases() map[string]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make(map[string]string, len(r.aliases))
+	for a, t := range r.aliases {
+		out[a] = t
+	}
+	return out
+}
+
+// resolveLocked returns the entry a call of name runs: the tool registered
+// under name, else, when name is an alias, the tool its chain ends at (the
+// final name, or the undecorated name with the registry's prefix). The
+// string is the name the chain ended at, for errors; r.mu must be held.
+func (r *Registry) resolveLocked(name string) (*entry, string) {
+	if e := r.tools[name]; e != nil {
+		return e, name
+	}
+	cur := name
+	for range MaxAliasDepth + 1 {
+		t, ok := r.aliases[cur]
+		if !ok {
+			break
+		}
+		if e := r.tools[t]; e != nil {
+			return e, t
+		}
+		if e := r.tools[decorate(r.prefix, t)]; e != nil {
+			return e, t
+		}
+		cur = t
+	}
+	return nil, cur
+}
+
+// joinSorted joins errs in a stable order.
+func joinSorted(errs []error) error {
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}

@@ -1,0 +1,191 @@
+package registry
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+func toolNames(ts []*Tool) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// A disabled tool vanishes from listings and lookups, its calls get a clear
+// unavailable failure, subscribers see it removed and added back; a pack's
+// switch covers its tools, and a tool's own switch survives its pack's.
+func TestSetEnabled_ToolsAndPacks(t *testing.T) {
+	r := New(noPrefix())
+	var changes []Change
+	r.Subscribe(func(ch Change) { changes = append(changes, ch) })
+	require.NoError(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("a", okHandler(1)), rawTool("b", okHandler(2))}}))
+	require.NoError(t, r.Add(rawTool("c", okHandler(3))))
+	changes = nil
+
+	require.NoError(t, r.SetEnabled("a", false))
+	assert.Equal(t, []string{"b", "c"}, toolNames(r.List()))
+	assert.Equal(t, []string{"a", "b", "c"}, toolNames(r.ListAll()))
+	_, ok := r.Lookup("a")
+	assert.False(t, ok)
+	on, exists := r.IsEnabled("a")
+	assert.False(t, on)
+	assert.True(t, exists)
+	res, err := r.Invoke(t.Context(), "a", nil)
+	require.NoError(t, err, "a disabled tool is a domain failure, not a protocol error")
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `"a" is disabled`)
+	require.Len(t, changes, 1)
+	assert.Equal(t, []string{"a"}, toolNames(changes[0].Removed))
+
+	require.NoError(t, r.SetEnabled("a", false), "no change, no notification")
+	assert.Len(t, changes, 1)
+
+	require.NoError(t, r.SetPackEnabled("p", false))
+	assert.Equal(t, []string{"c"}, toolNames(r.List()))
+	assert.Empty(t, r.Packs()[0].Tools, "a disabled pack lists no tools")
+	assert.Equal(t, []string{"b"}, toolNames(changes[1].Removed), "a was off already")
+
+	require.NoError(t, r.SetPackEnabled("p", true))
+	assert.Equal(t, []string{"b", "c"}, toolNames(r.List()), "a's own switch is still off")
+	require.NoError(t, r.SetEnabled("a", true))
+	assert.Equal(t, []string{"a", "b", "c"}, toolNames(r.List()))
+	res, err = r.Invoke(t.Context(), "a", nil)
+	require.NoError(t, err)
+	assert.True(t, res.Success)
+
+	require.ErrorIs(t, r.SetEnabled("nope", false), ErrUnknownTool)
+	require.ErrorIs(t, r.SetPackEnabled("nope", false), ErrUnknownPack)
+}
+
+// The switch belongs to the name: it survives a remove and add and a
+// ReplacePack; a disabled tool's removal notifies no one.
+func TestSetEnabled_SwitchBelongsToTheName(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.Add(rawTool("a", okHandler(1))))
+	require.NoError(t, r.SetEnabled("a", false))
+	var changes []Change
+	r.Subscribe(func(ch Change) { changes = append(changes, ch) })
+	require.NoError(t, r.Remove("a"))
+	require.NoError(t, r.Add(rawTool("a", okHandler(1))))
+	_, ok := r.Lookup("a")
+	assert.False(t, ok, "still off")
+	for _, ch := range changes {
+		assert.Empty(t, ch.Added)
+		assert.Empty(t, ch.Removed)
+	}
+}
+
+// ReplacePack swaps a pack's tools in one step with one notification: new
+// tools added, dropped ones removed, kept ones replaced; a bad new pack
+// changes nothing; a clash with another pack's tool is refused.
+func TestReplacePack_AtomicOneNotification(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.AddPack(&Pack{Name: "p", Description: "v1", Tools: []*Tool{rawTool("a", okHandler("a1")), rawTool("b", okHandler("b1"))}}))
+	require.NoError(t, r.Add(rawTool("other", okHandler(0))))
+	var changes []Change
+	r.Subscribe(func(ch Change) { changes = append(changes, ch) })
+
+	require.NoError(t, r.ReplacePack(&Pack{Name: "p", Description: "v2", Tools: []*Tool{rawTool("a", okHandler("a2")), rawTool("c", okHandler("c2"))}}))
+	require.Len(t, changes, 1)
+	assert.Equal(t, []string{"a", "c"}, toolNames(changes[0].Added))
+	assert.Equal(t, []string{"b"}, toolNames(changes[0].Removed))
+	assert.Equal(t, []string{"a", "c", "other"}, toolNames(r.List()))
+	res, err := r.Invoke(t.Context(), "a", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "a2", res.Value)
+	assert.Equal(t, "v2", r.Packs()[0].Description)
+
+	err = r.ReplacePack(&Pack{Name: "p", Tools: []*Tool{rawTool("a", okHandler(1)), rawTool("bad name", okHandler(1))}})
+	require.ErrorIs(t, err, ErrInvalidName)
+	err = r.ReplacePack(&Pack{Name: "p", Tools: []*Tool{rawTool("other", okHandler(1))}})
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.Equal(t, []string{"a", "c", "other"}, toolNames(r.List()), "failed replaces change nothing")
+	assert.Len(t, changes, 1)
+
+	require.NoError(t, r.ReplacePack(&Pack{Name: "new", Tools: []*Tool{rawTool("n", okHandler(1))}}), "an unknown pack is added")
+	_, ok := r.Lookup("n")
+	assert.True(t, ok)
+}
+
+// Calls run while a pack is replaced over and over: none fails, each runs
+// either the old or the new tool.
+func TestReplacePack_CallsInFlightNeverFail(t *testing.T) {
+	r := New(noPrefix())
+	mk := func(v int) *Pack {
+		return &Pack{Name: "p", Tools: []*Tool{rawTool("a", func(ctx context.Context, c *Call) (result.Result[any], error) {
+			time.Sleep(50 * time.Microsecond)
+			return result.Ok[any](v), nil
+		})}}
+	}
+	require.NoError(t, r.AddPack(mk(0)))
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := r.Invoke(context.Background(), "a", nil)
+				if err != nil || !res.Success {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	for i := 1; i <= 100; i++ {
+		require.NoError(t, r.ReplacePack(mk(i)))
+	}
+	close(stop)
+	wg.Wait()
+	assert.Zero(t, failed.Load())
+}
+
+// Aliases resolve before lookup (directly, through a chain, or to an
+// undecorated name under a prefix), are not listed, and refuse bad names,
+// clashes, cycles and over-long chains, keeping the previous set.
+func TestAliases_ResolveAndRefuse(t *testing.T) {
+	r := New(Options{Prefix: new("tp"), Logger: noPrefix().Logger})
+	require.NoError(t, r.Add(rawTool("add", okHandler(42))))
+	require.NoError(t, r.SetAliases(map[string]string{"plus": "tp_add", "sum": "add", "p2": "plus"}))
+	for _, name := range []string{"plus", "sum", "p2"} {
+		res, err := r.Invoke(t.Context(), name, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, 42, res.Value, name)
+	}
+	assert.Equal(t, []string{"tp_add"}, toolNames(r.List()), "aliases are not tools")
+	assert.Equal(t, map[string]string{"plus": "tp_add", "sum": "add", "p2": "plus"}, r.Aliases())
+
+	err := r.SetAliases(map[string]string{"x": "y", "y": "x", "bad name": "add", "tp_add": "add", "e": ""})
+	require.Error(t, err)
+	for _, want := range []string{`"x": cycle`, `"y": cycle`, `"bad name"`, `"tp_add"`, `"e": target is empty`} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.ErrorIs(t, err, ErrNameClash)
+	long := map[string]string{}
+	for i := range MaxAliasDepth + 2 {
+		long[string(rune('a'+i))] = string(rune('a' + i + 1))
+	}
+	assert.ErrorContains(t, r.SetAliases(long), "chain longer than")
+	assert.Len(t, r.Aliases(), 3, "the previous aliases stay")
+
+	require.NoError(t, r.SetAliases(map[string]string{"ws": "brave.web_search"}), "a target may arrive later")
+	_, err = r.Invoke(t.Context(), "ws", nil)
+	require.ErrorIs(t, err, ErrUnknownTool)
+	assert.Contains(t, err.Error(), `"brave.web_search" (an alias of "ws")`)
+	require.NoError(t, r.SetAliases(nil))
+	assert.Empty(t, r.Aliases())
+}
