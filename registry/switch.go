@@ -187,6 +187,21 @@ func (r *Registry) Aliases() map[string]string {
 	return out
 }
 
+// Resolve returns the tool a call of name runs — the tool registered under
+// name, or the one an alias of that name resolves to — and whether it is
+// enabled. ok is false when Invoke would answer ErrUnknownTool. Adapters
+// use it to route calls of names they do not list (aliases, disabled
+// tools) to Invoke, which answers them.
+func (r *Registry) Resolve(name string) (t *Tool, enabled, ok bool) {
+	r.mu.RLock()
+	e, _ := r.resolveLocked(name)
+	r.mu.RUnlock()
+	if e == nil {
+		return nil, false, false
+	}
+	return e.tool, !e.off, true
+}
+
 // resolveLocked returns the entry a call of name runs: the tool registered
 // under name, else, when name is an alias, the tool its chain ends at (the
 // final name, or the undecorated name with the registry's prefix). The

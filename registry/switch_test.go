@@ -189,3 +189,23 @@ func TestAliases_ResolveAndRefuse(t *testing.T) {
 	require.NoError(t, r.SetAliases(nil))
 	assert.Empty(t, r.Aliases())
 }
+
+// Resolve says what a call of a name would run: a tool, an alias's target,
+// a disabled tool (enabled false), or nothing.
+func TestResolve(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.Add(rawTool("a", okHandler(1)), rawTool("b", okHandler(2))))
+	require.NoError(t, r.SetEnabled("b", false))
+	require.NoError(t, r.SetAliases(map[string]string{"x": "a", "y": "b", "z": "missing"}))
+	for name, want := range map[string]struct {
+		tool        string
+		enabled, ok bool
+	}{"a": {"a", true, true}, "b": {"b", false, true}, "x": {"a", true, true}, "y": {"b", false, true}, "z": {}, "nope": {}} {
+		tl, enabled, ok := r.Resolve(name)
+		assert.Equal(t, want.ok, ok, name)
+		assert.Equal(t, want.enabled, enabled, name)
+		if want.ok {
+			assert.Equal(t, want.tool, tl.Name, name)
+		}
+	}
+}

@@ -282,6 +282,32 @@ func TestListChangedOnAddAndRemove(t *testing.T) {
 	require.True(t, errors.As(err, &werr), "calling a removed tool is a JSON-RPC error: %v", err)
 }
 
+// A tool switched off in the registry leaves tools/list (clients are told)
+// and its calls are tool errors saying it is disabled; switched on, it is
+// back. An alias is called like the tool it names.
+func TestDisabledToolsAndAliasesOverMCP(t *testing.T) {
+	reg := newTestRegistry(t)
+	s := newSession(t, reg, mcpserver.Options{})
+	require.Contains(t, s.tools(t), "greet")
+	require.NoError(t, reg.SetEnabled("greet", false))
+	s.waitChanged(t)
+	assert.NotContains(t, s.tools(t), "greet")
+	res, err := s.call(t, "greet", map[string]any{"name": "Ada", "times": 1})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(t, res), `"greet" is disabled`)
+
+	require.NoError(t, reg.SetEnabled("greet", true))
+	s.waitChanged(t)
+	assert.Contains(t, s.tools(t), "greet")
+	require.NoError(t, reg.SetAliases(map[string]string{"hello": "greet"}))
+	res, err = s.call(t, "hello", map[string]any{"name": "Ada", "times": 1})
+	require.NoError(t, err)
+	assert.False(t, res.IsError, "%s", text(t, res))
+	assert.Contains(t, text(t, res), "Hello, Ada!")
+	assert.NotContains(t, s.tools(t), "hello", "aliases are not listed")
+}
+
 func TestUnregisterRemovesTools(t *testing.T) {
 	reg := newTestRegistry(t)
 	srv := sdk.NewServer(&sdk.Implementation{Name: "host"}, &sdk.ServerOptions{Logger: discardLogger()})

@@ -80,6 +80,9 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				if s := b.lookup(r.Params.Name); s != nil {
 					return b.call(ctx, next, r, s)
 				}
+				if s := b.unlisted(r.Params.Name); s != nil {
+					return b.call(ctx, next, r, s)
+				}
 			}
 		case methodListTools:
 			if r, ok := req.(*sdk.ListToolsRequest); ok {
@@ -88,6 +91,24 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// unlisted returns how to serve a call of a name the registry answers but
+// this binding does not list: an alias runs the tool it resolves to, as
+// that tool is served; a disabled tool (or an alias of one) goes to
+// Registry.Invoke, which answers it with an unavailable failure. nil when
+// the registry knows no such name.
+func (b *binding) unlisted(name string) *served {
+	t, enabled, ok := b.reg.Resolve(name)
+	if !ok {
+		return nil
+	}
+	if enabled {
+		if s := b.lookup(t.Name); s != nil {
+			return s
+		}
+	}
+	return &served{name: name, tool: t, h: b.handler(name, b.displayFor(t))}
 }
 
 // call sends a call of a registry tool down the SDK's own tools/call path
