@@ -99,6 +99,12 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 // Registry.Invoke, which answers it with an unavailable failure. nil when
 // the registry knows no such name.
 func (b *binding) unlisted(name string) *served {
+	b.mu.RLock()
+	closed := b.closed
+	b.mu.RUnlock()
+	if closed {
+		return nil // unregistered: the registry's names are no longer ours to answer
+	}
 	t, enabled, ok := b.reg.Resolve(name)
 	if !ok {
 		return nil
