@@ -290,19 +290,7 @@ func withExtras(s obj, f *field) obj {
 func (sb *schemaBuilder) stringSchema(n *node) obj {
 	r := &n.rules
 	var c obj // constraints
-	lo, hi := -1, -1
-	if r.min != nil {
-		lo = r.min.length
-		if r.min.exclusive {
-			lo++
-		}
-	}
-	if r.max != nil {
-		hi = r.max.length
-		if r.max.exclusive {
-			hi--
-		}
-	}
+	lo, hi := lengthBounds(r)
 	// required on a string value: the validator rejects "".
 	if r.required && !n.ptr && lo < 1 && r.eq == nil && r.oneof == nil && r.format == nil {
 		lo = 1
@@ -417,10 +405,10 @@ func rulesExcludeZero(n *node, out bool) bool {
 	return len(c.errs) > 0
 }
 
-func (sb *schemaBuilder) lengthKeys(n *node, minKey, maxKey string) obj {
-	r := &n.rules
-	var s obj
-	lo, hi := -1, -1
+// lengthBounds returns the inclusive length bounds of r's min and max
+// rules (gt/lt made inclusive); -1 where there is none.
+func lengthBounds(r *rules) (lo, hi int) {
+	lo, hi = -1, -1
 	if r.min != nil {
 		lo = r.min.length
 		if r.min.exclusive {
@@ -433,6 +421,13 @@ func (sb *schemaBuilder) lengthKeys(n *node, minKey, maxKey string) obj {
 			hi--
 		}
 	}
+	return lo, hi
+}
+
+func (sb *schemaBuilder) lengthKeys(n *node, minKey, maxKey string) obj {
+	r := &n.rules
+	var s obj
+	lo, hi := lengthBounds(r)
 	if r.eq != nil {
 		lo, hi = r.eq.length, r.eq.length
 	}
