@@ -132,16 +132,16 @@ type subst struct {
 // parser reads a body. Syntax errors stop it (the first is reported);
 // meaning errors (unknown names, duplicates) are collected.
 type parser struct {
-	name      string
-	src       string
-	pos       int
-	params    map[string]bool
-	assigned  map[string]int // name → line it was assigned on
-	used      map[string]bool
-	substs    []subst
-	errs      []error
-	more      bool // problems beyond MaxErrors were not recorded
-	prog      program
+	name     string
+	src      string
+	pos      int
+	params   map[string]bool
+	assigned map[string]int // name → line it was assigned on
+	used     map[string]bool
+	substs   []subst
+	errs     []error
+	more     bool // problems beyond MaxErrors were not recorded
+	prog     program
 }
 
 // syntaxError stops the parser; it carries the ParseError.
