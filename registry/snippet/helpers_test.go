@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
-	"testing"
 
 	"github.com/stretchr/testify/require"
 
@@ -28,8 +27,7 @@ type recorder struct {
 
 // newRecorder registers each tool under its name; reply computes its
 // Result from the call's index (0-based, over all tools) and arguments.
-func newRecorder(t testing.TB, reply func(i int, tool string, raw json.RawMessage) (result.Result[any], error), tools ...string) *recorder {
-	t.Helper()
+func newRecorder(t require.TestingT, reply func(i int, tool string, raw json.RawMessage) (result.Result[any], error), tools ...string) *recorder {
 	r := &recorder{reg: newRegistry()}
 	for _, name := range tools {
 		name := name

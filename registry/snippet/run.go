@@ -116,9 +116,10 @@ func (st *step) arguments(vals, env map[string]any) (json.RawMessage, error) {
 	return append(b, '}'), nil
 }
 
+// appendJSONString appends s as a JSON string, without HTML escaping (as
+// Expand writes values, so that running an expansion sends the same bytes).
 func appendJSONString(b []byte, s string) []byte {
-	enc, _ := json.Marshal(s) // a string always encodes
-	return append(b, enc...)
+	return append(b, compactJSON(s)...)
 }
 
 func appendValue(b []byte, v value, vals, env map[string]any) ([]byte, error) {

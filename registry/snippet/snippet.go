@@ -371,8 +371,11 @@ func article(typ string) string {
 // (values, then the defaults), as text: a placeholder standing alone as a
 // value becomes the value's JSON ({{ count }} → 5, {{ topic }} →
 // "Python"); inside a string literal it becomes the value's text, escaped
-// for the string (a string's characters, any other value's JSON).
-// Comments and layout are kept. Values are checked as a call's are.
+// for the string (a string's characters, any other value's JSON). A {
+// of a substituted string that would start a placeholder ("{{") is
+// written \u007b, so that the expansion parses back to the same values.
+// Comments
+// and layout are kept. Values are checked as a call's are.
 func (s *Snippet) Expand(values map[string]any) (string, error) {
 	vals, ve := s.values(values)
 	if ve != nil {
@@ -386,7 +389,7 @@ func (s *Snippet) Expand(values map[string]any) (string, error) {
 		if sb.inString {
 			b.WriteString(escapeInString(textOf(v)))
 		} else {
-			b.WriteString(compactJSON(v))
+			b.WriteString(escapeStrings(compactJSON(v)))
 		}
 		last = sb.end
 	}
@@ -415,8 +418,59 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// escapeInString escapes text for the inside of a JSON string literal.
+// escapeInString escapes text for the inside of a string literal of the
+// body: JSON escapes, and a { that would start a placeholder (followed by
+// another {, or last, since the body may go on with one) is written
+// \u007b.
 func escapeInString(text string) string {
 	q := compactJSON(text)
-	return q[1 : len(q)-1]
+	return escapeBraces(q[1:len(q)-1], true)
+}
+
+// escapeStrings applies escapeBraces to every string of JSON text.
+func escapeStrings(js string) string {
+	if !strings.Contains(js, "{{") {
+		return js
+	}
+	var b strings.Builder
+	start, esc := -1, false
+	for i := 0; i < len(js); i++ {
+		c := js[i]
+		switch {
+		case start < 0:
+			if c == '"' {
+				start = i + 1
+			}
+			b.WriteByte(c)
+		case esc:
+			esc = false
+		case c == '\\':
+			esc = true
+		case c == '"':
+			b.WriteString(escapeBraces(js[start:i], false))
+			b.WriteByte(c)
+			start = -1
+		}
+	}
+	return b.String()
+}
+
+// escapeBraces writes \u007b for each { of a string literal's contents
+// that is followed by another { (or, with last, ends the contents), so
+// that a value holding "{{" does not become a placeholder when the
+// expansion is parsed again; the string's value is unchanged.
+func escapeBraces(content string, last bool) string {
+	if !strings.Contains(content, "{") {
+		return content
+	}
+	var b strings.Builder
+	for i := 0; i < len(content); i++ {
+		c := content[i]
+		if c == '{' && ((i+1 < len(content) && content[i+1] == '{') || (last && i+1 == len(content))) {
+			b.WriteString(`\u007b`)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
