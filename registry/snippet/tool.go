@@ -133,7 +133,6 @@ func (s *Snippet) Tool(inv Invoker) *registry.Tool {
 	sig, argLines := s.signature(name)
 	return &registry.Tool{
 		Name:        name,
-		Title:       s.def.Description,
 		Description: desc.String(),
 		InputSchema: s.InputSchema(),
 		Source:      registry.SourceLocal,
