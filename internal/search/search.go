@@ -1,0 +1,648 @@
+// Package search ranks named things — tools, packs, snippets, aliases,
+// catalogue entries — against what a person or a model typed, so that the
+// thing they meant comes first even when they typed only part of its name,
+// a word of its description, or a typo.
+//
+// # Ranking
+//
+// A query is split into terms at white space; an item matches when every
+// term matches its name or its description (case-insensitive). Each term
+// scores by the best rule it meets, strongest first:
+//
+//	Prefix           the name starts with the term           ("brave" → brave.search)
+//	NameWord         the term is a whole word of the name     ("search" → brave.web_search)
+//	DescriptionWord  the term is a whole word of the description
+//	Substring        the term occurs in the name (scores more) or the description
+//	Fuzzy            the term is within a small edit distance of the name, of one
+//	                 of its words or of the start of one ("scaffoldl" → scaffold,
+//	                 "frirecrawl" → firecrawl), then of a description word
+//
+// An item's score is the sum of its terms' scores, so a query whose words
+// all sit in the name ranks that item above one that has them in its
+// description. A query equal to an item's whole name (Exact) outranks
+// every other match. Equal scores are ordered by Item.Time (recent first),
+// then by name, then by position in the input: the order is total and
+// stable, and an item's score never depends on the other items.
+//
+// Words are runs of letters and digits; a lower-case letter followed by an
+// upper-case one also starts a word, so "webFetch" has the words web and
+// fetch. Dots, underscores, dashes and spaces separate words.
+//
+// # Typos
+//
+// Fuzzy matching counts the edits between the term and a word: inserting,
+// deleting or replacing one character, or swapping two adjacent ones, is
+// one edit (the optimal string alignment distance, a restricted
+// Damerau–Levenshtein distance). A term of fewer than 4 characters is
+// never matched fuzzily (too many short words are one edit apart); 4 to 7
+// characters allow 1 edit; 8 or more allow 2. Terms longer than
+// MaxFuzzyRunes are matched literally only, which bounds the cost. The
+// distance is computed here rather than with a library because Rank needs
+// a bounded computation (it stops as soon as the threshold is exceeded),
+// the distance to a word's prefix from the same table, and no allocation
+// per comparison; the edit-distance packages for Go compute the full
+// table, allocate per call, and either lack transpositions or prefixes.
+//
+// # Lines
+//
+// NewQuery(q).ScoreLine and Lines apply the same rules to lines of text
+// (each line is searched like a description): ot.result's fuzzy search
+// finds "configuration" for "config" and "confgiuration" too, sorted by
+// score.
+package search
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Rule names the kind of match that decided a term's score.
+type Rule int
+
+// The rules, weakest first.
+const (
+	// NoMatch: the item does not match.
+	NoMatch Rule = iota
+	// Fuzzy: a term is within the edit-distance threshold of the name, a
+	// word of it or the start of one, or of a description word.
+	Fuzzy
+	// Substring: a term occurs in the name or the description.
+	Substring
+	// DescriptionWord: a term is a whole word (or run of whole words) of
+	// the description.
+	DescriptionWord
+	// NameWord: a term is a whole word (or run of whole words) of the name.
+	NameWord
+	// Prefix: the name starts with a term.
+	Prefix
+	// Exact: the whole query is the item's name (case-insensitive).
+	Exact
+)
+
+// String returns the rule's name in lower case ("prefix", "fuzzy", …).
+func (r Rule) String() string {
+	switch r {
+	case Fuzzy:
+		return "fuzzy"
+	case Substring:
+		return "substring"
+	case DescriptionWord:
+		return "description_word"
+	case NameWord:
+		return "name_word"
+	case Prefix:
+		return "prefix"
+	case Exact:
+		return "exact"
+	}
+	return "no_match"
+}
+
+// Scores of the rules for one term. An item's score is the sum over the
+// query's terms; ExactScore alone exceeds any single term's.
+const (
+	ExactScore           = 1000
+	PrefixScore          = 90
+	NameWordScore        = 80
+	DescriptionWordScore = 70
+	NameSubstringScore   = 65
+	DescSubstringScore   = 60
+	// Fuzzy scores lose FuzzyEditCost per edit beyond the first.
+	NameFuzzyScore       = 40
+	NamePrefixFuzzyScore = 35
+	DescFuzzyScore       = 30
+	DescPrefixFuzzyScore = 25
+	FuzzyEditCost        = 10
+)
+
+// MaxFuzzyRunes is the longest term matched fuzzily; longer terms match
+// literally only.
+const MaxFuzzyRunes = 64
+
+// Item is one thing to search.
+type Item struct {
+	// Name is what the item is called (a tool, pack, snippet or alias
+	// name).
+	Name string
+	// Description is searched too, with lower scores.
+	Description string
+	// Kind groups results for display ("tool", "pack", "snippet",
+	// "alias"); it does not affect the score.
+	Kind string
+	// Time, when set, breaks ties: a more recent item ranks first. The
+	// zero time is the oldest.
+	Time time.Time
+}
+
+// Match is one item that matched.
+type Match struct {
+	// Index is the item's position in the slice given to Rank or NewIndex.
+	Index int
+	// Item is the item.
+	Item Item
+	// Score is the sum of the terms' scores (ExactScore for an exact
+	// name); higher is better.
+	Score int
+	// Rule is the weakest rule among the terms: Exact, or the rule that
+	// the least well matched term met.
+	Rule Rule
+}
+
+// Rank returns the items matching query, best first (see the package
+// documentation). An empty or blank query matches nothing. Use an Index
+// to rank the same items against many queries.
+func Rank(query string, items []Item) []Match {
+	return NewIndex(items).Rank(query)
+}
+
+// Index holds items prepared for ranking: lower-cased text and word
+// boundaries computed once. It is immutable and safe for concurrent use.
+type Index struct {
+	items []Item
+	prep  []prepared
+	vocab [][]rune // every distinct word of the items, by id
+}
+
+type prepared struct {
+	name, desc field
+}
+
+// field is a lower-cased text with its word spans (byte offsets). In an
+// Index, ids holds each word's vocabulary id, so that a query measures the
+// edit distance to each distinct word once, however many items share it.
+type field struct {
+	s     string
+	words []span
+	ids   []int32
+}
+
+type span struct{ start, end int32 }
+
+// NewIndex prepares items for ranking; the slice is kept, not copied, and
+// must not be modified while the Index is in use.
+func NewIndex(items []Item) *Index {
+	ix := &Index{items: items, prep: make([]prepared, len(items))}
+	ids := map[string]int32{}
+	var words []span // one backing array for the words of all items
+	var idBuf []int32
+	add := func(text string) field {
+		f := newField(text, words)
+		words = f.words[len(f.words):]
+		f.words = f.words[:len(f.words):len(f.words)]
+		if cap(idBuf)-len(idBuf) < len(f.words) {
+			idBuf = make([]int32, 0, max(1024, len(f.words)))
+		}
+		for _, w := range f.words {
+			word := f.s[w.start:w.end]
+			id, ok := ids[word]
+			if !ok {
+				id = int32(len(ix.vocab))
+				ids[word] = id
+				ix.vocab = append(ix.vocab, []rune(word))
+			}
+			idBuf = append(idBuf, id)
+		}
+		f.ids = idBuf[len(idBuf)-len(f.words) : len(idBuf) : len(idBuf)]
+		return f
+	}
+	for i, it := range items {
+		ix.prep[i] = prepared{name: add(it.Name), desc: add(it.Description)}
+	}
+	return ix
+}
+
+// Len returns the number of items.
+func (ix *Index) Len() int { return len(ix.items) }
+
+// Rank returns the items matching query, best first.
+func (ix *Index) Rank(query string) []Match {
+	q := NewQuery(query)
+	if q.Empty() {
+		return nil
+	}
+	q.vocab = ix.vocab
+	q.memo = make([]uint8, len(q.terms)*len(ix.vocab))
+	var out []Match
+	for i := range ix.prep {
+		score, rule := q.score(&ix.prep[i])
+		if rule == NoMatch {
+			continue
+		}
+		out = append(out, Match{Index: i, Item: ix.items[i], Score: score, Rule: rule})
+	}
+	slices.SortFunc(out, compareMatches)
+	return out
+}
+
+// compareMatches orders by score (high first), time (recent first), name,
+// then input position: a total order.
+func compareMatches(a, b Match) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	if c := b.Item.Time.Compare(a.Item.Time); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Item.Name, b.Item.Name); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Index, b.Index)
+}
+
+// Query is a parsed query. Build one with NewQuery and use it for many
+// items or lines; it keeps scratch space, so it is not safe for concurrent
+// use (Index.Rank builds its own).
+type Query struct {
+	whole string // the lower-cased, trimmed query
+	terms []term
+	rows  [3][]int // edit-distance scratch rows
+	runes []rune   // scratch for a word's runes
+	// With an Index: its vocabulary and, per term and word id, the
+	// distances once measured (0: not yet; else memoKnown|full<<3|prefix).
+	vocab [][]rune
+	memo  []uint8
+}
+
+const memoKnown = 0x80
+
+type term struct {
+	s     string // lower-cased
+	r     []rune
+	fuzzy int // edits allowed (0: none)
+}
+
+// NewQuery parses a query: lower-cased and split into terms at white space.
+func NewQuery(query string) *Query {
+	q := &Query{whole: lower(strings.TrimSpace(query))}
+	for _, t := range strings.Fields(q.whole) {
+		r := []rune(t)
+		q.terms = append(q.terms, term{s: t, r: r, fuzzy: threshold(len(r))})
+	}
+	return q
+}
+
+// Empty reports whether the query has no terms.
+func (q *Query) Empty() bool { return len(q.terms) == 0 }
+
+// threshold is the number of edits a term of n runes tolerates.
+func threshold(n int) int {
+	switch {
+	case n < 4 || n > MaxFuzzyRunes:
+		return 0
+	case n < 8:
+		return 1
+	}
+	return 2
+}
+
+// Score scores one item against the query, as Rank does.
+func (q *Query) Score(it Item) (int, Rule) {
+	p := prepared{name: newField(it.Name, nil), desc: newField(it.Description, nil)}
+	return q.score(&p)
+}
+
+func (q *Query) score(p *prepared) (int, Rule) {
+	if len(q.terms) == 0 {
+		return 0, NoMatch
+	}
+	if q.whole == p.name.s {
+		return ExactScore, Exact
+	}
+	total, weakest := 0, Exact
+	for i := range q.terms {
+		s, r := q.termScore(i, p)
+		if r == NoMatch {
+			return 0, NoMatch
+		}
+		total += s
+		weakest = min(weakest, r)
+	}
+	return total, weakest
+}
+
+// termScore is the best score of one term against an item.
+func (q *Query) termScore(ti int, p *prepared) (int, Rule) {
+	t := &q.terms[ti]
+	name, desc := &p.name, &p.desc
+	if strings.HasPrefix(name.s, t.s) {
+		return PrefixScore, Prefix
+	}
+	inName := strings.Index(name.s, t.s)
+	if inName >= 0 && name.wholeWords(t.s, inName) {
+		return NameWordScore, NameWord
+	}
+	inDesc := strings.Index(desc.s, t.s)
+	if inDesc >= 0 && desc.wholeWords(t.s, inDesc) {
+		return DescriptionWordScore, DescriptionWord
+	}
+	if inName >= 0 {
+		return NameSubstringScore, Substring
+	}
+	if inDesc >= 0 {
+		return DescSubstringScore, Substring
+	}
+	if t.fuzzy == 0 {
+		return 0, NoMatch
+	}
+	if s := q.fuzzyField(ti, name, NameFuzzyScore, NamePrefixFuzzyScore, true); s > 0 {
+		return s, Fuzzy
+	}
+	if s := q.fuzzyField(ti, desc, DescFuzzyScore, DescPrefixFuzzyScore, false); s > 0 {
+		return s, Fuzzy
+	}
+	return 0, NoMatch
+}
+
+// fuzzyField returns the best fuzzy score of t against f's words (and,
+// when whole, against all of f), or 0.
+func (q *Query) fuzzyField(ti int, f *field, full, prefix int, whole bool) int {
+	t := &q.terms[ti]
+	best := 0
+	consider := func(d, base int) {
+		if d <= t.fuzzy {
+			best = max(best, base-FuzzyEditCost*(d-1))
+		}
+	}
+	if whole && len(f.words) > 1 {
+		if n := utf8.RuneCountInString(f.s); n-len(t.r) <= t.fuzzy && len(t.r)-n <= t.fuzzy {
+			d, _ := q.distance(t, f.s)
+			consider(d, full)
+		}
+	}
+	for wi, w := range f.words {
+		if int(w.end-w.start)+t.fuzzy < len(t.r) { // too short even for a prefix match (bytes ≥ runes)
+			continue
+		}
+		var d, pd int
+		if f.ids != nil {
+			d, pd = q.vocabDistance(ti, f.ids[wi])
+		} else {
+			d, pd = q.distance(t, f.s[w.start:w.end])
+		}
+		consider(d, full)
+		consider(pd, prefix)
+		if best == full {
+			break
+		}
+	}
+	return best
+}
+
+// vocabDistance is distance for a word of the Index's vocabulary, measured
+// once per query.
+func (q *Query) vocabDistance(ti int, id int32) (full, prefix int) {
+	m := &q.memo[ti*len(q.vocab)+int(id)]
+	if *m&memoKnown == 0 {
+		full, prefix := osa(q.terms[ti].r, q.vocab[id], q.terms[ti].fuzzy, &q.rows)
+		*m = memoKnown | uint8(full)<<3 | uint8(prefix)
+	}
+	return int(*m>>3) & 7, int(*m & 7)
+}
+
+// distance returns the edit distance between t and s, and between t and
+// the closest prefix of s; either is t.fuzzy+1 when it exceeds t.fuzzy.
+func (q *Query) distance(t *term, s string) (full, prefix int) {
+	q.runes = q.runes[:0]
+	for _, r := range s {
+		q.runes = append(q.runes, r)
+	}
+	return osa(t.r, q.runes, t.fuzzy, &q.rows)
+}
+
+// ScoreLine scores a line of text against the query: every term must
+// occur in it, as a whole word (DescriptionWordScore), inside a word
+// (DescSubstringScore) or within the fuzzy threshold of a word or the
+// start of one. It returns 0 and NoMatch for a line that does not match.
+func (q *Query) ScoreLine(line string) (int, Rule) {
+	if len(q.terms) == 0 {
+		return 0, NoMatch
+	}
+	f := newField(line, nil)
+	total, weakest := 0, Exact
+	for i := range q.terms {
+		t := &q.terms[i]
+		s, r := 0, NoMatch
+		if at := strings.Index(f.s, t.s); at >= 0 {
+			s, r = DescSubstringScore, Substring
+			if f.wholeWords(t.s, at) {
+				s, r = DescriptionWordScore, DescriptionWord
+			}
+		} else if t.fuzzy > 0 {
+			if fs := q.fuzzyField(i, &f, DescFuzzyScore, DescPrefixFuzzyScore, false); fs > 0 {
+				s, r = fs, Fuzzy
+			}
+		}
+		if r == NoMatch {
+			return 0, NoMatch
+		}
+		total += s
+		weakest = min(weakest, r)
+	}
+	return total, weakest
+}
+
+// LineMatch is one line that matched.
+type LineMatch struct {
+	// Line is the line's 1-based number.
+	Line int
+	// Text is the line.
+	Text string
+	// Score is its score; higher is better.
+	Score int
+}
+
+// Lines returns the lines matching query (see Query.ScoreLine), best
+// first; equal scores keep the lines' order. An empty query matches
+// nothing.
+func Lines(query string, lines []string) []LineMatch {
+	q := NewQuery(query)
+	if q.Empty() {
+		return nil
+	}
+	var out []LineMatch
+	for i, l := range lines {
+		if s, r := q.ScoreLine(l); r != NoMatch {
+			out = append(out, LineMatch{Line: i + 1, Text: l, Score: s})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b LineMatch) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}
+
+// newField lower-cases s rune by rune (so byte offsets of the words refer
+// to the lowered text) and records its words, appended to words.
+func newField(s string, words []span) field {
+	base := len(words)
+	if ascii(s) {
+		return newASCIIField(s, words, base)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	start := -1
+	prevLower := false
+	for _, r := range s {
+		pos := b.Len()
+		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case !alnum:
+			if start >= 0 {
+				words = append(words, span{int32(start), int32(pos)})
+				start = -1
+			}
+		case start < 0:
+			start = pos
+		case prevLower && unicode.IsUpper(r): // camelCase boundary
+			words = append(words, span{int32(start), int32(pos)})
+			start = pos
+		}
+		prevLower = alnum && unicode.IsLower(r)
+		b.WriteRune(unicode.ToLower(r))
+	}
+	if start >= 0 {
+		words = append(words, span{int32(start), int32(b.Len())})
+	}
+	return field{s: b.String(), words: words[base:]}
+}
+
+// newASCIIField is newField for ASCII text, byte by byte.
+func newASCIIField(s string, words []span, base int) field {
+	var low []byte
+	start := -1
+	prevLower := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		isLower, isUpper := 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z'
+		alnum := isLower || isUpper || ('0' <= c && c <= '9')
+		switch {
+		case !alnum:
+			if start >= 0 {
+				words = append(words, span{int32(start), int32(i)})
+				start = -1
+			}
+		case start < 0:
+			start = i
+		case prevLower && isUpper:
+			words = append(words, span{int32(start), int32(i)})
+			start = i
+		}
+		prevLower = isLower
+		if isUpper {
+			if low == nil {
+				low = []byte(s)
+			}
+			low[i] = c + ('a' - 'A')
+		}
+	}
+	if start >= 0 {
+		words = append(words, span{int32(start), int32(len(s))})
+	}
+	ls := s
+	if low != nil {
+		ls = string(low)
+	}
+	return field{s: ls, words: words[base:]}
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// lower lower-cases s rune by rune, as newField does.
+func lower(s string) string {
+	return strings.Map(unicode.ToLower, s)
+}
+
+// wholeWords reports whether t occurs in f at a word start and ends at a
+// word end, trying every occurrence from the first one, at.
+func (f *field) wholeWords(t string, at int) bool {
+	for at >= 0 {
+		if f.startsWord(at) && f.endsWord(at+len(t)) {
+			return true
+		}
+		next := strings.Index(f.s[at+1:], t)
+		if next < 0 {
+			return false
+		}
+		at += 1 + next
+	}
+	return false
+}
+
+func (f *field) startsWord(pos int) bool {
+	_, ok := slices.BinarySearchFunc(f.words, pos, func(w span, p int) int { return cmp.Compare(int(w.start), p) })
+	return ok
+}
+
+func (f *field) endsWord(pos int) bool {
+	_, ok := slices.BinarySearchFunc(f.words, pos, func(w span, p int) int { return cmp.Compare(int(w.end), p) })
+	return ok
+}
+
+// osa computes the optimal string alignment distance between a and b,
+// bounded by k: full is the distance to all of b, prefix the smallest
+// distance to a prefix of b; each is k+1 when larger than k. It fills only
+// the band of cells within k of the diagonal and stops when a whole row
+// exceeds k. rows is reused scratch space.
+func osa(a, b []rune, k int, rows *[3][]int) (full, prefix int) {
+	m, n := len(a), len(b)
+	inf := k + 1
+	if m-n > k { // even the whole of b is too short
+		return inf, inf
+	}
+	for i := range rows {
+		if cap(rows[i]) < n+1 {
+			rows[i] = make([]int, n+1)
+		}
+		rows[i] = rows[i][:n+1]
+	}
+	prev2, prev, cur := rows[0], rows[1], rows[2]
+	for j := 0; j <= n; j++ {
+		prev[j] = min(j, inf)
+	}
+	for i := 1; i <= m; i++ {
+		lo, hi := max(1, i-k), min(n, i+k)
+		for j := range cur {
+			cur[j] = inf
+		}
+		if i <= k {
+			cur[0] = i
+		}
+		rowMin := cur[0]
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d = min(d, prev2[j-2]+1)
+			}
+			d = min(d, inf)
+			cur[j] = d
+			rowMin = min(rowMin, d)
+		}
+		if rowMin > k {
+			return inf, inf
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	// prev is row m.
+	full = inf
+	if n-m <= k {
+		full = prev[n]
+	}
+	prefix = inf
+	for j := max(0, m-k); j <= min(n, m+k); j++ {
+		prefix = min(prefix, prev[j])
+	}
+	return full, prefix
+}

@@ -1,0 +1,66 @@
+// Package snippet runs snippets: named, parameterised sequences of tool
+// calls that a host declares in its configuration and serves as tools
+// named snippet.{name}. A snippet saves a model from making the same
+// chain of calls by hand:
+//
+//	snippets:
+//	  brv_research:
+//	    description: Search web and extract structured findings
+//	    params:
+//	      topic: {description: Topic to research}
+//	      count: {description: Number of sources, default: 5}
+//	    body: |
+//	      results = brave.search(query="{{ topic }}", count={{ count }})
+//	      llm.transform(input=results, prompt="Extract key findings")
+//
+// # The body
+//
+// A body is a small, safe call-sequence language, never general code:
+// one tool call per line, optionally assigned to a name.
+//
+//	name = tool.name(arg=value, other=value)   # a comment
+//	tool.name(arg=value)
+//
+// Blank lines and # comments are allowed; inside the parentheses (and
+// inside arrays and objects) a call may span lines, and a trailing comma
+// is allowed. Tool names are registry names (letters, digits, _ . -),
+// resolved by the registry like any call: a final name or an alias.
+// Argument names are letters, digits, _ and -, starting with a letter or
+// _. A value is one of:
+//
+//   - a JSON literal: a string, a number (passed on as written), true,
+//     false, null, an array or an object (whose elements are values too);
+//   - a placeholder {{ param }} standing alone, replaced by the
+//     parameter's value as JSON data ({{ count }} → 5);
+//   - a string literal holding placeholders, "{{ topic }} news": each
+//     placeholder is replaced by the value's text (a string's characters,
+//     any other value's JSON). "{{" in a string always opens a
+//     placeholder; write a literal one as "\u007b{". Object keys take no
+//     placeholders;
+//   - a reference to the result of an earlier line: the name (r), a field
+//     (r.field, r["odd-key"]), an element (r.items[0]), or a path of them
+//     (r.items[0].url). It reads the earlier Result's value as JSON data
+//     (a Go struct is read through its JSON form).
+//
+// Parse refuses, with errors naming the snippet, the line and the column:
+// syntax errors, an unknown {{ parameter }}, a reference to a name not
+// assigned on an earlier line, a name assigned twice, an argument or
+// object key given twice, and bodies over the caps (MaxBodyBytes,
+// MaxLines, MaxCalls, MaxDepth).
+//
+// # Running
+//
+// Snippet.Run makes each call through an Invoker — a *registry.Registry,
+// so every step passes the whole pipeline (validation, middleware,
+// statistics) — and returns the last call's Result. A failing step fails
+// the snippet, naming the line and the tool: a domain failure keeps the
+// step's error type, a protocol error is returned wrapped. Pack turns the
+// definitions into pack "snippet", whose tools take the parameters as
+// arguments (no default → required) and which a host swaps on every
+// configuration reload with Registry.ReplacePack.
+//
+// # Showing
+//
+// Expand substitutes values into the body as text; Example and Format
+// give the "Example with defaults" display of seed 001.
+package snippet

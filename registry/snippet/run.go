@@ -1,0 +1,219 @@
+package snippet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Invoker runs one tool call; *registry.Registry is one. Each step of a
+// snippet is one Invoke, so it passes the whole pipeline (aliases,
+// enable switches, argument validation, middleware such as statistics).
+type Invoker interface {
+	Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error)
+}
+
+// ErrorType is the error type of a snippet's own failures at run time: a
+// reference to a field or element the earlier result does not have, or
+// snippets calling each other more than MaxNesting deep. A failing step's
+// failure keeps the step's error type instead.
+const ErrorType result.ErrorType = "snippet_error"
+
+// MaxNesting bounds snippets running snippets (a snippet whose body calls
+// snippet.x runs x inside itself); deeper calls fail with ErrorType, so a
+// snippet calling itself ends instead of recursing forever.
+const MaxNesting = 8
+
+type nestingKey struct{}
+
+// Run runs the body: each call in order through inv.Invoke with its
+// arguments as a JSON object, with placeholders replaced by values (or
+// the defaults) and references by the value of the earlier result
+// (Result.Value as JSON data). The snippet's Result is the last call's.
+//
+//   - Values that break the parameters (unknown, missing, wrong type) are a
+//     failed Result of type validation_error listing every field; no call
+//     is made.
+//   - A step that fails (a failed Result) stops the snippet: its Result is
+//     the step's failure (same error type, error data, message and
+//     instruction) with the error text `snippet "name": line N: tool
+//     failed: …`.
+//   - A reference the earlier result cannot satisfy is a failure of type
+//     ErrorType naming the line and the reference.
+//   - A protocol error of a step (unknown tool, cancelled context, …) is
+//     returned wrapped, naming the line and the tool; errors.Is sees the
+//     cause. Cancelling ctx stops the snippet before the next step and
+//     during the running one (as Invoke honours ctx).
+func (s *Snippet) Run(ctx context.Context, inv Invoker, values map[string]any) (result.Result[any], error) {
+	vals, ve := s.values(values)
+	if ve != nil {
+		return args.Failure[any](ve), nil
+	}
+	return s.run(ctx, inv, vals)
+}
+
+// run runs with checked values.
+func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (result.Result[any], error) {
+	depth, _ := ctx.Value(nestingKey{}).(int)
+	if depth >= MaxNesting {
+		return result.Failuref[any](ErrorType, "snippet %q: snippets run each other more than %d deep; does a snippet call itself?", s.name, MaxNesting), nil
+	}
+	ctx = context.WithValue(ctx, nestingKey{}, depth+1)
+	env := map[string]any{}
+	var last result.Result[any]
+	for _, st := range s.prog.steps {
+		if err := ctx.Err(); err != nil {
+			return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: %s not called: %w", s.name, st.line, st.tool, err)
+		}
+		raw, rerr := st.arguments(vals, env)
+		if rerr != nil {
+			return result.Failuref[any](ErrorType, "snippet %q: line %d: %s: %s", s.name, st.line, st.tool, rerr), nil
+		}
+		res, err := inv.Invoke(ctx, st.tool, raw)
+		if err != nil {
+			return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: %s: %w", s.name, st.line, st.tool, err)
+		}
+		if !res.Success {
+			res.Error = fmt.Sprintf("snippet %q: line %d: %s failed: %s", s.name, st.line, st.tool, res.Error)
+			return res, nil
+		}
+		if st.assign != "" && s.used[st.assign] {
+			v, err := normalize(res.Value)
+			if err != nil {
+				return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: the value of %s cannot be read as JSON: %w", s.name, st.line, st.tool, err)
+			}
+			env[st.assign] = v
+		}
+		last = res
+	}
+	return last, nil
+}
+
+// refError is a reference that the data cannot satisfy.
+type refError struct{ msg string }
+
+func (e *refError) Error() string { return e.msg }
+
+// arguments builds the step's JSON arguments.
+func (st *step) arguments(vals, env map[string]any) (json.RawMessage, error) {
+	b := []byte{'{'}
+	for i, a := range st.args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, a.name)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, a.val, vals, env); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string, without HTML escaping (as
+// Expand writes values, so that running an expansion sends the same bytes).
+func appendJSONString(b []byte, s string) []byte {
+	return append(b, compactJSON(s)...)
+}
+
+func appendValue(b []byte, v value, vals, env map[string]any) ([]byte, error) {
+	switch v := v.(type) {
+	case literal:
+		return append(b, v.raw...), nil
+	case placeholder:
+		return appendData(b, vals[v.param]), nil
+	case template:
+		var sb strings.Builder
+		for _, p := range v.parts {
+			if p.param != "" {
+				sb.WriteString(textOf(vals[p.param]))
+			} else {
+				sb.WriteString(p.text)
+			}
+		}
+		return appendJSONString(b, sb.String()), nil
+	case ref:
+		d, err := v.resolve(env)
+		if err != nil {
+			return nil, err
+		}
+		return appendData(b, d), nil
+	case array:
+		b = append(b, '[')
+		for i, e := range v.elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, e, vals, env); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case object:
+		b = append(b, '{')
+		for i, k := range v.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendValue(b, v.vals[i], vals, env); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	return b, fmt.Errorf("snippet: unknown value %T", v)
+}
+
+// appendData appends JSON data (from normalize or decoding).
+func appendData(b []byte, d any) []byte {
+	return append(b, compactJSON(d)...)
+}
+
+// resolve follows the reference through an earlier result's data.
+func (r ref) resolve(env map[string]any) (any, error) {
+	cur, ok := env[r.root]
+	if !ok { // Parse guarantees the name was assigned on an earlier line
+		return nil, &refError{fmt.Sprintf("%s: %q has no value", r.text, r.root)}
+	}
+	at := r.root
+	for _, p := range r.path {
+		switch {
+		case p.isIdx:
+			arr, ok := cur.([]any)
+			if !ok {
+				return nil, &refError{fmt.Sprintf("%s: %s is %s, not an array", r.text, at, jsonType(cur))}
+			}
+			if p.index >= len(arr) {
+				return nil, &refError{fmt.Sprintf("%s: index %d is out of range (%s has %d elements)", r.text, p.index, at, len(arr))}
+			}
+			cur = arr[p.index]
+			at += "[" + strconv.Itoa(p.index) + "]"
+		default:
+			obj, ok := cur.(map[string]any)
+			if !ok {
+				return nil, &refError{fmt.Sprintf("%s: %s is %s, not an object", r.text, at, jsonType(cur))}
+			}
+			next, ok := obj[p.field]
+			if !ok {
+				return nil, &refError{fmt.Sprintf("%s: %s has no field %q", r.text, at, p.field)}
+			}
+			cur = next
+			if isIdent(p.field) {
+				at += "." + p.field
+			} else {
+				at += "[" + strconv.Quote(p.field) + "]"
+			}
+		}
+	}
+	return cur, nil
+}

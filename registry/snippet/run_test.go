@@ -1,0 +1,251 @@
+package snippet_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/snippet"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+type searchHit struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+type searchOut struct {
+	Items []searchHit `json:"items"`
+	Total int         `json:"total"`
+}
+
+// Seed 001's brv_research runs as two calls through Registry.Invoke: the
+// placeholders take the values and defaults, the reference takes the first
+// call's value, and the snippet's Result is the last call's.
+func TestRun_CallsInOrderThroughInvoke(t *testing.T) {
+	rec := newRecorder(t, func(i int, tool string, raw json.RawMessage) (result.Result[any], error) {
+		if tool == "brave.search" {
+			// A typed value: references read it as JSON data.
+			return result.Ok[any](searchOut{Items: []searchHit{{URL: "https://a.test", Title: "A"}}, Total: 1}), nil
+		}
+		return result.Ok[any]("findings").WithMessage("done"), nil
+	}, "brave.search", "llm.transform")
+	s, err := snippet.Parse("brv_research", brvResearch())
+	require.NoError(t, err)
+
+	res, err := s.Run(context.Background(), rec.reg, map[string]any{"topic": "Python"})
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "findings", res.Value)
+	assert.Equal(t, "done", res.Message, "the last call's Result as it is")
+
+	calls := rec.recorded()
+	require.Len(t, calls, 2)
+	assert.Equal(t, "brave.search", calls[0].Tool)
+	assert.JSONEq(t, `{"query":"Python","count":5}`, calls[0].Args)
+	assert.Equal(t, "llm.transform", calls[1].Tool)
+	assert.JSONEq(t, `{"input":{"items":[{"url":"https://a.test","title":"A"}],"total":1},"prompt":"Extract key findings"}`, calls[1].Args)
+}
+
+// References follow fields, indexes and quoted keys of earlier results.
+func TestRun_ReferencePaths(t *testing.T) {
+	rec := newRecorder(t, func(i int, tool string, raw json.RawMessage) (result.Result[any], error) {
+		if tool == "src" {
+			return result.Ok[any](json.RawMessage(`{"items":[{"url":"u0"},{"url":"u1","n":1.50}],"odd-key":[true]}`)), nil
+		}
+		return result.Ok[any](nil), nil
+	}, "src", "dst")
+	s, err := snippet.Parse("paths", snippet.Definition{Body: `r = src()
+dst(a=r.items[1].url, b=r["odd-key"][0], c=r.items[1].n, d=[r.items[0], {"k": r.items[1].url}])`})
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), rec.reg, nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	calls := rec.recorded()
+	require.Len(t, calls, 2)
+	assert.Equal(t, `{"a":"u1","b":true,"c":1.50,"d":[{"url":"u0"},{"k":"u1"}]}`, calls[1].Args, "numbers are passed as written")
+}
+
+// A reference the earlier result cannot satisfy fails the snippet with
+// ErrorType, naming the line, the tool and the reference.
+func TestRun_ReferenceFailure(t *testing.T) {
+	rec := newRecorder(t, func(i int, tool string, raw json.RawMessage) (result.Result[any], error) {
+		return result.Ok[any](map[string]any{"items": []any{1, 2}}), nil
+	}, "src", "dst")
+	cases := map[string]string{
+		"r.items[5]": `snippet "refs": line 2: dst: r.items[5]: index 5 is out of range (r.items has 2 elements)`,
+		"r.nope":     `snippet "refs": line 2: dst: r.nope: r has no field "nope"`,
+		"r.items.x":  `snippet "refs": line 2: dst: r.items.x: r.items is an array, not an object`,
+		"r[0]":       `snippet "refs": line 2: dst: r[0]: r is an object, not an array`,
+	}
+	for expr, want := range cases {
+		rec.reset()
+		s, err := snippet.Parse("refs", snippet.Definition{Body: "r = src()\ndst(x=" + expr + ")"})
+		require.NoError(t, err)
+		res, err := s.Run(context.Background(), rec.reg, nil)
+		require.NoError(t, err)
+		assert.False(t, res.Success)
+		assert.Equal(t, snippet.ErrorType, res.ErrorType)
+		assert.Equal(t, want, res.Error)
+		assert.Len(t, rec.recorded(), 1, "dst is not called")
+	}
+}
+
+// A step's domain failure fails the snippet with the step's error type,
+// data and instruction; the text names the line and the tool; later steps
+// do not run.
+func TestRun_StepDomainFailure(t *testing.T) {
+	rec := newRecorder(t, func(i int, tool string, raw json.RawMessage) (result.Result[any], error) {
+		if tool == "bad" {
+			return result.Failure[any]("no such page", result.NotFound).WithInstruction("try another").WithErrorData(map[string]any{"page": 3}), nil
+		}
+		return result.Ok[any](1), nil
+	}, "ok", "bad", "never")
+	s, err := snippet.Parse("fails", snippet.Definition{Body: "ok()\n\n# then\nbad()\nnever()"})
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), rec.reg, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.NotFound, res.ErrorType)
+	assert.Equal(t, `snippet "fails": line 4: bad failed: no such page`, res.Error)
+	assert.Equal(t, "try another", res.Instruction)
+	assert.Equal(t, map[string]any{"page": 3}, res.ErrorData)
+	assert.Equal(t, []call{{"ok", "{}"}, {"bad", "{}"}}, rec.recorded())
+}
+
+// A step's invalid arguments are the registry's validation_error, passed
+// on with the line.
+func TestRun_StepValidationFailure(t *testing.T) {
+	reg := newRegistry()
+	type addArgs struct {
+		A int `json:"a" validate:"required"`
+		B int `json:"b" validate:"required"`
+	}
+	require.NoError(t, registry.AddFunc(reg, "add", func(ctx context.Context, a addArgs) (result.Result[int], error) {
+		return result.Ok(a.A + a.B), nil
+	}, registry.ToolOptions{}))
+	s, err := snippet.Parse("bad_args", snippet.Definition{Body: `add(a="x", b=1)`})
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), reg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Contains(t, res.Error, `snippet "bad_args": line 1: add failed: invalid arguments: a:`)
+}
+
+// A step's protocol error (here an unknown tool) is returned as an error
+// naming the line and the tool; errors.Is sees the cause.
+func TestRun_StepProtocolError(t *testing.T) {
+	rec := newRecorder(t, nil, "ok")
+	s, err := snippet.Parse("proto", snippet.Definition{Body: "ok()\nmissing.tool(x=1)\nok()"})
+	require.NoError(t, err)
+	_, err = s.Run(context.Background(), rec.reg, nil)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, registry.ErrUnknownTool)
+	assert.Contains(t, err.Error(), `snippet "proto": line 2: missing.tool: `)
+	assert.Len(t, rec.recorded(), 1)
+}
+
+// Cancellation between steps stops the snippet before the next call;
+// cancellation during a step ends it (Invoke honours the context).
+func TestRun_ContextCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := newRecorder(t, func(i int, tool string, raw json.RawMessage) (result.Result[any], error) {
+		cancel()
+		return result.Ok[any](1), nil
+	}, "first", "second")
+	s, err := snippet.Parse("cancel", snippet.Definition{Body: "first()\nsecond()"})
+	require.NoError(t, err)
+	_, err = s.Run(ctx, rec.reg, nil)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), `snippet "cancel": line 2: second not called`)
+	assert.Len(t, rec.recorded(), 1)
+
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	reg := newRegistry()
+	require.NoError(t, reg.Add(&registry.Tool{Name: "block", Handler: func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+		close(started)
+		<-ctx.Done()
+		return result.Result[any]{}, ctx.Err()
+	}}))
+	s2, err := snippet.Parse("during", snippet.Definition{Body: "block()"})
+	require.NoError(t, err)
+	go func() { <-started; cancel2() }()
+	_, err = s2.Run(ctx2, reg, nil)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), `snippet "during": line 1: block: `)
+}
+
+// Values are checked before any call: unknown, missing and mistyped ones
+// are all listed in one validation_error failure.
+func TestRun_InvalidValues(t *testing.T) {
+	rec := newRecorder(t, nil, "brave.search", "llm.transform")
+	s, err := snippet.Parse("brv_research", brvResearch())
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), rec.reg, map[string]any{"count": "five", "extra": 1})
+	require.NoError(t, err)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	fes, ok := res.ErrorData.([]args.FieldError)
+	require.True(t, ok)
+	assert.Equal(t, []args.FieldError{
+		{Field: "count", Rule: "type", Message: "expected an integer, got a string"},
+		{Field: "extra", Rule: "unknown_field", Message: "unknown parameter; parameters: count, topic"},
+		{Field: "topic", Rule: "required", Message: "is required"},
+	}, fes)
+	assert.Empty(t, rec.recorded())
+}
+
+// A snippet that runs itself stops after MaxNesting levels with ErrorType
+// instead of recursing forever.
+func TestRun_NestingBounded(t *testing.T) {
+	reg := newRegistry()
+	p, err := snippet.Pack(map[string]snippet.Definition{"loop": {Body: "snippet.loop()"}}, reg)
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	res, err := reg.Invoke(context.Background(), "snippet.loop", nil)
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Equal(t, snippet.ErrorType, res.ErrorType)
+	assert.Contains(t, res.Error, `snippets run each other more than 8 deep`)
+	assert.Equal(t, 8, countPrefix(res.Error, `snippet "loop": line 1: snippet.loop failed: `), "each level names its line")
+}
+
+func countPrefix(s, p string) int {
+	n := 0
+	for len(s) >= len(p) && s[:len(p)] == p {
+		n++
+		s = s[len(p):]
+	}
+	return n
+}
+
+// Run works with any Invoker, not only a registry.
+func TestRun_AnyInvoker(t *testing.T) {
+	var got []string
+	inv := invokerFunc(func(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
+		got = append(got, name+string(raw))
+		if name == "boom" {
+			return result.Result[any]{}, errors.New("boom")
+		}
+		return result.Ok[any](len(got)), nil
+	})
+	s, err := snippet.Parse("inv", snippet.Definition{Body: "n = a()\nb(x=n)\nboom()"})
+	require.NoError(t, err)
+	_, err = s.Run(context.Background(), inv, nil)
+	require.EqualError(t, err, `snippet "inv": line 3: boom: boom`)
+	assert.Equal(t, []string{"a{}", `b{"x":1}`, "boom{}"}, got)
+}
+
+type invokerFunc func(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error)
+
+func (f invokerFunc) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
+	return f(ctx, name, raw)
+}
