@@ -17,7 +17,7 @@ import (
 
 // --- Runtime Statistics ---
 
-func TestStats_AllTime(t *testing.T) {
+func TestStats_GetAllTimeStats(t *testing.T) {
 	f := newFixture(t)
 	out := f.ok(t, "ot.stats", `{}`)
 	assert.Equal(t, `period: all
@@ -57,7 +57,7 @@ func TestStats_FilterByTool(t *testing.T) {
 	assert.Equal(t, "brave.search", f.stats.queries[0].Tool)
 }
 
-func TestStats_HTMLReport(t *testing.T) {
+func TestStats_GenerateHTMLReport(t *testing.T) {
 	f := newFixture(t)
 	m := parseMap(t, f.ok(t, "ot.stats", `{"output":"stats.html","period":"week"}`))
 	assert.Equal(t, "/reports/stats.html", m["html_report"])
@@ -72,7 +72,7 @@ func TestStats_HTMLReport(t *testing.T) {
 	assert.NotContains(t, m, "html_report")
 }
 
-func TestStats_Disabled(t *testing.T) {
+func TestStats_StatsDisabled(t *testing.T) {
 	f := newFixture(t, func(_ *fixture, c *ot.Config) { c.Stats = nil })
 	res := f.call(t, "ot.stats", `{}`)
 	assert.False(t, res.Success)
@@ -127,7 +127,7 @@ func pageOf(t *testing.T, out string) (lines []any, m map[string]any) {
 	return lines, m
 }
 
-func TestResult_BasicQueryDefaults(t *testing.T) {
+func TestResult_BasicQueryWithDefaults(t *testing.T) {
 	f := newFixture(t)
 	storeLines(f, "abc123", 500, func(i int) string { return fmt.Sprintf("line %d", i) })
 	lines, m := pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123"}`))

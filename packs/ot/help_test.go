@@ -182,7 +182,7 @@ func TestHelp_InfoFull(t *testing.T) {
 	assert.Equal(t, map[string]any{"topic": map[string]any{"description": "Topic to research"}, "count": map[string]any{"default": 5, "description": "Number of sources"}}, snip["params"])
 }
 
-func TestHelp_DocumentationURL(t *testing.T) {
+func TestHelp_DocumentationURLGeneration(t *testing.T) {
 	f := newFixture(t)
 	for _, name := range []string{"code", "db", "ground", "llm"} {
 		require.NoError(t, f.reg.AddPack(&registry.Pack{Name: name}))
@@ -256,4 +256,19 @@ func TestDefaultRank_ExactNameFirstProperty(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestHelp_PrefixedRegistry(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("guide")})
+	p, err := ot.New(ot.Config{Registry: reg})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	res, err := reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"ot.tools"}`))
+	require.NoError(t, err)
+	out := res.Value.(string)
+	assert.True(t, strings.HasPrefix(out, "# guide_ot.tools\n"), "the undecorated name finds the tool; the heading is the name to call:\n%s", out)
+	assert.Contains(t, out, "**Signature:** `guide_ot.tools(pattern: str = '...', info: str = 'min')`")
+	res, err = reg.Invoke(t.Context(), "guide_ot.tools", []byte(`{"pattern":"ot.help","info":"list"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "[guide_ot.help]\n", res.Value)
 }

@@ -17,7 +17,7 @@ import (
 
 // --- Pack Discovery ---
 
-func TestPacks_ListAll(t *testing.T) {
+func TestPacks_ListAllPacks(t *testing.T) {
 	f := newFixture(t)
 	out := f.ok(t, "ot.packs", `{}`)
 	assert.Equal(t, []string{"brave", "demo", "firecrawl", "github", "ot", "scaffold", "web"}, names(parseList(t, out)))
@@ -70,7 +70,7 @@ Prefer brave.search for news; cite the URLs.
 	assert.Contains(t, f.ok(t, "ot.packs", `{"pattern":"zzz","info":"full"}`), "ot.packs()")
 }
 
-func TestPacks_ConfiguredInstructions(t *testing.T) {
+func TestPacks_PackWithConfiguredInstructions(t *testing.T) {
 	f := newFixture(t, func(f *fixture, _ *ot.Config) {
 		f.instr = map[string]string{"demo": "Use demo.foo only in tests."}
 	})
@@ -100,7 +100,7 @@ func TestPacks_ProxyPack(t *testing.T) {
 
 // --- Alias Introspection ---
 
-func TestAliases_ListAll(t *testing.T) {
+func TestAliases_ListAllAliases(t *testing.T) {
 	f := newFixture(t)
 	out := f.ok(t, "ot.aliases", `{}`)
 	assert.Equal(t, []string{"alias_f -> demo.foo", "find -> brave.search", "ws -> brave.web_search"}, parseStrings(t, out))
@@ -145,7 +145,7 @@ func TestAliases_ConfiguredOrder(t *testing.T) {
 
 // --- Snippet Introspection ---
 
-func TestSnippets_ListAll(t *testing.T) {
+func TestSnippets_ListAllSnippets(t *testing.T) {
 	f := newFixture(t)
 	out := f.ok(t, "ot.snippets", `{}`)
 	assert.Equal(t, map[string]any{

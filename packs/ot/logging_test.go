@@ -47,7 +47,7 @@ func TestLogging_SpanNaming(t *testing.T) {
 	assert.Equal(t, "year", failed["period"])
 }
 
-func TestLogging_ResultSpanAttributes(t *testing.T) {
+func TestResultLogging_SpanNaming(t *testing.T) {
 	f := newFixture(t, func(f *fixture, _ *ot.Config) { f.results.stored["abc123"] = []string{"error one", "fine"} })
 	f.ok(t, "ot.result", `{"handle":"abc123","offset":1,"limit":5,"search":"error"}`)
 	f.ok(t, "ot.result", `{"handle":"abc123"}`)

@@ -16,7 +16,7 @@ import (
 	"github.com/toolpack-go/toolpack/result"
 )
 
-func TestTools_ListAll(t *testing.T) {
+func TestTools_ListAllTools(t *testing.T) {
 	f := newFixture(t)
 	out := f.ok(t, "ot.tools", `{}`)
 	entries := parseList(t, out)
