@@ -1,0 +1,166 @@
+package ot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Stats periods and their lengths.
+var periods = map[string]time.Duration{
+	"day":   24 * time.Hour,
+	"week":  7 * 24 * time.Hour,
+	"month": 30 * 24 * time.Hour,
+	"all":   0,
+}
+
+// Texts of ot.stats.
+const (
+	statsDisabled = "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration."
+)
+
+func invalidPeriod(p string) string {
+	return fmt.Sprintf("Error: Invalid period '%s'. Valid: day, week, month, all. Example: ot.stats(period='day')", p)
+}
+
+func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], error) {
+	period := a.Period
+	if period == "" {
+		period = "all"
+	}
+	attrs := []slog.Attr{slog.String("period", period)}
+	if a.Tool != "" {
+		attrs = append(attrs, slog.String("tool", a.Tool))
+	}
+	if a.Output != "" {
+		attrs = append(attrs, slog.String("output", a.Output))
+	}
+	sp := startSpan(ctx, ToolStats, attrs...)
+	d, ok := periods[period]
+	if !ok {
+		return sp.end(result.Failure[string](invalidPeriod(a.Period), result.ValidationError), nil)
+	}
+	if p.cfg.Stats == nil {
+		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
+	}
+	q := StatsQuery{Period: period, Now: p.now(), Tool: a.Tool, Output: a.Output}
+	if d > 0 {
+		q.Since = q.Now.Add(-d)
+	}
+	rep, err := p.cfg.Stats.Stats(ctx, q)
+	var re *ReportError
+	switch {
+	case errors.Is(err, ErrDisabled):
+		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
+	case errors.As(err, &re):
+		path := re.Path
+		if path == "" {
+			path = a.Output
+		}
+		return sp.end(result.Failure[string]((&ReportError{Path: path, Err: re.Err}).Error(), ErrTypeWrite), nil)
+	case err != nil:
+		return sp.end(result.Result[string]{}, fmt.Errorf("ot: stats: %w", err))
+	}
+	tools := make([]any, len(rep.Tools))
+	for i, t := range rep.Tools {
+		tools[i] = object{
+			{"tool", t.Tool},
+			{"calls", t.Calls},
+			{"success_rate", decimal{t.SuccessRate, 1}},
+			{"avg_ms", decimal{t.AvgMS, 1}},
+			{"p95_ms", decimal{t.P95MS, 1}},
+		}
+	}
+	out := object{{"period", period}}
+	if a.Tool != "" {
+		out = append(out, field{"tool", a.Tool})
+	}
+	out = append(out,
+		field{"total_calls", rep.TotalCalls},
+		field{"success_rate", decimal{rep.SuccessRate, 1}},
+		field{"context_saved", rep.ContextSaved},
+		field{"time_saved_ms", rep.TimeSavedMS},
+		field{"tools", tools},
+	)
+	if rep.Skipped > 0 {
+		out = append(out, field{"skipped_records", rep.Skipped})
+	}
+	if rep.Truncated {
+		out = append(out, field{"truncated", true})
+	}
+	if a.Output != "" {
+		out = append(out, field{"html_report", rep.HTMLReport})
+	}
+	res, err := okYAML(out)
+	return sp.end(res, err, slog.Int64("total_calls", rep.TotalCalls))
+}
+
+// Texts of ot.result.
+func offsetInvalid(n int) string { return fmt.Sprintf("offset must be >= 1 (1-indexed), got %d", n) }
+func limitInvalid(n int) string  { return fmt.Sprintf("limit must be >= 1, got %d", n) }
+
+const resultsDisabled = "Error: no output is stored on this server (large-output storage is not configured), so there is no handle to read."
+
+func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string], error) {
+	q := ResultQuery{Handle: a.Handle, Offset: 1, Limit: 100, Search: a.Search, Fuzzy: a.Fuzzy}
+	if a.Offset != nil {
+		q.Offset = *a.Offset
+	}
+	if a.Limit != nil {
+		q.Limit = *a.Limit
+	}
+	attrs := []slog.Attr{slog.String("handle", q.Handle), slog.Int("offset", q.Offset), slog.Int("limit", q.Limit)}
+	if q.Search != "" {
+		attrs = append(attrs, slog.String("search", q.Search), slog.Bool("fuzzy", q.Fuzzy))
+	}
+	sp := startSpan(ctx, ToolResult, attrs...)
+	switch {
+	case q.Offset < 1:
+		return sp.end(result.Failure[string](offsetInvalid(q.Offset), result.ValidationError), nil)
+	case q.Limit < 1:
+		return sp.end(result.Failure[string](limitInvalid(q.Limit), result.ValidationError), nil)
+	case q.Limit > MaxResultLimit:
+		return sp.end(result.Failuref[string](result.ValidationError, "limit must be <= %d, got %d", MaxResultLimit, q.Limit), nil)
+	}
+	if p.cfg.Results == nil {
+		return sp.end(result.Failure[string](resultsDisabled, result.Unavailable), nil)
+	}
+	page, err := p.cfg.Results.Query(ctx, q)
+	switch {
+	case errors.Is(err, ErrHandleNotFound):
+		return sp.end(result.Failuref[string](result.NotFound, "Error: Handle '%s' not found. Use the handle exactly as the tool that stored the output returned it.", q.Handle), nil)
+	case errors.Is(err, ErrHandleExpired):
+		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' has expired and was deleted. Run the tool that produced it again.", q.Handle), nil)
+	case errors.Is(err, ErrSearchTimeout):
+		return sp.end(result.Failuref[string](result.Timeout, "Error: the search of '%s' ran out of time. Use a more specific search, or page without one.", q.Handle), nil)
+	case errors.Is(err, ErrInvalidSearch):
+		return sp.end(result.Failuref[string](result.ValidationError, "Error: search is not a valid regular expression: %s", strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
+	case err != nil:
+		return sp.end(result.Result[string]{}, fmt.Errorf("ot: result %q: %w", q.Handle, err))
+	}
+	lines := page.Lines
+	if lines == nil {
+		lines = []string{}
+	}
+	out := object{
+		{"lines", lines},
+		{"total_lines", page.TotalLines},
+		{"returned", len(page.Lines)},
+		{"offset", page.Offset},
+		{"has_more", page.HasMore},
+	}
+	if len(page.LineNumbers) > 0 {
+		nums := make([]any, len(page.LineNumbers))
+		for i, n := range page.LineNumbers {
+			nums[i] = n
+		}
+		out = append(out, field{"line_numbers", nums})
+	}
+	res, err := okYAML(out)
+	return sp.end(res, err, slog.Int("returned", len(page.Lines)))
+}

@@ -1,0 +1,278 @@
+package ot_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/packs/ot"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// --- Runtime Statistics ---
+
+func TestStats_GetAllTimeStats(t *testing.T) {
+	f := newFixture(t)
+	out := f.ok(t, "ot.stats", `{}`)
+	assert.Equal(t, `period: all
+total_calls: 10
+success_rate: 90.0
+context_saved: 20000
+time_saved_ms: 30000
+tools:
+  - {tool: brave.search, calls: 6, success_rate: 100.0, avg_ms: 120.2, p95_ms: 300.0}
+  - {tool: web.fetch, calls: 4, success_rate: 75.0, avg_ms: 800.0, p95_ms: 1250.5}
+`, out)
+	m := parseMap(t, out)
+	assert.Equal(t, 10, m["total_calls"])
+	assert.Equal(t, 90.0, m["success_rate"])
+	assert.Len(t, m["tools"], 2)
+	require.Len(t, f.stats.queries, 1)
+	assert.Equal(t, ot.StatsQuery{Period: "all", Now: f.now}, f.stats.queries[0], "all: no start time")
+}
+
+func TestStats_FilterByPeriod(t *testing.T) {
+	f := newFixture(t)
+	for period, d := range map[string]time.Duration{"day": 24 * time.Hour, "week": 7 * 24 * time.Hour, "month": 30 * 24 * time.Hour} {
+		f.stats.queries = nil
+		m := parseMap(t, f.ok(t, "ot.stats", `{"period":"`+period+`"}`))
+		assert.Equal(t, period, m["period"])
+		require.Len(t, f.stats.queries, 1)
+		assert.Equal(t, ot.StatsQuery{Period: period, Since: f.now.Add(-d), Now: f.now}, f.stats.queries[0], period)
+	}
+}
+
+func TestStats_FilterByTool(t *testing.T) {
+	f := newFixture(t)
+	m := parseMap(t, f.ok(t, "ot.stats", `{"tool":"brave.search"}`))
+	assert.Equal(t, "brave.search", m["tool"])
+	assert.Equal(t, 6, m["total_calls"])
+	assert.Equal(t, []any{map[string]any{"tool": "brave.search", "calls": 6, "success_rate": 100.0, "avg_ms": 120.2, "p95_ms": 300.0}}, m["tools"])
+	assert.Equal(t, "brave.search", f.stats.queries[0].Tool)
+}
+
+func TestStats_GenerateHTMLReport(t *testing.T) {
+	f := newFixture(t)
+	m := parseMap(t, f.ok(t, "ot.stats", `{"output":"stats.html","period":"week"}`))
+	assert.Equal(t, "/reports/stats.html", m["html_report"])
+	assert.Equal(t, []string{"/reports/stats.html"}, f.stats.written)
+	assert.Equal(t, "stats.html", f.stats.queries[0].Output)
+	assert.Equal(t, "week", f.stats.queries[0].Period)
+	// Corrupt records and a read cap are said.
+	f.stats.report.Skipped, f.stats.report.Truncated = 3, true
+	m = parseMap(t, f.ok(t, "ot.stats", `{}`))
+	assert.Equal(t, 3, m["skipped_records"])
+	assert.Equal(t, true, m["truncated"])
+	assert.NotContains(t, m, "html_report")
+}
+
+func TestStats_StatsDisabled(t *testing.T) {
+	f := newFixture(t, func(_ *fixture, c *ot.Config) { c.Stats = nil })
+	res := f.call(t, "ot.stats", `{}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Equal(t, "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration.", res.Error)
+
+	// Switched off after a reload: the source says so.
+	g := newFixture(t)
+	g.stats.err = fmt.Errorf("stats: %w", ot.ErrDisabled)
+	res = g.call(t, "ot.stats", `{}`)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Equal(t, "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration.", res.Error)
+
+	// Any other failure of the source is a protocol failure.
+	g.stats.err = errors.New("disk on fire")
+	_, err := g.reg.Invoke(t.Context(), "ot.stats", nil)
+	require.Error(t, err)
+}
+
+func TestStats_HTMLWriteError(t *testing.T) {
+	f := newFixture(t)
+	f.stats.writeErr = errors.New("open /reports/report.html: permission denied")
+	res := f.call(t, "ot.stats", `{"output":"report.html"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, ot.ErrTypeWrite, res.ErrorType)
+	assert.Equal(t, "Error: Cannot write to '/reports/report.html': open /reports/report.html: permission denied", res.Error)
+}
+
+func TestStats_InvalidPeriod(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.stats", `{"period":"invalid"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Equal(t, "Error: Invalid period 'invalid'. Valid: day, week, month, all. Example: ot.stats(period='day')", res.Error)
+	assert.Empty(t, f.stats.queries, "nothing asked of the store")
+}
+
+// --- Query Stored Results ---
+
+func storeLines(f *fixture, handle string, n int, line func(i int) string) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = line(i + 1)
+	}
+	f.results.stored[handle] = lines
+	return lines
+}
+
+func pageOf(t *testing.T, out string) (lines []any, m map[string]any) {
+	m = parseMap(t, out)
+	lines, _ = m["lines"].([]any)
+	return lines, m
+}
+
+func TestResult_BasicQueryWithDefaults(t *testing.T) {
+	f := newFixture(t)
+	storeLines(f, "abc123", 500, func(i int) string { return fmt.Sprintf("line %d", i) })
+	lines, m := pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123"}`))
+	require.Len(t, lines, 100)
+	assert.Equal(t, "line 1", lines[0])
+	assert.Equal(t, "line 100", lines[99])
+	assert.Equal(t, true, m["has_more"])
+	assert.Equal(t, ot.ResultQuery{Handle: "abc123", Offset: 1, Limit: 100}, f.results.queries[0])
+}
+
+func TestResult_QueryWithOffsetAndLimit(t *testing.T) {
+	f := newFixture(t)
+	storeLines(f, "abc123", 500, func(i int) string { return fmt.Sprintf("line %d", i) })
+	lines, m := pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123","offset":101,"limit":50}`))
+	require.Len(t, lines, 50)
+	assert.Equal(t, "line 101", lines[0])
+	assert.Equal(t, "line 150", lines[49])
+	assert.Equal(t, 101, m["offset"])
+	// The last page: has_more false.
+	_, m = pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123","offset":451,"limit":50}`))
+	assert.Equal(t, false, m["has_more"])
+}
+
+func TestResult_QueryWithSearchFilter(t *testing.T) {
+	f := newFixture(t)
+	storeLines(f, "abc123", 300, func(i int) string {
+		if i%3 == 0 {
+			return fmt.Sprintf("%d error: failed", i)
+		}
+		return fmt.Sprintf("%d fine", i)
+	})
+	lines, m := pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123","search":"error","offset":2,"limit":3}`))
+	assert.Equal(t, []any{"6 error: failed", "9 error: failed", "12 error: failed"}, lines, "offset and limit apply to the matching lines")
+	assert.Equal(t, 300, m["total_lines"])
+	assert.Equal(t, "error", f.results.queries[0].Search)
+	assert.False(t, f.results.queries[0].Fuzzy)
+
+	// A bad regular expression is the caller's to fix.
+	res := f.call(t, "ot.result", `{"handle":"abc123","search":"(unclosed"}`)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.True(t, strings.HasPrefix(res.Error, "Error: search is not a valid regular expression: error parsing regexp"), res.Error)
+}
+
+func TestResult_QueryWithFuzzyMatching(t *testing.T) {
+	f := newFixture(t)
+	f.results.stored["abc123"] = []string{"nothing here", "the configuration file", "config", "unrelated"}
+	lines, _ := pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123","search":"config","fuzzy":true}`))
+	assert.Equal(t, []any{"config", "the configuration file"}, lines, "the store's order (by score) is kept")
+	assert.True(t, f.results.queries[0].Fuzzy)
+}
+
+func TestResult_InvalidHandle(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.result", `{"handle":"nonexistent"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.NotFound, res.ErrorType)
+	assert.Contains(t, res.Error, "Handle 'nonexistent' not found")
+}
+
+func TestResult_ExpiredHandle(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.result", `{"handle":"expired123"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.NotFound, res.ErrorType)
+	assert.Contains(t, res.Error, "Result 'expired123' has expired")
+}
+
+type pageStore ot.ResultPage
+
+func (p pageStore) Query(context.Context, ot.ResultQuery) (ot.ResultPage, error) {
+	return ot.ResultPage(p), nil
+}
+
+type errStore struct{ err error }
+
+func (e errStore) Query(context.Context, ot.ResultQuery) (ot.ResultPage, error) {
+	return ot.ResultPage{}, e.err
+}
+
+func TestResult_LineNumbersOfASearch(t *testing.T) {
+	f := newFixture(t, func(_ *fixture, c *ot.Config) {
+		c.Results = pageStore{Lines: []string{"error a", "error b"}, TotalLines: 90, Offset: 1, LineNumbers: []int{7, 42}}
+	})
+	m := parseMap(t, f.ok(t, "ot.result", `{"handle":"h","search":"error"}`))
+	assert.Equal(t, []any{7, 42}, m["line_numbers"])
+}
+
+func TestResult_SearchTimeout(t *testing.T) {
+	f := newFixture(t, func(_ *fixture, c *ot.Config) {
+		c.Results = errStore{fmt.Errorf("results: %w", ot.ErrSearchTimeout)}
+	})
+	res := f.call(t, "ot.result", `{"handle":"h","search":"x.*y"}`)
+	assert.Equal(t, result.Timeout, res.ErrorType)
+	assert.Contains(t, res.Error, "ran out of time")
+	// Any other failure of the store is a protocol failure.
+	g := newFixture(t, func(_ *fixture, c *ot.Config) { c.Results = errStore{errors.New("disk gone")} })
+	_, err := g.reg.Invoke(t.Context(), "ot.result", []byte(`{"handle":"h"}`))
+	require.Error(t, err)
+}
+
+func TestResult_QueryResponseFormat(t *testing.T) {
+	f := newFixture(t)
+	storeLines(f, "abc123", 3, func(i int) string { return fmt.Sprintf("line %d", i) })
+	out := f.ok(t, "ot.result", `{"handle":"abc123","offset":2}`)
+	assert.Equal(t, "lines: [line 2, line 3]\ntotal_lines: 3\nreturned: 2\noffset: 2\nhas_more: false\n", out)
+	_, m := pageOf(t, out)
+	assert.ElementsMatch(t, []string{"lines", "total_lines", "returned", "offset", "has_more"}, keys(m))
+	// Lines that need quoting come back unchanged.
+	f.results.stored["odd"] = []string{"key: value", "- item", "# not a comment", "", "  indented", `"quoted"`, "true", "null"}
+	lines, _ := pageOf(t, f.ok(t, "ot.result", `{"handle":"odd"}`))
+	assert.Equal(t, []any{"key: value", "- item", "# not a comment", "", "  indented", `"quoted"`, "true", "null"}, lines)
+	// Past the end: no lines.
+	out = f.ok(t, "ot.result", `{"handle":"abc123","offset":10}`)
+	assert.Equal(t, "{lines: [], total_lines: 3, returned: 0, offset: 10, has_more: false}\n", out)
+}
+
+func TestResult_OneIndexedOffset(t *testing.T) {
+	f := newFixture(t)
+	storeLines(f, "abc123", 5, func(i int) string { return fmt.Sprintf("line %d", i) })
+	lines, _ := pageOf(t, f.ok(t, "ot.result", `{"handle":"abc123","offset":1,"limit":1}`))
+	assert.Equal(t, []any{"line 1"}, lines, "offset 1 is the first line")
+}
+
+func TestResult_OffsetValidation(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.result", `{"handle":"abc123","offset":0}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Equal(t, "offset must be >= 1 (1-indexed), got 0", res.Error)
+	assert.Equal(t, "offset must be >= 1 (1-indexed), got -5", f.call(t, "ot.result", `{"handle":"abc123","offset":-5}`).Error)
+	assert.Empty(t, f.results.queries)
+}
+
+func TestResult_LimitValidation(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.result", `{"handle":"abc123","limit":0}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Equal(t, "limit must be >= 1, got 0", res.Error)
+	assert.Equal(t, "limit must be <= 10000, got 10001", f.call(t, "ot.result", `{"handle":"abc123","limit":10001}`).Error)
+	assert.Empty(t, f.results.queries)
+}
+
+func TestResult_NotConfigured(t *testing.T) {
+	f := newFixture(t, func(_ *fixture, c *ot.Config) { c.Results = nil })
+	res := f.call(t, "ot.result", `{"handle":"abc123"}`)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+}

@@ -1,0 +1,108 @@
+package ot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Answers of ot.notify.
+const (
+	notifySkip = "SKIP: no matching topic"
+)
+
+// lockRetry is how often a writer waiting for a notification file's lock
+// tries again.
+const lockRetry = time.Millisecond
+
+// lockSuffix names the lock file beside a notification file.
+const lockSuffix = ".lock"
+
+func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string], error) {
+	sp := startSpan(ctx, ToolNotify, slog.String("topic", a.Topic), slog.Int("message_bytes", len(a.Message)))
+	var topics []Topic
+	if p.cfg.Topics != nil {
+		topics = p.cfg.Topics()
+	}
+	for _, t := range topics {
+		ok, err := path.Match(t.Pattern, a.Topic)
+		if err != nil {
+			return sp.end(result.Failuref[string](ErrTypeConfig, "Error: the configured topic pattern %q is not a valid glob: %v", t.Pattern, err), nil)
+		}
+		if !ok {
+			continue
+		}
+		doc, err := notificationDocument(p.now(), a.Topic, a.Message)
+		if err != nil {
+			return sp.end(result.Result[string]{}, err)
+		}
+		if err := appendDocument(ctx, t.File, doc); err != nil {
+			if ctx.Err() != nil {
+				return sp.end(result.Result[string]{}, err)
+			}
+			return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v", t.File, errors.Unwrap(err)), nil, slog.String("file", t.File))
+		}
+		return sp.end(result.Ok("OK: appended to "+t.File), nil, slog.String("file", t.File))
+	}
+	return sp.end(result.Ok(notifySkip), nil, slog.Bool("matched", false))
+}
+
+// notificationDocument is one notification as a YAML document: a
+// document start line, then timestamp (UTC, RFC 3339 with nanoseconds),
+// topic and message, one key per line (a multi-line message as a literal
+// block).
+func notificationDocument(now time.Time, topic, message string) ([]byte, error) {
+	y, err := renderYAML(blockObject{
+		{"timestamp", now.UTC().Format(time.RFC3339Nano)},
+		{"topic", topic},
+		{"message", message},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []byte("---\n" + y), nil
+}
+
+// appendDocument appends doc to the file at name in one write, with
+// O_APPEND and under an exclusive lock (github.com/gofrs/flock: flock(2)
+// on Unix, LockFileEx on Windows) on the sidecar file name+".lock", so
+// that writers in any number of goroutines and processes never interleave
+// or lose a document. The lock is taken on a file of its own because
+// Windows locks bar writes through other handles, even the locker's. The
+// files and their directory are created when missing. It waits for the
+// lock until ctx is done. Errors wrap the underlying error.
+func appendDocument(ctx context.Context, name string, doc []byte) error {
+	if dir := filepath.Dir(name); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("ot: notify: %w", err)
+		}
+	}
+	lk := flock.New(name+lockSuffix, flock.SetPermissions(0o644))
+	ok, err := lk.TryLockContext(ctx, lockRetry)
+	if err != nil {
+		return fmt.Errorf("ot: notify: lock: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("ot: notify: lock: %w", errors.New("not acquired"))
+	}
+	defer func() { _ = lk.Unlock() }()
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("ot: notify: %w", err)
+	}
+	_, werr := f.Write(doc)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		return fmt.Errorf("ot: notify: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package ot_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/toolpack-go/toolpack/packs/ot"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// readDocuments parses every YAML document of a notification file.
+func readDocuments(t testing.TB, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []map[string]any
+	for {
+		var d map[string]any
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "the file is a stream of YAML documents")
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+func TestNotify_SendNotification(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "sub", "notes.yaml")
+	all := filepath.Join(dir, "all.yaml")
+	f := newFixture(t, func(f *fixture, _ *ot.Config) {
+		f.topics = []ot.Topic{{Pattern: "notes*", File: notes}, {Pattern: "*", File: all}}
+	})
+	assert.Equal(t, "OK: appended to "+notes, f.ok(t, "ot.notify", `{"topic":"notes","message":"Remember to review PR #123"}`))
+	want := "---\ntimestamp: \"2026-03-04T05:06:07.00000089Z\"\ntopic: notes\nmessage: 'Remember to review PR #123'\n"
+	data, err := os.ReadFile(notes)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(data))
+
+	// The next call appends a second document; a multi-line message keeps
+	// its lines; the first matching topic wins ("notes-2" also matches *).
+	f.now = f.now.Add(time.Second)
+	f.ok(t, "ot.notify", `{"topic":"notes-2","message":"line one\nline two: with colon\n"}`)
+	docs := readDocuments(t, notes)
+	require.Len(t, docs, 2)
+	assert.Equal(t, map[string]any{"timestamp": "2026-03-04T05:06:08.00000089Z", "topic": "notes-2", "message": "line one\nline two: with colon\n"}, docs[1])
+	_, err = os.Stat(all)
+	assert.True(t, os.IsNotExist(err), "only the first matching topic's file is written")
+
+	// Another topic goes to the catch-all file.
+	f.ok(t, "ot.notify", `{"topic":"build:done","message":"ok"}`)
+	assert.Equal(t, "build:done", readDocuments(t, all)[0]["topic"])
+}
+
+func TestNotify_NoMatchingTopic(t *testing.T) {
+	dir := t.TempDir()
+	f := newFixture(t, func(f *fixture, _ *ot.Config) {
+		f.topics = []ot.Topic{{Pattern: "notes*", File: filepath.Join(dir, "notes.yaml")}}
+	})
+	assert.Equal(t, "SKIP: no matching topic", f.ok(t, "ot.notify", `{"topic":"unknown:topic","message":"test"}`))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written")
+	// No topics configured at all: the same answer.
+	g := newFixture(t, func(_ *fixture, c *ot.Config) { c.Topics = nil })
+	assert.Equal(t, "SKIP: no matching topic", g.ok(t, "ot.notify", `{"topic":"notes","message":"test"}`))
+}
+
+func TestNotify_BadTopicPattern(t *testing.T) {
+	f := newFixture(t, func(f *fixture, _ *ot.Config) {
+		f.topics = []ot.Topic{{Pattern: "[notes", File: filepath.Join(t.TempDir(), "n.yaml")}}
+	})
+	res := f.call(t, "ot.notify", `{"topic":"notes","message":"x"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, ot.ErrTypeConfig, res.ErrorType)
+	assert.Contains(t, res.Error, `"[notes"`)
+}
+
+func TestNotify_UnwritableFile(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
+	target := filepath.Join(blocker, "notes.yaml") // a file where a directory should be
+	f := newFixture(t, func(f *fixture, _ *ot.Config) { f.topics = []ot.Topic{{Pattern: "*", File: target}} })
+	res := f.call(t, "ot.notify", `{"topic":"notes","message":"x"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, ot.ErrTypeWrite, res.ErrorType)
+	assert.True(t, strings.HasPrefix(res.Error, "Error: Cannot write to '"+target+"': "), res.Error)
+}
+
+func TestNotify_RequiredArguments(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.notify", `{"topic":"notes"}`)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Contains(t, res.Error, "message")
+}
+
+// payload is the message of writer id, message i: long and multi-line,
+// so that an interleaved write would break a document.
+func payload(id string, i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/%d\n", id, i)
+	for l := range 40 {
+		fmt.Fprintf(&b, "%s line %d of message %d: %s\n", id, l, i, strings.Repeat("x", 50))
+	}
+	return b.String()
+}
+
+// notifyMany sends count messages as writer id from goroutines
+// goroutines through a fresh registry and ot pack.
+func notifyMany(t testing.TB, file, id string, goroutines, count int) {
+	t.Helper()
+	reg := registry.New(registry.Options{Prefix: new("")})
+	p, err := ot.New(ot.Config{Registry: reg, Topics: func() []ot.Topic { return []ot.Topic{{Pattern: "load*", File: file}} }})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines*count)
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := g; i < count; i += goroutines {
+				raw, _ := json.Marshal(map[string]string{"topic": "load", "message": payload(id, i)})
+				res, err := reg.Invoke(context.Background(), "ot.notify", raw)
+				if err == nil && !res.Success {
+					err = errors.New(res.Error)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// checkDocuments asserts that the file holds exactly one intact document
+// per (writer, message).
+func checkDocuments(t *testing.T, file string, writers []string, count int) {
+	t.Helper()
+	docs := readDocuments(t, file)
+	require.Len(t, docs, len(writers)*count)
+	seen := map[string]int{}
+	for _, d := range docs {
+		msg, _ := d["message"].(string)
+		head, _, _ := strings.Cut(msg, "\n")
+		id, n, ok := strings.Cut(head, "/")
+		require.True(t, ok, "message starts with its writer and number: %q", head)
+		i, err := strconv.Atoi(n)
+		require.NoError(t, err)
+		require.Equal(t, payload(id, i), msg, "document intact")
+		require.Equal(t, "load", d["topic"])
+		seen[head]++
+	}
+	for _, w := range writers {
+		for i := range count {
+			assert.Equal(t, 1, seen[fmt.Sprintf("%s/%d", w, i)], "%s/%d exactly once", w, i)
+		}
+	}
+}
+
+func TestNotify_ConcurrentGoroutines(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "load.yaml")
+	notifyMany(t, file, "g", 16, 200)
+	checkDocuments(t, file, []string{"g"}, 200)
+}
+
+const (
+	envChild = "OT_NOTIFY_CHILD"
+	envFile  = "OT_NOTIFY_FILE"
+)
+
+// TestNotifyChildProcess is the writer TestNotify_MultiProcess starts in
+// other processes; on its own it does nothing.
+func TestNotifyChildProcess(t *testing.T) {
+	id := os.Getenv(envChild)
+	if id == "" {
+		t.Skip("helper process of TestNotify_MultiProcess")
+	}
+	notifyMany(t, os.Getenv(envFile), id, 4, childMessages)
+}
+
+const (
+	childProcesses = 6
+	childMessages  = 60
+)
+
+func TestNotify_MultiProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	file := filepath.Join(t.TempDir(), "load.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	writers := []string{"parent"}
+	cmds := make([]*exec.Cmd, childProcesses)
+	outs := make([]*bytes.Buffer, childProcesses)
+	for i := range cmds {
+		id := "proc" + strconv.Itoa(i)
+		writers = append(writers, id)
+		cmds[i] = exec.CommandContext(ctx, os.Args[0], "-test.run=^TestNotifyChildProcess$", "-test.count=1", "-test.v")
+		cmds[i].Env = append(os.Environ(), envChild+"="+id, envFile+"="+file)
+		outs[i] = &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		require.NoError(t, cmds[i].Start())
+	}
+	// This process writes at the same time.
+	notifyMany(t, file, "parent", 4, childMessages)
+	for i, c := range cmds {
+		require.NoError(t, c.Wait(), "child %d:\n%s", i, outs[i])
+		require.Contains(t, outs[i].String(), "--- PASS: TestNotifyChildProcess", "child %d ran its writes", i)
+	}
+	checkDocuments(t, file, writers, childMessages)
+}

@@ -1,0 +1,221 @@
+package ot_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/packs/ot"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+func TestTools_ListAllTools(t *testing.T) {
+	f := newFixture(t)
+	out := f.ok(t, "ot.tools", `{}`)
+	entries := parseList(t, out)
+	var want []string
+	for _, tl := range f.reg.List() {
+		want = append(want, tl.Name)
+	}
+	assert.Equal(t, want, names(entries), "every enabled tool, sorted by name")
+	assert.Contains(t, names(entries), "ot.tools")
+	// Default level is min.
+	assert.Equal(t, out, f.ok(t, "ot.tools", `{"info":"min"}`))
+
+	// A switched-off tool is not available, so not listed.
+	require.NoError(t, f.reg.SetEnabled("demo.foo", false))
+	assert.NotContains(t, names(parseList(t, f.ok(t, "ot.tools", `{}`))), "demo.foo")
+}
+
+func TestTools_FilterByPattern(t *testing.T) {
+	f := newFixture(t)
+	got := names(parseList(t, f.ok(t, "ot.tools", `{"pattern":"search"}`)))
+	assert.Equal(t, []string{"brave.search", "brave.web_search", "github.search"}, got)
+	// Case-insensitive, and always partial.
+	assert.Equal(t, got, names(parseList(t, f.ok(t, "ot.tools", `{"pattern":"SEARCH"}`))))
+	assert.Equal(t, []string{"brave.search", "brave.web_search"}, names(parseList(t, f.ok(t, "ot.tools", `{"pattern":"Brav"}`))))
+	assert.Equal(t, []string{"web.fetch"}, names(parseList(t, f.ok(t, "ot.tools", `{"pattern":"b.fe"}`))))
+	// Nothing matches: an empty list.
+	assert.Equal(t, "[]\n", f.ok(t, "ot.tools", `{"pattern":"nothing-like-this"}`))
+}
+
+func TestTools_InfoList(t *testing.T) {
+	f := newFixture(t)
+	got := parseStrings(t, f.ok(t, "ot.tools", `{"info":"list","pattern":"brave"}`))
+	assert.Equal(t, []string{"brave.search", "brave.web_search"}, got)
+}
+
+func TestTools_InfoMin(t *testing.T) {
+	f := newFixture(t)
+	entries := parseList(t, f.ok(t, "ot.tools", `{"pattern":"web.fetch"}`))
+	require.Len(t, entries, 1)
+	assert.Equal(t, map[string]any{"name": "web.fetch", "description": "Fetch a page and return its main content as Markdown."}, entries[0])
+}
+
+func TestTools_InfoFull(t *testing.T) {
+	f := newFixture(t)
+	entries := parseList(t, f.ok(t, "ot.tools", `{"info":"full","pattern":"brave.search"}`))
+	require.Len(t, entries, 1)
+	e := entries[0]
+	assert.Equal(t, "brave.search", e["name"])
+	assert.Equal(t, "local", e["source"])
+	assert.Equal(t, "Search the web with Brave.", e["description"], "the arguments' Markdown is shown as args, not repeated in the description")
+	assert.Contains(t, e["signature"], "brave.search(")
+	assert.Equal(t, []any{"query: The search query.", "count: Number of results."}, e["args"])
+	assert.Equal(t, "result.Result[string]", e["returns"])
+	assert.Equal(t, `brave.search(query="golang generics")`, e["example"])
+
+	// A tool without an example or return type leaves those keys out.
+	gi := parseList(t, f.ok(t, "ot.tools", `{"info":"full","pattern":"github.issues"}`))[0]
+	assert.ElementsMatch(t, []string{"name", "signature", "description", "source", "args"}, keys(gi))
+	assert.Equal(t, "proxy:github", gi["source"])
+}
+
+func TestTools_ProxySignatureFromSchema(t *testing.T) {
+	f := newFixture(t)
+	e := parseList(t, f.ok(t, "ot.tools", `{"info":"full","pattern":"github.search"}`))[0]
+	assert.Equal(t, "github.search(query: str, repo: str = '...')", e["signature"])
+	assert.Equal(t, "proxy:github", e["source"])
+
+	// Without the proxy's Usage, the signature is derived from the schema
+	// the same way: required first without defaults, optional with their
+	// default or '...'.
+	gi := parseList(t, f.ok(t, "ot.tools", `{"info":"full","pattern":"github.issues"}`))[0]
+	assert.Equal(t, "github.issues(repo: str, state: str = 'open', limit: int = '...')", gi["signature"])
+}
+
+func TestTools_ProxyArgsFromSchema(t *testing.T) {
+	f := newFixture(t)
+	e := parseList(t, f.ok(t, "ot.tools", `{"info":"full","pattern":"github.search"}`))[0]
+	assert.Equal(t, []any{"query: Search query", "repo: Repository as owner/name"}, e["args"])
+	gi := parseList(t, f.ok(t, "ot.tools", `{"info":"full","pattern":"github.issues"}`))[0]
+	assert.Equal(t, []any{"repo: Repository", "state: (no description)", "limit: Most issues"}, gi["args"])
+}
+
+func TestTools_BadInfoLevelIsRefused(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.tools", `{"info":"everything"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Contains(t, res.Error, "info")
+}
+
+// genToolNames draws distinct valid tool names.
+func genToolNames(t *rapid.T) []string {
+	return rapid.SliceOfNDistinct(rapid.StringMatching(`[A-Za-z][A-Za-z0-9_]{0,6}(\.[A-Za-z0-9_]{1,6})?`), 0, 12, rapid.ID[string]).Draw(t, "names")
+}
+
+// propRegistry registers the named tools (with drawn descriptions) and the
+// ot pack.
+func propRegistry(t *rapid.T, toolNames []string) *registry.Registry {
+	reg := registry.New(registry.Options{Prefix: new("")})
+	p := &registry.Pack{Name: "prop"}
+	for _, n := range toolNames {
+		if strings.HasPrefix(n, "ot.") {
+			continue
+		}
+		desc := rapid.String().Draw(t, "description")
+		p.Tools = append(p.Tools, &registry.Tool{Name: n, Description: desc, Handler: rawHandler})
+	}
+	if err := reg.AddPack(p); err != nil {
+		t.Fatalf("add: %v", err)
+	}
+	pk, err := ot.New(ot.Config{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.AddPack(pk); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func invokeText(t *rapid.T, reg *registry.Registry, name string, args any) string {
+	raw, _ := json.Marshal(args)
+	res, err := reg.Invoke(context.Background(), name, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if !res.Success {
+		t.Fatalf("%s(%s): %s", name, raw, res.Error)
+	}
+	return res.Value.(string)
+}
+
+func TestTools_PatternFilterProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		reg := propRegistry(t, genToolNames(t))
+		var all []string
+		for _, tl := range reg.List() {
+			all = append(all, tl.Name)
+		}
+		// The pattern: a piece of a registered name in random case, or any text.
+		pattern := rapid.String().Draw(t, "pattern")
+		if len(all) > 0 && rapid.Bool().Draw(t, "fromName") {
+			n := rapid.SampledFrom(all).Draw(t, "name")
+			i := rapid.IntRange(0, len(n)).Draw(t, "i")
+			j := rapid.IntRange(i, len(n)).Draw(t, "j")
+			pattern = n[i:j]
+			if rapid.Bool().Draw(t, "upper") {
+				pattern = strings.ToUpper(pattern)
+			}
+		}
+		if len(pattern) > ot.MaxPatternLen {
+			pattern = pattern[:ot.MaxPatternLen]
+		}
+		var want []string
+		for _, n := range all {
+			if strings.Contains(strings.ToLower(n), strings.ToLower(pattern)) {
+				want = append(want, n)
+			}
+		}
+		var got []string
+		out := invokeText(t, reg, "ot.tools", map[string]any{"pattern": pattern, "info": "list"})
+		if err := yamlUnmarshal(out, &got); err != nil {
+			t.Fatalf("not YAML: %v\n%s", err, out)
+		}
+		if !slices.Equal(want, got) {
+			t.Fatalf("pattern %q: got %v, want %v", pattern, got, want)
+		}
+	})
+}
+
+func TestTools_InfoLevelsProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		reg := propRegistry(t, genToolNames(t))
+		pattern := rapid.StringMatching(`[a-z]{0,2}`).Draw(t, "pattern")
+		var list []string
+		var minE, fullE []map[string]any
+		for lvl, dst := range map[string]any{"list": &list, "min": &minE, "full": &fullE} {
+			out := invokeText(t, reg, "ot.tools", map[string]any{"pattern": pattern, "info": lvl})
+			if err := yamlUnmarshal(out, dst); err != nil {
+				t.Fatalf("%s: not YAML: %v\n%s", lvl, err, out)
+			}
+		}
+		// The three levels list the same tools in the same order.
+		if !slices.Equal(list, names(minE)) || !slices.Equal(list, names(fullE)) {
+			t.Fatalf("levels disagree: %v / %v / %v", list, names(minE), names(fullE))
+		}
+		for i, e := range minE {
+			if k := keys(e); len(k) != 2 || !slices.Contains(k, "name") || !slices.Contains(k, "description") {
+				t.Fatalf("min entry keys %v", k)
+			}
+			tl, _ := reg.Lookup(list[i])
+			if fullE[i]["source"] != tl.Source || fullE[i]["signature"] == nil || fullE[i]["description"] == nil {
+				t.Fatalf("full entry %v", fullE[i])
+			}
+			for k := range fullE[i] {
+				if !slices.Contains([]string{"name", "signature", "description", "source", "args", "returns", "example"}, k) {
+					t.Fatalf("unexpected key %q", k)
+				}
+			}
+		}
+	})
+}

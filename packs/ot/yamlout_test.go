@@ -1,0 +1,273 @@
+package ot
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// plain is the value renderYAML's output must parse back to.
+func plain(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ToValidUTF8(x, "\uFFFD")
+	case text:
+		return strings.ToValidUTF8(string(x), "\uFFFD")
+	case quoted:
+		return strings.ToValidUTF8(string(x), "\uFFFD")
+	case decimal:
+		if math.IsNaN(x.v) || math.IsInf(x.v, 0) || x.prec < 0 {
+			return x.v
+		}
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(x.v, 'f', x.prec, 64), 64)
+		return r
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = plain(s)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	case object:
+		out := map[string]any{}
+		for _, f := range x {
+			out[strings.ToValidUTF8(f.key, "\uFFFD")] = plain(f.val)
+		}
+		return out
+	case blockObject:
+		return plain(object(x))
+	}
+	return v
+}
+
+// roundTrip renders v, parses it back and compares it with plain(v).
+func roundTrip(v any) (string, error) {
+	s, err := renderYAML(v)
+	if err != nil {
+		return "", fmt.Errorf("render: %w", err)
+	}
+	var got any
+	if err := yaml.Unmarshal([]byte(s), &got); err != nil {
+		return s, fmt.Errorf("output does not parse: %w\n%s", err, s)
+	}
+	want := plain(v)
+	if !equalValues(got, want) {
+		return s, fmt.Errorf("round trip changed the value:\n got %#v\nwant %#v\nYAML:\n%s", got, want, s)
+	}
+	return s, nil
+}
+
+// equalValues compares decoded YAML with the expected value (YAML gives
+// ints for integers; NaN equals NaN).
+func equalValues(got, want any) bool {
+	switch w := want.(type) {
+	case float64:
+		g, ok := got.(float64)
+		return ok && (g == w || math.IsNaN(g) && math.IsNaN(w))
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !equalValues(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok || !equalValues(gv, wv) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(got, want)
+}
+
+// flowDepth is the deepest nesting of flow collections in a document.
+func flowDepth(n *yaml.Node, cur int) int {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
+			cur++
+		}
+	}
+	best := cur
+	for _, c := range n.Content {
+		best = max(best, flowDepth(c, cur))
+	}
+	return best
+}
+
+func TestYAML_FlowStyleFormatting(t *testing.T) {
+	// A simple object: one flow line.
+	s, err := roundTrip(object{{"status", "ok"}, {"tool_count", 15}})
+	require.NoError(t, err)
+	assert.Equal(t, "{status: ok, tool_count: 15}\n", s)
+
+	// A list of objects: a block sequence of flow items.
+	s, err = roundTrip([]any{
+		object{{"name", "a"}, {"description", text("first, with a comma")}},
+		object{{"name", "b"}, {"description", text("second: with a colon")}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "- {name: a, description: \"first, with a comma\"}\n- {name: b, description: \"second: with a colon\"}\n", s)
+
+	// Nested objects: block at the top, flow values.
+	s, err = roundTrip(object{
+		{"registry", object{{"status", "ok"}}},
+		{"proxy", object{{"servers", object{{"x", "connected"}}}}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "registry: {status: ok}\nproxy: {servers: {x: connected}}\n", s)
+
+	// A value too wide for one line is block, its values flow again.
+	long := object{}
+	for i := range 10 {
+		long = append(long, field{fmt.Sprintf("server_%d", i), "disconnected"})
+	}
+	s, err = roundTrip(object{{"proxy", object{{"status", "degraded"}, {"servers", long}}}})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(s, "proxy:\n  status: degraded\n  servers:\n    server_0: disconnected\n"), s)
+
+	// Multi-line text in block context is a literal block.
+	s, err = roundTrip(object{{"body", "a()\nb()\n"}, {"x", object{{"y", 1}}}})
+	require.NoError(t, err)
+	assert.Equal(t, "body: |\n  a()\n  b()\nx: {y: 1}\n", s)
+}
+
+func TestYAML_Readability(t *testing.T) {
+	// However deep the value, flow style never nests more than two levels,
+	// and the output parses back to the same value.
+	rapid.Check(t, func(t *rapid.T) {
+		v := genValue(t, 0)
+		s, err := roundTrip(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if d := flowDepth(&doc, 0); d > 2 {
+			t.Fatalf("flow nests %d levels:\n%s", d, s)
+		}
+	})
+}
+
+// genValue draws a value of the output model, at most 5 levels deep.
+func genValue(t *rapid.T, depth int) any {
+	kinds := 8
+	if depth >= 5 {
+		kinds = 5
+	}
+	switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
+	case 0:
+		return rapid.String().Draw(t, "string")
+	case 1:
+		return text(rapid.String().Draw(t, "text"))
+	case 2:
+		return rapid.Int().Draw(t, "int")
+	case 3:
+		return rapid.Bool().Draw(t, "bool")
+	case 4:
+		return decimal{rapid.Float64Range(-1e9, 1e9).Draw(t, "float"), rapid.IntRange(0, 3).Draw(t, "prec")}
+	case 5:
+		n := rapid.IntRange(0, 4).Draw(t, "len")
+		out := make([]any, n)
+		for i := range out {
+			out[i] = genValue(t, depth+1)
+		}
+		return out
+	default:
+		ks := rapid.SliceOfDistinct(rapid.String(), func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }).Draw(t, "keys")
+		if len(ks) > 4 {
+			ks = ks[:4]
+		}
+		o := object{}
+		for _, k := range ks {
+			o = append(o, field{k, genValue(t, depth+1)})
+		}
+		if rapid.Bool().Draw(t, "block") {
+			return blockObject(o)
+		}
+		return o
+	}
+}
+
+// FuzzYAMLOutput renders what ot.tools, ot.snippets and ot.config make of
+// arbitrary names and texts, and checks that it parses back to the same
+// values.
+func FuzzYAMLOutput(f *testing.F) {
+	for _, s := range [][4]string{
+		{"brave.search", "Search the web.", "query: the query", "brave.search(query=\"x\")"},
+		{"a", "multi\nline\n", "x: y, z", ""},
+		{"weird: key", "- not a list", "# not a comment", "{not: flow}"},
+		{"true", "null", "~", "'"},
+		{"x", "trailing space ", "\ttab", "\r\n"},
+		{"\x00", "\xff\xfe", "\u2028", "\ufeff"},
+		{"<<", "&anchor", "*alias", "!tag"},
+		{"1.0.0", "0x1F", "1e3", ".inf"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, name, desc, arg, example string) {
+		tool := &registry.Tool{
+			Name: name, BaseName: name, Description: desc, Source: "proxy:" + name,
+			Usage: registry.Usage{Signature: name + "(" + arg + ")", Args: arg, Returns: desc, Example: example},
+		}
+		for _, v := range []any{
+			[]any{toolEntry(tool, InfoMin), toolEntry(tool, InfoFull)},
+			[]string{name, desc, arg, example},
+			object{{name, text(desc)}, {name + "2", text(arg)}},
+			object{
+				{"aliases", object{{name, example}}},
+				{"snippets", object{{name, object{{"description", text(desc)}}}}},
+				{"servers", []string{arg}},
+			},
+			blockObject{{"timestamp", "2026-01-01T00:00:00Z"}, {"topic", name}, {"message", desc}},
+			object{{"name", name}, {"params", blockObject{{arg, object{{"default", example}, {"description", text(desc)}}}}}, {"body", desc}},
+		} {
+			if _, err := roundTrip(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestYAML_DecimalsKeepTheirType: a whole float stays a float.
+func TestYAML_DecimalsKeepTheirType(t *testing.T) {
+	s, err := renderYAML(object{{"a", decimal{100, 1}}, {"b", decimal{math.NaN(), 1}}, {"c", 2.5}, {"d", 3.0}})
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(s), &m))
+	assert.Equal(t, 100.0, m["a"])
+	assert.True(t, math.IsNaN(m["b"].(float64)))
+	assert.Equal(t, 2.5, m["c"])
+	assert.Equal(t, 3, m["d"], "a configured whole number reads as an integer")
+	// Configured values of any type go through the library.
+	s, err = renderYAML(object{{"default", map[string]any{"k": []int{1, 2}}}})
+	require.NoError(t, err)
+	assert.Equal(t, "default: {k: [1, 2]}\n", s)
+}
