@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -100,7 +100,7 @@ func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw j
 	rt.signature, rt.args = Signature(full, inMap)
 	rt.returns = "str"
 	if outMap != nil {
-		rt.returns = pyType(outMap)
+		rt.returns = pysig.PyType(outMap)
 	}
 	return rt, ""
 }
@@ -200,10 +200,10 @@ func Signature(name string, schema map[string]any) (signature, args string) {
 	lines := make([]string, 0, cap(params))
 	for _, k := range append(append([]string{}, required...), optional...) {
 		p, _ := props[k].(map[string]any)
-		param := k + ": " + pyType(p)
+		param := k + ": " + pysig.PyType(p)
 		if !isRequired[k] {
 			if d, ok := p["default"]; ok {
-				param += " = " + pyRepr(d)
+				param += " = " + pysig.PyRepr(d)
 			} else {
 				param += " = '...'"
 			}
@@ -217,105 +217,6 @@ func Signature(name string, schema map[string]any) (signature, args string) {
 		lines = append(lines, k+": "+desc)
 	}
 	return name + "(" + strings.Join(params, ", ") + ")", strings.Join(lines, "\n")
-}
-
-// pyType names a schema's type the Python way (str, int, float, bool, list,
-// dict, None); unions are joined with " | "; unknown is "Any".
-func pyType(s map[string]any) string {
-	if s == nil {
-		return "Any"
-	}
-	one := func(t string) string {
-		switch t {
-		case "string":
-			return "str"
-		case "integer":
-			return "int"
-		case "number":
-			return "float"
-		case "boolean":
-			return "bool"
-		case "array":
-			return "list"
-		case "object":
-			return "dict"
-		case "null":
-			return "None"
-		}
-		return "Any"
-	}
-	var parts []string
-	switch t := s["type"].(type) {
-	case string:
-		parts = append(parts, one(t))
-	case []any:
-		for _, x := range t {
-			if str, ok := x.(string); ok {
-				parts = append(parts, one(str))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		for _, key := range []string{"anyOf", "oneOf"} {
-			if alts, ok := s[key].([]any); ok {
-				for _, a := range alts {
-					m, _ := a.(map[string]any)
-					parts = append(parts, pyType(m))
-				}
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return "Any"
-	}
-	seen := map[string]bool{}
-	out := parts[:0]
-	for _, p := range parts {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, " | ")
-}
-
-// pyRepr writes a JSON default the Python way.
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(x) + "'"
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = pyRepr(k) + ": " + pyRepr(x[k])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	js, err := json.Marshal(v)
-	if err != nil {
-		return "'...'"
-	}
-	return string(js)
 }
 
 // mapResult turns a remote CallToolResult into a Result: isError → an

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -160,7 +161,7 @@ func (p *pack) toolMarkdown(t *registry.Tool, lvl string) string {
 			case pr.required:
 				b.WriteString(", required")
 			case pr.hasDef:
-				b.WriteString(", default " + pyRepr(pr.def))
+				b.WriteString(", default " + pysig.PyRepr(pr.def))
 			default:
 				b.WriteString(", optional")
 			}

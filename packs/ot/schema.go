@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -42,7 +42,7 @@ func schemaParams(raw json.RawMessage) []param {
 		def, hasDef := p["default"]
 		out = append(out, param{
 			name:     k,
-			typ:      pyType(p),
+			typ:      pysig.PyType(p),
 			desc:     strings.Join(strings.Fields(desc), " "),
 			required: slices.Contains(s.Required, k),
 			def:      def,
@@ -79,81 +79,6 @@ func objectKeys(raw json.RawMessage) []string {
 	return keys
 }
 
-// pyType names a schema's type as the seed's signatures do.
-func pyType(s map[string]any) string {
-	one := func(t string) string {
-		switch t {
-		case "string":
-			return "str"
-		case "integer":
-			return "int"
-		case "number":
-			return "float"
-		case "boolean":
-			return "bool"
-		case "array":
-			return "list"
-		case "object":
-			return "dict"
-		case "null":
-			return "None"
-		}
-		return "Any"
-	}
-	var parts []string
-	switch t := s["type"].(type) {
-	case string:
-		parts = append(parts, one(t))
-	case []any:
-		for _, x := range t {
-			if str, ok := x.(string); ok {
-				parts = append(parts, one(str))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		for _, key := range []string{"anyOf", "oneOf"} {
-			alts, _ := s[key].([]any)
-			for _, a := range alts {
-				m, _ := a.(map[string]any)
-				parts = append(parts, pyType(m))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return "Any"
-	}
-	var out []string
-	for _, p := range parts {
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, " | ")
-}
-
-// pyRepr writes a JSON value the way the seed's signatures show defaults.
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(x) + "'"
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "'...'"
-	}
-	return string(b)
-}
-
 // signature is the tool's call signature, as a model calls it: a
 // proxied tool's Usage.Signature (the proxy derives it from the input
 // schema), else one derived from the input schema the same way: required
@@ -177,7 +102,7 @@ func signature(t *registry.Tool) string {
 		}
 		d := "'...'"
 		if p.hasDef {
-			d = pyRepr(p.def)
+			d = pysig.PyRepr(p.def)
 		}
 		parts = append(parts, p.name+": "+p.typ+" = "+d)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -301,7 +302,7 @@ func (p *pack) snippetDefinition(s Snippet) (string, error) {
 func snippetArg(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return pyRepr(v)
+		return pysig.PyRepr(v)
 	}
 	if s != "" && !strings.ContainsAny(s, " \t\n\r\"'=") {
 		return s

@@ -72,26 +72,3 @@ func ExampleSnippet_Expand() {
 	// Output:
 	// brave.search(query="Go news", count=5)
 }
-
-// Format gives seed 001's full description of a snippet.
-func ExampleSnippet_Format() {
-	s, _ := snippet.Parse("twice", snippet.Definition{
-		Description: "Add a number to itself",
-		Params:      map[string]snippet.Param{"n": {Description: "The number", Default: 21}},
-		Body:        "r = add(a={{ n }}, b={{ n }})\n",
-	})
-	out, _ := s.Format(nil)
-	fmt.Println(out)
-	// Output:
-	// name: twice
-	// description: Add a number to itself
-	// params:
-	//   n: {default: 21, description: "The number"}
-	// body: |
-	//   r = add(a={{ n }}, b={{ n }})
-	//
-	// # Example with defaults:
-	// # $twice
-	// # Expands to:
-	// r = add(a=21, b=21)
-}

@@ -57,61 +57,6 @@ func TestExpand_ChecksValues(t *testing.T) {
 	assert.EqualError(t, err, `snippet "brv_research": invalid arguments: count: expected an integer, got a string`)
 }
 
-// Example: required parameters take the given example or "<name>"; the
-// call shows strings bare unless they need quotes.
-func TestExample(t *testing.T) {
-	s, err := snippet.Parse("brv_research", brvResearch())
-	require.NoError(t, err)
-	ex, err := s.Example(nil)
-	require.NoError(t, err)
-	assert.Equal(t, "$brv_research topic=<topic>", ex.Call)
-	assert.Contains(t, ex.Expanded, `query="<topic>", count=5`)
-
-	ex, err = s.Example(map[string]any{"topic": "machine learning", "count": 3})
-	require.NoError(t, err)
-	assert.Equal(t, `$brv_research topic="machine learning" count=3`, ex.Call)
-	assert.Contains(t, ex.Expanded, `query="machine learning", count=3`)
-
-	_, err = s.Example(map[string]any{"topik": "x"})
-	assert.EqualError(t, err, `snippet "brv_research": example value for unknown parameter "topik"; parameters: topic, count`)
-}
-
-// Format of a snippet without parameters or description, and with string
-// and structured defaults.
-func TestFormat_OtherShapes(t *testing.T) {
-	s, err := snippet.Parse("bare", snippet.Definition{Body: "a()"})
-	require.NoError(t, err)
-	out, err := s.Format(nil)
-	require.NoError(t, err)
-	assert.Equal(t, "name: bare\ndescription: \"\"\nparams: {}\nbody: |-\n  a()\n\n# Example with defaults:\n# $bare\n# Expands to:\na()", out)
-
-	s, err = snippet.Parse("rich", snippet.Definition{
-		Description: "Has: a colon",
-		Params: map[string]snippet.Param{
-			"q":    {Default: "go lang"},
-			"tags": {Default: []any{"a", 1.5}, Description: "Tags"},
-			"opt":  {Default: map[string]any{"k": true}},
-		},
-		Body: "a(q=\"{{ q }}\", t={{ tags }}, o={{ opt }})\n",
-	})
-	require.NoError(t, err)
-	out, err = s.Format(nil)
-	require.NoError(t, err)
-	assert.Equal(t, `name: rich
-description: 'Has: a colon'
-params:
-  opt: {default: {k: true}}
-  q: {default: "go lang"}
-  tags: {default: ["a", 1.5], description: "Tags"}
-body: |
-  a(q="{{ q }}", t={{ tags }}, o={{ opt }})
-
-# Example with defaults:
-# $rich
-# Expands to:
-a(q="go lang", t=["a",1.5], o={"k":true})`, out)
-}
-
 // A value holding "{{" expands to text that parses back to the same value:
 // the brace that would open a placeholder is written \u007b.
 func TestExpand_ValuesWithBraces(t *testing.T) {
@@ -135,4 +80,17 @@ func TestExpand_ValuesWithBraces(t *testing.T) {
 	require.Len(t, calls, 2)
 	assert.Equal(t, `{"x":"{{p}} {","y":"{{p}} {{","z":"{{p}} {"}`, calls[0].Args)
 	assert.Equal(t, calls[0].Args, calls[1].Args)
+}
+
+// brvResearch is seed 001's example snippet.
+func brvResearch() snippet.Definition {
+	return snippet.Definition{
+		Description: "Search web and extract structured findings",
+		Params: map[string]snippet.Param{
+			"topic": {Description: "Topic to research"},
+			"count": {Description: "Number of sources", Default: 5},
+		},
+		Body: "results = brave.search(query=\"{{ topic }}\", count={{ count }})\n" +
+			"llm.transform(input=results, prompt=\"Extract key findings\")\n",
+	}
 }
