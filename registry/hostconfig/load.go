@@ -244,20 +244,25 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 
 var errTooLarge = errors.New("file too large")
 
-// readCapped reads at most max bytes of a regular file.
+// readCapped reads at most max bytes of a regular file. Anything else (a
+// directory, a device, a pipe that would block) is refused before it is
+// opened.
 func readCapped(file string, max int) ([]byte, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case st.IsDir():
+		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is a directory")}
+	case !st.Mode().IsRegular():
+		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is not a regular file")}
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is a directory")}
-	}
 	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {
 		return nil, err
