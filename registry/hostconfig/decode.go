@@ -234,7 +234,7 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 		case "instructions":
 			d.entries(v, p, "pack names to instructions", func(name string, kn, vn *yaml.Node, p string) {
 				if !registry.ValidName(name) {
-					d.bad(kn, p, "expected a pack name of 1 to 128 characters from [A-Za-z0-9_.-]")
+					d.bad(kn, p, "expected a pack name of 1 to 128 characters from [A-Za-z0-9_.-], got %s", quote(name))
 					return
 				}
 				if t, ok := d.text(vn, p, true); ok {

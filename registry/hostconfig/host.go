@@ -203,19 +203,19 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			replaced[p] = true
 		}
 	}
-	tools := map[string]bool{} // final and undecorated names
+	tools := map[string]bool{}  // final and undecorated names: valid targets
+	finals := map[string]bool{} // final names: an alias may not take one
 	for _, t := range reg.ListAll() {
 		if replaced[t.Pack] {
 			continue
 		}
-		tools[t.Name] = true
-		tools[t.BaseName] = true
+		tools[t.Name], tools[t.BaseName], finals[t.Name] = true, true, true
 	}
 	prefix := reg.Prefix()
 	for _, st := range steps {
 		for _, t := range st.Tools {
-			tools[t] = true
-			tools[decorate(prefix, t)] = true
+			tools[t], tools[decorate(prefix, t)] = true, true
+			finals[t], finals[decorate(prefix, t)] = true, true
 		}
 	}
 	servers := cfg.ServerNames()
@@ -227,7 +227,7 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 	ps := &problems{}
 	for _, a := range names {
 		key := "aliases." + a
-		if tools[a] {
+		if finals[a] {
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of a tool; an alias needs a name of its own", quote(a)))
 			continue
 		}

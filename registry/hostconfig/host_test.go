@@ -128,6 +128,7 @@ func TestHost_AliasTargetsCheckedAgainstRegistry(t *testing.T) {
   remote_prefixed: tp_gh.search
   snip: snippet.twice
   snip_final: tp_snippet.twice
+  mul: add
 servers:
   gh: {url: "https://gh.test/mcp"}
 snippets:
@@ -142,6 +143,9 @@ snippets:
 	res, err := invoke(t, reg, "undecorated", `{"a":1,"b":1}`)
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Value)
+	res, err = invoke(t, reg, "mul", `{"a":2,"b":3}`)
+	require.NoError(t, err)
+	assert.Equal(t, 5, res.Value, "an alias may take a tool's undecorated name (as Registry.SetAliases allows); only final names clash")
 	res, err = invoke(t, reg, "snip", `{}`)
 	require.NoError(t, err)
 	assert.Equal(t, "r = add(a=1, b=1)", res.Value)
