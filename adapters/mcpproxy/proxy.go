@@ -505,12 +505,12 @@ func (s *server) run(ctx context.Context, ready chan struct{}) {
 	defer signal()
 	for {
 		sess, err := s.connectWithBackoff(ctx, signal)
-		signal()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			s.log.Warn("MCP server stays disconnected until refreshed", "error", err)
+			signal() // after the warning, so that New's caller finds it logged
 			select {
 			case <-ctx.Done():
 				return
@@ -518,6 +518,7 @@ func (s *server) run(ctx context.Context, ready chan struct{}) {
 				continue
 			}
 		}
+		signal()
 		if !s.watch(ctx, sess) {
 			return
 		}
