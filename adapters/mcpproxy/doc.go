@@ -27,9 +27,10 @@
 // The registry's prefix, if any, is added on top like for every tool.
 // Qualified names keep two servers' tools apart and read like seed 001's
 // examples (github.search). The pack is registered with
-// registry.AddPack and replaced (RemovePack + AddPack, so the registry's
-// subscribers are notified) whenever the tools are listed again: after a
-// reconnection, on a tools/list_changed notification, or on Refresh. A pack
+// registry.AddPack and replaced in one step (Registry.ReplacePack, one
+// notification to the registry's subscribers, no moment without the
+// tools) whenever the tools are listed again: after a reconnection, on a
+// tools/list_changed notification, or on Refresh. A pack
 // or tool name clash is an error for that server only: it is logged, the
 // server is marked disconnected with the error and not retried until
 // Refresh; nothing else is affected.
@@ -84,6 +85,17 @@
 // ends the calls still in flight on it (unavailable). Close ends calls in
 // flight, stops every goroutine, closes the sessions (ending stdio
 // children) and removes the proxied packs.
+//
+// # Reconfiguration
+//
+// Reconfigure replaces the set of servers while the proxy runs (a host
+// reloading its configuration): servers whose Config is unchanged keep
+// their sessions; removed servers lose their pack at once and finish the
+// calls already forwarded to them before they are disconnected; new
+// servers connect as in New; a changed server connects anew beside the
+// old one, its tools replace the old ones in one step when it connects,
+// and the old one finishes its calls in flight before it is
+// disconnected. Validate checks configs without changing anything.
 //
 // # Wire values
 //

@@ -127,3 +127,41 @@ func ExampleToolName() {
 	fmt.Println(mcpproxy.ToolName("github", "search_issues"))
 	// Output: github.search_issues
 }
+
+// Change the servers of a running proxy: the server "weather" is added,
+// later removed, without restarting anything else.
+func ExampleProxy_Reconfigure() {
+	ctx := context.Background()
+	remote := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
+	remote.AddTool(&mcp.Tool{Name: "forecast", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Sunny"}}}, nil
+		})
+	connect := func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := remote.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}
+	reg := registry.New(registry.Options{Prefix: new("")})
+	p, err := mcpproxy.New(ctx, reg, nil, mcpproxy.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+
+	if err := p.Reconfigure(ctx, []mcpproxy.Config{{Name: "weather", Transport: connect}}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, _ := reg.Invoke(ctx, "weather.forecast", nil)
+	fmt.Println(res.Value)
+	_ = p.Reconfigure(ctx, nil)
+	_, err = reg.Invoke(ctx, "weather.forecast", nil)
+	fmt.Println(errors.Is(err, registry.ErrUnknownTool))
+	// Output:
+	// Sunny
+	// true
+}

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -119,20 +122,33 @@ type Status struct {
 // Proxy mirrors remote MCP servers into a registry, one pack per server.
 // It is safe for concurrent use.
 type Proxy struct {
-	reg     *registry.Registry
-	opts    Options
-	servers []*server // sorted by name
+	reg    *registry.Registry
+	opts   Options
+	ctx    context.Context // ends at Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+
+	reconf sync.Mutex // serialises Reconfigure
+
+	mu      sync.Mutex // guards the fields below
+	servers []*server  // the configured servers, sorted by name
 	byName  map[string]*server
-	ctx     context.Context // ends at Close
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	once    sync.Once
+	closed  bool
+
+	// packMu serialises registering and unregistering packs; owner maps
+	// a pack name to the server whose pack is registered under it.
+	packMu sync.Mutex
+	owner  map[string]*server
 }
 
 // server is the live state of one configured server.
 type server struct {
 	p       *Proxy
 	cfg     Config
+	ctx     context.Context // ends when the server is retired or the proxy closes
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when run returns
 	kind    string
 	source  string
 	red     *redactor
@@ -146,8 +162,14 @@ type server struct {
 	sessCtx    context.Context    // ends when sess is dropped or the proxy closes
 	sessCancel context.CancelFunc // cancels sessCtx
 	status     Status
-	registered bool          // the pack named after the server is ours
 	stderr     *redactWriter // of the current child (Command servers with Options.Stderr)
+	calls      int           // forwarded calls in flight
+	idle       chan struct{} // closed when calls drops to zero, while draining
+
+	// retiring: the server is no longer configured (Reconfigure): its
+	// status is no longer reported and its pack, while it still has it,
+	// is taken over by a successor of the same name.
+	retiring atomic.Bool
 }
 
 // New validates the configs, connects to every server concurrently, and
@@ -169,33 +191,197 @@ func New(ctx context.Context, reg *registry.Registry, cfgs []Config, opts Option
 	}
 	opts = opts.withDefaults()
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &Proxy{reg: reg, opts: opts, byName: map[string]*server{}, ctx: bg, cancel: cancel}
+	p := &Proxy{reg: reg, opts: opts, byName: map[string]*server{}, owner: map[string]*server{}, ctx: bg, cancel: cancel}
 	for _, c := range cfgs {
 		s := p.newServer(c)
 		p.servers = append(p.servers, s)
 		p.byName[c.Name] = s
 	}
-	sort.Slice(p.servers, func(i, j int) bool { return p.servers[i].cfg.Name < p.servers[j].cfg.Name })
-	readies := make([]chan struct{}, len(p.servers))
-	for i, s := range p.servers {
-		readies[i] = make(chan struct{})
-		p.wg.Add(1)
-		go s.run(bg, readies[i])
-	}
-	for _, r := range readies {
-		select {
-		case <-r:
-		case <-ctx.Done():
-			_ = p.Close()
-			return nil, fmt.Errorf("mcpproxy: waiting for the first connections: %w", ctx.Err())
-		}
+	sortServers(p.servers)
+	readies := p.start(p.servers)
+	if err := waitReady(ctx, readies); err != nil {
+		_ = p.Close()
+		return nil, err
 	}
 	return p, nil
 }
 
+func sortServers(ss []*server) {
+	sort.Slice(ss, func(i, j int) bool { return ss[i].cfg.Name < ss[j].cfg.Name })
+}
+
+// start runs each server's connection loop; the returned channels are
+// closed when each server's first attempt has ended. p.wg must be able
+// to take them: p.mu held and p not closed, or p not yet shared.
+func (p *Proxy) start(ss []*server) []chan struct{} {
+	readies := make([]chan struct{}, len(ss))
+	for i, s := range ss {
+		readies[i] = make(chan struct{})
+		p.wg.Add(1)
+		go s.run(s.ctx, readies[i])
+	}
+	return readies
+}
+
+// waitReady waits for every first attempt, or for ctx to end.
+func waitReady(ctx context.Context, readies []chan struct{}) error {
+	for _, r := range readies {
+		select {
+		case <-r:
+		case <-ctx.Done():
+			return fmt.Errorf("mcpproxy: waiting for the first connections: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// Validate checks server configurations as New and Reconfigure do: every
+// problem is a *ConfigError naming the server and field (joined), and
+// the error wraps ErrInvalidConfig. No value of a header or environment
+// variable is ever quoted.
+func Validate(cfgs []Config) error { return validate(cfgs) }
+
+// Reconfigure makes cfgs the proxy's servers, as New would have made
+// them, without disturbing the servers whose Config is unchanged:
+//
+//   - a server no longer in cfgs has its pack removed at once (new calls
+//     of its tools are unknown tools); the calls already forwarded to it
+//     finish, then it is disconnected (in the background);
+//   - a new server is connected and its tools registered, as by New;
+//   - a server whose Config changed is restarted: the new one connects
+//     while the old one keeps serving; when the new one's first attempt
+//     succeeds, its tools replace the old ones in one step
+//     (Registry.ReplacePack), so calls never find the tools missing; when
+//     it fails, the old one's pack is removed and the new one retries
+//     with back-off. Either way the old one finishes the calls already
+//     forwarded to it and is then disconnected. A Config with a
+//     Transport counts as changed (functions cannot be compared).
+//
+// Invalid configs change nothing and return an error wrapping
+// ErrInvalidConfig (see Validate). Reconfigure returns once every new
+// server's first attempt has ended (each bounded by
+// Options.ConnectTimeout); ctx bounds that wait only. Calls of Reconfigure
+// are serialised; after Close it returns ErrClosed.
+func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
+	if err := validate(cfgs); err != nil {
+		return err
+	}
+	p.reconf.Lock()
+	defer p.reconf.Unlock()
+
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	old := p.byName
+	next := make(map[string]*server, len(cfgs))
+	var fresh, changed, removed []*server
+	for _, c := range cfgs {
+		if s, ok := old[c.Name]; ok && sameConfig(s.cfg, c) {
+			next[c.Name] = s
+			continue
+		}
+		if s, ok := old[c.Name]; ok {
+			changed = append(changed, s)
+		}
+		s := p.newServer(c)
+		fresh = append(fresh, s)
+		next[c.Name] = s
+	}
+	for name, s := range old {
+		if _, ok := next[name]; !ok {
+			removed = append(removed, s)
+		}
+	}
+	servers := make([]*server, 0, len(next))
+	for _, s := range next {
+		servers = append(servers, s)
+	}
+	sortServers(servers)
+	for _, s := range append(changed, removed...) {
+		s.retiring.Store(true)
+	}
+	p.servers, p.byName = servers, next
+	readies := p.start(fresh)
+	p.wg.Add(len(changed) + len(removed))
+	p.mu.Unlock()
+
+	for _, s := range removed {
+		s.log.Info("MCP server removed from the configuration; finishing its calls in flight")
+		s.unregister()
+		go s.retire()
+	}
+	err := waitReady(ctx, readies)
+	for _, s := range changed {
+		s.log.Info("MCP server configuration changed; the old connection finishes its calls in flight")
+		go s.retire()
+	}
+	return err
+}
+
+// sameConfig reports whether two configs describe the same server. A
+// Transport cannot be compared: a config with one is never the same.
+func sameConfig(a, b Config) bool {
+	return a.Transport == nil && b.Transport == nil &&
+		a.Name == b.Name && a.Description == b.Description &&
+		slices.Equal(a.Command, b.Command) && maps.Equal(a.Env, b.Env) && a.Dir == b.Dir &&
+		a.URL == b.URL && maps.Equal(a.Headers, b.Headers)
+}
+
+// retire ends a server that is no longer configured: it waits for the
+// calls in flight (each bounded by the caller or Options.CallTimeout),
+// stops the connection loop, closes the session and removes the pack if
+// the server still has it (a successor of the same name may have taken
+// it over).
+func (s *server) retire() {
+	defer s.p.wg.Done()
+	s.drain()
+	s.cancel()
+	<-s.done
+	s.unregister()
+	s.flushStderr()
+}
+
+// drain waits until no call is in flight on s or the proxy closes.
+func (s *server) drain() {
+	s.mu.Lock()
+	if s.calls == 0 {
+		s.mu.Unlock()
+		return
+	}
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	select {
+	case <-idle:
+	case <-s.p.ctx.Done():
+	}
+}
+
+// callStarted and callEnded count the calls in flight for drain.
+func (s *server) callStarted() {
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+}
+
+func (s *server) callEnded() {
+	s.mu.Lock()
+	s.calls--
+	if s.calls == 0 && s.idle != nil {
+		close(s.idle)
+		s.idle = nil
+	}
+	s.mu.Unlock()
+}
+
 func (p *Proxy) newServer(c Config) *server {
 	s := &server{p: p, cfg: c, source: registry.SourceProxyPrefix + c.Name, red: newRedactor(c),
-		refresh: make(chan struct{}, 1), broken: make(chan struct{}, 1)}
+		refresh: make(chan struct{}, 1), broken: make(chan struct{}, 1), done: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancel(p.ctx)
 	switch {
 	case len(c.Command) > 0:
 		s.kind = TransportStdio
@@ -222,8 +408,11 @@ func (p *Proxy) newServer(c Config) *server {
 
 // Status reports every server, sorted by name.
 func (p *Proxy) Status() []Status {
-	out := make([]Status, len(p.servers))
-	for i, s := range p.servers {
+	p.mu.Lock()
+	servers := p.servers
+	p.mu.Unlock()
+	out := make([]Status, len(servers))
+	for i, s := range servers {
 		s.mu.Lock()
 		out[i] = s.status
 		s.mu.Unlock()
@@ -246,7 +435,9 @@ func (p *Proxy) Health() string {
 // when connected, or to start a new round of connection attempts when it
 // gave up (Backoff.MaxTries, name clash). It does not wait.
 func (p *Proxy) Refresh(name string) error {
+	p.mu.Lock()
 	s, ok := p.byName[name]
+	p.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownServer, name)
 	}
@@ -259,9 +450,13 @@ func (p *Proxy) Refresh(name string) error {
 // proxied tools from the registry. It is idempotent.
 func (p *Proxy) Close() error {
 	p.once.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		servers := p.servers
+		p.mu.Unlock()
 		p.cancel()
 		p.wg.Wait()
-		for _, s := range p.servers {
+		for _, s := range servers {
 			s.unregister()
 			s.flushStderr()
 		}
@@ -295,7 +490,7 @@ func (s *server) update(fn func(st *Status)) {
 	fn(&s.status)
 	st := s.status
 	s.mu.Unlock()
-	if s.p.opts.OnStatus != nil {
+	if s.p.opts.OnStatus != nil && !s.retiring.Load() {
 		s.p.opts.OnStatus(st)
 	}
 }
@@ -304,17 +499,18 @@ func (s *server) update(fn func(st *Status)) {
 // closed when the first attempt has ended.
 func (s *server) run(ctx context.Context, ready chan struct{}) {
 	defer s.p.wg.Done()
+	defer close(s.done)
 	var readyOnce sync.Once
 	signal := func() { readyOnce.Do(func() { close(ready) }) }
 	defer signal()
 	for {
 		sess, err := s.connectWithBackoff(ctx, signal)
-		signal()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			s.log.Warn("MCP server stays disconnected until refreshed", "error", err)
+			signal() // after the warning, so that New's caller finds it logged
 			select {
 			case <-ctx.Done():
 				return
@@ -322,6 +518,7 @@ func (s *server) run(ctx context.Context, ready chan struct{}) {
 				continue
 			}
 		}
+		signal()
 		if !s.watch(ctx, sess) {
 			return
 		}
@@ -410,7 +607,7 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 		if s.sessCancel != nil {
 			s.sessCancel()
 		}
-		s.sessCtx, s.sessCancel = context.WithCancel(s.p.ctx)
+		s.sessCtx, s.sessCancel = context.WithCancel(s.ctx)
 	}
 	s.sess = sess
 	s.mu.Unlock()
@@ -494,25 +691,40 @@ func (s *server) register(tools []remoteTool, remote string) error {
 			Handler:      s.handler(rt.name),
 		})
 	}
-	s.unregister()
-	if err := s.p.reg.AddPack(pack); err != nil {
+	p := s.p
+	p.packMu.Lock()
+	defer p.packMu.Unlock()
+	owner := p.owner[s.cfg.Name]
+	var err error
+	switch {
+	case owner == s, owner != nil && owner.retiring.Load() && !s.retiring.Load():
+		// Our own pack, or a retired predecessor's: replaced in one step.
+		err = p.reg.ReplacePack(pack)
+	case s.retiring.Load():
+		return errRetired
+	default:
+		err = p.reg.AddPack(pack)
+	}
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.registered = true
-	s.mu.Unlock()
+	p.owner[s.cfg.Name] = s
 	return nil
 }
 
+// errRetired: a server no longer configured does not register its tools.
+var errRetired = errors.New("mcpproxy: the server was removed from the configuration")
+
 // unregister removes this server's pack and tools from the registry; a
-// pack of the same name registered by someone else is left alone.
+// pack of the same name registered by someone else (another package or a
+// successor of the server) is left alone.
 func (s *server) unregister() {
-	s.mu.Lock()
-	mine := s.registered
-	s.registered = false
-	s.mu.Unlock()
-	if mine {
-		_ = s.p.reg.RemovePack(s.cfg.Name)
+	p := s.p
+	p.packMu.Lock()
+	defer p.packMu.Unlock()
+	if p.owner[s.cfg.Name] == s {
+		delete(p.owner, s.cfg.Name)
+		_ = p.reg.RemovePack(s.cfg.Name)
 	}
 }
 
@@ -684,6 +896,8 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 	if err := ctx.Err(); err != nil {
 		return ctxFailure(err), nil
 	}
+	s.callStarted()
+	defer s.callEnded()
 	argsJSON, bad := objectArgs(raw)
 	if bad != "" {
 		return result.Failure[any]("invalid arguments: "+bad, result.ValidationError).
@@ -717,8 +931,11 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 		}
 		if sessCtx.Err() != nil {
 			why := "the connection was closed during the call"
-			if s.p.ctx.Err() != nil {
+			switch {
+			case s.p.ctx.Err() != nil:
 				why = "the proxy was closed during the call"
+			case s.ctx.Err() != nil:
+				why = "the server was removed from the configuration during the call"
 			}
 			return result.Failuref[any](result.Unavailable,
 				"MCP server %q: %s of %q; it is unavailable until it reconnects", s.cfg.Name, why, remote), nil

@@ -30,6 +30,7 @@
 //	-log-level string         trace, debug, info, warn or error (default "info"); trace adds a
 //	                          line per tool call
 //	-proxy file               JSON file of remote MCP servers to mirror as packs
+//	-config file              YAML configuration (aliases, servers, …); SIGHUP reloads it
 //
 // HTTP only:
 //
@@ -86,7 +87,8 @@
 // (-max-sessions, 503 with Retry-After beyond) and closed after
 // -session-timeout without a request.
 //
-// SIGINT or SIGTERM shuts the server down gracefully.
+// SIGINT or SIGTERM shuts the server down gracefully; with -config,
+// SIGHUP reloads the configuration.
 //
 // # Packs
 //
@@ -117,4 +119,30 @@
 // appear in logs or errors. A server that cannot be reached is logged as a
 // warning, reported "disconnected" in /healthz (proxy status "degraded")
 // and retried with back-off; the rest of the server works meanwhile.
+//
+// # Configuration file
+//
+// -config names a YAML file in the format of registry/hostconfig (its
+// package documentation describes every key): aliases, remote servers
+// (servers:, the YAML form of the -proxy file's entries), and the
+// settings of snippets, statistics, stored outputs, notifications and
+// documentation links. Without -config every key has its default and the
+// server behaves as without a configuration; the default directories
+// (stats, results, reports) are then under the user cache directory
+// (toolpack-server), and with -config beside the file.
+//
+//	aliases: {plus: add, shout: remote.shout}
+//	servers:
+//	  remote: {url: "https://mcp.example.com/mcp", headers: {Authorization: "Bearer ${KEY}"}}
+//
+// A broken file at start is an error (exit status 2) listing every
+// problem as file:line: key: message. SIGHUP re-reads every file: a valid
+// configuration is applied as a whole (aliases, servers — unchanged ones
+// keep their sessions — and settings) and logged as "configuration
+// reloaded"; a broken one is logged as "configuration reload failed" with
+// its problems, and the previous configuration keeps serving.
+//
+// -proxy and -config may be given together: the -proxy file is read once
+// at start and its servers are served beside those of servers: (which
+// SIGHUP reloads); a server name in both is an error.
 package main

@@ -94,14 +94,11 @@ func expandValues(m map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// startProxy mirrors the servers of the -proxy file into reg. Servers that
+// startProxy mirrors the servers of the -proxy file (cfgs) into reg;
+// -config's servers are added by the configuration host. Servers that
 // cannot be reached are logged and retried in the background; only an
 // invalid configuration is an error. Children's stderr goes to stderr.
-func startProxy(ctx context.Context, reg *registry.Registry, path string, log *slog.Logger, stderr io.Writer) (*mcpproxy.Proxy, error) {
-	cfgs, err := readProxyFile(path)
-	if err != nil {
-		return nil, err
-	}
+func startProxy(ctx context.Context, reg *registry.Registry, cfgs []mcpproxy.Config, log *slog.Logger, stderr io.Writer) (*mcpproxy.Proxy, error) {
 	p, err := mcpproxy.New(ctx, reg, cfgs, mcpproxy.Options{Logger: log, Stderr: stderr})
 	if err != nil {
 		return nil, fmt.Errorf("flag -proxy: %w", err)

@@ -57,6 +57,7 @@ type config struct {
 	display  mcpserver.Display
 	level    slog.Level
 	proxy    string // -proxy file, "" for none
+	config   string // -config file, "" for none
 
 	// HTTP only.
 	tokenFile         string // -auth-token-file, "" for none
@@ -97,6 +98,7 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&display, "display", "value", `how MCP results show: "value" (the plain value) or "envelope" (the full Result JSON)`)
 	fs.StringVar(&level, "log-level", "info", "log level: trace, debug, info, warn or error")
 	fs.StringVar(&c.proxy, "proxy", "", "JSON file of remote MCP servers to mirror as packs (see the package doc)")
+	fs.StringVar(&c.config, "config", "", "YAML configuration file (aliases, servers, …; see the package doc); SIGHUP reloads it")
 	fs.StringVar(&c.tokenFile, "auth-token-file", "", "file of bearer tokens (one TOKEN or NAME:TOKEN per line) required on /mcp and the REST API; when not given, $"+envAuthToken+" if set")
 	fs.BoolVar(&c.insecure, "insecure", false, "allow serving a non-loopback -addr without authentication")
 	fs.StringVar(&hosts, "allowed-hosts", "", "comma-separated Host names served besides the loopback names (host or host:port)")
@@ -260,11 +262,27 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	var proxy *mcpproxy.Proxy
-	if cfg.proxy != "" {
-		if proxy, err = startProxy(ctx, reg, cfg.proxy, log, stderr); err != nil {
+	var fixed []mcpproxy.Config // the -proxy file's servers
+	if cfg.proxy != "" || cfg.config != "" {
+		if cfg.proxy != "" {
+			if fixed, err = readProxyFile(cfg.proxy); err != nil {
+				return err
+			}
+		}
+		if proxy, err = startProxy(ctx, reg, fixed, log, stderr); err != nil {
 			return err
 		}
 		defer proxy.Close()
+	}
+	host, err := newConfigHost(reg, cfg.config, proxy, fixed)
+	if err != nil {
+		return err
+	}
+	if err := loadConfig(ctx, host, log); err != nil {
+		return err
+	}
+	if cfg.config != "" {
+		reloadOnSIGHUP(ctx, host, log)
 	}
 	srv := mcpserver.NewServer(reg, mcpserver.Options{Implementation: &sdk.Implementation{Name: "toolpack-example", Version: version()},
 		Display: cfg.display,

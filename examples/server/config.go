@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+)
+
+// dataDir is where the default directories of a configuration without
+// -config go (the user cache directory, else the temporary one); with
+// -config they are beside the file.
+func dataDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "toolpack-server")
+	}
+	return filepath.Join(os.TempDir(), "toolpack-server")
+}
+
+// newConfigHost returns the host of the -config file (path; "" means
+// none: every key has its default), with the servers of the file and of
+// -proxy (fixed) mirrored through proxy. The configuration is not loaded
+// yet: call Reload.
+func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) (*hostconfig.Host, error) {
+	opts := hostconfig.Options{Path: path, Registry: reg}
+	if path == "" {
+		opts.Load.DataDir = dataDir()
+	}
+	h, err := hostconfig.NewHost(opts)
+	if err != nil {
+		return nil, err
+	}
+	h.OnApply("servers", serversHook(proxy, fixed))
+	return h, nil
+}
+
+// serversHook mirrors the configuration's servers, with -proxy's (fixed,
+// read once at start) beside them: a name in both is refused. Applying
+// reconfigures the proxy (unchanged servers keep their sessions).
+func serversHook(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) hostconfig.Hook {
+	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		all := append([]mcpproxy.Config(nil), fixed...)
+		inProxyFile := map[string]bool{}
+		for _, c := range fixed {
+			inProxyFile[c.Name] = true
+		}
+		var errs []error
+		for _, name := range cfg.ServerNames() {
+			s := cfg.Servers[name]
+			if inProxyFile[name] {
+				errs = append(errs, cfg.Errorf("servers."+name, "a server named %q is in the -proxy file too; expected each name once", name))
+				continue
+			}
+			all = append(all, mcpproxy.Config{Name: s.Name, Description: s.Description,
+				Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers})
+		}
+		if len(errs) > 0 {
+			return hostconfig.Step{}, errors.Join(errs...)
+		}
+		if err := mcpproxy.Validate(all); err != nil {
+			return hostconfig.Step{}, err
+		}
+		if proxy == nil {
+			return hostconfig.Step{}, nil
+		}
+		var previous []mcpproxy.Config
+		if old != nil {
+			previous = append(previous, fixed...)
+			for _, name := range old.ServerNames() {
+				s := old.Servers[name]
+				previous = append(previous, mcpproxy.Config{Name: s.Name, Description: s.Description,
+					Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers})
+			}
+		}
+		return hostconfig.Step{
+			Apply: func(ctx context.Context) error { return proxy.Reconfigure(ctx, all) },
+			Undo: func(ctx context.Context) error {
+				if old == nil {
+					return nil
+				}
+				return proxy.Reconfigure(ctx, previous)
+			},
+		}, nil
+	}
+}
+
+// describeConfig is the log line's attributes for a configuration.
+func describeConfig(c *hostconfig.Config) []any {
+	return []any{"files", strings.Join(c.Files, ","), "aliases", len(c.Aliases), "snippets", len(c.Snippets),
+		"servers", len(c.Servers), "stats", c.Stats.Enabled}
+}
+
+// reloadOnSIGHUP re-reads the configuration on every SIGHUP until ctx
+// ends, logging the outcome: a broken file is logged with its problems
+// (file:line: key: …) and the previous configuration keeps serving.
+func reloadOnSIGHUP(ctx context.Context, host *hostconfig.Host, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+			}
+			if err := host.Reload(ctx); err != nil {
+				log.Error("configuration reload failed; the previous configuration stays", "file", host.Path(), "error", err)
+				continue
+			}
+			log.Info("configuration reloaded", describeConfig(host.Config())...)
+		}
+	}()
+}
+
+// loadConfig applies the first configuration at start.
+func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) error {
+	if err := host.Reload(ctx); err != nil {
+		if host.Path() == "" {
+			return fmt.Errorf("configuration: %w", err)
+		}
+		return usageError("flag -config: %v", err)
+	}
+	if host.Path() != "" {
+		log.Info("configuration loaded (SIGHUP reloads it)", describeConfig(host.Config())...)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/packs/example"
+)
+
+// restInvoke posts args to /tools/{name}/invoke and returns the status and
+// the decoded envelope.
+func restInvoke(t *testing.T, ctx context.Context, base, name, args string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/tools/"+name+"/invoke", strings.NewReader(args))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return resp.StatusCode, out
+}
+
+// waitLog waits (bounded by ctx) until the server's stderr holds want
+// n times.
+func waitLog(t *testing.T, ctx context.Context, s *httpServer, want string, n int) {
+	t.Helper()
+	for strings.Count(s.stderr.String(), want) < n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the server never logged %q (%d times)\nstderr:\n%s", want, n, s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// callMCP calls name over MCP and returns the text, or the JSON-RPC error.
+func callMCP(t *testing.T, ctx context.Context, cs *sdk.ClientSession, name string, args map[string]any) (string, error) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	require.False(t, res.IsError, "tool error: %v", res.Content)
+	return textOf(t, res), nil
+}
+
+func TestRun_ConfigAliasesAndServersOverMCPAndREST(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	proxyFile := writeProxyFile(t) // "remote" (reachable) and "down"; sets the token variable
+	remoteURL := startRemote(t) + "/mcp"
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(`aliases: {plus: add, loud: cfg.shout, loud2: remote.shout}
+servers:
+  cfg: {url: "`+remoteURL+`", headers: {Authorization: "Bearer ${`+proxyTokenEnv+`}"}}
+`), 0o600))
+	env := append(serverEnv(startBackend(t)), proxyTokenEnv+"="+proxyToken)
+	s := startHTTP(t, ctx, env, "-config", cfgPath, "-proxy", proxyFile)
+
+	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+
+	txt, err := callMCP(t, ctx, cs, "plus", map[string]any{"a": 2, "b": 3})
+	require.NoError(t, err)
+	assert.Equal(t, "5", txt, "an alias is callable over MCP")
+	txt, err = callMCP(t, ctx, cs, "loud", map[string]any{"text": "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, "HI", txt, "an alias of a tool of a server from servers:")
+	txt, err = callMCP(t, ctx, cs, "loud2", map[string]any{"text": "yo"})
+	require.NoError(t, err)
+	assert.Equal(t, "YO", txt, "an alias of a tool of a server from -proxy")
+
+	list, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	assert.Contains(t, names, "cfg.shout")
+	assert.Contains(t, names, "remote.shout")
+	assert.NotContains(t, names, "plus", "aliases are not listed")
+
+	code, out := restInvoke(t, ctx, s.base, "plus", `{"a":20,"b":22}`)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, float64(42), out["value"], "an alias is callable over REST")
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/healthz", nil)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var h struct {
+		Proxy struct {
+			Servers map[string]string `json:"servers"`
+		} `json:"proxy"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+	assert.Equal(t, map[string]string{"cfg": "connected", "remote": "connected", "down": "disconnected"}, h.Proxy.Servers,
+		"servers: and -proxy's servers are served side by side")
+	assert.NotContains(t, s.stderr.String(), proxyToken)
+}
+
+func TestRun_SIGHUPReloadsConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("aliases: {calc: add}\n"), 0o600))
+	s := startHTTP(t, ctx, serverEnv(startBackend(t)), "-config", cfgPath)
+	waitLog(t, ctx, s, "configuration loaded", 1)
+
+	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	txt, err := callMCP(t, ctx, cs, "calc", map[string]any{"a": 1, "b": 2})
+	require.NoError(t, err)
+	assert.Equal(t, "3", txt)
+
+	// Edit the alias and send SIGHUP: the new alias serves, the old is gone.
+	require.NoError(t, os.WriteFile(cfgPath, []byte("aliases: {sum: add}\n"), 0o600))
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, ctx, s, "configuration reloaded", 1)
+	txt, err = callMCP(t, ctx, cs, "sum", map[string]any{"a": 4, "b": 5})
+	require.NoError(t, err)
+	assert.Equal(t, "9", txt)
+	_, err = callMCP(t, ctx, cs, "calc", map[string]any{"a": 1, "b": 2})
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcError(t, err).Code, "the old alias is gone")
+	code, _ := restInvoke(t, ctx, s.base, "sum", `{"a":1,"b":1}`)
+	assert.Equal(t, http.StatusOK, code)
+
+	// A broken edit is logged with file and line; the old alias keeps serving.
+	require.NoError(t, os.WriteFile(cfgPath, []byte("aliases: {other: add}\nstats: {flush_interval: soon}\n"), 0o600))
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, ctx, s, "configuration reload failed", 1)
+	assert.Contains(t, s.stderr.String(), cfgPath+`:2: stats.flush_interval: expected a duration such as 1s, got \"soon\"`)
+	txt, err = callMCP(t, ctx, cs, "sum", map[string]any{"a": 4, "b": 5})
+	require.NoError(t, err)
+	assert.Equal(t, "9", txt, "the previous configuration keeps serving")
+	code, _ = restInvoke(t, ctx, s.base, "other", `{"a":1,"b":1}`)
+	assert.Equal(t, http.StatusNotFound, code)
+
+	// Fixed again: applied on the next SIGHUP.
+	require.NoError(t, os.WriteFile(cfgPath, []byte("aliases: {other: add}\n"), 0o600))
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, ctx, s, "configuration reloaded", 2)
+	code, out := restInvoke(t, ctx, s.base, "other", `{"a":1,"b":1}`)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, float64(2), out["value"])
+}
+
+func TestRun_ConfigErrorsAtStart(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	t.Setenv(proxyTokenEnv, proxyToken)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	proxyFile := write("proxy.json", `[{"name":"dup","url":"http://127.0.0.1:1/mcp"}]`)
+	write("more.yaml", "stats:\n  enabled: true\n  flush_interval: soon\n")
+	cases := map[string]struct {
+		args []string
+		want []string
+	}{
+		"missing file": {[]string{"-config", filepath.Join(dir, "nope.yaml")}, []string{"flag -config: ", "nope.yaml: cannot read"}},
+		"bad value": {[]string{"-config", write("bad.yaml", "include: [more.yaml]\n")},
+			[]string{"more.yaml:3: stats.flush_interval: expected a duration such as 1s, got \"soon\""}},
+		"unknown tool": {[]string{"-config", write("alias.yaml", "aliases: {x: no_such_tool}\n")},
+			[]string{"alias.yaml:1: aliases.x: target \"no_such_tool\" is not a tool"}},
+		"name in -proxy too": {[]string{"-proxy", proxyFile, "-config", write("dup.yaml", "servers:\n  dup: {url: \"http://127.0.0.1:1/mcp\"}\n")},
+			[]string{"dup.yaml:2: servers.dup: a server named \"dup\" is in the -proxy file too"}},
+		"secret not shown": {[]string{"-config", write("sec.yaml", "output: {ttl: \"${"+proxyTokenEnv+"}\"}\n")},
+			[]string{"sec.yaml:1: output.ttl: expected a duration such as 1s, got \"${" + proxyTokenEnv + "}\""}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var stderr strings.Builder
+			args := append([]string{"-stdio", "-packs", "example"}, c.args...)
+			err := run(context.Background(), args, strings.NewReader(""), io.Discard, &stderr)
+			require.Error(t, err)
+			require.ErrorIs(t, err, errUsage, "a configuration error exits with status 2")
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.NotContains(t, err.Error()+stderr.String(), proxyToken)
+		})
+	}
+}
+
+func TestRun_NoConfigKeepsTodaysBehaviour(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	var stderr strings.Builder
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	var out strings.Builder
+	require.NoError(t, run(context.Background(), []string{"-stdio", "-packs", "example"}, in, &out, &stderr))
+	assert.NotContains(t, stderr.String(), "configuration", "nothing is said about a configuration without -config")
+	assert.Contains(t, out.String(), `"serverInfo"`)
+}

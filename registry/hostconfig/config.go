@@ -1,0 +1,294 @@
+package hostconfig
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Defaults of the settings, used by Default and for keys a configuration
+// leaves out.
+const (
+	// DefaultFlushInterval is stats.flush_interval.
+	DefaultFlushInterval = time.Second
+	// DefaultContextPerCall is stats.context_per_call (estimated context
+	// tokens one call saves).
+	DefaultContextPerCall = 2000
+	// DefaultTimePerCallMS is stats.time_per_call_ms (estimated
+	// milliseconds one call saves).
+	DefaultTimePerCallMS = 3000
+	// DefaultMaxInlineBytes is output.max_inline_bytes.
+	DefaultMaxInlineBytes = 50000
+	// DefaultTTL is output.ttl.
+	DefaultTTL = time.Hour
+	// DefaultDocsBaseURL is docs.base_url.
+	DefaultDocsBaseURL = "https://onetool.beycom.online/reference/tools/"
+)
+
+// Directory names under the data directory used by Default.
+const (
+	DefaultStatsDir   = "stats"
+	DefaultOutputDir  = "results"
+	DefaultReportsDir = "reports"
+)
+
+// DefaultSlugs are docs.slugs before a configuration adds its own: pack
+// name → documentation slug (seed 001's overrides). A pack not listed
+// uses its own name.
+func DefaultSlugs() map[string]string {
+	return map[string]string{
+		"brave":  "brave-search",
+		"code":   "code-search",
+		"db":     "database",
+		"ground": "grounding-search",
+		"llm":    "transform",
+		"web":    "web-fetch",
+	}
+}
+
+// Config is a loaded, checked host configuration. Every key of the file
+// format has a field; keys a file leaves out hold their defaults
+// (Default). Paths are absolute or relative to the working directory:
+// a relative path in a file has been joined to that file's directory.
+//
+// A Config is a value the host reads; a Host hands out the one in force
+// and never modifies it, so it must not be modified by its readers either.
+type Config struct {
+	// Files are the files read, the main file first, then each included
+	// file in the order it was read. Empty for Default.
+	Files []string
+	// Aliases maps an alias to its target (aliases:), both tool names.
+	Aliases map[string]string
+	// Snippets are the configured snippets by name (snippets:).
+	Snippets map[string]Snippet
+	// Servers are the remote MCP servers by name (servers:).
+	Servers map[string]Server
+	// Instructions maps a pack name to its instructions text
+	// (instructions:).
+	Instructions map[string]string
+	// Notify holds the notification topics (notify:).
+	Notify Notify
+	// Stats configures call statistics (stats:).
+	Stats Stats
+	// Output configures the large-output store (output:).
+	Output Output
+	// Docs configures documentation links (docs:).
+	Docs Docs
+
+	// pos records where each key path was set (nil for Default).
+	pos map[string]position
+}
+
+// position is a file and line.
+type position struct {
+	file string
+	line int
+}
+
+// Position returns the file and line of the value of key, a key path such
+// as "aliases.plus", "snippets.twice.body" or "stats.dir", when a file set
+// it.
+func (c *Config) Position(key string) (file string, line int, ok bool) {
+	p, ok := c.pos[key]
+	return p.file, p.line, ok
+}
+
+// Errorf returns a *Problem about key located where a file set it (or
+// at the nearest enclosing key a file set), so that a hook's errors name
+// file, line and key like Load's. The message must not quote expanded
+// values (they may be secrets).
+func (c *Config) Errorf(key, format string, a ...any) *Problem {
+	p := &Problem{Key: key, Message: fmt.Sprintf(format, a...)}
+	for k := key; k != ""; {
+		if pos, ok := c.pos[k]; ok {
+			p.File, p.Line = pos.file, pos.line
+			break
+		}
+		i := strings.LastIndexAny(k, ".[")
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+	}
+	if p.File == "" && len(c.Files) > 0 {
+		p.File = c.Files[0]
+	}
+	return p
+}
+
+// Snippet is one entry of snippets:. Its Body is kept as written (no
+// ${VAR} expansion); the snippet language parses it.
+type Snippet struct {
+	// Name is the snippet's name (the key under snippets:).
+	Name string
+	// Description is the snippet's description; may be empty.
+	Description string
+	// Params are the snippet's parameters in the order the file lists
+	// them.
+	Params []Param
+	// Body is the call sequence, verbatim.
+	Body string
+	// File and Line locate the snippet's key; BodyLine is the line of the
+	// body's first line in File, so that a parser can report file lines.
+	File     string
+	Line     int
+	BodyLine int
+}
+
+// Param is one parameter of a snippet.
+type Param struct {
+	// Name is the parameter's name, as used in {{ name }} placeholders.
+	Name string
+	// Description may be empty.
+	Description string
+	// Default is the default value as JSON, nil when the parameter has
+	// none (then it is required).
+	Default json.RawMessage
+}
+
+// Required reports whether the parameter has no default.
+func (p Param) Required() bool { return p.Default == nil }
+
+// Server is one entry of servers:, a remote MCP server served as a pack.
+// Exactly one of Command and URL is set. Env and Headers values may hold
+// secrets: they are never quoted in errors.
+type Server struct {
+	// Name is the server's name (the key under servers:), also the pack
+	// name of its tools.
+	Name string
+	// Description is the pack description; empty lets the proxy build one.
+	Description string
+	// Command is the argv of a server spoken to over stdio.
+	Command []string
+	// Env is added to the command's environment.
+	Env map[string]string
+	// Dir is the command's working directory; empty means the current one.
+	Dir string
+	// URL is the endpoint of a streamable HTTP server.
+	URL string
+	// Headers are sent with every HTTP request.
+	Headers map[string]string
+	// File and Line locate the server's key.
+	File string
+	Line int
+}
+
+// Notify holds the topics of notify:.
+type Notify struct {
+	// Topics are tried in order; the first whose Pattern matches a topic
+	// receives its messages.
+	Topics []Topic
+}
+
+// Topic routes notifications whose topic matches Pattern to File.
+type Topic struct {
+	// Pattern is a glob in path.Match syntax ("notes*" matches "notes"
+	// and "notes:work").
+	Pattern string
+	// File is the YAML file messages are appended to.
+	File string
+}
+
+// Match returns the first topic whose pattern matches topic.
+func (n Notify) Match(topic string) (Topic, bool) {
+	for _, t := range n.Topics {
+		if ok, _ := path.Match(t.Pattern, topic); ok {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
+// Stats configures call statistics.
+type Stats struct {
+	// Enabled turns recording on; the default is off.
+	Enabled bool
+	// Dir is where the statistics files are kept.
+	Dir string
+	// FlushInterval is how often buffered records are written.
+	FlushInterval time.Duration
+	// ContextPerCall is the estimated number of context tokens one call
+	// saves (for ot.stats' context_saved).
+	ContextPerCall int
+	// TimePerCallMS is the estimated milliseconds one call saves (for
+	// ot.stats' time_saved_ms).
+	TimePerCallMS int
+}
+
+// Output configures the large-output store.
+type Output struct {
+	// MaxInlineBytes is the largest text a result carries inline; larger
+	// successes are stored and replaced by a handle.
+	MaxInlineBytes int
+	// Dir is where stored outputs are kept.
+	Dir string
+	// TTL is how long a stored output is kept.
+	TTL time.Duration
+	// ReportsDir is the only directory HTML reports are written to.
+	ReportsDir string
+}
+
+// Docs configures documentation links.
+type Docs struct {
+	// BaseURL is the documentation root; a pack's page is BaseURL +
+	// slug + "/".
+	BaseURL string
+	// Slugs maps pack names to documentation slugs; a configuration's
+	// slugs are added to DefaultSlugs.
+	Slugs map[string]string
+}
+
+// URL returns the documentation URL of pack: BaseURL + slug + "/", the
+// slug being Slugs[pack] or the pack name itself.
+func (d Docs) URL(pack string) string {
+	slug, ok := d.Slugs[pack]
+	if !ok {
+		slug = pack
+	}
+	base := d.BaseURL
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	return base + slug + "/"
+}
+
+// Default returns the configuration of a host that has no file: no
+// aliases, snippets, servers, instructions or topics; stats disabled;
+// output.max_inline_bytes 50000 and ttl 1h; the seed's documentation
+// URL and slugs; and the directories stats, results and reports under
+// dataDir (the host chooses it; "" means the working directory).
+func Default(dataDir string) *Config {
+	return &Config{
+		Aliases:      map[string]string{},
+		Snippets:     map[string]Snippet{},
+		Servers:      map[string]Server{},
+		Instructions: map[string]string{},
+		Stats: Stats{
+			Dir:            filepath.Join(dataDir, DefaultStatsDir),
+			FlushInterval:  DefaultFlushInterval,
+			ContextPerCall: DefaultContextPerCall,
+			TimePerCallMS:  DefaultTimePerCallMS,
+		},
+		Output: Output{
+			MaxInlineBytes: DefaultMaxInlineBytes,
+			Dir:            filepath.Join(dataDir, DefaultOutputDir),
+			TTL:            DefaultTTL,
+			ReportsDir:     filepath.Join(dataDir, DefaultReportsDir),
+		},
+		Docs: Docs{BaseURL: DefaultDocsBaseURL, Slugs: DefaultSlugs()},
+	}
+}
+
+// ServerNames returns the names of the configured servers, sorted.
+func (c *Config) ServerNames() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

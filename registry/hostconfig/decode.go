@@ -1,0 +1,718 @@
+package hostconfig
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// Name rules.
+var (
+	serverNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	snippetNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	paramNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	headerNameRE  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+)
+
+// Keys of each section, in the order messages list them.
+var (
+	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs"}
+	snippetKeys = []string{"description", "params", "body"}
+	paramKeys   = []string{"description", "default"}
+	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
+	notifyKeys  = []string{"topics"}
+	topicKeys   = []string{"pattern", "file"}
+	statsKeys   = []string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}
+	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir"}
+	docsKeys    = []string{"base_url", "slugs"}
+)
+
+// decoder turns the merged tree into a Config, reporting every problem.
+type decoder struct {
+	l *loader
+	// aliasAt locates each alias for the checks made after decoding.
+	aliasAt map[string]*yaml.Node
+	// pos records where each key path was set.
+	pos map[string]position
+}
+
+// note records where the value of key path p is.
+func (d *decoder) note(p string, v *yaml.Node) {
+	if d.pos == nil {
+		return
+	}
+	file, line := d.l.at(v)
+	d.pos[p] = position{file: file, line: line}
+}
+
+func (d *decoder) bad(n *yaml.Node, key, format string, a ...any) {
+	file, line := d.l.at(n)
+	d.l.probs.add(file, line, key, format, a...)
+}
+
+func isNull(n *yaml.Node) bool {
+	n = deref(n)
+	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// fields walks a mapping with a fixed set of keys, calling fn for each
+// known key whose value is not null, and reporting unknown keys.
+func (d *decoder) fields(n *yaml.Node, key string, known []string, fn func(k string, kn, vn *yaml.Node, path string)) {
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
+		d.bad(n, key, "expected a mapping with keys %s, got %s", strings.Join(known, ", "), kindOf(m))
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		kn, vn := m.Content[i], m.Content[i+1]
+		if kn.Kind != yaml.ScalarNode {
+			continue // reported by checkKeys
+		}
+		p := join(key, kn.Value)
+		if !slices.Contains(known, kn.Value) {
+			d.bad(kn, p, "unknown key %s; expected one of %s", quote(kn.Value), strings.Join(known, ", "))
+			continue
+		}
+		if isNull(vn) {
+			continue // an empty value keeps the default
+		}
+		d.note(p, vn)
+		fn(kn.Value, kn, vn, p)
+	}
+}
+
+// entries walks a mapping whose keys are names the user chooses.
+func (d *decoder) entries(n *yaml.Node, key, what string, fn func(name string, kn, vn *yaml.Node, path string)) {
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
+		d.bad(n, key, "expected a mapping of %s, got %s", what, kindOf(m))
+		return
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		kn, vn := m.Content[i], m.Content[i+1]
+		if kn.Kind != yaml.ScalarNode {
+			continue
+		}
+		d.note(join(key, kn.Value), vn)
+		fn(kn.Value, kn, vn, join(key, kn.Value))
+	}
+}
+
+// text returns a scalar's text with ${VAR} expanded (when expandEnv),
+// reporting a problem and returning ok false otherwise.
+func (d *decoder) text(n *yaml.Node, key string, expandEnv bool) (string, bool) {
+	s := deref(n)
+	if s == nil || s.Kind != yaml.ScalarNode || s.Tag == "!!null" {
+		d.bad(n, key, "expected a string, got %s", kindOf(s))
+		return "", false
+	}
+	if !expandEnv {
+		return s.Value, true
+	}
+	v, _, problem := expand(s.Value, d.l.opts.LookupEnv)
+	if problem != "" {
+		d.bad(n, key, "%s", problem)
+		return "", false
+	}
+	return v, true
+}
+
+// secretText is text for values that may be secrets: the messages never
+// show the value.
+func (d *decoder) secretText(n *yaml.Node, key string) (string, bool) {
+	s := deref(n)
+	if s == nil || s.Kind != yaml.ScalarNode || s.Tag == "!!null" {
+		what := "a mapping"
+		switch {
+		case s == nil || s.Kind == yaml.ScalarNode:
+			what = "an empty value"
+		case s.Kind == yaml.SequenceNode:
+			what = "a list"
+		}
+		d.bad(n, key, "expected a string, got %s", what)
+		return "", false
+	}
+	return d.text(n, key, true)
+}
+
+func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
+	v, ok := d.text(n, key, true)
+	if !ok {
+		return false, false
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	d.bad(n, key, "expected true or false, got %s", quote(deref(n).Value))
+	return false, false
+}
+
+func (d *decoder) integer(n *yaml.Node, key string, min int, example string) (int, bool) {
+	v, ok := d.text(n, key, true)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || i < min {
+		d.bad(n, key, "expected a whole number of at least %d such as %s, got %s", min, example, quote(deref(n).Value))
+		return 0, false
+	}
+	return i, true
+}
+
+func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
+	v, ok := d.text(n, key, true)
+	if !ok {
+		return 0, false
+	}
+	dur, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || dur <= 0 {
+		d.bad(n, key, "expected a duration such as 1s, got %s", quote(deref(n).Value))
+		return 0, false
+	}
+	return dur, true
+}
+
+// pathValue returns a path, joined to the directory of the file that set
+// it when relative.
+func (d *decoder) pathValue(n *yaml.Node, key string) (string, bool) {
+	v, ok := d.text(n, key, true)
+	if !ok {
+		return "", false
+	}
+	if strings.TrimSpace(v) == "" {
+		d.bad(n, key, "expected a path, got an empty string")
+		return "", false
+	}
+	if strings.ContainsRune(v, 0) {
+		d.bad(n, key, "expected a path, got a text with a NUL byte")
+		return "", false
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(d.l.dirOf(deref(n)), v)
+	}
+	return filepath.Clean(v), true
+}
+
+func (d *decoder) root(n *yaml.Node, cfg *Config) {
+	d.aliasAt = map[string]*yaml.Node{}
+	d.pos = map[string]position{}
+	cfg.pos = d.pos
+	d.fields(n, "", rootKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "include":
+			// read by the loader
+		case "aliases":
+			d.aliases(v, p, cfg)
+		case "snippets":
+			d.entries(v, p, "snippet names to snippets", func(name string, kn, vn *yaml.Node, p string) {
+				if s, ok := d.snippet(name, kn, vn, p); ok {
+					cfg.Snippets[name] = s
+				}
+			})
+		case "servers":
+			d.entries(v, p, "server names to servers", func(name string, kn, vn *yaml.Node, p string) {
+				if s, ok := d.server(name, kn, vn, p); ok {
+					cfg.Servers[name] = s
+				}
+			})
+		case "instructions":
+			d.entries(v, p, "pack names to instructions", func(name string, kn, vn *yaml.Node, p string) {
+				if !registry.ValidName(name) {
+					d.bad(kn, p, "expected a pack name of 1 to 128 characters from [A-Za-z0-9_.-], got %s", quote(name))
+					return
+				}
+				if t, ok := d.text(vn, p, true); ok {
+					cfg.Instructions[name] = t
+				}
+			})
+		case "notify":
+			d.fields(v, p, notifyKeys, func(_ string, _, v *yaml.Node, p string) {
+				cfg.Notify.Topics = d.topics(v, p)
+			})
+		case "stats":
+			d.stats(v, p, &cfg.Stats)
+		case "output":
+			d.output(v, p, &cfg.Output)
+		case "docs":
+			d.docs(v, p, &cfg.Docs)
+		}
+	})
+	d.checkAliasChains(cfg)
+}
+
+func (d *decoder) aliases(n *yaml.Node, key string, cfg *Config) {
+	d.entries(n, key, "alias names to tool names", func(name string, kn, vn *yaml.Node, p string) {
+		if !registry.ValidName(name) {
+			d.bad(kn, p, "expected an alias name of 1 to 128 characters from [A-Za-z0-9_.-], got %s", quote(name))
+			return
+		}
+		t, ok := d.text(vn, p, true)
+		if !ok {
+			return
+		}
+		if !registry.ValidName(t) {
+			d.bad(vn, p, "expected a tool name (1 to 128 characters from [A-Za-z0-9_.-]) as the target, got %s", quote(deref(vn).Value))
+			return
+		}
+		cfg.Aliases[name] = t
+		d.aliasAt[name] = vn
+	})
+}
+
+// checkAliasChains refuses cycles and chains longer than
+// registry.MaxAliasDepth, as Registry.SetAliases would.
+func (d *decoder) checkAliasChains(cfg *Config) {
+	names := make([]string, 0, len(cfg.Aliases))
+	for a := range cfg.Aliases {
+		names = append(names, a)
+	}
+	slices.Sort(names)
+	for _, a := range names {
+		chain := []string{a}
+		seen := map[string]bool{a: true}
+		cur := cfg.Aliases[a]
+		for {
+			if seen[cur] {
+				d.bad(d.aliasAt[a], join("aliases", a), "alias cycle %s → %s; an alias must end at a tool", strings.Join(chain, " → "), cur)
+				break
+			}
+			next, ok := cfg.Aliases[cur]
+			if !ok {
+				break
+			}
+			if len(chain) >= registry.MaxAliasDepth {
+				d.bad(d.aliasAt[a], join("aliases", a), "chain of more than %d aliases; expected a shorter chain", registry.MaxAliasDepth)
+				break
+			}
+			seen[cur] = true
+			chain = append(chain, cur)
+			cur = next
+		}
+	}
+}
+
+func (d *decoder) snippet(name string, kn, vn *yaml.Node, key string) (Snippet, bool) {
+	if !snippetNameRE.MatchString(name) {
+		d.bad(kn, key, "expected a snippet name of 1 to 64 characters from [A-Za-z0-9_-] (it becomes the tool snippet.%s), got %s", name, quote(name))
+		return Snippet{}, false
+	}
+	file, line := d.l.at(kn)
+	s := Snippet{Name: name, File: file, Line: line}
+	ok := true
+	if isNull(vn) {
+		d.bad(vn, key, "expected a mapping with keys %s, got an empty value", strings.Join(snippetKeys, ", "))
+		return Snippet{}, false
+	}
+	hasBody := false
+	d.fields(vn, key, snippetKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "description":
+			t, good := d.text(v, p, true)
+			s.Description, ok = t, ok && good
+		case "body":
+			t, good := d.text(v, p, false)
+			if good && strings.TrimSpace(t) == "" {
+				d.bad(v, p, "expected the snippet's calls, got an empty body")
+				good = false
+			}
+			dv := deref(v)
+			s.Body, s.BodyLine, hasBody, ok = t, dv.Line, good, ok && good
+			if dv.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+				s.BodyLine++ // a block scalar starts on the line after its indicator
+			}
+		case "params":
+			d.entries(v, p, "parameter names to parameters", func(pn string, pk, pv *yaml.Node, pp string) {
+				if !paramNameRE.MatchString(pn) {
+					d.bad(pk, pp, "expected a parameter name matching [A-Za-z_][A-Za-z0-9_]{0,63}, got %s", quote(pn))
+					ok = false
+					return
+				}
+				prm := Param{Name: pn}
+				if !isNull(pv) {
+					d.fields(pv, pp, paramKeys, func(k string, _, v *yaml.Node, p string) {
+						switch k {
+						case "description":
+							t, good := d.text(v, p, true)
+							prm.Description, ok = t, ok && good
+						case "default":
+							raw, good := d.jsonValue(v, p)
+							prm.Default, ok = raw, ok && good
+						}
+					})
+					if dv, has := mapValue(pv, "default"); has && isNull(dv) {
+						prm.Default = json.RawMessage("null")
+					}
+				}
+				s.Params = append(s.Params, prm)
+			})
+		}
+	})
+	if !hasBody && deref(vn).Kind == yaml.MappingNode {
+		if _, present := mapValue(vn, "body"); !present {
+			d.bad(kn, join(key, "body"), "expected the snippet's calls; body is missing")
+		}
+		ok = false
+	}
+	return s, ok
+}
+
+// mapValue returns the value of key in mapping n.
+func mapValue(n *yaml.Node, key string) (*yaml.Node, bool) {
+	m := deref(n)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, false
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1], true
+		}
+	}
+	return nil, false
+}
+
+// jsonValue converts a YAML value (strings ${VAR}-expanded) to JSON.
+func (d *decoder) jsonValue(n *yaml.Node, key string) (json.RawMessage, bool) {
+	budget := maxValueNodes
+	v, ok := d.toJSON(n, key, &budget)
+	if budget < 0 {
+		d.bad(n, key, "value has more than %d parts (YAML aliases included); expected a smaller default", maxValueNodes)
+		return nil, false
+	}
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		d.bad(n, key, "expected a JSON-compatible value: %v", err)
+		return nil, false
+	}
+	if len(b) > maxDefaultBytes {
+		d.bad(n, key, "value is larger than %d bytes as JSON; expected a smaller default", maxDefaultBytes)
+		return nil, false
+	}
+	return b, true
+}
+
+func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
+	*budget--
+	if *budget < 0 {
+		return nil, false // reported by jsonValue
+	}
+	s := deref(n)
+	switch s.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		ok := true
+		for i := 0; i+1 < len(s.Content); i += 2 {
+			k := s.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return nil, false
+			}
+			v, good := d.toJSON(s.Content[i+1], join(key, k.Value), budget)
+			m[k.Value], ok = v, ok && good
+		}
+		return m, ok
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(s.Content))
+		ok := true
+		for i, c := range s.Content {
+			v, good := d.toJSON(c, fmt.Sprintf("%s[%d]", key, i), budget)
+			out, ok = append(out, v), ok && good
+		}
+		return out, ok
+	case yaml.ScalarNode:
+		switch s.Tag {
+		case "!!null":
+			return nil, true
+		case "!!bool":
+			var b bool
+			if err := s.Decode(&b); err != nil {
+				d.bad(n, key, "expected true or false, got %s", quote(s.Value))
+				return nil, false
+			}
+			return b, true
+		case "!!int", "!!float":
+			var f float64
+			if err := s.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				d.bad(n, key, "expected a number JSON can hold, got %s", quote(s.Value))
+				return nil, false
+			}
+			var i int64
+			if s.Tag == "!!int" && s.Decode(&i) == nil {
+				return json.Number(strconv.FormatInt(i, 10)), true
+			}
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), true
+		case "!!str":
+			v, _, problem := expand(s.Value, d.l.opts.LookupEnv)
+			if problem != "" {
+				d.bad(n, key, "%s", problem)
+				return nil, false
+			}
+			return v, true
+		}
+		d.bad(n, key, "expected a JSON value (string, number, true, false, null, list or mapping), got a YAML %s", s.Tag)
+		return nil, false
+	}
+	d.bad(n, key, "expected a JSON value, got %s", kindOf(s))
+	return nil, false
+}
+
+func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bool) {
+	if !serverNameRE.MatchString(name) {
+		d.bad(kn, key, "expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got %s", quote(name))
+		return Server{}, false
+	}
+	file, line := d.l.at(kn)
+	s := Server{Name: name, File: file, Line: line}
+	if isNull(vn) {
+		d.bad(vn, key, "expected a mapping with command or url, got an empty value")
+		return s, false
+	}
+	ok := true
+	var cmdNode, urlNode *yaml.Node
+	var envKey, dirKey, headersKey *yaml.Node
+	d.fields(vn, key, serverKeys, func(k string, knode, v *yaml.Node, p string) {
+		switch k {
+		case "description":
+			t, good := d.text(v, p, true)
+			s.Description, ok = t, ok && good
+		case "command":
+			cmdNode = knode
+			seq := deref(v)
+			if seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
+				d.bad(v, p, "expected a list of strings such as [uvx, mcp-package-version], got %s", kindOf(seq))
+				ok = false
+				return
+			}
+			for i, c := range seq.Content {
+				t, good := d.text(c, fmt.Sprintf("%s[%d]", p, i), true)
+				if !good {
+					ok = false
+					continue
+				}
+				if i == 0 && strings.TrimSpace(t) == "" {
+					d.bad(c, p+"[0]", "expected the program to run, got an empty string")
+					ok = false
+				}
+				s.Command = append(s.Command, t)
+			}
+		case "url":
+			urlNode = knode
+			t, good := d.text(v, p, true)
+			if good {
+				if problem := checkURL(t); problem != "" {
+					d.bad(v, p, "%s", problem)
+					good = false
+				}
+			}
+			s.URL, ok = t, ok && good
+		case "dir":
+			dirKey = knode
+			t, good := d.pathValue(v, p)
+			s.Dir, ok = t, ok && good
+		case "env":
+			envKey = knode
+			s.Env = map[string]string{}
+			d.entries(v, p, "variable names to values", func(en string, ek, ev *yaml.Node, ep string) {
+				if !validEnvName(en) {
+					d.bad(ek, ep, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+					ok = false
+					return
+				}
+				t, good := d.secretText(ev, ep)
+				s.Env[en], ok = t, ok && good
+			})
+		case "headers":
+			headersKey = knode
+			s.Headers = map[string]string{}
+			d.entries(v, p, "header names to values", func(hn string, hk, hv *yaml.Node, hp string) {
+				if !headerNameRE.MatchString(hn) {
+					d.bad(hk, hp, "expected an HTTP header name (an RFC 9110 token), got %s", quote(hn))
+					ok = false
+					return
+				}
+				t, good := d.secretText(hv, hp)
+				if good && strings.ContainsAny(t, "\r\n\x00") {
+					d.bad(hv, hp, "expected a value without CR, LF or NUL (value not shown)")
+					good = false
+				}
+				s.Headers[hn], ok = t, ok && good
+			})
+		}
+	})
+	switch {
+	case cmdNode != nil && urlNode != nil:
+		d.bad(urlNode, key, "expected exactly one of command and url, got both")
+		ok = false
+	case cmdNode == nil && urlNode == nil && deref(vn).Kind == yaml.MappingNode:
+		d.bad(kn, key, "expected command (a local server over stdio) or url (a streamable HTTP server), got neither")
+		ok = false
+	}
+	if cmdNode == nil {
+		if envKey != nil {
+			d.bad(envKey, join(key, "env"), "only applies to a server with command")
+			ok = false
+		}
+		if dirKey != nil {
+			d.bad(dirKey, join(key, "dir"), "only applies to a server with command")
+			ok = false
+		}
+	}
+	if urlNode == nil && headersKey != nil {
+		d.bad(headersKey, join(key, "headers"), "only applies to a server with url")
+		ok = false
+	}
+	return s, ok
+}
+
+// checkURL returns the problem with raw, or "". The URL is never quoted
+// (it may carry credentials).
+func checkURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "expected an absolute http or https URL; it does not parse (value not shown)"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "expected an http or https URL (value not shown)"
+	case u.Host == "":
+		return "expected an absolute http or https URL with a host"
+	}
+	return ""
+}
+
+func (d *decoder) topics(n *yaml.Node, key string) []Topic {
+	seq := deref(n)
+	if seq.Kind != yaml.SequenceNode {
+		d.bad(n, key, "expected a list of {pattern, file} entries, got %s", kindOf(seq))
+		return nil
+	}
+	var out []Topic
+	for i, c := range seq.Content {
+		p := fmt.Sprintf("%s[%d]", key, i)
+		var t Topic
+		ok := true
+		d.fields(c, p, topicKeys, func(k string, _, v *yaml.Node, kp string) {
+			switch k {
+			case "pattern":
+				s, good := d.text(v, kp, true)
+				if good {
+					if _, err := path.Match(s, ""); err != nil || strings.TrimSpace(s) == "" {
+						d.bad(v, kp, "expected a glob pattern such as \"notes*\", got %s", quote(deref(v).Value))
+						good = false
+					}
+				}
+				t.Pattern, ok = s, ok && good
+			case "file":
+				s, good := d.pathValue(v, kp)
+				t.File, ok = s, ok && good
+			}
+		})
+		if deref(c).Kind == yaml.MappingNode {
+			for _, req := range topicKeys {
+				if v, has := mapValue(c, req); !has || isNull(v) {
+					d.bad(c, join(p, req), "is missing; expected a topic with a pattern and a file")
+					ok = false
+				}
+			}
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
+	d.fields(n, key, statsKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "enabled":
+			if b, ok := d.boolean(v, p); ok {
+				s.Enabled = b
+			}
+		case "dir":
+			if t, ok := d.pathValue(v, p); ok {
+				s.Dir = t
+			}
+		case "flush_interval":
+			if dur, ok := d.duration(v, p); ok {
+				s.FlushInterval = dur
+			}
+		case "context_per_call":
+			if i, ok := d.integer(v, p, 0, "2000"); ok {
+				s.ContextPerCall = i
+			}
+		case "time_per_call_ms":
+			if i, ok := d.integer(v, p, 0, "3000"); ok {
+				s.TimePerCallMS = i
+			}
+		}
+	})
+}
+
+func (d *decoder) output(n *yaml.Node, key string, o *Output) {
+	d.fields(n, key, outputKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "max_inline_bytes":
+			if i, ok := d.integer(v, p, 1, "50000"); ok {
+				o.MaxInlineBytes = i
+			}
+		case "dir":
+			if t, ok := d.pathValue(v, p); ok {
+				o.Dir = t
+			}
+		case "ttl":
+			if dur, ok := d.duration(v, p); ok {
+				o.TTL = dur
+			}
+		case "reports_dir":
+			if t, ok := d.pathValue(v, p); ok {
+				o.ReportsDir = t
+			}
+		}
+	})
+}
+
+func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
+	d.fields(n, key, docsKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "base_url":
+			t, ok := d.text(v, p, true)
+			if !ok {
+				return
+			}
+			if problem := checkURL(t); problem != "" {
+				d.bad(v, p, "%s", problem)
+				return
+			}
+			o.BaseURL = t
+		case "slugs":
+			d.entries(v, p, "pack names to documentation slugs", func(name string, kn, vn *yaml.Node, sp string) {
+				t, ok := d.text(vn, sp, true)
+				if !ok {
+					return
+				}
+				if t == "" || strings.ContainsAny(t, "/?#") || strings.TrimSpace(t) != t {
+					d.bad(vn, sp, "expected a slug (a URL path segment without /, ? or #), got %s", quote(deref(vn).Value))
+					return
+				}
+				o.Slugs[name] = t
+			})
+		}
+	})
+}

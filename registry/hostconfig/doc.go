@@ -1,0 +1,126 @@
+// Package hostconfig loads a host's configuration from YAML files and
+// applies it to a registry, at start and again on every reload, as a
+// whole or not at all.
+//
+// # The file
+//
+//	include: [more.yaml]
+//	aliases: {plus: add, ws: brave.web_search}
+//	snippets:
+//	  twice:
+//	    description: Add a number to itself
+//	    params: {n: {description: The number, default: 21}}
+//	    body: |
+//	      r = add(a={{ n }}, b={{ n }})
+//	servers:
+//	  pkgver: {command: [uvx, mcp-package-version], env: {TOKEN: "${TOKEN}"}}
+//	  remote: {url: "https://example.test/mcp", headers: {Authorization: "Bearer ${KEY}"}}
+//	instructions: {oj: "Use get_problem before find_similar_problems."}
+//	notify: {topics: [{pattern: "notes*", file: notes.yaml}]}
+//	stats: {enabled: true, dir: stats, flush_interval: 1s, context_per_call: 2000, time_per_call_ms: 3000}
+//	output: {max_inline_bytes: 50000, dir: results, ttl: 1h, reports_dir: reports}
+//	docs: {base_url: "https://onetool.beycom.online/reference/tools/", slugs: {brave: brave-search}}
+//
+// Every key is optional; a key left out, or given an empty value
+// (null), has its default (Default). The keys:
+//
+//   - include: a file name or a list of them, relative to the directory
+//     of the file that includes them. Included files may include others
+//     (at most LoadOptions.MaxIncludeDepth levels, MaxFiles files in all,
+//     MaxFileBytes each); a file that includes itself, directly or
+//     through others, is refused.
+//   - aliases: alias → tool. A call of the alias runs the tool. A target
+//     is a registered tool (final or undecorated name), another alias, or
+//     "{server}.{tool}" of a configured server; cycles, chains longer
+//     than registry.MaxAliasDepth and aliases to unknown tools are
+//     refused (the last by Host, which knows the registry).
+//   - snippets: name → {description, params: {name: {description,
+//     default}}, body}. A name is 1–64 characters from [A-Za-z0-9_-]
+//     (the snippet becomes the tool snippet.{name}); a parameter name is
+//     an identifier; a parameter without default is required; the body
+//     is kept verbatim for the snippet language.
+//   - servers: name → {command: [argv…] | url, env, headers,
+//     description, dir}: remote MCP servers served as packs (the rules of
+//     adapters/mcpproxy: exactly one of command and url, env and dir only
+//     with command, headers only with url, http or https URLs).
+//   - instructions: pack → text shown with the pack.
+//   - notify: {topics: [{pattern, file}]}: notifications whose topic
+//     matches the glob pattern (path.Match syntax) are appended to file.
+//   - stats: {enabled (false), dir (stats), flush_interval (1s),
+//     context_per_call (2000), time_per_call_ms (3000)}.
+//   - output: {max_inline_bytes (50000), dir (results), ttl (1h),
+//     reports_dir (reports)}.
+//   - docs: {base_url (onetool's reference URL), slugs (added to
+//     DefaultSlugs)}.
+//
+// Durations are Go durations (1s, 90m, 1h30m); sizes and counts are
+// whole numbers. Relative paths (stats.dir, output.dir,
+// output.reports_dir, notify files, servers' dir) are relative to the
+// directory of the file that set them; the default directories are under
+// LoadOptions.DataDir, which defaults to the main file's directory.
+//
+// # Merging
+//
+// A file's includes are merged first, left to right, and the file's own
+// keys last, on top: the including file wins over what it includes, and
+// a later include over an earlier one. Mappings are merged key by key,
+// at every depth; lists and scalars are replaced whole (a later
+// aliases: adds aliases, a later command: replaces the argv). An empty
+// value (key: or key: null) replaces too, which resets the key to its
+// default.
+//
+// # Environment variables
+//
+// ${NAME} and ${NAME:-default} in values are replaced by the environment
+// variable NAME; with :-, default is used when NAME is unset or empty.
+// A variable that is unset and has no default is an error naming the
+// file, line and key. Expansion happens after the YAML is parsed, in
+// values only (never keys), so a variable's value cannot change the
+// file's structure; write $$ for a literal $ (a $ not followed by { or $
+// is kept as it is). Snippet bodies are not expanded: they are code for
+// the snippet language and are kept verbatim. Typed values (durations,
+// numbers, booleans) are converted after expansion, so
+// flush_interval: ${FLUSH:-1s} works.
+//
+// # Errors
+//
+// Load reports every problem at once, each a *Problem naming file, line
+// and key path:
+//
+//	more.yaml:3: stats.flush_interval: expected a duration such as 1s, got "soon"
+//	config.yaml:2: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms
+//
+// Unknown keys are refused at every level. A value shown in a message is
+// quoted as the file writes it, before expansion, so a secret taken from
+// the environment never appears in an error; header and env values of
+// servers and URLs are never shown at all.
+//
+// # Reloading
+//
+// A Host holds the configuration in force. Reload reads every file
+// again; a broken file returns its problems and keeps the configuration
+// in force. A valid one is applied as a whole: each Hook the host added
+// with OnApply prepares a Step (checking what it needs, changing
+// nothing), the aliases are checked against the registry, then the steps
+// are applied and the aliases set; a step that fails undoes the steps
+// before it. Hooks are how a host plugs in what the configuration drives
+// beyond aliases — snippets as a pack (Registry.ReplacePack), remote
+// servers (mcpproxy's Proxy.Reconfigure), statistics and output
+// settings:
+//
+//	host, _ := hostconfig.NewHost(hostconfig.Options{Path: "config.yaml", Registry: reg})
+//	host.OnApply("servers", func(ctx context.Context, old, new *hostconfig.Config) (hostconfig.Step, error) {
+//		cfgs := proxyConfigs(new.Servers)
+//		if err := mcpproxy.Validate(cfgs); err != nil {
+//			return hostconfig.Step{}, err
+//		}
+//		return hostconfig.Step{Apply: func(ctx context.Context) error { return proxy.Reconfigure(ctx, cfgs) }}, nil
+//	})
+//	if err := host.Reload(ctx); err != nil { … } // at start
+//	… on SIGHUP: if err := host.Reload(ctx); err != nil { log it; the old configuration stays }
+//
+// The registry swaps packs and aliases atomically, so calls in flight
+// finish on the tool they started with and no call fails because of a
+// reload, and the burst of changes of one reload reaches MCP clients as
+// one list-changed notification (adapters/mcpserver gathers them).
+package hostconfig

@@ -1,0 +1,86 @@
+package hostconfig
+
+import (
+	"fmt"
+	"strings"
+)
+
+// expand replaces ${NAME} and ${NAME:-default} in s with values from
+// lookup; $$ is a literal $, and a $ followed by anything else is kept as
+// it is. ${NAME:-default} uses default when NAME is unset or empty; the
+// default is literal text (no nesting) and cannot hold "}". It reports
+// whether s held any ${…}, and a problem text (naming variables, never
+// their values) when a variable without a default is unset or a ${ is
+// malformed.
+func expand(s string, lookup func(string) (string, bool)) (out string, expanded bool, problem string) {
+	if !strings.Contains(s, "$") {
+		return s, false, ""
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '$' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '$' {
+			b.WriteByte('$')
+			i += 2
+			continue
+		}
+		if i+1 >= len(s) || s[i+1] != '{' {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		end := strings.IndexByte(s[i+2:], '}')
+		if end < 0 {
+			return "", true, "unterminated ${; expected ${NAME} or ${NAME:-default} (write $$ for a literal $)"
+		}
+		inner := s[i+2 : i+2+end]
+		name, def, hasDef := strings.Cut(inner, ":-")
+		if !validEnvName(name) {
+			return "", true, fmt.Sprintf("${%s}: expected a variable name matching [A-Za-z_][A-Za-z0-9_]* in ${NAME} or ${NAME:-default} (write $$ for a literal $)", cutText(inner, 40))
+		}
+		v, ok := lookup(name)
+		switch {
+		case hasDef && (!ok || v == ""):
+			v = def
+		case !ok:
+			return "", true, fmt.Sprintf("environment variable %s is not set (write ${%s:-default} to give a default)", name, name)
+		}
+		b.WriteString(v)
+		expanded = true
+		i += 2 + end + 1
+	}
+	return b.String(), expanded, ""
+}
+
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// cutText cuts s to n bytes (on a rune boundary) for messages.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,90 @@
+package hostconfig_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+)
+
+// fuzzSecret is the value of $SECRET while fuzzing: it may appear in an
+// error only if the files themselves hold it.
+const fuzzSecret = "fz-s3cret-9d1c"
+
+// FuzzLoad loads arbitrary bytes as a main file that may include
+// "more.yaml" (the second input), which may include "main.yaml" or
+// "sub/x.yaml" (a copy of the main file) back: arbitrary content and
+// include graphs, cycles included. Load must never panic; it either
+// returns a Config or an error made of *Problem values wrapping
+// ErrInvalid, each naming a file and saying what is wrong, never
+// showing the value of an environment variable; and loading the same
+// files twice gives the same answer.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(issueExample), []byte("aliases: {m: add}\n"))
+	f.Add([]byte("include: [more.yaml]\n"), []byte("include: [main.yaml]\n"))
+	f.Add([]byte("include: more.yaml\nstats: {flush_interval: \"${SECRET}\"}\n"), []byte("include: [sub/x.yaml]\n"))
+	f.Add([]byte("snippets: {s: {body: x, params: {p: {default: [1, {a: .inf}]}}}}\n"), []byte(""))
+	f.Add([]byte("a: &a [x, *a]\n"), []byte("--- \n---\n"))
+	f.Add([]byte("servers: {s: {url: \"${SECRET}\", headers: {\"K\": \"${SECRET}\\r\\n\"}}}\n"), []byte("\t- :"))
+	// One directory per fuzzing process, its files rewritten for each
+	// input, in memory (/dev/shm) where there is one: creating and removing
+	// a directory per input on a busy disk would be most of the cost.
+	base := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		base = "/dev/shm"
+	}
+	dir, err := os.MkdirTemp(base, "FuzzLoad")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, main, more []byte) {
+		for name, content := range map[string][]byte{"main.yaml": main, "more.yaml": more, "sub/x.yaml": main} {
+			if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := hostconfig.LoadOptions{
+			LookupEnv:    env(map[string]string{"SECRET": fuzzSecret, "EMPTY": ""}),
+			MaxFileBytes: 64 << 10,
+		}
+		cfg, err := hostconfig.Load(filepath.Join(dir, "main.yaml"), opts)
+		cfg2, err2 := hostconfig.Load(filepath.Join(dir, "main.yaml"), opts)
+		if (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error() {
+			t.Fatalf("two loads of the same files differ: %v / %v", err, err2)
+		}
+		if err == nil {
+			if cfg == nil || cfg.Aliases == nil || cfg.Snippets == nil || cfg.Servers == nil || len(cfg.Files) == 0 {
+				t.Fatalf("Load returned no error and an incomplete config: %+v", cfg)
+			}
+			if cfg2 == nil || len(cfg2.Aliases) != len(cfg.Aliases) {
+				t.Fatal("two loads of the same files differ")
+			}
+			return
+		}
+		if cfg != nil {
+			t.Fatal("Load returned a config with an error")
+		}
+		if !errors.Is(err, hostconfig.ErrInvalid) {
+			t.Fatalf("error does not wrap ErrInvalid: %v", err)
+		}
+		ps := hostconfig.Problems(err)
+		if len(ps) == 0 {
+			t.Fatalf("error holds no *Problem: %v", err)
+		}
+		for _, p := range ps {
+			if p.File == "" || p.Message == "" {
+				t.Fatalf("problem without file or message: %#v", p)
+			}
+		}
+		if strings.Contains(err.Error(), fuzzSecret) && !strings.Contains(string(main)+string(more), fuzzSecret) {
+			t.Fatalf("the value of $SECRET appears in the error: %v", err)
+		}
+	})
+}

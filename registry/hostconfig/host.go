@@ -1,0 +1,279 @@
+package hostconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolpack-go/toolpack/registry"
+)
+
+// Hook takes part in applying a configuration. Host calls it with the
+// configuration in force (nil at the first load) and the new one, before
+// changing anything; it checks new, builds what applying it takes, and
+// returns that as a Step. It must not change what the host serves: that
+// is Step.Apply's job, run only once every hook and the aliases have
+// passed their checks. An error refuses the new configuration (the one
+// in force stays); return a *Problem (Config.Errorf) to name file, line
+// and key.
+type Hook func(ctx context.Context, old, new *Config) (Step, error)
+
+// Step is what a Hook prepared.
+type Step struct {
+	// Tools are the tool names (final or undecorated) that Apply will
+	// register, so that aliases may target them.
+	Tools []string
+	// Packs are the packs Apply replaces as a whole: the tools they have
+	// now do not count as targets for aliases (Tools do).
+	Packs []string
+	// Apply makes the new configuration take effect; nil means nothing
+	// to do. It should only do what cannot fail for reasons Hook could
+	// have checked (Registry.ReplacePack of a pack built by Hook, say).
+	Apply func(ctx context.Context) error
+	// Undo, when set, is called (in reverse order of application) if a
+	// later step's Apply fails, to return to the old configuration.
+	Undo func(ctx context.Context) error
+}
+
+// Options configure a Host. Registry is required.
+type Options struct {
+	// Path is the main configuration file; "" means no file: every
+	// Reload applies Default(Load.DataDir) (a DataDir of "" being the
+	// working directory).
+	Path string
+	// Registry receives the aliases and is asked which tools exist.
+	Registry *registry.Registry
+	// Load configures reading the files.
+	Load LoadOptions
+}
+
+// Host holds the configuration in force for a registry and applies new
+// ones: Reload re-reads every file, and when the new configuration is
+// valid, applies it as a whole — the hooks' steps (packs, servers,
+// settings; see OnApply), then the registry's aliases — or not at all.
+// It is safe for concurrent use; Reloads are serialised.
+type Host struct {
+	opts  Options
+	mu    sync.Mutex // serialises Reload and Apply
+	cur   atomic.Pointer[Config]
+	hooks []namedHook
+}
+
+type namedHook struct {
+	name string
+	fn   Hook
+}
+
+// ErrNoRegistry: Options.Registry is nil.
+var ErrNoRegistry = errors.New("hostconfig: Options.Registry is nil; expected the registry the configuration applies to")
+
+// NewHost returns a Host with no configuration in force yet; call Reload
+// (or Apply) to load the first one.
+func NewHost(opts Options) (*Host, error) {
+	if opts.Registry == nil {
+		return nil, ErrNoRegistry
+	}
+	return &Host{opts: opts}, nil
+}
+
+// OnApply adds a hook, run on every later Reload or Apply after the
+// hooks added before it; name labels its errors. Add hooks before the
+// first Reload.
+func (h *Host) OnApply(name string, hook Hook) {
+	if hook == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hooks = append(h.hooks, namedHook{name: name, fn: hook})
+}
+
+// Config returns the configuration in force, nil before the first
+// successful Reload or Apply. It must not be modified.
+func (h *Host) Config() *Config { return h.cur.Load() }
+
+// Path returns the main configuration file ("" for none).
+func (h *Host) Path() string { return h.opts.Path }
+
+// Reload reads the configuration files again (Load) and applies the
+// result (Apply). On any error the configuration in force stays, and the
+// error names file, line and key (Problems lists each problem).
+func (h *Host) Reload(ctx context.Context) error {
+	var cfg *Config
+	if h.opts.Path == "" {
+		cfg = Default(h.opts.Load.DataDir)
+	} else {
+		var err error
+		if cfg, err = Load(h.opts.Path, h.opts.Load); err != nil {
+			return err
+		}
+	}
+	return h.Apply(ctx, cfg)
+}
+
+// Apply makes cfg the configuration in force, all or nothing:
+//
+//  1. every hook prepares its Step (nothing changes yet); any error
+//     refuses cfg, the errors of all hooks joined;
+//  2. the aliases are checked against the registry: each target must be
+//     a registered tool (final or undecorated name), a tool a step will
+//     register, another alias, or "{server}.{tool}" of a server of cfg
+//     (its tools arrive when it connects); an alias may not have a
+//     tool's name;
+//  3. the steps are applied in the order the hooks were added, then
+//     Registry.SetAliases; if one fails, the steps already applied are
+//     undone in reverse order (Step.Undo) and the error returned;
+//  4. cfg becomes the one Config returns.
+//
+// Calls in flight are not disturbed: the registry swaps packs and aliases
+// atomically, each call finishing on the tool it started with. The edge
+// that remains: an alias whose target moves to a tool that a step adds
+// or removes in the same Apply may, between the step and the aliases
+// being set, answer "unknown tool".
+func (h *Host) Apply(ctx context.Context, cfg *Config) error {
+	if cfg == nil {
+		return errors.New("hostconfig: Apply: config is nil")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("hostconfig: apply: %w", err)
+	}
+	old := h.cur.Load()
+	steps := make([]Step, len(h.hooks))
+	var errs []error
+	for i, hk := range h.hooks {
+		st, err := hk.fn(ctx, old, cfg)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("hostconfig: %s: %w", hk.name, err))
+			continue
+		}
+		steps[i] = st
+	}
+	if err := h.checkAliases(cfg, steps); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for i, st := range steps {
+		if st.Apply == nil {
+			continue
+		}
+		if err := st.Apply(ctx); err != nil {
+			err = fmt.Errorf("hostconfig: applying %s: %w", h.hooks[i].name, err)
+			return errors.Join(err, undo(ctx, h.hooks, steps[:i]))
+		}
+	}
+	if err := h.opts.Registry.SetAliases(cfg.Aliases); err != nil {
+		err = fmt.Errorf("hostconfig: setting the aliases: %w", err)
+		return errors.Join(err, undo(ctx, h.hooks, steps))
+	}
+	h.cur.Store(cfg)
+	return nil
+}
+
+// undo calls the Undo of applied steps in reverse order.
+func undo(ctx context.Context, hooks []namedHook, applied []Step) error {
+	var errs []error
+	for i := len(applied) - 1; i >= 0; i-- {
+		if u := applied[i].Undo; u != nil && applied[i].Apply != nil {
+			if err := u(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("hostconfig: undoing %s: %w", hooks[i].name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkAliases reports aliases whose target is not a tool (now or after
+// the steps) and aliases named like a tool.
+func (h *Host) checkAliases(cfg *Config, steps []Step) error {
+	if len(cfg.Aliases) == 0 {
+		return nil
+	}
+	reg := h.opts.Registry
+	replaced := map[string]bool{}
+	for _, st := range steps {
+		for _, p := range st.Packs {
+			replaced[p] = true
+		}
+	}
+	tools := map[string]bool{}  // final and undecorated names: valid targets
+	finals := map[string]bool{} // final names: an alias may not take one
+	for _, t := range reg.ListAll() {
+		if replaced[t.Pack] {
+			continue
+		}
+		tools[t.Name], tools[t.BaseName], finals[t.Name] = true, true, true
+	}
+	prefix := reg.Prefix()
+	for _, st := range steps {
+		for _, t := range st.Tools {
+			tools[t], tools[decorate(prefix, t)] = true, true
+			finals[t], finals[decorate(prefix, t)] = true, true
+		}
+	}
+	servers := cfg.ServerNames()
+	names := make([]string, 0, len(cfg.Aliases))
+	for a := range cfg.Aliases {
+		names = append(names, a)
+	}
+	slices.Sort(names)
+	ps := &problems{}
+	for _, a := range names {
+		key := "aliases." + a
+		if finals[a] {
+			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of a tool; an alias needs a name of its own", quote(a)))
+			continue
+		}
+		// Follow the chain to the name it ends at.
+		t := cfg.Aliases[a]
+		for range registry.MaxAliasDepth + 1 {
+			next, ok := cfg.Aliases[t]
+			if !ok {
+				break
+			}
+			t = next
+		}
+		if tools[t] || serverTool(t, prefix, servers) {
+			continue
+		}
+		target := cfg.Aliases[a]
+		msg := fmt.Sprintf("target %s is not a tool", quote(target))
+		if t != target {
+			msg = fmt.Sprintf("target %s ends at %s, which is not a tool", quote(target), quote(t))
+		}
+		ps.list = append(ps.list, cfg.Errorf(key, "%s; expected a registered tool, another alias, or {server}.{tool} of a configured server", msg))
+	}
+	return ps.err(cfg.Files)
+}
+
+// serverTool reports whether name is "{server}.{tool}" (possibly with the
+// registry's prefix) of one of servers.
+func serverTool(name, prefix string, servers []string) bool {
+	for _, s := range servers {
+		for _, p := range []string{s + ".", decorate(prefix, s+".")} {
+			if len(name) > len(p) && strings.HasPrefix(name, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decorate is the registry's naming rule: prefix_name, or prefix+name
+// when the prefix ends in a separator, or name without a prefix.
+func decorate(prefix, name string) string {
+	switch {
+	case prefix == "":
+		return name
+	case strings.HasSuffix(prefix, "_"), strings.HasSuffix(prefix, "."), strings.HasSuffix(prefix, "-"):
+		return prefix + name
+	}
+	return prefix + "_" + name
+}

@@ -1,0 +1,480 @@
+package hostconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits applied when LoadOptions leaves them zero.
+const (
+	// DefaultMaxFileBytes caps each file read.
+	DefaultMaxFileBytes = 1 << 20
+	// DefaultMaxIncludeDepth caps the nesting of include: (the main file
+	// is depth 0, the files it includes depth 1, …).
+	DefaultMaxIncludeDepth = 8
+	// DefaultMaxFiles caps the number of files one load reads.
+	DefaultMaxFiles = 64
+)
+
+// maxValueNodes caps the nodes one snippet default may expand to (YAML
+// aliases can make a small file describe a huge value).
+const maxValueNodes = 10000
+
+// maxDefaultBytes caps the JSON of one snippet parameter's default.
+const maxDefaultBytes = 64 << 10
+
+// LoadOptions configure Load. The zero value reads the environment with
+// os.LookupEnv, puts default directories beside the main file, and
+// applies the Default… limits.
+type LoadOptions struct {
+	// LookupEnv looks up the variables of ${VAR}; nil means os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+	// DataDir holds the default directories (stats, results, reports) of
+	// keys the files leave out; "" means the main file's directory. A
+	// relative DataDir is relative to the working directory.
+	DataDir string
+	// MaxFileBytes caps each file; zero means DefaultMaxFileBytes.
+	MaxFileBytes int
+	// MaxIncludeDepth caps include nesting; zero means
+	// DefaultMaxIncludeDepth.
+	MaxIncludeDepth int
+	// MaxFiles caps the files one load reads; zero means DefaultMaxFiles.
+	MaxFiles int
+}
+
+func (o LoadOptions) withDefaults() LoadOptions {
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxIncludeDepth <= 0 {
+		o.MaxIncludeDepth = DefaultMaxIncludeDepth
+	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxFiles
+	}
+	return o
+}
+
+// Load reads the configuration file at path and the files it includes,
+// merges them, expands ${VAR}, decodes every key and checks every value
+// (see the package documentation for the format). Keys the files leave
+// out hold their defaults (Default, with LoadOptions.DataDir).
+//
+// Every problem found is reported at once: the error joins one *Problem
+// per problem (Problems lists them), each naming file, line and key, and
+// wraps ErrInvalid. A file that cannot be read also wraps the
+// *fs.PathError. On error the returned Config is nil.
+//
+// Load checks what it can know from the files alone; whether an alias's
+// target is a tool is checked by Host, which knows the registry.
+func Load(path string, opts LoadOptions) (*Config, error) {
+	opts = opts.withDefaults()
+	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}}
+	root := l.readFile(path, nil, nil, 0)
+	if len(l.probs.list) > 0 {
+		return nil, l.probs.err(l.files)
+	}
+	dataDir := opts.DataDir
+	if dataDir == "" {
+		dataDir = l.mainDir
+	}
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
+	cfg := Default(dataDir)
+	cfg.Files = append([]string(nil), l.uniqueFiles()...)
+	d := &decoder{l: l}
+	if root != nil {
+		d.root(root, cfg)
+	}
+	if len(l.probs.list) > 0 {
+		return nil, l.probs.err(l.files)
+	}
+	return cfg, nil
+}
+
+// source is the file a node comes from.
+type source struct {
+	file string // as opened (shown in problems)
+	dir  string // absolute directory, for relative paths
+}
+
+type loader struct {
+	opts    LoadOptions
+	probs   problems
+	files   []string // every file read, in order
+	origin  map[*yaml.Node]*source
+	mainDir string
+}
+
+func (l *loader) uniqueFiles() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range l.files {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// at returns the file and line of n.
+func (l *loader) at(n *yaml.Node) (string, int) {
+	if s := l.origin[n]; s != nil {
+		return s.file, n.Line
+	}
+	return "", n.Line
+}
+
+func (l *loader) dirOf(n *yaml.Node) string {
+	if s := l.origin[n]; s != nil {
+		return s.dir
+	}
+	return l.mainDir
+}
+
+// from is the node (include entry) that named the file being read, for
+// locating problems about reading it; nil for the main file.
+type from struct {
+	node *yaml.Node
+	key  string
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// readFile reads one file and what it includes and returns the merged
+// mapping (nil when the file is empty or broken). chain holds the
+// absolute paths of the files including this one.
+func (l *loader) readFile(file string, chain []string, inc *from, depth int) *yaml.Node {
+	report := func(format string, err error, a ...any) {
+		p := &Problem{Message: fmt.Sprintf(format, a...), Err: err}
+		if inc != nil {
+			p.File, p.Line = l.at(inc.node)
+			p.Key = inc.key
+		} else {
+			p.File = file
+		}
+		l.probs.list = append(l.probs.list, p)
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		report("cannot resolve %s: %v", err, file, err)
+		return nil
+	}
+	for i, c := range chain {
+		if c == abs {
+			cycle := make([]string, 0, len(chain)-i+1)
+			for _, x := range chain[i:] {
+				cycle = append(cycle, filepath.Base(x))
+			}
+			report("include cycle: %s → %s; a file cannot include itself, directly or through others", nil,
+				strings.Join(cycle, " → "), filepath.Base(abs))
+			return nil
+		}
+	}
+	if depth > l.opts.MaxIncludeDepth {
+		report("includes nested deeper than %d files (%s); expected at most %d levels of include", nil,
+			l.opts.MaxIncludeDepth, file, l.opts.MaxIncludeDepth)
+		return nil
+	}
+	if len(l.files) >= l.opts.MaxFiles {
+		report("more than %d files to read (%s); expected at most %d files in all", nil, l.opts.MaxFiles, file, l.opts.MaxFiles)
+		return nil
+	}
+	data, err := readCapped(file, l.opts.MaxFileBytes)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			report("%s is larger than %d bytes; expected a smaller configuration file", nil, file, l.opts.MaxFileBytes)
+		} else {
+			report("cannot read %s: %v", err, file, err)
+		}
+		return nil
+	}
+	l.files = append(l.files, file)
+	src := &source{file: file, dir: filepath.Dir(abs)}
+	if inc == nil {
+		l.mainDir = src.dir
+	}
+	doc, ok := l.parse(file, data)
+	if !ok {
+		return nil
+	}
+	if doc == nil {
+		return nil // empty file
+	}
+	l.mark(doc, src)
+	if doc.Kind != yaml.MappingNode {
+		l.probs.add(file, doc.Line, "", "expected a mapping of configuration keys at the top level, got %s", kindOf(doc))
+		return nil
+	}
+	l.checkKeys(doc, "")
+
+	// include: first, in order, then this file's own keys on top.
+	var merged *yaml.Node
+	own := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: doc.Line, Column: doc.Column}
+	l.origin[own] = src
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		if k.Value != "include" {
+			own.Content = append(own.Content, k, v)
+			continue
+		}
+		for _, e := range l.includes(v) {
+			sub := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key}, depth+1)
+			if sub != nil {
+				merged = l.merge(merged, sub)
+			}
+		}
+	}
+	return l.merge(merged, own)
+}
+
+var errTooLarge = errors.New("file too large")
+
+// readCapped reads at most max bytes of a regular file. Anything else (a
+// directory, a device, a pipe that would block) is refused before it is
+// opened.
+func readCapped(file string, max int) ([]byte, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case st.IsDir():
+		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is a directory")}
+	case !st.Mode().IsRegular():
+		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is not a regular file")}
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > max {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+// parse decodes one YAML document; ok is false after a problem. A file
+// with no document (empty, comments only) gives nil, true.
+func (l *loader) parse(file string, data []byte) (*yaml.Node, bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, true
+		}
+		line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		l.probs.add(file, line, "", "invalid YAML: %s", msg)
+		return nil, false
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		line := 0
+		if err == nil {
+			line = extra.Line
+		}
+		l.probs.add(file, line, "", "expected one YAML document, found another (remove the --- separator)")
+		return nil, false
+	}
+	if doc.Kind == yaml.DocumentNode {
+		if len(doc.Content) == 0 {
+			return nil, true
+		}
+		root := doc.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			return nil, true
+		}
+		return root, true
+	}
+	return &doc, true
+}
+
+// mark records src as the origin of every node of the tree.
+func (l *loader) mark(n *yaml.Node, src *source) {
+	if n == nil || l.origin[n] != nil {
+		return
+	}
+	l.origin[n] = src
+	for _, c := range n.Content {
+		l.mark(c, src)
+	}
+}
+
+// checkKeys reports, in every mapping of one file's tree, keys that are
+// not strings, keys given twice and merge keys (<<).
+func (l *loader) checkKeys(n *yaml.Node, key string) {
+	if n == nil || n.Kind == yaml.AliasNode {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			file, line := l.at(k)
+			if k.Kind != yaml.ScalarNode {
+				l.probs.add(file, line, key, "expected a string key, got %s", kindOf(k))
+				continue
+			}
+			if k.Tag == "!!merge" || k.Value == "<<" && k.Style == 0 {
+				l.probs.add(file, line, join(key, "<<"), "merge keys (<<) are not supported; repeat the keys or use include")
+				continue
+			}
+			if first, dup := seen[k.Value]; dup {
+				l.probs.add(file, line, join(key, k.Value), "key given twice in one mapping (first at line %d)", first)
+				continue
+			}
+			seen[k.Value] = k.Line
+			l.checkKeys(n.Content[i+1], join(key, k.Value))
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			l.checkKeys(c, fmt.Sprintf("%s[%d]", key, i))
+		}
+	}
+}
+
+type includeEntry struct {
+	path string
+	node *yaml.Node
+	key  string
+}
+
+// includes returns the files an include: value names, resolved against
+// the directory of the file that names them.
+func (l *loader) includes(v *yaml.Node) []includeEntry {
+	v = deref(v)
+	var items []*yaml.Node
+	var keys []string
+	switch {
+	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
+		return nil
+	case v.Kind == yaml.ScalarNode:
+		items, keys = []*yaml.Node{v}, []string{"include"}
+	case v.Kind == yaml.SequenceNode:
+		for i, c := range v.Content {
+			items = append(items, deref(c))
+			keys = append(keys, fmt.Sprintf("include[%d]", i))
+		}
+	default:
+		file, line := l.at(v)
+		l.probs.add(file, line, "include", "expected a file name or a list of file names, got %s", kindOf(v))
+		return nil
+	}
+	var out []includeEntry
+	for i, it := range items {
+		file, line := l.at(it)
+		if it.Kind != yaml.ScalarNode || it.Tag == "!!null" {
+			l.probs.add(file, line, keys[i], "expected a file name, got %s", kindOf(it))
+			continue
+		}
+		p, _, problem := expand(it.Value, l.opts.LookupEnv)
+		if problem != "" {
+			l.probs.add(file, line, keys[i], "%s", problem)
+			continue
+		}
+		if strings.TrimSpace(p) == "" {
+			l.probs.add(file, line, keys[i], "expected a file name, got an empty string")
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			if s := l.origin[it]; s != nil {
+				p = filepath.Join(filepath.Dir(s.file), p)
+			}
+		}
+		out = append(out, includeEntry{path: p, node: it, key: keys[i]})
+	}
+	return out
+}
+
+// merge returns b merged onto a: two mappings are merged key by key
+// (recursively; keys of a first, in their order, then b's new keys); in
+// any other case b replaces a. Neither input is modified.
+func (l *loader) merge(a, b *yaml.Node) *yaml.Node {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	da, db := deref(a), deref(b)
+	if da.Kind != yaml.MappingNode || db.Kind != yaml.MappingNode {
+		return b
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: db.Line, Column: db.Column}
+	l.origin[out] = l.origin[db]
+	index := map[string]int{}
+	for i := 0; i+1 < len(da.Content); i += 2 {
+		index[da.Content[i].Value] = len(out.Content)
+		out.Content = append(out.Content, da.Content[i], da.Content[i+1])
+	}
+	for i := 0; i+1 < len(db.Content); i += 2 {
+		k, v := db.Content[i], db.Content[i+1]
+		if j, ok := index[k.Value]; ok {
+			out.Content[j] = k
+			out.Content[j+1] = l.merge(out.Content[j+1], v)
+			continue
+		}
+		index[k.Value] = len(out.Content)
+		out.Content = append(out.Content, k, v)
+	}
+	return out
+}
+
+// deref follows alias nodes to what they name.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// kindOf describes a node for messages: a mapping, a list, or the scalar
+// as written.
+func kindOf(n *yaml.Node) string {
+	n = deref(n)
+	switch {
+	case n == nil:
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return "an empty value"
+	case n.Kind == yaml.ScalarNode:
+		return quote(n.Value)
+	}
+	return "an unsupported YAML node"
+}
+
+// join appends a key to a key path.
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

@@ -1,0 +1,608 @@
+package hostconfig_test
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+)
+
+func TestLoad_IssueExample(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"config.yaml": issueExample,
+		"more.yaml":   "aliases: {minus: subtract}\n",
+	})
+	cfg := mustLoad(t, dir, "config.yaml", map[string]string{"TOKEN": "tok-value", "KEY": "key-value"})
+
+	assert.Equal(t, []string{filepath.Join(dir, "config.yaml"), filepath.Join(dir, "more.yaml")}, cfg.Files)
+	assert.Equal(t, map[string]string{"plus": "add", "ws": "brave.web_search", "minus": "subtract"}, cfg.Aliases)
+
+	require.Contains(t, cfg.Snippets, "twice")
+	sn := cfg.Snippets["twice"]
+	assert.Equal(t, "twice", sn.Name)
+	assert.Equal(t, "Add a number to itself", sn.Description)
+	require.Len(t, sn.Params, 1)
+	assert.Equal(t, "n", sn.Params[0].Name)
+	assert.Equal(t, "The number", sn.Params[0].Description)
+	assert.JSONEq(t, "21", string(sn.Params[0].Default))
+	assert.False(t, sn.Params[0].Required())
+	assert.Equal(t, "r = add(a={{ n }}, b={{ n }})\n", sn.Body)
+	assert.Equal(t, filepath.Join(dir, "config.yaml"), sn.File)
+	assert.Equal(t, 4, sn.Line)
+	assert.Equal(t, 8, sn.BodyLine, "the body's first line is line 8 of the file")
+
+	require.Equal(t, []string{"pkgver", "remote"}, cfg.ServerNames())
+	pk := cfg.Servers["pkgver"]
+	assert.Equal(t, []string{"uvx", "mcp-package-version"}, pk.Command)
+	assert.Equal(t, map[string]string{"TOKEN": "tok-value"}, pk.Env)
+	assert.Empty(t, pk.URL)
+	rm := cfg.Servers["remote"]
+	assert.Equal(t, "https://example.test/mcp", rm.URL)
+	assert.Equal(t, map[string]string{"Authorization": "Bearer key-value"}, rm.Headers)
+	assert.Equal(t, 11, rm.Line)
+
+	assert.Equal(t, map[string]string{"oj": "Use get_problem before find_similar_problems."}, cfg.Instructions)
+	assert.Equal(t, []hostconfig.Topic{{Pattern: "notes*", File: filepath.Join(dir, "notes.yaml")}}, cfg.Notify.Topics)
+	assert.Equal(t, hostconfig.Stats{Enabled: true, Dir: filepath.Join(dir, "stats"), FlushInterval: time.Second,
+		ContextPerCall: 2000, TimePerCallMS: 3000}, cfg.Stats)
+	assert.Equal(t, hostconfig.Output{MaxInlineBytes: 50000, Dir: filepath.Join(dir, "results"), TTL: time.Hour,
+		ReportsDir: filepath.Join(dir, "reports")}, cfg.Output)
+	assert.Equal(t, "https://onetool.beycom.online/reference/tools/", cfg.Docs.BaseURL)
+	assert.Equal(t, hostconfig.DefaultSlugs(), cfg.Docs.Slugs)
+	assert.Equal(t, "https://onetool.beycom.online/reference/tools/brave-search/", cfg.Docs.URL("brave"))
+}
+
+func TestDefault_EveryKey(t *testing.T) {
+	d := hostconfig.Default("/data")
+	assert.Empty(t, d.Files)
+	assert.Empty(t, d.Aliases)
+	assert.Empty(t, d.Snippets)
+	assert.Empty(t, d.Servers)
+	assert.Empty(t, d.Instructions)
+	assert.Empty(t, d.Notify.Topics)
+	assert.Equal(t, hostconfig.Stats{Enabled: false, Dir: "/data/stats", FlushInterval: time.Second,
+		ContextPerCall: 2000, TimePerCallMS: 3000}, d.Stats, "stats are disabled unless enabled")
+	assert.Equal(t, hostconfig.Output{MaxInlineBytes: 50000, Dir: "/data/results", TTL: time.Hour,
+		ReportsDir: "/data/reports"}, d.Output)
+	assert.Equal(t, hostconfig.DefaultDocsBaseURL, d.Docs.BaseURL)
+	assert.Equal(t, map[string]string{"brave": "brave-search", "code": "code-search", "db": "database",
+		"ground": "grounding-search", "llm": "transform", "web": "web-fetch"}, d.Docs.Slugs)
+	assert.Equal(t, "https://onetool.beycom.online/reference/tools/excel/", d.Docs.URL("excel"), "a pack without override uses its name")
+}
+
+func TestLoad_EmptyFileGivesDefaults(t *testing.T) {
+	for _, content := range []string{"", "# only a comment\n", "---\n", "null\n", "stats:\noutput: null\n"} {
+		dir := writeFiles(t, map[string]string{"c.yaml": content})
+		cfg := mustLoad(t, dir, "c.yaml", nil)
+		want := hostconfig.Default(dir)
+		assert.Equal(t, want.Stats, cfg.Stats, "%q", content)
+		assert.Equal(t, want.Output, cfg.Output, "%q", content)
+		assert.Equal(t, want.Docs, cfg.Docs, "%q", content)
+		assert.Empty(t, cfg.Aliases)
+	}
+}
+
+func TestLoad_DataDirOption(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "stats: {dir: mine}\n"})
+	cfg, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{DataDir: "/var/lib/tp"})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "mine"), cfg.Stats.Dir, "a path a file sets is relative to that file")
+	assert.Equal(t, "/var/lib/tp/results", cfg.Output.Dir, "defaults go under DataDir")
+}
+
+func TestLoad_IncludeRelativeToIncludingFile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml":          "include: conf/a.yaml\n",
+		"conf/a.yaml":        "include: [deeper/b.yaml]\nstats: {dir: s}\n",
+		"conf/deeper/b.yaml": "notify: {topics: [{pattern: x, file: n.yaml}]}\noutput: {reports_dir: /abs/reports}\n",
+	})
+	cfg := mustLoad(t, dir, "main.yaml", nil)
+	assert.Equal(t, filepath.Join(dir, "conf", "s"), cfg.Stats.Dir)
+	assert.Equal(t, filepath.Join(dir, "conf", "deeper", "n.yaml"), cfg.Notify.Topics[0].File)
+	assert.Equal(t, "/abs/reports", cfg.Output.ReportsDir, "an absolute path is kept")
+	assert.Equal(t, []string{filepath.Join(dir, "main.yaml"), filepath.Join(dir, "conf/a.yaml"), filepath.Join(dir, "conf/deeper/b.yaml")}, cfg.Files)
+}
+
+func TestLoad_MergeOrder(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml": `include: [a.yaml, b.yaml]
+aliases: {x: main_x}
+stats: {context_per_call: 7}
+servers:
+  s: {command: [main-cmd]}
+`,
+		"a.yaml": `aliases: {x: a_x, y: a_y, z: a_z}
+stats: {enabled: true, context_per_call: 1, time_per_call_ms: 1}
+servers:
+  s: {command: [a-cmd, --flag], env: {A: "1"}}
+notify: {topics: [{pattern: a, file: a.yaml}, {pattern: a2, file: a2.yaml}]}
+output: {ttl: 2h}
+`,
+		"b.yaml": `aliases: {y: b_y}
+stats: {time_per_call_ms: 2}
+notify: {topics: [{pattern: b, file: b.yaml}]}
+output: null
+`,
+	})
+	cfg := mustLoad(t, dir, "main.yaml", nil)
+	assert.Equal(t, map[string]string{"x": "main_x", "y": "b_y", "z": "a_z"}, cfg.Aliases,
+		"maps deep-merged; the main file's keys last, a later include over an earlier one")
+	assert.True(t, cfg.Stats.Enabled)
+	assert.Equal(t, 7, cfg.Stats.ContextPerCall)
+	assert.Equal(t, 2, cfg.Stats.TimePerCallMS)
+	assert.Equal(t, []string{"main-cmd"}, cfg.Servers["s"].Command, "lists are replaced, not appended")
+	assert.Equal(t, map[string]string{"A": "1"}, cfg.Servers["s"].Env, "a server's mapping is merged too")
+	assert.Equal(t, []hostconfig.Topic{{Pattern: "b", File: filepath.Join(dir, "b.yaml")}}, cfg.Notify.Topics)
+	assert.Equal(t, hostconfig.DefaultTTL, cfg.Output.TTL, "an empty value replaces, resetting the default")
+}
+
+func TestLoad_IncludeCycleRefused(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml": "include: [a.yaml]\n",
+		"a.yaml":    "aliases: {p: q}\ninclude: [b.yaml]\n",
+		"b.yaml":    "include:\n  - main.yaml\n",
+	})
+	_, err := load(t, dir, "main.yaml", nil)
+	assert.Equal(t, []string{
+		"b.yaml:2: include[0]: include cycle: main.yaml → a.yaml → b.yaml → main.yaml; a file cannot include itself, directly or through others",
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"self.yaml": "include: self.yaml\n"})
+	_, err = load(t, dir, "self.yaml", nil)
+	assert.Equal(t, []string{"self.yaml:1: include: include cycle: self.yaml → self.yaml; a file cannot include itself, directly or through others"},
+		problemTexts(t, dir, err))
+}
+
+func TestLoad_DiamondIncludeAllowed(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml":   "include: [a.yaml, b.yaml]\n",
+		"a.yaml":      "include: [common.yaml]\n",
+		"b.yaml":      "include: [common.yaml]\n",
+		"common.yaml": "aliases: {c: tool}\n",
+	})
+	cfg := mustLoad(t, dir, "main.yaml", nil)
+	assert.Equal(t, map[string]string{"c": "tool"}, cfg.Aliases)
+	assert.Len(t, cfg.Files, 4, "each file listed once")
+}
+
+func TestLoad_IncludeDepthCapped(t *testing.T) {
+	files := map[string]string{}
+	for i := range 12 {
+		files[filepath.Join("d", string(rune('a'+i))+".yaml")] = "include: " + string(rune('a'+i+1)) + ".yaml\n"
+	}
+	files["d/m.yaml"] = "aliases: {deep: x}\n"
+	dir := writeFiles(t, files)
+	_, err := hostconfig.Load(filepath.Join(dir, "d/a.yaml"), hostconfig.LoadOptions{MaxIncludeDepth: 3})
+	texts := problemTexts(t, dir, err)
+	require.Len(t, texts, 1)
+	assert.Equal(t, "d/d.yaml:1: include: includes nested deeper than 3 files ("+filepath.Join(dir, "d/e.yaml")+"); expected at most 3 levels of include", texts[0])
+
+	_, err = hostconfig.Load(filepath.Join(dir, "d/a.yaml"), hostconfig.LoadOptions{})
+	assert.Contains(t, err.Error(), "expected at most 8 levels of include", "the default depth is 8")
+}
+
+func TestLoad_FileSizeAndCountCapped(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml": "include: [big.yaml]\n",
+		"big.yaml":  "aliases: {a: b}\n" + strings.Repeat("# padding\n", 200),
+	})
+	_, err := hostconfig.Load(filepath.Join(dir, "main.yaml"), hostconfig.LoadOptions{MaxFileBytes: 1000})
+	assert.Equal(t, []string{"main.yaml:1: include[0]: " + filepath.Join(dir, "big.yaml") + " is larger than 1000 bytes; expected a smaller configuration file"},
+		problemTexts(t, dir, err))
+
+	many := map[string]string{"main.yaml": "include: [a.yaml, b.yaml, c.yaml]\n", "a.yaml": "", "b.yaml": "", "c.yaml": ""}
+	dir = writeFiles(t, many)
+	_, err = hostconfig.Load(filepath.Join(dir, "main.yaml"), hostconfig.LoadOptions{MaxFiles: 3})
+	texts := problemTexts(t, dir, err)
+	require.Len(t, texts, 1)
+	assert.Contains(t, texts[0], "main.yaml:1: include[2]: more than 3 files to read")
+}
+
+func TestLoad_MissingFilesNamed(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.yaml": "aliases: {a: b}\ninclude:\n  - nothere.yaml\n"})
+	_, err := load(t, dir, "main.yaml", nil)
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	texts := problemTexts(t, dir, err)
+	require.Len(t, texts, 1)
+	assert.True(t, strings.HasPrefix(texts[0], "main.yaml:3: include[0]: cannot read "), texts[0])
+
+	_, err = hostconfig.Load(filepath.Join(dir, "absent.yaml"), hostconfig.LoadOptions{})
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorIs(t, err, hostconfig.ErrInvalid)
+	assert.Contains(t, err.Error(), "absent.yaml: cannot read")
+
+	_, err = hostconfig.Load(dir, hostconfig.LoadOptions{})
+	require.ErrorIs(t, err, hostconfig.ErrInvalid)
+	assert.Contains(t, err.Error(), "is a directory")
+}
+
+func TestLoad_EnvExpansion(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `
+aliases:
+  a: ${TOOL}
+  b: ${MISSING:-fallback}
+  c: ${EMPTY:-used_when_empty}
+  d: pre_${TOOL}_post
+instructions:
+  p: "costs $$5, keeps $HOME and a lone $"
+  q: "${EMPTY}|${TOOL:-ignored}"
+stats: {enabled: "${ON}", flush_interval: "${FLUSH:-250ms}", context_per_call: "${N}"}
+snippets:
+  s: {body: "r = t(x=\"${NOT_EXPANDED}\")", params: {v: {default: "${TOOL}"}}}
+`})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"TOOL": "echo", "EMPTY": "", "ON": "true", "N": "42", "HOME": "/h"})
+	assert.Equal(t, map[string]string{"a": "echo", "b": "fallback", "c": "used_when_empty", "d": "pre_echo_post"}, cfg.Aliases)
+	assert.Equal(t, "costs $5, keeps $HOME and a lone $", cfg.Instructions["p"])
+	assert.Equal(t, "|echo", cfg.Instructions["q"])
+	assert.True(t, cfg.Stats.Enabled)
+	assert.Equal(t, 250*time.Millisecond, cfg.Stats.FlushInterval)
+	assert.Equal(t, 42, cfg.Stats.ContextPerCall)
+	assert.Equal(t, `r = t(x="${NOT_EXPANDED}")`, cfg.Snippets["s"].Body, "snippet bodies are kept verbatim")
+	assert.JSONEq(t, `"echo"`, string(cfg.Snippets["s"].Params[0].Default))
+}
+
+func TestLoad_UnsetVariableNamesFileLineKey(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"c.yaml":    "include: [more.yaml]\n",
+		"more.yaml": "servers:\n  s:\n    url: https://x.test/mcp\n    headers: {Authorization: \"Bearer ${API_KEY}\"}\naliases: {a: \"${A\"}\n",
+	})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		"more.yaml:4: servers.s.headers.Authorization: environment variable API_KEY is not set (write ${API_KEY:-default} to give a default)",
+		"more.yaml:5: aliases.a: unterminated ${; expected ${NAME} or ${NAME:-default} (write $$ for a literal $)",
+	}, problemTexts(t, dir, err))
+}
+
+func TestLoad_EnvCannotInjectYAML(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "instructions: {p: \"${V}\"}\n"})
+	injected := "x\"}\nstats: {enabled: true}\naliases: {evil: rm"
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"V": injected})
+	assert.Equal(t, injected, cfg.Instructions["p"], "the value stays one string")
+	assert.False(t, cfg.Stats.Enabled)
+	assert.Empty(t, cfg.Aliases)
+}
+
+func TestLoad_UnknownKeysRejectedAtEveryLevel(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `aliase: {a: b}
+snippets:
+  s:
+    body: r = t()
+    bodyy: x
+    params: {p: {descr: d}}
+servers:
+  srv: {url: "https://x.test/", header: {}}
+notify: {topics: [{pattern: a, file: f, mode: w}], other: 1}
+stats: {flush: 3}
+output: {ttl: 1h, size: 3}
+docs: {url: x}
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:1: aliase: unknown key "aliase"; expected one of include, aliases, snippets, servers, instructions, notify, stats, output, docs`,
+		`c.yaml:5: snippets.s.bodyy: unknown key "bodyy"; expected one of description, params, body`,
+		`c.yaml:6: snippets.s.params.p.descr: unknown key "descr"; expected one of description, default`,
+		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, headers, description, dir`,
+		`c.yaml:9: notify.other: unknown key "other"; expected one of topics`,
+		`c.yaml:9: notify.topics[0].mode: unknown key "mode"; expected one of pattern, file`,
+		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms`,
+		`c.yaml:11: output.size: unknown key "size"; expected one of max_inline_bytes, dir, ttl, reports_dir`,
+		`c.yaml:12: docs.url: unknown key "url"; expected one of base_url, slugs`,
+	}, problemTexts(t, dir, err))
+}
+
+func TestLoad_TypeErrorsNameFileLineKey(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"config.yaml": "include: [more.yaml]\naliases: [a, b]\n",
+		"more.yaml": `stats:
+  enabled: maybe
+  flush_interval: soon
+  context_per_call: -1
+  time_per_call_ms: 1.5
+output: {max_inline_bytes: big, ttl: 0s, dir: ""}
+servers:
+  s: {command: uvx}
+notify: {topics: {pattern: a}}
+instructions: {p: [x]}
+docs: {base_url: "ftp://x/", slugs: {a: "b/c"}}
+snippets: [x]
+`,
+	})
+	_, err := load(t, dir, "config.yaml", nil)
+	assert.Equal(t, []string{
+		`config.yaml:2: aliases: expected a mapping of alias names to tool names, got a list`,
+		`more.yaml:2: stats.enabled: expected true or false, got "maybe"`,
+		`more.yaml:3: stats.flush_interval: expected a duration such as 1s, got "soon"`,
+		`more.yaml:4: stats.context_per_call: expected a whole number of at least 0 such as 2000, got "-1"`,
+		`more.yaml:5: stats.time_per_call_ms: expected a whole number of at least 0 such as 3000, got "1.5"`,
+		`more.yaml:6: output.dir: expected a path, got an empty string`,
+		`more.yaml:6: output.max_inline_bytes: expected a whole number of at least 1 such as 50000, got "big"`,
+		`more.yaml:6: output.ttl: expected a duration such as 1s, got "0s"`,
+		`more.yaml:8: servers.s.command: expected a list of strings such as [uvx, mcp-package-version], got "uvx"`,
+		`more.yaml:9: notify.topics: expected a list of {pattern, file} entries, got a mapping`,
+		`more.yaml:10: instructions.p: expected a string, got a list`,
+		`more.yaml:11: docs.base_url: expected an http or https URL (value not shown)`,
+		`more.yaml:11: docs.slugs.a: expected a slug (a URL path segment without /, ? or #), got "b/c"`,
+		`more.yaml:12: snippets: expected a mapping of snippet names to snippets, got a list`,
+	}, problemTexts(t, dir, err))
+}
+
+func TestLoad_SecretsNeverInErrors(t *testing.T) {
+	const secret = "s3cr3t-v4lue-0xfeed"
+	dir := writeFiles(t, map[string]string{"c.yaml": `
+stats: {flush_interval: "${SECRET}"}
+output: {max_inline_bytes: "${SECRET}"}
+servers:
+  a: {url: "${SECRET_URL}", headers: {X-Key: "${SECRET_CRLF}"}}
+  b: {command: [x], env: {TOKEN: [nested]}}
+docs: {base_url: "${SECRET}"}
+`})
+	vars := map[string]string{"SECRET": secret, "SECRET_URL": "gopher://" + secret, "SECRET_CRLF": secret + "\r\nX: y"}
+	_, err := load(t, dir, "c.yaml", vars)
+	require.Error(t, err)
+	texts := problemTexts(t, dir, err)
+	assert.Len(t, texts, 6, "%v", texts)
+	assert.NotContains(t, err.Error(), secret)
+	assert.Contains(t, err.Error(), `stats.flush_interval: expected a duration such as 1s, got "${SECRET}"`,
+		"the config text is quoted, not the expanded value")
+	assert.Contains(t, err.Error(), "servers.a.headers.X-Key: expected a value without CR, LF or NUL (value not shown)")
+	assert.Contains(t, err.Error(), "servers.b.env.TOKEN: expected a string, got a list")
+}
+
+func TestLoad_AliasRules(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `aliases:
+  ok: add
+  "bad name": add
+  target: "not a tool"
+  self: self
+  a: b
+  b: c
+  c: a
+  l1: l2
+  l2: l3
+  l3: l4
+  l4: l5
+  l5: l6
+  l6: l7
+  l7: l8
+  l8: l9
+  l9: end
+  empty: ""
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:3: aliases.bad name: expected an alias name of 1 to 128 characters from [A-Za-z0-9_.-], got "bad name"`,
+		`c.yaml:4: aliases.target: expected a tool name (1 to 128 characters from [A-Za-z0-9_.-]) as the target, got "not a tool"`,
+		`c.yaml:5: aliases.self: alias cycle self → self; an alias must end at a tool`,
+		`c.yaml:6: aliases.a: alias cycle a → b → c → a; an alias must end at a tool`,
+		`c.yaml:7: aliases.b: alias cycle b → c → a → b; an alias must end at a tool`,
+		`c.yaml:8: aliases.c: alias cycle c → a → b → c; an alias must end at a tool`,
+		`c.yaml:9: aliases.l1: chain of more than 8 aliases; expected a shorter chain`,
+		`c.yaml:18: aliases.empty: expected a tool name (1 to 128 characters from [A-Za-z0-9_.-]) as the target, got ""`,
+	}, problemTexts(t, dir, err))
+}
+
+func TestLoad_SnippetRules(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `snippets:
+  good:
+    params:
+      req: {description: needed}
+      opt: {default: {a: [1, 2.5, true, null, "s"]}}
+      nul: {default: null}
+      bare:
+    body: "r = t()"
+  bad.name: {body: x}
+  nobody: {description: d}
+  emptybody: {body: "  "}
+  badparam: {body: x, params: {"1x": {}}}
+  nan: {body: x, params: {v: {default: .nan}}}
+  nullsnip:
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:9: snippets.bad.name: expected a snippet name of 1 to 64 characters from [A-Za-z0-9_-] (it becomes the tool snippet.bad.name), got "bad.name"`,
+		`c.yaml:10: snippets.nobody.body: expected the snippet's calls; body is missing`,
+		`c.yaml:11: snippets.emptybody.body: expected the snippet's calls, got an empty body`,
+		`c.yaml:12: snippets.badparam.params.1x: expected a parameter name matching [A-Za-z_][A-Za-z0-9_]{0,63}, got "1x"`,
+		`c.yaml:13: snippets.nan.params.v.default: expected a number JSON can hold, got ".nan"`,
+		`c.yaml:14: snippets.nullsnip: expected a mapping with keys description, params, body, got an empty value`,
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"c.yaml": `snippets:
+  good:
+    params:
+      req: {description: needed}
+      opt: {default: {a: [1, 2.5, true, null, "s"]}}
+      nul: {default: null}
+      bare:
+    body: "r = t()"
+`})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	ps := cfg.Snippets["good"].Params
+	require.Len(t, ps, 4)
+	assert.Equal(t, []string{"req", "opt", "nul", "bare"}, []string{ps[0].Name, ps[1].Name, ps[2].Name, ps[3].Name}, "params keep the file's order")
+	assert.True(t, ps[0].Required())
+	assert.JSONEq(t, `{"a":[1,2.5,true,null,"s"]}`, string(ps[1].Default))
+	assert.False(t, ps[2].Required(), "an explicit null is a default")
+	assert.JSONEq(t, "null", string(ps[2].Default))
+	assert.True(t, ps[3].Required())
+	assert.Equal(t, 8, cfg.Snippets["good"].BodyLine, "an inline body starts on its key's line")
+}
+
+func TestLoad_ServerRules(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `servers:
+  both: {command: [x], url: "https://x.test/"}
+  neither: {description: d}
+  envurl: {url: "https://x.test/", env: {A: b}, dir: d}
+  hdrcmd: {command: [x], headers: {A: b}}
+  scheme: {url: "file:///etc/passwd"}
+  nohost: {url: "https:///path"}
+  badhdr: {url: "https://x.test/", headers: {"bad header": v}}
+  badenv: {command: [x], env: {"1A": v}}
+  emptycmd: {command: [""]}
+  "bad/name": {command: [x]}
+  nullsrv:
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:2: servers.both: expected exactly one of command and url, got both`,
+		`c.yaml:3: servers.neither: expected command (a local server over stdio) or url (a streamable HTTP server), got neither`,
+		`c.yaml:4: servers.envurl.dir: only applies to a server with command`,
+		`c.yaml:4: servers.envurl.env: only applies to a server with command`,
+		`c.yaml:5: servers.hdrcmd.headers: only applies to a server with url`,
+		`c.yaml:6: servers.scheme.url: expected an http or https URL (value not shown)`,
+		`c.yaml:7: servers.nohost.url: expected an absolute http or https URL with a host`,
+		`c.yaml:8: servers.badhdr.headers.bad header: expected an HTTP header name (an RFC 9110 token), got "bad header"`,
+		`c.yaml:9: servers.badenv.env.1A: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got "1A"`,
+		`c.yaml:10: servers.emptycmd.command[0]: expected the program to run, got an empty string`,
+		`c.yaml:11: servers.bad/name: expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got "bad/name"`,
+		`c.yaml:12: servers.nullsrv: expected a mapping with command or url, got an empty value`,
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "servers:\n  s: {command: [srv, -v], dir: work, description: My server}\n"})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, hostconfig.Server{Name: "s", Description: "My server", Command: []string{"srv", "-v"},
+		Dir: filepath.Join(dir, "work"), File: filepath.Join(dir, "c.yaml"), Line: 2}, cfg.Servers["s"])
+}
+
+func TestLoad_NotifyTopics(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `notify:
+  topics:
+    - {pattern: "[", file: x.yaml}
+    - {pattern: "ok"}
+    - {pattern: "notes*", file: notes.yaml}
+    - {pattern: "*", file: all.yaml}
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:3: notify.topics[0].pattern: expected a glob pattern such as "notes*", got "["`,
+		`c.yaml:4: notify.topics[1].file: is missing; expected a topic with a pattern and a file`,
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"c.yaml": `notify:
+  topics:
+    - {pattern: "notes*", file: notes.yaml}
+    - {pattern: "*", file: all.yaml}
+`})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	tp, ok := cfg.Notify.Match("notes:work")
+	require.True(t, ok)
+	assert.Equal(t, filepath.Join(dir, "notes.yaml"), tp.File, "the first matching topic wins")
+	tp, ok = cfg.Notify.Match("other")
+	require.True(t, ok)
+	assert.Equal(t, filepath.Join(dir, "all.yaml"), tp.File)
+	_, ok = hostconfig.Default("").Notify.Match("notes")
+	assert.False(t, ok)
+}
+
+func TestLoad_YAMLProblems(t *testing.T) {
+	cases := map[string]struct{ content, want string }{
+		"syntax":        {"aliases: {a: b\nstats: x\n", "c.yaml:1: invalid YAML: did not find expected ',' or '}'"},
+		"two documents": {"aliases: {}\n---\nstats: {}\n", "c.yaml:2: expected one YAML document, found another (remove the --- separator)"},
+		"duplicate key": {"aliases:\n  a: x\n  a: y\n", "c.yaml:3: aliases.a: key given twice in one mapping (first at line 2)"},
+		"merge key":     {"base: &b {enabled: true}\nstats:\n  <<: *b\n", "c.yaml:3: stats.<<: merge keys (<<) are not supported; repeat the keys or use include"},
+		"top level":     {"- a\n- b\n", "c.yaml:1: expected a mapping of configuration keys at the top level, got a list"},
+		"key not text":  {"aliases:\n  [a]: b\n", "c.yaml:2: aliases: expected a string key, got a list"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"c.yaml": tc.content})
+			_, err := load(t, dir, "c.yaml", nil)
+			texts := problemTexts(t, dir, err)
+			assert.Contains(t, texts, tc.want)
+		})
+	}
+}
+
+func TestLoad_YAMLAliasesDoNotExplode(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x0: &a0 [v, v, v, v, v, v, v, v, v, v]\n")
+	for i := 1; i < 9; i++ {
+		b.WriteString("x" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [")
+		for j := range 10 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*a" + string(rune('0'+i-1)))
+		}
+		b.WriteString("]\n")
+	}
+	content := "snippets:\n  s:\n    body: x\n    params: {p: {default: *a8}}\n"
+	dir := writeFiles(t, map[string]string{"c.yaml": "anchors:\n" + indent(b.String()) + content})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "c.yaml:14: snippets.s.params.p.default: value has more than 10000 parts (YAML aliases included); expected a smaller default")
+}
+
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+func TestLoad_AnchorsWithinOneFile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `servers:
+  a: &srv {command: [run, a]}
+  b: *srv
+`})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{"run", "a"}, cfg.Servers["b"].Command)
+}
+
+func TestConfig_ErrorfLocatesKey(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"c.yaml": "include: [s.yaml]\n",
+		"s.yaml": "snippets:\n  twice:\n    body: |\n      r = add(a=1)\n",
+	})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	file, line, ok := cfg.Position("snippets.twice.body")
+	require.True(t, ok)
+	assert.Equal(t, filepath.Join(dir, "s.yaml"), file)
+	assert.Equal(t, 3, line)
+	p := cfg.Errorf("snippets.twice.body", "line %d: unknown tool %q", 1, "add")
+	require.ErrorIs(t, p, hostconfig.ErrInvalid)
+	assert.Equal(t, filepath.Join(dir, "s.yaml")+":3: snippets.twice.body: line 1: unknown tool \"add\"", p.Error())
+	p = cfg.Errorf("snippets.twice.body.deeper[2]", "x")
+	assert.Equal(t, 3, p.Line, "the nearest enclosing key a file set")
+	p = hostconfig.Default("").Errorf("aliases.x", "y")
+	assert.Equal(t, "aliases.x: y", p.Error())
+}
+
+func TestProblems_ListsEveryProblem(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "stats: {enabled: x, dir: \"\"}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	ps := hostconfig.Problems(err)
+	require.Len(t, ps, 2)
+	for _, p := range ps {
+		assert.Equal(t, filepath.Join(dir, "c.yaml"), p.File)
+		assert.Equal(t, 1, p.Line)
+	}
+	assert.Equal(t, "stats.dir", ps[0].Key)
+	assert.Equal(t, "stats.enabled", ps[1].Key)
+	assert.Nil(t, hostconfig.Problems(nil))
+	wrapped := json.Unmarshal([]byte("x"), new(any))
+	assert.Nil(t, hostconfig.Problems(wrapped))
+}
+
+func TestLoad_RelativeMainPath(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"conf/c.yaml": "include: [m.yaml]\n", "conf/m.yaml": "stats: {flush_interval: soon}\n"})
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	t.Cleanup(func() { _ = os.Chdir(wd) })
+	_, err = hostconfig.Load("conf/c.yaml", hostconfig.LoadOptions{})
+	require.Error(t, err)
+	assert.Equal(t, `conf/m.yaml:1: stats.flush_interval: expected a duration such as 1s, got "soon"`, err.Error(),
+		"files are named as they were opened")
+}
