@@ -1,0 +1,64 @@
+// Package stats records every tool call a Registry runs and answers "how
+// are my tools used?": calls, success rate, durations, errors and bytes per
+// tool, over the last day, week, month or all time, as data (Summary, what
+// the ot.stats tool shows) or as a self-contained HTML report.
+//
+// # Recording
+//
+// A Recorder is made once by the host from its configuration's `stats:`
+// section and its middleware is added to the registry:
+//
+//	rec, err := stats.New(stats.Options{Enabled: true, Dir: "stats"})
+//	…
+//	reg.Use(rec.Middleware())
+//	defer rec.Close(ctx) // writes what is still buffered
+//
+// The middleware costs a few hundred nanoseconds per call (BENCHMARKS.md):
+// it buffers a small record in memory and never waits for the disk. A
+// flusher appends the buffer to the files every Options.FlushInterval, and
+// sooner when many calls are buffered; Flush, Close and Summary write it
+// too. A configuration reload calls Reconfigure; the middleware stays
+// installed and follows the new options (switching recording off makes it
+// a pass-through).
+//
+// Calls refused before the middleware chain (an unknown tool, a disabled
+// tool, arguments that fail validation) are not seen by middleware and so
+// are not recorded.
+//
+// # Files
+//
+// Records are JSON Lines, one file per UTC day, named stats-YYYY-MM-DD.jsonl
+// after the day the calls started, under Options.Dir:
+//
+//	{"time":"2026-11-23T16:52:00.123456789Z","tool":"brave.search","pack":"brave","duration_ns":1234567,"success":true,"bytes_in":42,"bytes_out":5120}
+//	{"time":"2026-11-23T16:52:01.5Z","tool":"brave.search","pack":"brave","duration_ns":30000000000,"success":false,"error_type":"timeout","bytes_in":42,"bytes_out":36}
+//
+// Old days are removed by deleting their files; a Summary only opens the
+// files its period reaches. Records survive restarts: a new Recorder on the
+// same directory sees them.
+//
+// Several processes may record into one directory. Each batch is appended
+// while holding an exclusive lock on stats.lock in that directory
+// (github.com/gofrs/flock), and Summary reads under the shared lock, so
+// lines are never interleaved or read half-written, whatever the batch size
+// and file system. A line left half-written by a process that crashed is
+// skipped and counted (Summary.CorruptLines), never fatal; the next writer
+// starts on a new line so the records after it are whole. A Summary reads at
+// most Options.MaxReadBytes, newest records first, and says when it stopped
+// early (Summary.Truncated).
+//
+// # Summaries and reports
+//
+// Summary aggregates a Query: a period (day = the last 24 hours, week = 7
+// days, month = 30 days, all) and an optional tool name. context_saved and
+// time_saved_ms multiply the calls by Options.ContextPerCall and
+// Options.TimePerCallMs. Errors meant to be shown to a model or a user carry
+// their text ready to show: an invalid period (*PeriodError), stats switched
+// off (ErrDisabled, DisabledMessage) and a report that cannot be written
+// (*ReportError).
+//
+// WriteReport renders a Summary as one HTML file with inline SVG charts
+// (calls over time, duration per tool) and a table of the tools grouped by
+// pack. It loads nothing from elsewhere, escapes every name, and is only
+// ever written inside Options.ReportsDir.
+package stats

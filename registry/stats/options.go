@@ -1,0 +1,217 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+)
+
+// Defaults applied to a zero field of Options.
+const (
+	// DefaultFlushInterval is how often buffered records are written when
+	// Options.FlushInterval is zero.
+	DefaultFlushInterval = time.Second
+	// DefaultContextPerCall is the context tokens one call is estimated to
+	// save when Options.ContextPerCall is zero.
+	DefaultContextPerCall = 2000
+	// DefaultTimePerCallMs is the milliseconds one call is estimated to save
+	// when Options.TimePerCallMs is zero.
+	DefaultTimePerCallMs = 3000
+	// DefaultMaxReadBytes bounds the bytes of records one Summary reads when
+	// Options.MaxReadBytes is zero.
+	DefaultMaxReadBytes = 512 << 20
+	// DefaultMaxPending bounds the records buffered in memory between two
+	// flushes when Options.MaxPending is zero.
+	DefaultMaxPending = 1 << 18
+	// ReportsSubdir is where reports go, under Options.Dir, when
+	// Options.ReportsDir is empty.
+	ReportsSubdir = "reports"
+)
+
+// Options configure a Recorder. They mirror the host configuration's
+// `stats:` section (enabled, dir, flush_interval, context_per_call,
+// time_per_call_ms) and `output.reports_dir`; the host resolves relative
+// paths against the directory of the file that set them.
+//
+// The zero value is a disabled Recorder: its middleware records nothing and
+// Summary returns ErrDisabled. Every other zero field takes the default
+// named in its comment.
+type Options struct {
+	// Enabled turns recording and Summary on (config stats.enabled).
+	Enabled bool
+	// Dir holds the record files (config stats.dir). Required when Enabled;
+	// created if missing.
+	Dir string
+	// FlushInterval is how often buffered records are appended to their
+	// files (config stats.flush_interval); zero means DefaultFlushInterval.
+	// Records are also written by Flush, Close, Summary and when many calls
+	// are buffered.
+	FlushInterval time.Duration
+	// ContextPerCall is the context tokens one call is estimated to save
+	// (config stats.context_per_call): context_saved = calls × this. Zero
+	// means DefaultContextPerCall.
+	ContextPerCall int64
+	// TimePerCallMs is the milliseconds one call is estimated to save
+	// (config stats.time_per_call_ms): time_saved_ms = calls × this. Zero
+	// means DefaultTimePerCallMs.
+	TimePerCallMs int64
+	// ReportsDir is the only directory HTML reports are written to (config
+	// output.reports_dir); empty means Dir/ReportsSubdir.
+	ReportsDir string
+	// MaxReadBytes bounds the bytes of records one Summary reads; the
+	// newest records are read first and a Summary that reached the bound
+	// says so (Truncated). Zero means DefaultMaxReadBytes.
+	MaxReadBytes int64
+	// MaxPending bounds the records buffered in memory between flushes;
+	// calls beyond it (a store that cannot keep up) are counted as dropped
+	// and logged, never blocked. Zero means DefaultMaxPending.
+	MaxPending int
+	// Now is the clock stamping records and ending periods; nil means
+	// time.Now. Durations are always measured with the monotonic clock.
+	Now func() time.Time
+	// Logger receives write failures and dropped records (never argument
+	// or result values); nil means slog.Default() when New runs. Only
+	// New reads it: Reconfigure keeps the first.
+	Logger *slog.Logger
+}
+
+// Errors of this package; check with errors.Is.
+var (
+	// ErrDisabled: Summary or WriteReport on a Recorder whose Options have
+	// Enabled false. Its text is DisabledMessage, ready to show.
+	ErrDisabled = errors.New(DisabledMessage)
+	// ErrInvalidPeriod: a Query's period is not day, week, month or all;
+	// the error is a *PeriodError whose text is the one to show.
+	ErrInvalidPeriod = errors.New("stats: invalid period")
+	// ErrInvalidOptions: New or Reconfigure refused the Options (the error
+	// names the field).
+	ErrInvalidOptions = errors.New("stats: invalid options")
+	// ErrOutsideReportsDir: a report path that escapes the reports
+	// directory (.., an absolute path elsewhere, a symbolic link leading
+	// out). It is wrapped in a *ReportError.
+	ErrOutsideReportsDir = errors.New("path escapes the reports directory")
+	// ErrClosed: Flush, Summary or Reconfigure after Close.
+	ErrClosed = errors.New("stats: recorder closed")
+)
+
+// DisabledMessage is the text of ErrDisabled: what ot.stats answers when
+// statistics collection is switched off.
+const DisabledMessage = "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration."
+
+// PeriodError is the error of a period that is not day, week, month or all.
+// Its text is the message to show, verbatim; errors.Is(err,
+// ErrInvalidPeriod) holds.
+type PeriodError struct {
+	// Period is the value given.
+	Period string
+}
+
+// Error returns "Error: Invalid period '{period}'. Valid: day, week, month,
+// all. Example: ot.stats(period='day')".
+func (e *PeriodError) Error() string {
+	return fmt.Sprintf("Error: Invalid period '%s'. Valid: day, week, month, all. Example: ot.stats(period='day')", e.Period)
+}
+
+// Is reports whether target is ErrInvalidPeriod.
+func (e *PeriodError) Is(target error) bool { return target == ErrInvalidPeriod }
+
+// ReportError is the error of a report that could not be written. Its text
+// is "Error: Cannot write to '{path}': {cause}", ready to show; Unwrap
+// returns the cause (ErrOutsideReportsDir, a *fs.PathError, …).
+type ReportError struct {
+	// Path is the report's path: the reports directory joined with a
+	// relative name, or the absolute path given.
+	Path string
+	// Err is the cause.
+	Err error
+}
+
+// Error returns "Error: Cannot write to '{path}': {cause}".
+func (e *ReportError) Error() string {
+	return fmt.Sprintf("Error: Cannot write to '%s': %v", e.Path, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ReportError) Unwrap() error { return e.Err }
+
+// config is Options with defaults applied; it never changes once built.
+type config struct {
+	enabled        bool
+	dir            string
+	flushInterval  time.Duration
+	contextPerCall int64
+	timePerCallMs  int64
+	reportsDir     string
+	maxReadBytes   int64
+	maxPending     int
+	now            func() time.Time
+}
+
+// resolve checks o and applies the defaults; every problem is reported.
+func resolve(o Options) (*config, error) {
+	c := &config{
+		enabled:        o.Enabled,
+		dir:            o.Dir,
+		flushInterval:  o.FlushInterval,
+		contextPerCall: o.ContextPerCall,
+		timePerCallMs:  o.TimePerCallMs,
+		reportsDir:     o.ReportsDir,
+		maxReadBytes:   o.MaxReadBytes,
+		maxPending:     o.MaxPending,
+		now:            o.Now,
+	}
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalidOptions, field, fmt.Sprintf(format, a...)))
+	}
+	if o.Enabled && o.Dir == "" {
+		bad("Dir (stats.dir)", "empty; a directory is required when stats are enabled")
+	}
+	if o.FlushInterval < 0 {
+		bad("FlushInterval (stats.flush_interval)", "must be positive, got %v", o.FlushInterval)
+	}
+	if o.ContextPerCall < 0 {
+		bad("ContextPerCall (stats.context_per_call)", "must be >= 0, got %d", o.ContextPerCall)
+	}
+	if o.TimePerCallMs < 0 {
+		bad("TimePerCallMs (stats.time_per_call_ms)", "must be >= 0, got %d", o.TimePerCallMs)
+	}
+	if o.MaxReadBytes < 0 {
+		bad("MaxReadBytes", "must be >= 0, got %d", o.MaxReadBytes)
+	}
+	if o.MaxPending < 0 {
+		bad("MaxPending", "must be >= 0, got %d", o.MaxPending)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if c.flushInterval == 0 {
+		c.flushInterval = DefaultFlushInterval
+	}
+	if c.contextPerCall == 0 {
+		c.contextPerCall = DefaultContextPerCall
+	}
+	if c.timePerCallMs == 0 {
+		c.timePerCallMs = DefaultTimePerCallMs
+	}
+	if c.reportsDir == "" && c.dir != "" {
+		c.reportsDir = filepath.Join(c.dir, ReportsSubdir)
+	}
+	if c.maxReadBytes == 0 {
+		c.maxReadBytes = DefaultMaxReadBytes
+	}
+	if c.maxPending == 0 {
+		c.maxPending = DefaultMaxPending
+	}
+	return c, nil
+}
+
+// clock returns the time now by the configured clock.
+func (c *config) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}

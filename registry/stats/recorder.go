@@ -1,0 +1,395 @@
+package stats
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Error types a record carries beyond the tool's own.
+const (
+	// ErrorTypeProtocol marks a call that ended with a protocol failure (a
+	// non-nil error from the pipeline) other than a cancellation or an
+	// expired deadline, which are recorded as result.Cancelled and
+	// result.Timeout.
+	ErrorTypeProtocol = "protocol_error"
+	// errorTypeUnknown marks a failed Result that named no error type.
+	errorTypeUnknown = "unknown"
+)
+
+// kickAt is the number of buffered records that wakes the flusher before
+// the interval ends (or MaxPending when smaller), so that a busy server
+// writes in steady batches.
+const kickAt = 4096
+
+// Recorder records tool calls to JSON Lines files and aggregates them. Add
+// its Middleware to a Registry with Use; call Close at shutdown, which
+// writes what is still buffered. It is safe for concurrent use, and several
+// processes may share one directory.
+type Recorder struct {
+	log    *slog.Logger
+	cfg    atomic.Pointer[config]
+	closed atomic.Bool
+	// base is a time.Now() (wall and monotonic) renewed at every flush:
+	// a call's start time is base plus the monotonic time since base, so a
+	// call reads the clock twice rather than three times.
+	base atomic.Pointer[timeBase]
+
+	mu      sync.Mutex // guards pending and dropped
+	pending []entry
+	dropped int64
+
+	flushMu sync.Mutex // one flush (or reconfiguration) at a time
+	spare   []entry    // the other buffer, swapped with pending; flushMu
+	recs    []record   // the batch being written; flushMu
+	buf     []byte     // encoding buffer; flushMu
+	times   timeCache  // flushMu
+
+	sizers sync.Pool // *sizer, for values whose size needs encoding
+
+	kick chan struct{} // wakes the flusher (capacity 1)
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// New returns a Recorder for opts and starts its flusher. With Enabled it
+// creates Options.Dir when missing; a directory that cannot be created is an
+// error. Invalid options are ErrInvalidOptions naming every bad field.
+func New(opts Options) (*Recorder, error) {
+	cfg, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepare(cfg); err != nil {
+		return nil, err
+	}
+	loopCtx, stop := context.WithCancel(context.Background())
+	r := &Recorder{
+		log:  opts.Logger,
+		kick: make(chan struct{}, 1),
+		stop: stop,
+		done: make(chan struct{}),
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	r.sizers.New = func() any { return newSizer() }
+	r.cfg.Store(cfg)
+	r.renewBase()
+	go r.loop(loopCtx)
+	return r, nil
+}
+
+// prepare creates the record directory of an enabled configuration.
+func prepare(cfg *config) error {
+	if !cfg.enabled {
+		return nil
+	}
+	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
+		return fmt.Errorf("%w: Dir (stats.dir): %w", ErrInvalidOptions, err)
+	}
+	return nil
+}
+
+// Reconfigure applies new options (a configuration reload): what is
+// buffered is written under the previous options first, then calls are
+// recorded under the new ones. Invalid options, or a directory that cannot
+// be created, leave the previous options in force and return the error.
+// Records buffered while a reconfiguration disables recording are dropped.
+func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
+	cfg, err := resolve(opts)
+	if err != nil {
+		return err
+	}
+	if err := prepare(cfg); err != nil {
+		return err
+	}
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	if err := r.flushLocked(ctx, r.cfg.Load()); err != nil {
+		// Kept buffered: they go to the new directory.
+		r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records before reconfiguring failed: "+err.Error())
+	}
+	r.cfg.Store(cfg)
+	r.wake()
+	return nil
+}
+
+// Middleware returns the registry middleware recording every call it sees:
+// the time it started, the tool's final name and pack, its duration,
+// success, error type (the failure's, or ErrorTypeProtocol, cancelled or
+// timeout for a protocol failure), bytes in (the raw arguments) and bytes
+// out (a string, []byte or json.RawMessage value's length; any other
+// value's JSON encoding, counted without keeping it; a failure's error
+// text). Install it once with Registry.Use; Reconfigure changes what it
+// does. While recording is disabled or after Close it only passes the call
+// on. Recording never blocks a call on disk: records are buffered and
+// written by the flusher.
+//
+// Calls refused before the middleware chain (unknown tools, disabled
+// tools, arguments failing validation) are not seen by middleware, so they
+// are not recorded.
+func (r *Recorder) Middleware() registry.Middleware {
+	return func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			cfg := r.cfg.Load()
+			if !cfg.enabled || c == nil || c.Tool == nil || r.closed.Load() {
+				return next(ctx, c)
+			}
+			// Two monotonic clock reads: the wall time of the start is the
+			// base's plus the monotonic time elapsed since it.
+			base := r.base.Load()
+			start := time.Since(base.t)
+			res, err := next(ctx, c)
+			e := entry{tool: c.Tool, dur: time.Since(base.t) - start, in: int64(len(c.Raw))}
+			if cfg.now != nil {
+				e.at = cfg.now().UnixNano()
+			} else {
+				e.at = base.ns + int64(start)
+			}
+			switch {
+			case err != nil:
+				e.errType = protocolErrorType(err)
+			case res.Success:
+				e.ok = true
+				e.out = r.valueSize(res.Value)
+			default:
+				e.errType = string(res.ErrorType)
+				e.out = int64(len(res.Error))
+			}
+			r.add(cfg, &e)
+			return res, err
+		}
+	}
+}
+
+// record is the entry as stored: names from the tool, the error type made
+// storable.
+func (e *entry) record() record {
+	r := record{time: time.Unix(0, e.at), tool: e.tool.Name, pack: e.tool.Pack, dur: e.dur, ok: e.ok, bytesIn: e.in, bytesOut: e.out}
+	if !e.ok {
+		r.errType = cleanField(e.errType)
+		if r.errType == "" {
+			r.errType = errorTypeUnknown
+		}
+	}
+	return r
+}
+
+// protocolErrorType is the error type recorded for a protocol failure.
+func protocolErrorType(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return string(result.Cancelled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return string(result.Timeout)
+	default:
+		return ErrorTypeProtocol
+	}
+}
+
+// entry is a call as buffered: the least the call path can copy. The
+// flusher turns it into a record.
+type entry struct {
+	tool    *registry.Tool // registered tools are never modified
+	errType string         // as the failure gave it; "" on success
+	at      int64          // start, Unix nanoseconds
+	dur     time.Duration
+	in, out int64
+	ok      bool
+}
+
+// timeBase pairs a time.Now() with its Unix nanoseconds.
+type timeBase struct {
+	t  time.Time
+	ns int64
+}
+
+// add buffers one entry; past MaxPending it is counted as dropped.
+func (r *Recorder) add(cfg *config, rec *entry) {
+	r.mu.Lock()
+	n := len(r.pending)
+	if n >= cfg.maxPending {
+		r.dropped++
+		r.mu.Unlock()
+		return
+	}
+	r.pending = append(r.pending, *rec)
+	r.mu.Unlock()
+	if n+1 == min(kickAt, cfg.maxPending) {
+		r.wake()
+	}
+}
+
+// wake asks the flusher to flush now (and re-read the interval).
+func (r *Recorder) wake() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// flushTimeout bounds the flusher's wait for the directory's lock; what it
+// could not write stays buffered for the next try.
+const flushTimeout = 30 * time.Second
+
+// loop is the flusher: it writes the buffer every flush interval, and
+// sooner when woken, until ctx (cancelled by Close) is done.
+func (r *Recorder) loop(loopCtx context.Context) {
+	defer close(r.done)
+	t := time.NewTimer(r.cfg.Load().flushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-loopCtx.Done():
+			return
+		case <-r.kick:
+		case <-t.C:
+		}
+		cfg := r.cfg.Load()
+		ctx, cancel := context.WithTimeout(loopCtx, flushTimeout)
+		if err := r.flush(ctx); err != nil && loopCtx.Err() == nil {
+			r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records failed (kept for the next try): "+err.Error())
+		}
+		cancel()
+		t.Reset(cfg.flushInterval)
+	}
+}
+
+// Flush writes every buffered record now. It waits for the directory's lock
+// as long as ctx allows; on failure the records stay buffered (up to
+// MaxPending) for the next flush.
+func (r *Recorder) Flush(ctx context.Context) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	return r.flush(ctx)
+}
+
+func (r *Recorder) flush(ctx context.Context) error {
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
+	return r.flushLocked(ctx, r.cfg.Load())
+}
+
+// renewBase takes a new base time, so that wall-clock adjustments reach the
+// records within a flush interval.
+func (r *Recorder) renewBase() {
+	now := time.Now()
+	r.base.Store(&timeBase{t: now, ns: now.UnixNano()})
+}
+
+// flushLocked writes the buffer under cfg; r.flushMu must be held.
+func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
+	r.renewBase()
+	r.mu.Lock()
+	batch := r.pending
+	r.pending = r.spare[:0]
+	dropped := r.dropped
+	r.dropped = 0
+	r.mu.Unlock()
+	r.spare = nil
+	if dropped > 0 {
+		r.log.LogAttrs(ctx, slog.LevelWarn, "stats: records dropped: more calls than the store could keep up with",
+			slog.Int64("dropped", dropped), slog.Int("max_pending", cfg.maxPending))
+	}
+	var err error
+	if cfg.enabled && len(batch) > 0 {
+		r.recs = r.recs[:0]
+		for i := range batch {
+			r.recs = append(r.recs, batch[i].record())
+		}
+		r.buf, err = writeBatch(ctx, cfg.dir, r.recs, r.buf, &r.times)
+		clear(r.recs)
+	}
+	if err != nil {
+		r.mu.Lock()
+		kept := append(batch, r.pending...)
+		if over := len(kept) - cfg.maxPending; over > 0 {
+			r.dropped += int64(over)
+			kept = kept[over:]
+		}
+		r.pending = kept
+		r.mu.Unlock()
+		return err
+	}
+	clear(batch) // let the strings go
+	r.spare = batch[:0]
+	return nil
+}
+
+// Close stops the flusher and writes what is buffered, waiting for the
+// directory's lock as long as ctx allows. Calls after Close pass through
+// unrecorded. A second Close does nothing.
+func (r *Recorder) Close(ctx context.Context) error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	r.stop()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return fmt.Errorf("stats: close: %w", ctx.Err())
+	}
+	return r.flush(ctx)
+}
+
+// sizer counts the bytes of a value's JSON encoding without keeping them.
+type sizer struct {
+	n   int64
+	enc *json.Encoder
+}
+
+func newSizer() *sizer {
+	s := &sizer{}
+	s.enc = json.NewEncoder(s)
+	s.enc.SetEscapeHTML(false)
+	return s
+}
+
+// Write counts p.
+func (s *sizer) Write(p []byte) (int, error) {
+	s.n += int64(len(p))
+	return len(p), nil
+}
+
+// valueSize is the bytes out of a successful value: the length of text
+// values, the JSON encoding's size of any other (0 when it cannot be
+// encoded).
+func (r *Recorder) valueSize(v any) int64 {
+	switch v := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return int64(len(v))
+	case []byte:
+		return int64(len(v))
+	case json.RawMessage:
+		return int64(len(v))
+	case bool:
+		if v {
+			return 4
+		}
+		return 5
+	}
+	s := r.sizers.Get().(*sizer)
+	s.n = 0
+	n := int64(0)
+	if err := s.enc.Encode(v); err == nil {
+		n = s.n - 1 // Encode ends with a newline
+	}
+	r.sizers.Put(s)
+	return n
+}

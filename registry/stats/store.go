@@ -1,0 +1,271 @@
+package stats
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// The files under Options.Dir: one JSON Lines file per UTC day, named by the
+// day its records started, and the lock file every writer and reader of the
+// directory shares.
+const (
+	filePrefix = "stats-"
+	fileSuffix = ".jsonl"
+	dayLayout  = "2006-01-02"
+	lockName   = "stats.lock"
+	// lockRetry is how often a waiting writer or reader retries the lock.
+	lockRetry = 2 * time.Millisecond
+)
+
+// dayFileName is the file of the UTC day of t.
+func dayFileName(t time.Time) string {
+	return filePrefix + t.UTC().Format(dayLayout) + fileSuffix
+}
+
+// lockDir takes the directory's lock, exclusive or shared, waiting as long as
+// ctx allows. The caller must Unlock the returned lock.
+func lockDir(ctx context.Context, dir string, shared bool) (*flock.Flock, error) {
+	l := flock.New(filepath.Join(dir, lockName))
+	var ok bool
+	var err error
+	if shared {
+		ok, err = l.TryRLockContext(ctx, lockRetry)
+	} else {
+		ok, err = l.TryLockContext(ctx, lockRetry)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stats: lock %s: %w", l.Path(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("stats: lock %s: not acquired", l.Path())
+	}
+	return l, nil
+}
+
+// writeBatch appends recs to their day files under dir, holding the
+// directory's exclusive lock, so that processes sharing the directory never
+// interleave their lines. A file whose last line was cut short (a writer
+// that crashed mid-line) gets a newline first: that fragment stays one
+// corrupt line and the new records stay whole.
+func writeBatch(ctx context.Context, dir string, recs []record, buf []byte, tc *timeCache) ([]byte, error) {
+	if len(recs) == 0 {
+		return buf, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return buf, fmt.Errorf("stats: %w", err)
+	}
+	l, err := lockDir(ctx, dir, false)
+	if err != nil {
+		return buf, err
+	}
+	defer func() { _ = l.Unlock() }()
+	// Records are nearly always of one day; a batch across midnight is
+	// written as one write per day.
+	for start := 0; start < len(recs); {
+		y, m, d := recs[start].time.UTC().Date()
+		buf = buf[:0]
+		end := start
+		for ; end < len(recs); end++ {
+			if y2, m2, d2 := recs[end].time.UTC().Date(); y2 != y || m2 != m || d2 != d {
+				break
+			}
+			buf = appendRecord(buf, &recs[end], tc)
+		}
+		if err := appendFile(filepath.Join(dir, dayFileName(recs[start].time)), buf); err != nil {
+			return buf, err
+		}
+		start = end
+	}
+	return buf, nil
+}
+
+// appendFile appends data, whole lines, to path with one write (os.File.Write
+// retries a short write until all is written or an error occurs).
+func appendFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() > 0 {
+		var last [1]byte
+		if _, err = f.ReadAt(last[:], st.Size()-1); err == nil && last[0] != '\n' {
+			_, err = f.Write([]byte{'\n'})
+		}
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("stats: append to %s: %w", path, err)
+	}
+	return nil
+}
+
+// dayFile is one record file found under the directory.
+type dayFile struct {
+	path string
+	day  time.Time // UTC midnight of its day
+	size int64
+}
+
+// listDayFiles returns the record files whose day may hold records at or
+// after since, newest first. Other files are ignored; a missing directory
+// has none.
+func listDayFiles(dir string, since time.Time) ([]dayFile, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	var out []dayFile
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, filePrefix) || !strings.HasSuffix(name, fileSuffix) {
+			continue
+		}
+		day, err := time.Parse(dayLayout, strings.TrimSuffix(strings.TrimPrefix(name, filePrefix), fileSuffix))
+		if err != nil {
+			continue
+		}
+		if !since.IsZero() && !day.Add(24*time.Hour).After(since) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		out = append(out, dayFile{path: filepath.Join(dir, name), day: day, size: info.Size()})
+	}
+	slices.SortFunc(out, func(a, b dayFile) int { return b.day.Compare(a.day) })
+	return out, nil
+}
+
+// readStats is what reading the files found beside the records.
+type readStats struct {
+	corrupt   int64 // lines skipped: not a complete, plausible record
+	truncated bool  // the byte budget stopped the reading
+}
+
+// readRecords calls fn for every record of the day files under dir that may
+// hold records at or after since, newest file first, reading at most budget
+// bytes: when a file does not fit, only its newest part is read and the
+// reading stops there. It holds the directory's shared lock, so no writer is
+// mid-line meanwhile.
+func readRecords(ctx context.Context, dir string, since time.Time, budget int64, fn func(*record)) (readStats, error) {
+	var st readStats
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	l, err := lockDir(ctx, dir, true)
+	if err != nil {
+		return st, err
+	}
+	defer func() { _ = l.Unlock() }()
+	files, err := listDayFiles(dir, since)
+	if err != nil {
+		return st, err
+	}
+	for _, df := range files {
+		var offset int64
+		if df.size > budget {
+			offset = df.size - budget
+			st.truncated = true
+		}
+		c, err := readFile(ctx, df.path, offset, df.size, fn)
+		st.corrupt += c
+		if err != nil {
+			return st, err
+		}
+		budget -= df.size - offset
+		if st.truncated {
+			break
+		}
+	}
+	return st, nil
+}
+
+// readFile reads the lines of path between offset and size (the size when
+// listed) and calls fn with each record; it returns how many lines were
+// corrupt. Reading from an offset inside a line skips the rest of that
+// line without counting it.
+func readFile(ctx context.Context, path string, offset, size int64, fn func(*record)) (int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // removed since listed
+	}
+	if err != nil {
+		return 0, fmt.Errorf("stats: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	skip := false
+	if offset > 0 {
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], offset-1); err != nil {
+			return 0, fmt.Errorf("stats: %w", err)
+		}
+		skip = prev[0] != '\n'
+	}
+	return scanLines(ctx, io.NewSectionReader(f, offset, size-offset), skip, fn)
+}
+
+// scanLines reads record lines from r. A line over maxLineBytes, a line that
+// does not parse and an unterminated last line (a writer that crashed
+// mid-line) count as corrupt. With skipFirst the first line, which starts
+// before r does, is skipped uncounted.
+func scanLines(ctx context.Context, r io.Reader, skipFirst bool, fn func(*record)) (int64, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var corrupt int64
+	for n := 0; ; n++ {
+		if n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return corrupt, fmt.Errorf("stats: reading records: %w", err)
+			}
+		}
+		line, err := br.ReadSlice('\n')
+		long := false
+		for errors.Is(err, bufio.ErrBufferFull) {
+			long = true
+			_, err = br.ReadSlice('\n')
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return corrupt, fmt.Errorf("stats: reading records: %w", err)
+		}
+		text := bytes.TrimRight(line, "\r\n")
+		switch {
+		case skipFirst:
+			skipFirst = false
+		case long:
+			corrupt++
+		case len(text) == 0: // a blank line (a newline written after a cut line) is no record
+		case errors.Is(err, io.EOF): // unterminated: a writer stopped mid-line
+			corrupt++
+		default:
+			if rec, perr := parseRecord(text); perr != nil {
+				corrupt++
+			} else {
+				fn(&rec)
+			}
+		}
+		if err != nil {
+			return corrupt, nil
+		}
+	}
+}

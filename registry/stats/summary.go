@@ -1,0 +1,356 @@
+package stats
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"math"
+	"slices"
+	"time"
+)
+
+// Periods a Query may name. The empty period means PeriodAll.
+const (
+	// PeriodDay is the last 24 hours.
+	PeriodDay = "day"
+	// PeriodWeek is the last 7 days.
+	PeriodWeek = "week"
+	// PeriodMonth is the last 30 days.
+	PeriodMonth = "month"
+	// PeriodAll is every record kept.
+	PeriodAll = "all"
+)
+
+// PeriodLength returns how far back a period reaches (0 for PeriodAll and
+// ""), or a *PeriodError for any other value.
+func PeriodLength(period string) (time.Duration, error) {
+	switch period {
+	case PeriodDay:
+		return 24 * time.Hour, nil
+	case PeriodWeek:
+		return 7 * 24 * time.Hour, nil
+	case PeriodMonth:
+		return 30 * 24 * time.Hour, nil
+	case PeriodAll, "":
+		return 0, nil
+	default:
+		return 0, &PeriodError{Period: period}
+	}
+}
+
+// Query selects the calls a Summary covers.
+type Query struct {
+	// Period is PeriodDay, PeriodWeek, PeriodMonth or PeriodAll; empty
+	// means PeriodAll. Anything else is a *PeriodError.
+	Period string
+	// Tool, when set, keeps only the calls of the tool with this final
+	// name.
+	Tool string
+	// Now ends the period; zero means the Recorder's clock.
+	Now time.Time
+}
+
+// Summary is the aggregate ot.stats shows. Durations are milliseconds and
+// rates percentages (0–100), rounded for reading.
+type Summary struct {
+	// Period is the period covered ("day", "week", "month", "all").
+	Period string `json:"period"`
+	// Tool is the tool filter, "" for every tool.
+	Tool string `json:"tool,omitempty"`
+	// Since is the start of the period (zero for "all"); Until its end.
+	Since time.Time `json:"since,omitzero"`
+	// Until is the end of the period (the query's Now).
+	Until time.Time `json:"until"`
+	// TotalCalls is the number of calls.
+	TotalCalls int64 `json:"total_calls"`
+	// SuccessRate is the percentage of successful calls (0 without calls).
+	SuccessRate float64 `json:"success_rate"`
+	// ContextSaved is TotalCalls × Options.ContextPerCall: the context
+	// tokens the calls are estimated to have saved.
+	ContextSaved int64 `json:"context_saved"`
+	// TimeSavedMs is TotalCalls × Options.TimePerCallMs.
+	TimeSavedMs int64 `json:"time_saved_ms"`
+	// Tools is the per-tool breakdown, most called first (then by name).
+	Tools []ToolSummary `json:"tools"`
+	// Timeline counts the calls over the period in equal buckets, oldest
+	// first, for charts; empty when there are no calls.
+	Timeline []Bucket `json:"timeline,omitempty"`
+	// CorruptLines counts the record lines skipped because they were not
+	// whole records (a process that crashed mid-write, a damaged file).
+	CorruptLines int64 `json:"corrupt_lines,omitempty"`
+	// Truncated reports that Options.MaxReadBytes stopped the reading: the
+	// oldest records of the period were not counted.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// ToolSummary is one tool's share of a Summary.
+type ToolSummary struct {
+	// Tool is the tool's final name.
+	Tool string `json:"tool"`
+	// Pack is the pack of its latest call, "" for none.
+	Pack string `json:"pack,omitempty"`
+	// Calls is the number of calls.
+	Calls int64 `json:"calls"`
+	// SuccessRate is the percentage of successful calls.
+	SuccessRate float64 `json:"success_rate"`
+	// AvgMs, P50Ms and P95Ms describe the calls' durations (nearest-rank
+	// percentiles).
+	AvgMs float64 `json:"avg_ms"`
+	// P50Ms is the median duration.
+	P50Ms float64 `json:"p50_ms"`
+	// P95Ms is the 95th-percentile duration.
+	P95Ms float64 `json:"p95_ms"`
+	// Errors counts the failures by error type.
+	Errors map[string]int64 `json:"errors,omitempty"`
+	// BytesIn is the size of all arguments; BytesOut of all values and
+	// failure texts.
+	BytesIn int64 `json:"bytes_in"`
+	// BytesOut is the size of all values and failure texts.
+	BytesOut int64 `json:"bytes_out"`
+}
+
+// Bucket is one slice of a Summary's timeline.
+type Bucket struct {
+	// Start and End bound the bucket: Start ≤ call time < End.
+	Start time.Time `json:"start"`
+	// End is the end of the bucket.
+	End time.Time `json:"end"`
+	// Calls is the number of calls started in the bucket.
+	Calls int64 `json:"calls"`
+	// Failures is how many of them failed.
+	Failures int64 `json:"failures"`
+}
+
+// Summary flushes what this Recorder has buffered, then reads the records
+// of the query's period from every process sharing the directory and
+// aggregates them. A flush that fails for another reason than ctx is logged
+// and the summary answers from what the files hold. An invalid period is a *PeriodError (ErrInvalidPeriod),
+// a disabled Recorder ErrDisabled; both texts are ready to show.
+func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
+	length, err := PeriodLength(q.Period)
+	if err != nil {
+		return Summary{}, err
+	}
+	if r.closed.Load() {
+		return Summary{}, ErrClosed
+	}
+	cfg := r.cfg.Load()
+	if !cfg.enabled {
+		return Summary{}, ErrDisabled
+	}
+	if err := r.flush(ctx); err != nil {
+		if ctx.Err() != nil {
+			return Summary{}, err
+		}
+		// The store may still be readable: answer with what it holds.
+		r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records before a summary failed (kept for the next try): "+err.Error())
+	}
+	now := q.Now
+	if now.IsZero() {
+		now = cfg.clock()
+	}
+	agg := newAggregator(q, length, now)
+	st, err := readRecords(ctx, cfg.dir, agg.since, cfg.maxReadBytes, agg.add)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := agg.summary(cfg)
+	s.CorruptLines = st.corrupt
+	s.Truncated = st.truncated
+	return s, nil
+}
+
+// maxBuckets bounds the timeline of PeriodAll.
+const maxBuckets = 120
+
+// aggregator folds records into a Summary in one pass.
+type aggregator struct {
+	period string
+	tool   string
+	since  time.Time // zero for all
+	now    time.Time
+	unit   time.Duration // timeline counting unit: an hour or a day
+
+	calls, ok int64
+	tools     map[string]*toolAgg
+	units     map[int64]*[2]int64 // unit start (Unix seconds) → calls, failures
+	first     time.Time
+}
+
+type toolAgg struct {
+	pack      string
+	packAt    time.Time
+	calls, ok int64
+	total     time.Duration
+	durs      []time.Duration
+	errors    map[string]int64
+	in, out   int64
+}
+
+func newAggregator(q Query, length time.Duration, now time.Time) *aggregator {
+	a := &aggregator{
+		period: q.Period,
+		tool:   q.Tool,
+		now:    now,
+		unit:   24 * time.Hour,
+		tools:  map[string]*toolAgg{},
+		units:  map[int64]*[2]int64{},
+	}
+	if a.period == "" {
+		a.period = PeriodAll
+	}
+	if length > 0 {
+		a.since = now.Add(-length)
+		if length <= 7*24*time.Hour {
+			a.unit = time.Hour
+		}
+	}
+	return a
+}
+
+// add counts rec when it falls in the period and matches the tool filter.
+func (a *aggregator) add(rec *record) {
+	if (!a.since.IsZero() && rec.time.Before(a.since)) || (a.tool != "" && rec.tool != a.tool) {
+		return
+	}
+	a.calls++
+	t := a.tools[rec.tool]
+	if t == nil {
+		t = &toolAgg{}
+		a.tools[rec.tool] = t
+	}
+	t.calls++
+	if rec.ok {
+		a.ok++
+		t.ok++
+	} else {
+		if t.errors == nil {
+			t.errors = map[string]int64{}
+		}
+		t.errors[rec.errType]++
+	}
+	if t.packAt.IsZero() || !rec.time.Before(t.packAt) {
+		t.pack, t.packAt = rec.pack, rec.time
+	}
+	t.total += rec.dur
+	t.durs = append(t.durs, rec.dur)
+	t.in += rec.bytesIn
+	t.out += rec.bytesOut
+	key := rec.time.Truncate(a.unit).Unix()
+	u := a.units[key]
+	if u == nil {
+		u = new([2]int64)
+		a.units[key] = u
+	}
+	u[0]++
+	if !rec.ok {
+		u[1]++
+	}
+	if a.first.IsZero() || rec.time.Before(a.first) {
+		a.first = rec.time
+	}
+}
+
+// summary builds the result.
+func (a *aggregator) summary(cfg *config) Summary {
+	s := Summary{
+		Period:       a.period,
+		Tool:         a.tool,
+		Since:        a.since,
+		Until:        a.now,
+		TotalCalls:   a.calls,
+		SuccessRate:  rate(a.ok, a.calls),
+		ContextSaved: a.calls * cfg.contextPerCall,
+		TimeSavedMs:  a.calls * cfg.timePerCallMs,
+		Tools:        make([]ToolSummary, 0, len(a.tools)),
+	}
+	for name, t := range a.tools {
+		slices.Sort(t.durs)
+		s.Tools = append(s.Tools, ToolSummary{
+			Tool:        name,
+			Pack:        t.pack,
+			Calls:       t.calls,
+			SuccessRate: rate(t.ok, t.calls),
+			AvgMs:       ms(t.total / time.Duration(t.calls)),
+			P50Ms:       ms(percentile(t.durs, 50)),
+			P95Ms:       ms(percentile(t.durs, 95)),
+			Errors:      t.errors,
+			BytesIn:     t.in,
+			BytesOut:    t.out,
+		})
+	}
+	slices.SortFunc(s.Tools, func(x, y ToolSummary) int {
+		if c := cmp.Compare(y.Calls, x.Calls); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Tool, y.Tool)
+	})
+	s.Timeline = a.timeline()
+	return s
+}
+
+// timeline spreads the counted units over equal buckets covering the
+// period (for PeriodAll, from the first call's day), at most maxBuckets.
+func (a *aggregator) timeline() []Bucket {
+	if a.calls == 0 {
+		return nil
+	}
+	var start time.Time
+	width := a.unit
+	switch a.period {
+	case PeriodWeek:
+		width = 6 * time.Hour
+	case PeriodAll:
+		width = 24 * time.Hour
+	}
+	if a.since.IsZero() {
+		start = a.first.Truncate(width)
+	} else {
+		start = a.since.Truncate(width)
+	}
+	end := a.now
+	if !end.After(start) {
+		end = start.Add(width)
+	}
+	n := int((end.Sub(start) + width - 1) / width)
+	if n > maxBuckets { // PeriodAll over a long time: wider buckets, whole days
+		days := (n + maxBuckets - 1) / maxBuckets
+		width *= time.Duration(days)
+		n = int((end.Sub(start) + width - 1) / width)
+	}
+	n = max(n, 1)
+	out := make([]Bucket, n)
+	for i := range out {
+		out[i].Start = start.Add(time.Duration(i) * width)
+		out[i].End = out[i].Start.Add(width)
+	}
+	for key, u := range a.units {
+		i := int(time.Unix(key, 0).Sub(start) / width)
+		i = min(max(i, 0), n-1) // a call stamped after Now counts in the last bucket
+		out[i].Calls += u[0]
+		out[i].Failures += u[1]
+	}
+	return out
+}
+
+// percentile is the nearest-rank p-th percentile of sorted durations.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	return sorted[max(i, 1)-1]
+}
+
+// rate is 100 × ok / calls rounded to one decimal; 0 without calls.
+func rate(ok, calls int64) float64 {
+	if calls == 0 {
+		return 0
+	}
+	return math.Round(1000*float64(ok)/float64(calls)) / 10
+}
+
+// ms is d in milliseconds rounded to the microsecond.
+func ms(d time.Duration) float64 {
+	return math.Round(float64(d)/1e3) / 1e3
+}
