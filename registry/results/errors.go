@@ -64,8 +64,16 @@ func invalid(field, format string, a ...any) *Error {
 	return &Error{Kind: ErrInvalidQuery, Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
+// maxEcho caps how much of a handle a message quotes: a handle comes from
+// the model and may be anything.
+const maxEcho = 64
+
 func notFound(handle string) *Error {
-	msg := fmt.Sprintf("no stored result with handle %q", handle)
+	shown := handle
+	if len(shown) > maxEcho {
+		shown = cutUTF8(shown, maxEcho) + "…"
+	}
+	msg := fmt.Sprintf("no stored result with handle %q", shown)
 	if !validHandle(handle) {
 		msg += "; a handle is the 32 hexadecimal characters of the handle field of a stored result"
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -309,7 +310,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 		if _, err := io.ReadFull(idx, eb[:]); err != nil {
 			return 0, corrupt(r.handle, err)
 		}
-		return decodeEntries(eb[:], make([]int64, 0, 1))[0], nil
+		return int64(binary.LittleEndian.Uint64(eb[:])), nil // above the int64 range: negative, refused below
 	}
 	prev, err := next()
 	if err != nil {

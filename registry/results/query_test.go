@@ -144,6 +144,10 @@ func TestResult_InvalidHandle(t *testing.T) {
 	_, err := st.Query(t.Context(), defaults("nonexistent"))
 	assert.Equal(t, `no stored result with handle "nonexistent"; a handle is the 32 hexadecimal characters of the handle field of a stored result; call the tool again to get a new one`, err.Error())
 
+	_, err = st.Query(t.Context(), defaults(strings.Repeat("x", 10000)))
+	assert.Equal(t, `no stored result with handle "`+strings.Repeat("x", 64)+`…"; a handle is the 32 hexadecimal characters of the handle field of a stored result; call the tool again to get a new one`,
+		err.Error(), "a long handle is quoted in part")
+
 	_, err = st.Query(t.Context(), defaults(strings.Repeat("ab", 16)))
 	assert.ErrorIs(t, err, results.ErrNotFound, "a well-formed handle never stored")
 	assert.NotErrorIs(t, err, results.ErrExpired)

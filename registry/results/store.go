@@ -43,8 +43,8 @@ type Store struct {
 	seq    uint64           // incremented by every Put, so a sweep keeps what it did not see
 	closed bool
 
-	stop chan struct{}
-	done chan struct{}
+	stop context.CancelFunc // ends the background sweep (Close)
+	done chan struct{}      // closed when the background sweep has returned
 }
 
 // entry is the store's record of one live output.
@@ -66,17 +66,19 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	s := &Store{opts: o, log: o.Logger, live: map[string]entry{}, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{opts: o, log: o.Logger, live: map[string]entry{}, done: make(chan struct{})}
 	if err := s.sweep(ctx); err != nil {
 		return nil, err
 	}
-	go s.sweeper()
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop = stop
+	go s.sweeper(bg)
 	return s, nil
 }
 
-// Close stops the background sweep and waits for it. Stored outputs stay on
-// disk for the next Store. Put and Query fail with ErrClosed afterwards.
-// Close is idempotent.
+// Close stops the background sweep (interrupting one under way) and waits
+// for it. Stored outputs stay on disk for the next Store. Put and Query
+// fail with ErrClosed afterwards. Close is idempotent.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -85,21 +87,22 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	close(s.stop)
+	s.stop()
 	<-s.done
 	return nil
 }
 
-func (s *Store) sweeper() {
+// sweeper runs sweep every SweepInterval until ctx ends.
+func (s *Store) sweeper(ctx context.Context) {
 	defer close(s.done)
 	t := time.NewTicker(s.opts.SweepInterval)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := s.sweep(context.Background()); err != nil {
+			if err := s.sweep(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("results: sweep failed", slog.String("dir", s.opts.Dir), slog.Any("error", err))
 			}
 		}
