@@ -25,7 +25,7 @@ import (
 var ojTools = []string{"find_similar_problems", "get_daily_challenge", "get_platform_status", "get_problem", "resolve_problem"}
 
 // exampleTools are the tools the example pack serves.
-var exampleTools = []string{"add", "count", "create_document", "delete_document", "echo", "get_document", "is_prime", "list_documents", "text_stats"}
+var exampleTools = []string{"add", "count", "create_document", "delete_document", "echo", "get_document", "is_prime", "lines", "list_documents", "text_stats"}
 
 func newClient() *sdk.Client {
 	return sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, nil)

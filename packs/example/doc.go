@@ -18,6 +18,9 @@
 //	delete_document  deletes a document and returns no value (nil), with a
 //	                 message; requires the consent phrase DELETE_DOCUMENT
 //	is_prime         tells whether an integer is prime: a boolean result
+//	lines            returns count lines "line 1" … "line N" (N up to
+//	                 MaxLines): a large output on demand, to try a host's
+//	                 result store (registry/results) from any client
 //	count            counts to n with a delay before each number: a
 //	                 long-running tool that reports progress
 //	                 (registry.ReportProgress) and stops when cancelled

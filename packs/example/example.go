@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +110,14 @@ func New() (*registry.Pack, error) {
 			Doc:         "Tells whether an integer between 0 and 1000000000000 is a prime number. The result is true or false.",
 			Annotations: readOnly,
 			Example:     `is_prime(n=97)`,
+		}),
+		registry.AddFunc(p, "lines", Lines, registry.ToolOptions{
+			Title: "Many lines",
+			Doc: "Returns count lines of text, \"line 1\" to \"line {count}\", one per line. " +
+				"A large output on demand: a host that stores large outputs (over 50,000 bytes by default: 5,111 lines or more) " +
+				"returns a handle to page through instead.",
+			Annotations: readOnly,
+			Example:     `lines(count=20000)`,
 		}),
 		registry.AddFunc(p, "count", Count, registry.ToolOptions{
 			Title: "Count slowly",
@@ -340,6 +349,32 @@ func IsPrime(ctx context.Context, a IsPrimeArgs) (result.Result[bool], error) {
 		}
 	}
 	return result.Ok(true), nil
+}
+
+// MaxLines is the largest count lines accepts: 1,000,000 lines are
+// 11,888,895 bytes, within a result store's default per-output cap.
+const MaxLines = 1_000_000
+
+// LinesArgs are the arguments of lines.
+type LinesArgs struct {
+	// Count is the number of lines to return.
+	Count int `json:"count" validate:"required,min=1,max=1000000" description:"Number of lines (1 to 1000000)."`
+}
+
+// Lines returns a.Count lines "line 1" … "line {Count}" joined by '\n',
+// with no '\n' after the last.
+func Lines(ctx context.Context, a LinesArgs) (result.Result[string], error) {
+	var b strings.Builder
+	b.Grow(a.Count * (len("line ") + 8))
+	buf := make([]byte, 0, 16)
+	for i := 1; i <= a.Count; i++ {
+		if i > 1 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("line ")
+		b.Write(strconv.AppendInt(buf[:0], int64(i), 10))
+	}
+	return result.Ok(b.String()), nil
 }
 
 // DefaultCountDelay is count's wait before each number when delay_ms is

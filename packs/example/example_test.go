@@ -50,6 +50,7 @@ func ExampleNew() {
 	// demo_echo
 	// demo_get_document
 	// demo_is_prime
+	// demo_lines
 	// demo_list_documents
 	// demo_text_stats
 	// {"success":true,"value":{"characters":13,"words":3,"lines":2}} <nil>

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -190,4 +191,26 @@ func TestCount_Bounds(t *testing.T) {
 	assert.JSONEq(t, `100`, string(schema.Properties["delay_ms"].Default))
 	assert.Equal(t, []string{"n"}, schema.Required)
 	assert.Equal(t, int(DefaultCountDelay.Milliseconds()), 100, "the schema's default is the code's")
+}
+
+// TestLines: lines(count) returns "line 1" … "line N", one per line, with
+// no '\n' after the last; count is bounded by MaxLines.
+func TestLines(t *testing.T) {
+	r := newRegistry(t)
+	assert.Equal(t, "line 1", invoke(t, r, "lines", `{"count":1}`).Value)
+	assert.Equal(t, "line 1\nline 2\nline 3", invoke(t, r, "lines", `{"count":3}`).Value)
+
+	res := invoke(t, r, "lines", `{"count":1000000}`)
+	require.True(t, res.Success, res.Error)
+	text := res.Value.(string)
+	assert.Len(t, text, 11_888_895, "the size MaxLines documents")
+	lines := strings.Split(text, "\n")
+	require.Len(t, lines, MaxLines)
+	for _, i := range []int{0, 9, 99_999, 999_999} {
+		assert.Equal(t, fmt.Sprintf("line %d", i+1), lines[i])
+	}
+
+	for _, bad := range []string{`{"count":0}`, `{"count":-1}`, `{"count":1000001}`, `{}`, `{"count":"5"}`} {
+		assert.Equal(t, []string{"count"}, fields(t, invoke(t, r, "lines", bad)), bad)
+	}
 }

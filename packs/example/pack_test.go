@@ -53,7 +53,7 @@ func TestConditional_IncludedWhenTrue(t *testing.T) {
 	added, err := Register(r)
 	require.NoError(t, err)
 	assert.True(t, added)
-	assert.Len(t, r.List(), 9)
+	assert.Len(t, r.List(), 10)
 	require.Len(t, r.Packs(), 1)
 	assert.Equal(t, PackName, r.Packs()[0].Name)
 }
@@ -111,8 +111,8 @@ func TestNew_PackContents(t *testing.T) {
 		assert.NotEmpty(t, tool.Usage.Example, tool.Name)
 		assert.NotContains(t, tool.Description, "demo_", "docs use undecorated names")
 	}
-	require.Len(t, byName, 9)
-	for _, n := range []string{"echo", "add", "text_stats", "get_document", "list_documents", "is_prime", "count"} {
+	require.Len(t, byName, 10)
+	for _, n := range []string{"echo", "add", "text_stats", "get_document", "list_documents", "is_prime", "lines", "count"} {
 		require.NotNil(t, byName[n].Annotations.ReadOnly, n)
 		assert.True(t, *byName[n].Annotations.ReadOnly, n)
 	}

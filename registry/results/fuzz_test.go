@@ -1,0 +1,167 @@
+package results
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzParseHeader: any 64 bytes (or any other length) are parsed without
+// panicking; a header that parses marshals back to the same bytes.
+func FuzzParseHeader(f *testing.F) {
+	f.Add(header{created: 1, expires: 2, size: 100, lines: 10, maxLine: 64}.marshal())
+	f.Add(header{created: 1, expires: 2, size: 0, lines: 0, maxLine: 1 << 20, flags: flagTruncated | flagJSON}.marshal())
+	f.Add(make([]byte, headerSize))
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := parseHeader(b)
+		if err != nil {
+			if !errors.Is(err, errHeader) {
+				t.Fatalf("error not marked errHeader: %v", err)
+			}
+			return
+		}
+		if got := h.marshal(); string(got) != string(b) {
+			t.Fatalf("round trip changed the header:\n%x\n%x", b, got)
+		}
+	})
+}
+
+var handleRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// FuzzHandle: only 32 lowercase hexadecimal characters are handles; any
+// other string is reported not found, whatever it holds (paths, NULs,
+// dots), and never reaches the file system as a name.
+func FuzzHandle(f *testing.F) {
+	for _, s := range []string{"", "nonexistent", "../../etc/passwd", strings.Repeat("a", 32), strings.Repeat("A", 32),
+		strings.Repeat("0", 31) + "/", "0123456789abcdef0123456789abcdef", "..\x00", strings.Repeat("f", 33)} {
+		f.Add(s)
+	}
+	s, err := Open(context.Background(), Options{Dir: f.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = s.Close() })
+	f.Fuzz(func(t *testing.T, h string) {
+		if validHandle(h) != handleRE.MatchString(h) {
+			t.Fatalf("validHandle(%q) = %v", h, validHandle(h))
+		}
+		_, err := s.Query(context.Background(), Request{Handle: h, Offset: 1, Limit: 10})
+		if !errors.Is(err, ErrNotFound) {
+			t.Fatalf("handle %q: %v", h, err)
+		}
+	})
+}
+
+// fuzzHandle is the handle FuzzStoredFiles writes damaged files under.
+const fuzzHandle = "00112233445566778899aabbccddeeff"
+
+// FuzzStoredFiles writes arbitrary bytes as a stored output's index and
+// text and reads them every way a store does (pages at several offsets,
+// a regular-expression and a fuzzy search, a sweep): nothing panics, and
+// every failure is one of the store's kinds. An index starting with the
+// format's magic gets its checksum fixed, so that header values reach the
+// checks behind it.
+func FuzzStoredFiles(f *testing.F) {
+	now := time.Unix(1_800_000_000, 0)
+	dir := f.TempDir()
+	s, err := Open(context.Background(), Options{Dir: dir, Logger: slog.New(slog.DiscardHandler), MaxLineBytes: 64,
+		Now: func() time.Time { return now }, SearchTimeout: time.Second})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = s.Close() })
+	for _, text := range []string{"line 1\nline 2\nline 3", "", strings.Repeat("é", 100) + "\nerror\n"} {
+		st, err := s.Put(context.Background(), strings.NewReader(text))
+		if err != nil {
+			f.Fatal(err)
+		}
+		idx, err1 := os.ReadFile(s.path(st.Handle, extIndex))
+		data, err2 := os.ReadFile(s.path(st.Handle, extData))
+		if err := errors.Join(err1, err2); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(idx, data)
+	}
+	f.Fuzz(func(t *testing.T, idx, data []byte) {
+		if len(idx) >= headerSize && string(idx[:len(magic)]) == magic {
+			// Keep the checksum right, so that changed header fields reach
+			// the checks behind it.
+			idx = append([]byte(nil), idx...)
+			binary.LittleEndian.PutUint32(idx[60:], crc32.ChecksumIEEE(idx[:60]))
+		}
+		if err := errors.Join(os.WriteFile(s.path(fuzzHandle, extIndex), idx, 0o600),
+			os.WriteFile(s.path(fuzzHandle, extData), data, 0o600)); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for _, q := range []Request{
+			{Offset: 1, Limit: 100}, {Offset: 2, Limit: 1}, {Offset: 1 << 40, Limit: 1 << 40},
+			{Offset: 1, Limit: 5, Search: "e"}, {Offset: 1, Limit: 5, Search: "line", Fuzzy: true},
+		} {
+			q.Handle = fuzzHandle
+			p, err := s.Query(ctx, q)
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrExpired) && !errors.Is(err, ErrNotFound) {
+					t.Fatalf("%+v: unexpected failure %v", q, err)
+				}
+				continue
+			}
+			if p.Returned != len(p.Lines) || p.Returned > q.Limit {
+				t.Fatalf("%+v: page %+v", q, p)
+			}
+		}
+		_ = s.sweep(ctx)
+	})
+}
+
+// FuzzSegmenter: the segmenter's promises hold for any bytes, any line
+// size and any chunking.
+func FuzzSegmenter(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), uint8(0), uint8(3))
+	f.Add([]byte(strings.Repeat("é€𝄞", 40)), uint8(1), uint8(7))
+	f.Add([]byte("\xff\xfe\x80\x80\x80\x80"+strings.Repeat("x", 70)), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, text []byte, extra, chunk uint8) {
+		max := int64(minLineBytes) + int64(extra%64)
+		ps := pieces(t, text, max, []int{int(chunk)})
+		checkPieces(t, text, max, ps)
+	})
+}
+
+// FuzzShapeOf: the summary's JSON reader never panics, and on valid JSON
+// counts the members of an object or array as encoding/json does.
+func FuzzShapeOf(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":1,"b":[1,2,{"c":"}"}]}`, `[1,"a\"],",{"x":[]},null]`, `"str"`, `12`,
+		`{"k\u00e9y":{"n":{"m":1}},"z":"\\"}`, `{`, `]`, `[[[[`, `{"a"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sh := shapeOf(b)
+		if !json.Valid(b) {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			// Duplicate keys collapse in a map: count at least its size.
+			if sh.kind != "object" || sh.items < len(x) {
+				t.Fatalf("%s: shape %+v for %d keys", b, sh, len(x))
+			}
+		case []any:
+			if sh.kind != "array" || sh.items != len(x) {
+				t.Fatalf("%s: shape %+v for %d items", b, sh, len(x))
+			}
+		}
+	})
+}

@@ -1,0 +1,254 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// pieces runs the segmenter over text, fed in chunks of the given sizes
+// (cycled), and returns the pieces it cut.
+func pieces(t require.TestingT, text []byte, max int64, chunks []int) [][]byte {
+	var idx bytes.Buffer
+	w := bufio.NewWriter(&idx)
+	s := &segmenter{w: w, max: max}
+	rest := text
+	for i := 0; len(rest) > 0; i++ {
+		n := len(rest)
+		if len(chunks) > 0 {
+			n = min(n, max1(chunks[i%len(chunks)]))
+		}
+		require.NoError(t, s.write(rest[:n]))
+		rest = rest[n:]
+	}
+	lines, size := s.finish(false)
+	require.NoError(t, w.Flush())
+	require.Equal(t, int64(len(text)), size)
+	starts := decodeEntries(idx.Bytes(), nil)
+	require.Len(t, starts, int(lines))
+	starts = append(starts, size)
+	out := make([][]byte, lines)
+	for i := range out {
+		out[i] = text[starts[i]:starts[i+1]]
+	}
+	return out
+}
+
+func max1(n int) int {
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+// checkPieces checks the segmenter's promises on one text.
+func checkPieces(t require.TestingT, text []byte, max int64, ps [][]byte) {
+	require.Equal(t, text, bytes.Join(ps, nil), "the pieces make up the text")
+	for i, p := range ps {
+		require.NotEmpty(t, p)
+		body := p
+		if p[len(p)-1] == '\n' {
+			body = p[:len(p)-1]
+		}
+		require.NotContains(t, string(body), "\n", "a '\\n' ends a piece")
+		require.LessOrEqual(t, int64(len(body)), max, "piece %d", i)
+		if len(body) == len(p) && i < len(ps)-1 { // cut, not at a '\n'
+			require.Greater(t, int64(len(body)), max-4, "cut only when full")
+		}
+	}
+	if utf8.Valid(text) {
+		for _, p := range ps {
+			require.True(t, utf8.Valid(p), "a valid text is cut between characters: %q", p)
+		}
+	}
+}
+
+// Property: the segmenter's pieces make up the text, end at '\n' or when
+// full, never exceed MaxLineBytes, never split a character of valid UTF-8,
+// and leave a line that fits whole — however the text arrives in chunks.
+func TestProperty_Segmenter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		max := int64(rapid.IntRange(minLineBytes, minLineBytes+40).Draw(t, "max"))
+		part := rapid.OneOf(
+			rapid.StringMatching(`[a-z]{0,150}`),
+			rapid.Just("\n"),
+			rapid.StringMatching(`[é€𝄞a]{0,80}`),
+			rapid.StringMatching(`.{0,100}`),
+		)
+		text := []byte(strings.Join(rapid.SliceOfN(part, 0, 12).Draw(t, "parts"), ""))
+		if rapid.Bool().Draw(t, "invalid bytes") {
+			text = append(text, rapid.SliceOfN(rapid.Byte(), 0, 20).Draw(t, "bytes")...)
+		}
+		chunks := rapid.SliceOfN(rapid.IntRange(1, 70), 1, 5).Draw(t, "chunks")
+		ps := pieces(t, text, max, chunks)
+		checkPieces(t, text, max, ps)
+		for _, l := range linesOfBytes(text) {
+			if int64(len(l)) <= max {
+				require.True(t, hasPiece(ps, l), "line %q fits and is one piece", l)
+			}
+		}
+	})
+}
+
+func linesOfBytes(text []byte) [][]byte {
+	if len(text) == 0 {
+		return nil
+	}
+	ls := bytes.Split(text, []byte("\n"))
+	if len(ls[len(ls)-1]) == 0 {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+func hasPiece(ps [][]byte, l []byte) bool {
+	for _, p := range ps {
+		if bytes.Equal(bytes.TrimSuffix(p, []byte("\n")), l) {
+			return true
+		}
+	}
+	return false
+}
+
+// A cut output drops its open piece: the stored text ends at the last
+// piece boundary.
+func TestSegmenter_FinishCut(t *testing.T) {
+	var idx bytes.Buffer
+	w := bufio.NewWriter(&idx)
+	s := &segmenter{w: w, max: 64}
+	require.NoError(t, s.write([]byte("one\ntwo\nthr")))
+	lines, size := s.finish(true)
+	assert.Equal(t, int64(2), lines)
+	assert.Equal(t, int64(len("one\ntwo\n")), size)
+
+	s = &segmenter{w: w, max: 64}
+	require.NoError(t, s.write([]byte("one\ntwo\n")))
+	lines, size = s.finish(true)
+	assert.Equal(t, int64(2), lines, "nothing open: nothing dropped")
+	assert.Equal(t, int64(8), size)
+}
+
+// The header round-trips, and parseHeader refuses values that disagree.
+func TestHeader_RoundTripAndChecks(t *testing.T) {
+	h := header{created: 1e18, expires: 1e18 + 3600e9, size: 1000, lines: 20, maxLine: 64, flags: flagJSON}
+	got, err := parseHeader(h.marshal())
+	require.NoError(t, err)
+	assert.Equal(t, h, got)
+
+	for name, bad := range map[string]header{
+		"expires before created": {created: 10, expires: 5, size: 10, lines: 1, maxLine: 64},
+		"more lines than bytes":  {created: 1, expires: 2, size: 3, lines: 4, maxLine: 64},
+		"too few lines":          {created: 1, expires: 2, size: 1000, lines: 2, maxLine: 64},
+		"bytes without lines":    {created: 1, expires: 2, size: 1, lines: 0, maxLine: 64},
+		"line size too small":    {created: 1, expires: 2, size: 10, lines: 1, maxLine: 8},
+		"unknown flag":           {created: 1, expires: 2, size: 10, lines: 1, maxLine: 64, flags: 1 << 7},
+	} {
+		_, err := parseHeader(bad.marshal())
+		assert.ErrorIs(t, err, errHeader, name)
+	}
+	b := h.marshal()
+	b[50] = 1 // reserved
+	binary.LittleEndian.PutUint32(b[60:], crc32.ChecksumIEEE(b[:60]))
+	_, err = parseHeader(b)
+	assert.ErrorIs(t, err, errHeader)
+	_, err = parseHeader(b[:10])
+	assert.ErrorIs(t, err, errHeader)
+}
+
+// The built-in fuzzy scorer: a line holding the text scores 1; one edit
+// (insert, delete, replace, swap) scores 1 − 1/n; beyond n/4 edits, or
+// for a text under four characters any edit, no match.
+func TestFuzzy_Scores(t *testing.T) {
+	f := newFuzzy("config")
+	for line, want := range map[string]float64{
+		"configuration": 1,
+		"CONFIG":        1,
+		"a cofnig here": 1 - 1.0/6, // swap
+		"confg":         1 - 1.0/6, // delete
+		"confiig":       1 - 1.0/6, // insert
+		"conbig":        1 - 1.0/6, // replace
+		"the Cönfig":    1 - 1.0/6,
+		"conf":          -1, // two deletions
+		"nothing":       -1,
+		"":              -1,
+		"gifnoc":        -1,
+	} {
+		got, ok := f.score([]byte(line))
+		if want < 0 {
+			assert.False(t, ok, "%q scored %v", line, got)
+			continue
+		}
+		assert.True(t, ok, line)
+		assert.InDelta(t, want, got, 1e-9, line)
+	}
+	short := newFuzzy("abc")
+	_, ok := short.score([]byte("xabcx"))
+	assert.True(t, ok)
+	_, ok = short.score([]byte("abd"))
+	assert.False(t, ok, "three characters allow no edit")
+	uni := newFuzzy("ÉCOLE")
+	_, ok = uni.score([]byte("l'école"))
+	assert.True(t, ok, "case-insensitive beyond ASCII")
+}
+
+// osaDistance is the textbook table the bit-parallel scorer must agree
+// with: the fewest edits (insert, delete, replace, swap of neighbours)
+// turning q into some part of t, case-insensitively.
+func osaDistance(q, t string) int {
+	lower := func(s string) []rune {
+		rs := []rune(s)
+		for i, r := range rs {
+			rs[i] = unicode.ToLower(r)
+		}
+		return rs
+	}
+	qr, tr := lower(q), lower(t)
+	m := len(qr)
+	rows := make([][]int, len(tr)+1)
+	for i := range rows {
+		rows[i] = make([]int, m+1)
+	}
+	for j := range m + 1 {
+		rows[0][j] = j
+	}
+	best := m
+	for i := 1; i <= len(tr); i++ {
+		for j := 1; j <= m; j++ {
+			v := rows[i-1][j-1]
+			if qr[j-1] != tr[i-1] {
+				v++
+			}
+			v = min(v, rows[i-1][j]+1, rows[i][j-1]+1)
+			if i > 1 && j > 1 && qr[j-1] == tr[i-2] && qr[j-2] == tr[i-1] {
+				v = min(v, rows[i-2][j-2]+1)
+			}
+			rows[i][j] = v
+		}
+		best = min(best, rows[i][m])
+	}
+	return best
+}
+
+// Property: the bit-parallel distance equals the table's, for texts of 1
+// to 64 characters and any line.
+func TestProperty_FuzzyDistanceAgreesWithTable(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alpha := rapid.SampledFrom([]string{`[abAB]`, `[abcé É]`, `[a-z]`, `.`}).Draw(t, "alphabet")
+		q := rapid.StringMatching(alpha+`{1,12}`).Draw(t, "q")
+		if rapid.Bool().Draw(t, "long") {
+			q = rapid.StringMatching(`[ab]{50,64}`).Draw(t, "long q")
+		}
+		line := rapid.StringMatching(alpha+`{0,40}`).Draw(t, "line")
+		f := newFuzzy(q)
+		require.Equal(t, osaDistance(q, line), f.distance([]byte(line)), "q=%q line=%q", q, line)
+	})
+}

@@ -1,0 +1,480 @@
+package results
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Request is one query of a stored output: what ot.result(handle, offset,
+// limit, search, fuzzy) asks for. Offset and Limit have no zero default: a
+// value below 1 is refused with the seed's message, exactly as ot.result
+// refuses offset=0; a caller without its own defaults uses DefaultOffset
+// and DefaultLimit.
+type Request struct {
+	// Handle is the handle Put (or Middleware) returned.
+	Handle string
+	// Offset is the first line to return, 1-indexed; with Search, the
+	// first matching line (the 1st, 2nd, … match).
+	Offset int
+	// Limit is the most lines to return. A page also stops at
+	// Options.MaxPageLines lines and Options.MaxPageBytes bytes; Returned
+	// and HasMore say where it stopped.
+	Limit int
+	// Search, when not empty, keeps only the lines matching it, before
+	// Offset and Limit apply: a regular expression (RE2 syntax, matched
+	// against each line), or with Fuzzy the text to look for.
+	Search string
+	// Fuzzy makes Search a fuzzy text: lines holding it, or something
+	// close to it, best first. Without Search it has no effect.
+	Fuzzy bool
+}
+
+// Page is one page of a stored output.
+type Page struct {
+	// Lines are the lines returned, without their '\n'.
+	Lines []string `json:"lines"`
+	// TotalLines is the number of lines in the stored output (not the
+	// number of matches).
+	TotalLines int `json:"total_lines"`
+	// Returned is len(Lines).
+	Returned int `json:"returned"`
+	// Offset is the offset used.
+	Offset int `json:"offset"`
+	// HasMore reports whether lines (or matches) remain after this page.
+	HasMore bool `json:"has_more"`
+	// LineNumbers are the 1-indexed numbers of Lines in the stored output,
+	// given for a search only.
+	LineNumbers []int `json:"line_numbers,omitempty"`
+}
+
+// Query returns a page of a stored output. Its failures are *Error values
+// (offset or limit below 1 with the seed's messages, a search that does
+// not compile, an unknown or expired handle, a search past its time limit,
+// a damaged output), or an I/O error of the directory.
+//
+// A page without Search costs one read of its line offsets and one read of
+// its text, wherever it lies in the output. A search reads the output from
+// the start and stops as soon as its page is known (the page and one more
+// match); a fuzzy search reads all of it and keeps the MaxFuzzyResults best
+// matches. Both are bounded by Options.SearchTimeout and by ctx.
+func (s *Store) Query(ctx context.Context, q Request) (Page, error) {
+	if q.Offset < 1 {
+		return Page{}, invalid("offset", "offset must be >= 1 (1-indexed), got %d", q.Offset)
+	}
+	if q.Limit < 1 {
+		return Page{}, invalid("limit", "limit must be >= 1, got %d", q.Limit)
+	}
+	var match func(line []byte) (float64, bool)
+	if q.Search != "" {
+		var err *Error
+		if match, err = s.matcher(q); err != nil {
+			return Page{}, err
+		}
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return Page{}, ErrClosed
+	}
+	r, err := s.openOutput(q.Handle)
+	if err != nil {
+		return Page{}, err
+	}
+	defer r.close()
+	count := min(q.Limit, s.opts.MaxPageLines)
+	switch {
+	case match == nil:
+		return r.page(q.Offset, count, s.opts.MaxPageBytes)
+	case q.Fuzzy:
+		return s.searchFuzzy(ctx, r, q, count, match)
+	default:
+		return s.searchRegexp(ctx, r, q, count, match)
+	}
+}
+
+// matcher checks q.Search and returns the function that tells whether a
+// line matches (and how well, for a fuzzy search).
+func (s *Store) matcher(q Request) (func([]byte) (float64, bool), *Error) {
+	if len(q.Search) > MaxSearchBytes {
+		return nil, invalid("search", "search must be at most %d bytes, got %d", MaxSearchBytes, len(q.Search))
+	}
+	if !q.Fuzzy {
+		re, err := regexp.Compile(q.Search)
+		if err != nil {
+			return nil, &Error{Kind: ErrInvalidQuery, Field: "search", Cause: err,
+				Msg: fmt.Sprintf("search is not a valid regular expression (RE2 syntax): %v", err)}
+		}
+		return func(line []byte) (float64, bool) { return 0, re.Match(line) }, nil
+	}
+	if n := utf8.RuneCountInString(q.Search); n > MaxFuzzyRunes {
+		return nil, invalid("search", "a fuzzy search must be at most %d characters, got %d", MaxFuzzyRunes, n)
+	}
+	if q.Offset > MaxFuzzyResults {
+		return nil, invalid("offset", "offset must be <= %d with fuzzy=true (a fuzzy search keeps the %d best matches), got %d",
+			MaxFuzzyResults, MaxFuzzyResults, q.Offset)
+	}
+	if f := s.opts.Fuzzy; f != nil {
+		return func(line []byte) (float64, bool) { return f(q.Search, string(line)) }, nil
+	}
+	return newFuzzy(q.Search).score, nil
+}
+
+// output is an open stored output.
+type output struct {
+	handle    string
+	hdr       header
+	idx, data *os.File
+}
+
+func (r *output) close() {
+	_ = r.idx.Close()
+	_ = r.data.Close()
+}
+
+// openOutput opens handle's index and text, after checking the handle's
+// form, the header, the expiry and the text's size.
+func (s *Store) openOutput(handle string) (*output, error) {
+	if !validHandle(handle) {
+		return nil, notFound(handle)
+	}
+	idx, err := os.Open(s.path(handle, extIndex))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, s.gone(handle)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	hdr, err := headerOf(idx)
+	if err != nil {
+		_ = idx.Close()
+		return nil, corrupt(handle, err)
+	}
+	if hdr.expires <= s.opts.Now().UnixNano() {
+		_ = idx.Close()
+		s.forget(handle)
+		s.remove(handle, goneExpired)
+		return nil, s.expired(handle, goneExpired)
+	}
+	data, err := os.Open(s.path(handle, extData))
+	if errors.Is(err, fs.ErrNotExist) {
+		_ = idx.Close()
+		return nil, s.gone(handle) // removed since the index was opened
+	}
+	if err != nil {
+		_ = idx.Close()
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	r := &output{handle: handle, hdr: hdr, idx: idx, data: data}
+	if fi, err := data.Stat(); err != nil || fi.Size() != hdr.size {
+		r.close()
+		if err == nil {
+			err = fmt.Errorf("text of %d bytes, the index says %d", fi.Size(), hdr.size)
+		}
+		return nil, corrupt(handle, err)
+	}
+	return r, nil
+}
+
+// gone is the failure for a handle whose files are missing: expired when
+// a tombstone says it was removed, not found otherwise.
+func (s *Store) gone(handle string) error {
+	if _, why, ok := s.tombstone(handle); ok {
+		return s.expired(handle, why)
+	}
+	return notFound(handle)
+}
+
+func (s *Store) expired(handle string, why byte) error {
+	msg := fmt.Sprintf("stored result %q has expired (results are kept for %s); call the tool again to get a new handle",
+		handle, shortDuration(s.opts.TTL))
+	if why == goneEvicted {
+		msg = fmt.Sprintf("stored result %q has expired: it was removed to keep the result store within its size limit; call the tool again to get a new handle", handle)
+	}
+	return &Error{Kind: ErrExpired, Field: "handle", Msg: msg}
+}
+
+// shortDuration writes d without zero minutes and seconds: "1h", "1h30m",
+// "45s".
+func shortDuration(d time.Duration) string {
+	t := d.String()
+	if strings.HasSuffix(t, "m0s") {
+		t = t[:len(t)-2]
+	}
+	if strings.HasSuffix(t, "h0m") {
+		t = t[:len(t)-2]
+	}
+	return t
+}
+
+// entries reads the offsets of lines first..first+n-1 (0-based) and the
+// end of the last, in one read, and checks them.
+func (r *output) entries(first, n int64) ([]int64, error) {
+	b := make([]byte, entrySize*(n+1))
+	if _, err := r.idx.ReadAt(b, headerSize+entrySize*first); err != nil {
+		return nil, corrupt(r.handle, err)
+	}
+	e := decodeEntries(b, make([]int64, 0, n+1))
+	if err := checkEntries(r.hdr, first, e); err != nil {
+		return nil, corrupt(r.handle, err)
+	}
+	return e, nil
+}
+
+// page reads lines offset..offset+count-1, or fewer when the page reaches
+// maxBytes (at least one line) or the end.
+func (r *output) page(offset, count, maxBytes int) (Page, error) {
+	total := r.hdr.lines
+	p := Page{Lines: []string{}, TotalLines: int(total), Offset: offset}
+	first := int64(offset) - 1
+	if first >= total {
+		return p, nil
+	}
+	n := min(int64(count), total-first)
+	e, err := r.entries(first, n)
+	if err != nil {
+		return Page{}, err
+	}
+	k := int64(1)
+	for k < n && e[k+1]-e[0] <= int64(maxBytes) {
+		k++
+	}
+	buf := make([]byte, e[k]-e[0])
+	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
+		return Page{}, corrupt(r.handle, err)
+	}
+	text := string(buf)
+	p.Lines = make([]string, k)
+	for i := range k {
+		p.Lines[i] = trimNL(text[e[i]-e[0] : e[i+1]-e[0]])
+	}
+	p.Returned = int(k)
+	p.HasMore = first+k < total
+	return p, nil
+}
+
+func trimNL(s string) string {
+	if n := len(s); n > 0 && s[n-1] == '\n' {
+		return s[:n-1]
+	}
+	return s
+}
+
+func trimNLBytes(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// line reads line i (1-indexed).
+func (r *output) line(i int64) (string, error) {
+	e, err := r.entries(i-1, 1)
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, e[1]-e[0])
+	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
+		return "", corrupt(r.handle, err)
+	}
+	return string(trimNLBytes(buf)), nil
+}
+
+// errStop ends a scan early.
+var errStop = errors.New("stop")
+
+// scan calls fn with every line in order, reading the index and the text
+// sequentially with bounded buffers; fn returns errStop to end the scan.
+// It checks ctx every 1024 lines and returns the number of lines read.
+func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) (int64, error) {
+	n := r.hdr.lines
+	if n == 0 {
+		return 0, nil
+	}
+	idx := bufio.NewReaderSize(io.NewSectionReader(r.idx, headerSize, entrySize*(n+1)), 64<<10)
+	data := bufio.NewReaderSize(io.NewSectionReader(r.data, 0, r.hdr.size), copyBuffer)
+	var eb [entrySize]byte
+	next := func() (int64, error) {
+		if _, err := io.ReadFull(idx, eb[:]); err != nil {
+			return 0, corrupt(r.handle, err)
+		}
+		return int64(binary.LittleEndian.Uint64(eb[:])), nil // above the int64 range: negative, refused below
+	}
+	prev, err := next()
+	if err != nil {
+		return 0, err
+	}
+	if prev != 0 {
+		return 0, corrupt(r.handle, fmt.Errorf("first line starts at %d", prev))
+	}
+	buf := make([]byte, r.hdr.maxLine+1)
+	for i := int64(1); i <= n; i++ {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return i - 1, err
+			}
+		}
+		end, err := next()
+		if err != nil {
+			return i - 1, err
+		}
+		d := end - prev
+		if d < 1 || d > r.hdr.maxLine+1 || end > r.hdr.size || (i == n && end != r.hdr.size) {
+			return i - 1, corrupt(r.handle, fmt.Errorf("line %d: offsets %d..%d", i, prev, end))
+		}
+		if _, err := io.ReadFull(data, buf[:d]); err != nil {
+			return i - 1, corrupt(r.handle, err)
+		}
+		if err := fn(i, trimNLBytes(buf[:d])); err != nil {
+			if err == errStop {
+				return i, nil
+			}
+			return i, err
+		}
+		prev = end
+	}
+	return n, nil
+}
+
+// searchCtx bounds a search by Options.SearchTimeout and turns running out
+// of it into ErrSearchLimit.
+func (s *Store) searchCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.opts.SearchTimeout)
+}
+
+func (s *Store) searchErr(parent context.Context, r *output, reached int64, err error) error {
+	if parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: ErrSearchLimit, Field: "search", Cause: err,
+			Msg: fmt.Sprintf("search stopped after %s at line %d of %d; use a more specific search", shortDuration(s.opts.SearchTimeout), reached, r.hdr.lines)}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("results: search: %w", err)
+	}
+	return err
+}
+
+// searchRegexp returns the matches offset..offset+count-1 in line order.
+func (s *Store) searchRegexp(ctx context.Context, r *output, q Request, count int, match func([]byte) (float64, bool)) (Page, error) {
+	p := Page{Lines: []string{}, LineNumbers: []int{}, TotalLines: int(r.hdr.lines), Offset: q.Offset}
+	seen, bytes := 0, 0
+	sctx, cancel := s.searchCtx(ctx)
+	defer cancel()
+	reached, err := r.scan(sctx, func(i int64, line []byte) error {
+		if _, ok := match(line); !ok {
+			return nil
+		}
+		seen++
+		if seen < q.Offset {
+			return nil
+		}
+		if len(p.Lines) == count || (len(p.Lines) > 0 && bytes+len(line)+1 > s.opts.MaxPageBytes) {
+			p.HasMore = true
+			return errStop
+		}
+		p.Lines = append(p.Lines, string(line))
+		p.LineNumbers = append(p.LineNumbers, int(i))
+		bytes += len(line) + 1 // as a plain page counts it, '\n' included
+		return nil
+	})
+	if err != nil {
+		return Page{}, s.searchErr(ctx, r, reached, err)
+	}
+	p.Returned = len(p.Lines)
+	return p, nil
+}
+
+// scored is a fuzzy match: its score and line number.
+type scored struct {
+	score float64
+	line  int64
+}
+
+// better orders matches best first: higher score, then earlier line.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.line < b.line
+}
+
+// worstFirst is a heap of the best matches so far with the worst on top.
+type worstFirst []scored
+
+func (h worstFirst) Len() int           { return len(h) }
+func (h worstFirst) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *worstFirst) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *worstFirst) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// searchFuzzy scores every line, keeps the best offset+count-1 (at most
+// MaxFuzzyResults) and returns the matches offset..offset+count-1, best
+// first.
+func (s *Store) searchFuzzy(ctx context.Context, r *output, q Request, count int, match func([]byte) (float64, bool)) (Page, error) {
+	keep := min(q.Offset-1+count, MaxFuzzyResults)
+	best := make(worstFirst, 0, min(keep, 1024))
+	total := 0
+	sctx, cancel := s.searchCtx(ctx)
+	defer cancel()
+	reached, err := r.scan(sctx, func(i int64, line []byte) error {
+		sc, ok := match(line)
+		if !ok {
+			return nil
+		}
+		total++
+		m := scored{sc, i}
+		switch {
+		case len(best) < keep:
+			heap.Push(&best, m)
+		case better(m, best[0]):
+			best[0] = m
+			heap.Fix(&best, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return Page{}, s.searchErr(ctx, r, reached, err)
+	}
+	slices.SortFunc(best, func(a, b scored) int {
+		switch {
+		case better(a, b):
+			return -1
+		case better(b, a):
+			return 1
+		}
+		return 0
+	})
+	p := Page{Lines: []string{}, LineNumbers: []int{}, TotalLines: int(r.hdr.lines), Offset: q.Offset}
+	bytes := 0
+	for j := q.Offset - 1; j < len(best) && len(p.Lines) < count; j++ {
+		line, err := r.line(best[j].line)
+		if err != nil {
+			return Page{}, err
+		}
+		if len(p.Lines) > 0 && bytes+len(line)+1 > s.opts.MaxPageBytes {
+			break
+		}
+		p.Lines = append(p.Lines, line)
+		p.LineNumbers = append(p.LineNumbers, int(best[j].line))
+		bytes += len(line) + 1 // as a plain page counts it, '\n' included
+	}
+	p.Returned = len(p.Lines)
+	p.HasMore = min(total, MaxFuzzyResults) > q.Offset-1+p.Returned
+	return p, nil
+}
