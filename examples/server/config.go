@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
@@ -134,4 +135,31 @@ func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) er
 		log.Info("configuration loaded (SIGHUP reloads it)", describeConfig(host.Config())...)
 	}
 	return nil
+}
+
+// serverStatus reports the proxy's servers to ot.config and ot.health;
+// nil when no server is configured.
+func serverStatus(proxy *mcpproxy.Proxy) func() []ot.ServerStatus {
+	if proxy == nil {
+		return nil
+	}
+	return func() []ot.ServerStatus {
+		st := proxy.Status()
+		out := make([]ot.ServerStatus, len(st))
+		for i, s := range st {
+			out[i] = ot.ServerStatus{Name: s.Name, Connected: s.State == mcpproxy.Connected}
+		}
+		return out
+	}
+}
+
+// otTools are the tools of the ot pack, which the server always serves.
+func otTools(reg *registry.Registry) []*registry.Tool {
+	var out []*registry.Tool
+	for _, t := range reg.List() {
+		if t.Pack == ot.PackName {
+			out = append(out, t)
+		}
+	}
+	return out
 }

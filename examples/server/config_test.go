@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/toolpack-go/toolpack/packs/example"
 )
 
@@ -213,4 +215,62 @@ func TestRun_NoConfigKeepsTodaysBehaviour(t *testing.T) {
 	require.NoError(t, run(context.Background(), []string{"-stdio", "-packs", "example"}, in, &out, &stderr))
 	assert.NotContains(t, stderr.String(), "configuration", "nothing is said about a configuration without -config")
 	assert.Contains(t, out.String(), `"serverInfo"`)
+}
+
+// TestRun_OtPackWithConfigOverMCP runs the server as a user would, with a
+// configuration file, and drives the ot pack, a snippet, the large-output
+// store and the statistics through a real MCP client.
+func TestRun_OtPackWithConfigOverMCP(t *testing.T) {
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	t.Setenv("OJ_BASE_URL", "")
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(`snippets:
+  twice:
+    description: Add a number to itself
+    params: {n: {description: The number, default: 21}}
+    body: |
+      r = add(a={{ n }}, b={{ n }})
+stats: {enabled: true, dir: stats}
+output: {max_inline_bytes: 2000, dir: results, reports_dir: reports}
+`), 0o600))
+	cs, _ := runStdio(t, "-config", cfgPath)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+
+	txt, err := callMCP(t, ctx, cs, "snippet.twice", map[string]any{})
+	require.NoError(t, err)
+	assert.Equal(t, "42", txt, "a snippet of the configuration is a tool")
+
+	// A large text comes back as a handle object; ot.result pages it.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "lines", Arguments: map[string]any{"count": 1000}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	var stored struct {
+		Handle     string `json:"handle"`
+		TotalLines int    `json:"total_lines"`
+		Query      string `json:"query"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(textOf(t, res)), &stored), textOf(t, res))
+	assert.Equal(t, 1000, stored.TotalLines)
+	assert.Contains(t, stored.Query, `ot.result(handle="`+stored.Handle+`"`)
+
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "ot.result", Arguments: map[string]any{"handle": stored.Handle, "offset": 999}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	assert.Nil(t, res.StructuredContent, "ot answers plain text")
+	var page map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(textOf(t, res)), &page))
+	assert.Equal(t, []any{"line 999", "line 1000"}, page["lines"])
+
+	txt, err = callMCP(t, ctx, cs, "ot.health", map[string]any{})
+	require.NoError(t, err)
+	assert.Contains(t, txt, `go: "go1.`, "ot.health names the Go version")
+
+	txt, err = callMCP(t, ctx, cs, "ot.stats", map[string]any{"output": "report.html"})
+	require.NoError(t, err)
+	var st map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(txt), &st))
+	assert.GreaterOrEqual(t, st["total_calls"], 3, "every call through MCP is recorded")
+	assert.Equal(t, filepath.Join(dir, "reports", "report.html"), st["html_report"])
 }

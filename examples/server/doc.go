@@ -101,6 +101,17 @@
 // a pack in -packs is an error. The oj
 // pack's MCP results always show its plain Markdown.
 //
+// The ot pack (packs/ot: ot.tools, ot.packs, ot.aliases, ot.snippets,
+// ot.help, ot.config, ot.health, ot.version, ot.reload, ot.notify,
+// ot.stats, ot.result) is always served, whatever -packs says: it is how a
+// model finds its way around the server. Its answers are YAML text, served
+// as plain text. It is wired to the configuration by packs/ot/othost: the
+// snippets become tools snippet.{name}, calls are recorded when
+// stats.enabled is true, and a text result over output.max_inline_bytes
+// (50,000 by default) is stored and answered with a handle object whose
+// query field is the ot.result call that reads it page by page (try
+// lines(count=100000) of the example pack).
+//
 // # Remote MCP servers
 //
 // -proxy names a JSON file of remote MCP servers (adapters/mcpproxy); each
@@ -137,9 +148,9 @@
 //
 // A broken file at start is an error (exit status 2) listing every
 // problem as file:line: key: message. SIGHUP re-reads every file: a valid
-// configuration is applied as a whole (aliases, servers — unchanged ones
-// keep their sessions — and settings) and logged as "configuration
-// reloaded"; a broken one is logged as "configuration reload failed" with
+// configuration is applied as a whole (aliases, snippets, servers —
+// unchanged ones keep their sessions — and settings) and logged as
+// "configuration reloaded"; ot.reload does the same from a client; a broken one is logged as "configuration reload failed" with
 // its problems, and the previous configuration keeps serving.
 //
 // -proxy and -config may be given together: the -proxy file is read once

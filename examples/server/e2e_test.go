@@ -27,6 +27,10 @@ var ojTools = []string{"find_similar_problems", "get_daily_challenge", "get_plat
 // exampleTools are the tools the example pack serves.
 var exampleTools = []string{"add", "count", "create_document", "delete_document", "echo", "get_document", "is_prime", "lines", "list_documents", "text_stats"}
 
+// otToolCount is the number of tools of the ot pack, which the server
+// always serves beside the packs -packs selects.
+const otToolCount = 12
+
 func newClient() *sdk.Client {
 	return sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, nil)
 }
@@ -203,7 +207,7 @@ func TestE2E_StreamableHTTP(t *testing.T) {
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
 		assert.Equal(t, "ok", h.Status)
-		assert.Equal(t, len(ojTools)+len(exampleTools), h.Tools)
+		assert.Equal(t, len(ojTools)+len(exampleTools)+otToolCount, h.Tools)
 		assert.Contains(t, h.Packs, "oj")
 		assert.Contains(t, h.Packs, "example")
 	})

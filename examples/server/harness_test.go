@@ -32,6 +32,9 @@ const e2eTimeout = 30 * time.Second
 // binPath is the server binary built once by TestMain.
 var binPath string
 
+// cacheHome is the user cache directory of the servers the tests run.
+var cacheHome string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "toolpack-server-test-")
 	if err != nil {
@@ -39,6 +42,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "server")
+	// The server keeps stored outputs (and, when enabled, statistics) under
+	// the user cache directory when no -config names one: the tests' go to
+	// the temporary directory, for run in this process and the binaries.
+	cacheHome = filepath.Join(dir, "cache")
+	if err := os.Setenv("XDG_CACHE_HOME", cacheHome); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	goBin, err := exec.LookPath("go")
 	if err == nil {
 		cmd := exec.Command(goBin, "build", "-o", binPath, ".")
@@ -78,7 +89,7 @@ func testHandler(t testing.TB, reg *registry.Registry, srv *sdk.Server, proxy *m
 // serverEnv is the environment of a server process using the mock backend,
 // with the example tools included.
 func serverEnv(backendURL string) []string {
-	env := []string{"OJ_BASE_URL=" + backendURL, example.EnvIncludeExampleTools + "=true"}
+	env := []string{"OJ_BASE_URL=" + backendURL, example.EnvIncludeExampleTools + "=true", "XDG_CACHE_HOME=" + cacheHome}
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "SYSTEMROOT"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)

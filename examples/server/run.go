@@ -23,6 +23,7 @@ import (
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/packs/example"
+	"github.com/toolpack-go/toolpack/packs/ot/othost"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -278,6 +279,18 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy), Logger: log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// After the servers stopped: the buffered statistics are written.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+		defer cancel()
+		if err := ot.Close(cctx); err != nil {
+			log.Warn("closing the statistics and output stores", "error", err)
+		}
+	}()
 	if err := loadConfig(ctx, host, log); err != nil {
 		return err
 	}
@@ -296,8 +309,8 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		loaded = append(loaded, p.Name)
 	}
 	log.Info("registry ready", "tools", len(reg.List()), "packs", strings.Join(loaded, ","), "prefix", reg.Prefix())
-	if len(reg.List()) == 0 {
-		log.Warn("no tools to serve: set " + example.EnvIncludeExampleTools + "=true for the example tools, or " +
+	if len(reg.List()) == len(otTools(reg)) {
+		log.Warn("no tools to serve beside the ot pack: set " + example.EnvIncludeExampleTools + "=true for the example tools, or " +
 			envOJBaseURL + " for the oj pack (see -h and the package documentation)")
 	}
 

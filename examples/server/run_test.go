@@ -93,10 +93,15 @@ func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
 	defer cancel()
 	res, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
-	var names []string
+	var names, ot []string
 	for _, tool := range res.Tools {
+		if strings.HasPrefix(tool.Name, "ot.") || strings.Contains(tool.Name, "_ot.") {
+			ot = append(ot, tool.Name)
+			continue
+		}
 		names = append(names, tool.Name)
 	}
+	require.Len(t, ot, otToolCount, "the ot pack is always served: %v", ot)
 	sort.Strings(names)
 	return names
 }
@@ -164,7 +169,7 @@ func TestRun_ExampleToolsOnlyWhenTrue(t *testing.T) {
 			cs, stderr := runStdio(t)
 			assert.Empty(t, toolNames(t, cs), "the example tools (and their destructive create_document) are left out")
 			assert.Contains(t, stderr.String(), `set it to \"true\" to include the example tools`)
-			assert.Contains(t, stderr.String(), `level=WARN msg="no tools to serve: set MCP_INCLUDE_EXAMPLE_TOOLS=true`)
+			assert.Contains(t, stderr.String(), `level=WARN msg="no tools to serve beside the ot pack: set MCP_INCLUDE_EXAMPLE_TOOLS=true`)
 		})
 	}
 	t.Run("unset", func(t *testing.T) {

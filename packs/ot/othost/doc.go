@@ -1,0 +1,33 @@
+// Package othost serves the ot pack of a host configured with
+// registry/hostconfig: one call wires the pack, the snippets, the call
+// statistics and the large-output store to the configuration file, and every
+// reload (ot.reload, SIGHUP) re-applies them as a whole.
+//
+// A host that serves a registry over MCP or REST and wants the seed's
+// introspection tools writes:
+//
+//	reg := registry.New(registry.Options{})
+//	… add the host's own packs …
+//	host, err := hostconfig.NewHost(hostconfig.Options{Path: "config.yaml", Registry: reg})
+//	w, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host})
+//	defer w.Close(context.Background())
+//	if err := host.Reload(ctx); err != nil { … } // the first configuration
+//
+// What each configuration key drives:
+//
+//	aliases        Registry.SetAliases (hostconfig itself)
+//	snippets       the tools snippet.{name} of pack "snippet"; a body that does
+//	               not parse refuses the file, naming the file line at fault
+//	stats          the statistics middleware (ot.stats): on/off, directory,
+//	               flush interval, the context and time estimates
+//	output         the large-output store (ot.result): successes whose text
+//	               is over max_inline_bytes become a handle object; dir, ttl
+//	output.reports_dir  the only directory ot.stats(output=…) writes to
+//	instructions, notify, docs   read by ot.packs, ot.help, ot.notify
+//
+// Tools whose output schema is not text (an object, a number, an array)
+// are never replaced by a handle object: MCP clients check such a tool's
+// structured result against its schema. A reload that moves output.dir
+// keeps the previous store answering ot.result for the handles it gave
+// out until their time to live has passed.
+package othost

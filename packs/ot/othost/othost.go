@@ -1,0 +1,636 @@
+package othost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolpack-go/toolpack/internal/search"
+	"github.com/toolpack-go/toolpack/packs/ot"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/snippet"
+	"github.com/toolpack-go/toolpack/registry/stats"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Options configure Setup. Registry and Host are required.
+type Options struct {
+	// Registry is the registry the host serves. Setup adds the ot pack and
+	// the statistics and large-output middleware to it, and the snippet
+	// pack on every configuration that declares snippets.
+	Registry *registry.Registry
+	// Host is the host configuration (hostconfig.NewHost with the same
+	// Registry). Setup adds its hooks; call it before the first
+	// Host.Reload.
+	Host *hostconfig.Host
+	// Version is what ot.version and ot.health report; empty means the
+	// module's version from the build information.
+	Version string
+	// Servers reports the configured remote MCP servers for ot.config and
+	// ot.health (adapters/mcpproxy's Proxy.Status, converted); nil means
+	// none.
+	Servers func() []ot.ServerStatus
+	// Logger receives the logs of the statistics recorder and the output
+	// store; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock of ot, the recorder and the store; nil means
+	// time.Now. Tests inject one.
+	Now func() time.Time
+}
+
+// Wiring is the ot pack wired to a host configuration. Close it at
+// shutdown, after the servers have stopped calling tools: it writes the
+// buffered statistics and closes the output stores.
+type Wiring struct {
+	reg  *registry.Registry
+	host *hostconfig.Host
+	log  *slog.Logger
+	now  func() time.Time
+
+	rec       *stats.Recorder
+	queryTool string // the final name of ot.result, as a model calls it
+
+	store atomic.Pointer[liveStore] // nil until the first configuration is applied
+
+	mu      sync.Mutex
+	retired []*liveStore // stores replaced by a reload, read until their TTL ends
+	closed  bool
+
+	skipCache atomic.Pointer[sync.Map] // *registry.Tool → bool, reset on registry changes
+	cancelSub func()
+}
+
+// liveStore is one open output store and the settings it was opened with.
+type liveStore struct {
+	st   *results.Store
+	opts outputSettings
+	mw   registry.Middleware
+	done *time.Timer // closes a retired store when its TTL has passed
+}
+
+// outputSettings are the output: keys a store is opened with.
+type outputSettings struct {
+	maxInline int
+	dir       string
+	ttl       time.Duration
+}
+
+// Setup wires the ot pack, snippets, call statistics and the large-output
+// store into opts.Registry, driven by opts.Host's configuration:
+//
+//   - the ot pack is added to the registry at once, reading the
+//     configuration in force on every call;
+//   - stats: switches the statistics middleware on and off and moves its
+//     directory (ot.stats; output.reports_dir bounds its HTML reports);
+//   - output: opens the store large successes go to (ot.result);
+//   - snippets: become the tools snippet.{name} (pack "snippet"), replaced
+//     as a whole on every reload; a body that does not parse refuses the
+//     configuration with the file and line at fault.
+//
+// The middleware is added once here (statistics outermost, so that a call's
+// duration includes storing its output); a disabled part passes calls on.
+// Call Setup before the first Host.Reload, then Reload as usual.
+func Setup(ctx context.Context, opts Options) (*Wiring, error) {
+	if opts.Registry == nil || opts.Host == nil {
+		return nil, errors.New("othost: Options.Registry and Options.Host are required")
+	}
+	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now}
+	if w.log == nil {
+		w.log = slog.Default()
+	}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	rec, err := stats.New(stats.Options{Logger: w.log, Now: opts.Now}) // disabled until a configuration says otherwise
+	if err != nil {
+		return nil, fmt.Errorf("othost: %w", err)
+	}
+	w.rec = rec
+	w.skipCache.Store(new(sync.Map))
+
+	p, err := ot.New(ot.Config{
+		Registry:     w.reg,
+		Version:      opts.Version,
+		Snippets:     snippetSource{w},
+		Instructions: func() map[string]string { return w.config().Instructions },
+		Servers:      opts.Servers,
+		Reload:       w.host.Reload,
+		Topics:       w.topics,
+		Stats:        statsSource{w},
+		Results:      resultSource{w},
+		Docs:         w.docs,
+		Rank:         rank,
+		Now:          opts.Now,
+	})
+	if err != nil {
+		_ = rec.Close(ctx)
+		return nil, fmt.Errorf("othost: %w", err)
+	}
+	if err := w.reg.AddPack(p); err != nil {
+		_ = rec.Close(ctx)
+		return nil, fmt.Errorf("othost: %w", err)
+	}
+	w.queryTool = ot.ToolResult
+	for _, t := range w.reg.List() {
+		if t.Pack == ot.PackName && t.BaseName == ot.ToolResult {
+			w.queryTool = t.Name
+		}
+	}
+	w.cancelSub = w.reg.Subscribe(func(registry.Change) { w.skipCache.Store(new(sync.Map)) })
+	w.reg.Use(rec.Middleware(), w.outputMiddleware)
+
+	w.host.OnApply("snippets", w.snippetsHook)
+	w.host.OnApply("stats", w.statsHook)
+	w.host.OnApply("output", w.outputHook)
+	return w, nil
+}
+
+// Close writes the buffered statistics (waiting as long as ctx allows)
+// and closes every output store. Calls made afterwards pass through
+// unrecorded and unstored. Close is idempotent.
+func (w *Wiring) Close(ctx context.Context) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	stores := append([]*liveStore(nil), w.retired...)
+	w.retired = nil
+	if cur := w.store.Swap(nil); cur != nil {
+		stores = append(stores, cur)
+	}
+	w.mu.Unlock()
+	if w.cancelSub != nil {
+		w.cancelSub()
+	}
+	errs := []error{w.rec.Close(ctx)}
+	for _, s := range stores {
+		if s.done != nil {
+			s.done.Stop()
+		}
+		errs = append(errs, s.st.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Recorder is the statistics recorder (for a host that flushes it or reads
+// Summary itself).
+func (w *Wiring) Recorder() *stats.Recorder { return w.rec }
+
+// config is the configuration in force, or the defaults before the first
+// one is applied.
+func (w *Wiring) config() *hostconfig.Config {
+	if c := w.host.Config(); c != nil {
+		return c
+	}
+	return hostconfig.Default("")
+}
+
+func (w *Wiring) topics() []ot.Topic {
+	ts := w.config().Notify.Topics
+	out := make([]ot.Topic, len(ts))
+	for i, t := range ts {
+		out[i] = ot.Topic{Pattern: t.Pattern, File: t.File}
+	}
+	return out
+}
+
+func (w *Wiring) docs() ot.Docs {
+	d := w.config().Docs
+	return ot.Docs{BaseURL: d.BaseURL, Slugs: d.Slugs}
+}
+
+// rank is ot.help's ranking: the module's typo-tolerant search (exact name,
+// prefix, whole word, fuzzy; names above descriptions).
+func rank(query string, items []ot.SearchItem) []ot.Hit {
+	in := make([]search.Item, len(items))
+	for i, it := range items {
+		in[i] = search.Item{Name: it.Name, Description: it.Description, Kind: string(it.Kind)}
+	}
+	ms := search.Rank(query, in)
+	hits := make([]ot.Hit, len(ms))
+	for i, m := range ms {
+		hits[i] = ot.Hit{Index: m.Index, Score: float64(m.Score)}
+	}
+	return hits
+}
+
+// ---- statistics ----
+
+func (w *Wiring) statsOptions(c *hostconfig.Config) stats.Options {
+	return stats.Options{
+		Enabled:        c.Stats.Enabled,
+		Dir:            c.Stats.Dir,
+		FlushInterval:  c.Stats.FlushInterval,
+		ContextPerCall: int64(c.Stats.ContextPerCall),
+		TimePerCallMs:  int64(c.Stats.TimePerCallMS),
+		ReportsDir:     c.Output.ReportsDir,
+	}
+}
+
+func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+	if old != nil && old.Stats == cfg.Stats && old.Output.ReportsDir == cfg.Output.ReportsDir {
+		return hostconfig.Step{}, nil
+	}
+	next := w.statsOptions(cfg)
+	next.Now = w.now
+	if next.Enabled {
+		if err := os.MkdirAll(next.Dir, 0o755); err != nil {
+			return hostconfig.Step{}, cfg.Errorf("stats.dir", "cannot create the statistics directory: %v", err)
+		}
+	}
+	step := hostconfig.Step{Apply: func(ctx context.Context) error { return w.rec.Reconfigure(ctx, next) }}
+	if old != nil {
+		prev := w.statsOptions(old)
+		prev.Now = w.now
+		step.Undo = func(ctx context.Context) error { return w.rec.Reconfigure(ctx, prev) }
+	}
+	return step, nil
+}
+
+type statsSource struct{ w *Wiring }
+
+// Stats answers ot.stats from the recorder, writing the HTML report when
+// asked.
+func (s statsSource) Stats(ctx context.Context, q ot.StatsQuery) (ot.StatsReport, error) {
+	sum, err := s.w.rec.Summary(ctx, stats.Query{Period: q.Period, Tool: q.Tool, Now: q.Now})
+	if errors.Is(err, stats.ErrDisabled) {
+		return ot.StatsReport{}, fmt.Errorf("%w: %w", ot.ErrDisabled, err)
+	}
+	if err != nil {
+		return ot.StatsReport{}, err
+	}
+	rep := ot.StatsReport{
+		TotalCalls:   sum.TotalCalls,
+		SuccessRate:  sum.SuccessRate,
+		ContextSaved: sum.ContextSaved,
+		TimeSavedMS:  sum.TimeSavedMs,
+		Skipped:      sum.CorruptLines,
+		Truncated:    sum.Truncated,
+		Tools:        make([]ot.ToolStat, len(sum.Tools)),
+	}
+	for i, t := range sum.Tools {
+		rep.Tools[i] = ot.ToolStat{Tool: t.Tool, Calls: t.Calls, SuccessRate: t.SuccessRate, AvgMS: t.AvgMs, P95MS: t.P95Ms}
+	}
+	if q.Output != "" {
+		path, err := s.w.rec.WriteReport(sum, q.Output)
+		if err != nil {
+			var re *stats.ReportError
+			if errors.As(err, &re) {
+				return ot.StatsReport{}, &ot.ReportError{Path: re.Path, Err: re.Err}
+			}
+			return ot.StatsReport{}, &ot.ReportError{Path: q.Output, Err: err}
+		}
+		rep.HTMLReport = path
+	}
+	return rep, nil
+}
+
+// ---- large outputs ----
+
+func settingsOf(c *hostconfig.Config) outputSettings {
+	return outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL}
+}
+
+func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+	next := settingsOf(cfg)
+	if cur := w.store.Load(); cur != nil && cur.opts == next {
+		return hostconfig.Step{}, nil
+	}
+	if err := os.MkdirAll(next.dir, 0o700); err != nil {
+		return hostconfig.Step{}, cfg.Errorf("output.dir", "cannot create the output directory: %v", err)
+	}
+	var opened *liveStore
+	return hostconfig.Step{
+		Apply: func(ctx context.Context) error {
+			st, err := results.Open(ctx, results.Options{
+				MaxInlineBytes: next.maxInline, Dir: next.dir, TTL: next.ttl,
+				QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
+			})
+			if err != nil {
+				return cfg.Errorf("output", "cannot open the output store: %v", err)
+			}
+			opened = &liveStore{st: st, opts: next, mw: st.Middleware()}
+			w.swapStore(opened)
+			return nil
+		},
+		Undo: func(context.Context) error {
+			if opened == nil {
+				return nil
+			}
+			w.mu.Lock()
+			var prev *liveStore
+			if n := len(w.retired); n > 0 && w.retired[n-1] != opened {
+				prev = w.retired[n-1]
+				w.retired = w.retired[:n-1]
+				if prev.done != nil {
+					prev.done.Stop()
+				}
+			}
+			w.store.Store(prev)
+			w.mu.Unlock()
+			return opened.st.Close()
+		},
+	}, nil
+}
+
+// swapStore puts s in force; the store it replaces keeps answering
+// ot.result for the handles it gave out until their TTL has passed.
+func (w *Wiring) swapStore(s *liveStore) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		_ = s.st.Close()
+		return
+	}
+	old := w.store.Swap(s)
+	if old == nil {
+		return
+	}
+	w.retired = append(w.retired, old)
+	old.done = time.AfterFunc(old.opts.ttl, func() { w.retire(old) })
+}
+
+// retire closes a replaced store whose handles have all expired.
+func (w *Wiring) retire(s *liveStore) {
+	w.mu.Lock()
+	i := slices.Index(w.retired, s)
+	if i >= 0 {
+		w.retired = slices.Delete(w.retired, i, i+1)
+	}
+	w.mu.Unlock()
+	if i >= 0 {
+		_ = s.st.Close()
+	}
+}
+
+// outputMiddleware hands each call to the store in force.
+func (w *Wiring) outputMiddleware(next registry.Handler) registry.Handler {
+	return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+		s := w.store.Load()
+		if s == nil {
+			return next(ctx, c)
+		}
+		return s.mw(next)(ctx, c)
+	}
+}
+
+// skipStructured reports a tool whose output schema is not text: an MCP
+// client checks such a tool's structuredContent against the schema, which
+// a handle object does not satisfy, so its large values are returned
+// whole.
+func (w *Wiring) skipStructured(t *registry.Tool) bool {
+	m := w.skipCache.Load()
+	if v, ok := m.Load(t); ok {
+		return v.(bool)
+	}
+	skip := structured(t.OutputSchema)
+	m.Store(t, skip)
+	return skip
+}
+
+func structured(schema json.RawMessage) bool {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return false
+	}
+	var s struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return true
+	}
+	return s.Type != "string"
+}
+
+type resultSource struct{ w *Wiring }
+
+// Query reads a page from the store in force, or from a store a reload
+// replaced when the handle is one of its own.
+func (r resultSource) Query(ctx context.Context, q ot.ResultQuery) (ot.ResultPage, error) {
+	r.w.mu.Lock()
+	stores := make([]*liveStore, 0, 1+len(r.w.retired))
+	if cur := r.w.store.Load(); cur != nil {
+		stores = append(stores, cur)
+	}
+	for i := len(r.w.retired) - 1; i >= 0; i-- {
+		stores = append(stores, r.w.retired[i])
+	}
+	r.w.mu.Unlock()
+	if len(stores) == 0 {
+		return ot.ResultPage{}, fmt.Errorf("%w: no output store is open", ot.ErrHandleNotFound)
+	}
+	req := results.Request{Handle: q.Handle, Offset: q.Offset, Limit: q.Limit, Search: q.Search, Fuzzy: q.Fuzzy}
+	var err error
+	for _, s := range stores {
+		var p results.Page
+		p, err = s.st.Query(ctx, req)
+		if err == nil {
+			return ot.ResultPage{Lines: p.Lines, TotalLines: p.TotalLines, Offset: p.Offset, HasMore: p.HasMore, LineNumbers: p.LineNumbers}, nil
+		}
+		if !errors.Is(err, results.ErrNotFound) {
+			break
+		}
+	}
+	return ot.ResultPage{}, resultError(err)
+}
+
+// resultError maps a store failure to the pack's.
+func resultError(err error) error {
+	var re *results.Error
+	switch {
+	case errors.Is(err, results.ErrNotFound):
+		return fmt.Errorf("%w: %w", ot.ErrHandleNotFound, err)
+	case errors.Is(err, results.ErrExpired):
+		return fmt.Errorf("%w: %w", ot.ErrHandleExpired, err)
+	case errors.Is(err, results.ErrSearchLimit):
+		return fmt.Errorf("%w: %w", ot.ErrSearchTimeout, err)
+	case errors.As(err, &re) && errors.Is(err, results.ErrInvalidQuery):
+		return fmt.Errorf("%w: %s", ot.ErrInvalidSearch, re.Msg)
+	}
+	return err
+}
+
+// ---- snippets ----
+
+// snippetsHook parses every snippet of cfg and prepares the snippet pack
+// in their place.
+func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+	defs, err := definitions(cfg)
+	if err != nil {
+		return hostconfig.Step{}, err
+	}
+	var prevDefs map[string]snippet.Definition
+	if old != nil {
+		prevDefs, _ = definitions(old) // applied before: it parses
+	}
+	if len(defs) == 0 && len(prevDefs) == 0 {
+		return hostconfig.Step{}, nil
+	}
+	step := hostconfig.Step{Packs: []string{snippet.PackName}}
+	var pack *registry.Pack
+	if len(defs) > 0 {
+		if pack, err = snippet.Pack(defs, w.reg); err != nil {
+			return hostconfig.Step{}, err
+		}
+		for _, t := range pack.Tools {
+			step.Tools = append(step.Tools, t.Name)
+		}
+	}
+	step.Apply = func(context.Context) error { return w.setSnippetPack(pack) }
+	step.Undo = func(context.Context) error {
+		var prev *registry.Pack
+		if len(prevDefs) > 0 {
+			var err error
+			if prev, err = snippet.Pack(prevDefs, w.reg); err != nil {
+				return err
+			}
+		}
+		return w.setSnippetPack(prev)
+	}
+	return step, nil
+}
+
+// setSnippetPack puts p in force as the snippet pack; nil removes it.
+func (w *Wiring) setSnippetPack(p *registry.Pack) error {
+	if p != nil {
+		return w.reg.ReplacePack(p)
+	}
+	if err := w.reg.RemovePack(snippet.PackName); err != nil && !errors.Is(err, registry.ErrUnknownPack) {
+		return err
+	}
+	return nil
+}
+
+// definitions parses the snippets of cfg, returning every body that does
+// not parse as a problem located in the configuration file.
+func definitions(cfg *hostconfig.Config) (map[string]snippet.Definition, error) {
+	defs := make(map[string]snippet.Definition, len(cfg.Snippets))
+	var errs []error
+	for _, name := range sortedKeys(cfg.Snippets) {
+		s := cfg.Snippets[name]
+		d, param, err := definition(s)
+		if param != "" {
+			errs = append(errs, cfg.Errorf("snippets."+name+".params."+param+".default", "%v", err))
+			continue
+		}
+		if err != nil {
+			errs = append(errs, locate(s, err))
+			continue
+		}
+		defs[name] = d
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return defs, nil
+}
+
+// definition is the snippet language's form of s, parsed once to check
+// it. A default that is not JSON names its parameter (param).
+func definition(s hostconfig.Snippet) (d snippet.Definition, param string, err error) {
+	d = snippet.Definition{Description: s.Description, Body: s.Body, Params: make(map[string]snippet.Param, len(s.Params))}
+	for _, p := range s.Params {
+		var def any
+		if p.Default != nil {
+			if def, err = decodeJSON(p.Default); err != nil {
+				return d, p.Name, err
+			}
+		}
+		d.Params[p.Name] = snippet.Param{Description: p.Description, Default: def}
+	}
+	_, err = snippet.Parse(s.Name, d)
+	return d, "", err
+}
+
+// locate turns a snippet's parse error into a problem at the file line of
+// the body line at fault.
+func locate(s hostconfig.Snippet, err error) error {
+	var pe *snippet.ParseError
+	if !errors.As(err, &pe) {
+		return &hostconfig.Problem{File: s.File, Line: s.Line, Key: "snippets." + s.Name, Message: err.Error(), Err: err}
+	}
+	p := &hostconfig.Problem{File: s.File, Line: s.Line, Key: "snippets." + s.Name + ".body", Err: err}
+	msg := pe.Msg
+	if pe.Line > 0 && s.BodyLine > 0 {
+		p.Line = s.BodyLine + pe.Line - 1
+		msg = fmt.Sprintf("body line %d", pe.Line)
+		if pe.Column > 0 {
+			msg += fmt.Sprintf(", column %d", pe.Column)
+		}
+		msg += ": " + pe.Msg
+	}
+	p.Message = msg
+	return p
+}
+
+// decodeJSON decodes one JSON value, numbers kept as json.Number.
+func decodeJSON(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+type snippetSource struct{ w *Wiring }
+
+// Snippets lists the configured snippets by name.
+func (s snippetSource) Snippets() []ot.Snippet {
+	cfg := s.w.config()
+	out := make([]ot.Snippet, 0, len(cfg.Snippets))
+	for _, name := range sortedKeys(cfg.Snippets) {
+		sn := cfg.Snippets[name]
+		o := ot.Snippet{Name: name, Description: sn.Description, Body: sn.Body}
+		for _, p := range sn.Params {
+			sp := ot.SnippetParam{Name: p.Name, Description: p.Description}
+			if p.Default != nil {
+				if v, err := decodeJSON(p.Default); err == nil {
+					sp.Default, sp.HasDefault = v, true
+				}
+			}
+			o.Params = append(o.Params, sp)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// Expand returns the named snippet's body as it would run with params.
+func (s snippetSource) Expand(name string, params map[string]any) (string, error) {
+	cfg := s.w.config()
+	sn, ok := cfg.Snippets[name]
+	if !ok {
+		return "", fmt.Errorf("no snippet named %q", name)
+	}
+	d, _, err := definition(sn)
+	if err != nil {
+		return "", err
+	}
+	parsed, err := snippet.Parse(name, d)
+	if err != nil {
+		return "", err
+	}
+	return parsed.Expand(params)
+}

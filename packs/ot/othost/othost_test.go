@@ -1,0 +1,270 @@
+package othost_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/toolpack-go/toolpack/packs/example"
+	"github.com/toolpack-go/toolpack/packs/ot/othost"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+	"github.com/toolpack-go/toolpack/registry/results"
+)
+
+// fixture is a registry with the example pack, a host reading
+// dir/config.yaml and the ot wiring, first configuration applied.
+type fixture struct {
+	reg  *registry.Registry
+	host *hostconfig.Host
+	w    *othost.Wiring
+	dir  string
+}
+
+func newFixture(t *testing.T, config string) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	writeConfig(t, dir, config)
+	reg := registry.New(registry.Options{})
+	p, err := example.New()
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
+	require.NoError(t, err)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Version: "1.2.3"})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
+	require.NoError(t, host.Reload(t.Context()))
+	return &fixture{reg: reg, host: host, w: w, dir: dir}
+}
+
+func writeConfig(t *testing.T, dir, config string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(config), 0o600))
+}
+
+// call invokes a tool and requires a protocol success.
+func (f *fixture) call(t *testing.T, name, args string) (any, bool, string) {
+	t.Helper()
+	res, err := f.reg.Invoke(t.Context(), name, json.RawMessage(args))
+	require.NoError(t, err, name)
+	return res.Value, res.Success, res.Error
+}
+
+// yamlOf parses an ot tool's YAML text.
+func yamlOf(t *testing.T, v any) map[string]any {
+	t.Helper()
+	s, ok := v.(string)
+	require.True(t, ok, "ot tools answer text, got %T", v)
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(s), &m), s)
+	return m
+}
+
+func TestSetup_LargeOutputStoredAndPaged(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 1000, dir: out, ttl: 1h}\n")
+	v, ok, _ := f.call(t, "lines", `{"count":5000}`)
+	require.True(t, ok)
+	st, isStored := v.(results.Stored)
+	require.True(t, isStored, "a text over max_inline_bytes becomes a handle object, got %T", v)
+	assert.Equal(t, 5000, st.TotalLines)
+	assert.Equal(t, `ot.result(handle="`+st.Handle+`", offset=11, limit=100)`, st.Query)
+	entries, err := os.ReadDir(filepath.Join(f.dir, "out"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, entries, "stored under output.dir, relative to the configuration file")
+
+	v, ok, msg := f.call(t, "ot.result", `{"handle":"`+st.Handle+`","offset":4999,"limit":5}`)
+	require.True(t, ok, msg)
+	page := yamlOf(t, v)
+	assert.Equal(t, []any{"line 4999", "line 5000"}, page["lines"])
+	assert.Equal(t, 5000, page["total_lines"])
+	assert.Equal(t, false, page["has_more"])
+
+	v, ok, _ = f.call(t, "lines", `{"count":3}`)
+	require.True(t, ok)
+	assert.Equal(t, "line 1\nline 2\nline 3", v, "a small text stays inline")
+}
+
+func TestSetup_StructuredOutputsNeverStored(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 10}\n")
+	v, ok, _ := f.call(t, "text_stats", `{"text":"a long enough text to pass ten bytes of JSON"}`)
+	require.True(t, ok)
+	_, isStored := v.(results.Stored)
+	assert.False(t, isStored, "an object tool's clients check its output schema: its value is returned whole")
+}
+
+func TestSetup_ResultErrorsUseTheSeedTexts(t *testing.T) {
+	f := newFixture(t, "")
+	_, ok, msg := f.call(t, "ot.result", `{"handle":"nonexistent"}`)
+	assert.False(t, ok)
+	assert.Equal(t, "Error: Handle 'nonexistent' not found. Use the handle exactly as the tool that stored the output returned it.", msg)
+
+	f2 := newFixture(t, "output: {max_inline_bytes: 100}\n")
+	v, _, _ := f2.call(t, "lines", `{"count":100}`)
+	st := v.(results.Stored)
+	_, ok, msg = f2.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"("}`)
+	assert.False(t, ok)
+	assert.True(t, strings.HasPrefix(msg, "Error: search is not a valid regular expression: "), msg)
+	assert.NotContains(t, msg, "ot: invalid search")
+}
+
+func TestSetup_OutputDirMovedOldHandlesStillServed(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 100, dir: a}\n")
+	v, _, _ := f.call(t, "lines", `{"count":50}`)
+	old := v.(results.Stored)
+
+	writeConfig(t, f.dir, "output: {max_inline_bytes: 100, dir: b}\n")
+	require.NoError(t, f.host.Reload(t.Context()))
+	v, _, _ = f.call(t, "lines", `{"count":60}`)
+	fresh := v.(results.Stored)
+	_, err := os.Stat(filepath.Join(f.dir, "b"))
+	require.NoError(t, err, "new outputs go to the new directory")
+
+	for _, h := range []results.Stored{old, fresh} {
+		v, ok, msg := f.call(t, "ot.result", `{"handle":"`+h.Handle+`","offset":1,"limit":1}`)
+		require.True(t, ok, msg)
+		assert.Equal(t, []any{"line 1"}, yamlOf(t, v)["lines"])
+	}
+}
+
+func TestSetup_SnippetsServedReloadedAndRemoved(t *testing.T) {
+	f := newFixture(t, `aliases: {plus: add}
+snippets:
+  twice:
+    description: Add a number to itself
+    params: {n: {description: The number, default: 21}}
+    body: |
+      r = plus(a={{ n }}, b={{ n }})
+`)
+	v, ok, msg := f.call(t, "snippet.twice", `{}`)
+	require.True(t, ok, msg)
+	assert.EqualValues(t, 42, v)
+	v, ok, msg = f.call(t, "snippet.twice", `{"n":5}`)
+	require.True(t, ok, msg)
+	assert.EqualValues(t, 10, v)
+
+	v, ok, _ = f.call(t, "ot.snippets", `{"pattern":"twice","info":"full"}`)
+	require.True(t, ok)
+	assert.Contains(t, v, "r = plus(a=21, b=21)", "the full layout shows the body expanded with the defaults")
+
+	// A body that does not parse: the reload is refused, naming the file
+	// line, and the snippet in force keeps working.
+	writeConfig(t, f.dir, `snippets:
+  twice:
+    body: |
+      r = add(a=1, b=2)
+      r = add(a=(, b=2)
+`)
+	err := f.host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(f.dir, "config.yaml")+":5: snippets.twice.body: body line 2")
+	v, ok, _ = f.call(t, "snippet.twice", `{}`)
+	require.True(t, ok)
+	assert.EqualValues(t, 42, v)
+
+	writeConfig(t, f.dir, "")
+	require.NoError(t, f.host.Reload(t.Context()))
+	_, found := f.reg.Lookup("snippet.twice")
+	assert.False(t, found, "a configuration without snippets removes the pack")
+	for _, p := range f.reg.Packs() {
+		assert.NotEqual(t, "snippet", p.Name)
+	}
+}
+
+func TestSetup_StatsFollowTheConfiguration(t *testing.T) {
+	f := newFixture(t, "")
+	_, ok, msg := f.call(t, "ot.stats", `{}`)
+	assert.False(t, ok)
+	assert.Equal(t, "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration.", msg)
+
+	writeConfig(t, f.dir, "stats: {enabled: true, dir: st, context_per_call: 10}\noutput: {reports_dir: rep}\n")
+	require.NoError(t, f.host.Reload(t.Context()))
+	for range 3 {
+		_, ok, _ := f.call(t, "add", `{"a":1,"b":2}`)
+		require.True(t, ok)
+	}
+	v, ok, msg := f.call(t, "ot.stats", `{"tool":"add","output":"r.html"}`)
+	require.True(t, ok, msg)
+	m := yamlOf(t, v)
+	assert.Equal(t, 3, m["total_calls"])
+	assert.Equal(t, 30, m["context_saved"])
+	assert.Equal(t, filepath.Join(f.dir, "rep", "r.html"), m["html_report"])
+	b, err := os.ReadFile(filepath.Join(f.dir, "rep", "r.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "<svg")
+
+	_, ok, msg = f.call(t, "ot.stats", `{"output":"../escape.html"}`)
+	assert.False(t, ok)
+	assert.True(t, strings.HasPrefix(msg, "Error: Cannot write to '"), msg)
+}
+
+func TestSetup_ReloadToolAndHelp(t *testing.T) {
+	f := newFixture(t, "aliases: {plus: add}\n")
+	writeConfig(t, f.dir, "aliases: {plus: add, twice_plus: plus}\n")
+	v, ok, msg := f.call(t, "ot.reload", `{}`)
+	require.True(t, ok, msg)
+	assert.NotEmpty(t, v)
+	v, ok, _ = f.call(t, "twice_plus", `{"a":2,"b":3}`)
+	require.True(t, ok)
+	assert.EqualValues(t, 5, v)
+
+	writeConfig(t, f.dir, "stats: {flush_interval: soon}\n")
+	_, ok, msg = f.call(t, "ot.reload", `{}`)
+	assert.False(t, ok)
+	assert.Contains(t, msg, "config.yaml:1: stats.flush_interval")
+
+	v, ok, _ = f.call(t, "ot.help", `{"query":"lnes"}`)
+	require.True(t, ok)
+	assert.Contains(t, v, "lines", "ot.help tolerates a typo")
+}
+
+func TestSetup_NotifyTopicsFromTheConfiguration(t *testing.T) {
+	f := newFixture(t, "notify: {topics: [{pattern: \"notes*\", file: notes.yaml}]}\n")
+	_, ok, msg := f.call(t, "ot.notify", `{"topic":"notes:work","message":"hello"}`)
+	require.True(t, ok, msg)
+	b, err := os.ReadFile(filepath.Join(f.dir, "notes.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "hello")
+	v, ok, _ := f.call(t, "ot.notify", `{"topic":"other","message":"x"}`)
+	require.True(t, ok)
+	assert.Equal(t, "SKIP: no matching topic", v)
+}
+
+func TestSetup_CloseFlushesStats(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "stats: {enabled: true, dir: st, flush_interval: 1h}\n")
+	reg := registry.New(registry.Options{})
+	p, err := example.New()
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
+	require.NoError(t, err)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Now: func() time.Time { return time.Now() }})
+	require.NoError(t, err)
+	require.NoError(t, host.Reload(t.Context()))
+	_, err = reg.Invoke(t.Context(), "add", json.RawMessage(`{"a":1,"b":1}`))
+	require.NoError(t, err)
+	require.NoError(t, w.Close(t.Context()))
+	require.NoError(t, w.Close(t.Context()), "Close is idempotent")
+	files, err := filepath.Glob(filepath.Join(dir, "st", "*"))
+	require.NoError(t, err)
+	var all strings.Builder
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		all.Write(b)
+	}
+	assert.Contains(t, all.String(), `"add"`, "a buffered record is written at Close")
+}
+
+func TestSetup_RequiresRegistryAndHost(t *testing.T) {
+	_, err := othost.Setup(t.Context(), othost.Options{})
+	assert.ErrorContains(t, err, "Options.Registry and Options.Host are required")
+}
