@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolpack-go/toolpack/internal/cputime"
 	"github.com/toolpack-go/toolpack/registry/results"
 )
 
@@ -162,13 +163,13 @@ func BenchmarkPage1GiB(b *testing.B) {
 	ctx := context.Background()
 	runtime.LockOSThread() // threadCPU measures this goroutine's thread
 	defer runtime.UnlockOSThread()
-	_, haveCPU := threadCPU()
+	_, haveCPU := cputime.Thread()
 	read := func(k, h string, off int) {
-		c0, _ := threadCPU()
+		c0, _ := cputime.Thread()
 		t0 := time.Now()
 		p, err := bo.st.Query(ctx, results.Request{Handle: h, Offset: off, Limit: limit})
 		d := time.Since(t0)
-		c1, _ := threadCPU()
+		c1, _ := cputime.Thread()
 		if err != nil || p.Returned != limit {
 			b.Fatalf("offset %d: %v (%d lines)", off, err, p.Returned)
 		}
