@@ -345,8 +345,8 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 	}, nil
 }
 
-// swapStore puts s in force; the store it replaces keeps answering
-// ot.result for the handles it gave out until their TTL has passed.
+// swapStore puts s in force; the store it replaces is closed later (see
+// sameDirGrace).
 func (w *Wiring) swapStore(s *liveStore) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -359,8 +359,19 @@ func (w *Wiring) swapStore(s *liveStore) {
 		return
 	}
 	w.retired = append(w.retired, old)
-	old.done = time.AfterFunc(old.opts.ttl, func() { w.retire(old) })
+	// A store on another directory answers for its handles until they
+	// expire; one on the same directory only until the calls that started
+	// with it have ended (the new store reads the same files).
+	grace := old.opts.ttl
+	if old.opts.dir == s.opts.dir {
+		grace = min(grace, sameDirGrace)
+	}
+	old.done = time.AfterFunc(grace, func() { w.retire(old) })
 }
+
+// sameDirGrace is how long a replaced store on the directory of its
+// successor stays open for the calls that started with it.
+const sameDirGrace = time.Minute
 
 // retire closes a replaced store whose handles have all expired.
 func (w *Wiring) retire(s *liveStore) {
@@ -438,7 +449,7 @@ func (r resultSource) Query(ctx context.Context, q ot.ResultQuery) (ot.ResultPag
 		if err == nil {
 			return ot.ResultPage{Lines: p.Lines, TotalLines: p.TotalLines, Offset: p.Offset, HasMore: p.HasMore, LineNumbers: p.LineNumbers}, nil
 		}
-		if !errors.Is(err, results.ErrNotFound) {
+		if !errors.Is(err, results.ErrNotFound) && !errors.Is(err, results.ErrClosed) {
 			break
 		}
 	}

@@ -3,9 +3,12 @@ package othost_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,4 +270,68 @@ func TestSetup_CloseFlushesStats(t *testing.T) {
 func TestSetup_RequiresRegistryAndHost(t *testing.T) {
 	_, err := othost.Setup(t.Context(), othost.Options{})
 	assert.ErrorContains(t, err, "Options.Registry and Options.Host are required")
+}
+
+// TestSetup_ReloadsUnderLoadFailNoCall alternates two configurations (the
+// output directory, the snippet's default and the statistics switch
+// change) while goroutines call a snippet, store large outputs and page
+// them: no call fails because of a reload.
+func TestSetup_ReloadsUnderLoadFailNoCall(t *testing.T) {
+	conf := func(out string, n int, stats bool) string {
+		return fmt.Sprintf(`snippets:
+  twice:
+    params: {n: {default: %d}}
+    body: |
+      r = add(a={{ n }}, b={{ n }})
+stats: {enabled: %t, dir: st}
+output: {max_inline_bytes: 200, dir: %s}
+`, n, stats, out)
+	}
+	f := newFixture(t, conf("a", 1, true))
+	ctx := t.Context()
+	var stop atomic.Bool // not a cancelled context: calls in flight at the end must succeed too
+	var wg sync.WaitGroup
+	var calls, failures atomic.Int64
+	var firstFailure atomic.Value
+	fail := func(format string, a ...any) {
+		failures.Add(1)
+		firstFailure.CompareAndSwap(nil, fmt.Sprintf(format, a...))
+	}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				res, err := f.reg.Invoke(ctx, "snippet.twice", json.RawMessage(`{}`))
+				calls.Add(1)
+				if err != nil || !res.Success || (fmt.Sprint(res.Value) != "2" && fmt.Sprint(res.Value) != "4") {
+					fail("snippet.twice: %v %+v", err, res)
+					continue
+				}
+				res, err = f.reg.Invoke(ctx, "lines", json.RawMessage(`{"count":100}`))
+				st, ok := res.Value.(results.Stored)
+				if err != nil || !ok {
+					fail("lines: %v %+v", err, res)
+					continue
+				}
+				res, err = f.reg.Invoke(ctx, "ot.result", json.RawMessage(`{"handle":"`+st.Handle+`","offset":100,"limit":1}`))
+				calls.Add(2)
+				if err != nil || !res.Success || !strings.Contains(fmt.Sprint(res.Value), "line 100") {
+					fail("ot.result: %v %+v", err, res)
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		if i%2 == 0 {
+			writeConfig(t, f.dir, conf("b", 2, false))
+		} else {
+			writeConfig(t, f.dir, conf("a", 1, true))
+		}
+		require.NoError(t, f.host.Reload(t.Context()))
+	}
+	stop.Store(true)
+	wg.Wait()
+	require.Zero(t, failures.Load(), "first failure: %v", firstFailure.Load())
+	assert.Positive(t, calls.Load())
 }
