@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -273,4 +274,78 @@ output: {max_inline_bytes: 2000, dir: results, reports_dir: reports}
 	require.NoError(t, yaml.Unmarshal([]byte(txt), &st))
 	assert.GreaterOrEqual(t, st["total_calls"], 3, "every call through MCP is recorded")
 	assert.Equal(t, filepath.Join(dir, "reports", "report.html"), st["html_report"])
+}
+
+// TestRun_OtReloadSwapsServersSnippetsAndSettings changes, in one edit,
+// the instructions and documentation links ot shows, a snippet and a
+// remote server, and applies it with ot.reload over MCP: everything
+// changes at once and the client is told once that the tool list changed.
+func TestRun_OtReloadSwapsServersSnippetsAndSettings(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	remoteURL := startRemote(t) + "/mcp"
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	write := func(s string) { require.NoError(t, os.WriteFile(cfgPath, []byte(s), 0o600)) }
+	write(`instructions: {example: "Use add for sums."}
+docs: {base_url: "https://docs.example.test/", slugs: {example: ex}}
+`)
+	s := startHTTP(t, ctx, append(serverEnv(startBackend(t)), proxyTokenEnv+"="+proxyToken), "-config", cfgPath)
+	waitLog(t, ctx, s, "configuration loaded", 1)
+
+	var changed atomic.Int32
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
+	})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	names := func() []string {
+		list, err := cs.ListTools(ctx, nil)
+		require.NoError(t, err)
+		var out []string
+		for _, tool := range list.Tools {
+			out = append(out, tool.Name)
+		}
+		return out
+	}
+
+	help, err := callMCP(t, ctx, cs, "ot.help", map[string]any{"query": "example"})
+	require.NoError(t, err)
+	assert.Contains(t, help, "Use add for sums.", "instructions: reach ot.help")
+	assert.Contains(t, help, "https://docs.example.test/ex/", "docs: reach ot.help")
+
+	write(`instructions: {example: "Prefer add."}
+docs: {base_url: "https://other.example.test/docs/"}
+snippets:
+  twice:
+    params: {n: {default: 21}}
+    body: |
+      r = add(a={{ n }}, b={{ n }})
+servers:
+  cfg: {url: "` + remoteURL + `", headers: {Authorization: "Bearer ${` + proxyTokenEnv + `}"}}
+`)
+	_, err = callMCP(t, ctx, cs, "ot.reload", map[string]any{})
+	require.NoError(t, err)
+	assert.Subset(t, names(), []string{"snippet.twice", "cfg.shout"}, "the snippet and the server's tools are served")
+	txt, err := callMCP(t, ctx, cs, "cfg.shout", map[string]any{"text": "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, "HI", txt)
+	help, err = callMCP(t, ctx, cs, "ot.help", map[string]any{"query": "example"})
+	require.NoError(t, err)
+	assert.Contains(t, help, "Prefer add.")
+	assert.Contains(t, help, "https://other.example.test/docs/example/")
+	assert.NotContains(t, help, "Use add for sums.")
+
+	// The burst of registry changes of one reload reaches the client as
+	// one notification (give a second one time to arrive).
+	require.Eventually(t, func() bool { return changed.Load() >= 1 }, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
+	assert.EqualValues(t, 1, changed.Load(), "one list-changed notification for one reload")
+
+	write("")
+	_, err = callMCP(t, ctx, cs, "ot.reload", map[string]any{})
+	require.NoError(t, err)
+	assert.NotContains(t, names(), "cfg.shout", "a server removed from the file is no longer served")
+	assert.NotContains(t, names(), "snippet.twice")
 }
