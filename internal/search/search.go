@@ -103,7 +103,8 @@ func (r Rule) String() string {
 }
 
 // Scores of the rules for one term. An item's score is the sum over the
-// query's terms; ExactScore alone exceeds any single term's.
+// query's terms; an item named like the whole query scores ExactScore
+// (more for a query of over 11 terms: always above any sum of terms).
 const (
 	ExactScore           = 1000
 	PrefixScore          = 90
@@ -144,7 +145,7 @@ type Match struct {
 	Index int
 	// Item is the item.
 	Item Item
-	// Score is the sum of the terms' scores (ExactScore for an exact
+	// Score is the sum of the terms' scores (ExactScore, or more, for an exact
 	// name); higher is better.
 	Score int
 	// Rule is the weakest rule among the terms: Exact, or the rule that
@@ -310,7 +311,7 @@ func (q *Query) score(p *prepared) (int, Rule) {
 		return 0, NoMatch
 	}
 	if q.whole == p.name.s {
-		return ExactScore, Exact
+		return q.exactScore(), Exact
 	}
 	total, weakest := 0, Exact
 	for i := range q.terms {
@@ -322,6 +323,14 @@ func (q *Query) score(p *prepared) (int, Rule) {
 		weakest = min(weakest, r)
 	}
 	return total, weakest
+}
+
+// exactScore is the score of an item named like the whole query:
+// ExactScore, or more for a query of so many terms that another item
+// matching each of them by prefix could reach ExactScore ("0 0 0 … 0"
+// against an item named "0"), so that the exact name always ranks first.
+func (q *Query) exactScore() int {
+	return max(ExactScore, PrefixScore*len(q.terms)+1)
 }
 
 // termScore is the best score of one term against an item.

@@ -375,3 +375,17 @@ func benchItems(n int) []Item {
 	}
 	return out
 }
+
+// An item named like the whole query ranks first however many terms the
+// query has, even when another item matches every term (a fuzz finding:
+// twelve "0" terms against an item named "0" summed past ExactScore).
+func TestRank_ExactNameFirstWhateverTheTerms(t *testing.T) {
+	for _, n := range []int{2, 11, 12, 40} {
+		query := strings.TrimSpace(strings.Repeat("web ", n))
+		ms := Rank(query, []Item{{Name: "web", Description: "web"}, {Name: query}})
+		require.Len(t, ms, 2, "terms: %d", n)
+		assert.Equal(t, query, ms[0].Item.Name, "terms: %d", n)
+		assert.Equal(t, Exact, ms[0].Rule)
+		assert.Greater(t, ms[0].Score, ms[1].Score)
+	}
+}
