@@ -56,8 +56,9 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*http.Response, err
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	if c.limiter != nil {
 		if err := c.limiter.Wait(ctx); err != nil {
+			cerr := context.Cause(ctx)
 			cancel()
-			if cerr := context.Cause(ctx); cerr != nil {
+			if cerr != nil {
 				return fail(c.red.wrap("netguard: "+where+": waiting for the rate limit: ", cerr))
 			}
 			return fail(c.red.wrap("netguard: "+where+": ", fmt.Errorf("%w: %d calls per minute; no call allowed before the deadline", ErrRateLimited, c.limiter.Burst())))
