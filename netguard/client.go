@@ -229,7 +229,7 @@ func (c *Client) dialContext(ctx context.Context, network, address string) (net.
 		}
 		ips, err := c.resolver.LookupIPAddr(ctx, h.name)
 		if err != nil {
-			return nil, c.red.wrap("netguard: resolving "+h.name+": ", err)
+			return nil, c.red.wrap("resolving "+h.name+": ", err)
 		}
 		for _, ip := range ips {
 			a, ok := netip.AddrFromSlice(ip.IP)
@@ -239,7 +239,7 @@ func (c *Client) dialContext(ctx context.Context, network, address string) (net.
 			addrs = append(addrs, a.Unmap())
 		}
 		if len(addrs) == 0 {
-			return nil, c.red.wrap("", fmt.Errorf("netguard: resolving %s: no addresses", h.name))
+			return nil, c.red.wrap("", fmt.Errorf("resolving %s: no addresses", h.name))
 		}
 	}
 	// Refuse if any answer is refused: a name that mixes public and private
@@ -303,6 +303,16 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		capped = &cappedRequestBody{rc: req.Body, max: c.maxReq}
 		r2 := *req
 		r2.Body = capped
+		if getBody := req.GetBody; getBody != nil {
+			// The transport may replay the body on a fresh connection.
+			r2.GetBody = func() (io.ReadCloser, error) {
+				b, err := getBody()
+				if err != nil {
+					return nil, err
+				}
+				return &cappedRequestBody{rc: b, max: c.maxReq}, nil
+			}
+		}
 		req = &r2
 	}
 	resp, err := c.transport.RoundTrip(req)
@@ -321,7 +331,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func tooLarge(what string, limit int64) error {
-	return fmt.Errorf("netguard: %s body exceeds %d bytes: %w", what, limit, ErrTooLarge)
+	return fmt.Errorf("%s body exceeds %d bytes: %w", what, limit, ErrTooLarge)
 }
 
 // cappedBody fails with ErrTooLarge once more than max bytes would be
@@ -389,7 +399,7 @@ func (b *callBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil && err != io.EOF && !errors.Is(err, ErrTooLarge) {
 		if cerr := context.Cause(b.ctx); cerr != nil {
-			return n, fmt.Errorf("netguard: reading response body: %w", cerr)
+			return n, fmt.Errorf("netguard: reading the response body: %w", cerr)
 		}
 	}
 	return n, err

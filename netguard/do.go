@@ -77,7 +77,7 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*http.Response, err
 		if attempt > 1 && hasBody {
 			b, err := req.GetBody()
 			if err != nil {
-				return nil, backoff.Permanent(c.red.wrap("netguard: replaying the request body: ", err))
+				return nil, backoff.Permanent(c.red.wrap("replaying the request body: ", err))
 			}
 			r.Body = b
 		}
