@@ -52,7 +52,9 @@ func BenchmarkGuardedVsPlain(b *testing.B) {
 				}
 			}
 			benchtool.Interleave(b,
-				func() { call(func(r *http.Request) (*http.Response, error) { return g.Do(ctx, r) }, g.CloseIdleConnections) },
+				func() {
+					call(func(r *http.Request) (*http.Response, error) { return g.Do(ctx, r) }, g.CloseIdleConnections)
+				},
 				func() { call(plain.Do, plainT.CloseIdleConnections) })
 		})
 	}

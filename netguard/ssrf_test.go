@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"testing"
 
@@ -220,4 +221,45 @@ func TestProxyEnvironmentIgnored(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	assert.Equal(t, "ok", string(body))
 	assert.Zero(t, proxyHits)
+}
+
+// TestSocketAddressCheckedBeforeConnect: the real dialer's Control hook
+// refuses a non-public socket address even if it got past the other checks.
+func TestSocketAddressCheckedBeforeConnect(t *testing.T) {
+	c, err := New(Options{AllowAddrs: mustPrefixes("127.0.0.1/32")})
+	require.NoError(t, err)
+	for addr, want := range map[string]error{
+		"127.0.0.1:80":         nil,
+		"198.51.100.7:443":     nil,
+		"127.0.0.2:80":         ErrPrivateAddress,
+		"169.254.169.254:80":   ErrPrivateAddress,
+		"[::ffff:10.0.0.1]:80": ErrPrivateAddress,
+		"[fe80::1%eth0]:80":    ErrPrivateAddress,
+		"garbage":              ErrBadURL,
+	} {
+		err := c.controlDial("tcp", addr, nil)
+		if want == nil {
+			assert.NoError(t, err, addr)
+		} else {
+			assert.ErrorIs(t, err, want, addr)
+		}
+	}
+}
+
+// TestRealDialerEndToEnd: with the Client's own dialer (no fake network), a
+// name resolving to the admitted loopback server is reached and one
+// resolving to another loopback address is refused.
+func TestRealDialerEndToEnd(t *testing.T) {
+	e := newEnv(t, nil)
+	e.res.answers["alias.example.test"] = [][]netip.Addr{{netip.MustParseAddr("127.0.0.2")}}
+	c, err := New(Options{AllowAddrs: mustPrefixes("127.0.0.1/32"), Resolver: e.res})
+	require.NoError(t, err)
+	defer c.CloseIdleConnections()
+	resp, err := get(t, c, e.url("http://loopback.example.test:{p}/"))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	require.NoError(t, resp.Body.Close())
+	assert.Equal(t, "ok", string(body))
+	_, err = get(t, c, e.url("http://alias.example.test:{p}/"))
+	assert.ErrorIs(t, err, ErrPrivateAddress)
 }
