@@ -35,16 +35,22 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*http.Response, err
 	}
 	where := method + " " + c.red.url(req.URL)
 	fail := func(err error) (*http.Response, error) {
-		if req.Body != nil {
-			req.Body.Close()
-		}
 		c.log.WarnContext(ctx, "netguard: request failed", "method", method, "url", c.red.url(req.URL), "error", c.red.text(err.Error()))
 		return nil, err
 	}
+	// Like http.Client.Do, the request body is closed whatever happens;
+	// these early failures close it themselves.
+	closeBody := func() {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+	}
 	if err := c.checkURL(req.URL, StageRequest); err != nil {
+		closeBody()
 		return fail(err)
 	}
 	if req.ContentLength > c.maxReq {
+		closeBody()
 		return fail(c.red.wrap("netguard: "+where+": ", tooLarge("request", c.maxReq)))
 	}
 	hasBody := req.Body != nil && req.Body != http.NoBody
@@ -58,6 +64,7 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*http.Response, err
 		if err := c.limiter.Wait(ctx); err != nil {
 			cerr := context.Cause(ctx)
 			cancel()
+			closeBody()
 			if cerr != nil {
 				return fail(c.red.wrap("netguard: "+where+": waiting for the rate limit: ", cerr))
 			}
