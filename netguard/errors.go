@@ -1,0 +1,155 @@
+package netguard
+
+import (
+	"errors"
+	"net/netip"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Sentinel errors. Every error the package returns for a refused or
+// failed request wraps one of them; check with errors.Is.
+var (
+	// ErrBlocked is wrapped by every *BlockedError: the request was refused
+	// by policy before anything was sent to the refused destination.
+	ErrBlocked = errors.New("netguard: request blocked")
+	// ErrBadURL: the URL or its host is malformed (an IPv6 zone, an empty
+	// label, a host that ends in a number but is not an IPv4 address, …).
+	ErrBadURL = errors.New("malformed URL")
+	// ErrScheme: the URL's scheme is not http or https.
+	ErrScheme = errors.New("scheme not allowed (http or https only)")
+	// ErrUserinfo: the URL carries user information (user:password@).
+	ErrUserinfo = errors.New("user information in URL not allowed")
+	// ErrHostNotAllowed: the host is not among Options.AllowedHosts.
+	ErrHostNotAllowed = errors.New("host not allowed")
+	// ErrPrivateAddress: the host is, or resolves to, a loopback, private,
+	// link-local, shared, unspecified, multicast, broadcast or otherwise
+	// non-public address (and Options.AllowPrivate is false).
+	ErrPrivateAddress = errors.New("non-public address")
+	// ErrTooManyRedirects: more than Options.MaxRedirects redirects.
+	ErrTooManyRedirects = errors.New("too many redirects")
+	// ErrTooLarge: a request or response body exceeds its cap.
+	ErrTooLarge = errors.New("body too large")
+	// ErrRateLimited: Options.MaxCallsPerMinute would be exceeded before
+	// the call's deadline.
+	ErrRateLimited = errors.New("rate limit exceeded")
+	// ErrInvalidOptions is wrapped by every error New returns.
+	ErrInvalidOptions = errors.New("netguard: invalid options")
+)
+
+// Stages at which a request can be refused (BlockedError.Stage).
+const (
+	StageRequest  = "request"  // the URL the caller asked for
+	StageRedirect = "redirect" // a redirect target
+	StageDial     = "dial"     // the address about to be dialled, after DNS resolution
+)
+
+// BlockedError reports a request refused by policy. It matches ErrBlocked
+// and its Reason with errors.Is. Its text never carries the URL's query,
+// fragment or user information, nor any of Options.Secrets.
+type BlockedError struct {
+	Reason error      // ErrScheme, ErrUserinfo, ErrBadURL, ErrHostNotAllowed, ErrPrivateAddress or ErrTooManyRedirects
+	Stage  string     // StageRequest, StageRedirect or StageDial
+	URL    string     // the refused URL, redacted; empty at StageDial
+	Host   string     // the host (canonical form when it could be parsed), redacted
+	Addr   netip.Addr // the refused address, when an address was refused
+	Detail string     // what exactly was wrong, e.g. "link-local (cloud metadata) address"
+}
+
+// Error describes the refusal.
+func (e *BlockedError) Error() string {
+	var b strings.Builder
+	b.WriteString("netguard: ")
+	b.WriteString(e.Stage)
+	b.WriteString(" blocked: ")
+	b.WriteString(e.Reason.Error())
+	if e.Host != "" {
+		b.WriteString(": host ")
+		b.WriteString(e.Host)
+	}
+	if e.Addr.IsValid() && e.Addr.String() != e.Host {
+		b.WriteString(" (")
+		b.WriteString(e.Addr.String())
+		b.WriteString(")")
+	}
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	if e.URL != "" {
+		b.WriteString(" [")
+		b.WriteString(e.URL)
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrBlocked and the reason, for errors.Is.
+func (e *BlockedError) Unwrap() []error { return []error{ErrBlocked, e.Reason} }
+
+// safeError carries a message already redacted and the error it came from,
+// so that errors.Is/As still reach context.DeadlineExceeded, ErrTooLarge,
+// *net.OpError and the like while Error() never shows a secret.
+type safeError struct {
+	msg string
+	err error
+}
+
+func (e *safeError) Error() string { return e.msg }
+func (e *safeError) Unwrap() error { return e.err }
+
+// redactor removes secrets from text.
+type redactor struct {
+	r *strings.Replacer // nil when there are no secrets
+}
+
+const redactedMark = "[REDACTED]"
+
+func newRedactor(secrets []string) redactor {
+	s := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		if v != "" {
+			s = append(s, v)
+		}
+	}
+	if len(s) == 0 {
+		return redactor{}
+	}
+	// Longest first, so a secret containing another is removed whole.
+	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
+	pairs := make([]string, 0, 2*len(s))
+	for _, v := range s {
+		pairs = append(pairs, v, redactedMark)
+	}
+	return redactor{r: strings.NewReplacer(pairs...)}
+}
+
+func (r redactor) text(s string) string {
+	if r.r == nil {
+		return s
+	}
+	return r.r.Replace(s)
+}
+
+// url renders a URL for errors and logs: scheme, host and path only; a
+// query or fragment is replaced by a mark, user information dropped.
+func (r redactor) url(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	v := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	s := v.String()
+	if u.RawQuery != "" || u.ForceQuery {
+		s += "?" + redactedMark
+	}
+	if u.Fragment != "" {
+		s += "#" + redactedMark
+	}
+	return r.text(s)
+}
+
+// wrap returns err with a redacted message prefixed by prefix.
+func (r redactor) wrap(prefix string, err error) error {
+	return &safeError{msg: r.text(prefix + err.Error()), err: err}
+}
