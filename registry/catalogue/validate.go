@@ -174,6 +174,13 @@ func (s ToolSpec) Validate() error {
 		}
 	default:
 		p.add("type", "expected %q or %q, got %q", TypeGo, TypeHTTP, s.Type)
+		// Still check whichever impl is there, so every error shows at once.
+		if s.HTTPImpl != nil {
+			s.HTTPImpl.validate(&p, "httpImpl")
+		}
+		if s.GoImpl != nil {
+			s.GoImpl.validate(&p, "goImpl")
+		}
 	}
 	if len(s.ArgSchema) == 0 {
 		p.add("argSchema", "expected a JSON Schema object, got nothing")
