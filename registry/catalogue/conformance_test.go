@@ -477,6 +477,16 @@ func testStore(t *testing.T, open StoreOpener) {
 		})
 	})
 
+	t.Run("UsageOfInvalidKeyRefusedOfUnknownToolDropped", func(t *testing.T) {
+		s, _ := fresh(t)
+		bid := mustBundle(t, s, "web")
+		err := s.RecordUsage(ctx, ToolKey{BundleID: bid, Slug: "../../x", Version: "1"}, time.Now())
+		assert.ErrorIs(t, err, ErrInvalid)
+		ghost := ToolKey{BundleID: bid, Slug: "ghost", Version: "1"}
+		require.NoError(t, s.RecordUsage(ctx, ghost, time.Now()), "never blocks to look the tool up")
+		require.NoError(t, s.Close(), "the count of a tool that does not exist is dropped, not an error")
+	})
+
 	t.Run("ClosedStoreRefusesCalls", func(t *testing.T) {
 		s, _ := fresh(t)
 		bid := mustBundle(t, s, "web")

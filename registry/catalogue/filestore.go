@@ -598,8 +598,17 @@ func (s *FileStore) writeBundle(b Bundle) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.toolsDir(b.ID), 0o750); err != nil {
-		return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
+	if _, err := os.Stat(s.toolsDir(b.ID)); errors.Is(err, fs.ErrNotExist) {
+		// A new bundle: its directories, and their entries in the parent
+		// directories, are made durable before the manifest is written.
+		if err := os.MkdirAll(s.toolsDir(b.ID), 0o750); err != nil {
+			return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
+		}
+		for _, d := range []string{s.bundlesDir(), s.bundleDir(b.ID)} {
+			if err := syncDir(d); err != nil {
+				return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
+			}
+		}
 	}
 	if err := s.writeAtomic(s.bundleFile(b.ID), data); err != nil {
 		return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
@@ -977,6 +986,9 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 
 // RecordUsage implements [Store]. It only takes an in-memory lock.
 func (s *FileStore) RecordUsage(ctx context.Context, key ToolKey, at time.Time) error {
+	if err := key.Validate(); err != nil {
+		return err
+	}
 	at = at.UTC().Truncate(time.Microsecond)
 	s.usageMu.Lock()
 	if s.closed.Load() {
@@ -1041,9 +1053,13 @@ func (s *FileStore) flushBundle(ctx context.Context, id uuid.UUID, keys []ToolKe
 	}
 	defer unlock()
 	for _, k := range keys {
+		if k.Validate() != nil {
+			delete(batch, k)
+			continue
+		}
 		path := s.toolFile(k)
 		t, err := s.readTool(path, id, &k)
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) || k.Validate() != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) {
 			delete(batch, k)
 			continue
 		}

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -296,4 +297,21 @@ func TestFileStore_TwoStoresOneDirectoryUnique(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, winner.ID, got.ID)
 	}
+}
+
+// The background reaper runs on its own (the clock injected).
+func TestFileStore_BackgroundReaper(t *testing.T) {
+	ctx := context.Background()
+	clock := newFakeClock()
+	s, err := OpenFileStore(ctx, t.TempDir(), FileOptions{Now: clock.Now, Logger: discard, FlushInterval: -1, ReapInterval: 5 * time.Millisecond})
+	require.NoError(t, err)
+	defer s.Close()
+	bid := mustBundle(t, s, "old")
+	_, err = s.SoftDeleteBundle(ctx, bid)
+	require.NoError(t, err)
+	clock.Advance(SoftDeleteRetention)
+	require.Eventually(t, func() bool {
+		_, err := s.GetBundle(ctx, bid)
+		return errors.Is(err, ErrNotFound)
+	}, 10*time.Second, 5*time.Millisecond)
 }

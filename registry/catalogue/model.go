@@ -110,9 +110,12 @@ func (t *Tool) Key() ToolKey {
 // ToolKey identifies one tool version: within a bundle, <slug, version> is
 // unique; across bundles the same pair may repeat.
 type ToolKey struct {
+	// BundleID is the bundle's UUIDv7.
 	BundleID uuid.UUID
-	Slug     string
-	Version  string
+	// Slug is the tool's slug (see [ValidateSlug]).
+	Slug string
+	// Version is the tool's version label (see [ValidateVersion]).
+	Version string
 }
 
 // GoImpl names the Go function that runs a [TypeGo] tool.
@@ -171,19 +174,32 @@ const (
 // typically "${SECRET_NAME}".
 type HTTPAuth struct {
 	// Type is one of AuthBearer, AuthBasic, AuthAPIKey, AuthHMAC, AuthOAuth2.
-	Type         string   `json:"type"`
-	Token        string   `json:"token,omitempty"`
-	Username     string   `json:"username,omitempty"`
-	Password     string   `json:"password,omitempty"`
-	In           string   `json:"in,omitempty"`
-	Name         string   `json:"name,omitempty"`
-	Value        string   `json:"value,omitempty"`
-	Secret       string   `json:"secret,omitempty"`
-	Algorithm    string   `json:"algorithm,omitempty"`
-	TokenURL     string   `json:"tokenURL,omitempty"`
-	ClientID     string   `json:"clientID,omitempty"`
-	ClientSecret string   `json:"clientSecret,omitempty"`
-	Scopes       []string `json:"scopes,omitempty"`
+	Type string `json:"type"`
+	// Token is the bearer token (AuthBearer).
+	Token string `json:"token,omitempty"`
+	// Username is the basic-auth user (AuthBasic).
+	Username string `json:"username,omitempty"`
+	// Password is the basic-auth password (AuthBasic).
+	Password string `json:"password,omitempty"`
+	// In is "header" or "query" (AuthAPIKey).
+	In string `json:"in,omitempty"`
+	// Name is the header or query parameter carrying the key (AuthAPIKey)
+	// or the signature header (AuthHMAC).
+	Name string `json:"name,omitempty"`
+	// Value is the API key (AuthAPIKey).
+	Value string `json:"value,omitempty"`
+	// Secret is the signing key (AuthHMAC).
+	Secret string `json:"secret,omitempty"`
+	// Algorithm is "sha256" or "sha512" (AuthHMAC).
+	Algorithm string `json:"algorithm,omitempty"`
+	// TokenURL is the token endpoint, http:// or https:// (AuthOAuth2).
+	TokenURL string `json:"tokenURL,omitempty"`
+	// ClientID is the OAuth2 client id (AuthOAuth2).
+	ClientID string `json:"clientID,omitempty"`
+	// ClientSecret is the OAuth2 client secret (AuthOAuth2).
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// Scopes are the OAuth2 scopes requested (AuthOAuth2, optional).
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // HTTPResponse says how an upstream answer is read.
