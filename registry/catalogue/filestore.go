@@ -91,7 +91,7 @@ type FileStore struct {
 	pending map[ToolKey]usage
 
 	// flushMu keeps reads from seeing counts between the buffer and the
-	// file during a flush.
+	// file during a flush. Lock order: flushMu before a bundle lock.
 	flushMu sync.RWMutex
 
 	probMu   sync.Mutex
@@ -914,6 +914,9 @@ func (s *FileStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled boo
 	if _, err := s.readBundle(key.BundleID); err != nil {
 		return Tool{}, err
 	}
+	// Lock order, as in Flush: flushMu, then the bundle.
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
 	unlock, err := s.lock(ctx, key.BundleID)
 	if err != nil {
 		return Tool{}, err
@@ -923,8 +926,6 @@ func (s *FileStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled boo
 		return Tool{}, err
 	}
 	path := s.toolFile(key)
-	s.flushMu.RLock()
-	defer s.flushMu.RUnlock()
 	t, err := s.readTool(path, key.BundleID, &key)
 	if err != nil {
 		return Tool{}, err

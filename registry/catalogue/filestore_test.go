@@ -315,3 +315,61 @@ func TestFileStore_BackgroundReaper(t *testing.T) {
 		return errors.Is(err, ErrNotFound)
 	}, 10*time.Second, 5*time.Millisecond)
 }
+
+// Every operation at once, from many goroutines and two stores on one
+// directory, with flushes in between: no deadlock, no lost count, no
+// duplicate <slug, version>.
+func TestFileStore_MixedOperationsConcurrently(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	stores := []*FileStore{openFile(t, dir, nil), openFile(t, dir, nil)}
+	bid := mustBundle(t, stores[0], "mixed")
+	hot := ToolKey{BundleID: bid, Slug: "hot", Version: "1"}
+	_, err := stores[0].PutTool(ctx, hot, httpSpec("Hot"))
+	require.NoError(t, err)
+	const workers, iters = 8, 40
+	var wg sync.WaitGroup
+	var puts sync.Map
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := stores[w%2]
+			for i := range iters {
+				switch i % 6 {
+				case 0:
+					k := ToolKey{BundleID: bid, Slug: "t", Version: fmt.Sprint(i)}
+					if _, err := s.PutTool(ctx, k, httpSpec("T")); err == nil {
+						_, dup := puts.LoadOrStore(k, true)
+						assert.False(t, dup, "%v put twice", k)
+					} else {
+						assert.ErrorIs(t, err, ErrConflict)
+					}
+				case 1:
+					_, err := s.SetToolEnabled(ctx, hot, i%4 == 1)
+					assert.NoError(t, err)
+				case 2:
+					assert.NoError(t, s.Flush(ctx))
+				case 3:
+					_, err := s.ListTools(ctx, ToolQuery{IncludeDisabled: true})
+					assert.NoError(t, err)
+				case 4:
+					_, err := s.GetTool(ctx, hot)
+					assert.NoError(t, err)
+				case 5:
+					_, err := s.SetBundleEnabled(ctx, bid, true)
+					assert.NoError(t, err)
+				}
+				assert.NoError(t, s.RecordUsage(ctx, hot, time.Now()))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range stores {
+		require.NoError(t, s.Close())
+	}
+	got, err := openFile(t, dir, nil).GetTool(context.Background(), hot)
+	require.NoError(t, err)
+	assert.Equal(t, int64(workers*iters), got.CallCount)
+}
