@@ -170,8 +170,10 @@ const (
 )
 
 // HTTPAuth is the authentication of an [HTTPRequest]. Which fields are
-// required depends on Type; the others must be empty. Values are templates,
-// typically "${SECRET_NAME}".
+// required depends on Type; the others must be empty. Credentials (Token,
+// Password, Value, Secret, ClientSecret) must be a single "${NAME}"
+// placeholder, filled from the host's secrets at invocation, so that no
+// credential is ever stored in the catalogue or served by it.
 type HTTPAuth struct {
 	// Type is one of AuthBearer, AuthBasic, AuthAPIKey, AuthHMAC, AuthOAuth2.
 	Type string `json:"type"`

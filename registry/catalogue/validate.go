@@ -406,6 +406,11 @@ func (a *HTTPAuth) validate(p *problems, path string) {
 		if contains(need, f.name) {
 			if f.val == "" {
 				p.add(fp, "expected a non-empty string for auth type %q", a.Type)
+			} else if secretFields[f.name] {
+				if !isSinglePlaceholder(f.val) {
+					// The value is not echoed: it may be a credential.
+					p.add(fp, `expected a single "${NAME}" placeholder naming a secret of the host; a literal credential would be stored and served in clear`)
+				}
 			} else if f.name != "tokenURL" {
 				checkTemplate(p, fp, f.val, true)
 			}
@@ -448,6 +453,14 @@ func checkTemplate(p *problems, field, s string, singleLine bool) bool {
 		rest = rest[j+1:]
 	}
 	return len(p.list) == before
+}
+
+// secretFields are the HTTPAuth fields that carry credentials: they must
+// be a placeholder, never the credential itself.
+var secretFields = map[string]bool{"token": true, "password": true, "value": true, "secret": true, "clientSecret": true}
+
+func isSinglePlaceholder(s string) bool {
+	return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && isPlaceholderName(s[2:len(s)-1])
 }
 
 func isPlaceholderName(s string) bool {

@@ -323,3 +323,27 @@ func TestValidationError_IsAndMessage(t *testing.T) {
 	assert.Contains(t, err.Error(), "slug: expected only letters")
 	assert.Contains(t, err.Error(), "displayName: expected a non-empty string")
 }
+
+// Credentials in auth must be placeholders: a literal secret is refused,
+// and the error does not echo it.
+func TestValidate_AuthCredentialsArePlaceholders(t *testing.T) {
+	const secret = "sk-live-0123456789abcdef"
+	for _, auth := range []HTTPAuth{
+		{Type: AuthBearer, Token: secret},
+		{Type: AuthBearer, Token: "Bearer ${TOKEN}"},
+		{Type: AuthBasic, Username: "me", Password: secret},
+		{Type: AuthAPIKey, In: "header", Name: "X-Key", Value: secret},
+		{Type: AuthHMAC, Secret: secret, Name: "X-Sig", Algorithm: "sha256"},
+		{Type: AuthOAuth2, TokenURL: "https://a.test/t", ClientID: "c", ClientSecret: secret},
+	} {
+		s := httpSpec("x")
+		s.HTTPImpl.Request.Auth = &auth
+		err := s.Validate()
+		require.Error(t, err, "%+v", auth)
+		assert.Contains(t, err.Error(), `expected a single "${NAME}" placeholder`)
+		assert.NotContains(t, err.Error(), secret)
+	}
+	s := httpSpec("x")
+	s.HTTPImpl.Request.Auth = &HTTPAuth{Type: AuthBasic, Username: "me", Password: "${PASSWORD}"}
+	assert.NoError(t, s.Validate(), "a literal user name is fine")
+}
