@@ -16,13 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The file store passes the conformance suite.
-func TestFileStore_Conformance(t *testing.T) {
-	testStore(t, func(t *testing.T, now func() time.Time) Store {
-		return openFile(t, t.TempDir(), now)
-	})
-}
-
 // One human-readable (indented) JSON file per bundle and per tool version.
 func TestFileStore_HumanReadableFilePerRecord(t *testing.T) {
 	ctx := context.Background()

@@ -64,14 +64,6 @@ func httpSpec(display string, tags ...string) ToolSpec {
 	}
 }
 
-func goSpec(display string) ToolSpec {
-	return ToolSpec{
-		DisplayName: display, IsEnabled: true, Type: TypeGo,
-		ArgSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`),
-		GoImpl:    &GoImpl{Func: "add"},
-	}
-}
-
 // mustBundle creates an enabled bundle.
 func mustBundle(t testing.TB, s Store, slug string) uuid.UUID {
 	t.Helper()
