@@ -129,3 +129,62 @@ func BenchmarkRecordUsage(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkListTools measures one ListTools over 10 bundles of 100 tools
+// (every manifest and tool file read, decoded and checked) against
+// reading the same files with os.ReadDir and os.ReadFile, interleaved
+// (x-readfiles).
+func BenchmarkListTools(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	s := openFile(b, dir, nil)
+	for i := range 10 {
+		bid := mustBundle(b, s, fmt.Sprint("b", i))
+		for j := range 100 {
+			if _, err := s.PutTool(ctx, ToolKey{BundleID: bid, Slug: "t", Version: fmt.Sprint(j)}, httpSpec("T")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	readAll := func() int {
+		n := 0
+		bundles, err := os.ReadDir(filepath.Join(dir, "bundles"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, bd := range bundles {
+			if _, err := os.ReadFile(filepath.Join(dir, "bundles", bd.Name(), "bundle.json")); err != nil {
+				b.Fatal(err)
+			}
+			tools := filepath.Join(dir, "bundles", bd.Name(), "tools")
+			entries, err := os.ReadDir(tools)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, e := range entries {
+				if _, err := os.ReadFile(filepath.Join(tools, e.Name())); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	var list, read []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		got, err := s.ListTools(ctx, ToolQuery{})
+		if err != nil || len(got) != 1000 {
+			b.Fatal(len(got), err)
+		}
+		t1 := time.Now()
+		if readAll() != 1000 {
+			b.Fatal("files missing")
+		}
+		t2 := time.Now()
+		list, read = append(list, t1.Sub(t0)), append(read, t2.Sub(t1))
+	}
+	b.StopTimer()
+	medianRatio(b, "x-readfiles", list, read)
+}

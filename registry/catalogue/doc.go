@@ -42,7 +42,9 @@
 // [ErrBundleDeleted], …), so an HTTP layer maps them to statuses with
 // errors.Is. Nothing can be put or patched inside a disabled or
 // soft-deleted bundle. A soft-deleted bundle is removed by the reaper
-// [SoftDeleteRetention] (two days) later, once it holds no tool.
+// [SoftDeleteRetention] (two days) later, once it holds no tool. Another
+// back-end (PostgreSQL when one host is not enough) implements the same
+// interface and proves it with the suite in package storetest.
 //
 // The file store makes every write atomic (temporary file, fsync, rename,
 // fsync of the directory) and takes a per-bundle file lock, so several

@@ -51,6 +51,7 @@ func (e FieldError) Error() string {
 // ValidationError lists every field error of one input. It matches
 // [ErrInvalid] with errors.Is; use errors.As to read the fields.
 type ValidationError struct {
+	// Fields lists every field error, in the order the fields were read.
 	Fields []FieldError
 }
 
