@@ -26,6 +26,9 @@ var (
 	ErrBuiltIn = errors.New("catalogue: built-in is read-only")
 	// ErrCorrupt: a stored file could not be read as a whole record.
 	ErrCorrupt = errors.New("catalogue: corrupt record")
+	// ErrLimit: a configured cap (such as the number of tools in a
+	// bundle) would be exceeded.
+	ErrLimit = errors.New("catalogue: limit reached")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("catalogue: store closed")
 )

@@ -25,9 +25,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// DefaultMaxFileBytes is the default cap on one stored file, read or
-// written.
-const DefaultMaxFileBytes = 8 << 20
+// Defaults of [FileOptions].
+const (
+	// DefaultMaxFileBytes is the default cap on one stored file, read or
+	// written.
+	DefaultMaxFileBytes = 8 << 20
+	// DefaultMaxToolsPerBundle is the default cap on the tool versions of
+	// one bundle.
+	DefaultMaxToolsPerBundle = 10_000
+)
 
 // FileOptions configures [OpenFileStore]. The zero value is ready to use.
 type FileOptions struct {
@@ -46,6 +52,10 @@ type FileOptions struct {
 	// MaxFileBytes caps every stored file, read or written. Zero means
 	// DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// MaxToolsPerBundle caps the tool versions of one bundle; a PutTool
+	// beyond it fails with ErrLimit. Zero means DefaultMaxToolsPerBundle;
+	// negative means no cap.
+	MaxToolsPerBundle int
 }
 
 // Problem is a stored file the store could not read as a whole record; it
@@ -79,10 +89,11 @@ type Problem struct {
 // crashed writer left behind and reports files that are not whole records
 // (see [FileStore.Problems]); reads skip them.
 type FileStore struct {
-	dir     string
-	now     func() time.Time
-	log     *slog.Logger
-	maxFile int64
+	dir      string
+	now      func() time.Time
+	log      *slog.Logger
+	maxFile  int64
+	maxTools int
 
 	stripes [64]chan struct{}
 	closed  atomic.Bool
@@ -123,6 +134,7 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 		now:      opts.Now,
 		log:      opts.Logger,
 		maxFile:  opts.MaxFileBytes,
+		maxTools: opts.MaxToolsPerBundle,
 		pending:  map[ToolKey]usage{},
 		problems: map[string]error{},
 		stop:     make(chan struct{}),
@@ -135,6 +147,9 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 	}
 	if s.maxFile <= 0 {
 		s.maxFile = DefaultMaxFileBytes
+	}
+	if s.maxTools == 0 {
+		s.maxTools = DefaultMaxToolsPerBundle
 	}
 	for i := range s.stripes {
 		s.stripes[i] = make(chan struct{}, 1)
@@ -774,6 +789,15 @@ func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (To
 		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrConflict)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Tool{}, fmt.Errorf("catalogue: checking tool: %w", err)
+	}
+	if s.maxTools > 0 {
+		names, err := toolNames(s.toolsDir(key.BundleID))
+		if err != nil {
+			return Tool{}, err
+		}
+		if len(names) >= s.maxTools {
+			return Tool{}, fmt.Errorf("bundle %s holds %d tool versions, the most allowed: %w", key.BundleID, len(names), ErrLimit)
+		}
 	}
 	id, err := NewID()
 	if err != nil {

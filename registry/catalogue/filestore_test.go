@@ -366,3 +366,41 @@ func TestFileStore_MixedOperationsConcurrently(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(workers*iters), got.CallCount)
 }
+
+// The number of tool versions in a bundle is capped, exactly, under the
+// bundle's lock; deleting one makes room again.
+func TestFileStore_MaxToolsPerBundle(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenFileStore(ctx, t.TempDir(), FileOptions{Logger: discard, FlushInterval: -1, ReapInterval: -1, MaxToolsPerBundle: 3})
+	require.NoError(t, err)
+	defer s.Close()
+	bid := mustBundle(t, s, "small")
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.PutTool(ctx, ToolKey{BundleID: bid, Slug: "t", Version: fmt.Sprint(i)}, httpSpec("T"))
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+		} else {
+			require.ErrorIs(t, err, ErrLimit)
+		}
+	}
+	assert.Equal(t, 3, ok)
+	list, err := s.ListTools(ctx, ToolQuery{})
+	require.NoError(t, err)
+	require.Len(t, list, 3)
+	require.NoError(t, s.DeleteTool(ctx, list[0].Key()))
+	_, err = s.PutTool(ctx, ToolKey{BundleID: bid, Slug: "t", Version: "new"}, httpSpec("T"))
+	require.NoError(t, err)
+	other := mustBundle(t, s, "other")
+	_, err = s.PutTool(ctx, ToolKey{BundleID: other, Slug: "t", Version: "1"}, httpSpec("T"))
+	require.NoError(t, err, "the cap is per bundle")
+}

@@ -19,7 +19,7 @@ const SoftDeleteRetention = 48 * time.Hour
 //
 // Errors wrap the package's sentinels: [ErrInvalid] (with a
 // [*ValidationError]), [ErrNotFound], [ErrConflict], [ErrBundleDisabled],
-// [ErrBundleDeleted], [ErrBuiltIn], [ErrCorrupt], [ErrClosed].
+// [ErrBundleDeleted], [ErrBuiltIn], [ErrLimit], [ErrCorrupt], [ErrClosed].
 type Store interface {
 	// PutBundle creates the bundle or replaces its slug, display name,
 	// description and enabled flag; created reports which. ID and
