@@ -25,6 +25,8 @@ import (
 //
 //	CATALOGUE_RACE_ROUNDS=500 go test ./registry/catalogue/ -run MultiProcess -timeout 30m
 //	CATALOGUE_KILL_ROUNDS=100 go test ./registry/catalogue/ -run KillNine -timeout 30m
+//
+// The defaults are 50 race rounds and 20 kills (a fifth under -short).
 const (
 	envRaceDir    = "CATALOGUE_TEST_RACE_DIR"
 	envRaceBundle = "CATALOGUE_TEST_RACE_BUNDLE"
@@ -35,9 +37,14 @@ const (
 	envKillRounds = "CATALOGUE_KILL_ROUNDS"
 )
 
+// envInt reads a round count: the variable if set, else def (a fifth of
+// it under -short).
 func envInt(t *testing.T, name string, def int) int {
 	v := os.Getenv(name)
 	if v == "" {
+		if testing.Short() {
+			return max(1, def/5)
+		}
 		return def
 	}
 	n, err := strconv.Atoi(v)
@@ -191,7 +198,7 @@ func TestFileStore_KillNineWhileWriting(t *testing.T) {
 			_ = cmd.Wait()
 			t.Fatalf("round %d: the writer never got going", round)
 		}
-		time.Sleep(time.Duration(rand.IntN(40)) * time.Millisecond)
+		time.Sleep(time.Duration(5+rand.IntN(75)) * time.Millisecond)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		_ = cmd.Wait()
 
