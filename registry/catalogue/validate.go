@@ -33,6 +33,8 @@ const (
 	// MaxTemplateRunes bounds one template string of an HTTP tool (URL,
 	// query value, header value, auth value).
 	MaxTemplateRunes = 8192
+	// MaxBodyTemplateRunes bounds the body template of an HTTP tool.
+	MaxBodyTemplateRunes = 65536
 	// MaxJSONDepth bounds the nesting of a body (schemas included).
 	MaxJSONDepth = 64
 )
@@ -291,7 +293,7 @@ func (h *HTTPImpl) validate(p *problems, path string) {
 	checkURLTemplate(p, child(rq, "urlTemplate"), r.URLTemplate)
 	checkTemplateMap(p, child(rq, "query"), r.Query, false)
 	checkTemplateMap(p, child(rq, "headers"), r.Headers, true)
-	checkTemplate(p, child(rq, "body"), r.Body, false)
+	checkTemplateN(p, child(rq, "body"), r.Body, false, MaxBodyTemplateRunes)
 	if r.Auth != nil {
 		r.Auth.validate(p, child(rq, "auth"))
 	}
@@ -431,8 +433,13 @@ func (a *HTTPAuth) validate(p *problems, path string) {
 // singleLine also refuses line breaks (URLs, headers). It reports whether
 // the template is well formed.
 func checkTemplate(p *problems, field, s string, singleLine bool) bool {
+	return checkTemplateN(p, field, s, singleLine, MaxTemplateRunes)
+}
+
+// checkTemplateN is checkTemplate with a length bound of max runes.
+func checkTemplateN(p *problems, field, s string, singleLine bool, max int) bool {
 	before := len(p.list)
-	checkText(p, field, s, false, MaxTemplateRunes)
+	checkText(p, field, s, false, max)
 	if singleLine && strings.ContainsAny(s, "\r\n") {
 		p.add(field, "expected a single line")
 	}

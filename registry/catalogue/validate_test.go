@@ -347,3 +347,17 @@ func TestValidate_AuthCredentialsArePlaceholders(t *testing.T) {
 	s.HTTPImpl.Request.Auth = &HTTPAuth{Type: AuthBasic, Username: "me", Password: "${PASSWORD}"}
 	assert.NoError(t, s.Validate(), "a literal user name is fine")
 }
+
+// Template lengths are bounded: 8192 runes for URLs, query and header
+// values, 65536 for a body.
+func TestValidate_TemplateLengths(t *testing.T) {
+	s := httpSpec("x")
+	s.HTTPImpl.Request.Method = "POST"
+	s.HTTPImpl.Request.Body = strings.Repeat("b", 10000)
+	require.NoError(t, s.Validate())
+	s.HTTPImpl.Request.Body = strings.Repeat("b", MaxBodyTemplateRunes+1)
+	s.HTTPImpl.Request.Query = map[string]string{"q": strings.Repeat("q", MaxTemplateRunes+1)}
+	f := decodeErrFields(t, s.Validate())
+	assert.Contains(t, f["httpImpl.request.body"], "at most 65536 runes")
+	assert.Contains(t, f[`httpImpl.request.query["q"]`], "at most 8192 runes")
+}
