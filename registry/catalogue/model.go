@@ -70,9 +70,13 @@ type ToolSpec struct {
 	ArgSchema json.RawMessage `json:"argSchema"`
 	// OutputSchema is the optional JSON Schema of the result.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	// HTTPImpl describes the request of a [TypeHTTP] tool.
+	// HTTPImpl describes the request of a [TypeHTTP] tool. The impl of the
+	// tool's type is required; the other may be given too (a tool that
+	// switches types, or the issue's own example body): it is checked and
+	// stored, and not used.
 	HTTPImpl *HTTPImpl `json:"httpImpl,omitempty"`
-	// GoImpl names the function of a [TypeGo] tool.
+	// GoImpl names the function of a [TypeGo] tool (see HTTPImpl for a
+	// tool of the other type).
 	GoImpl *GoImpl `json:"goImpl,omitempty"`
 }
 

@@ -162,8 +162,8 @@ func (s ToolSpec) Validate() error {
 		} else {
 			s.GoImpl.validate(&p, "goImpl")
 		}
-		if s.HTTPImpl != nil {
-			p.add("httpImpl", "expected no httpImpl for a tool of type %q", TypeGo)
+		if s.HTTPImpl != nil { // kept, unused: see ToolSpec
+			s.HTTPImpl.validate(&p, "httpImpl")
 		}
 	case TypeHTTP:
 		if s.HTTPImpl == nil {
@@ -171,8 +171,8 @@ func (s ToolSpec) Validate() error {
 		} else {
 			s.HTTPImpl.validate(&p, "httpImpl")
 		}
-		if s.GoImpl != nil {
-			p.add("goImpl", "expected no goImpl for a tool of type %q", TypeHTTP)
+		if s.GoImpl != nil { // kept, unused: see ToolSpec
+			s.GoImpl.validate(&p, "goImpl")
 		}
 	default:
 		p.add("type", "expected %q or %q, got %q", TypeGo, TypeHTTP, s.Type)

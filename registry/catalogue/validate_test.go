@@ -114,15 +114,20 @@ func TestDecodeToolSpec_IssueShape(t *testing.T) {
 	assert.Equal(t, &GoImpl{Func: "add"}, g.GoImpl)
 }
 
-// The impl must match the type: the issue's body with both impls names goImpl.
-func TestDecodeToolSpec_ImplMustMatchType(t *testing.T) {
-	_, err := DecodeToolSpec(strings.NewReader(issueToolBody))
-	f := decodeErrFields(t, err)
-	assert.Contains(t, f["goImpl"], `expected no goImpl for a tool of type "http"`)
-	assert.Len(t, f, 1)
+// The impl of the tool's type is required; the other may be there too, as
+// in the issue's own body (both impls, type http): it is checked and kept.
+func TestDecodeToolSpec_ImplOfTheTypeRequired(t *testing.T) {
+	spec, err := DecodeToolSpec(strings.NewReader(issueToolBody))
+	require.NoError(t, err, "the issue's body, verbatim, is accepted")
+	assert.Equal(t, TypeHTTP, spec.Type)
+	assert.Equal(t, &GoImpl{Func: "add"}, spec.GoImpl, "the other impl is kept")
 
 	_, err = DecodeToolSpec(strings.NewReader(`{"displayName":"Add","isEnabled":true,"type":"go","argSchema":{"type":"object"}}`))
 	assert.Contains(t, decodeErrFields(t, err)["goImpl"], "expected an object")
+	_, err = DecodeToolSpec(strings.NewReader(`{"displayName":"Add","isEnabled":true,"type":"http","argSchema":{"type":"object"},"goImpl":{"func":"add"}}`))
+	assert.Contains(t, decodeErrFields(t, err)["httpImpl"], "expected an object")
+	_, err = DecodeToolSpec(strings.NewReader(`{"displayName":"Add","isEnabled":true,"type":"go","argSchema":{"type":"object"},"goImpl":{"func":"add"},"httpImpl":{}}`))
+	assert.NotEmpty(t, decodeErrFields(t, err), "the other impl is checked too")
 }
 
 // Extra fields are rejected at every depth, each named by its path.
