@@ -1,0 +1,58 @@
+// Package catalogue holds tools defined as data: bundles of versioned
+// tools that a client PUTs as JSON, each either a Go function registered
+// with the host (type "go") or an outbound HTTP request built from
+// templates (type "http").
+//
+// This package is the data and storage layer: the types ([Bundle],
+// [Tool], [ToolSpec]), their rules and strict JSON decoders, and the
+// [Store] interface with its default implementation, a directory of
+// human-readable JSON files ([OpenFileStore]).
+//
+// # Identity and rules
+//
+// Bundles and tools carry UUIDv7 ids. Within a bundle a tool version is
+// identified by <slug, version> ([ToolKey]); the same pair may repeat in
+// other bundles. Slugs are 1 to 64 runes of Unicode letters, digits and
+// the ASCII dash; versions may also hold dots. Both are case-sensitive and
+// versions are opaque labels (no ordering).
+//
+// A version, once PUT, is never replaced: a second PUT of the same
+// <slug, version> fails with [ErrConflict] and leaves the stored tool as it
+// was. Only its enabled flag changes afterwards; publish a new version to
+// change a tool.
+//
+// # Decoding client input
+//
+// [DecodeBundleSpec], [DecodeToolSpec] and [DecodeEnabledPatch] read a
+// request body with a size cap, reject unknown and repeated fields at any
+// depth, compile the argument and output schemas, and report every problem
+// at once as a [*ValidationError] whose fields name the JSON path and what
+// was expected:
+//
+//	spec, err := catalogue.DecodeToolSpec(r.Body)
+//	var ve *catalogue.ValidationError
+//	if errors.As(err, &ve) {
+//		// 400 with ve.Fields
+//	}
+//
+// # Storing
+//
+// Every store method takes a context first and returns errors wrapping the
+// package's sentinels ([ErrNotFound], [ErrConflict], [ErrBundleDisabled],
+// [ErrBundleDeleted], …), so an HTTP layer maps them to statuses with
+// errors.Is. Nothing can be put or patched inside a disabled or
+// soft-deleted bundle. A soft-deleted bundle is removed by the reaper
+// [SoftDeleteRetention] (two days) later, once it holds no tool. Another
+// back-end (PostgreSQL when one host is not enough) implements the same
+// interface and proves it with the suite in package storetest.
+//
+// The file store makes every write atomic (temporary file, fsync, rename,
+// fsync of the directory) and takes a per-bundle file lock, so several
+// processes may share one directory and <slug, version> stays unique
+// across all of them. A directory left by a crashed process always opens:
+// temporary files are cleaned, and a file that is not a whole record is
+// skipped and reported by [FileStore.Problems].
+//
+// Usage metrics ([Store.RecordUsage]) never block a call: counts are
+// buffered in memory and written in the background and at Close.
+package catalogue

@@ -1,0 +1,132 @@
+package catalogue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+// Decoding a client's tool body: every problem comes back at once, each
+// naming its JSON path and what was expected.
+func ExampleDecodeToolSpec() {
+	body := `{"displayName": "Echo", "isEnabled": true, "type": "http", "color": "red",
+	  "argSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+	  "httpImpl": {"request": {"method": "FETCH", "urlTemplate": "ftp://api.example.test/echo"}}}`
+	_, err := catalogue.DecodeToolSpec(strings.NewReader(body))
+	var ve *catalogue.ValidationError
+	if errors.As(err, &ve) {
+		for _, f := range ve.Fields {
+			fmt.Println(f.Field)
+		}
+	}
+	fmt.Println(errors.Is(err, catalogue.ErrInvalid))
+	// Output:
+	// color
+	// httpImpl.request.method
+	// httpImpl.request.urlTemplate
+	// true
+}
+
+// Slugs are Unicode letters, digits and dashes; versions may hold dots.
+func ExampleValidateSlug() {
+	for _, s := range []string{"read-file", "résumé", "read_file", "+readfile"} {
+		fmt.Println(s, catalogue.ValidateSlug(s) == nil)
+	}
+	fmt.Println(catalogue.ValidateVersion("1.0.0-beta") == nil)
+	// Output:
+	// read-file true
+	// résumé true
+	// read_file false
+	// +readfile false
+	// true
+}
+
+// A file store: create a bundle, publish a tool version, and see that the
+// same <slug, version> cannot be published twice.
+func ExampleOpenFileStore() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "catalogue")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := catalogue.OpenFileStore(ctx, dir, catalogue.FileOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+
+	bundleID, _ := catalogue.NewID()
+	if _, _, err := store.PutBundle(ctx, bundleID, catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true}); err != nil {
+		log.Fatal(err)
+	}
+	spec, err := catalogue.DecodeToolSpec(strings.NewReader(`{"displayName": "Add", "isEnabled": true, "type": "go",
+	  "argSchema": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+	  "goImpl": {"func": "add"}}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	key := catalogue.ToolKey{BundleID: bundleID, Slug: "add", Version: "1.0"}
+	if _, err := store.PutTool(ctx, key, spec); err != nil {
+		log.Fatal(err)
+	}
+	_, err = store.PutTool(ctx, key, spec)
+	fmt.Println(errors.Is(err, catalogue.ErrConflict))
+
+	tools, err := store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{bundleID}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, t := range tools {
+		fmt.Println(t.Slug, t.Version, t.Type, t.GoImpl.Func)
+	}
+	// Output:
+	// true
+	// add 1.0 go add
+}
+
+// Counting calls never waits for the disk; reads see the counts at once,
+// and Close writes them.
+func ExampleFileStore_RecordUsage() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "catalogue")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := catalogue.OpenFileStore(ctx, dir, catalogue.FileOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	bundleID, _ := catalogue.NewID()
+	_, _, _ = store.PutBundle(ctx, bundleID, catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true})
+	key := catalogue.ToolKey{BundleID: bundleID, Slug: "add", Version: "1"}
+	_, err = store.PutTool(ctx, key, catalogue.ToolSpec{DisplayName: "Add", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: []byte(`{"type":"object"}`), GoImpl: &catalogue.GoImpl{Func: "add"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for range 3 {
+		_ = store.RecordUsage(ctx, key, time.Now())
+	}
+	t, _ := store.GetTool(ctx, key)
+	fmt.Println(t.CallCount)
+	if err := store.Close(); err != nil {
+		log.Fatal(err)
+	}
+	reopened, _ := catalogue.OpenFileStore(ctx, dir, catalogue.FileOptions{})
+	defer reopened.Close()
+	t, _ = reopened.GetTool(ctx, key)
+	fmt.Println(t.CallCount)
+	// Output:
+	// 3
+	// 3
+}

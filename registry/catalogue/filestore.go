@@ -1,0 +1,1182 @@
+package catalogue
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
+	"github.com/google/uuid"
+)
+
+// Defaults of [FileOptions].
+const (
+	// DefaultMaxFileBytes is the default cap on one stored file, read or
+	// written.
+	DefaultMaxFileBytes = 8 << 20
+	// DefaultMaxToolsPerBundle is the default cap on the tool versions of
+	// one bundle.
+	DefaultMaxToolsPerBundle = 10_000
+)
+
+// FileOptions configures [OpenFileStore]. The zero value is ready to use.
+type FileOptions struct {
+	// Now is the store's clock (timestamps, the reaper). Nil means
+	// time.Now. Tests inject a fake clock here.
+	Now func() time.Time
+	// Logger receives warnings about skipped files and failed background
+	// writes. Nil means slog.Default().
+	Logger *slog.Logger
+	// FlushInterval is how often buffered usage counts are written. Zero
+	// means one second; negative means only at Flush and Close.
+	FlushInterval time.Duration
+	// ReapInterval is how often the background reaper runs. Zero means one
+	// hour; negative disables it (call ReapDeleted yourself).
+	ReapInterval time.Duration
+	// MaxFileBytes caps every stored file, read or written. Zero means
+	// DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// MaxToolsPerBundle caps the tool versions of one bundle; a PutTool
+	// beyond it fails with ErrLimit. Zero means DefaultMaxToolsPerBundle;
+	// negative means no cap.
+	MaxToolsPerBundle int
+}
+
+// Problem is a stored file the store could not read as a whole record; it
+// is skipped by reads and left in place.
+type Problem struct {
+	// Path is the file.
+	Path string
+	// Err says what is wrong; it wraps ErrCorrupt.
+	Err error
+}
+
+// FileStore is the default [Store]: flat, human-readable JSON files under
+// one directory, shareable by several processes.
+//
+// Layout:
+//
+//	<dir>/bundles/<bundleID>/bundle.json            the bundle manifest
+//	<dir>/bundles/<bundleID>/tools/<name>.json      one file per tool version
+//	<dir>/locks/<bundleID>.lock                     the bundle's lock (kept forever)
+//
+// A tool file's name is "<slug>@<version>~<hash>.json" (the slug@version
+// part shortened to 200 bytes if needed; the hash is of the exact slug and
+// version, so names differ even on case-insensitive file systems).
+//
+// Every write goes to a temporary file in the same directory, is synced,
+// renamed over the target, and the directory is synced: a reader sees the
+// old record or the new one, never a part. Every change happens under the
+// bundle's lock: a mutex within the process and an flock(2) lock on the
+// bundle's lock file across processes, so <slug, version> uniqueness holds
+// for every process sharing the directory. Open cleans temporary files a
+// crashed writer left behind and reports files that are not whole records
+// (see [FileStore.Problems]); reads skip them.
+type FileStore struct {
+	dir      string
+	now      func() time.Time
+	log      *slog.Logger
+	maxFile  int64
+	maxTools int
+
+	stripes [64]chan struct{}
+	closed  atomic.Bool
+
+	usageMu sync.Mutex
+	pending map[ToolKey]usage
+
+	// flushMu keeps reads from seeing counts between the buffer and the
+	// file during a flush. Lock order: flushMu before a bundle lock.
+	flushMu sync.RWMutex
+
+	probMu   sync.Mutex
+	problems map[string]error
+
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type usage struct {
+	count int64
+	last  time.Time
+}
+
+var _ Store = (*FileStore)(nil)
+
+// OpenFileStore opens (creating if needed) the store in dir. It removes
+// temporary files left by crashed writers and records files that are not
+// whole records as problems, never failing on them. Close the store to
+// write buffered usage counts.
+func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStore, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("catalogue: open file store: expected a directory, got an empty path")
+	}
+	s := &FileStore{
+		dir:      dir,
+		now:      opts.Now,
+		log:      opts.Logger,
+		maxFile:  opts.MaxFileBytes,
+		maxTools: opts.MaxToolsPerBundle,
+		pending:  map[ToolKey]usage{},
+		problems: map[string]error{},
+		stop:     make(chan struct{}),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.maxFile <= 0 {
+		s.maxFile = DefaultMaxFileBytes
+	}
+	if s.maxTools == 0 {
+		s.maxTools = DefaultMaxToolsPerBundle
+	}
+	for i := range s.stripes {
+		s.stripes[i] = make(chan struct{}, 1)
+	}
+	for _, d := range []string{s.bundlesDir(), s.locksDir()} {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			return nil, fmt.Errorf("catalogue: open file store: %w", err)
+		}
+	}
+	if err := s.recover(ctx); err != nil {
+		return nil, err
+	}
+	flush := opts.FlushInterval
+	if flush == 0 {
+		flush = time.Second
+	}
+	if flush > 0 {
+		s.every(flush, func() {
+			if err := s.Flush(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+				s.log.Warn("catalogue: writing usage counts", "err", err)
+			}
+		})
+	}
+	reap := opts.ReapInterval
+	if reap == 0 {
+		reap = time.Hour
+	}
+	if reap > 0 {
+		s.every(reap, func() {
+			if ids, err := s.ReapDeleted(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+				s.log.Warn("catalogue: reaping soft-deleted bundles", "err", err)
+			} else if len(ids) > 0 {
+				s.log.Info("catalogue: reaped soft-deleted bundles", "count", len(ids))
+			}
+		})
+	}
+	return s, nil
+}
+
+func (s *FileStore) every(d time.Duration, f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+}
+
+// Dir returns the store's directory.
+func (s *FileStore) Dir() string { return s.dir }
+
+// Problems returns the files found not to be whole records so far (at
+// Open and by later reads), sorted by path.
+func (s *FileStore) Problems() []Problem {
+	s.probMu.Lock()
+	defer s.probMu.Unlock()
+	out := make([]Problem, 0, len(s.problems))
+	for p, err := range s.problems {
+		out = append(out, Problem{Path: p, Err: err})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func (s *FileStore) report(path string, err error) {
+	s.probMu.Lock()
+	_, seen := s.problems[path]
+	s.problems[path] = err
+	s.probMu.Unlock()
+	if !seen {
+		s.log.Warn("catalogue: skipping a stored file that is not a whole record", "path", path, "err", err)
+	}
+}
+
+func (s *FileStore) forget(path string) {
+	s.probMu.Lock()
+	delete(s.problems, path)
+	s.probMu.Unlock()
+}
+
+func (s *FileStore) bundlesDir() string { return filepath.Join(s.dir, "bundles") }
+func (s *FileStore) locksDir() string   { return filepath.Join(s.dir, "locks") }
+func (s *FileStore) bundleDir(id uuid.UUID) string {
+	return filepath.Join(s.bundlesDir(), id.String())
+}
+func (s *FileStore) bundleFile(id uuid.UUID) string {
+	return filepath.Join(s.bundleDir(id), "bundle.json")
+}
+func (s *FileStore) toolsDir(id uuid.UUID) string { return filepath.Join(s.bundleDir(id), "tools") }
+func (s *FileStore) toolFile(k ToolKey) string {
+	return filepath.Join(s.toolsDir(k.BundleID), toolFileName(k.Slug, k.Version))
+}
+
+// toolFileName is the file name of a tool version (see FileStore).
+func toolFileName(slug, version string) string {
+	h := sha256.Sum256([]byte(slug + "\x00" + version))
+	base := slug + "@" + version
+	if len(base) > 200 {
+		i := 200
+		for i > 0 && !utf8.RuneStart(base[i]) {
+			i--
+		}
+		base = base[:i]
+	}
+	return base + "~" + hex.EncodeToString(h[:8]) + ".json"
+}
+
+const tmpPrefix = ".tmp-"
+
+// stamp is the store's clock in UTC, truncated to microseconds (what
+// every back-end, PostgreSQL included, keeps).
+func (s *FileStore) stamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// lock takes the bundle's lock: a mutex stripe in this process, then the
+// flock on its lock file.
+func (s *FileStore) lock(ctx context.Context, id uuid.UUID) (func(), error) {
+	stripe := s.stripes[id[15]%byte(len(s.stripes))]
+	select {
+	case stripe <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	fl := flock.New(filepath.Join(s.locksDir(), id.String()+".lock"), flock.SetPermissions(0o600))
+	var err error
+	if ctx.Done() == nil {
+		err = fl.Lock()
+	} else {
+		var ok bool
+		ok, err = fl.TryLockContext(ctx, time.Millisecond)
+		if err == nil && !ok {
+			err = ctx.Err()
+		}
+	}
+	if err != nil {
+		<-stripe
+		return nil, fmt.Errorf("catalogue: locking bundle %s: %w", id, err)
+	}
+	return func() {
+		if err := fl.Unlock(); err != nil {
+			s.log.Warn("catalogue: unlocking bundle", "bundle", id, "err", err)
+		}
+		_ = fl.Close()
+		<-stripe
+	}, nil
+}
+
+// readCapped reads a whole file of at most s.maxFile bytes.
+func (s *FileStore) readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, s.maxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > s.maxFile {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrCorrupt, s.maxFile)
+	}
+	return data, nil
+}
+
+// writeAtomic replaces path with data: temp file, fsync, rename, fsync of
+// the directory.
+func (s *FileStore) writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, tmpPrefix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+func (s *FileStore) encode(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	data = append(data, '\n')
+	if int64(len(data)) > s.maxFile {
+		return nil, &ValidationError{Fields: []FieldError{{Problem: fmt.Sprintf("expected a record of at most %d bytes once stored, got %d", s.maxFile, len(data))}}}
+	}
+	return data, nil
+}
+
+// readBundle reads a bundle manifest: ErrNotFound if absent, ErrCorrupt
+// (and a reported problem) if not a whole record.
+func (s *FileStore) readBundle(id uuid.UUID) (Bundle, error) {
+	path := s.bundleFile(id)
+	data, err := s.readCapped(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Bundle{}, fmt.Errorf("bundle %s: %w", id, ErrNotFound)
+	}
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		return Bundle{}, fmt.Errorf("catalogue: reading bundle %s: %w", id, err)
+	}
+	var b Bundle
+	if err == nil {
+		err = checkBundleRecord(data, id, &b)
+	}
+	if err != nil {
+		err = fmt.Errorf("bundle %s: %w", id, err)
+		s.report(path, err)
+		return Bundle{}, err
+	}
+	s.forget(path)
+	return b, nil
+}
+
+func checkBundleRecord(data []byte, id uuid.UUID, b *Bundle) error {
+	if err := json.Unmarshal(data, b); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	switch {
+	case b.ID != id:
+		return fmt.Errorf("%w: id %s does not match its directory", ErrCorrupt, b.ID)
+	case b.CreatedAt.IsZero():
+		return fmt.Errorf("%w: no createdAt", ErrCorrupt)
+	case ValidateSlug(b.Slug) != nil:
+		return fmt.Errorf("%w: bad slug %q", ErrCorrupt, clip(b.Slug))
+	}
+	return nil
+}
+
+// readTool reads a tool file: ErrNotFound if absent, ErrCorrupt (and a
+// reported problem) if not a whole record of key (want nil: any key).
+func (s *FileStore) readTool(path string, bundleID uuid.UUID, want *ToolKey) (Tool, error) {
+	data, err := s.readCapped(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Tool{}, fmt.Errorf("tool %s: %w", filepath.Base(path), ErrNotFound)
+	}
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		return Tool{}, fmt.Errorf("catalogue: reading tool: %w", err)
+	}
+	var t Tool
+	if err == nil {
+		err = checkToolRecord(data, bundleID, filepath.Base(path), &t)
+	}
+	if err != nil {
+		err = fmt.Errorf("tool file %s: %w", filepath.Base(path), err)
+		s.report(path, err)
+		return Tool{}, err
+	}
+	s.forget(path)
+	if want != nil && t.Key() != *want {
+		return Tool{}, fmt.Errorf("tool %s@%s: %w", want.Slug, want.Version, ErrNotFound)
+	}
+	return t, nil
+}
+
+func checkToolRecord(data []byte, bundleID uuid.UUID, name string, t *Tool) error {
+	if err := json.Unmarshal(data, t); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	switch {
+	case t.ID == uuid.Nil:
+		return fmt.Errorf("%w: no id", ErrCorrupt)
+	case t.BundleID != bundleID:
+		return fmt.Errorf("%w: bundleID %s does not match its directory", ErrCorrupt, t.BundleID)
+	case ValidateSlug(t.Slug) != nil || ValidateVersion(t.Version) != nil:
+		return fmt.Errorf("%w: bad slug or version", ErrCorrupt)
+	case toolFileName(t.Slug, t.Version) != name:
+		return fmt.Errorf("%w: slug and version do not match the file name", ErrCorrupt)
+	case t.Type != TypeGo && t.Type != TypeHTTP:
+		return fmt.Errorf("%w: bad type %q", ErrCorrupt, t.Type)
+	case t.CreatedAt.IsZero() || len(t.ArgSchema) == 0:
+		return fmt.Errorf("%w: missing createdAt or argSchema", ErrCorrupt)
+	}
+	return nil
+}
+
+// recover runs at Open: under each bundle's lock, temporary files are
+// removed, an empty bundle directory without a manifest (a creation cut
+// short) is removed, and every file is checked.
+func (s *FileStore) recover(ctx context.Context) error {
+	ids, err := s.bundleIDs()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		unlock, err := s.lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		s.recoverBundle(id)
+		unlock()
+	}
+	return nil
+}
+
+func (s *FileStore) recoverBundle(id uuid.UUID) {
+	removeTemps(s.bundleDir(id))
+	removeTemps(s.toolsDir(id))
+	names, _ := toolNames(s.toolsDir(id))
+	if _, err := s.readBundle(id); errors.Is(err, ErrNotFound) {
+		if len(names) == 0 {
+			_ = os.Remove(s.toolsDir(id))
+			_ = os.Remove(s.bundleDir(id))
+			return
+		}
+		s.report(s.bundleFile(id), fmt.Errorf("%w: a bundle directory with tools but no bundle.json", ErrCorrupt))
+	}
+	for _, n := range names {
+		_, _ = s.readTool(filepath.Join(s.toolsDir(id), n), id, nil)
+	}
+}
+
+func removeTemps(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	removed := false
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tmpPrefix) {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				removed = true
+			}
+		}
+	}
+	if removed {
+		_ = syncDir(dir)
+	}
+}
+
+// bundleIDs lists the bundle directories, sorted by id.
+func (s *FileStore) bundleIDs() ([]uuid.UUID, error) {
+	entries, err := os.ReadDir(s.bundlesDir())
+	if err != nil {
+		return nil, fmt.Errorf("catalogue: listing bundles: %w", err)
+	}
+	ids := make([]uuid.UUID, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() || len(e.Name()) != 36 {
+			continue
+		}
+		id, err := uuid.Parse(e.Name())
+		if err != nil || id.String() != e.Name() {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	return ids, nil
+}
+
+// toolNames lists the tool files of a directory, sorted.
+func toolNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalogue: listing tools: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (s *FileStore) checkOpen() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// PutBundle implements [Store].
+func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec) (Bundle, bool, error) {
+	if err := s.checkOpen(); err != nil {
+		return Bundle{}, false, err
+	}
+	var p problems
+	if err := ValidateID(id); err != nil {
+		p.add("bundleID", "%v", err)
+	}
+	p.merge(spec.Validate())
+	if err := p.err(); err != nil {
+		return Bundle{}, false, err
+	}
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return Bundle{}, false, err
+	}
+	defer unlock()
+	now := s.stamp()
+	b, err := s.readBundle(id)
+	created := false
+	switch {
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
+		// A corrupt manifest is replaced by a new one: PUT repairs it.
+		b, created = Bundle{ID: id, CreatedAt: now}, true
+	case err != nil:
+		return Bundle{}, false, err
+	case b.SoftDeletedAt != nil:
+		return Bundle{}, false, fmt.Errorf("bundle %s: %w", id, ErrBundleDeleted)
+	case b.BuiltIn:
+		return Bundle{}, false, fmt.Errorf("bundle %s: %w", id, ErrBuiltIn)
+	}
+	b.BundleSpec = spec
+	b.ModifiedAt = now
+	if err := s.writeBundle(b); err != nil {
+		return Bundle{}, false, err
+	}
+	return b, created, nil
+}
+
+func (s *FileStore) writeBundle(b Bundle) error {
+	data, err := s.encode(b)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(s.toolsDir(b.ID)); errors.Is(err, fs.ErrNotExist) {
+		// A new bundle: its directories, and their entries in the parent
+		// directories, are made durable before the manifest is written.
+		if err := os.MkdirAll(s.toolsDir(b.ID), 0o750); err != nil {
+			return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
+		}
+		for _, d := range []string{s.bundlesDir(), s.bundleDir(b.ID)} {
+			if err := syncDir(d); err != nil {
+				return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
+			}
+		}
+	}
+	if err := s.writeAtomic(s.bundleFile(b.ID), data); err != nil {
+		return fmt.Errorf("catalogue: writing bundle %s: %w", b.ID, err)
+	}
+	s.forget(s.bundleFile(b.ID))
+	return nil
+}
+
+// GetBundle implements [Store].
+func (s *FileStore) GetBundle(ctx context.Context, id uuid.UUID) (Bundle, error) {
+	if err := s.checkOpen(); err != nil {
+		return Bundle{}, err
+	}
+	return s.readBundle(id)
+}
+
+// ListBundles implements [Store].
+func (s *FileStore) ListBundles(ctx context.Context, q BundleQuery) ([]Bundle, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	ids, err := s.bundleIDs()
+	if err != nil {
+		return nil, err
+	}
+	want := idSet(q.IDs)
+	var out []Bundle
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if bytes.Compare(id[:], q.After[:]) <= 0 || (want != nil && !want[id]) {
+			continue
+		}
+		b, err := s.readBundle(id)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if (!b.IsEnabled && !q.IncludeDisabled) || (b.SoftDeletedAt != nil && !q.IncludeDeleted) {
+			continue
+		}
+		out = append(out, b)
+		if q.Limit > 0 && len(out) == q.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func idSet(ids []uuid.UUID) map[uuid.UUID]bool {
+	if len(ids) == 0 {
+		return nil
+	}
+	m := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+// SetBundleEnabled implements [Store].
+func (s *FileStore) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabled bool) (Bundle, error) {
+	return s.updateBundle(ctx, id, func(b *Bundle) error {
+		if b.SoftDeletedAt != nil {
+			return fmt.Errorf("bundle %s: %w", id, ErrBundleDeleted)
+		}
+		b.IsEnabled = enabled
+		return nil
+	})
+}
+
+// SoftDeleteBundle implements [Store].
+func (s *FileStore) SoftDeleteBundle(ctx context.Context, id uuid.UUID) (Bundle, error) {
+	return s.updateBundle(ctx, id, func(b *Bundle) error {
+		if b.BuiltIn {
+			return fmt.Errorf("bundle %s: %w", id, ErrBuiltIn)
+		}
+		if b.SoftDeletedAt == nil {
+			now := s.stamp()
+			b.SoftDeletedAt = &now
+		}
+		return nil
+	})
+}
+
+func (s *FileStore) updateBundle(ctx context.Context, id uuid.UUID, change func(*Bundle) error) (Bundle, error) {
+	if err := s.checkOpen(); err != nil {
+		return Bundle{}, err
+	}
+	if _, err := s.readBundle(id); err != nil {
+		return Bundle{}, err
+	}
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return Bundle{}, err
+	}
+	defer unlock()
+	b, err := s.readBundle(id)
+	if err != nil {
+		return Bundle{}, err
+	}
+	before := b
+	if err := change(&b); err != nil {
+		return Bundle{}, err
+	}
+	if sameBundle(before, b) {
+		return b, nil
+	}
+	return b, s.writeBundle(b)
+}
+
+func sameBundle(a, b Bundle) bool {
+	return a.BundleSpec == b.BundleSpec && (a.SoftDeletedAt == nil) == (b.SoftDeletedAt == nil)
+}
+
+// bundleForChange reads the bundle under its lock and refuses changes
+// inside a soft-deleted or disabled one.
+func (s *FileStore) bundleForChange(id uuid.UUID) (Bundle, error) {
+	b, err := s.readBundle(id)
+	if err != nil {
+		return Bundle{}, err
+	}
+	if b.SoftDeletedAt != nil {
+		return Bundle{}, fmt.Errorf("bundle %s: %w", id, ErrBundleDeleted)
+	}
+	if !b.IsEnabled {
+		return Bundle{}, fmt.Errorf("bundle %s: %w", id, ErrBundleDisabled)
+	}
+	return b, nil
+}
+
+// PutTool implements [Store].
+func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return Tool{}, err
+	}
+	var p problems
+	p.merge(key.Validate())
+	p.merge(spec.Validate())
+	if err := p.err(); err != nil {
+		return Tool{}, err
+	}
+	if _, err := s.readBundle(key.BundleID); err != nil {
+		return Tool{}, err
+	}
+	unlock, err := s.lock(ctx, key.BundleID)
+	if err != nil {
+		return Tool{}, err
+	}
+	defer unlock()
+	b, err := s.bundleForChange(key.BundleID)
+	if err != nil {
+		return Tool{}, err
+	}
+	if b.BuiltIn {
+		return Tool{}, fmt.Errorf("bundle %s: %w", b.ID, ErrBuiltIn)
+	}
+	path := s.toolFile(key)
+	if _, err := os.Lstat(path); err == nil {
+		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrConflict)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Tool{}, fmt.Errorf("catalogue: checking tool: %w", err)
+	}
+	if s.maxTools > 0 {
+		names, err := toolNames(s.toolsDir(key.BundleID))
+		if err != nil {
+			return Tool{}, err
+		}
+		if len(names) >= s.maxTools {
+			return Tool{}, fmt.Errorf("bundle %s holds %d tool versions, the most allowed: %w", key.BundleID, len(names), ErrLimit)
+		}
+	}
+	id, err := NewID()
+	if err != nil {
+		return Tool{}, fmt.Errorf("catalogue: new tool id: %w", err)
+	}
+	now := s.stamp()
+	t := Tool{ID: id, BundleID: key.BundleID, Slug: key.Slug, Version: key.Version, ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
+	data, err := s.encode(t)
+	if err != nil {
+		return Tool{}, err
+	}
+	if err := os.MkdirAll(s.toolsDir(key.BundleID), 0o750); err != nil {
+		return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
+	}
+	if err := s.writeAtomic(path, data); err != nil {
+		return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
+	}
+	return t, nil
+}
+
+// GetTool implements [Store].
+func (s *FileStore) GetTool(ctx context.Context, key ToolKey) (Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return Tool{}, err
+	}
+	if err := key.Validate(); err != nil {
+		return Tool{}, err
+	}
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
+	t, err := s.readTool(s.toolFile(key), key.BundleID, &key)
+	if err != nil {
+		return Tool{}, err
+	}
+	s.addPending(&t)
+	return t, nil
+}
+
+func (s *FileStore) addPending(t *Tool) {
+	s.usageMu.Lock()
+	u, ok := s.pending[t.Key()]
+	s.usageMu.Unlock()
+	if ok {
+		applyUsage(t, u)
+	}
+}
+
+func applyUsage(t *Tool, u usage) {
+	t.CallCount += u.count
+	if t.LastCalledAt == nil || u.last.After(*t.LastCalledAt) {
+		last := u.last
+		t.LastCalledAt = &last
+	}
+}
+
+// ListTools implements [Store].
+func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	ids, err := s.bundleIDs()
+	if err != nil {
+		return nil, err
+	}
+	want := idSet(q.BundleIDs)
+	afterName := ""
+	if q.After.BundleID != uuid.Nil {
+		afterName = toolFileName(q.After.Slug, q.After.Version)
+	}
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
+	var out []Tool
+	for _, id := range ids {
+		if c := bytes.Compare(id[:], q.After.BundleID[:]); c < 0 || (want != nil && !want[id]) {
+			continue
+		}
+		b, err := s.readBundle(id)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if (!b.IsEnabled && !q.IncludeDisabled) || (b.SoftDeletedAt != nil && !q.IncludeDeleted) {
+			continue
+		}
+		names, err := toolNames(s.toolsDir(id))
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if id == q.After.BundleID && n <= afterName {
+				continue
+			}
+			t, err := s.readTool(filepath.Join(s.toolsDir(id), n), id, nil)
+			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if (!t.IsEnabled && !q.IncludeDisabled) || !hasAnyTag(t.Tags, q.Tags) {
+				continue
+			}
+			s.addPending(&t)
+			out = append(out, t)
+			if q.Limit > 0 && len(out) == q.Limit {
+				return out, nil
+			}
+		}
+	}
+	return out, nil
+}
+
+func hasAnyTag(have, want []string) bool {
+	if len(want) == 0 {
+		return true
+	}
+	for _, w := range want {
+		if slices.Contains(have, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// SetToolEnabled implements [Store].
+func (s *FileStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled bool) (Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return Tool{}, err
+	}
+	if err := key.Validate(); err != nil {
+		return Tool{}, err
+	}
+	if _, err := s.readBundle(key.BundleID); err != nil {
+		return Tool{}, err
+	}
+	// Lock order, as in Flush: flushMu, then the bundle.
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
+	unlock, err := s.lock(ctx, key.BundleID)
+	if err != nil {
+		return Tool{}, err
+	}
+	defer unlock()
+	if _, err := s.bundleForChange(key.BundleID); err != nil {
+		return Tool{}, err
+	}
+	path := s.toolFile(key)
+	t, err := s.readTool(path, key.BundleID, &key)
+	if err != nil {
+		return Tool{}, err
+	}
+	if t.IsEnabled != enabled {
+		t.IsEnabled = enabled
+		data, err := s.encode(t)
+		if err != nil {
+			return Tool{}, err
+		}
+		if err := s.writeAtomic(path, data); err != nil {
+			return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
+		}
+	}
+	s.addPending(&t)
+	return t, nil
+}
+
+// DeleteTool implements [Store].
+func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := key.Validate(); err != nil {
+		return err
+	}
+	if _, err := s.readBundle(key.BundleID); err != nil && !errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	unlock, err := s.lock(ctx, key.BundleID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	path := s.toolFile(key)
+	t, err := s.readTool(path, key.BundleID, &key)
+	if errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err == nil && t.BuiltIn {
+		return fmt.Errorf("tool %s@%s: %w", key.Slug, key.Version, ErrBuiltIn)
+	}
+	// A corrupt file is deleted too: that is how it is cleared.
+	if err := os.Remove(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("tool %s@%s: %w", key.Slug, key.Version, ErrNotFound)
+		}
+		return fmt.Errorf("catalogue: deleting tool: %w", err)
+	}
+	s.forget(path)
+	s.usageMu.Lock()
+	delete(s.pending, key)
+	s.usageMu.Unlock()
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("catalogue: deleting tool: %w", err)
+	}
+	return nil
+}
+
+// RecordUsage implements [Store]. It only takes an in-memory lock.
+func (s *FileStore) RecordUsage(ctx context.Context, key ToolKey, at time.Time) error {
+	if err := key.Validate(); err != nil {
+		return err
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	s.usageMu.Lock()
+	if s.closed.Load() {
+		s.usageMu.Unlock()
+		return ErrClosed
+	}
+	u := s.pending[key]
+	u.count++
+	if at.After(u.last) {
+		u.last = at
+	}
+	s.pending[key] = u
+	s.usageMu.Unlock()
+	return nil
+}
+
+// Flush writes the buffered usage counts now. Counts that cannot be
+// written stay buffered for the next flush; counts of tools that no longer
+// exist are dropped.
+func (s *FileStore) Flush(ctx context.Context) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.usageMu.Lock()
+	batch := s.pending
+	s.pending = map[ToolKey]usage{}
+	s.usageMu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	byBundle := map[uuid.UUID][]ToolKey{}
+	for k := range batch {
+		byBundle[k.BundleID] = append(byBundle[k.BundleID], k)
+	}
+	var errs []error
+	for id, keys := range byBundle {
+		if err := s.flushBundle(ctx, id, keys, batch); err != nil {
+			errs = append(errs, err)
+			// Keep the counts for the next flush.
+			s.usageMu.Lock()
+			for _, k := range keys {
+				if u, ok := batch[k]; ok {
+					p := s.pending[k]
+					p.count += u.count
+					if u.last.After(p.last) {
+						p.last = u.last
+					}
+					s.pending[k] = p
+				}
+			}
+			s.usageMu.Unlock()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// flushBundle writes the counts of keys; each written key is removed from
+// batch, so on error batch holds what is left.
+func (s *FileStore) flushBundle(ctx context.Context, id uuid.UUID, keys []ToolKey, batch map[ToolKey]usage) error {
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	for _, k := range keys {
+		if k.Validate() != nil {
+			delete(batch, k)
+			continue
+		}
+		path := s.toolFile(k)
+		t, err := s.readTool(path, id, &k)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) {
+			delete(batch, k)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		applyUsage(&t, batch[k])
+		data, err := s.encode(t)
+		if err != nil {
+			return err
+		}
+		if err := s.writeAtomic(path, data); err != nil {
+			return fmt.Errorf("catalogue: writing usage of %s@%s: %w", k.Slug, k.Version, err)
+		}
+		delete(batch, k)
+	}
+	return nil
+}
+
+// ReapDeleted implements [Store].
+func (s *FileStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	ids, err := s.bundleIDs()
+	if err != nil {
+		return nil, err
+	}
+	var reaped []uuid.UUID
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return reaped, err
+		}
+		if !s.dueForReaping(id) {
+			continue
+		}
+		unlock, err := s.lock(ctx, id)
+		if err != nil {
+			return reaped, err
+		}
+		ok, err := s.reapLocked(id)
+		unlock()
+		if err != nil {
+			return reaped, err
+		}
+		if ok {
+			reaped = append(reaped, id)
+		}
+	}
+	if len(reaped) > 0 {
+		if err := syncDir(s.bundlesDir()); err != nil {
+			return reaped, fmt.Errorf("catalogue: reaping: %w", err)
+		}
+	}
+	return reaped, nil
+}
+
+func (s *FileStore) dueForReaping(id uuid.UUID) bool {
+	b, err := s.readBundle(id)
+	return err == nil && b.SoftDeletedAt != nil && !s.now().Before(b.SoftDeletedAt.Add(SoftDeleteRetention))
+}
+
+func (s *FileStore) reapLocked(id uuid.UUID) (bool, error) {
+	if !s.dueForReaping(id) {
+		return false, nil
+	}
+	names, err := toolNames(s.toolsDir(id))
+	if err != nil || len(names) > 0 {
+		return false, err
+	}
+	removeTemps(s.toolsDir(id))
+	removeTemps(s.bundleDir(id))
+	for _, p := range []string{s.toolsDir(id), s.bundleFile(id), s.bundleDir(id)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("catalogue: reaping bundle %s: %w", id, err)
+		}
+	}
+	return true, nil
+}
+
+// Close implements [Store]: it stops the background work and writes the
+// buffered usage counts. Later calls return the first result.
+func (s *FileStore) Close() error {
+	s.closeOnce.Do(func() {
+		// Closed under usageMu: a RecordUsage either lands before and is
+		// flushed below, or fails with ErrClosed.
+		s.usageMu.Lock()
+		s.closed.Store(true)
+		s.usageMu.Unlock()
+		close(s.stop)
+		s.wg.Wait()
+		s.closeErr = s.Flush(context.Background())
+	})
+	return s.closeErr
+}

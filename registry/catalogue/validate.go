@@ -1,0 +1,514 @@
+package catalogue
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Length limits of text fields, in runes.
+const (
+	// MaxSlugRunes bounds slugs and versions.
+	MaxSlugRunes = 64
+	// MaxDisplayNameRunes bounds display names.
+	MaxDisplayNameRunes = 128
+	// MaxBundleDescriptionRunes bounds bundle descriptions.
+	MaxBundleDescriptionRunes = 4096
+	// MaxToolDescriptionRunes bounds tool descriptions.
+	MaxToolDescriptionRunes = 16384
+	// MaxTags bounds the number of tags of a tool.
+	MaxTags = 32
+	// MaxTagRunes bounds one tag.
+	MaxTagRunes = 64
+	// MaxTemplateRunes bounds one template string of an HTTP tool (URL,
+	// query value, header value, auth value).
+	MaxTemplateRunes = 8192
+	// MaxBodyTemplateRunes bounds the body template of an HTTP tool.
+	MaxBodyTemplateRunes = 65536
+	// MaxJSONDepth bounds the nesting of a body (schemas included).
+	MaxJSONDepth = 64
+)
+
+// Bounds of [HTTPLimits].
+const (
+	maxTimeout    = 10 * time.Minute
+	maxRetries    = 10
+	maxLimitBytes = 1 << 40
+)
+
+// ValidateSlug checks a tool or bundle slug: 1 to 64 runes, each a Unicode
+// letter, a Unicode digit or an ASCII dash. Slugs are case-sensitive.
+func ValidateSlug(s string) error {
+	return checkLabel(s, false)
+}
+
+// ValidateVersion checks a version label: like a slug, and a dot is also
+// allowed. Versions are opaque: no ordering is implied.
+func ValidateVersion(s string) error {
+	return checkLabel(s, true)
+}
+
+func checkLabel(s string, dot bool) error {
+	what := "letters, digits and '-'"
+	if dot {
+		what = "letters, digits, '-' and '.'"
+	}
+	if s == "" {
+		return fmt.Errorf("expected 1 to %d runes of %s, got an empty string", MaxSlugRunes, what)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("expected valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(s); n > MaxSlugRunes {
+		return fmt.Errorf("expected at most %d runes, got %d", MaxSlugRunes, n)
+	}
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || (dot && r == '.') {
+			continue
+		}
+		return fmt.Errorf("expected only %s, got %q at byte %d", what, r, i)
+	}
+	return nil
+}
+
+// ValidateID checks that id is a UUIDv7 (the kind of id bundles and tools
+// carry).
+func ValidateID(id uuid.UUID) error {
+	if id.Version() != 7 || id.Variant() != uuid.RFC4122 {
+		return fmt.Errorf("expected a UUIDv7, got %s", id)
+	}
+	return nil
+}
+
+// ParseID parses a UUIDv7 from text (a URL segment, a query parameter).
+func ParseID(s string) (uuid.UUID, error) {
+	if len(s) != 36 {
+		return uuid.Nil, fmt.Errorf("expected a UUIDv7 in the form xxxxxxxx-xxxx-7xxx-xxxx-xxxxxxxxxxxx, got %d bytes", len(s))
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("expected a UUIDv7 in the form xxxxxxxx-xxxx-7xxx-xxxx-xxxxxxxxxxxx")
+	}
+	if err := ValidateID(id); err != nil {
+		return uuid.Nil, err
+	}
+	return id, nil
+}
+
+// Validate checks a tool key: the bundle id ("bundleID"), the slug ("slug")
+// and the version ("version"). It returns nil or a [*ValidationError].
+func (k ToolKey) Validate() error {
+	var p problems
+	if err := ValidateID(k.BundleID); err != nil {
+		p.add("bundleID", "%v", err)
+	}
+	if err := ValidateSlug(k.Slug); err != nil {
+		p.add("slug", "%v", err)
+	}
+	if err := ValidateVersion(k.Version); err != nil {
+		p.add("version", "%v", err)
+	}
+	return p.err()
+}
+
+// Validate checks every rule of a bundle body and returns nil or a
+// [*ValidationError] listing every field at fault.
+func (s BundleSpec) Validate() error {
+	var p problems
+	if err := ValidateSlug(s.Slug); err != nil {
+		p.add("slug", "%v", err)
+	}
+	checkText(&p, "displayName", s.DisplayName, true, MaxDisplayNameRunes)
+	checkText(&p, "description", s.Description, false, MaxBundleDescriptionRunes)
+	return p.err()
+}
+
+// Validate checks every rule of a tool body, compiling both schemas, and
+// returns nil or a [*ValidationError] listing every field at fault.
+func (s ToolSpec) Validate() error {
+	var p problems
+	checkText(&p, "displayName", s.DisplayName, true, MaxDisplayNameRunes)
+	checkText(&p, "description", s.Description, false, MaxToolDescriptionRunes)
+	if len(s.Tags) > MaxTags {
+		p.add("tags", "expected at most %d tags, got %d", MaxTags, len(s.Tags))
+	}
+	seen := map[string]int{}
+	for i, tag := range s.Tags {
+		f := fmt.Sprintf("tags[%d]", i)
+		checkText(&p, f, tag, true, MaxTagRunes)
+		if tag != strings.TrimSpace(tag) {
+			p.add(f, "expected no leading or trailing white space")
+		}
+		if j, dup := seen[tag]; dup {
+			p.add(f, "expected unique tags, %q repeats tags[%d]", tag, j)
+		} else {
+			seen[tag] = i
+		}
+	}
+	switch s.Type {
+	case TypeGo:
+		if s.GoImpl == nil {
+			p.add("goImpl", "expected an object for a tool of type %q", TypeGo)
+		} else {
+			s.GoImpl.validate(&p, "goImpl")
+		}
+		if s.HTTPImpl != nil { // kept, unused: see ToolSpec
+			s.HTTPImpl.validate(&p, "httpImpl")
+		}
+	case TypeHTTP:
+		if s.HTTPImpl == nil {
+			p.add("httpImpl", "expected an object for a tool of type %q", TypeHTTP)
+		} else {
+			s.HTTPImpl.validate(&p, "httpImpl")
+		}
+		if s.GoImpl != nil { // kept, unused: see ToolSpec
+			s.GoImpl.validate(&p, "goImpl")
+		}
+	default:
+		p.add("type", "expected %q or %q, got %q", TypeGo, TypeHTTP, s.Type)
+		// Still check whichever impl is there, so every error shows at once.
+		if s.HTTPImpl != nil {
+			s.HTTPImpl.validate(&p, "httpImpl")
+		}
+		if s.GoImpl != nil {
+			s.GoImpl.validate(&p, "goImpl")
+		}
+	}
+	if len(s.ArgSchema) == 0 {
+		p.add("argSchema", "expected a JSON Schema object, got nothing")
+	} else {
+		checkSchema(&p, "argSchema", s.ArgSchema, true)
+	}
+	if len(s.OutputSchema) > 0 && !bytes.Equal(bytes.TrimSpace(s.OutputSchema), []byte("null")) {
+		checkSchema(&p, "outputSchema", s.OutputSchema, false)
+	}
+	return p.err()
+}
+
+func checkText(p *problems, field, s string, required bool, max int) {
+	if !utf8.ValidString(s) {
+		p.add(field, "expected valid UTF-8")
+		return
+	}
+	if required && strings.TrimSpace(s) == "" {
+		p.add(field, "expected a non-empty string")
+		return
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		p.add(field, "expected at most %d runes, got %d", max, n)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
+			p.add(field, "expected no control characters, got %U", r)
+			return
+		}
+	}
+}
+
+// refuseLoader keeps schema compilation inside the document: no file, no
+// network.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(u string) (any, error) {
+	return nil, errors.New("external $ref is not allowed; keep every definition inside the schema ($defs)")
+}
+
+// CompileSchema compiles a JSON Schema document (draft 2020-12 unless it
+// says otherwise in $schema). References outside the document are refused:
+// compiling never reads a file or the network.
+func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("expected JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	const loc = "urn:toolpack:catalogue:schema"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		p.add(field, "expected a JSON Schema object")
+		return
+	}
+	if argRoot {
+		var typ string
+		if t, ok := obj["type"]; !ok || json.Unmarshal(t, &typ) != nil || typ != "object" {
+			p.add(field, `expected "type": "object" at the root (arguments are a JSON object)`)
+		}
+	}
+	if _, err := CompileSchema(raw); err != nil {
+		p.add(field, "expected a valid JSON Schema: %s", oneLine(err.Error()))
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
+}
+
+func (g *GoImpl) validate(p *problems, path string) {
+	f := child(path, "func")
+	if g.Func == "" {
+		p.add(f, "expected the name of a registered Go function, got an empty string")
+		return
+	}
+	if n := utf8.RuneCountInString(g.Func); n > 128 {
+		p.add(f, "expected at most 128 runes, got %d", n)
+	}
+	for _, r := range g.Func {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-') {
+			p.add(f, "expected letters, digits, '.', '_' and '-', got %q", r)
+			return
+		}
+	}
+}
+
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}
+
+func (h *HTTPImpl) validate(p *problems, path string) {
+	rq := child(path, "request")
+	r := &h.Request
+	if !contains(httpMethods, r.Method) {
+		p.add(child(rq, "method"), "expected one of %s, got %q", strings.Join(httpMethods, ", "), r.Method)
+	}
+	checkURLTemplate(p, child(rq, "urlTemplate"), r.URLTemplate)
+	checkTemplateMap(p, child(rq, "query"), r.Query, false)
+	checkTemplateMap(p, child(rq, "headers"), r.Headers, true)
+	checkTemplateN(p, child(rq, "body"), r.Body, false, MaxBodyTemplateRunes)
+	if r.Auth != nil {
+		r.Auth.validate(p, child(rq, "auth"))
+	}
+	rs := child(path, "response")
+	if e := h.Response.Encoding; e != "" && e != "json" && e != "text" {
+		p.add(child(rs, "encoding"), `expected "json" or "text", got %q`, e)
+	}
+	checkText(p, child(rs, "extract"), h.Response.Extract, false, 1024)
+	l, lp := &h.Limits, child(path, "limits")
+	if l.Timeout != "" {
+		d, err := time.ParseDuration(l.Timeout)
+		switch {
+		case err != nil:
+			p.add(child(lp, "timeout"), `expected a Go duration such as "10s", got %q`, l.Timeout)
+		case d <= 0 || d > maxTimeout:
+			p.add(child(lp, "timeout"), "expected a duration above 0 and at most %s, got %s", maxTimeout, d)
+		}
+	}
+	checkRange(p, child(lp, "maxRequestBytes"), l.MaxRequestBytes, maxLimitBytes)
+	checkRange(p, child(lp, "maxResponseBytes"), l.MaxResponseBytes, maxLimitBytes)
+	checkRange(p, child(lp, "maxRetries"), int64(l.MaxRetries), maxRetries)
+	checkRange(p, child(lp, "maxCallsPerMinute"), int64(l.MaxCallsPerMinute), 1_000_000)
+}
+
+func checkRange(p *problems, field string, v, max int64) {
+	if v < 0 || v > max {
+		p.add(field, "expected 0 (the host's default) to %d, got %d", max, v)
+	}
+}
+
+func checkURLTemplate(p *problems, field, s string) {
+	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		p.add(field, "expected a URL starting with http:// or https://, got %q", clip(s))
+		return
+	}
+	if !checkTemplate(p, field, s, true) {
+		return
+	}
+	// The host must be literal: a placeholder there could send the call
+	// anywhere.
+	rest := s[strings.Index(s, "://")+3:]
+	host := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host = rest[:i]
+	}
+	switch {
+	case strings.Contains(host, "${"):
+		p.add(field, "expected a literal host, got a placeholder in %q", clip(host))
+	case host == "":
+		p.add(field, "expected a host after the scheme")
+	default:
+		if _, err := url.Parse(s[:len(s)-len(rest)] + host); err != nil {
+			p.add(field, "expected a valid host, got %q", clip(host))
+		}
+	}
+}
+
+func checkTemplateMap(p *problems, field string, m map[string]string, header bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := fmt.Sprintf("%s[%q]", field, k)
+		if k == "" {
+			p.add(f, "expected a non-empty name")
+		} else if header && !isToken(k) {
+			p.add(f, "expected a header name of letters, digits and !#$%%&'*+-.^_`|~")
+		}
+		checkTemplate(p, f, m[k], header)
+	}
+}
+
+func (a *HTTPAuth) validate(p *problems, path string) {
+	type field struct {
+		name string
+		val  string
+	}
+	all := []field{{"token", a.Token}, {"username", a.Username}, {"password", a.Password},
+		{"in", a.In}, {"name", a.Name}, {"value", a.Value}, {"secret", a.Secret},
+		{"algorithm", a.Algorithm}, {"tokenURL", a.TokenURL}, {"clientID", a.ClientID},
+		{"clientSecret", a.ClientSecret}}
+	var need []string
+	switch a.Type {
+	case AuthBearer:
+		need = []string{"token"}
+	case AuthBasic:
+		need = []string{"username", "password"}
+	case AuthAPIKey:
+		need = []string{"in", "name", "value"}
+		if a.In != "" && a.In != "header" && a.In != "query" {
+			p.add(child(path, "in"), `expected "header" or "query", got %q`, a.In)
+		}
+	case AuthHMAC:
+		need = []string{"secret", "name", "algorithm"}
+		if a.Algorithm != "" && a.Algorithm != "sha256" && a.Algorithm != "sha512" {
+			p.add(child(path, "algorithm"), `expected "sha256" or "sha512", got %q`, a.Algorithm)
+		}
+	case AuthOAuth2:
+		need = []string{"tokenURL", "clientID", "clientSecret"}
+		if a.TokenURL != "" {
+			checkURLTemplate(p, child(path, "tokenURL"), a.TokenURL)
+		}
+	default:
+		p.add(child(path, "type"), "expected one of %s, %s, %s, %s, %s, got %q",
+			AuthBearer, AuthBasic, AuthAPIKey, AuthHMAC, AuthOAuth2, a.Type)
+		return
+	}
+	for _, f := range all {
+		fp := child(path, f.name)
+		if contains(need, f.name) {
+			if f.val == "" {
+				p.add(fp, "expected a non-empty string for auth type %q", a.Type)
+			} else if secretFields[f.name] {
+				if !isSinglePlaceholder(f.val) {
+					// The value is not echoed: it may be a credential.
+					p.add(fp, `expected a single "${NAME}" placeholder naming a secret of the host; a literal credential would be stored and served in clear`)
+				}
+			} else if f.name != "tokenURL" {
+				checkTemplate(p, fp, f.val, true)
+			}
+		} else if f.val != "" {
+			p.add(fp, "expected no %s for auth type %q", f.name, a.Type)
+		}
+	}
+	if len(a.Scopes) > 0 && a.Type != AuthOAuth2 {
+		p.add(child(path, "scopes"), "expected no scopes for auth type %q", a.Type)
+	}
+	for i, s := range a.Scopes {
+		checkText(p, fmt.Sprintf("%s[%d]", child(path, "scopes"), i), s, true, 256)
+	}
+}
+
+// checkTemplate checks the "${name}" placeholders of a template: each is
+// closed and names a letter or '_' followed by letters, digits and '_'.
+// singleLine also refuses line breaks (URLs, headers). It reports whether
+// the template is well formed.
+func checkTemplate(p *problems, field, s string, singleLine bool) bool {
+	return checkTemplateN(p, field, s, singleLine, MaxTemplateRunes)
+}
+
+// checkTemplateN is checkTemplate with a length bound of max runes.
+func checkTemplateN(p *problems, field, s string, singleLine bool, max int) bool {
+	before := len(p.list)
+	checkText(p, field, s, false, max)
+	if singleLine && strings.ContainsAny(s, "\r\n") {
+		p.add(field, "expected a single line")
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+2:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			p.add(field, `expected "}" to close a "${" placeholder`)
+			break
+		}
+		if !isPlaceholderName(rest[:j]) {
+			p.add(field, "expected a placeholder name of letters, digits and '_' not starting with a digit, got ${%s}", clip(rest[:j]))
+		}
+		rest = rest[j+1:]
+	}
+	return len(p.list) == before
+}
+
+// secretFields are the HTTPAuth fields that carry credentials: they must
+// be a placeholder, never the credential itself.
+var secretFields = map[string]bool{"token": true, "password": true, "value": true, "secret": true, "clientSecret": true}
+
+func isSinglePlaceholder(s string) bool {
+	return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && isPlaceholderName(s[2:len(s)-1])
+}
+
+func isPlaceholderName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || (r < utf8.RuneSelf && unicode.IsLetter(r)) || (i > 0 && r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return len(s) > 0
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func clip(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	i := 80
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
