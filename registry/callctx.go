@@ -43,6 +43,18 @@ func CallFrom(ctx context.Context) (*Call, bool) {
 	return c, ok && c != nil
 }
 
+// Parent returns the call whose handler made this one, when the call was
+// made with that handler's context: a step of a snippet, a tool calling
+// another through Registry.Invoke. A call from an adapter or a host has
+// none. Middleware uses it to treat nested calls apart (a large-output
+// store keeps only what reaches the outermost caller).
+func (c *Call) Parent() (*Call, bool) {
+	if c == nil || c.ctx.Context == nil {
+		return nil, false
+	}
+	return CallFrom(c.ctx.Context)
+}
+
 // Logger returns the registry's logger with the attribute tool={name} of
 // the call running on ctx, for a handler's own log lines. Outside a call it
 // returns slog.Default(). Log to it, never to stdout: stdout may carry the

@@ -101,3 +101,37 @@ func TestRequest_InfoReachesHandler(t *testing.T) {
 	assert.Equal(t, "ada", res.Value)
 	assert.Same(t, info, seen)
 }
+
+// A call made from a handler's context knows the call that made it; a
+// call from outside has no parent. Middleware sees the same.
+func TestCall_ParentOfANestedCall(t *testing.T) {
+	r := New(Options{})
+	parents := map[string]string{}
+	r.Use(func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (result.Result[any], error) {
+			if p, ok := c.Parent(); ok {
+				parents[c.Tool.Name] = p.Tool.Name
+			} else {
+				parents[c.Tool.Name] = ""
+			}
+			return next(ctx, c)
+		}
+	})
+	require.NoError(t, AddFunc(r, "inner", func(ctx context.Context, a stepsArgs) (result.Result[int], error) {
+		return result.Ok(a.Steps), nil
+	}, ToolOptions{}))
+	require.NoError(t, AddFunc(r, "outer", func(ctx context.Context, a stepsArgs) (result.Result[int], error) {
+		res, err := r.Invoke(ctx, "inner", []byte(`{"steps":1}`))
+		if err != nil || !res.Success {
+			return result.Failure[int]("inner failed", result.InternalError), nil
+		}
+		return result.Ok(a.Steps + 1), nil
+	}, ToolOptions{}))
+	res, err := r.Invoke(t.Context(), "outer", []byte(`{"steps":2}`))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, map[string]string{"outer": "", "inner": "outer"}, parents)
+	var none *Call
+	_, ok := none.Parent()
+	assert.False(t, ok)
+}

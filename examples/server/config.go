@@ -73,9 +73,8 @@ func serversHook(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) hostconfig.Hook
 		if proxy == nil {
 			return hostconfig.Step{}, nil
 		}
-		var previous []mcpproxy.Config
+		previous := append([]mcpproxy.Config(nil), fixed...)
 		if old != nil {
-			previous = append(previous, fixed...)
 			for _, name := range old.ServerNames() {
 				s := old.Servers[name]
 				previous = append(previous, mcpproxy.Config{Name: s.Name, Description: s.Description,
@@ -84,12 +83,9 @@ func serversHook(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) hostconfig.Hook
 		}
 		return hostconfig.Step{
 			Apply: func(ctx context.Context) error { return proxy.Reconfigure(ctx, all) },
-			Undo: func(ctx context.Context) error {
-				if old == nil {
-					return nil
-				}
-				return proxy.Reconfigure(ctx, previous)
-			},
+			// Before any configuration the proxy served -proxy's servers
+			// alone (previous is then fixed).
+			Undo: func(ctx context.Context) error { return proxy.Reconfigure(ctx, previous) },
 		}, nil
 	}
 }

@@ -25,6 +25,11 @@
 //	output.reports_dir  the only directory ot.stats(output=…) writes to
 //	instructions, notify, docs   read by ot.packs, ot.help, ot.notify
 //
+// Only what reaches the outermost caller is stored: the steps of a snippet
+// (and any tool calling another with its own context) read each other's
+// whole values. A call's output goes to the store in force when the call
+// returns, so a reload during a long call never makes it come back inline.
+//
 // Tools whose output schema is not text (an object, a number, an array)
 // are never replaced by a handle object: MCP clients check such a tool's
 // structured result against its schema. A reload that moves output.dir

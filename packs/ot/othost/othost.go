@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,6 +103,9 @@ type outputSettings struct {
 func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	if opts.Registry == nil || opts.Host == nil {
 		return nil, errors.New("othost: Options.Registry and Options.Host are required")
+	}
+	if opts.Host.Config() != nil {
+		return nil, errors.New("othost: Setup must run before the first Host.Reload (its hooks apply each configuration)")
 	}
 	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now}
 	if w.log == nil {
@@ -245,18 +248,22 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 	}
 	next := w.statsOptions(cfg)
 	next.Now = w.now
-	if next.Enabled {
-		if err := os.MkdirAll(next.Dir, 0o755); err != nil {
-			return hostconfig.Step{}, cfg.Errorf("stats.dir", "cannot create the statistics directory: %v", err)
-		}
-	}
-	step := hostconfig.Step{Apply: func(ctx context.Context) error { return w.rec.Reconfigure(ctx, next) }}
+	prev := stats.Options{Now: w.now} // before any configuration: disabled
 	if old != nil {
-		prev := w.statsOptions(old)
+		prev = w.statsOptions(old)
 		prev.Now = w.now
-		step.Undo = func(ctx context.Context) error { return w.rec.Reconfigure(ctx, prev) }
 	}
-	return step, nil
+	return hostconfig.Step{
+		// Reconfigure creates the directory; a failure refuses the
+		// configuration and undoes the steps applied before.
+		Apply: func(ctx context.Context) error {
+			if err := w.rec.Reconfigure(ctx, next); err != nil {
+				return cfg.Errorf("stats.dir", "%v", err)
+			}
+			return nil
+		},
+		Undo: func(ctx context.Context) error { return w.rec.Reconfigure(ctx, prev) },
+	}, nil
 }
 
 type statsSource struct{ w *Wiring }
@@ -308,15 +315,13 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 	if cur := w.store.Load(); cur != nil && cur.opts == next {
 		return hostconfig.Step{}, nil
 	}
-	if err := os.MkdirAll(next.dir, 0o700); err != nil {
-		return hostconfig.Step{}, cfg.Errorf("output.dir", "cannot create the output directory: %v", err)
-	}
 	var opened *liveStore
 	return hostconfig.Step{
 		Apply: func(ctx context.Context) error {
 			st, err := results.Open(ctx, results.Options{
 				MaxInlineBytes: next.maxInline, Dir: next.dir, TTL: next.ttl,
 				QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
+				SweepInterval: sweepInterval(next.ttl),
 			})
 			if err != nil {
 				return cfg.Errorf("output", "cannot open the output store: %v", err)
@@ -369,6 +374,16 @@ func (w *Wiring) swapStore(s *liveStore) {
 	old.done = time.AfterFunc(grace, func() { w.retire(old) })
 }
 
+// sweepInterval is how often a store looks for expired outputs: every
+// TTL, between a second (a TTL of a millisecond must not spin the sweeper)
+// and a minute.
+func sweepInterval(ttl time.Duration) time.Duration {
+	if ttl <= 0 {
+		return time.Minute
+	}
+	return min(max(ttl, time.Second), time.Minute)
+}
+
 // sameDirGrace is how long a replaced store on the directory of its
 // successor stays open for the calls that started with it.
 const sameDirGrace = time.Minute
@@ -386,14 +401,25 @@ func (w *Wiring) retire(s *liveStore) {
 	}
 }
 
-// outputMiddleware hands each call to the store in force.
+// outputMiddleware stores the large successes of outermost calls in the
+// store in force when the call returns (so that a reload during a long
+// call stores its output with the new settings). A call made by another
+// tool's handler (a snippet's step) is never stored: its caller reads the
+// value itself, and only what reaches the outermost caller is stored.
 func (w *Wiring) outputMiddleware(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+		res, err := next(ctx, c)
+		if err != nil || !res.Success {
+			return res, err
+		}
+		if _, nested := c.Parent(); nested {
+			return res, err
+		}
 		s := w.store.Load()
 		if s == nil {
-			return next(ctx, c)
+			return res, err
 		}
-		return s.mw(next)(ctx, c)
+		return s.mw(func(context.Context, *registry.Call) (result.Result[any], error) { return res, nil })(ctx, c)
 	}
 }
 
@@ -460,7 +486,8 @@ func (r resultSource) Query(ctx context.Context, q ot.ResultQuery) (ot.ResultPag
 func resultError(err error) error {
 	var re *results.Error
 	switch {
-	case errors.Is(err, results.ErrNotFound):
+	case errors.Is(err, results.ErrNotFound), errors.Is(err, results.ErrClosed):
+		// A closed store is one a reload retired: its handles are gone.
 		return fmt.Errorf("%w: %w", ot.ErrHandleNotFound, err)
 	case errors.Is(err, results.ErrExpired):
 		return fmt.Errorf("%w: %w", ot.ErrHandleExpired, err)
@@ -536,7 +563,7 @@ func definitions(cfg *hostconfig.Config) (map[string]snippet.Definition, error) 
 			continue
 		}
 		if err != nil {
-			errs = append(errs, locate(s, err))
+			errs = append(errs, locate(cfg, s, err))
 			continue
 		}
 		defs[name] = d
@@ -566,15 +593,26 @@ func definition(s hostconfig.Snippet) (d snippet.Definition, param string, err e
 
 // locate turns a snippet's parse error into a problem at the file line of
 // the body line at fault.
-func locate(s hostconfig.Snippet, err error) error {
+func locate(cfg *hostconfig.Config, s hostconfig.Snippet, err error) error {
 	var pe *snippet.ParseError
 	if !errors.As(err, &pe) {
 		return &hostconfig.Problem{File: s.File, Line: s.Line, Key: "snippets." + s.Name, Message: err.Error(), Err: err}
 	}
 	p := &hostconfig.Problem{File: s.File, Line: s.Line, Key: "snippets." + s.Name + ".body", Err: err}
 	msg := pe.Msg
-	if pe.Line > 0 && s.BodyLine > 0 {
-		p.Line = s.BodyLine + pe.Line - 1
+	if pe.Line > 0 {
+		// A block scalar (body: |) starts on the line after the key, one
+		// file line per body line; a quoted body's lines are not the
+		// file's, so it is located at its key.
+		key := "snippets." + s.Name + ".body"
+		_, keyLine, _ := cfg.Position(key)
+		p.Line = keyLine
+		if bodyLines := strings.Count(strings.TrimSuffix(s.Body, "\n"), "\n") + 1; keyLine > 0 && s.BodyLine > keyLine {
+			p.Line = s.BodyLine + min(pe.Line, bodyLines) - 1
+		}
+		if p.Line == 0 {
+			p.Line = s.Line
+		}
 		msg = fmt.Sprintf("body line %d", pe.Line)
 		if pe.Column > 0 {
 			msg += fmt.Sprintf(", column %d", pe.Column)

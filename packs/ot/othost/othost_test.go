@@ -3,6 +3,7 @@ package othost_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,8 @@ import (
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/stats"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // fixture is a registry with the example pack, a host reading
@@ -334,4 +337,131 @@ output: {max_inline_bytes: 200, dir: %s}
 	wg.Wait()
 	require.Zero(t, failures.Load(), "first failure: %v", firstFailure.Load())
 	assert.Positive(t, calls.Load())
+}
+
+// newBare is a registry with the example pack and a host on dir's
+// config.yaml, without Setup.
+func newBare(t *testing.T, dir string) (*registry.Registry, *hostconfig.Host) {
+	t.Helper()
+	reg := registry.New(registry.Options{})
+	p, err := example.New()
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
+	require.NoError(t, err)
+	return reg, host
+}
+
+// A snippet's steps read each other's whole values: only what reaches the
+// outermost caller is stored, however large a step's result.
+func TestSetup_SnippetStepsSeeWholeValues(t *testing.T) {
+	f := newFixture(t, `output: {max_inline_bytes: 1000, dir: out}
+snippets:
+  count:
+    body: |
+      r = lines(count=500)
+      text_stats(text=r)
+  many:
+    body: |
+      lines(count=500)
+`)
+	v, ok, msg := f.call(t, "snippet.count", `{}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, example.TextStats{Characters: 4391, Words: 1000, Lines: 500}, v, "the step got the 500 lines, not a handle object")
+	v, ok, msg = f.call(t, "snippet.many", `{}`)
+	require.True(t, ok, msg)
+	_, stored := v.(results.Stored)
+	assert.True(t, stored, "the snippet's own large value is stored for its caller")
+}
+
+// A reload that changes the output settings while a call runs: the call's
+// large output is stored (by the store in force when it returns), never
+// returned inline because the store it started with was replaced.
+func TestSetup_ReloadDuringACallStoresItsOutput(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "output: {max_inline_bytes: 1000, dir: out, ttl: 1s}\n")
+	reg, host := newBare(t, dir)
+	started, release := make(chan struct{}), make(chan struct{})
+	type none struct{}
+	slow, err := registry.Func("slow", func(ctx context.Context, _ none) (result.Result[string], error) {
+		close(started)
+		<-release
+		return result.Ok(strings.Repeat("x\n", 10_000)), nil
+	}, registry.ToolOptions{Description: "A slow tool with a large output."})
+	require.NoError(t, err)
+	require.NoError(t, reg.Add(slow))
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+	require.NoError(t, err)
+	defer w.Close(context.Background())
+	require.NoError(t, host.Reload(t.Context()))
+
+	done := make(chan result.Result[any], 1)
+	go func() {
+		r, _ := reg.Invoke(context.Background(), "slow", nil)
+		done <- r
+	}()
+	<-started
+	writeConfig(t, dir, "output: {max_inline_bytes: 2000, dir: out2, ttl: 1s}\n")
+	require.NoError(t, host.Reload(t.Context()))
+	close(release)
+	r := <-done
+	st, stored := r.Value.(results.Stored)
+	require.True(t, stored, "got %T inline", r.Value)
+	_, err = os.Stat(filepath.Join(dir, "out2"))
+	require.NoError(t, err, "stored with the settings in force when the call returned")
+	res, err := reg.Invoke(t.Context(), "ot.result", json.RawMessage(`{"handle":"`+st.Handle+`","limit":1}`))
+	require.NoError(t, err)
+	assert.True(t, res.Success, res.Error)
+}
+
+// A first configuration refused by a later step leaves nothing of it in
+// force: statistics stay off.
+func TestSetup_RefusedFirstConfigurationLeavesStatsOff(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "stats: {enabled: true, dir: stats}\n")
+	reg, host := newBare(t, dir)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+	require.NoError(t, err)
+	defer w.Close(context.Background())
+	host.OnApply("later", func(context.Context, *hostconfig.Config, *hostconfig.Config) (hostconfig.Step, error) {
+		return hostconfig.Step{Apply: func(context.Context) error { return errors.New("refused by a later step") }}, nil
+	})
+	require.Error(t, host.Reload(t.Context()))
+	require.Nil(t, host.Config())
+	_, err = reg.Invoke(t.Context(), "add", json.RawMessage(`{"a":1,"b":2}`))
+	require.NoError(t, err)
+	_, err = w.Recorder().Summary(t.Context(), stats.Query{})
+	assert.ErrorIs(t, err, stats.ErrDisabled)
+}
+
+// Setup after the first Reload would miss the configuration in force: it
+// is refused, saying so.
+func TestSetup_AfterTheFirstReloadRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "")
+	reg, host := newBare(t, dir)
+	require.NoError(t, host.Reload(t.Context()))
+	_, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+	assert.ErrorContains(t, err, "Setup must run before the first Host.Reload")
+}
+
+// A snippet body that does not parse is located inside the file: at the
+// body's line for a block scalar, at the key for a quoted body.
+func TestSetup_SnippetErrorsLocatedInTheFile(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"    body: |\n      r = add(a=1, b=2)\n      add(a=r, b=\n", "config.yaml:5: snippets.bad.body: body line "},
+		{"    body: |\n      r = add(a=(, b=2)\n", "config.yaml:4: snippets.bad.body: body line 1"},
+		{"    body: \"r = add(a=1, b=2)\\nadd(a=r, b=\"\n", "config.yaml:3: snippets.bad.body: body line "},
+	} {
+		dir := t.TempDir()
+		config := "snippets:\n  bad:\n" + tc.body
+		writeConfig(t, dir, config)
+		reg, host := newBare(t, dir)
+		w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+		require.NoError(t, err)
+		err = host.Reload(t.Context())
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want, "%q", tc.body)
+		require.NoError(t, w.Close(context.Background()))
+	}
 }
