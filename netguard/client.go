@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -322,12 +323,53 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if resp.ContentLength > c.maxResp {
+	if err := c.checkLocation(req, resp); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	// A declared length is only a promise of a body when there is one: a
+	// HEAD response, a 204 or a 304 states the resource's length but
+	// carries no body, and must not be refused for it.
+	if resp.ContentLength > c.maxResp && !noResponseBody(req, resp) {
 		resp.Body.Close()
 		return nil, tooLarge("response", c.maxResp)
 	}
 	resp.Body = &cappedBody{rc: resp.Body, max: c.maxResp}
 	return resp, nil
+}
+
+// noResponseBody reports a response that has no body whatever its
+// Content-Length says.
+func noResponseBody(req *http.Request, resp *http.Response) bool {
+	return req.Method == http.MethodHead || resp.Body == http.NoBody ||
+		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified ||
+		resp.StatusCode >= 100 && resp.StatusCode <= 199
+}
+
+// checkLocation refuses a redirect the http.Client would follow whose
+// Location header does not parse. Left alone, the http.Client fails with an
+// error quoting the whole header, query (a signature, a token) included;
+// this error names neither the value nor the parse error, which quotes it.
+func (c *Client) checkLocation(req *http.Request, resp *http.Response) error {
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return nil
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return nil // returned as it is, by http.Client too
+	}
+	if (resp.StatusCode == http.StatusTemporaryRedirect || resp.StatusCode == http.StatusPermanentRedirect) &&
+		req.GetBody == nil && req.Body != nil && req.Body != http.NoBody {
+		return nil // a body that cannot be replayed: http.Client returns the response
+	}
+	if _, err := req.URL.Parse(loc); err == nil {
+		return nil
+	}
+	return &BlockedError{Reason: ErrBadURL, Stage: StageRedirect,
+		Detail: fmt.Sprintf("the Location header of a %d response does not parse", resp.StatusCode)}
 }
 
 func tooLarge(what string, limit int64) error {
@@ -427,13 +469,20 @@ func retryableStatus(code int) bool {
 }
 
 // parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP
-// date. ok is false when absent or malformed.
+// date. ok is false when absent or malformed. A delay too long for a
+// time.Duration (about 292 years) saturates to the longest one: it is
+// still a request to wait, longer than any MaxRetryWait.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}
-	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+	if allDigits(v) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n > uint64(math.MaxInt64/int64(time.Second)) {
+			// err can only be ErrRange: more than 64 bits of digits.
+			return time.Duration(math.MaxInt64), true
+		}
 		return time.Duration(n) * time.Second, true
 	}
 	t, err := http.ParseTime(v)
@@ -445,4 +494,14 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		d = 0
 	}
 	return d, true
+}
+
+// allDigits reports a non-empty string of ASCII digits only.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -113,13 +113,8 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*http.Response, err
 		prev = resp
 		return resp, &statusError{code: resp.StatusCode, wait: wait}
 	}
-	eb := backoff.NewExponentialBackOff()
-	eb.InitialInterval = c.retryBaseWait
-	eb.MaxInterval = c.maxRetryWait
-	eb.Multiplier = 2
-	eb.RandomizationFactor = 0.5
 	resp, err := backoff.Retry(ctx, op,
-		backoff.WithBackOff(&deadlineBackOff{b: eb, ctx: ctx}),
+		backoff.WithBackOff(newRetryBackOff(ctx, c.retryBaseWait, c.maxRetryWait)),
 		backoff.WithMaxTries(uint(retries)+1),
 		backoff.WithMaxElapsedTime(0),
 		backoff.WithNotify(func(err error, wait time.Duration) {
@@ -179,16 +174,35 @@ func permanent(err error) bool {
 		errors.As(err, &cv)
 }
 
-// deadlineBackOff stops the retries when the next wait would outlast the
-// call's deadline, so the caller gets the last answer instead of a timeout.
+// newRetryBackOff returns the waits between attempts: from base, doubling,
+// ±50 % jitter, each at most maxWait, none outlasting ctx's deadline.
+func newRetryBackOff(ctx context.Context, base, maxWait time.Duration) backoff.BackOff {
+	eb := backoff.NewExponentialBackOff()
+	eb.InitialInterval = base
+	eb.MaxInterval = maxWait
+	eb.Multiplier = 2
+	eb.RandomizationFactor = 0.5
+	eb.Reset()
+	return &deadlineBackOff{b: eb, ctx: ctx, max: maxWait}
+}
+
+// deadlineBackOff caps each wait at max (the exponential back-off caps
+// its interval, then adds up to 50 % jitter on top) and stops the retries
+// when the next wait would outlast the call's deadline, so the caller gets
+// the last answer instead of a timeout.
 type deadlineBackOff struct {
 	b   backoff.BackOff
 	ctx context.Context
+	max time.Duration
 }
 
 func (d *deadlineBackOff) NextBackOff() time.Duration {
 	n := d.b.NextBackOff()
-	if dl, ok := d.ctx.Deadline(); ok && n != backoff.Stop && time.Until(dl) <= n {
+	if n == backoff.Stop {
+		return n
+	}
+	n = min(n, d.max)
+	if dl, ok := d.ctx.Deadline(); ok && time.Until(dl) <= n {
 		return backoff.Stop
 	}
 	return n

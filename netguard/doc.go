@@ -25,7 +25,9 @@
 //     "0177.0.0.1" or "127.1" read as the address it is) and matched
 //     against Options.AllowedHosts; an IP literal checked against the
 //     address policy; "localhost" names refused.
-//   - Every redirect target, the same way, up to Options.MaxRedirects.
+//   - Every redirect target, the same way, up to Options.MaxRedirects. A
+//     Location header that does not parse is refused (ErrBadURL) without
+//     being quoted: it may carry a signed query.
 //   - At dial time: the host is resolved with Options.Resolver, every
 //     answer is checked, and only checked addresses are dialled (and the
 //     socket's address is checked once more just before connect). A name
@@ -50,8 +52,9 @@
 // closed). Request and response bodies are capped (ErrTooLarge; the
 // response cap never buffers, it counts what the caller reads). Failed
 // attempts — connection errors, 429 and 5xx — are retried with exponential
-// back-off and jitter (github.com/cenkalti/backoff/v5), honouring
-// Retry-After, for idempotent methods with a replayable body only, unless
+// back-off and jitter (github.com/cenkalti/backoff/v5), each wait at most
+// Options.MaxRetryWait, honouring Retry-After (a longer one ends the
+// retries), for idempotent methods with a replayable body only, unless
 // Options.RetryNonIdempotent. Options.MaxCallsPerMinute is a token bucket
 // (golang.org/x/time/rate) per Client: over the limit a call waits, and
 // fails at once with ErrRateLimited when it could not start before its

@@ -51,7 +51,7 @@ const (
 type BlockedError struct {
 	Reason error      // ErrScheme, ErrUserinfo, ErrBadURL, ErrHostNotAllowed, ErrPrivateAddress or ErrTooManyRedirects
 	Stage  string     // StageRequest, StageRedirect or StageDial
-	URL    string     // the refused URL, redacted; empty at StageDial
+	URL    string     // the refused URL, redacted; empty at StageDial and for a Location that does not parse
 	Host   string     // the host (canonical form when it could be parsed), redacted
 	Addr   netip.Addr // the refused address, when an address was refused
 	Detail string     // what exactly was wrong, e.g. "link-local (cloud metadata) address"

@@ -251,3 +251,31 @@ func TestZeroOptionsDefaults(t *testing.T) {
 	assert.False(t, c.allowPrivate)
 	assert.Nil(t, c.transport.Proxy)
 }
+
+// TestHEADOfLargeResourceNotRefused: a HEAD response is not refused for
+// the length it declares (it has no body); the caller still sees that
+// length, and a GET of the same resource is still refused.
+func TestHEADOfLargeResourceNotRefused(t *testing.T) {
+	e := newEnv(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2000")
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(bytes.Repeat([]byte("a"), 2000))
+		}
+	}))
+	c := e.client(t, Options{MaxResponseBytes: 1000})
+	u := e.url("http://public.example.test:{p}/big")
+
+	req, err := http.NewRequest(http.MethodHead, u, nil)
+	require.NoError(t, err)
+	resp, err := c.Do(t.Context(), req)
+	require.NoError(t, err, "HEAD has no body; the cap does not apply")
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.EqualValues(t, 2000, resp.ContentLength, "the declared length reaches the caller")
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Empty(t, body)
+	require.NoError(t, resp.Body.Close())
+
+	_, err = get(t, c, u)
+	require.ErrorIs(t, err, ErrTooLarge, "a GET of the same resource is still refused")
+}

@@ -70,7 +70,8 @@ type Options struct {
 	MaxRequestBytes int64
 
 	// MaxResponseBytes caps the response body: a response declaring a
-	// larger Content-Length fails at once, and reading past the cap fails
+	// larger Content-Length fails at once (unless it has no body: the
+	// answer to a HEAD, a 204, a 304), and reading past the cap fails
 	// with ErrTooLarge. The cap applies to the decoded body (after
 	// transparent gzip decompression). Zero means DefaultMaxResponseBytes.
 	MaxResponseBytes int64
@@ -92,10 +93,11 @@ type Options struct {
 	// ±50 % jitter, up to MaxRetryWait. Zero means DefaultRetryBaseWait.
 	RetryBaseWait time.Duration
 
-	// MaxRetryWait caps each wait between attempts. A Retry-After (seconds
-	// or HTTP date) longer than this, or past the call's deadline, is
-	// honoured by not retrying: the 429/503 response is returned as it
-	// is. Zero means DefaultMaxRetryWait.
+	// MaxRetryWait caps each wait between attempts, jitter included. A
+	// Retry-After (seconds or HTTP date) longer than this, however long,
+	// or past the call's deadline, is honoured by not retrying: the
+	// 429/503 response is returned as it is. Zero means
+	// DefaultMaxRetryWait.
 	MaxRetryWait time.Duration
 
 	// MaxCallsPerMinute limits calls to Do on this Client with a token
@@ -109,7 +111,10 @@ type Options struct {
 	// MaxRedirects is how many redirects a call follows; each target is
 	// checked like the first URL. Zero means DefaultMaxRedirects; a
 	// negative value means redirects are not followed and the 3xx response
-	// is returned to the caller.
+	// is returned to the caller. Either way a 301, 302, 303, 307 or 308
+	// whose Location header does not parse fails with a *BlockedError
+	// (ErrBadURL, StageRedirect) that does not quote the header (net/http
+	// parses it before asking whether to follow).
 	MaxRedirects int
 
 	// Resolver resolves host names at dial time. Nil means

@@ -3,8 +3,10 @@ package netguard
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,5 +129,47 @@ func TestHTTPClientGuardsRedirectsAndDials(t *testing.T) {
 	assert.ErrorIs(t, err, ErrPrivateAddress)
 	for _, a := range e.net.dialled() {
 		assert.Equal(t, "198.51.100.7:"+e.port, a, "only the public address is ever dialled")
+	}
+}
+
+// TestRedirectUnparsableLocationRefusedWithoutQuery: a redirect whose
+// Location does not parse is refused as a *BlockedError (ErrBadURL,
+// StageRedirect), not retried, and neither the error (through Do or
+// HTTPClient) nor the log carries the header's value.
+func TestRedirectUnparsableLocationRefusedWithoutQuery(t *testing.T) {
+	const secret = "SIGNEDSECRET"
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			var hits atomic.Int32
+			e := newEnv(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				w.Header().Set("Location", "/next%zz?sig="+secret)
+				w.WriteHeader(code)
+			}))
+			var logs logBuffer
+			c := e.client(t, Options{Logger: logs.logger(), MaxRetries: 2, RetryBaseWait: time.Millisecond})
+			_, err := get(t, c, e.url("http://public.example.test:{p}/start?token=abc"))
+			require.ErrorIs(t, err, ErrBadURL)
+			var be *BlockedError
+			require.ErrorAs(t, err, &be)
+			assert.Equal(t, StageRedirect, be.Stage)
+			assert.EqualValues(t, 1, hits.Load(), "a refusal is not retried")
+
+			_, herr := c.HTTPClient().Get(e.url("http://public.example.test:{p}/start"))
+			require.ErrorIs(t, herr, ErrBadURL)
+
+			// Not following redirects does not help: net/http parses the
+			// Location first.
+			nc := e.client(t, Options{MaxRedirects: -1})
+			_, nerr := get(t, nc, e.url("http://public.example.test:{p}/start"))
+			require.ErrorIs(t, nerr, ErrBadURL)
+
+			all := err.Error() + "\n" + herr.Error() + "\n" + nerr.Error() + "\n" + logs.String()
+			for _, s := range []string{secret, "sig=", "%zz", "token=abc"} {
+				assert.NotContains(t, all, s)
+			}
+			assert.Contains(t, logs.String(), "netguard: request failed")
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // flaky answers the first failN requests with code (and Retry-After when
@@ -286,6 +288,8 @@ func TestTimeoutCoversBodyRead(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
+const maxDuration = time.Duration(math.MaxInt64)
+
 func TestRetryAfterParsing(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct {
@@ -301,7 +305,13 @@ func TestRetryAfterParsing(t *testing.T) {
 		{"-1", 0, false},
 		{"1.5", 0, false},
 		{"soon", 0, false},
-		{strconv.FormatUint(1<<40, 10), 0, false},
+		{"4294967296", 4294967296 * time.Second, true},
+		{strconv.FormatUint(1<<40, 10), maxDuration, true},
+		{"18446744073709551616", maxDuration, true}, // 2^64: saturates
+		{strings.Repeat("9", 40), maxDuration, true},
+		{"99999999999999999999999x", 0, false},
+		{"12x", 0, false},
+		{"+5", 0, false},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			d, ok := parseRetryAfter(tc.in, now)
@@ -309,4 +319,97 @@ func TestRetryAfterParsing(t *testing.T) {
 			assert.Equal(t, tc.want, d)
 		})
 	}
+}
+
+// TestHugeRetryAfterNotRetried: a Retry-After too long for 32 (or 64) bits
+// of seconds is a request to wait longer than MaxRetryWait, so the response
+// is returned without another attempt.
+func TestHugeRetryAfterNotRetried(t *testing.T) {
+	for _, ra := range []string{"4294967296", "18446744073709551616", strings.Repeat("9", 40)} {
+		t.Run(ra, func(t *testing.T) {
+			f := &flaky{failN: 100, code: http.StatusServiceUnavailable, retryAfter: ra}
+			e := newEnv(t, f)
+			c := e.client(t, fastRetries(2))
+			resp, err := get(t, c, e.url("http://public.example.test:{p}/"))
+			require.NoError(t, err)
+			require.NoError(t, resp.Body.Close())
+			assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+			assert.Equal(t, ra, resp.Header.Get("Retry-After"))
+			assert.EqualValues(t, 1, f.n.Load(), "the server asked to wait far longer than MaxRetryWait")
+		})
+	}
+}
+
+// TestRetryWaitsNeverExceedMaxRetryWait: the jitter never takes a wait
+// past MaxRetryWait, even once the back-off has reached it.
+func TestRetryWaitsNeverExceedMaxRetryWait(t *testing.T) {
+	f := &flaky{failN: 100, code: http.StatusServiceUnavailable}
+	e := newEnv(t, f)
+	var logs logBuffer
+	const maxWait = 4 * time.Millisecond
+	c := e.client(t, Options{MaxRetries: 20, RetryBaseWait: maxWait, MaxRetryWait: maxWait, Logger: logs.logger()})
+	resp, err := get(t, c, e.url("http://public.example.test:{p}/"))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	waits := retryWaits(t, logs.String())
+	require.Len(t, waits, 20)
+	for i, w := range waits {
+		assert.LessOrEqual(t, w, maxWait, "wait %d", i)
+		assert.Positive(t, w, "wait %d", i)
+	}
+}
+
+// TestPropertyBackOffCappedAtMaxRetryWait: whatever the base and cap, every
+// wait the back-off hands out is at most the cap (and never Stop or
+// negative while the deadline is far).
+func TestPropertyBackOffCappedAtMaxRetryWait(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		base := time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "base"))
+		maxWait := time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "max"))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		b := newRetryBackOff(ctx, base, maxWait)
+		for i := range 30 {
+			n := b.NextBackOff()
+			if n < 0 || n > maxWait {
+				t.Fatalf("wait %d is %v; expected in [0, %v]", i, n, maxWait)
+			}
+		}
+	})
+}
+
+// FuzzParseRetryAfter: no input panics; an accepted delay is never
+// negative; a string of digits is always a delay (saturated when huge),
+// exact when it fits.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"0", "120", " 7 ", "4294967296", "18446744073709551616", strings.Repeat("9", 40),
+		"Wed, 21 Oct 2015 07:28:00 GMT", "-1", "1.5", "+5", "12x", "soon", ""} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := parseRetryAfter(s, now)
+		v := strings.TrimSpace(s)
+		if !ok {
+			if d != 0 || allDigits(v) {
+				t.Fatalf("%q: refused (%v)", s, d)
+			}
+			return
+		}
+		if d < 0 {
+			t.Fatalf("%q → negative %v", s, d)
+		}
+		if !allDigits(v) {
+			return
+		}
+		n, err := strconv.ParseUint(v, 10, 64)
+		switch {
+		case err == nil && n <= uint64(maxDuration/time.Second):
+			if d != time.Duration(n)*time.Second {
+				t.Fatalf("%q → %v", s, d)
+			}
+		case d != maxDuration:
+			t.Fatalf("%q → %v; expected saturation", s, d)
+		}
+	})
 }
