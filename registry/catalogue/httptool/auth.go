@@ -79,7 +79,16 @@ type tokenCache struct {
 	now     func() time.Time
 	tok     *oauth2.Token
 	expires time.Time // zero: the endpoint gave no lifetime
-	fetches int
+}
+
+// invalidate drops the cached token (the upstream refused it), so that
+// the next call fetches a new one.
+func (c *tokenCache) invalidate(tok *oauth2.Token) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok == tok {
+		c.tok = nil
+	}
 }
 
 // refreshSkew is how long before expiry a token is replaced; a token with
@@ -98,7 +107,6 @@ func (c *tokenCache) token(ctx context.Context, hc *http.Client, timeout time.Du
 	if err != nil {
 		return nil, err
 	}
-	c.fetches++
 	var life time.Duration
 	switch {
 	case tok.ExpiresIn > 0:

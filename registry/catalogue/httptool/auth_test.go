@@ -235,3 +235,31 @@ func TestMissingSecretIsUnavailable(t *testing.T) {
 	assert.Contains(t, res.Error, `"TOKEN"`)
 	assert.Zero(t, rec.count())
 }
+
+func TestAuthOAuth2TokenDroppedAfter401(t *testing.T) {
+	ts := &tokenServer{expiresIn: 3600}
+	var refuse atomic.Bool
+	refuse.Store(true)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/token", ts.handler(t))
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer at-1" && refuse.Load() {
+			http.Error(w, "revoked", http.StatusUnauthorized)
+			return
+		}
+		_, _ = fmt.Fprintf(w, "%q", r.Header.Get("Authorization"))
+	})
+	rec := newRecorder(t, mux.ServeHTTP)
+	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"CID": "client-1", "CS": "cs-secret"}})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: rec.URL + "/api",
+		Auth: &catalogue.HTTPAuth{Type: catalogue.AuthOAuth2, TokenURL: rec.URL + "/token", ClientID: "${CID}", ClientSecret: "${CS}"}})
+	res, err := inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, 401, res.ErrorData.(httptool.UpstreamErrorData).Status)
+	res, err = inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "Bearer at-2", res.Value)
+	assert.EqualValues(t, 2, ts.calls.Load())
+}

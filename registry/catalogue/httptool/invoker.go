@@ -126,8 +126,8 @@ type cacheKey struct {
 }
 
 // New returns an Invoker. It fails, wrapping ErrInvalidOptions, on a
-// negative MaxTools or MaxArgsBytes, a nil Secrets value, or options
-// netguard refuses.
+// negative MaxTools or MaxArgsBytes, an invalid Defaults.Timeout, or
+// options netguard refuses (an AllowedHosts entry, an AllowAddrs prefix).
 func New(opts Options) (*Invoker, error) {
 	var errs []error
 	if opts.MaxTools < 0 {
@@ -493,10 +493,13 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 	if err != nil {
 		return inv.templateFailure(err)
 	}
+	var tok *oauth2.Token
 	if e.auth != nil {
-		if r, err := inv.authorize(ctx, e, req, body); err != nil || !r.Success && r.ErrorType != "" {
+		r, t, err := inv.authorize(ctx, e, req, body)
+		if err != nil || !r.Success {
 			return r, err
 		}
+		tok = t
 	}
 	resp, err := e.client.Do(ctx, req)
 	if err != nil {
@@ -504,6 +507,10 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if resp.StatusCode == http.StatusUnauthorized && tok != nil {
+			// A revoked or rotated token: the next call fetches another.
+			e.auth.oauth.invalidate(tok)
+		}
 		ex, _ := io.ReadAll(io.LimitReader(resp.Body, MaxExcerptBytes))
 		excerpt := inv.excerpt(ex)
 		msg := fmt.Sprintf("upstream answered %s", resp.Status)
@@ -692,24 +699,23 @@ func (inv *Invoker) templateFailure(err error) (result.Result[any], error) {
 	return result.Result[any]{}, fmt.Errorf("%w: %s", ErrInvalidTool, inv.redact(err.Error()))
 }
 
-// authorize adds the tool's authentication to req. A non-zero failed
-// Result or an error stops the call.
-func (inv *Invoker) authorize(ctx context.Context, e *entry, req *http.Request, body []byte) (result.Result[any], error) {
+// authorize adds the tool's authentication to req and returns the OAuth2
+// token used, if any. A failed Result or an error stops the call.
+func (inv *Invoker) authorize(ctx context.Context, e *entry, req *http.Request, body []byte) (result.Result[any], *oauth2.Token, error) {
+	ok := result.Result[any]{Success: true}
 	a := e.auth
 	switch a.kind {
 	case catalogue.AuthBearer:
 		req.Header.Set("Authorization", "Bearer "+a.secret)
 	case catalogue.AuthBasic:
-		user, err := a.user.RenderHeader("auth.username", func(name string) (Value, bool) {
-			s, ok := inv.secrets[name]
-			return StringValue(s), ok
-		})
+		user, err := a.user.RenderHeader("auth.username", secretLookup(inv.secrets))
 		if err != nil {
 			var ue *UnknownError
 			if errors.As(err, &ue) {
-				return result.Failure[any]((&MissingSecretError{Field: ue.Field, Name: ue.Names[0]}).Error(), result.Unavailable), nil
+				return result.Failure[any]((&MissingSecretError{Field: ue.Field, Name: ue.Names[0]}).Error(), result.Unavailable), nil, nil
 			}
-			return inv.templateFailure(err)
+			r, err := inv.templateFailure(err)
+			return r, nil, err
 		}
 		req.SetBasicAuth(user, a.secret)
 	case catalogue.AuthAPIKey:
@@ -725,11 +731,13 @@ func (inv *Invoker) authorize(ctx context.Context, e *entry, req *http.Request, 
 	case catalogue.AuthOAuth2:
 		tok, err := a.oauth.token(ctx, e.client.HTTPClient(), e.timeout)
 		if err != nil {
-			return inv.tokenFailure(ctx, err)
+			r, err := inv.tokenFailure(ctx, err)
+			return r, nil, err
 		}
 		tok.SetAuthHeader(req)
+		return ok, tok, nil
 	}
-	return result.Result[any]{Success: true}, nil
+	return ok, nil, nil
 }
 
 func (inv *Invoker) tokenFailure(ctx context.Context, err error) (result.Result[any], error) {
