@@ -263,3 +263,43 @@ func TestAuthOAuth2TokenDroppedAfter401(t *testing.T) {
 	assert.Equal(t, "Bearer at-2", res.Value)
 	assert.EqualValues(t, 2, ts.calls.Load())
 }
+
+func TestAuthOAuth2ConcurrentCallsFetchOneToken(t *testing.T) {
+	ts := &tokenServer{expiresIn: 3600}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/token", ts.handler(t))
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "{}") })
+	rec := newRecorder(t, mux.ServeHTTP)
+	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"CID": "client-1", "CS": "cs-secret"}})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: rec.URL + "/api",
+		Auth: &catalogue.HTTPAuth{Type: catalogue.AuthOAuth2, TokenURL: rec.URL + "/token", ClientID: "${CID}", ClientSecret: "${CS}"}})
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := inv.Invoke(context.Background(), tool, nil)
+			assert.NoError(t, err)
+			assert.True(t, res.Success, res.Error)
+		}()
+	}
+	wg.Wait()
+	assert.EqualValues(t, 1, ts.calls.Load())
+}
+
+func TestAuthOAuth2TokenURLHostChecked(t *testing.T) {
+	ts := &tokenServer{expiresIn: 3600}
+	tokenSrv := newRecorder(t, ts.handler(t))
+	api := newRecorder(t, nil)
+	inv := newInvoker(t, httptool.Options{AllowedHosts: []string{api.Listener.Addr().String()},
+		Secrets: map[string]string{"CID": "client-1", "CS": "cs-secret"}})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: api.URL + "/api",
+		Auth: &catalogue.HTTPAuth{Type: catalogue.AuthOAuth2, TokenURL: tokenSrv.URL + "/token", ClientID: "${CID}", ClientSecret: "${CS}"}})
+	res, err := inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, result.SecurityError, res.ErrorType)
+	assert.Zero(t, tokenSrv.count())
+	assert.Zero(t, api.count())
+	assert.NotContains(t, res.Error, "cs-secret")
+}

@@ -80,5 +80,7 @@
 // Every secret value (raw, percent-encoded, query-encoded and base64, the
 // form basic auth sends) is given to netguard's redaction and removed from
 // this package's errors, failures and log records. Upstream excerpts are
-// redacted too.
+// redacted too, and so is a successful answer (every string and member
+// name, before extract): an upstream that echoes a key does not hand it to
+// the model.
 package httptool

@@ -376,3 +376,19 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	_, err = httptool.New(httptool.Options{AllowedHosts: []string{"a b"}})
 	assert.ErrorIs(t, err, httptool.ErrInvalidOptions)
 }
+
+func TestSecretEchoedInAnswerIsRedacted(t *testing.T) {
+	const secret = "k-777-secret"
+	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"args":{"key":"`+r.URL.Query().Get("key")+`"},"`+r.URL.Query().Get("key")+`":1}`)
+	})
+	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"K": secret}})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: rec.URL + "/",
+		Auth: &catalogue.HTTPAuth{Type: catalogue.AuthAPIKey, In: "query", Name: "key", Value: "${K}"}})
+	res, err := inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	out, _ := res.JSON()
+	assert.NotContains(t, out, secret)
+	assert.Equal(t, map[string]any{"args": map[string]any{"key": "[REDACTED]"}, "[REDACTED]": json.Number("1")}, res.Value)
+}

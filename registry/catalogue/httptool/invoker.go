@@ -113,7 +113,9 @@ type Invoker struct {
 	secrets map[string]string
 	ngSec   []string // every secret, raw and as URL-encoded
 	red     *strings.Replacer
-	log     *slog.Logger
+	// hasSecrets is true when there is something to redact.
+	hasSecrets bool
+	log        *slog.Logger
 
 	mu    sync.Mutex
 	lru   *list.List // of *entry, most recent first
@@ -164,6 +166,7 @@ func New(opts Options) (*Invoker, error) {
 		}
 	}
 	inv.red = replacerFor(inv.ngSec)
+	inv.hasSecrets = len(inv.ngSec) > 0
 	inv.log = opts.Logger
 	if inv.log == nil {
 		inv.log = slog.New(slog.DiscardHandler)
@@ -191,6 +194,34 @@ func replacerFor(secrets []string) *strings.Replacer {
 }
 
 func (inv *Invoker) redact(s string) string { return inv.red.Replace(s) }
+
+// redactValue removes secrets from every string and member name of a
+// decoded answer (an upstream that echoes a key must not hand it to the
+// model).
+func (inv *Invoker) redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return inv.redact(x)
+	case []any:
+		for i := range x {
+			x[i] = inv.redactValue(x[i])
+		}
+	case map[string]any:
+		var renamed []string
+		for k, e := range x {
+			x[k] = inv.redactValue(e)
+			if inv.redact(k) != k {
+				renamed = append(renamed, k)
+			}
+		}
+		for _, k := range renamed {
+			e := x[k]
+			delete(x, k)
+			x[inv.redact(k)] = e
+		}
+	}
+	return v
+}
 
 func timeoutOf(tool, def string) (time.Duration, error) {
 	s := tool
@@ -529,6 +560,9 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 		v = strings.ToValidUTF8(string(data), "\uFFFD")
 	} else if v, err = decodeJSON(data); err != nil {
 		return result.Result[any]{}, err
+	}
+	if inv.hasSecrets {
+		v = inv.redactValue(v)
 	}
 	if e.extract != nil {
 		if v, err = e.extract.Apply(v); err != nil {
