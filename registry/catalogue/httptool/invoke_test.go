@@ -392,3 +392,18 @@ func TestSecretEchoedInAnswerIsRedacted(t *testing.T) {
 	assert.NotContains(t, out, secret)
 	assert.Equal(t, map[string]any{"args": map[string]any{"key": "[REDACTED]"}, "[REDACTED]": json.Number("1")}, res.Value)
 }
+
+func TestSecretStraddlingTheExcerptCapIsRedacted(t *testing.T) {
+	const secret = "0123456789abcdefSECRET"
+	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, strings.Repeat("x", httptool.MaxExcerptBytes-5)+secret)
+	})
+	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"K": secret}})
+	res, err := inv.Invoke(context.Background(), toolWith(t, rec.URL+"/", catalogue.HTTPResponse{}, catalogue.HTTPLimits{}, ""), nil)
+	require.NoError(t, err)
+	data := res.ErrorData.(httptool.UpstreamErrorData)
+	assert.LessOrEqual(t, len(data.Excerpt), httptool.MaxExcerptBytes)
+	assert.NotContains(t, data.Excerpt, secret[:5], "no prefix of the secret survives the cut")
+	assert.NotContains(t, res.Error, secret[:5])
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -115,6 +116,7 @@ type Invoker struct {
 	red     *strings.Replacer
 	// hasSecrets is true when there is something to redact.
 	hasSecrets bool
+	maxSecret  int // the longest redacted string
 	log        *slog.Logger
 
 	mu    sync.Mutex
@@ -167,6 +169,9 @@ func New(opts Options) (*Invoker, error) {
 	}
 	inv.red = replacerFor(inv.ngSec)
 	inv.hasSecrets = len(inv.ngSec) > 0
+	for _, v := range inv.ngSec {
+		inv.maxSecret = max(inv.maxSecret, len(v))
+	}
 	inv.log = opts.Logger
 	if inv.log == nil {
 		inv.log = slog.New(slog.DiscardHandler)
@@ -397,14 +402,24 @@ func isToken(s string) bool {
 func (inv *Invoker) entryFor(tool *catalogue.Tool) (*entry, error) {
 	k := cacheKey{tool.ID, tool.Version}
 	inv.mu.Lock()
-	defer inv.mu.Unlock()
 	if el, ok := inv.cache[k]; ok {
 		inv.lru.MoveToFront(el)
+		inv.mu.Unlock()
 		return el.Value.(*entry), nil
 	}
+	inv.mu.Unlock()
+	// Compile outside the lock: schemas and clients take a while, and
+	// other tools' calls must not wait for them.
 	e, err := inv.compile(tool)
 	if err != nil {
 		return nil, err
+	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if el, ok := inv.cache[k]; ok { // another call compiled it meanwhile
+		inv.lru.MoveToFront(el)
+		e.client.CloseIdleConnections()
+		return el.Value.(*entry), nil
 	}
 	inv.cache[k] = inv.lru.PushFront(e)
 	for inv.lru.Len() > inv.opts.MaxTools {
@@ -542,7 +557,9 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 			// A revoked or rotated token: the next call fetches another.
 			e.auth.oauth.invalidate(tok)
 		}
-		ex, _ := io.ReadAll(io.LimitReader(resp.Body, MaxExcerptBytes))
+		// Read past the cap by the longest secret, so that a secret
+		// straddling the cap is redacted before the excerpt is cut.
+		ex, _ := io.ReadAll(io.LimitReader(resp.Body, MaxExcerptBytes+int64(inv.maxSecret)))
 		excerpt := inv.excerpt(ex)
 		msg := fmt.Sprintf("upstream answered %s", resp.Status)
 		if excerpt != "" {
@@ -659,7 +676,15 @@ func (inv *Invoker) excerpt(b []byte) string {
 		}
 		return r
 	}, s)
-	return strings.TrimSpace(inv.redact(s))
+	s = inv.redact(s)
+	if len(s) > MaxExcerptBytes {
+		i := MaxExcerptBytes
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
 }
 
 // build renders the request of a call.
