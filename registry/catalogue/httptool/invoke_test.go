@@ -407,3 +407,15 @@ func TestSecretStraddlingTheExcerptCapIsRedacted(t *testing.T) {
 	assert.NotContains(t, data.Excerpt, secret[:5], "no prefix of the secret survives the cut")
 	assert.NotContains(t, res.Error, secret[:5])
 }
+
+func TestConnectionFailureIsAnErrorWithoutSecrets(t *testing.T) {
+	rec := newRecorder(t, nil)
+	url := rec.URL
+	rec.Close() // nothing listens any more
+	const secret = "conn-secret-42"
+	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"K": secret}})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: url + "/${K}", Query: map[string]string{"k": "${K}"}})
+	_, err := inv.Invoke(context.Background(), tool, nil)
+	require.ErrorIs(t, err, httptool.ErrRequest)
+	assert.NotContains(t, err.Error(), secret)
+}

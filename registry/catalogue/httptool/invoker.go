@@ -841,7 +841,7 @@ func (inv *Invoker) transportFailure(ctx context.Context, err error) (result.Res
 	case errors.Is(ctx.Err(), context.Canceled):
 		return fail(result.Cancelled, "the call was cancelled")
 	case errors.Is(err, context.DeadlineExceeded):
-		return fail(result.Timeout, "the upstream did not answer within the tool's timeout")
+		return fail(result.Timeout, "the upstream did not answer in time (the tool's timeout or the caller's deadline)")
 	}
 	return result.Result[any]{}, fmt.Errorf("%w: %w", ErrRequest, safe)
 }
