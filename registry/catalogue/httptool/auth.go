@@ -169,14 +169,14 @@ func compileAuth(a *catalogue.HTTPAuth, now func() time.Time, secrets map[string
 		if a.In != "header" && a.In != "query" {
 			return nil, fmt.Errorf(`%w: auth.in: expected "header" or "query", got %q`, ErrInvalidTool, a.In)
 		}
-		if a.Name == "" {
-			return nil, fmt.Errorf("%w: auth.name: expected the header or query parameter name", ErrInvalidTool)
+		if a.Name == "" || a.In == "header" && !isToken(a.Name) {
+			return nil, fmt.Errorf("%w: auth.name: expected a header name (letters, digits and !#$%%&'*+-.^_`|~) or query parameter name", ErrInvalidTool)
 		}
 		p.in, p.name = a.In, a.Name
 		p.secret, err = secretName("value", a.Value)
 	case catalogue.AuthHMAC:
-		if a.Name == "" {
-			return nil, fmt.Errorf("%w: auth.name: expected the signature header name", ErrInvalidTool)
+		if !isToken(a.Name) {
+			return nil, fmt.Errorf("%w: auth.name: expected the signature header name (letters, digits and !#$%%&'*+-.^_`|~)", ErrInvalidTool)
 		}
 		p.name = a.Name
 		if p.newHash, err = hmacHash(a.Algorithm); err != nil {

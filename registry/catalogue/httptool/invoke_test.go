@@ -322,7 +322,7 @@ func TestSecretsAbsentFromErrorsAndLogs(t *testing.T) {
 }
 
 func TestInvalidToolIsAnError(t *testing.T) {
-	inv := newInvoker(t, httptool.Options{})
+	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"K": "v"}})
 	goTool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: "http://127.0.0.1/"})
 	goTool.Type = catalogue.TypeGo
 	_, err := inv.Invoke(context.Background(), goTool, nil)
@@ -336,6 +336,15 @@ func TestInvalidToolIsAnError(t *testing.T) {
 		func(tl *catalogue.Tool) { tl.HTTPImpl.Limits.Timeout = "soon" },
 		func(tl *catalogue.Tool) { tl.OutputSchema = json.RawMessage(`{"type":12}`) },
 		func(tl *catalogue.Tool) { tl.HTTPImpl.Request.Headers = map[string]string{"Bad Name": "x"} },
+		func(tl *catalogue.Tool) {
+			tl.HTTPImpl.Request.Auth = &catalogue.HTTPAuth{Type: catalogue.AuthAPIKey, In: "header", Name: "X Key", Value: "${K}"}
+		},
+		func(tl *catalogue.Tool) {
+			tl.HTTPImpl.Request.Auth = &catalogue.HTTPAuth{Type: catalogue.AuthHMAC, Name: "X-Sig", Algorithm: "md5", Secret: "${K}"}
+		},
+		func(tl *catalogue.Tool) {
+			tl.HTTPImpl.Request.Auth = &catalogue.HTTPAuth{Type: catalogue.AuthBearer, Token: "literal-token"}
+		},
 	} {
 		tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: "http://127.0.0.1/"})
 		mutate(&tool)
