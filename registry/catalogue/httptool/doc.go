@@ -60,8 +60,8 @@
 // (timeout, maxRequestBytes, maxResponseBytes, maxRetries,
 // maxCallsPerMinute), zero fields taking Options.Defaults and then
 // netguard's defaults. The clients, with the compiled templates and output
-// schema, are cached by tool ID and version (a version's body never
-// changes), at most Options.MaxTools, least recently used first out.
+// schema, are cached by tool ID, version and ModifiedAt (a version's body
+// does not change after its PUT), at most Options.MaxTools, least recently used first out.
 // Retries happen in netguard, for idempotent methods only.
 //
 // # Responses

@@ -428,3 +428,19 @@ func TestConnectionFailureIsAnErrorWithoutSecrets(t *testing.T) {
 	require.ErrorIs(t, err, httptool.ErrRequest)
 	assert.NotContains(t, err.Error(), secret)
 }
+
+func TestRewrittenToolVersionCompilesAnew(t *testing.T) {
+	rec := newRecorder(t, nil)
+	inv := newInvoker(t, httptool.Options{})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: rec.URL + "/old"})
+	_, err := inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "/old", rec.last(t).Path)
+	impl := *tool.HTTPImpl
+	impl.Request.URLTemplate = rec.URL + "/new"
+	tool.HTTPImpl = &impl
+	tool.ModifiedAt = tool.ModifiedAt.Add(time.Second)
+	_, err = inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "/new", rec.last(t).Path)
+}

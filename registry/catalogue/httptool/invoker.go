@@ -125,8 +125,13 @@ type Invoker struct {
 }
 
 type cacheKey struct {
-	id      uuid.UUID
-	version string
+	id       uuid.UUID
+	version  string
+	modified int64 // ModifiedAt in Unix nanoseconds: a rewritten body compiles anew
+}
+
+func keyOf(tool *catalogue.Tool) cacheKey {
+	return cacheKey{tool.ID, tool.Version, tool.ModifiedAt.UnixNano()}
 }
 
 // New returns an Invoker. It fails, wrapping ErrInvalidOptions, on a
@@ -302,7 +307,7 @@ var methods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": tr
 // are a *MissingSecretError.
 func (inv *Invoker) compile(tool *catalogue.Tool) (*entry, error) {
 	h := tool.HTTPImpl
-	e := &entry{key: cacheKey{tool.ID, tool.Version}, slug: tool.Slug, version: tool.Version, method: h.Request.Method}
+	e := &entry{key: keyOf(tool), slug: tool.Slug, version: tool.Version, method: h.Request.Method}
 	if !methods[e.method] {
 		return nil, fmt.Errorf("%w: request.method: expected GET, HEAD, POST, PUT, PATCH or DELETE, got %q", ErrInvalidTool, e.method)
 	}
@@ -397,10 +402,10 @@ func isToken(s string) bool {
 }
 
 // entryFor returns the cached entry of a tool, compiling it on first use.
-// A tool version's body never changes, so the tool's ID and Version key
-// it.
+// A tool version's body does not change after its PUT, so the tool's ID,
+// Version and ModifiedAt key it.
 func (inv *Invoker) entryFor(tool *catalogue.Tool) (*entry, error) {
-	k := cacheKey{tool.ID, tool.Version}
+	k := keyOf(tool)
 	inv.mu.Lock()
 	if el, ok := inv.cache[k]; ok {
 		inv.lru.MoveToFront(el)
