@@ -61,8 +61,9 @@
 // maxCallsPerMinute), zero fields taking Options.Defaults and then
 // netguard's defaults. The clients, with the compiled templates and output
 // schema, are cached by tool ID, version and ModifiedAt (a version's body
-// does not change after its PUT), at most Options.MaxTools, least recently used first out.
-// Retries happen in netguard, for idempotent methods only.
+// does not change after its PUT), at most Options.MaxTools, the least
+// recently used dropped first. Retries happen in netguard, for idempotent
+// methods only.
 //
 // # Responses
 //
