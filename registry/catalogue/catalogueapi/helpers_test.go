@@ -248,3 +248,25 @@ func (e *env) listAll(path, items string, pageSize int, between func()) []string
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// nilInvoker is never called (used where the invoker does not matter).
+type nilInvoker struct{}
+
+func (nilInvoker) Invoke(context.Context, catalogue.Tool, json.RawMessage) (result.Result[any], error) {
+	panic("not called")
+}
+
+// serve calls a handler directly, without a network.
+func serve(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
