@@ -152,11 +152,11 @@ func TestInvokeBodyIsStrict(t *testing.T) {
 	id := e.bundle("b")
 	e.tool(id, "echo", "1", toolBody("Echo", "echo", true))
 	for body, field := range map[string]string{
-		`{"q":"hi"}`:                 "args",
+		`{"q":"hi"}`:                  "args",
 		`{"args":{"q":"x"},"more":1}`: "more",
-		`{"args":[1]}`:               "args",
-		`[1,2]`:                      "",
-		`{"args":{"q":"x"}} {}`:      "",
+		`{"args":[1]}`:                "args",
+		`[1,2]`:                       "",
+		`{"args":{"q":"x"}} {}`:       "",
 	} {
 		r := e.do("POST", toolPath(id, "echo", "1")+"/invoke", body)
 		assert.Equal(t, http.StatusBadRequest, r.status, "%s: %s", body, r.raw)
