@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,6 +66,25 @@ type env struct {
 	store *catalogue.FileStore
 	h     *catalogueapi.Handler
 	inv   *testInvoker
+	logs  *syncBuffer
+}
+
+// syncBuffer collects log output from concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newEnv(t *testing.T, opts catalogueapi.Options) *env {
@@ -75,6 +95,10 @@ func newEnv(t *testing.T, opts catalogueapi.Options) *env {
 	t.Cleanup(func() { _ = st.Close() })
 	opts.Store = st
 	inv := &testInvoker{}
+	logs := &syncBuffer{}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
 	if opts.Invoker == nil {
 		opts.Invoker = inv
 	}
@@ -84,7 +108,7 @@ func newEnv(t *testing.T, opts catalogueapi.Options) *env {
 	mux.Handle("/tools/", http.StripPrefix("/tools", h))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &env{t: t, url: srv.URL + "/tools", dir: dir, store: st, h: h, inv: inv}
+	return &env{t: t, url: srv.URL + "/tools", dir: dir, store: st, h: h, inv: inv, logs: logs}
 }
 
 // resp is a decoded answer.

@@ -131,6 +131,7 @@ func TestInvokeInvokerErrorIs502(t *testing.T) {
 	require.Equal(t, http.StatusBadGateway, r.status, "%s", r.raw)
 	assert.Equal(t, false, r.body["ok"])
 	assert.NotContains(t, string(r.raw), "exploded", "internal error text is logged, not sent")
+	assert.Contains(t, e.logs.String(), "backend exploded")
 }
 
 func TestInvokeValidatesArgsListingEveryViolation(t *testing.T) {
