@@ -42,7 +42,7 @@ func TestPagingPropertyEachItemExactlyOnce(t *testing.T) {
 		}
 		nb := rapid.IntRange(1, 3).Draw(rt, "bundles")
 		var bundles []uuid.UUID
-		stable := map[string]bool{}     // items present throughout, keyed like the listing reports them
+		stable := map[string]bool{}      // items present throughout, keyed like the listing reports them
 		var volatile []catalogue.ToolKey // items the test may delete between pages
 		for i := range nb {
 			id, _ := catalogue.NewID()

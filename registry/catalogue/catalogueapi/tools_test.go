@@ -1,6 +1,7 @@
 package catalogueapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -221,4 +222,37 @@ func TestInvokeWithoutInvokerIs501(t *testing.T) {
 	var body map[string]any
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
 	assert.Equal(t, "not_implemented", body["errorType"])
+}
+
+// blockingUsage is a store whose RecordUsage waits until released.
+type blockingUsage struct {
+	catalogue.Store
+	release chan struct{}
+	done    chan struct{}
+}
+
+func (s *blockingUsage) RecordUsage(ctx context.Context, key catalogue.ToolKey, at time.Time) error {
+	<-s.release
+	defer close(s.done)
+	return s.Store.RecordUsage(ctx, key, at)
+}
+
+func TestInvokeUsageNeverBlocksTheAnswer(t *testing.T) {
+	e := newEnv(t, catalogueapi.Options{})
+	id := e.bundle("b")
+	e.tool(id, "echo", "1", toolBody("Echo", "echo", true))
+	slow := &blockingUsage{Store: e.store, release: make(chan struct{}), done: make(chan struct{})}
+	h, err := catalogueapi.New(catalogueapi.Options{Store: slow, Invoker: e.inv})
+	require.NoError(t, err)
+	rec := serve(h, "POST", toolPath(id, "echo", "1")+"/invoke", `{"args":{"q":"x"}}`)
+	assert.Equal(t, http.StatusOK, rec.Code, "answered while RecordUsage is still blocked")
+	close(slow.release)
+	select {
+	case <-slow.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("RecordUsage was not called")
+	}
+	tl, err := e.store.GetTool(t.Context(), catalogue.ToolKey{BundleID: id, Slug: "echo", Version: "1"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), tl.CallCount)
 }
