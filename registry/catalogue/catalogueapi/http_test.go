@@ -210,3 +210,30 @@ func TestMountedUnderToolsWithStripPrefix(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	assert.Len(t, r.body["tools"], 1)
 }
+
+func TestToolLimitIs422(t *testing.T) {
+	st, err := catalogue.OpenFileStore(t.Context(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, MaxToolsPerBundle: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	h, err := catalogueapi.New(catalogueapi.Options{Store: st})
+	require.NoError(t, err)
+	id := newID(t)
+	require.Equal(t, http.StatusCreated, serve(h, "PUT", "/bundles/"+id.String(), bundleBody("b", true)).Code)
+	require.Equal(t, http.StatusCreated, serve(h, "PUT", toolPath(id, "a", "1"), toolBody("A", "echo", true)).Code)
+	rec := serve(h, "PUT", toolPath(id, "b", "1"), toolBody("B", "echo", true))
+	assert.Equal(t, http.StatusUnprocessableEntity, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"limit_reached"`)
+}
+
+func TestClosedStoreIs503(t *testing.T) {
+	st, err := catalogue.OpenFileStore(t.Context(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1})
+	require.NoError(t, err)
+	h, err := catalogueapi.New(catalogueapi.Options{Store: st})
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	for _, p := range []string{"/bundles", "/tools", "/tools/search?q=x", toolPath(newID(t), "a", "1")} {
+		rec := serve(h, "GET", p, "")
+		assert.Equal(t, http.StatusServiceUnavailable, rec.Code, p)
+		assert.Contains(t, rec.Body.String(), `"unavailable"`, p)
+	}
+}
