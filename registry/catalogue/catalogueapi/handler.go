@@ -37,6 +37,9 @@ const (
 // value the tool refuses) is a Result with Success false; a non-nil error
 // is a protocol failure (a bug, a broken backend) and answers 502.
 type Invoker interface {
+	// Invoke runs tool with args (a JSON object valid against the tool's
+	// argSchema). ctx is the request's context: it ends when the client
+	// goes away.
 	Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error)
 }
 

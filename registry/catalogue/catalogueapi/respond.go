@@ -33,9 +33,10 @@ type ErrorBody struct {
 	Error string `json:"error"`
 	// ErrorType classifies the error for programs: invalid_input,
 	// not_found, conflict, built_in, bundle_disabled, bundle_deleted,
-	// tool_disabled, limit_reached, payload_too_large,
+	// tool_disabled, limit_reached, payload_too_large, query_too_long,
 	// unsupported_media_type, method_not_allowed, not_implemented,
-	// unavailable, internal_error, or a tool's own result error type.
+	// upstream_failure, unavailable, internal_error (see the package doc
+	// for the status of each).
 	ErrorType string `json:"errorType"`
 	// Fields lists every field at fault (400 answers).
 	Fields []FieldError `json:"fields,omitempty"`
