@@ -5,36 +5,20 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/testclock"
 )
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// fakeClock is an injectable clock for reaper and timestamp tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+// newFakeClock is the clock handed to stores under test.
+func newFakeClock() *testclock.Clock {
+	return testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 func newID(t testing.TB) uuid.UUID {

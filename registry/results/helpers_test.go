@@ -5,34 +5,17 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testclock"
 	"github.com/toolpack-go/toolpack/registry/results"
 )
 
-// clock is a settable clock for Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now()} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// newClock is a settable clock for Options.Now, starting at the real now.
+func newClock() *testclock.Clock { return testclock.New(time.Now()) }
 
 var quiet = slog.New(slog.DiscardHandler)
 

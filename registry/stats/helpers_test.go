@@ -15,29 +15,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testclock"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
-// clock is an injectable clock for Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *clock { return &clock{t: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+// newClock is an injectable clock for Options.Now reading t.
+func newClock(t time.Time) *testclock.Clock { return testclock.New(t) }
 
 // t0 is the reference "now" of the tests: mid-afternoon, so that the last
 // 24 hours span two day files.

@@ -12,36 +12,19 @@ package storetest
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testclock"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
-// fakeClock is the clock handed to stores under test.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+// newFakeClock is the clock handed to stores under test.
+func newFakeClock() *testclock.Clock {
+	return testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 func newID(t testing.TB) uuid.UUID {

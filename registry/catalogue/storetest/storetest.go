@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/internal/testclock"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
@@ -25,7 +26,7 @@ type Opener func(t *testing.T, now func() time.Time) catalogue.Store
 // (like the file store) has it called while usage is being recorded.
 func Run(t *testing.T, open Opener) {
 	ctx := context.Background()
-	fresh := func(t *testing.T) (catalogue.Store, *fakeClock) {
+	fresh := func(t *testing.T) (catalogue.Store, *testclock.Clock) {
 		clock := newFakeClock()
 		s := open(t, clock.Now)
 		t.Cleanup(func() { _ = s.Close() })
