@@ -1,7 +1,6 @@
 package netguard
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -14,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/testlog"
 )
 
 // Test addresses that stand for the public internet. The fake network
@@ -172,22 +173,7 @@ func get(t *testing.T, c *Client, rawURL string) (*http.Response, error) {
 }
 
 // logBuffer captures a Client's slog output.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer struct{ testlog.Buffer }
 
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -1,36 +1,20 @@
 package registry
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/result"
 )
 
 // logBuffer is a goroutine-safe buffer for a slog JSON handler.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type logBuffer struct{ testlog.Buffer }
 
 type logRecord struct {
 	Level string `json:"level"`

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
 	"github.com/toolpack-go/toolpack/internal/benchtool"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -96,22 +95,7 @@ func newRegistryLog(t testing.TB, log *slog.Logger) *registry.Registry {
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // logBuffer is a goroutine-safe log sink.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logBuffer struct{ testlog.Buffer }
 
 // newServer serves a handler for the test registry on 127.0.0.1.
 func newServer(t testing.TB, opts httpapi.Options) (*httptest.Server, *registry.Registry) {

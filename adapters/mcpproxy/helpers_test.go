@@ -1,7 +1,6 @@
 package mcpproxy_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -36,22 +36,7 @@ func newRegistry() *registry.Registry {
 }
 
 // logBuffer is a goroutine-safe log sink.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type logBuffer struct{ testlog.Buffer }
 
 func captureLogger() (*slog.Logger, *logBuffer) {
 	b := &logBuffer{}

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -148,22 +148,7 @@ func newTestRegistry(t testing.TB, extra ...*registry.Tool) *registry.Registry {
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer struct{ testlog.Buffer }
 
 // session is a connected in-memory client.
 type session struct {

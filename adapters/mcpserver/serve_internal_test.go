@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -126,22 +126,7 @@ func positionOf(t *testing.T, response string) string {
 	return string(b)
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer struct{ testlog.Buffer }
 
 // TestListAndCallSameAsSDKToolSet: for a small registry, every tools/list
 // page (tools, order, cursors), every kind of tools/call answer (value,

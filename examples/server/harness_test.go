@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/oj/mockbackend"
 	"github.com/toolpack-go/toolpack/registry"
@@ -99,22 +98,7 @@ func serverEnv(backendURL string) []string {
 }
 
 // syncBuffer is a goroutine-safe buffer for a child's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer struct{ testlog.Buffer }
 
 var listenLine = regexp.MustCompile(`msg="serving HTTP" addr=(127\.0\.0\.1:\d+)`)
 

@@ -1,7 +1,6 @@
 package ot_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,29 +17,19 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
 // logBuffer is a goroutine-safe buffer for a slog JSON handler.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ testlog.Buffer }
 
 // records parses every JSON log line written so far.
 func (b *logBuffer) records(t *testing.T) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	s := b.buf.String()
-	b.mu.Unlock()
+	s := b.String()
 	var out []map[string]any
 	for line := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
 		if line == "" {

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/internal/testclock"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -136,22 +136,7 @@ func findTool(t *testing.T, s Summary, name string) ToolSummary {
 }
 
 // logBuffer is a goroutine-safe buffer for a slog JSON handler.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logBuffer struct{ testlog.Buffer }
 
 func newLogBuffer() (*slog.Logger, *logBuffer) {
 	b := &logBuffer{}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 	"github.com/toolpack-go/toolpack/result"
@@ -70,22 +71,7 @@ type env struct {
 }
 
 // syncBuffer collects log output from concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer struct{ testlog.Buffer }
 
 func newEnv(t *testing.T, opts catalogueapi.Options) *env {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
 )
@@ -99,22 +100,7 @@ func httpTool(t testing.TB, req catalogue.HTTPRequest) catalogue.Tool {
 }
 
 // logBuffer collects slog output for assertions.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer struct{ testlog.Buffer }
 
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))

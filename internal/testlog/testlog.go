@@ -1,0 +1,30 @@
+// Package testlog holds the goroutine-safe buffer the module's tests hand
+// to slog handlers and child processes' stderr, so that a test reads what
+// was logged while servers and callers are still writing.
+package testlog
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Buffer is a bytes.Buffer safe for concurrent Write and String. The zero
+// value is ready to use; embed it in a test's own type to add readers.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
