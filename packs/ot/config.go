@@ -270,6 +270,10 @@ type ReportError struct {
 	Path string
 	// Err is the reason.
 	Err error
+	// Refused reports that the path itself is not allowed (outside the
+	// reports directory): the caller's mistake, answered as a
+	// validation_error rather than a write_error.
+	Refused bool
 }
 
 // Error returns "Error: Cannot write to '{Path}': {Err}".

@@ -62,7 +62,11 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 		if path == "" {
 			path = a.Output
 		}
-		return sp.end(result.Failure[string]((&ReportError{Path: path, Err: re.Err}).Error(), ErrTypeWrite), nil)
+		kind := ErrTypeWrite
+		if re.Refused {
+			kind = result.ValidationError
+		}
+		return sp.end(result.Failure[string]((&ReportError{Path: path, Err: re.Err}).Error(), kind), nil)
 	case err != nil:
 		return sp.end(result.Result[string]{}, fmt.Errorf("ot: stats: %w", err))
 	}

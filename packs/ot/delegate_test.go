@@ -101,6 +101,17 @@ func TestStats_HTMLWriteError(t *testing.T) {
 	assert.Equal(t, "Error: Cannot write to '/reports/report.html': open /reports/report.html: permission denied", res.Error)
 }
 
+// A report path the source refuses (outside its reports directory) is the
+// caller's mistake: the same text, as a validation_error.
+func TestStats_RefusedReportPathIsAValidationError(t *testing.T) {
+	f := newFixture(t)
+	f.stats.writeErr, f.stats.refused = errors.New("path escapes the reports directory /reports"), true
+	res := f.call(t, "ot.stats", `{"output":"../x.html"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Equal(t, "Error: Cannot write to '/reports/../x.html': path escapes the reports directory /reports", res.Error)
+}
+
 func TestStats_InvalidPeriod(t *testing.T) {
 	f := newFixture(t)
 	res := f.call(t, "ot.stats", `{"period":"invalid"}`)

@@ -127,6 +127,7 @@ type fakeStats struct {
 	report   ot.StatsReport
 	err      error
 	writeErr error
+	refused  bool // writeErr is a refused path
 	written  []string
 	dir      string
 }
@@ -152,7 +153,7 @@ func (f *fakeStats) Stats(_ context.Context, q ot.StatsQuery) (ot.StatsReport, e
 	if q.Output != "" {
 		p := f.dir + "/" + q.Output
 		if f.writeErr != nil {
-			return ot.StatsReport{}, &ot.ReportError{Path: p, Err: f.writeErr}
+			return ot.StatsReport{}, &ot.ReportError{Path: p, Err: f.writeErr, Refused: f.refused}
 		}
 		f.written = append(f.written, p)
 		rep.HTMLReport = p

@@ -207,9 +207,11 @@ func TestSetup_StatsFollowTheConfiguration(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "<svg")
 
-	_, ok, msg = f.call(t, "ot.stats", `{"output":"../escape.html"}`)
-	assert.False(t, ok)
-	assert.True(t, strings.HasPrefix(msg, "Error: Cannot write to '"), msg)
+	res, err := f.reg.Invoke(t.Context(), "ot.stats", json.RawMessage(`{"output":"../escape.html"}`))
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.True(t, strings.HasPrefix(res.Error, "Error: Cannot write to '"), res.Error)
+	assert.Equal(t, result.ValidationError, res.ErrorType, "a path outside the reports directory is the caller's mistake, not a write failure")
 }
 
 func TestSetup_ReloadToolAndHelp(t *testing.T) {
