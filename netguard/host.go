@@ -205,6 +205,15 @@ type hostRule struct {
 	port     string // "" means any port
 }
 
+// CheckAllowedHost reports whether entry is a valid Options.AllowedHosts
+// entry ("host", "host:port", "*.suffix" or "*.suffix:port"), so that a
+// configuration loader can name a bad entry before any client is built.
+// The error says what is wrong.
+func CheckAllowedHost(entry string) error {
+	_, err := parseHostRule(entry)
+	return err
+}
+
 // parseHostRule parses an AllowedHosts entry: "host", "host:port",
 // "*.suffix" or "*.suffix:port"; IPv6 literals in brackets when a port is
 // given ("[2001:db8::1]:443"), with or without brackets otherwise.

@@ -392,3 +392,12 @@ func FuzzCheckURL(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckAllowedHost_AcceptsTheRuleFormsAndNamesBadOnes(t *testing.T) {
+	for _, ok := range []string{"api.example.test", "api.example.test:8443", "*.example.test", "*.example.test:443", "[2001:db8::1]:443", "2001:db8::1"} {
+		assert.NoError(t, CheckAllowedHost(ok), ok)
+	}
+	for _, bad := range []string{"", "*.10.0.0.1", "host:0", "host:99999", "host:x"} {
+		assert.Error(t, CheckAllowedHost(bad), bad)
+	}
+}

@@ -34,6 +34,8 @@ const (
 	DefaultStatsDir   = "stats"
 	DefaultOutputDir  = "results"
 	DefaultReportsDir = "reports"
+	// DefaultCatalogueDir is catalogue.dir under the data directory.
+	DefaultCatalogueDir = "catalogue"
 )
 
 // DefaultSlugs are docs.slugs before a configuration adds its own: pack
@@ -78,6 +80,8 @@ type Config struct {
 	Output Output
 	// Docs configures documentation links (docs:).
 	Docs Docs
+	// Catalogue configures the tools catalogue (catalogue:).
+	Catalogue Catalogue
 
 	// pos records where each key path was set (nil for Default).
 	pos map[string]position
@@ -232,6 +236,24 @@ type Output struct {
 	ReportsDir string
 }
 
+// Catalogue configures the tools catalogue: where its bundles and tools
+// are kept and what its http tools may reach.
+type Catalogue struct {
+	// Dir is the catalogue's data directory (catalogue.dir).
+	Dir string
+	// AllowedHosts are the destinations http tools may call
+	// (catalogue.allowed_hosts): exact host, host:port or *.suffix
+	// entries. Empty admits every public host.
+	AllowedHosts []string
+	// AllowPrivate lets http tools reach loopback, private, link-local
+	// and metadata addresses (catalogue.allow_private); default false.
+	AllowPrivate bool
+	// Secrets maps a secret's name to its value (catalogue.secrets),
+	// written as ${ENV} in the file so that the value stays out of it.
+	// Tools refer to them as "${NAME}". Never log or print the values.
+	Secrets map[string]string
+}
+
 // Docs configures documentation links.
 type Docs struct {
 	// BaseURL is the documentation root; a pack's page is BaseURL +
@@ -259,7 +281,9 @@ func (d Docs) URL(pack string) string {
 // Default returns the configuration of a host that has no file: no
 // aliases, snippets, servers, instructions or topics; stats disabled;
 // output.max_inline_bytes 50000 and ttl 1h; the seed's documentation
-// URL and slugs; and the directories stats, results and reports under
+// URL and slugs; the catalogue in the directory catalogue with no
+// secrets, every public host allowed and private addresses refused; and
+// the directories stats, results and reports under
 // dataDir (the host chooses it; "" means the working directory).
 func Default(dataDir string) *Config {
 	return &Config{
@@ -279,7 +303,8 @@ func Default(dataDir string) *Config {
 			TTL:            DefaultTTL,
 			ReportsDir:     filepath.Join(dataDir, DefaultReportsDir),
 		},
-		Docs: Docs{BaseURL: DefaultDocsBaseURL, Slugs: DefaultSlugs()},
+		Docs:      Docs{BaseURL: DefaultDocsBaseURL, Slugs: DefaultSlugs()},
+		Catalogue: Catalogue{Dir: filepath.Join(dataDir, DefaultCatalogueDir), Secrets: map[string]string{}},
 	}
 }
 

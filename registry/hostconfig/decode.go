@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/toolpack-go/toolpack/netguard"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -28,7 +29,7 @@ var (
 
 // Keys of each section, in the order messages list them.
 var (
-	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs"}
+	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue"}
 	snippetKeys = []string{"description", "params", "body"}
 	paramKeys   = []string{"description", "default"}
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
@@ -37,6 +38,7 @@ var (
 	statsKeys   = []string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}
 	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir"}
 	docsKeys    = []string{"base_url", "slugs"}
+	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets"}
 )
 
 // decoder turns the merged tree into a Config, reporting every problem.
@@ -251,6 +253,8 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 			d.output(v, p, &cfg.Output)
 		case "docs":
 			d.docs(v, p, &cfg.Docs)
+		case "catalogue":
+			d.catalogue(v, p, &cfg.Catalogue)
 		}
 	})
 	d.checkAliasChains(cfg)
@@ -712,6 +716,52 @@ func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
 					return
 				}
 				o.Slugs[name] = t
+			})
+		}
+	})
+}
+
+func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
+	d.fields(n, key, catKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "dir":
+			if t, ok := d.pathValue(v, p); ok {
+				c.Dir = t
+			}
+		case "allow_private":
+			if b, ok := d.boolean(v, p); ok {
+				c.AllowPrivate = b
+			}
+		case "allowed_hosts":
+			seq := deref(v)
+			if seq.Kind != yaml.SequenceNode {
+				d.bad(v, p, "expected a list of hosts (exact host, host:port or *.suffix), got %s", kindOf(seq))
+				return
+			}
+			hosts := make([]string, 0, len(seq.Content))
+			for i, e := range seq.Content {
+				ep := fmt.Sprintf("%s[%d]", p, i)
+				t, ok := d.text(e, ep, true)
+				if !ok {
+					continue
+				}
+				if err := netguard.CheckAllowedHost(t); err != nil {
+					d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s: %v", quote(t), err)
+					continue
+				}
+				hosts = append(hosts, t)
+			}
+			c.AllowedHosts = hosts
+		case "secrets":
+			c.Secrets = map[string]string{}
+			d.entries(v, p, "secret names to values", func(name string, kn, vn *yaml.Node, sp string) {
+				if !validEnvName(name) || len(name) > 128 {
+					d.bad(kn, sp, "expected a secret name of at most 128 characters matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(name))
+					return
+				}
+				if t, ok := d.secretText(vn, sp); ok {
+					c.Secrets[name] = t
+				}
 			})
 		}
 	})

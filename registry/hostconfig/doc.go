@@ -20,6 +20,7 @@
 //	stats: {enabled: true, dir: stats, flush_interval: 1s, context_per_call: 2000, time_per_call_ms: 3000}
 //	output: {max_inline_bytes: 50000, dir: results, ttl: 1h, reports_dir: reports}
 //	docs: {base_url: "https://onetool.beycom.online/reference/tools/", slugs: {brave: brave-search}}
+//	catalogue: {dir: catalogue, allowed_hosts: [api.example.test, "*.example.org"], allow_private: false, secrets: {API_KEY: "${API_KEY}"}}
 //
 // Every key is optional; a key left out, or given an empty value
 // (null), has its default (Default). The keys:
@@ -52,9 +53,16 @@
 //     reports_dir (reports)}.
 //   - docs: {base_url (onetool's reference URL), slugs (added to
 //     DefaultSlugs)}.
+//   - catalogue: {dir (catalogue), allowed_hosts (none: every public
+//     host), allow_private (false), secrets (none)}: the tools
+//     catalogue's data directory and what its http tools may reach.
+//     allowed_hosts entries are an exact host, host:port or *.suffix;
+//     allow_private lets them reach loopback, private, link-local and
+//     metadata addresses; secrets maps a name (the "${NAME}" tools use)
+//     to its value, written as ${ENV} so that it stays out of the file.
 //
 // Durations are Go durations (1s, 90m, 1h30m); sizes and counts are
-// whole numbers. Relative paths (stats.dir, output.dir,
+// whole numbers. Relative paths (stats.dir, output.dir, catalogue.dir,
 // output.reports_dir, notify files, servers' dir) are relative to the
 // directory of the file that set them; the default directories are under
 // LoadOptions.DataDir, which defaults to the main file's directory.

@@ -1,0 +1,72 @@
+package hostconfig_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+)
+
+func TestLoad_CatalogueKey(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `
+catalogue:
+  dir: cat
+  allowed_hosts: [api.example.test, "api.example.test:8443", "*.example.org"]
+  allow_private: true
+  secrets: {API_KEY: "${API_KEY}", TOKEN: "${TOKEN:-fallback}"}
+`})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"API_KEY": "k-123"})
+	assert.Equal(t, hostconfig.Catalogue{
+		Dir:          filepath.Join(dir, "cat"),
+		AllowedHosts: []string{"api.example.test", "api.example.test:8443", "*.example.org"},
+		AllowPrivate: true,
+		Secrets:      map[string]string{"API_KEY": "k-123", "TOKEN": "fallback"},
+	}, cfg.Catalogue)
+}
+
+func TestLoad_CatalogueDefaults(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "catalogue: {}\n"})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, hostconfig.Catalogue{Dir: filepath.Join(dir, "catalogue"), Secrets: map[string]string{}}, cfg.Catalogue,
+		"the catalogue lives under the data directory, every public host allowed, private addresses refused, no secrets")
+	assert.Equal(t, "/data/catalogue", hostconfig.Default("/data").Catalogue.Dir)
+	assert.False(t, hostconfig.Default("/data").Catalogue.AllowPrivate)
+}
+
+func TestLoad_CatalogueProblemsNamedWithoutSecrets(t *testing.T) {
+	const secret = "sk-live-0123456789"
+	dir := writeFiles(t, map[string]string{"c.yaml": `
+catalogue:
+  dir: ""
+  allowed_hosts: ["*.10.0.0.1", "host:99999", ok.example.test]
+  allow_private: maybe
+  secrets: {"bad-name": x, GOOD: [nested], ALSO: "${SECRET}"}
+  colour: blue
+`})
+	_, err := load(t, dir, "c.yaml", map[string]string{"SECRET": secret})
+	require.Error(t, err)
+	texts := problemTexts(t, dir, err)
+	assert.Len(t, texts, 7, "%v", texts)
+	msg := err.Error()
+	assert.Contains(t, msg, "catalogue.dir: expected a path, got an empty string")
+	assert.Contains(t, msg, `catalogue.allowed_hosts[0]: expected an exact host, host:port or *.suffix, got "*.10.0.0.1"`)
+	assert.Contains(t, msg, `catalogue.allowed_hosts[1]: expected an exact host, host:port or *.suffix, got "host:99999"`)
+	assert.Contains(t, msg, "catalogue.allow_private: expected true or false")
+	assert.Contains(t, msg, `catalogue.secrets.bad-name: expected a secret name`)
+	assert.Contains(t, msg, "catalogue.secrets.GOOD: expected a string, got a list")
+	assert.Contains(t, msg, "catalogue.colour")
+	assert.NotContains(t, msg, secret)
+}
+
+func TestLoad_CatalogueListsReplacedMapsMerged(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"base.yaml": "catalogue: {allowed_hosts: [a.example.test, b.example.test], secrets: {A: one, B: two}}\n",
+		"c.yaml":    "include: base.yaml\ncatalogue: {allowed_hosts: [c.example.test], secrets: {B: three}}\n",
+	})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{"c.example.test"}, cfg.Catalogue.AllowedHosts, "a later list replaces an earlier one")
+	assert.Equal(t, map[string]string{"A": "one", "B": "three"}, cfg.Catalogue.Secrets, "secrets merge key by key")
+}
