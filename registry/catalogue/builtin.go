@@ -1,0 +1,774 @@
+package catalogue
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/uuid"
+)
+
+// BuiltInBundle declares a bundle compiled into the binary: its tools are
+// Go functions (or fixed http tools) the host ships, served through the
+// same Store and API as stored ones, read-only except their enabled flag.
+type BuiltInBundle struct {
+	// ID is the bundle's fixed UUIDv7. Generate it once (uuid.NewV7) and
+	// keep it as a constant: clients and the enabled overlay refer to it.
+	ID uuid.UUID
+	// Spec is the bundle's slug, display name and description; IsEnabled
+	// is its state until someone switches it.
+	Spec BundleSpec
+	// Tools are the bundle's tool versions.
+	Tools []BuiltInTool
+}
+
+// BuiltInTool declares one built-in tool version. Its id is derived from
+// the bundle id, slug and version ([BuiltInToolID]), so it is the same in
+// every process and every release that keeps the version.
+type BuiltInTool struct {
+	// Slug and Version follow the rules of stored tools.
+	Slug, Version string
+	// Spec is the tool's definition, checked like a PUT body; IsEnabled is
+	// its state until someone switches it.
+	Spec ToolSpec
+}
+
+// BuiltInOptions configures [WithBuiltIns].
+type BuiltInOptions struct {
+	// Dir holds the overlay file (builtins.json, with its lock file):
+	// the enabled switches of built-ins, when each was first served and
+	// their usage counts. Required; the catalogue's data directory will
+	// do.
+	Dir string
+	// Bundles are the built-in bundles.
+	Bundles []BuiltInBundle
+	// HasFunc reports whether a Go function is registered with the host.
+	// A go tool (built-in or stored) whose function is not registered is
+	// reported disabled — never deleted or rewritten — until it is. Nil
+	// means every function is registered.
+	HasFunc func(name string) bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// FlushInterval is how often buffered usage counts of built-ins are
+	// written to the overlay. Zero means one second.
+	FlushInterval time.Duration
+	// Logger receives background write failures; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// BuiltInStore is a [Store] serving built-in bundles beside the ones of
+// the store it wraps. Create it with [WithBuiltIns].
+type BuiltInStore struct {
+	inner   Store
+	hasFunc func(string) bool
+	now     func() time.Time
+	log     *slog.Logger
+	path    string
+	lock    string
+
+	bundles map[uuid.UUID]*builtInBundle
+	order   []uuid.UUID // built-in bundle ids, sorted
+
+	mu      sync.Mutex
+	ov      overlay
+	ovStamp fileStamp
+	pending map[uuid.UUID]usage // built-in tool id → counts not yet written
+	closed  bool
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+type builtInBundle struct {
+	b     Bundle
+	tools []Tool // sorted by file name order (the store's order within a bundle)
+}
+
+// overlay is the content of builtins.json.
+type overlay struct {
+	// Enabled holds the switched state of bundles and tools by id.
+	Enabled map[uuid.UUID]bool `json:"enabled"`
+	// FirstSeen is when each built-in was first served: its createdAt and
+	// modifiedAt.
+	FirstSeen map[uuid.UUID]time.Time `json:"firstSeen"`
+	// Calls are the usage counts of built-in tools.
+	Calls map[uuid.UUID]overlayUsage `json:"calls"`
+}
+
+type overlayUsage struct {
+	Count int64     `json:"count"`
+	Last  time.Time `json:"last"`
+}
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
+	ok   bool
+}
+
+var _ Store = (*BuiltInStore)(nil)
+
+// BuiltInToolID is the id of a built-in tool: a UUIDv7 carrying the
+// bundle id's timestamp and 74 bits of SHA-256 of slug and version.
+func BuiltInToolID(bundleID uuid.UUID, slug, version string) uuid.UUID {
+	h := sha256.New()
+	h.Write(bundleID[:])
+	h.Write([]byte(slug))
+	h.Write([]byte{0})
+	h.Write([]byte(version))
+	sum := h.Sum(nil)
+	var id uuid.UUID
+	copy(id[:6], bundleID[:6])
+	copy(id[6:], sum[:10])
+	id[6] = 0x70 | id[6]&0x0f
+	id[8] = 0x80 | id[8]&0x3f
+	return id
+}
+
+// WithBuiltIns returns inner with the built-in bundles of opts served
+// beside its own. Every declaration is checked like a PUT (all problems
+// at once, wrapping ErrInvalid); a built-in id that inner also holds is
+// refused (ErrConflict). Built-ins are read-only: PutBundle,
+// SoftDeleteBundle, PutTool into them and DeleteTool of them give
+// ErrBuiltIn; SetBundleEnabled and SetToolEnabled write the overlay file
+// in opts.Dir under a file lock, so every process sharing the directory
+// sees the switch. Close the returned store (it closes inner).
+func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*BuiltInStore, error) {
+	if inner == nil {
+		return nil, errors.New("catalogue: WithBuiltIns: expected a store, got nil")
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("catalogue: WithBuiltIns: BuiltInOptions.Dir: expected the overlay directory, got an empty path")
+	}
+	s := &BuiltInStore{inner: inner, hasFunc: opts.HasFunc, now: opts.Now, log: opts.Logger,
+		path: filepath.Join(opts.Dir, "builtins.json"), lock: filepath.Join(opts.Dir, "builtins.lock"),
+		bundles: map[uuid.UUID]*builtInBundle{}, pending: map[uuid.UUID]usage{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if err := s.declare(opts.Bundles); err != nil {
+		return nil, err
+	}
+	for _, id := range s.order {
+		if _, err := inner.GetBundle(ctx, id); err == nil {
+			return nil, fmt.Errorf("catalogue: built-in bundle %s: the store already holds a bundle with this id: %w", id, ErrConflict)
+		} else if !errors.Is(err, ErrNotFound) {
+			return nil, fmt.Errorf("catalogue: built-in bundle %s: %w", id, err)
+		}
+	}
+	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("catalogue: built-ins overlay: %w", err)
+	}
+	// Record when each built-in was first served.
+	stamp := s.now().UTC().Truncate(time.Microsecond)
+	if err := s.update(ctx, func(ov *overlay) bool {
+		changed := false
+		for _, id := range s.allIDs() {
+			if _, ok := ov.FirstSeen[id]; !ok {
+				ov.FirstSeen[id] = stamp
+				changed = true
+			}
+		}
+		return changed
+	}); err != nil {
+		return nil, err
+	}
+	every := opts.FlushInterval
+	if every <= 0 {
+		every = time.Second
+	}
+	go s.flushLoop(every)
+	return s, nil
+}
+
+// declare checks the declarations and builds the records.
+func (s *BuiltInStore) declare(bundles []BuiltInBundle) error {
+	var p problems
+	for i, d := range bundles {
+		path := fmt.Sprintf("bundles[%d]", i)
+		if err := ValidateID(d.ID); err != nil {
+			p.add(path+".id", "%v", err)
+		} else if _, dup := s.bundles[d.ID]; dup {
+			p.add(path+".id", "expected a unique id, %s repeats", d.ID)
+		}
+		addAll(&p, path+".spec", d.Spec.Validate())
+		bb := &builtInBundle{b: Bundle{ID: d.ID, BundleSpec: d.Spec, BuiltIn: true}}
+		seen := map[string]bool{}
+		for j, t := range d.Tools {
+			tp := fmt.Sprintf("%s.tools[%d]", path, j)
+			if err := ValidateSlug(t.Slug); err != nil {
+				p.add(tp+".slug", "%v", err)
+			}
+			if err := ValidateVersion(t.Version); err != nil {
+				p.add(tp+".version", "%v", err)
+			}
+			name := toolFileName(t.Slug, t.Version)
+			if seen[name] {
+				p.add(tp, "expected a unique <slug, version>, %s@%s repeats", t.Slug, t.Version)
+			}
+			seen[name] = true
+			addAll(&p, tp+".spec", t.Spec.Validate())
+			spec := t.Spec
+			spec.Tags = slices.Clone(spec.Tags)
+			bb.tools = append(bb.tools, Tool{ID: BuiltInToolID(d.ID, t.Slug, t.Version), BundleID: d.ID,
+				Slug: t.Slug, Version: t.Version, ToolSpec: spec, BuiltIn: true})
+		}
+		slices.SortFunc(bb.tools, func(a, b Tool) int {
+			return cmp.Compare(toolFileName(a.Slug, a.Version), toolFileName(b.Slug, b.Version))
+		})
+		if d.ID != uuid.Nil {
+			s.bundles[d.ID] = bb
+			s.order = append(s.order, d.ID)
+		}
+	}
+	if err := p.err(); err != nil {
+		return fmt.Errorf("catalogue: built-ins: %w", err)
+	}
+	slices.SortFunc(s.order, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	return nil
+}
+
+// addAll adds the fields of a *ValidationError under prefix.
+func addAll(p *problems, prefix string, err error) {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		for _, f := range ve.Fields {
+			field := prefix
+			if f.Field != "" {
+				field += "." + f.Field
+			}
+			p.add(field, "%s", f.Problem)
+		}
+	}
+}
+
+func (s *BuiltInStore) allIDs() []uuid.UUID {
+	var ids []uuid.UUID
+	for _, id := range s.order {
+		ids = append(ids, id)
+		for _, t := range s.bundles[id].tools {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
+// readOverlay reads the overlay file when it changed since the last read
+// (another process may have switched a built-in). Call with s.mu held.
+func (s *BuiltInStore) readOverlay() error {
+	fi, err := os.Stat(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.ov, s.ovStamp = overlay{}, fileStamp{}
+		s.ov.init()
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("catalogue: built-ins overlay: %w", err)
+	}
+	st := fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+	if st == s.ovStamp && s.ov.Enabled != nil {
+		return nil
+	}
+	data, err := readFileCapped(s.path, DefaultMaxFileBytes)
+	if err != nil {
+		return fmt.Errorf("catalogue: built-ins overlay: %w", err)
+	}
+	var ov overlay
+	if err := json.Unmarshal(data, &ov); err != nil {
+		return fmt.Errorf("catalogue: built-ins overlay %s: %w: %v", s.path, ErrCorrupt, err)
+	}
+	ov.init()
+	s.ov, s.ovStamp = ov, st
+	return nil
+}
+
+func (ov *overlay) init() {
+	if ov.Enabled == nil {
+		ov.Enabled = map[uuid.UUID]bool{}
+	}
+	if ov.FirstSeen == nil {
+		ov.FirstSeen = map[uuid.UUID]time.Time{}
+	}
+	if ov.Calls == nil {
+		ov.Calls = map[uuid.UUID]overlayUsage{}
+	}
+}
+
+func readFileCapped(path string, max int64) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrCorrupt, max)
+	}
+	return data, nil
+}
+
+// update changes the overlay under the file lock: read the file, apply
+// change, write it atomically when change reports a change.
+func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) error {
+	fl := flock.New(s.lock, flock.SetPermissions(0o600))
+	ok, err := fl.TryLockContext(ctx, time.Millisecond)
+	if err == nil && !ok {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("catalogue: locking the built-ins overlay: %w", err)
+	}
+	defer func() { _ = fl.Unlock(); _ = fl.Close() }()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ovStamp = fileStamp{} // always read under the lock
+	if err := s.readOverlay(); err != nil {
+		return err
+	}
+	if !change(&s.ov) {
+		return nil
+	}
+	data, err := json.MarshalIndent(&s.ov, "", "  ")
+	if err != nil {
+		return err
+	}
+	var w FileStore // writeAtomic uses no field of the store
+	if err := w.writeAtomic(s.path, append(data, '\n')); err != nil {
+		return fmt.Errorf("catalogue: writing the built-ins overlay: %w", err)
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		s.ovStamp = fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+	}
+	return nil
+}
+
+// view returns the records of built-in bundle id as served now.
+func (s *BuiltInStore) view(bb *builtInBundle) Bundle {
+	b := bb.b
+	if on, ok := s.ov.Enabled[b.ID]; ok {
+		b.IsEnabled = on
+	}
+	b.CreatedAt = s.ov.FirstSeen[b.ID]
+	b.ModifiedAt = b.CreatedAt
+	return b
+}
+
+func (s *BuiltInStore) viewTool(t Tool) Tool {
+	if on, ok := s.ov.Enabled[t.ID]; ok {
+		t.IsEnabled = on
+	}
+	t.CreatedAt = s.ov.FirstSeen[t.ID]
+	t.ModifiedAt = t.CreatedAt
+	u := s.ov.Calls[t.ID]
+	if p, ok := s.pending[t.ID]; ok {
+		u.Count += p.count
+		if p.last.After(u.Last) {
+			u.Last = p.last
+		}
+	}
+	t.CallCount = u.Count
+	if !u.Last.IsZero() {
+		last := u.Last
+		t.LastCalledAt = &last
+	}
+	t.Tags = slices.Clone(t.Tags)
+	return s.funcCheck(t)
+}
+
+// funcCheck reports a go tool whose function is not registered disabled.
+func (s *BuiltInStore) funcCheck(t Tool) Tool {
+	if t.Type == TypeGo && s.hasFunc != nil && (t.GoImpl == nil || !s.hasFunc(t.GoImpl.Func)) {
+		t.IsEnabled = false
+	}
+	return t
+}
+
+func (s *BuiltInStore) snapshot() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.readOverlay()
+}
+
+// PutBundle implements [Store]; a built-in bundle gives ErrBuiltIn.
+func (s *BuiltInStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec) (Bundle, bool, error) {
+	if _, ok := s.bundles[id]; ok {
+		return Bundle{}, false, fmt.Errorf("bundle %s: %w", id, ErrBuiltIn)
+	}
+	return s.inner.PutBundle(ctx, id, spec)
+}
+
+// GetBundle implements [Store].
+func (s *BuiltInStore) GetBundle(ctx context.Context, id uuid.UUID) (Bundle, error) {
+	bb, ok := s.bundles[id]
+	if !ok {
+		return s.inner.GetBundle(ctx, id)
+	}
+	if err := s.snapshot(); err != nil {
+		return Bundle{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view(bb), nil
+}
+
+// ListBundles implements [Store]: built-in and stored bundles in one
+// order (by id).
+func (s *BuiltInStore) ListBundles(ctx context.Context, q BundleQuery) ([]Bundle, error) {
+	out, err := s.inner.ListBundles(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.snapshot(); err != nil {
+		return nil, err
+	}
+	want := idSet(q.IDs)
+	s.mu.Lock()
+	for _, id := range s.order {
+		if bytes.Compare(id[:], q.After[:]) <= 0 || (want != nil && !want[id]) {
+			continue
+		}
+		b := s.view(s.bundles[id])
+		if !b.IsEnabled && !q.IncludeDisabled {
+			continue
+		}
+		out = append(out, b)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Bundle) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// SetBundleEnabled implements [Store]; for a built-in bundle the switch
+// goes to the overlay.
+func (s *BuiltInStore) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabled bool) (Bundle, error) {
+	bb, ok := s.bundles[id]
+	if !ok {
+		return s.inner.SetBundleEnabled(ctx, id, enabled)
+	}
+	if err := s.checkOpen(); err != nil {
+		return Bundle{}, err
+	}
+	if err := s.update(ctx, func(ov *overlay) bool {
+		if cur, ok := ov.Enabled[id]; ok && cur == enabled {
+			return false
+		}
+		ov.Enabled[id] = enabled
+		return true
+	}); err != nil {
+		return Bundle{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view(bb), nil
+}
+
+// SoftDeleteBundle implements [Store]; a built-in bundle gives
+// ErrBuiltIn.
+func (s *BuiltInStore) SoftDeleteBundle(ctx context.Context, id uuid.UUID) (Bundle, error) {
+	if _, ok := s.bundles[id]; ok {
+		return Bundle{}, fmt.Errorf("bundle %s: %w", id, ErrBuiltIn)
+	}
+	return s.inner.SoftDeleteBundle(ctx, id)
+}
+
+// PutTool implements [Store]; a built-in bundle gives ErrBuiltIn.
+func (s *BuiltInStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (Tool, error) {
+	if _, ok := s.bundles[key.BundleID]; ok {
+		if err := key.Validate(); err != nil {
+			return Tool{}, err
+		}
+		if err := spec.Validate(); err != nil {
+			return Tool{}, err
+		}
+		return Tool{}, fmt.Errorf("bundle %s: %w", key.BundleID, ErrBuiltIn)
+	}
+	t, err := s.inner.PutTool(ctx, key, spec)
+	return s.funcCheck(t), err
+}
+
+// builtInTool finds a built-in tool by key.
+func (s *BuiltInStore) builtInTool(key ToolKey) (*builtInBundle, int, bool) {
+	bb, ok := s.bundles[key.BundleID]
+	if !ok {
+		return nil, 0, false
+	}
+	for i := range bb.tools {
+		if bb.tools[i].Slug == key.Slug && bb.tools[i].Version == key.Version {
+			return bb, i, true
+		}
+	}
+	return bb, 0, false
+}
+
+// GetTool implements [Store].
+func (s *BuiltInStore) GetTool(ctx context.Context, key ToolKey) (Tool, error) {
+	bb, i, ok := s.builtInTool(key)
+	if bb == nil {
+		t, err := s.inner.GetTool(ctx, key)
+		return s.funcCheck(t), err
+	}
+	if !ok {
+		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
+	}
+	if err := s.snapshot(); err != nil {
+		return Tool{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewTool(bb.tools[i]), nil
+}
+
+// ListTools implements [Store]: built-in and stored tools in the store's
+// order (bundles by id). Tools reported disabled because their Go
+// function is not registered are left out unless q.IncludeDisabled.
+func (s *BuiltInStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) {
+	stored, err := s.listStored(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.snapshot(); err != nil {
+		return nil, err
+	}
+	want := idSet(q.BundleIDs)
+	var out []Tool
+	s.mu.Lock()
+	for _, id := range s.order {
+		if bytes.Compare(id[:], q.After.BundleID[:]) < 0 || (want != nil && !want[id]) {
+			continue
+		}
+		bb := s.bundles[id]
+		b := s.view(bb)
+		if !b.IsEnabled && !q.IncludeDisabled {
+			continue
+		}
+		after := ""
+		if id == q.After.BundleID {
+			after = toolFileName(q.After.Slug, q.After.Version)
+		}
+		for _, t := range bb.tools {
+			if after != "" && toolFileName(t.Slug, t.Version) <= after {
+				continue
+			}
+			v := s.viewTool(t)
+			if (!v.IsEnabled && !q.IncludeDisabled) || !hasAnyTag(v.Tags, q.Tags) {
+				continue
+			}
+			out = append(out, v)
+		}
+	}
+	s.mu.Unlock()
+	if len(out) == 0 {
+		return stored, nil
+	}
+	out = append(out, stored...)
+	slices.SortStableFunc(out, func(a, b Tool) int { return bytes.Compare(a.BundleID[:], b.BundleID[:]) })
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// listStored lists the inner store's tools, leaving out (unless
+// q.IncludeDisabled) the go tools whose function is not registered while
+// still filling q.Limit.
+func (s *BuiltInStore) listStored(ctx context.Context, q ToolQuery) ([]Tool, error) {
+	var out []Tool
+	for {
+		page, err := s.inner.ListTools(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range page {
+			t = s.funcCheck(t)
+			if !t.IsEnabled && !q.IncludeDisabled {
+				continue
+			}
+			out = append(out, t)
+		}
+		if q.Limit == 0 || len(page) < q.Limit || len(out) >= q.Limit {
+			if q.Limit > 0 && len(out) > q.Limit {
+				out = out[:q.Limit]
+			}
+			return out, nil
+		}
+		q.After = page[len(page)-1].Key()
+	}
+}
+
+// SetToolEnabled implements [Store]; for a built-in tool the switch goes
+// to the overlay (inside a disabled built-in bundle it gives
+// ErrBundleDisabled, as for stored ones).
+func (s *BuiltInStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled bool) (Tool, error) {
+	bb, i, ok := s.builtInTool(key)
+	if bb == nil {
+		t, err := s.inner.SetToolEnabled(ctx, key, enabled)
+		return s.funcCheck(t), err
+	}
+	if !ok {
+		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
+	}
+	if err := s.snapshot(); err != nil {
+		return Tool{}, err
+	}
+	s.mu.Lock()
+	on := s.view(bb).IsEnabled
+	s.mu.Unlock()
+	if !on {
+		return Tool{}, fmt.Errorf("bundle %s: %w", key.BundleID, ErrBundleDisabled)
+	}
+	id := bb.tools[i].ID
+	if err := s.update(ctx, func(ov *overlay) bool {
+		if cur, ok := ov.Enabled[id]; ok && cur == enabled {
+			return false
+		}
+		ov.Enabled[id] = enabled
+		return true
+	}); err != nil {
+		return Tool{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewTool(bb.tools[i]), nil
+}
+
+// DeleteTool implements [Store]; a built-in tool gives ErrBuiltIn.
+func (s *BuiltInStore) DeleteTool(ctx context.Context, key ToolKey) error {
+	if bb, _, ok := s.builtInTool(key); bb != nil {
+		if !ok {
+			return fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
+		}
+		return fmt.Errorf("tool %s@%s: %w", key.Slug, key.Version, ErrBuiltIn)
+	}
+	return s.inner.DeleteTool(ctx, key)
+}
+
+// RecordUsage implements [Store]: counts of built-ins are buffered in
+// memory and added to the overlay in the background and at Close.
+func (s *BuiltInStore) RecordUsage(ctx context.Context, key ToolKey, at time.Time) error {
+	bb, i, ok := s.builtInTool(key)
+	if bb == nil {
+		return s.inner.RecordUsage(ctx, key, at)
+	}
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	u := s.pending[bb.tools[i].ID]
+	u.count++
+	if at.After(u.last) {
+		u.last = at
+	}
+	s.pending[bb.tools[i].ID] = u
+	return nil
+}
+
+// ReapDeleted implements [Store] (built-ins are never deleted).
+func (s *BuiltInStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
+	return s.inner.ReapDeleted(ctx)
+}
+
+func (s *BuiltInStore) checkOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// flushUsage adds the buffered counts to the overlay.
+func (s *BuiltInStore) flushUsage(ctx context.Context) error {
+	s.mu.Lock()
+	batch := s.pending
+	s.pending = map[uuid.UUID]usage{}
+	s.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	err := s.update(ctx, func(ov *overlay) bool {
+		for id, u := range batch {
+			c := ov.Calls[id]
+			c.Count += u.count
+			if u.last.After(c.Last) {
+				c.Last = u.last
+			}
+			ov.Calls[id] = c
+		}
+		return true
+	})
+	if err != nil {
+		// Keep the counts for the next attempt.
+		s.mu.Lock()
+		for id, u := range batch {
+			p := s.pending[id]
+			p.count += u.count
+			if u.last.After(p.last) {
+				p.last = u.last
+			}
+			s.pending[id] = p
+		}
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *BuiltInStore) flushLoop(every time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			if err := s.flushUsage(context.Background()); err != nil {
+				s.log.Warn("catalogue: writing built-in usage counts", "err", err)
+			}
+		}
+	}
+}
+
+// Close writes the buffered usage counts of built-ins, stops the
+// background writer and closes the wrapped store.
+func (s *BuiltInStore) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	close(s.stop)
+	<-s.done
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := s.flushUsage(ctx)
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return errors.Join(err, s.inner.Close())
+}

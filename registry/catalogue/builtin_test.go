@@ -1,0 +1,322 @@
+package catalogue_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/testclock"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/storetest"
+)
+
+var discardLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func builtinGoSpec(display, fn string) catalogue.ToolSpec {
+	return catalogue.ToolSpec{DisplayName: display, Description: "adds two numbers", IsEnabled: true, Type: catalogue.TypeGo,
+		Tags:      []string{"math"},
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`),
+		GoImpl:    &catalogue.GoImpl{Func: fn}}
+}
+
+func v7(t testing.TB) uuid.UUID {
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	return id
+}
+
+type builtinFixture struct {
+	dir     string
+	clock   *testclock.Clock
+	builtin uuid.UUID
+	decl    []catalogue.BuiltInBundle
+}
+
+func newBuiltinFixture(t *testing.T) *builtinFixture {
+	f := &builtinFixture{dir: t.TempDir(), clock: testclock.New(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)), builtin: v7(t)}
+	f.decl = []catalogue.BuiltInBundle{{ID: f.builtin,
+		Spec: catalogue.BundleSpec{Slug: "math", DisplayName: "Math", Description: "compiled in", IsEnabled: true},
+		Tools: []catalogue.BuiltInTool{
+			{Slug: "add", Version: "1", Spec: builtinGoSpec("Add", "add")},
+			{Slug: "add", Version: "2", Spec: builtinGoSpec("Add v2", "add2")},
+		}}}
+	return f
+}
+
+func (f *builtinFixture) open(t *testing.T, hasFunc func(string) bool) *catalogue.BuiltInStore {
+	t.Helper()
+	inner, err := catalogue.OpenFileStore(context.Background(), filepath.Join(f.dir, "store"), catalogue.FileOptions{
+		Now: f.clock.Now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+	require.NoError(t, err)
+	s, err := catalogue.WithBuiltIns(context.Background(), inner, catalogue.BuiltInOptions{
+		Dir: f.dir, Bundles: f.decl, HasFunc: hasFunc, Now: f.clock.Now, Logger: discardLog, FlushInterval: time.Hour})
+	require.NoError(t, err)
+	return s
+}
+
+func TestBuiltIns_ServedBesideStoredBundles(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	s := f.open(t, nil)
+	defer s.Close()
+	stored := v7(t)
+	_, _, err := s.PutBundle(ctx, stored, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	_, err = s.PutTool(ctx, catalogue.ToolKey{BundleID: stored, Slug: "echo", Version: "1"}, builtinGoSpec("Echo", "echo"))
+	require.NoError(t, err)
+
+	b, err := s.GetBundle(ctx, f.builtin)
+	require.NoError(t, err)
+	assert.True(t, b.BuiltIn)
+	assert.Equal(t, "math", b.Slug)
+	assert.Equal(t, f.clock.Now(), b.CreatedAt, "createdAt is when the built-in was first served")
+
+	bs, err := s.ListBundles(ctx, catalogue.BundleQuery{})
+	require.NoError(t, err)
+	require.Len(t, bs, 2)
+	assert.Equal(t, []uuid.UUID{f.builtin, stored}, []uuid.UUID{bs[0].ID, bs[1].ID}, "one order by id: the built-in is older")
+
+	tools, err := s.ListTools(ctx, catalogue.ToolQuery{})
+	require.NoError(t, err)
+	require.Len(t, tools, 3)
+	assert.Equal(t, []string{"add@1", "add@2", "echo@1"}, keysOf(tools))
+	assert.True(t, tools[0].BuiltIn)
+	assert.Equal(t, catalogue.BuiltInToolID(f.builtin, "add", "1"), tools[0].ID)
+
+	page1, err := s.ListTools(ctx, catalogue.ToolQuery{Limit: 1})
+	require.NoError(t, err)
+	page2, err := s.ListTools(ctx, catalogue.ToolQuery{Limit: 1, After: page1[0].Key()})
+	require.NoError(t, err)
+	page3, err := s.ListTools(ctx, catalogue.ToolQuery{Limit: 5, After: page2[0].Key()})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"add@1", "add@2", "echo@1"}, keysOf(append(append(page1, page2...), page3...)), "paging crosses built-in and stored bundles")
+
+	got, err := s.GetTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "2"})
+	require.NoError(t, err)
+	assert.Equal(t, "Add v2", got.DisplayName)
+	_, err = s.GetTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "3"})
+	assert.ErrorIs(t, err, catalogue.ErrNotFound)
+}
+
+func keysOf(ts []catalogue.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Slug + "@" + t.Version
+	}
+	return out
+}
+
+func TestBuiltIns_ReadOnlyButTheEnabledSwitch(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	s := f.open(t, nil)
+	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
+
+	_, _, err := s.PutBundle(ctx, f.builtin, catalogue.BundleSpec{Slug: "x", DisplayName: "X", IsEnabled: true})
+	assert.ErrorIs(t, err, catalogue.ErrBuiltIn)
+	_, err = s.SoftDeleteBundle(ctx, f.builtin)
+	assert.ErrorIs(t, err, catalogue.ErrBuiltIn)
+	_, err = s.PutTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "sub", Version: "1"}, builtinGoSpec("Sub", "sub"))
+	assert.ErrorIs(t, err, catalogue.ErrBuiltIn)
+	assert.ErrorIs(t, s.DeleteTool(ctx, key), catalogue.ErrBuiltIn)
+
+	tool, err := s.SetToolEnabled(ctx, key, false)
+	require.NoError(t, err)
+	assert.False(t, tool.IsEnabled)
+	b, err := s.SetBundleEnabled(ctx, f.builtin, false)
+	require.NoError(t, err)
+	assert.False(t, b.IsEnabled)
+	_, err = s.SetToolEnabled(ctx, key, true)
+	assert.ErrorIs(t, err, catalogue.ErrBundleDisabled, "no patch inside a disabled bundle, built-in or not")
+
+	// Another process sharing the directory sees the switches at once.
+	other := f.open(t, nil)
+	ob, err := other.GetBundle(ctx, f.builtin)
+	require.NoError(t, err)
+	assert.False(t, ob.IsEnabled)
+	_, err = other.SetBundleEnabled(ctx, f.builtin, true)
+	require.NoError(t, err)
+	nb, err := s.GetBundle(ctx, f.builtin)
+	require.NoError(t, err)
+	assert.True(t, nb.IsEnabled, "a switch made by another process shows up")
+	require.NoError(t, other.Close())
+	require.NoError(t, s.Close())
+
+	// And the state survives a restart.
+	again := f.open(t, nil)
+	defer again.Close()
+	tl, err := again.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.False(t, tl.IsEnabled)
+	all, err := again.ListTools(ctx, catalogue.ToolQuery{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"add@2"}, keysOf(all), "a disabled built-in is listed only with includeDisabled")
+}
+
+func TestBuiltIns_UsageCountsNotLost(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	s := f.open(t, nil)
+	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
+	const workers, each = 8, 500
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				assert.NoError(t, s.RecordUsage(ctx, key, f.clock.Now()))
+			}
+		}()
+	}
+	wg.Wait()
+	tool, err := s.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.EqualValues(t, workers*each, tool.CallCount, "buffered counts are visible at once")
+	require.NotNil(t, tool.LastCalledAt)
+	require.NoError(t, s.Close())
+
+	again := f.open(t, nil)
+	require.NoError(t, again.RecordUsage(ctx, key, f.clock.Now()))
+	require.NoError(t, again.Close())
+	third := f.open(t, nil)
+	defer third.Close()
+	tool, err = third.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.EqualValues(t, workers*each+1, tool.CallCount, "counts survive restarts and add up across processes")
+}
+
+func TestBuiltIns_DeclarationsCheckedLikeAPut(t *testing.T) {
+	inner := openStoreForTest(t)
+	bad := []catalogue.BuiltInBundle{
+		{ID: uuid.New(), Spec: catalogue.BundleSpec{Slug: "a b", DisplayName: "A"},
+			Tools: []catalogue.BuiltInTool{
+				{Slug: "t", Version: "1", Spec: builtinGoSpec("T", "t")},
+				{Slug: "t", Version: "1", Spec: builtinGoSpec("T", "t")},
+				{Slug: "u", Version: "", Spec: catalogue.ToolSpec{Type: "lisp"}},
+			}},
+	}
+	_, err := catalogue.WithBuiltIns(context.Background(), inner, catalogue.BuiltInOptions{Dir: t.TempDir(), Bundles: bad})
+	require.ErrorIs(t, err, catalogue.ErrInvalid)
+	var ve *catalogue.ValidationError
+	require.ErrorAs(t, err, &ve)
+	var fields []string
+	for _, f := range ve.Fields {
+		fields = append(fields, f.Field)
+	}
+	for _, want := range []string{"bundles[0].id", "bundles[0].spec.slug", "bundles[0].tools[1]", "bundles[0].tools[2].version",
+		"bundles[0].tools[2].spec.type", "bundles[0].tools[2].spec.displayName"} {
+		assert.Contains(t, fields, want)
+	}
+
+	_, err = catalogue.WithBuiltIns(context.Background(), inner, catalogue.BuiltInOptions{})
+	assert.ErrorContains(t, err, "BuiltInOptions.Dir")
+}
+
+func TestBuiltIns_IDClashWithStoredBundleRefused(t *testing.T) {
+	ctx := context.Background()
+	inner := openStoreForTest(t)
+	id := v7(t)
+	_, _, err := inner.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "mine", DisplayName: "Mine", IsEnabled: true})
+	require.NoError(t, err)
+	_, err = catalogue.WithBuiltIns(ctx, inner, catalogue.BuiltInOptions{Dir: t.TempDir(),
+		Bundles: []catalogue.BuiltInBundle{{ID: id, Spec: catalogue.BundleSpec{Slug: "b", DisplayName: "B", IsEnabled: true}}}})
+	assert.ErrorIs(t, err, catalogue.ErrConflict)
+}
+
+func TestBuiltInToolID_StableUUIDv7(t *testing.T) {
+	b := v7(t)
+	a1 := catalogue.BuiltInToolID(b, "add", "1")
+	assert.Equal(t, a1, catalogue.BuiltInToolID(b, "add", "1"))
+	assert.NotEqual(t, a1, catalogue.BuiltInToolID(b, "add", "2"))
+	assert.NotEqual(t, catalogue.BuiltInToolID(b, "ad", "d1"), catalogue.BuiltInToolID(b, "add", "1"), "slug and version are separated")
+	assert.NoError(t, catalogue.ValidateID(a1))
+}
+
+func TestGoTool_UnregisteredFuncReportedDisabledNeverRewritten(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	registered := map[string]bool{"add": true, "echo": true}
+	var mu sync.Mutex
+	has := func(n string) bool { mu.Lock(); defer mu.Unlock(); return registered[n] }
+	s := f.open(t, has)
+	defer s.Close()
+	stored := v7(t)
+	_, _, err := s.PutBundle(ctx, stored, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	for i := 0; i < 5; i++ {
+		fn := "echo"
+		if i%2 == 1 {
+			fn = "gone"
+		}
+		_, err = s.PutTool(ctx, catalogue.ToolKey{BundleID: stored, Slug: fmt.Sprintf("t%d", i), Version: "1"}, builtinGoSpec("T", fn))
+		require.NoError(t, err)
+	}
+
+	missing := catalogue.ToolKey{BundleID: stored, Slug: "t1", Version: "1"}
+	tool, err := s.GetTool(ctx, missing)
+	require.NoError(t, err)
+	assert.False(t, tool.IsEnabled, "a go tool whose function is not registered is reported disabled")
+	v2, err := s.GetTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "2"})
+	require.NoError(t, err)
+	assert.False(t, v2.IsEnabled, "built-ins too")
+
+	var all []catalogue.Tool
+	for after := (catalogue.ToolKey{}); ; {
+		page, err := s.ListTools(ctx, catalogue.ToolQuery{Limit: 2, After: after})
+		require.NoError(t, err)
+		all = append(all, page...)
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1].Key()
+	}
+	assert.Equal(t, []string{"add@1", "t0@1", "t2@1", "t4@1"}, keysOf(all), "pages stay full and skip the unregistered")
+	withOff, err := s.ListTools(ctx, catalogue.ToolQuery{IncludeDisabled: true})
+	require.NoError(t, err)
+	assert.Len(t, withOff, 7)
+
+	inner, err := catalogue.OpenFileStore(ctx, filepath.Join(f.dir, "store"), catalogue.FileOptions{Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+	require.NoError(t, err)
+	onDisk, err := inner.GetTool(ctx, missing)
+	require.NoError(t, err)
+	assert.True(t, onDisk.IsEnabled, "the stored record is not rewritten")
+	require.NoError(t, inner.Close())
+
+	mu.Lock()
+	registered["gone"] = true
+	mu.Unlock()
+	tool, err = s.GetTool(ctx, missing)
+	require.NoError(t, err)
+	assert.True(t, tool.IsEnabled, "registering the function brings the tool back")
+}
+
+// The built-ins wrapper passes the conformance suite as a pass-through.
+func TestBuiltInStore_Conformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) catalogue.Store {
+		inner, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{
+			Now: now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+		require.NoError(t, err)
+		s, err := catalogue.WithBuiltIns(context.Background(), inner, catalogue.BuiltInOptions{Dir: t.TempDir(), Now: now,
+			HasFunc: func(string) bool { return true }, Logger: discardLog})
+		require.NoError(t, err)
+		return s
+	})
+}
+
+func openStoreForTest(t *testing.T) *catalogue.FileStore {
+	s, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
