@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
@@ -91,43 +88,19 @@ func (h *Handler) argSchema(t *catalogue.Tool) (*jsonschema.Schema, error) {
 // violations lists every leaf error of a schema validation, each under
 // the JSON path of the argument at fault ("args.q", "args.items[2]").
 func violations(err error) []FieldError {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []FieldError{{Field: "args", Problem: err.Error()}}
-	}
-	var out []FieldError
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if u.Error != nil && len(u.Errors) == 0 {
-			out = append(out, FieldError{Field: pointerField(u.InstanceLocation), Problem: u.Error.String()})
+	vs := catalogue.Violations(err)
+	out := make([]FieldError, len(vs))
+	for i, v := range vs {
+		f := "args"
+		if p := catalogue.FieldPath(v.Pointer); p != "" {
+			if p[0] != '[' {
+				f += "."
+			}
+			f += p
 		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
-		}
-	}
-	walk(ve.BasicOutput())
-	if len(out) == 0 {
-		out = append(out, FieldError{Field: "args", Problem: ve.Error()})
+		out[i] = FieldError{Field: f, Problem: v.Message}
 	}
 	return out
-}
-
-// pointerField turns a JSON pointer into the field path under args.
-func pointerField(ptr string) string {
-	var b strings.Builder
-	b.WriteString("args")
-	if ptr == "" {
-		return b.String()
-	}
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		if _, err := strconv.Atoi(tok); err == nil {
-			b.WriteString("[" + tok + "]")
-		} else {
-			b.WriteString("." + tok)
-		}
-	}
-	return b.String()
 }
 
 func (h *Handler) invoke(w http.ResponseWriter, r *http.Request, p params) {

@@ -466,14 +466,8 @@ type UpstreamErrorData struct {
 }
 
 // Violation is one output-schema violation of an ErrTypeOutputMismatch
-// failure. It never quotes the value.
-type Violation struct {
-	// Pointer is the JSON Pointer of the offending value ("" for the
-	// whole value).
-	Pointer string `json:"pointer"`
-	// Keyword is the schema keyword that failed ("type", "required", …).
-	Keyword string `json:"keyword"`
-}
+// failure: where and which keyword. It never quotes the value.
+type Violation = catalogue.Violation
 
 // Invoke calls an http tool with args (a JSON object already validated
 // against the tool's argument schema; it is decoded again defensively).
@@ -627,10 +621,9 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 func outputFailure(err error) result.Result[any] {
-	var vs []Violation
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		leaves(ve, &vs)
+	vs := catalogue.Violations(err)
+	for i := range vs {
+		vs[i].Message = "" // the validator's text may quote the upstream's value
 	}
 	if len(vs) == 0 {
 		vs = []Violation{{Keyword: "schema"}}
@@ -648,27 +641,6 @@ func outputFailure(err error) result.Result[any] {
 		b.WriteString(p + ": " + v.Keyword)
 	}
 	return result.Failure[any](b.String(), ErrTypeOutputMismatch).WithErrorData(vs)
-}
-
-// leaves collects the innermost violations: where and which keyword.
-func leaves(e *jsonschema.ValidationError, out *[]Violation) {
-	if len(e.Causes) > 0 {
-		for _, c := range e.Causes {
-			leaves(c, out)
-		}
-		return
-	}
-	kw := "schema"
-	if e.ErrorKind != nil {
-		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-			kw = kp[len(kp)-1]
-		}
-	}
-	var p strings.Builder
-	for _, tok := range e.InstanceLocation {
-		p.WriteString("/" + escapePointer(tok))
-	}
-	*out = append(*out, Violation{Pointer: p.String(), Keyword: kw})
 }
 
 // excerpt is the start of an error body: valid UTF-8, control characters
