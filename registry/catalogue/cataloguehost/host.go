@@ -1,0 +1,434 @@
+package cataloguehost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// DefaultPack is the registry pack catalogue tools belong to.
+const DefaultPack = "catalogue"
+
+// Options configures [New]. Store, Registry and Invoker are required.
+type Options struct {
+	// Store holds the catalogue (wrap it with catalogue.WithBuiltIns to
+	// serve built-ins and report unregistered go tools disabled).
+	Store catalogue.Store
+	// Registry receives every enabled catalogue tool.
+	Registry *registry.Registry
+	// Invoker runs the tools (a *Dispatcher).
+	Invoker Invoker
+	// Pack is the registry pack of the catalogue's tools; "" means
+	// DefaultPack.
+	Pack string
+	// ResyncInterval, when positive, re-reads the store that often, so
+	// that changes made by other processes sharing it reach this
+	// registry. Zero means only changes made through Catalogue.Store and
+	// explicit Sync calls.
+	ResyncInterval time.Duration
+	// Now is the clock for usage metrics; nil means time.Now.
+	Now func() time.Time
+	// Logger receives tools left out of the registry (a name clash) and
+	// background failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Catalogue keeps a registry's catalogue pack in step with a catalogue
+// store: every enabled tool of every enabled bundle is a registry tool,
+// listed and callable over MCP and REST like any other. Create it with
+// [New]; it is safe for concurrent use.
+type Catalogue struct {
+	store catalogue.Store
+	reg   *registry.Registry
+	inv   Invoker
+	pack  string
+	now   func() time.Time
+	log   *slog.Logger
+
+	syncMu sync.Mutex // serialises Sync
+	genMu  sync.Mutex
+	want   uint64 // writes made through Store
+	done   uint64 // writes the registry reflects
+
+	mu      sync.RWMutex
+	current map[string]served // final registry name → what is served
+	names   map[catalogue.ToolKey]string
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// served is one catalogue tool in the registry.
+type served struct {
+	id  uuid.UUID
+	key catalogue.ToolKey
+}
+
+// New registers the catalogue pack in opts.Registry, fills it from the
+// store and returns the Catalogue. Make changes through Store() so that
+// the registry follows each one before the call returns.
+func New(ctx context.Context, opts Options) (*Catalogue, error) {
+	switch {
+	case opts.Store == nil:
+		return nil, errNoStore
+	case opts.Registry == nil:
+		return nil, errors.New("cataloguehost: Options.Registry is required")
+	case opts.Invoker == nil:
+		return nil, errors.New("cataloguehost: Options.Invoker is required")
+	case opts.ResyncInterval < 0:
+		return nil, fmt.Errorf("cataloguehost: Options.ResyncInterval: expected zero or a positive duration, got %s", opts.ResyncInterval)
+	}
+	c := &Catalogue{store: opts.Store, reg: opts.Registry, inv: opts.Invoker, pack: opts.Pack, now: opts.Now, log: opts.Logger,
+		current: map[string]served{}, names: map[catalogue.ToolKey]string{}, stop: make(chan struct{})}
+	if c.pack == "" {
+		c.pack = DefaultPack
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if err := c.reg.AddPack(&registry.Pack{Name: c.pack, Description: "Tools defined as data in the tools catalogue (bundles of versioned go and http tools)."}); err != nil {
+		return nil, fmt.Errorf("cataloguehost: %w", err)
+	}
+	if err := c.Sync(ctx); err != nil {
+		_ = c.reg.RemovePack(c.pack)
+		return nil, err
+	}
+	if opts.ResyncInterval > 0 {
+		c.wg.Add(1)
+		go c.resync(opts.ResyncInterval)
+	}
+	return c, nil
+}
+
+func (c *Catalogue) resync(every time.Duration) {
+	defer c.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), every*4)
+			if err := c.Sync(ctx); err != nil {
+				c.log.Warn("cataloguehost: resync", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// Close stops the background resync. It leaves the pack registered and
+// the store open (close the store yourself).
+func (c *Catalogue) Close() error {
+	c.once.Do(func() { close(c.stop) })
+	c.wg.Wait()
+	return nil
+}
+
+// Name returns the final registry name of a catalogue tool while it is
+// served.
+func (c *Catalogue) Name(key catalogue.ToolKey) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n, ok := c.names[key]
+	return n, ok
+}
+
+// Sync makes the registry's catalogue pack match the store: tools no
+// longer enabled (or whose name changed) are removed, new ones added,
+// each change sending list-changed to MCP clients. A tool whose name is
+// taken by a tool of another pack, or that the registry refuses, is left
+// out and logged; Sync fails only when the store cannot be read.
+func (c *Catalogue) Sync(ctx context.Context) error {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	c.genMu.Lock()
+	target := c.want
+	c.genMu.Unlock()
+	if err := c.syncLocked(ctx); err != nil {
+		return err
+	}
+	c.genMu.Lock()
+	if target > c.done {
+		c.done = target
+	}
+	c.genMu.Unlock()
+	return nil
+}
+
+// changed brings the registry up to date after a write through Store():
+// when a Sync started after the write has already finished, nothing is
+// left to do.
+func (c *Catalogue) changed(ctx context.Context) {
+	c.genMu.Lock()
+	c.want++
+	mine := c.want
+	c.genMu.Unlock()
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	c.genMu.Lock()
+	if c.done >= mine {
+		c.genMu.Unlock()
+		return
+	}
+	target := c.want
+	c.genMu.Unlock()
+	if err := c.syncLocked(context.WithoutCancel(ctx)); err != nil {
+		c.log.Warn("cataloguehost: updating the registry after a change", "err", err)
+		return
+	}
+	c.genMu.Lock()
+	if target > c.done {
+		c.done = target
+	}
+	c.genMu.Unlock()
+}
+
+func finalName(prefix, base string) string {
+	switch {
+	case prefix == "":
+		return base
+	case strings.HasSuffix(prefix, "_"), strings.HasSuffix(prefix, "."), strings.HasSuffix(prefix, "-"):
+		return prefix + base
+	}
+	return prefix + "_" + base
+}
+
+func (c *Catalogue) syncLocked(ctx context.Context) error {
+	bundles, err := c.store.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+	if err != nil {
+		return fmt.Errorf("cataloguehost: listing bundles: %w", err)
+	}
+	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{})
+	if err != nil {
+		return fmt.Errorf("cataloguehost: listing tools: %w", err)
+	}
+	parts := bundleParts(bundles)
+	prefix := c.reg.Prefix()
+	budget := nameBudget(prefix)
+
+	c.mu.RLock()
+	current := c.current
+	c.mu.RUnlock()
+
+	desired := make(map[string]served, len(tools))
+	toolOf := make(map[string]*catalogue.Tool, len(tools))
+	for i := range tools {
+		t := &tools[i]
+		part, ok := parts[t.BundleID]
+		if !ok {
+			continue // the bundle went away between the two reads
+		}
+		name := finalName(prefix, nameOf(part, t, budget))
+		if prev, dup := desired[name]; dup {
+			c.log.Warn("cataloguehost: two catalogue tools have the same registry name; serving the first",
+				"name", name, "kept", prev.key.Slug+"@"+prev.key.Version, "left_out", t.Slug+"@"+t.Version)
+			continue
+		}
+		if _, mine := current[name]; !mine {
+			if _, exists := c.reg.IsEnabled(name); exists {
+				c.log.Warn("cataloguehost: a tool of another pack has this catalogue tool's name; left out", "name", name,
+					"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
+				continue
+			}
+		}
+		desired[name] = served{id: t.ID, key: t.Key()}
+		toolOf[name] = t
+	}
+
+	next := make(map[string]served, len(desired))
+	for name, s := range current {
+		if d, ok := desired[name]; ok && d.id == s.id {
+			next[name] = s
+			continue
+		}
+		if err := c.reg.Remove(name); err != nil && !errors.Is(err, registry.ErrUnknownTool) {
+			c.log.Warn("cataloguehost: removing a tool", "name", name, "err", err)
+		}
+	}
+	var add []*registry.Tool
+	var addNames []string
+	for name, d := range desired {
+		if s, ok := current[name]; ok && s.id == d.id {
+			continue
+		}
+		rt, err := c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, "")))
+		if err != nil {
+			c.log.Warn("cataloguehost: tool left out", "name", name, "err", err)
+			continue
+		}
+		add = append(add, rt)
+		addNames = append(addNames, name)
+	}
+	if len(add) > 0 {
+		if err := c.reg.Add(add...); err == nil {
+			for _, n := range addNames {
+				next[n] = desired[n]
+			}
+		} else {
+			for i, rt := range add { // find the ones the registry refuses
+				if err := c.reg.Add(rt); err != nil {
+					c.log.Warn("cataloguehost: the registry refused a catalogue tool; left out", "name", addNames[i], "err", err)
+					continue
+				}
+				next[addNames[i]] = desired[addNames[i]]
+			}
+		}
+	}
+	names := make(map[catalogue.ToolKey]string, len(next))
+	for n, s := range next {
+		names[s.key] = n
+	}
+	c.mu.Lock()
+	c.current, c.names = next, names
+	c.mu.Unlock()
+	return nil
+}
+
+// registryTool builds the registry tool serving t under base name base.
+func (c *Catalogue) registryTool(t *catalogue.Tool, base string) (*registry.Tool, error) {
+	schema, err := catalogue.CompileSchema(t.ArgSchema)
+	if err != nil {
+		return nil, fmt.Errorf("stored argSchema does not compile: %w", err)
+	}
+	tool := *t // versions are immutable: the copy is what every call runs
+	tool.Tags = append([]string(nil), t.Tags...)
+	desc := t.Description
+	if desc == "" {
+		desc = t.DisplayName
+	}
+	rt := &registry.Tool{
+		Name:        base,
+		Title:       t.DisplayName,
+		Description: desc,
+		InputSchema: t.ArgSchema,
+		Pack:        c.pack,
+		Decode: func(raw json.RawMessage) (any, error) {
+			return nil, validateArgs(schema, raw)
+		},
+		// The runners check values against the outputSchema themselves.
+		CheckOutput: func(any) error { return nil },
+		Handler: func(ctx context.Context, call *registry.Call) (result.Result[any], error) {
+			res, err := c.inv.Invoke(ctx, tool, call.Raw)
+			if uerr := c.store.RecordUsage(context.WithoutCancel(ctx), tool.Key(), c.now()); uerr != nil {
+				c.log.Warn("cataloguehost: record usage", "name", call.Tool.Name, "err", uerr)
+			}
+			return res, err
+		},
+	}
+	if raw := bytes.TrimSpace(t.OutputSchema); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		rt.OutputSchema = t.OutputSchema
+	}
+	if t.Type == catalogue.TypeHTTP && t.HTTPImpl != nil {
+		rt.Annotations.OpenWorld = new(true)
+		if m := t.HTTPImpl.Request.Method; m == "GET" || m == "HEAD" {
+			rt.Annotations.ReadOnly = new(true)
+			rt.Annotations.Idempotent = new(true)
+		}
+	}
+	return rt, nil
+}
+
+// validateArgs checks raw against the tool's argSchema, listing every
+// violation under its field path.
+func validateArgs(s *jsonschema.Schema, raw json.RawMessage) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return &args.ValidationError{Errors: []args.FieldError{{Rule: "syntax", Message: "expected a JSON object of arguments"}}}
+	}
+	if err := s.Validate(inst); err != nil {
+		vs := catalogue.Violations(err)
+		fe := make([]args.FieldError, len(vs))
+		for i, v := range vs {
+			fe[i] = args.FieldError{Field: catalogue.FieldPath(v.Pointer), Rule: v.Keyword, Message: v.Message}
+		}
+		return &args.ValidationError{Errors: fe}
+	}
+	return nil
+}
+
+// Store returns the catalogue's store wrapped so that every successful
+// write through it updates the registry before returning. Give it to
+// catalogueapi (Options.Store) and use it for changes made in code.
+func (c *Catalogue) Store() catalogue.Store { return &syncingStore{Store: c.store, c: c} }
+
+// syncingStore updates the registry after each successful write.
+type syncingStore struct {
+	catalogue.Store
+	c *Catalogue
+}
+
+func (s *syncingStore) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.BundleSpec) (catalogue.Bundle, bool, error) {
+	b, created, err := s.Store.PutBundle(ctx, id, spec)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return b, created, err
+}
+
+func (s *syncingStore) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabled bool) (catalogue.Bundle, error) {
+	b, err := s.Store.SetBundleEnabled(ctx, id, enabled)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return b, err
+}
+
+func (s *syncingStore) SoftDeleteBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, error) {
+	b, err := s.Store.SoftDeleteBundle(ctx, id)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return b, err
+}
+
+func (s *syncingStore) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalogue.ToolSpec) (catalogue.Tool, error) {
+	t, err := s.Store.PutTool(ctx, key, spec)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return t, err
+}
+
+func (s *syncingStore) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabled bool) (catalogue.Tool, error) {
+	t, err := s.Store.SetToolEnabled(ctx, key, enabled)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return t, err
+}
+
+func (s *syncingStore) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
+	err := s.Store.DeleteTool(ctx, key)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return err
+}
+
+func (s *syncingStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
+	ids, err := s.Store.ReapDeleted(ctx)
+	if err == nil && len(ids) > 0 {
+		s.c.changed(ctx)
+	}
+	return ids, err
+}

@@ -1,0 +1,113 @@
+package cataloguehost
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+// hashSuffixLen is the length of the "_" + 16 hex digits that end a name
+// too long for its budget.
+const hashSuffixLen = 17
+
+// ToolName is the registry name of a catalogue tool version:
+// {bundle}.{tool}.{version}, each part written with ASCII letters, digits
+// and dashes as they are (dots too in the version) and every other
+// character as "_" + its code point in lower-case hex + "_" ("é" →
+// "_e9_"). Slugs hold no dot and no part an underscore of its own, so
+// different <bundle slug, tool slug, version> triples never give the same
+// name. [Catalogue] adds a bundle discriminator and shortens names too
+// long for MCP; see the package documentation.
+func ToolName(bundleSlug, toolSlug, version string) string {
+	var b strings.Builder
+	writePart(&b, bundleSlug, false)
+	b.WriteByte('.')
+	writePart(&b, toolSlug, false)
+	b.WriteByte('.')
+	writePart(&b, version, true)
+	return b.String()
+}
+
+func writePart(b *strings.Builder, s string, dots bool) {
+	for _, r := range s {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '-', dots && r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+			b.WriteString(strconv.FormatInt(int64(r), 16))
+			b.WriteByte('_')
+		}
+	}
+}
+
+// discriminator is what follows a bundle slug shared with an older
+// bundle: "_" and the last 12 hex digits of the bundle id (random bits
+// of a UUIDv7).
+func discriminator(id uuid.UUID) string {
+	return "_" + hex.EncodeToString(id[10:])
+}
+
+// fitName shortens name to budget bytes when longer: the first bytes,
+// then "_" and 16 hex digits of the SHA-256 of the whole name.
+func fitName(name string, budget int) string {
+	if len(name) <= budget {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	keep := max(budget-hashSuffixLen, 0)
+	return name[:keep] + "_" + hex.EncodeToString(sum[:8])
+}
+
+// nameBudget is the length a base name may have so that the final name
+// (with the registry's prefix) fits MCP's 128 characters.
+func nameBudget(prefix string) int {
+	if prefix == "" {
+		return registry.MaxNameLen
+	}
+	if strings.HasSuffix(prefix, "_") || strings.HasSuffix(prefix, ".") || strings.HasSuffix(prefix, "-") {
+		return registry.MaxNameLen - len(prefix)
+	}
+	return registry.MaxNameLen - len(prefix) - 1
+}
+
+// bundleParts returns the name part of each bundle: its encoded slug,
+// with a discriminator when an older bundle (smaller UUIDv7, so created
+// earlier) has the same slug. A bundle's part thus changes only if an
+// older bundle with its slug appears, which ids created now never do.
+func bundleParts(bundles []catalogue.Bundle) map[uuid.UUID]string {
+	sorted := slices.Clone(bundles)
+	slices.SortFunc(sorted, func(a, b catalogue.Bundle) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	seen := map[string]bool{}
+	out := make(map[uuid.UUID]string, len(sorted))
+	for _, b := range sorted {
+		var sb strings.Builder
+		writePart(&sb, b.Slug, false)
+		part := sb.String()
+		if seen[b.Slug] {
+			part += discriminator(b.ID)
+		}
+		seen[b.Slug] = true
+		out[b.ID] = part
+	}
+	return out
+}
+
+// nameOf is the base registry name of t given its bundle's part.
+func nameOf(bundlePart string, t *catalogue.Tool, budget int) string {
+	var b strings.Builder
+	b.WriteString(bundlePart)
+	b.WriteByte('.')
+	writePart(&b, t.Slug, false)
+	b.WriteByte('.')
+	writePart(&b, t.Version, true)
+	return fitName(b.String(), budget)
+}
