@@ -156,4 +156,34 @@
 // -proxy and -config may be given together: the -proxy file is read once
 // at start and its servers are served beside those of servers: (which
 // SIGHUP reloads); a server name in both is an error.
+//
+// # Tools catalogue
+//
+// The server always serves a tools catalogue (registry/catalogue): bundles
+// of versioned tools defined as data, kept as JSON files under
+// catalogue.dir (the directory catalogue beside the configuration file,
+// or under the user cache directory without -config). Every enabled
+// catalogue tool is also a registry tool named {bundle}.{tool}.{version}
+// (see registry/catalogue/cataloguehost for non-ASCII slugs), listed and
+// callable over MCP and REST like any other, and MCP clients are told
+// when the list changes.
+//
+//	catalogue:
+//	  dir: catalogue
+//	  allowed_hosts: [api.example.com, "*.example.org"]  # where http tools may go (none: every public host)
+//	  allow_private: false                               # loopback, private, link-local and metadata addresses
+//	  secrets: {API_KEY: "${API_KEY}"}                   # what "${API_KEY}" in a tool resolves to
+//
+// Its REST API (registry/catalogue/catalogueapi) shares /tools with the
+// registry's: /tools/bundles…, /tools/tools, /tools/tools/search and
+// /tools/openapi.json are the catalogue's; GET /tools, GET /tools/{name}
+// and POST /tools/{name}/invoke stay the registry's, so a registry tool
+// named bundles, tools or openapi.json is reachable over MCP only (the
+// server logs a warning). Both APIs sit behind the same bearer
+// authentication and Host/Origin checks.
+//
+// The bundle "examples" is built in: the example pack's echo, add and
+// text_stats functions, read-only but for their enabled switch. A reload
+// applies new allowed_hosts, allow_private and secrets to the next call;
+// a new catalogue.dir waits for a restart.
 package main

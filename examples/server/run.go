@@ -279,6 +279,8 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	httpTools := &swapInvoker{}
+	host.OnApply("catalogue", catalogueHook(httpTools, log))
 	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy), Logger: log})
 	if err != nil {
 		return err
@@ -294,6 +296,16 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err := loadConfig(ctx, host, log); err != nil {
 		return err
 	}
+	catal, err := startCatalogue(ctx, reg, host.Config().Catalogue, httpTools, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := catal.Close(); err != nil {
+			log.Warn("closing the catalogue", "error", err)
+		}
+	}()
+	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir)
 	if cfg.config != "" {
 		reloadOnSIGHUP(ctx, host, log)
 	}
@@ -329,7 +341,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		return fmt.Errorf("stdio: %w", err)
 	}
-	hs, closeAPI, err := newHTTPServer(ctx, cfg, reg, srv, proxy, tokens, log)
+	hs, closeAPI, err := newHTTPServer(ctx, cfg, reg, srv, proxy, catal, tokens, log)
 	if err != nil {
 		return err
 	}
@@ -337,13 +349,13 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	return serveHTTP(ctx, cfg.addr, hs, log)
 }
 
-// newHTTPServer builds the HTTP side: /mcp, the REST API and /healthz on
-// one mux, behind the path check (httpapi.CanonicalPaths) and the guard
+// newHTTPServer builds the HTTP side: /mcp, the REST API, the catalogue's
+// API under /tools (when catal is not nil) and /healthz on one mux, behind the path check (httpapi.CanonicalPaths) and the guard
 // (Host, Origin, per-write deadline), in an http.Server with the read and
-// idle timeouts of cfg. With tokens, /mcp and the REST API require one of
-// them; /healthz stays open for probes. The returned func ends the REST
+// idle timeouts of cfg. With tokens, /mcp and both REST APIs require one
+// of them; /healthz stays open for probes. The returned func ends the REST
 // handler's registry subscription.
-func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
+func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, catal *serverCatalogue, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
 	var requireToken func(http.Handler) http.Handler
 	if tokens != nil {
 		requireToken = httpguard.RequireBearer(tokens.Verify, httpguard.BearerOptions{AllowMissingExpiration: true, Logger: log})
@@ -369,6 +381,9 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 			"proxy": proxyHealth(proxy)})
 	})
 	api := mountREST(mux, reg, requireToken, log)
+	if catal != nil {
+		catal.mount(mux, requireToken)
+	}
 	hs := &http.Server{
 		Handler:           guard.Handler(httpapi.CanonicalPaths(mux)),
 		ReadHeaderTimeout: cfg.readHeaderTimeout,

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync/atomic"
+
+	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/packs/example"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
+	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
+	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// builtInBundleID is the id of the server's built-in bundle "examples".
+var builtInBundleID = uuid.MustParse("01a20a2e-ca02-72e4-83b7-3ccb89a10ff3")
+
+// builtInFuncs are the example pack's functions the built-in bundle
+// serves: the read-only ones.
+var builtInFuncs = []string{"echo", "add", "text_stats"}
+
+// catalogueRoutes are the catalogue API's paths under /tools. The
+// registry's REST API serves the rest of /tools (GET /tools,
+// GET /tools/{name}, POST /tools/{name}/invoke), so a registry tool named
+// "bundles", "tools" or "openapi.json" is reachable over MCP only.
+var catalogueRoutes = []string{"/tools/bundles", "/tools/bundles/", "/tools/tools", "/tools/tools/", "/tools/openapi.json"}
+
+// reservedToolNames are the registry tool names the catalogue's routes
+// shadow on the REST API.
+var reservedToolNames = []string{"bundles", "tools", "openapi.json"}
+
+// serverCatalogue is the tools catalogue of the server: its store (files
+// under catalogue.dir, with the built-in bundle), the registry pack that
+// serves its tools, and the REST API mounted under /tools.
+type serverCatalogue struct {
+	store *catalogue.BuiltInStore
+	cat   *cataloguehost.Catalogue
+	api   *catalogueapi.Handler
+	http  *swapInvoker
+}
+
+// swapInvoker is the http-tool runner of the configuration in force: a
+// reload that changes catalogue.allowed_hosts, allow_private or secrets
+// replaces it; calls already running finish on the old one.
+type swapInvoker struct {
+	cur atomic.Pointer[httptool.Invoker]
+}
+
+func (s *swapInvoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
+	return s.cur.Load().Invoke(ctx, tool, args)
+}
+
+func newHTTPInvoker(c hostconfig.Catalogue, log *slog.Logger) (*httptool.Invoker, error) {
+	return httptool.New(httptool.Options{AllowedHosts: slices.Clone(c.AllowedHosts), AllowPrivate: c.AllowPrivate,
+		Secrets: c.Secrets, Logger: log})
+}
+
+// catalogueHook applies the catalogue settings of each configuration:
+// the destinations and secrets of http tools take effect at once;
+// catalogue.dir is read at start only (a change is logged and waits for
+// a restart).
+func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
+	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		inv, err := newHTTPInvoker(cfg.Catalogue, log)
+		if err != nil {
+			return hostconfig.Step{}, cfg.Errorf("catalogue", "%v", err)
+		}
+		return hostconfig.Step{Apply: func(context.Context) error {
+			if prev := sc.cur.Swap(inv); prev != nil {
+				prev.Close()
+			}
+			if old != nil && old.Catalogue.Dir != cfg.Catalogue.Dir {
+				log.Warn("catalogue.dir changed; the catalogue stays where it is until the server restarts",
+					"serving", old.Catalogue.Dir, "configured", cfg.Catalogue.Dir)
+			}
+			return nil
+		}}, nil
+	}
+}
+
+// startCatalogue opens the catalogue of the configuration in force and
+// serves its tools through reg.
+func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.Catalogue, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
+	funcs := cataloguehost.NewFuncs()
+	p, err := example.New()
+	if err != nil {
+		return nil, err
+	}
+	var tools []catalogue.BuiltInTool
+	for _, t := range p.Tools {
+		if !slices.Contains(builtInFuncs, t.Name) {
+			continue
+		}
+		if err := funcs.Add(t); err != nil {
+			return nil, err
+		}
+		spec, err := funcs.Spec(t.Name, t.Title, "", "example")
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, catalogue.BuiltInTool{Slug: slugOf(t.Name), Version: "1", Spec: spec})
+	}
+	file, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("catalogue.dir: %w", err)
+	}
+	store, err := catalogue.WithBuiltIns(ctx, file, catalogue.BuiltInOptions{Dir: cfg.Dir, HasFunc: funcs.Has, Logger: log,
+		Bundles: []catalogue.BuiltInBundle{{ID: builtInBundleID, Tools: tools,
+			Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
+				Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}}}})
+	if err != nil {
+		_ = file.Close()
+		return nil, fmt.Errorf("catalogue: %w", err)
+	}
+	disp := &cataloguehost.Dispatcher{Funcs: funcs, HTTP: sc}
+	cat, err := cataloguehost.New(ctx, cataloguehost.Options{Store: store, Registry: reg, Invoker: disp, Logger: log})
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: disp, Logger: log})
+	if err != nil {
+		_ = cat.Close()
+		_ = store.Close()
+		return nil, err
+	}
+	for _, n := range reservedToolNames {
+		if _, exists := reg.IsEnabled(n); exists {
+			log.Warn("a registry tool's name is a catalogue route: it is not reachable on the REST API (use MCP)", "tool", n)
+		}
+	}
+	return &serverCatalogue{store: store, cat: cat, api: api, http: sc}, nil
+}
+
+// slugOf turns a Go function name into a catalogue slug (underscores
+// become dashes).
+func slugOf(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if c == '_' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// mount serves the catalogue API under /tools on mux, behind auth when
+// given.
+func (c *serverCatalogue) mount(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
+	var h http.Handler = http.StripPrefix("/tools", c.api)
+	if auth != nil {
+		h = auth(h)
+	}
+	for _, p := range catalogueRoutes {
+		mux.Handle(p, h)
+	}
+}
+
+// Close stops the catalogue and writes its buffered usage counts.
+func (c *serverCatalogue) Close() error {
+	err := errors.Join(c.cat.Close(), c.store.Close())
+	if inv := c.http.cur.Load(); inv != nil {
+		inv.Close()
+	}
+	return err
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+// doJSON sends a JSON request and decodes the JSON answer.
+func doJSON(t *testing.T, ctx context.Context, method, u, body string) (int, map[string]any) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if len(data) > 0 {
+		require.NoError(t, json.Unmarshal(data, &out), "%s %s: %s", method, u, data)
+	}
+	return resp.StatusCode, out
+}
+
+func toolNamesOver(t *testing.T, ctx context.Context, cs *sdk.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var out []string
+	for _, tl := range res.Tools {
+		if strings.Contains(tl.Name, ".") && !strings.HasPrefix(tl.Name, "ot.") { // catalogue tools
+			out = append(out, tl.Name)
+		}
+	}
+	return out
+}
+
+// TestRun_CatalogueServedBesideTheRegistry runs the server binary with a
+// catalogue: section and uses it as a person would: the catalogue's REST
+// routes under /tools next to the registry's, a tool PUT as data and
+// called over MCP and both REST APIs with a secret from the environment,
+// the built-in bundle, and a reload that narrows allowed_hosts.
+func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	const secret = "tok-e2e-5ecret-value"
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+secret {
+			http.Error(w, `{"error":"unauthorised"}`, http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"echo": r.URL.Query().Get("q")})
+	}))
+	defer upstream.Close()
+	up, err := url.Parse(upstream.URL)
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	writeCfg := func(hosts string) {
+		require.NoError(t, os.WriteFile(cfgPath, []byte(fmt.Sprintf(
+			"catalogue: {dir: cat, allowed_hosts: [%s], allow_private: true, secrets: {TOKEN: \"${E2E_TOKEN}\"}}\n", hosts)), 0o600))
+	}
+	writeCfg(`"` + up.Host + `"`)
+	env := append(serverEnv(startBackend(t)), "E2E_TOKEN="+secret)
+	s := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, s, "catalogue ready", 1)
+
+	changed := make(chan struct{}, 64)
+	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	assert.Equal(t, []string{"examples.add.1", "examples.echo.1", "examples.text-stats.1"}, toolNamesOver(t, ctx, cs),
+		"the built-in bundle serves the example functions")
+
+	// The catalogue's routes and the registry's share /tools.
+	code, out := doJSON(t, ctx, http.MethodGet, s.base+"/tools/bundles", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.Len(t, out["bundles"], 1)
+	code, out = doJSON(t, ctx, http.MethodGet, s.base+"/tools/examples.add.1", "")
+	require.Equal(t, http.StatusOK, code, "GET /tools/{name} is the registry's")
+	assert.Equal(t, "examples.add.1", out["name"])
+	code, out = doJSON(t, ctx, http.MethodGet, s.base+"/tools/openapi.json", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, out["paths"], "/bundles/{bundleID}", "the catalogue's own OpenAPI document")
+	code, out = doJSON(t, ctx, http.MethodGet, s.base+"/openapi.json", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, out["paths"], "/tools/examples.add.1/invoke", "the registry's document lists catalogue tools")
+
+	// Built-ins are read-only.
+	builtin := "/tools/bundles/" + builtInBundleID.String()
+	code, _ = doJSON(t, ctx, http.MethodPut, s.base+builtin, `{"slug":"x","displayName":"X","isEnabled":true,"description":""}`)
+	assert.Equal(t, http.StatusForbidden, code)
+
+	// A tool PUT as data is served at once.
+	bid, err := catalogue.NewID()
+	require.NoError(t, err)
+	code, _ = doJSON(t, ctx, http.MethodPut, s.base+"/tools/bundles/"+bid.String(), `{"slug":"web","displayName":"Web","isEnabled":true,"description":"d"}`)
+	require.Equal(t, http.StatusCreated, code)
+	drain := func() {
+		for {
+			select {
+			case <-changed:
+			case <-time.After(300 * time.Millisecond):
+				return
+			}
+		}
+	}
+	drain()
+	toolURL := s.base + "/tools/bundles/" + bid.String() + "/tools/echo/version/1.0"
+	code, out = doJSON(t, ctx, http.MethodPut, toolURL, `{"displayName":"Echo","description":"echoes q","tags":["demo"],"isEnabled":true,
+		"type":"http","argSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]},"outputSchema":{"type":"object"},
+		"httpImpl":{"request":{"method":"GET","urlTemplate":"`+upstream.URL+`/echo","query":{"q":"${q}"},"headers":{},"body":"",
+		"auth":{"type":"bearer","token":"${TOKEN}"}},"response":{"encoding":"json","extract":""},"limits":{"timeout":"5s"}}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no list_changed after the PUT")
+	}
+	assert.Contains(t, toolNamesOver(t, ctx, cs), "web.echo.1.0")
+
+	txt, err := callMCP(t, ctx, cs, "web.echo.1.0", map[string]any{"q": "über & more"})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"echo":"über & more"}`, txt, "the value reaches the upstream intact, the secret authorises it")
+	code, out = restInvoke(t, ctx, s.base, "web.echo.1.0", `{"q":"rest"}`)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, map[string]any{"echo": "rest"}, out["value"])
+	code, out = doJSON(t, ctx, http.MethodPost, toolURL+"/invoke", `{"args":{"q":"api"}}`)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, true, out["ok"])
+	code, out = restInvoke(t, ctx, s.base, "web.echo.1.0", `{}`)
+	assert.Equal(t, http.StatusBadRequest, code, "arguments are checked against argSchema: %v", out)
+
+	// Disabling removes it everywhere.
+	drain()
+	code, _ = doJSON(t, ctx, http.MethodPatch, toolURL, `{"isEnabled":false}`)
+	require.Equal(t, http.StatusOK, code)
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no list_changed after the PATCH")
+	}
+	assert.NotContains(t, toolNamesOver(t, ctx, cs), "web.echo.1.0")
+	code, _ = doJSON(t, ctx, http.MethodPatch, toolURL, `{"isEnabled":true}`)
+	require.Equal(t, http.StatusOK, code)
+
+	// A reload that no longer allows the upstream refuses the next call.
+	writeCfg(`"api.example.test"`)
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, ctx, s, "configuration reloaded", 1)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web.echo.1.0", Arguments: map[string]any{"q": "x"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, textOf(t, res), "host not allowed")
+
+	assert.NotContains(t, s.stderr.String(), secret, "the secret never reaches the logs")
+}
