@@ -22,6 +22,17 @@ const (
 	TypeSteps ToolType = "steps"
 )
 
+// Known reports whether t is one of the tool types this package defines
+// ([TypeGo], [TypeHTTP], [TypeSteps]): what a store loading a record
+// checks.
+func (t ToolType) Known() bool {
+	switch t {
+	case TypeGo, TypeHTTP, TypeSteps:
+		return true
+	}
+	return false
+}
+
 // BundleSpec is what a client PUTs for a bundle: the body of
 // PUT /tools/bundles/{bundleID}.
 type BundleSpec struct {

@@ -208,3 +208,25 @@ func TestValidate_StepsProperty(t *testing.T) {
 		}
 	})
 }
+
+// Known names exactly the three types.
+func TestToolType_Known(t *testing.T) {
+	for _, typ := range []ToolType{TypeGo, TypeHTTP, TypeSteps} {
+		assert.True(t, typ.Known(), typ)
+	}
+	for _, typ := range []ToolType{"", "graph", "Steps", "go "} {
+		assert.False(t, typ.Known(), typ)
+	}
+}
+
+// SchemaViolations names each innermost violation by JSON Pointer (with
+// ~ and / escaped) and keyword; another error is one "schema" violation.
+func TestSchemaViolations(t *testing.T) {
+	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"a/b":{"type":"integer"},"c~":{"type":"array","items":{"type":"string"}}}}`))
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, json.Unmarshal([]byte(`{"a/b":"x","c~":["ok",3]}`), &v))
+	assert.ElementsMatch(t, []SchemaViolation{{Pointer: "/a~1b", Keyword: "type"}, {Pointer: "/c~0/1", Keyword: "type"}},
+		SchemaViolations(s.Validate(v)))
+	assert.Equal(t, []SchemaViolation{{Keyword: "schema"}}, SchemaViolations(fmt.Errorf("other")))
+}
