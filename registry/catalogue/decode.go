@@ -46,8 +46,8 @@ func DecodeBundleSpec(r io.Reader) (BundleSpec, error) {
 }
 
 // DecodeToolSpec reads a tool PUT body (the shape of [ToolSpec]; required:
-// displayName, isEnabled, type, argSchema, and httpImpl or goImpl to match
-// the type). Unknown or repeated fields at any depth, wrong types, nesting
+// displayName, isEnabled, type, argSchema, and httpImpl, goImpl or
+// stepsImpl to match the type). Unknown or repeated fields at any depth, wrong types, nesting
 // deeper than [MaxJSONDepth], a body above [MaxToolBodyBytes] and every
 // rule of [ToolSpec.Validate] are reported together in one
 // [*ValidationError].
@@ -74,6 +74,11 @@ func DecodeToolSpec(r io.Reader) (ToolSpec, error) {
 		s.GoImpl = &GoImpl{}
 		g.str(&p, "func", true, &s.GoImpl.Func)
 		g.rejectUnknown(&p)
+	}
+	if st := obj.object(&p, "stepsImpl"); st != nil {
+		s.StepsImpl = &StepsImpl{}
+		st.str(&p, "body", true, &s.StepsImpl.Body)
+		st.rejectUnknown(&p)
 	}
 	obj.rejectUnknown(&p)
 	p.mergeNew(s.Validate())

@@ -28,6 +28,7 @@ func FuzzDecodeToolSpec(f *testing.F) {
 	f.Add([]byte(withoutGoImpl(issueToolBody)))
 	f.Add([]byte(issueToolBody))
 	f.Add([]byte(`{"displayName":"Add","isEnabled":true,"type":"go","argSchema":{"type":"object"},"goImpl":{"func":"add"}}`))
+	f.Add([]byte(stepsBody))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		spec, err := DecodeToolSpec(bytes.NewReader(body))
 		if err != nil {

@@ -16,7 +16,22 @@ const (
 	TypeGo ToolType = "go"
 	// TypeHTTP tools make an outbound HTTP request built from [HTTPImpl].
 	TypeHTTP ToolType = "http"
+	// TypeSteps tools run a sequence of calls of other tools, written in
+	// the snippet language ([StepsImpl]): each step's result may feed the
+	// arguments of later steps, and the last step's result is the tool's.
+	TypeSteps ToolType = "steps"
 )
+
+// Known reports whether t is one of the tool types this package defines
+// ([TypeGo], [TypeHTTP], [TypeSteps]): what a store loading a record
+// checks.
+func (t ToolType) Known() bool {
+	switch t {
+	case TypeGo, TypeHTTP, TypeSteps:
+		return true
+	}
+	return false
+}
 
 // BundleSpec is what a client PUTs for a bundle: the body of
 // PUT /tools/bundles/{bundleID}.
@@ -52,7 +67,10 @@ type Bundle struct {
 
 // ToolSpec is what a client PUTs for a tool: the body of
 // PUT /tools/bundles/{bundleID}/tools/{toolSlug}/version/{version}.
-// Exactly one of HTTPImpl (for [TypeHTTP]) and GoImpl (for [TypeGo]) is set.
+// The impl of the tool's type is required: HTTPImpl for [TypeHTTP], GoImpl
+// for [TypeGo], StepsImpl for [TypeSteps]. A go or http tool may carry the
+// other of those two as well (see HTTPImpl); StepsImpl is refused on them,
+// and a steps tool takes StepsImpl alone.
 type ToolSpec struct {
 	// DisplayName is shown to people; required, at most 128 runes.
 	DisplayName string `json:"displayName"`
@@ -63,10 +81,12 @@ type ToolSpec struct {
 	Tags []string `json:"tags,omitempty"`
 	// IsEnabled switches the tool on or off.
 	IsEnabled bool `json:"isEnabled"`
-	// Type is [TypeGo] or [TypeHTTP].
+	// Type is [TypeGo], [TypeHTTP] or [TypeSteps].
 	Type ToolType `json:"type"`
 	// ArgSchema is the JSON Schema of the arguments; required, a JSON object
-	// whose root "type" is "object".
+	// whose root "type" is "object". A steps tool's schema must also have
+	// "properties": they are the parameters its body names (see
+	// [StepParams]).
 	ArgSchema json.RawMessage `json:"argSchema"`
 	// OutputSchema is the optional JSON Schema of the result.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
@@ -78,6 +98,9 @@ type ToolSpec struct {
 	// GoImpl names the function of a [TypeGo] tool (see HTTPImpl for a
 	// tool of the other type).
 	GoImpl *GoImpl `json:"goImpl,omitempty"`
+	// StepsImpl is the body of a [TypeSteps] tool; refused on the other
+	// types.
+	StepsImpl *StepsImpl `json:"stepsImpl,omitempty"`
 }
 
 // Tool is a stored tool version. A tool is identified by its [ToolKey]:
@@ -127,6 +150,20 @@ type GoImpl struct {
 	// Func is the name the function was registered under; 1 to 128 runes,
 	// letters, digits, '.', '_' and '-'.
 	Func string `json:"func"`
+}
+
+// StepsImpl is the call sequence of a [TypeSteps] tool.
+type StepsImpl struct {
+	// Body is written in the snippet language of package
+	// registry/snippet: one tool call per line, `name = tool(arg=value)`,
+	// later lines referring to earlier results by name (r.items[0].url)
+	// and to the tool's arguments as {{ param }}. Every placeholder names
+	// a top-level property of the argSchema that is required or has a
+	// "default". At most [MaxStepsBodyBytes] bytes and [MaxSteps] calls.
+	//
+	//	r = geo.lookup(city={{ city }})
+	//	weather.now(lat=r.lat, lon=r.lon, unit="{{ unit }}")
+	Body string `json:"body"`
 }
 
 // HTTPImpl describes how a [TypeHTTP] tool calls its upstream.

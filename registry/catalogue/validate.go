@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
 // Length limits of text fields, in runes.
@@ -37,6 +39,10 @@ const (
 	MaxBodyTemplateRunes = 65536
 	// MaxJSONDepth bounds the nesting of a body (schemas included).
 	MaxJSONDepth = 64
+	// MaxStepsBodyBytes bounds the body of a steps tool ([StepsImpl]).
+	MaxStepsBodyBytes = 16 << 10
+	// MaxSteps bounds the tool calls of a steps tool's body.
+	MaxSteps = 32
 )
 
 // Bounds of [HTTPLimits].
@@ -165,6 +171,7 @@ func (s ToolSpec) Validate() error {
 		if s.HTTPImpl != nil { // kept, unused: see ToolSpec
 			s.HTTPImpl.validate(&p, "httpImpl")
 		}
+		refuseStepsImpl(&p, s)
 	case TypeHTTP:
 		if s.HTTPImpl == nil {
 			p.add("httpImpl", "expected an object for a tool of type %q", TypeHTTP)
@@ -174,14 +181,30 @@ func (s ToolSpec) Validate() error {
 		if s.GoImpl != nil { // kept, unused: see ToolSpec
 			s.GoImpl.validate(&p, "goImpl")
 		}
+		refuseStepsImpl(&p, s)
+	case TypeSteps:
+		if s.StepsImpl == nil {
+			p.add("stepsImpl", "expected an object for a tool of type %q", TypeSteps)
+		} else {
+			s.StepsImpl.validate(&p, "stepsImpl", s.ArgSchema)
+		}
+		if s.HTTPImpl != nil {
+			p.add("httpImpl", "expected no httpImpl for a tool of type %q (it takes stepsImpl alone)", TypeSteps)
+		}
+		if s.GoImpl != nil {
+			p.add("goImpl", "expected no goImpl for a tool of type %q (it takes stepsImpl alone)", TypeSteps)
+		}
 	default:
-		p.add("type", "expected %q or %q, got %q", TypeGo, TypeHTTP, s.Type)
+		p.add("type", "expected %q, %q or %q, got %q", TypeGo, TypeHTTP, TypeSteps, s.Type)
 		// Still check whichever impl is there, so every error shows at once.
 		if s.HTTPImpl != nil {
 			s.HTTPImpl.validate(&p, "httpImpl")
 		}
 		if s.GoImpl != nil {
 			s.GoImpl.validate(&p, "goImpl")
+		}
+		if s.StepsImpl != nil {
+			s.StepsImpl.validate(&p, "stepsImpl", s.ArgSchema)
 		}
 	}
 	if len(s.ArgSchema) == 0 {
@@ -240,6 +263,53 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return c.Compile(loc)
 }
 
+// SchemaViolation is one place where a value breaks a schema: where and
+// which keyword. It never quotes the value (a tool's answer may hold what
+// the model must not see in an error).
+type SchemaViolation struct {
+	// Pointer is the JSON Pointer of the offending value ("" for the
+	// whole value).
+	Pointer string `json:"pointer"`
+	// Keyword is the schema keyword that failed ("type", "required", …).
+	Keyword string `json:"keyword"`
+}
+
+// SchemaViolations lists the innermost violations of an error returned by
+// [jsonschema.Schema.Validate] (of a schema from [CompileSchema]); any
+// other error gives one violation of the whole value with keyword
+// "schema".
+func SchemaViolations(err error) []SchemaViolation {
+	var out []SchemaViolation
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		violationLeaves(ve, &out)
+	}
+	if len(out) == 0 {
+		out = []SchemaViolation{{Keyword: "schema"}}
+	}
+	return out
+}
+
+func violationLeaves(e *jsonschema.ValidationError, out *[]SchemaViolation) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			violationLeaves(c, out)
+		}
+		return
+	}
+	kw := "schema"
+	if e.ErrorKind != nil {
+		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+			kw = kp[len(kp)-1]
+		}
+	}
+	var p strings.Builder
+	for _, tok := range e.InstanceLocation {
+		p.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+	}
+	*out = append(*out, SchemaViolation{Pointer: p.String(), Keyword: kw})
+}
+
 func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
@@ -263,6 +333,150 @@ func oneLine(s string) string {
 		s = s[:500] + "…"
 	}
 	return s
+}
+
+func refuseStepsImpl(p *problems, s ToolSpec) {
+	if s.StepsImpl != nil {
+		p.add("stepsImpl", "expected no stepsImpl for a tool of type %q; a call sequence needs \"type\": %q", s.Type, TypeSteps)
+	}
+}
+
+// StepParams are the parameters a steps tool's body may name as
+// {{ placeholders }}: the top-level properties of its argSchema.
+type StepParams struct {
+	// Names are the property names, sorted. Only those spelled as
+	// identifiers (a letter or '_', then letters, digits or '_') can be
+	// written as a placeholder.
+	Names []string
+	// Required holds the names listed in the schema's "required".
+	Required map[string]bool
+	// Defaults holds the "default" of each property that declares one, as
+	// compact JSON. A steps tool uses it for an argument the call leaves
+	// out.
+	Defaults map[string]json.RawMessage
+}
+
+// ReadStepParams reads the parameters of a steps tool from its argSchema:
+// a JSON object whose "properties" is an object (each member a schema
+// object or a boolean) and whose optional "required" is an array of
+// strings. It does not compile the schema (see [ToolSpec.Validate]).
+func ReadStepParams(argSchema json.RawMessage) (StepParams, error) {
+	var root struct {
+		Properties *map[string]json.RawMessage `json:"properties"`
+		Required   []string                    `json:"required"`
+	}
+	if err := json.Unmarshal(argSchema, &root); err != nil {
+		return StepParams{}, fmt.Errorf(`expected a JSON Schema object with "properties" (an object) and "required" (an array of strings): %s`, oneLine(err.Error()))
+	}
+	if root.Properties == nil || *root.Properties == nil {
+		return StepParams{}, errors.New(`expected "properties" (an object, possibly empty): they are the parameters the body names as {{ param }}`)
+	}
+	sp := StepParams{Required: map[string]bool{}, Defaults: map[string]json.RawMessage{}}
+	for name, raw := range *root.Properties {
+		sp.Names = append(sp.Names, name)
+		var prop map[string]json.RawMessage
+		if kind(raw) != "an object" {
+			if k := kind(raw); k != "a boolean" {
+				return StepParams{}, fmt.Errorf("properties[%q]: expected a schema (an object or a boolean), got %s", name, k)
+			}
+			continue
+		}
+		if err := json.Unmarshal(raw, &prop); err != nil {
+			return StepParams{}, fmt.Errorf("properties[%q]: %s", name, oneLine(err.Error()))
+		}
+		if d, ok := prop["default"]; ok {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, d); err != nil {
+				return StepParams{}, fmt.Errorf("properties[%q].default: %s", name, oneLine(err.Error()))
+			}
+			sp.Defaults[name] = buf.Bytes()
+		}
+	}
+	sort.Strings(sp.Names)
+	for _, r := range root.Required {
+		sp.Required[r] = true
+	}
+	return sp, nil
+}
+
+// ParseSteps parses the body of a steps tool with its argSchema's
+// properties as the parameters (see [snippet.ParseBody]); label names the
+// tool in errors. It checks the body only: [ToolSpec.Validate] also holds
+// it to the caps and the placeholder rule of [StepsImpl].
+func ParseSteps(label string, spec ToolSpec) (*snippet.Snippet, StepParams, error) {
+	if spec.StepsImpl == nil {
+		return nil, StepParams{}, fmt.Errorf("expected a stepsImpl for a tool of type %q", TypeSteps)
+	}
+	sp, err := ReadStepParams(spec.ArgSchema)
+	if err != nil {
+		return nil, StepParams{}, fmt.Errorf("argSchema: %w", err)
+	}
+	sn, err := snippet.ParseBody(label, spec.StepsImpl.Body, sp.Names)
+	if err != nil {
+		return nil, StepParams{}, err
+	}
+	return sn, sp, nil
+}
+
+func (st *StepsImpl) validate(p *problems, path string, argSchema json.RawMessage) {
+	body := child(path, "body")
+	if n := len(st.Body); n > MaxStepsBodyBytes {
+		p.add(body, "expected at most %d bytes, got %d", MaxStepsBodyBytes, n)
+		return
+	}
+	if len(argSchema) == 0 {
+		return // reported under argSchema
+	}
+	sp, err := ReadStepParams(argSchema)
+	if err != nil {
+		p.add("argSchema", "%v", err)
+		return
+	}
+	sn, err := snippet.ParseBody("", st.Body, sp.Names)
+	if err != nil {
+		var pe *snippet.ParseError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &pe) {
+				p.add(body, "%s", positioned(pe.Line, pe.Column, pe.Msg))
+			} else {
+				p.add(body, "%v", e)
+			}
+		}
+		return
+	}
+	if n := sn.Calls(); n > MaxSteps {
+		p.add(body, "expected at most %d tool calls, got %d", MaxSteps, n)
+	}
+	seen := map[string]bool{}
+	for _, ph := range sn.Placeholders() {
+		if seen[ph.Param] || sp.Required[ph.Param] {
+			continue
+		}
+		if _, ok := sp.Defaults[ph.Param]; ok {
+			continue
+		}
+		seen[ph.Param] = true
+		p.add(body, "%s", positioned(ph.Line, ph.Column, fmt.Sprintf(
+			"{{ %s }} names an argument a call may leave out; list %q in the argSchema's \"required\" or give the property a \"default\"", ph.Param, ph.Param)))
+	}
+}
+
+// positioned prefixes a body problem with its line and column.
+func positioned(line, col int, msg string) string {
+	switch {
+	case line == 0:
+		return msg
+	case col == 0:
+		return fmt.Sprintf("line %d: %s", line, msg)
+	}
+	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func (g *GoImpl) validate(p *problems, path string) {

@@ -159,7 +159,7 @@ func TestDecodeToolSpec_EveryErrorAtOnce(t *testing.T) {
 		"tags[1]":                                "expected a string, got a number",
 		"isEnabled":                              "expected true or false, got a string",
 		`httpImpl.request.headers["X"]`:          "expected a string, got a number",
-		"type":                                   `expected "go" or "http", got "ftp"`,
+		"type":                                   `expected "go", "http" or "steps", got "ftp"`,
 		"outputSchema":                           "expected a valid JSON Schema",
 		"httpImpl.request.method":                "expected one of GET, HEAD, POST, PUT, PATCH, DELETE",
 		"httpImpl.request.urlTemplate":           "expected a URL starting with http:// or https://",

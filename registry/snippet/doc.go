@@ -59,6 +59,15 @@
 // arguments (no default → required) and which a host swaps on every
 // configuration reload with Registry.ReplacePack.
 //
+// # Parameters declared elsewhere
+//
+// A host that declares the parameters itself — a catalogue tool of type
+// "steps" takes them from its argument schema — parses with ParseBody
+// (the names as a list), holds each placeholder to its own rules with
+// Placeholders (positions included), and runs with RunChecked, which
+// takes values the host has already validated. Running, failures,
+// nesting and cancellation are Run's.
+//
 // # Showing
 //
 // Expand substitutes values into the body as text; Example and Format

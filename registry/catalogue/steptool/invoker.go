@@ -1,0 +1,332 @@
+package steptool
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/snippet"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxTools is the number of compiled tools kept when
+	// Options.MaxTools is zero.
+	DefaultMaxTools = 256
+	// DefaultMaxArgsBytes caps the arguments when Options.MaxArgsBytes is
+	// zero.
+	DefaultMaxArgsBytes = 1 << 20
+)
+
+// ErrTypeOutputMismatch is the error type of a failed Result whose last
+// step answered a value that does not match the tool's outputSchema. Its
+// ErrorData is a []catalogue.SchemaViolation. It is the same error type
+// package httptool uses for its tools.
+const ErrTypeOutputMismatch result.ErrorType = "output_mismatch"
+
+// Sentinel errors of the error Invoke and New return.
+var (
+	// ErrInvalidTool: the tool is not a steps tool, or its definition
+	// breaks the catalogue's rules (catalogue.ToolSpec.Validate; the
+	// catalogue.ErrInvalid it reports is wrapped too).
+	ErrInvalidTool = errors.New("steptool: invalid tool")
+	// ErrInvalidOptions is wrapped by every error New returns.
+	ErrInvalidOptions = errors.New("steptool: invalid options")
+)
+
+// Options configure an Invoker.
+type Options struct {
+	// Tools runs each step; required. In a host it is the
+	// *registry.Registry, so that a step may call any registry tool (a Go
+	// tool, a pack's tool, another catalogue tool, a snippet) and passes
+	// the whole pipeline (argument validation, middleware, statistics).
+	Tools snippet.Invoker
+	// MaxTools caps the compiled tools kept (parsed body, argument
+	// defaults, compiled output schema); the least recently used is
+	// dropped beyond it. Zero means DefaultMaxTools.
+	MaxTools int
+	// MaxArgsBytes caps the arguments of a call. Zero means
+	// DefaultMaxArgsBytes.
+	MaxArgsBytes int64
+	// Logger receives one Debug record per call (Warn when it fails):
+	// the tool, its version and the duration, never arguments or values.
+	// Nil means no logging.
+	Logger *slog.Logger
+}
+
+// Invoker runs catalogue tools of type "steps". It has the shape of
+// catalogueapi.Invoker. It is safe for concurrent use.
+type Invoker struct {
+	tools   snippet.Invoker
+	maxArgs int64
+	max     int
+	log     *slog.Logger
+
+	mu    sync.Mutex
+	lru   *list.List // of *entry, most recent first
+	cache map[cacheKey]*list.Element
+}
+
+type cacheKey struct {
+	id       uuid.UUID
+	version  string
+	modified int64 // ModifiedAt in Unix nanoseconds: a rewritten body compiles anew
+}
+
+// entry is a compiled tool.
+type entry struct {
+	key      cacheKey
+	label    string
+	body     *snippet.Snippet
+	defaults map[string]any // argument defaults, as JSON data
+	out      *jsonschema.Schema
+}
+
+// New returns an Invoker. It fails, wrapping ErrInvalidOptions, without
+// Options.Tools or on a negative MaxTools or MaxArgsBytes.
+func New(opts Options) (*Invoker, error) {
+	var errs []error
+	if opts.Tools == nil {
+		errs = append(errs, fmt.Errorf("%w: Tools is nil; expected the Invoker that runs each step (a *registry.Registry)", ErrInvalidOptions))
+	}
+	if opts.MaxTools < 0 {
+		errs = append(errs, fmt.Errorf("%w: MaxTools is %d; expected zero (default) or positive", ErrInvalidOptions, opts.MaxTools))
+	}
+	if opts.MaxArgsBytes < 0 {
+		errs = append(errs, fmt.Errorf("%w: MaxArgsBytes is %d; expected zero (default) or positive", ErrInvalidOptions, opts.MaxArgsBytes))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	inv := &Invoker{tools: opts.Tools, maxArgs: opts.MaxArgsBytes, max: opts.MaxTools, log: opts.Logger,
+		lru: list.New(), cache: map[cacheKey]*list.Element{}}
+	if inv.maxArgs == 0 {
+		inv.maxArgs = DefaultMaxArgsBytes
+	}
+	if inv.max == 0 {
+		inv.max = DefaultMaxTools
+	}
+	if inv.log == nil {
+		inv.log = slog.New(slog.DiscardHandler)
+	}
+	return inv, nil
+}
+
+// Invoke runs a steps tool with args (a JSON object already validated
+// against the tool's argSchema; it is decoded again defensively). Each
+// argument the call leaves out takes its property's "default"; the body's
+// placeholders take the arguments; each step is one Invoke of
+// Options.Tools, in order, and the tool's Result is the last step's.
+//
+//   - Arguments that are not a JSON object, or are over MaxArgsBytes, are a
+//     failed Result of type validation_error; no step runs.
+//   - A step that fails stops the sequence: the Result is the step's
+//     failure (its error type and data kept) with the error text
+//     `snippet "slug@version": line N: tool failed: …`.
+//   - A reference an earlier result cannot satisfy, or steps tools and
+//     snippets calling each other more than snippet.MaxNesting deep (a
+//     tool calling itself), is a failure of type snippet.ErrorType.
+//   - A last value that does not match the tool's outputSchema is a
+//     failure of type ErrTypeOutputMismatch naming the JSON Pointer and
+//     keyword of each violation, never the value.
+//
+// The error is non-nil for a tool that cannot run as defined
+// (ErrInvalidTool), for a step's protocol error (an unknown tool, …,
+// wrapped and naming the line) and when ctx ends: the sequence stops
+// before the next step, and errors.Is(err, context.Canceled) (or
+// DeadlineExceeded) holds.
+func (inv *Invoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
+	if tool.Type != catalogue.TypeSteps || tool.StepsImpl == nil {
+		return result.Result[any]{}, fmt.Errorf("%w: tool %q has type %q; expected %q with a stepsImpl", ErrInvalidTool, tool.Slug, tool.Type, catalogue.TypeSteps)
+	}
+	e, err := inv.entryFor(&tool)
+	if err != nil {
+		return result.Result[any]{}, err
+	}
+	start := time.Now()
+	res, err := inv.call(ctx, e, args)
+	level := slog.LevelDebug
+	if err != nil || !res.Success {
+		level = slog.LevelWarn
+	}
+	if inv.log.Enabled(ctx, level) {
+		attrs := []slog.Attr{slog.String("tool", tool.Slug), slog.String("version", tool.Version),
+			slog.Duration("duration", time.Since(start))}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", err.Error()))
+		} else if !res.Success {
+			attrs = append(attrs, slog.String("error_type", string(res.ErrorType)), slog.String("error", res.Error))
+		}
+		inv.log.LogAttrs(ctx, level, "catalogue steps tool call", attrs...)
+	}
+	return res, err
+}
+
+func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (result.Result[any], error) {
+	if int64(len(raw)) > inv.maxArgs {
+		return result.Failuref[any](result.ValidationError, "arguments: %d bytes; expected at most %d", len(raw), inv.maxArgs), nil
+	}
+	vals, err := decodeArgs(raw)
+	if err != nil {
+		return result.Failure[any]("arguments: "+err.Error(), result.ValidationError), nil
+	}
+	for name, d := range e.defaults {
+		if _, given := vals[name]; !given {
+			vals[name] = d
+		}
+	}
+	res, err := e.body.RunChecked(ctx, inv.tools, vals)
+	if err != nil || !res.Success || e.out == nil {
+		return res, err
+	}
+	data, err := jsonData(res.Value)
+	if err != nil {
+		return result.Result[any]{}, fmt.Errorf("steps tool %q: the last step's value cannot be read as JSON: %w", e.label, err)
+	}
+	if err := e.out.Validate(data); err != nil {
+		return outputFailure(e.label, catalogue.SchemaViolations(err)), nil
+	}
+	return res, nil
+}
+
+func outputFailure(label string, vs []catalogue.SchemaViolation) result.Result[any] {
+	var b strings.Builder
+	fmt.Fprintf(&b, "steps tool %q: the last step's value does not match the output schema: ", label)
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		p := v.Pointer
+		if p == "" {
+			p = "(value)"
+		}
+		b.WriteString(p + ": " + v.Keyword)
+	}
+	return result.Failure[any](b.String(), ErrTypeOutputMismatch).WithErrorData(vs)
+}
+
+// decodeArgs reads a JSON object (empty means {}), numbers as
+// json.Number.
+func decodeArgs(raw []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, errors.New("expected a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("expected one JSON object, got more data after it")
+	}
+	return m, nil
+}
+
+// jsonData is a value as JSON data (what a schema validates): a Go
+// struct is read through its JSON form.
+func jsonData(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// compile checks the tool against every catalogue rule and builds its
+// entry. Errors wrap ErrInvalidTool.
+func compile(tool *catalogue.Tool) (*entry, error) {
+	label := tool.Slug + "@" + tool.Version
+	if err := tool.ToolSpec.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidTool, label, err)
+	}
+	body, sp, err := catalogue.ParseSteps(label, tool.ToolSpec)
+	if err != nil { // Validate has parsed it already
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidTool, label, err)
+	}
+	e := &entry{key: keyOf(tool), label: label, body: body, defaults: make(map[string]any, len(sp.Defaults))}
+	for name, raw := range sp.Defaults {
+		d, err := decodeData(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: argSchema.properties[%q].default: %w", ErrInvalidTool, label, name, err)
+		}
+		e.defaults[name] = d
+	}
+	if len(tool.OutputSchema) > 0 && !bytes.Equal(bytes.TrimSpace(tool.OutputSchema), []byte("null")) {
+		if e.out, err = catalogue.CompileSchema(tool.OutputSchema); err != nil {
+			return nil, fmt.Errorf("%w: %s: outputSchema: %w", ErrInvalidTool, label, err)
+		}
+	}
+	return e, nil
+}
+
+func decodeData(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+func keyOf(tool *catalogue.Tool) cacheKey {
+	return cacheKey{tool.ID, tool.Version, tool.ModifiedAt.UnixNano()}
+}
+
+// entryFor returns the cached entry of a tool, compiling it on first use.
+// A tool version's body does not change after its PUT, so the tool's ID,
+// Version and ModifiedAt key it.
+func (inv *Invoker) entryFor(tool *catalogue.Tool) (*entry, error) {
+	k := keyOf(tool)
+	inv.mu.Lock()
+	if el, ok := inv.cache[k]; ok {
+		inv.lru.MoveToFront(el)
+		inv.mu.Unlock()
+		return el.Value.(*entry), nil
+	}
+	inv.mu.Unlock()
+	// Compile outside the lock: other tools' calls must not wait for a
+	// schema to compile.
+	e, err := compile(tool)
+	if err != nil {
+		return nil, err
+	}
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if el, ok := inv.cache[k]; ok { // another call compiled it meanwhile
+		inv.lru.MoveToFront(el)
+		return el.Value.(*entry), nil
+	}
+	inv.cache[k] = inv.lru.PushFront(e)
+	for inv.lru.Len() > inv.max {
+		old := inv.lru.Back()
+		inv.lru.Remove(old)
+		delete(inv.cache, old.Value.(*entry).key)
+	}
+	return e, nil
+}
+
+// Cached reports how many tools have a compiled entry (at most MaxTools).
+func (inv *Invoker) Cached() int {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	return inv.lru.Len()
+}
