@@ -18,6 +18,7 @@ import (
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
 	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
+	"github.com/toolpack-go/toolpack/registry/catalogue/steptool"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -122,7 +123,12 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 		_ = file.Close()
 		return nil, fmt.Errorf("catalogue: %w", err)
 	}
-	disp := &cataloguehost.Dispatcher{Funcs: funcs, HTTP: sc}
+	steps, err := steptool.New(steptool.Options{Tools: reg, Logger: log})
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	disp := &cataloguehost.Dispatcher{Funcs: funcs, HTTP: sc, Types: map[catalogue.ToolType]cataloguehost.Invoker{catalogue.TypeSteps: steps}}
 	cat, err := cataloguehost.New(ctx, cataloguehost.Options{Store: store, Registry: reg, Invoker: disp, Logger: log})
 	if err != nil {
 		_ = store.Close()

@@ -164,6 +164,16 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	code, out = restInvoke(t, ctx, s.base, "web.echo.1.0", `{}`)
 	assert.Equal(t, http.StatusBadRequest, code, "arguments are checked against argSchema: %v", out)
 
+	// A steps tool chains registry tools, catalogue ones included.
+	stepsURL := s.base + "/tools/bundles/" + bid.String() + "/tools/twice/version/1"
+	code, out = doJSON(t, ctx, http.MethodPut, stepsURL, `{"displayName":"Twice","description":"adds n to itself, then echoes","isEnabled":true,
+		"type":"steps","argSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]},
+		"stepsImpl":{"body":"s = examples.add.1(a={{ n }}, b={{ n }})\nweb.echo.1.0(q=\"sum {{ n }}\")\n"}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+	code, out = restInvoke(t, ctx, s.base, "web.twice.1", `{"n":21}`)
+	require.Equal(t, http.StatusOK, code, "%v", out)
+	assert.Equal(t, map[string]any{"echo": "sum 21"}, out["value"])
+
 	// Disabling removes it everywhere.
 	drain()
 	code, _ = doJSON(t, ctx, http.MethodPatch, toolURL, `{"isEnabled":false}`)

@@ -182,6 +182,9 @@
 // server logs a warning). Both APIs sit behind the same bearer
 // authentication and Host/Origin checks.
 //
+// Tools of type steps run their sub-tool calls through the registry, so a
+// step may call any tool the server serves, catalogue tools included.
+//
 // The bundle "examples" is built in: the example pack's echo, add and
 // text_stats functions, read-only but for their enabled switch. A reload
 // applies new allowed_hosts, allow_private and secrets to the next call;

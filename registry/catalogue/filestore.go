@@ -454,7 +454,7 @@ func checkToolRecord(data []byte, bundleID uuid.UUID, name string, t *Tool) erro
 		return fmt.Errorf("%w: bad slug or version", ErrCorrupt)
 	case toolFileName(t.Slug, t.Version) != name:
 		return fmt.Errorf("%w: slug and version do not match the file name", ErrCorrupt)
-	case t.Type != TypeGo && t.Type != TypeHTTP:
+	case !t.Type.Known():
 		return fmt.Errorf("%w: bad type %q", ErrCorrupt, t.Type)
 	case t.CreatedAt.IsZero() || len(t.ArgSchema) == 0:
 		return fmt.Errorf("%w: missing createdAt or argSchema", ErrCorrupt)

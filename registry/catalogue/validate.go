@@ -263,52 +263,6 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return c.Compile(loc)
 }
 
-// SchemaViolation is one place where a value breaks a schema: where and
-// which keyword. It never quotes the value (a tool's answer may hold what
-// the model must not see in an error).
-type SchemaViolation struct {
-	// Pointer is the JSON Pointer of the offending value ("" for the
-	// whole value).
-	Pointer string `json:"pointer"`
-	// Keyword is the schema keyword that failed ("type", "required", …).
-	Keyword string `json:"keyword"`
-}
-
-// SchemaViolations lists the innermost violations of an error returned by
-// [jsonschema.Schema.Validate] (of a schema from [CompileSchema]); any
-// other error gives one violation of the whole value with keyword
-// "schema".
-func SchemaViolations(err error) []SchemaViolation {
-	var out []SchemaViolation
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		violationLeaves(ve, &out)
-	}
-	if len(out) == 0 {
-		out = []SchemaViolation{{Keyword: "schema"}}
-	}
-	return out
-}
-
-func violationLeaves(e *jsonschema.ValidationError, out *[]SchemaViolation) {
-	if len(e.Causes) > 0 {
-		for _, c := range e.Causes {
-			violationLeaves(c, out)
-		}
-		return
-	}
-	kw := "schema"
-	if e.ErrorKind != nil {
-		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-			kw = kp[len(kp)-1]
-		}
-	}
-	var p strings.Builder
-	for _, tok := range e.InstanceLocation {
-		p.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
-	}
-	*out = append(*out, SchemaViolation{Pointer: p.String(), Keyword: kw})
-}
 
 func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {
 	var obj map[string]json.RawMessage

@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -219,14 +220,23 @@ func TestToolType_Known(t *testing.T) {
 	}
 }
 
-// SchemaViolations names each innermost violation by JSON Pointer (with
-// ~ and / escaped) and keyword; another error is one "schema" violation.
-func TestSchemaViolations(t *testing.T) {
-	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"a/b":{"type":"integer"},"c~":{"type":"array","items":{"type":"string"}}}}`))
+// A stored steps tool reads back whole, also after reopening the store.
+func TestFileStore_StepsToolRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openFile(t, dir, newFakeClock().Now)
+	b := mustBundle(t, s, "weather")
+	key := ToolKey{BundleID: b, Slug: "now", Version: "1"}
+	put, err := s.PutTool(ctx, key, stepsSpec("r = geo.lookup(city={{ city }})\n"))
 	require.NoError(t, err)
-	var v any
-	require.NoError(t, json.Unmarshal([]byte(`{"a/b":"x","c~":["ok",3]}`), &v))
-	assert.ElementsMatch(t, []SchemaViolation{{Pointer: "/a~1b", Keyword: "type"}, {Pointer: "/c~0/1", Keyword: "type"}},
-		SchemaViolations(s.Validate(v)))
-	assert.Equal(t, []SchemaViolation{{Keyword: "schema"}}, SchemaViolations(fmt.Errorf("other")))
+	got, err := s.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, put.StepsImpl, got.StepsImpl)
+	require.NoError(t, s.Close())
+	again := openFile(t, dir, newFakeClock().Now)
+	got, err = again.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, TypeSteps, got.Type)
+	assert.Equal(t, "r = geo.lookup(city={{ city }})\n", got.StepsImpl.Body)
+	assert.Empty(t, again.Problems())
 }

@@ -6,7 +6,42 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolpack-go/toolpack/result"
 )
+
+// ErrTypeOutputMismatch is the error type of a tool whose value does not
+// match its outputSchema (see [OutputMismatch]).
+const ErrTypeOutputMismatch result.ErrorType = "output_mismatch"
+
+// OutputMismatch is the failed Result of a tool whose value does not
+// match its outputSchema (err from Validate): of type
+// ErrTypeOutputMismatch, with the text "{what} does not match the output
+// schema: /pointer: keyword; …" and the violations as ErrorData. Neither
+// quotes the value (it may be an upstream's answer the model must not see
+// in an error), so the validator's messages are left out.
+func OutputMismatch(what string, err error) result.Result[any] {
+	vs := Violations(err)
+	for i := range vs {
+		vs[i].Message = ""
+	}
+	if len(vs) == 0 {
+		vs = []Violation{{Keyword: "schema"}}
+	}
+	var b strings.Builder
+	b.WriteString(what + " does not match the output schema: ")
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		p := v.Pointer
+		if p == "" {
+			p = "(value)"
+		}
+		b.WriteString(p + ": " + v.Keyword)
+	}
+	return result.Failure[any](b.String(), ErrTypeOutputMismatch).WithErrorData(vs)
+}
 
 // Violation is one place where a JSON value breaks a schema: where and
 // which keyword. It never quotes the value (it may hold secrets or a

@@ -100,7 +100,7 @@ type Invoker interface {
 // ErrTypeOutputMismatch is the error type of a go tool whose value does
 // not match the tool's outputSchema (its ErrorData lists the
 // catalogue.Violations).
-const ErrTypeOutputMismatch result.ErrorType = "output_mismatch"
+const ErrTypeOutputMismatch = catalogue.ErrTypeOutputMismatch
 
 // Dispatcher runs catalogue tools by type: "go" through Funcs, "http"
 // through HTTP, any other type through Types. It implements
@@ -182,20 +182,7 @@ func (d *Dispatcher) checkOutput(tool *catalogue.Tool, res result.Result[any]) (
 		return result.Result[any]{}, fmt.Errorf("cataloguehost: tool %s@%s: value does not decode: %w", tool.Slug, tool.Version, err)
 	}
 	if err := s.Validate(inst); err != nil {
-		vs := catalogue.Violations(err)
-		var b strings.Builder
-		b.WriteString("the value does not match the tool's outputSchema: ")
-		for i, v := range vs {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			p := v.Pointer
-			if p == "" {
-				p = "(value)"
-			}
-			b.WriteString(p + ": " + v.Keyword)
-		}
-		return result.Failure[any](b.String(), ErrTypeOutputMismatch).WithErrorData(vs), nil
+		return catalogue.OutputMismatch("the value", err), nil
 	}
 	return res, nil
 }

@@ -67,6 +67,7 @@ type Catalogue struct {
 	mu      sync.RWMutex
 	current map[string]served // final registry name → what is served
 	names   map[catalogue.ToolKey]string
+	parts   map[uuid.UUID]string // bundle id → name part, from the last full sync
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -299,9 +300,83 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 		names[s.key] = n
 	}
 	c.mu.Lock()
-	c.current, c.names = next, names
+	c.current, c.names, c.parts = next, names, parts
 	c.mu.Unlock()
 	return nil
+}
+
+// toolChanged brings one tool version up to date after a write that
+// touched only it (put, switch, delete): two reads instead of a full
+// Sync, so a write costs the same whatever the catalogue's size.
+func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
+	ctx = context.WithoutCancel(ctx)
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	c.mu.RLock()
+	part, known := c.parts[key.BundleID]
+	cur, has := c.names[key]
+	curSrv := c.current[cur]
+	c.mu.RUnlock()
+	if !known { // a bundle this catalogue has not seen: read everything
+		if err := c.syncLocked(ctx); err != nil {
+			c.log.Warn("cataloguehost: updating the registry after a change", "err", err)
+		}
+		return
+	}
+	t, terr := c.store.GetTool(ctx, key)
+	b, berr := c.store.GetBundle(ctx, key.BundleID)
+	for _, err := range []error{terr, berr} {
+		if err != nil && !errors.Is(err, catalogue.ErrNotFound) {
+			c.log.Warn("cataloguehost: updating the registry after a change", "err", err)
+			return
+		}
+	}
+	want := terr == nil && berr == nil && t.IsEnabled && b.IsEnabled && b.SoftDeletedAt == nil
+	prefix := c.reg.Prefix()
+	name := ""
+	if want {
+		name = finalName(prefix, nameOf(part, &t, nameBudget(prefix)))
+	}
+	if has && want && cur == name && curSrv.id == t.ID {
+		return
+	}
+	if has {
+		if err := c.reg.Remove(cur); err != nil && !errors.Is(err, registry.ErrUnknownTool) {
+			c.log.Warn("cataloguehost: removing a tool", "name", cur, "err", err)
+		}
+		c.mu.Lock()
+		delete(c.current, cur)
+		delete(c.names, key)
+		c.mu.Unlock()
+	}
+	if !want {
+		return
+	}
+	c.mu.RLock()
+	other, taken := c.current[name]
+	c.mu.RUnlock()
+	if taken {
+		c.log.Warn("cataloguehost: two catalogue tools have the same registry name; serving the first",
+			"name", name, "kept", other.key.Slug+"@"+other.key.Version, "left_out", t.Slug+"@"+t.Version)
+		return
+	}
+	if _, exists := c.reg.IsEnabled(name); exists {
+		c.log.Warn("cataloguehost: a tool of another pack has this catalogue tool's name; left out", "name", name,
+			"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
+		return
+	}
+	rt, err := c.registryTool(&t, strings.TrimPrefix(name, finalName(prefix, "")))
+	if err == nil {
+		err = c.reg.Add(rt)
+	}
+	if err != nil {
+		c.log.Warn("cataloguehost: the registry refused a catalogue tool; left out", "name", name, "err", err)
+		return
+	}
+	c.mu.Lock()
+	c.current[name] = served{id: t.ID, key: key}
+	c.names[key] = name
+	c.mu.Unlock()
 }
 
 // registryTool builds the registry tool serving t under base name base.
@@ -404,7 +479,7 @@ func (s *syncingStore) SoftDeleteBundle(ctx context.Context, id uuid.UUID) (cata
 func (s *syncingStore) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalogue.ToolSpec) (catalogue.Tool, error) {
 	t, err := s.Store.PutTool(ctx, key, spec)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.toolChanged(ctx, key)
 	}
 	return t, err
 }
@@ -412,7 +487,7 @@ func (s *syncingStore) PutTool(ctx context.Context, key catalogue.ToolKey, spec 
 func (s *syncingStore) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabled bool) (catalogue.Tool, error) {
 	t, err := s.Store.SetToolEnabled(ctx, key, enabled)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.toolChanged(ctx, key)
 	}
 	return t, err
 }
@@ -420,7 +495,7 @@ func (s *syncingStore) SetToolEnabled(ctx context.Context, key catalogue.ToolKey
 func (s *syncingStore) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 	err := s.Store.DeleteTool(ctx, key)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.toolChanged(ctx, key)
 	}
 	return err
 }

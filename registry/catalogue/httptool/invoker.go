@@ -50,7 +50,7 @@ const (
 	ErrTypeUpstream result.ErrorType = "upstream_error"
 	// ErrTypeOutputMismatch: the upstream's answer (after extract) does
 	// not match the tool's output schema. ErrorData is a []Violation.
-	ErrTypeOutputMismatch result.ErrorType = "output_mismatch"
+	ErrTypeOutputMismatch = catalogue.ErrTypeOutputMismatch
 )
 
 // Sentinel errors of the error Invoke returns beside a Result (a protocol
@@ -621,26 +621,7 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 func outputFailure(err error) result.Result[any] {
-	vs := catalogue.Violations(err)
-	for i := range vs {
-		vs[i].Message = "" // the validator's text may quote the upstream's value
-	}
-	if len(vs) == 0 {
-		vs = []Violation{{Keyword: "schema"}}
-	}
-	var b strings.Builder
-	b.WriteString("upstream answer does not match the output schema: ")
-	for i, v := range vs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		p := v.Pointer
-		if p == "" {
-			p = "(value)"
-		}
-		b.WriteString(p + ": " + v.Keyword)
-	}
-	return result.Failure[any](b.String(), ErrTypeOutputMismatch).WithErrorData(vs)
+	return catalogue.OutputMismatch("upstream answer", err)
 }
 
 // excerpt is the start of an error body: valid UTF-8, control characters

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -33,9 +32,9 @@ const (
 
 // ErrTypeOutputMismatch is the error type of a failed Result whose last
 // step answered a value that does not match the tool's outputSchema. Its
-// ErrorData is a []catalogue.SchemaViolation. It is the same error type
+// ErrorData is a []catalogue.Violation. It is the same error type
 // package httptool uses for its tools.
-const ErrTypeOutputMismatch result.ErrorType = "output_mismatch"
+const ErrTypeOutputMismatch = catalogue.ErrTypeOutputMismatch
 
 // Sentinel errors of the error Invoke and New return.
 var (
@@ -197,26 +196,11 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 		return result.Result[any]{}, fmt.Errorf("steps tool %q: the last step's value cannot be read as JSON: %w", e.label, err)
 	}
 	if err := e.out.Validate(data); err != nil {
-		return outputFailure(e.label, catalogue.SchemaViolations(err)), nil
+		return catalogue.OutputMismatch(fmt.Sprintf("steps tool %q: the last step's value", e.label), err), nil
 	}
 	return res, nil
 }
 
-func outputFailure(label string, vs []catalogue.SchemaViolation) result.Result[any] {
-	var b strings.Builder
-	fmt.Fprintf(&b, "steps tool %q: the last step's value does not match the output schema: ", label)
-	for i, v := range vs {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		p := v.Pointer
-		if p == "" {
-			p = "(value)"
-		}
-		b.WriteString(p + ": " + v.Keyword)
-	}
-	return result.Failure[any](b.String(), ErrTypeOutputMismatch).WithErrorData(vs)
-}
 
 // decodeArgs reads a JSON object (empty means {}), numbers as
 // json.Number.

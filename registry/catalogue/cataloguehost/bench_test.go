@@ -1,0 +1,56 @@
+package cataloguehost_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+// BenchmarkPutToolKeepsRegistryInStep measures a tool PUT through
+// Catalogue.Store — the store's write plus the registry update — against
+// the same PUT straight into the file store, in a catalogue already
+// holding 2,000 tools, alternating the two in one loop. x-store-time is
+// the ratio of their times: what keeping the registry in step costs.
+func BenchmarkPutToolKeepsRegistryInStep(b *testing.B) {
+	ctx := context.Background()
+	f := newFixture(&testing.T{}, nil)
+	defer f.store.Close()
+	bundle := f.bundle(&testing.T{}, "bench")
+	other, err := catalogue.NewID()
+	require.NoError(b, err)
+	_, _, err = f.file.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "raw", DisplayName: "raw", IsEnabled: true})
+	require.NoError(b, err)
+	spec := echoSpec("http://127.0.0.1:1/")
+	for i := 0; i < 2000; i++ {
+		_, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: bundle, Slug: fmt.Sprintf("seed%d", i), Version: "1"}, spec)
+		require.NoError(b, err)
+	}
+	require.NoError(b, f.cat.Sync(ctx))
+	var via, direct time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		_, err := f.w.PutTool(ctx, catalogue.ToolKey{BundleID: bundle, Slug: fmt.Sprintf("t%d", i), Version: "1"}, spec)
+		t1 := time.Now()
+		_, err2 := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: other, Slug: fmt.Sprintf("t%d", i), Version: "1"}, spec)
+		t2 := time.Now()
+		if err != nil || err2 != nil {
+			b.Fatal(err, err2)
+		}
+		via += t1.Sub(t0)
+		direct += t2.Sub(t1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(via)/float64(direct), "x-store-time")
+	b.ReportMetric(float64(via-direct)/float64(b.N)/1e3, "overhead-µs")
+	if _, ok := f.reg.Lookup(fmt.Sprintf("bench.t%d.1", b.N-1)); !ok {
+		b.Fatal("the last tool is not served")
+	}
+	_ = json.Valid
+}

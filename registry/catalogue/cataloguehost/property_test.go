@@ -1,0 +1,87 @@
+package cataloguehost_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
+)
+
+// servedSet is what a registry serves from the catalogue: name → tool id.
+func servedSet(t require.TestingT, reg *registry.Registry, cat *cataloguehost.Catalogue, store catalogue.Store) map[string]string {
+	out := map[string]string{}
+	tools, err := store.ListTools(context.Background(), catalogue.ToolQuery{IncludeDisabled: true, IncludeDeleted: true})
+	require.NoError(t, err)
+	for _, tl := range tools {
+		if n, ok := cat.Name(tl.Key()); ok {
+			_, listed := reg.Lookup(n)
+			require.True(t, listed, "%s is named but not registered", n)
+			out[n] = tl.ID.String()
+		}
+	}
+	require.Len(t, names(reg, "catalogue"), len(out), "registered catalogue tools = named ones")
+	return out
+}
+
+// Whatever the sequence of writes made through Catalogue.Store, the
+// registry serves exactly what a fresh start on the same store serves:
+// the per-write updates agree with a full read.
+func TestCatalogue_IncrementalUpdatesEqualAFreshStart(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		ctx := context.Background()
+		f := newFixture(t, nil)
+		var bundles []uuid.UUID
+		var keys []catalogue.ToolKey
+		slugs := []string{"web", "météo", "web2"}
+		for i := 0; i < rapid.IntRange(1, 10).Draw(rt, "ops"); i++ {
+			switch op := rapid.IntRange(0, 7).Draw(rt, "op"); {
+			case op == 0 || len(bundles) == 0:
+				id, err := catalogue.NewID()
+				require.NoError(rt, err)
+				_, _, err = f.w.PutBundle(ctx, id, catalogue.BundleSpec{Slug: rapid.SampledFrom(slugs).Draw(rt, "slug"), DisplayName: "B", IsEnabled: true})
+				require.NoError(rt, err)
+				bundles = append(bundles, id)
+			case op == 1:
+				b := rapid.SampledFrom(bundles).Draw(rt, "bundle")
+				_, _, err := f.w.PutBundle(ctx, b, catalogue.BundleSpec{Slug: rapid.SampledFrom(slugs).Draw(rt, "slug"), DisplayName: "B",
+					IsEnabled: rapid.Bool().Draw(rt, "on")})
+				if err != nil {
+					require.ErrorIs(rt, err, catalogue.ErrBundleDeleted)
+				}
+			case op == 2 || op == 3 || len(keys) == 0:
+				k := catalogue.ToolKey{BundleID: rapid.SampledFrom(bundles).Draw(rt, "bundle"),
+					Slug: rapid.SampledFrom([]string{"echo", "prévision"}).Draw(rt, "tool"), Version: rapid.SampledFrom([]string{"1", "1.0"}).Draw(rt, "v")}
+				spec := echoSpec("http://127.0.0.1:1/")
+				spec.IsEnabled = rapid.Bool().Draw(rt, "enabled")
+				if _, err := f.w.PutTool(ctx, k, spec); err == nil {
+					keys = append(keys, k)
+				}
+			case op == 4:
+				_, _ = f.w.SetToolEnabled(ctx, rapid.SampledFrom(keys).Draw(rt, "key"), rapid.Bool().Draw(rt, "on"))
+			case op == 5:
+				_ = f.w.DeleteTool(ctx, rapid.SampledFrom(keys).Draw(rt, "key"))
+			case op == 6:
+				_, _ = f.w.SetBundleEnabled(ctx, rapid.SampledFrom(bundles).Draw(rt, "bundle"), rapid.Bool().Draw(rt, "on"))
+			case op == 7:
+				_, _ = f.w.SoftDeleteBundle(ctx, rapid.SampledFrom(bundles).Draw(rt, "bundle"))
+			}
+		}
+		got := servedSet(rt, f.reg, f.cat, f.store)
+
+		fresh := registry.New(registry.Options{})
+		c2, err := cataloguehost.New(ctx, cataloguehost.Options{Store: f.store, Registry: fresh, Invoker: &cataloguehost.Dispatcher{}, Logger: discard})
+		require.NoError(rt, err)
+		defer c2.Close()
+		want := servedSet(rt, fresh, c2, f.store)
+		require.Equal(rt, want, got, fmt.Sprintf("served after writes vs a fresh start (%d bundles)", len(bundles)))
+		require.True(rt, slices.Equal(names(fresh, "catalogue"), names(f.reg, "catalogue")))
+	})
+}
