@@ -263,7 +263,6 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return c.Compile(loc)
 }
 
-
 func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {

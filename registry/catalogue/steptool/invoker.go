@@ -201,7 +201,6 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 	return res, nil
 }
 
-
 // decodeArgs reads a JSON object (empty means {}), numbers as
 // json.Number.
 func decodeArgs(raw []byte) (map[string]any, error) {
