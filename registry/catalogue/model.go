@@ -247,7 +247,9 @@ type HTTPAuth struct {
 
 // HTTPResponse says how an upstream answer is read.
 type HTTPResponse struct {
-	// Encoding is "json" or "text"; empty means "json".
+	// Encoding is "json", "text" or "sse" (a text/event-stream whose
+	// events are reported as progress while it streams; the value is
+	// {"events": […], "text": …}); empty means "json".
 	Encoding string `json:"encoding"`
 	// Extract optionally narrows the decoded answer; empty keeps it whole.
 	Extract string `json:"extract"`

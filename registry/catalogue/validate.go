@@ -465,8 +465,8 @@ func (h *HTTPImpl) validate(p *problems, path string) {
 		r.Auth.validate(p, child(rq, "auth"))
 	}
 	rs := child(path, "response")
-	if e := h.Response.Encoding; e != "" && e != "json" && e != "text" {
-		p.add(child(rs, "encoding"), `expected "json" or "text", got %q`, e)
+	if e := h.Response.Encoding; e != "" && e != "json" && e != "text" && e != "sse" {
+		p.add(child(rs, "encoding"), `expected "json", "text" or "sse", got %q`, e)
 	}
 	checkText(p, child(rs, "extract"), h.Response.Extract, false, 1024)
 	l, lp := &h.Limits, child(path, "limits")

@@ -165,7 +165,7 @@ func TestDecodeToolSpec_EveryErrorAtOnce(t *testing.T) {
 		"httpImpl.request.urlTemplate":           "expected a URL starting with http:// or https://",
 		"httpImpl.request.auth.password":         `expected a non-empty string for auth type "basic"`,
 		"httpImpl.request.auth.token":            `expected no token for auth type "basic"`,
-		"httpImpl.response.encoding":             `expected "json" or "text"`,
+		"httpImpl.response.encoding":             `expected "json", "text" or "sse"`,
 		"httpImpl.limits.timeout":                "expected a Go duration",
 		"httpImpl.limits.maxRetries":             "expected 0 (the host's default) to 10, got 99",
 		"httpImpl.limits.maxResponseBytes":       "expected 0 (the host's default)",

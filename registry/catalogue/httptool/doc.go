@@ -71,10 +71,27 @@
 // ErrorData holds the status and a short excerpt of the body (at most
 // MaxExcerptBytes, secrets redacted). A 2xx body is decoded by the tool's
 // encoding: "json" (the default; an empty body is null, numbers are kept
-// as json.Number) or "text". The extract path (see Path) narrows a JSON
-// answer, and the tool's outputSchema validates what is left; a mismatch
+// as json.Number), "text" or "sse". The extract path (see Path) narrows a
+// JSON or sse answer, and the tool's outputSchema validates what is left; a mismatch
 // is a failed Result of type ErrTypeOutputMismatch naming the JSON Pointer
 // and keyword of each violation, never the value.
+//
+// # Streaming answers
+//
+// A tool whose response encoding is "sse" asks for text/event-stream and
+// reads the server-sent events as they arrive (parsed by
+// github.com/tmaxmax/go-sse): each event is reported through
+// registry.ReportProgress — the event count as progress, its data
+// (secrets redacted, at most MaxProgressMessageRunes) as the message — so
+// an MCP client that asked for progress sees a chat answer token by
+// token. When the stream ends the value is
+//
+//	{"events": [{"event": "token", "id": "7", "data": …}, …], "text": "…"}
+//
+// with each event's data as its JSON value when it is JSON, else as
+// text, and "text" the data of every event concatenated. The tool's
+// timeout bounds the whole stream, maxResponseBytes its size and
+// MaxEventBytes one event.
 //
 // # Secrets
 //

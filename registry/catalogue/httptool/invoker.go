@@ -289,6 +289,7 @@ type entry struct {
 	hasBody  bool
 	auth     *authPlan
 	text     bool
+	sse      bool
 	extract  *Path
 	out      *jsonschema.Schema
 	slug     string
@@ -353,8 +354,10 @@ func (inv *Invoker) compile(tool *catalogue.Tool) (*entry, error) {
 	case "", "json":
 	case "text":
 		e.text = true
+	case "sse":
+		e.sse = true
 	default:
-		return nil, fmt.Errorf(`%w: response.encoding: expected "json" or "text", got %q`, ErrInvalidTool, h.Response.Encoding)
+		return nil, fmt.Errorf(`%w: response.encoding: expected "json", "text" or "sse", got %q`, ErrInvalidTool, h.Response.Encoding)
 	}
 	if h.Response.Extract != "" {
 		if e.text {
@@ -567,16 +570,32 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 		return result.Failure[any](inv.redact(msg), ErrTypeUpstream).
 			WithErrorData(UpstreamErrorData{Status: resp.StatusCode, Excerpt: excerpt}), nil
 	}
+	var v any
+	if e.sse {
+		if v, err = inv.readSSE(ctx, resp.Body); err != nil {
+			if errors.Is(err, ErrBadResponse) {
+				return result.Result[any]{}, err
+			}
+			return inv.transportFailure(ctx, err)
+		}
+		return inv.finish(e, v)
+	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return inv.transportFailure(ctx, err)
 	}
-	var v any
 	if e.text {
 		v = strings.ToValidUTF8(string(data), "\uFFFD")
 	} else if v, err = decodeJSON(data); err != nil {
 		return result.Result[any]{}, err
 	}
+	return inv.finish(e, v)
+}
+
+// finish redacts secrets from a decoded answer, applies extract and
+// checks the output schema.
+func (inv *Invoker) finish(e *entry, v any) (result.Result[any], error) {
+	var err error
 	if inv.hasSecrets {
 		v = inv.redactValue(v)
 	}
@@ -694,7 +713,9 @@ func (inv *Invoker) build(ctx context.Context, e *entry, look Lookup) (*http.Req
 		req.Header.Set("Content-Type", e.bodyType)
 	}
 	if req.Header.Get("Accept") == "" {
-		if e.text {
+		if e.sse {
+			req.Header.Set("Accept", "text/event-stream")
+		} else if e.text {
 			req.Header.Set("Accept", "text/plain, */*;q=0.5")
 		} else {
 			req.Header.Set("Accept", "application/json")
