@@ -27,7 +27,8 @@ import (
 var builtInBundleID = uuid.MustParse("01a20a2e-ca02-72e4-83b7-3ccb89a10ff3")
 
 // builtInFuncs are the example pack's functions the built-in bundle
-// serves: the read-only ones.
+// serves: the read-only ones. Like the example pack, the bundle exists
+// only when MCP_INCLUDE_EXAMPLE_TOOLS is "true".
 var builtInFuncs = []string{"echo", "add", "text_stats"}
 
 // catalogueRoutes are the catalogue API's paths under /tools. The
@@ -93,9 +94,32 @@ func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 // serves its tools through reg.
 func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.Catalogue, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
 	funcs := cataloguehost.NewFuncs()
+	var builtIns []catalogue.BuiltInBundle
+	if example.Enabled() {
+		b, err := exampleBundle(funcs)
+		if err != nil {
+			return nil, err
+		}
+		builtIns = append(builtIns, b)
+	}
+	file, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("catalogue.dir: %w", err)
+	}
+	store, err := catalogue.WithBuiltIns(ctx, file, catalogue.BuiltInOptions{Dir: cfg.Dir, HasFunc: funcs.Has, Logger: log, Bundles: builtIns})
+	if err != nil {
+		_ = file.Close()
+		return nil, fmt.Errorf("catalogue: %w", err)
+	}
+	return serveCatalogue(ctx, reg, store, funcs, sc, log)
+}
+
+// exampleBundle is the built-in bundle "examples": the example pack's
+// read-only functions, added to funcs.
+func exampleBundle(funcs *cataloguehost.Funcs) (catalogue.BuiltInBundle, error) {
 	p, err := example.New()
 	if err != nil {
-		return nil, err
+		return catalogue.BuiltInBundle{}, err
 	}
 	var tools []catalogue.BuiltInTool
 	for _, t := range p.Tools {
@@ -103,26 +127,21 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 			continue
 		}
 		if err := funcs.Add(t); err != nil {
-			return nil, err
+			return catalogue.BuiltInBundle{}, err
 		}
 		spec, err := funcs.Spec(t.Name, t.Title, "", "example")
 		if err != nil {
-			return nil, err
+			return catalogue.BuiltInBundle{}, err
 		}
 		tools = append(tools, catalogue.BuiltInTool{Slug: slugOf(t.Name), Version: "1", Spec: spec})
 	}
-	file, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("catalogue.dir: %w", err)
-	}
-	store, err := catalogue.WithBuiltIns(ctx, file, catalogue.BuiltInOptions{Dir: cfg.Dir, HasFunc: funcs.Has, Logger: log,
-		Bundles: []catalogue.BuiltInBundle{{ID: builtInBundleID, Tools: tools,
-			Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
-				Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}}}})
-	if err != nil {
-		_ = file.Close()
-		return nil, fmt.Errorf("catalogue: %w", err)
-	}
+	return catalogue.BuiltInBundle{ID: builtInBundleID, Tools: tools,
+		Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
+			Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}}, nil
+}
+
+// serveCatalogue serves store's tools through reg and builds the API.
+func serveCatalogue(ctx context.Context, reg *registry.Registry, store *catalogue.BuiltInStore, funcs *cataloguehost.Funcs, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
 	steps, err := steptool.New(steptool.Options{Tools: reg, Logger: log})
 	if err != nil {
 		_ = store.Close()

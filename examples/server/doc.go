@@ -185,8 +185,9 @@
 // Tools of type steps run their sub-tool calls through the registry, so a
 // step may call any tool the server serves, catalogue tools included.
 //
-// The bundle "examples" is built in: the example pack's echo, add and
-// text_stats functions, read-only but for their enabled switch. A reload
+// With MCP_INCLUDE_EXAMPLE_TOOLS=true the bundle "examples" is built in:
+// the example pack's echo, add and text_stats functions, read-only but
+// for their enabled switch. A reload
 // applies new allowed_hosts, allow_private and secrets to the next call;
 // a new catalogue.dir waits for a restart.
 package main

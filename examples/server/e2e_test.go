@@ -207,7 +207,7 @@ func TestE2E_StreamableHTTP(t *testing.T) {
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
 		assert.Equal(t, "ok", h.Status)
-		assert.Equal(t, len(ojTools)+len(exampleTools)+otToolCount, h.Tools)
+		assert.Equal(t, len(ojTools)+len(exampleTools)+otToolCount+len(builtInFuncs), h.Tools, "the built-in catalogue bundle serves three example functions")
 		assert.Contains(t, h.Packs, "oj")
 		assert.Contains(t, h.Packs, "example")
 	})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -182,7 +183,9 @@ func TestRun_ExampleToolsOnlyWhenTrue(t *testing.T) {
 	t.Run("true", func(t *testing.T) {
 		t.Setenv(example.EnvIncludeExampleTools, "true")
 		cs, _ := runStdio(t)
-		assert.Equal(t, exampleTools, toolNames(t, cs))
+		want := append(slices.Clone(exampleTools), "examples.add.1", "examples.echo.1", "examples.text-stats.1")
+		slices.Sort(want)
+		assert.Equal(t, want, toolNames(t, cs), "the example pack, and its read-only functions as the built-in catalogue bundle")
 	})
 	t.Run("-packs example without the variable is an error naming it", func(t *testing.T) {
 		t.Setenv(example.EnvIncludeExampleTools, "")
