@@ -1175,11 +1175,8 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 	if err != nil {
 		return prefixed(err, "bundle")
 	}
-	// Lock order, as in Flush: flushMu, then the bundle. Holding flushMu
-	// lets the buffered counts of the new keys (calls of tools that did
-	// not exist) be dropped before a flush could apply them.
-	s.flushMu.RLock()
-	defer s.flushMu.RUnlock()
+	// flushMu is not taken: a long import must not hold up a flush, and
+	// readers behind it. See the end for buffered counts.
 	unlock, err := s.lock(ctx, b.ID)
 	if err != nil {
 		return err
@@ -1208,6 +1205,10 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
 	}
 	done = true
+	// Counts buffered for these keys are calls of tools that did not
+	// exist: they are dropped, as RecordUsage's contract says. (A flush
+	// that took them from the buffer just before would apply them; only a
+	// caller recording calls of tools that do not exist yet can see that.)
 	s.usageMu.Lock()
 	for k := range s.pending {
 		if k.BundleID == b.ID {

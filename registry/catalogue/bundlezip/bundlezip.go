@@ -270,53 +270,64 @@ func Import(ctx context.Context, store catalogue.Store, r io.ReaderAt, size int6
 	if err != nil {
 		return catalogue.Bundle{}, err
 	}
-	b, tools, names, err := Read(ctx, r, size, opts)
+	c, err := Read(ctx, r, size, opts)
 	if err != nil {
 		return catalogue.Bundle{}, err
 	}
-	if err := store.ImportBundle(ctx, b, tools); err != nil {
-		return catalogue.Bundle{}, renameFields(err, names)
+	if err := store.ImportBundle(ctx, c.Bundle, c.Tools); err != nil {
+		return catalogue.Bundle{}, renameFields(err, c.Entries)
 	}
-	return store.GetBundle(ctx, b.ID)
+	return store.GetBundle(ctx, c.Bundle.ID)
 }
 
-// Read checks and decodes an archive without storing it: the bundle, its
-// tools in the manifest's order, and the entry name of each tool. Import
-// is Read followed by Store.ImportBundle; Read alone lets a caller
-// inspect an archive first. Errors are those of Import, except the
-// store's.
-func Read(ctx context.Context, r io.ReaderAt, size int64, opts Options) (catalogue.Bundle, []catalogue.Tool, []string, error) {
+// Contents is what an archive holds, decoded.
+type Contents struct {
+	// Bundle is the bundle of the manifest.
+	Bundle catalogue.Bundle
+	// Tools are its tool versions, in the manifest's order; each carries
+	// the bundle's id.
+	Tools []catalogue.Tool
+	// Entries[i] is the archive entry Tools[i] was read from.
+	Entries []string
+}
+
+// Read checks and decodes an archive without storing it. Import is Read
+// followed by Store.ImportBundle; Read alone lets a caller show what an
+// upload holds before accepting it. Errors are those of Import, except
+// the store's (so a record Store.ImportBundle would refuse for a rule
+// only it checks, such as callCount without lastCalledAt, passes Read).
+func Read(ctx context.Context, r io.ReaderAt, size int64, opts Options) (Contents, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return catalogue.Bundle{}, nil, nil, err
+		return Contents{}, err
 	}
 	if size < 0 {
-		return catalogue.Bundle{}, nil, nil, invalid("", "expected a ZIP archive, got a negative size %d", size)
+		return Contents{}, invalid("", "expected a ZIP archive, got a negative size %d", size)
 	}
 	if size > opts.MaxArchiveBytes {
-		return catalogue.Bundle{}, nil, nil, &tooLarge{invalid("", "expected an archive of at most %d bytes, got %d", opts.MaxArchiveBytes, size).(*catalogue.ValidationError)}
+		return Contents{}, &tooLarge{invalid("", "expected an archive of at most %d bytes, got %d", opts.MaxArchiveBytes, size).(*catalogue.ValidationError)}
 	}
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // unsafe names get their own error below
-		return catalogue.Bundle{}, nil, nil, invalid("", "expected a ZIP archive: %s", zipProblem(err))
+		return Contents{}, invalid("", "expected a ZIP archive: %s", zipProblem(err))
 	}
 	rd := &reader{opts: opts}
 	files, err := rd.index(zr.File)
 	if err != nil {
-		return catalogue.Bundle{}, nil, nil, err
+		return Contents{}, err
 	}
 	mf, ok := files[ManifestName]
 	if !ok {
-		return catalogue.Bundle{}, nil, nil, invalid(ManifestName, "expected the manifest entry %s, got none", ManifestName)
+		return Contents{}, invalid(ManifestName, "expected the manifest entry %s, got none", ManifestName)
 	}
 	data, err := rd.read(mf)
 	if err != nil {
-		return catalogue.Bundle{}, nil, nil, err
+		return Contents{}, err
 	}
 	var p problems
 	b, names := decodeManifest(&p, data)
 	if err := p.err(); err != nil {
-		return catalogue.Bundle{}, nil, nil, err
+		return Contents{}, err
 	}
 	listed := make(map[string]bool, len(names))
 	for i, n := range names {
@@ -337,23 +348,23 @@ func Read(ctx context.Context, r io.ReaderAt, size int64, opts Options) (catalog
 		}
 	}
 	if err := p.err(); err != nil {
-		return catalogue.Bundle{}, nil, nil, err
+		return Contents{}, err
 	}
 	tools := make([]catalogue.Tool, len(names))
 	for i, n := range names {
 		if err := ctx.Err(); err != nil {
-			return catalogue.Bundle{}, nil, nil, err
+			return Contents{}, err
 		}
 		data, err := rd.read(files[n])
 		if err != nil {
-			return catalogue.Bundle{}, nil, nil, err
+			return Contents{}, err
 		}
 		tools[i] = decodeTool(&p, n, data, b.ID)
 	}
 	if err := p.err(); err != nil {
-		return catalogue.Bundle{}, nil, nil, err
+		return Contents{}, err
 	}
-	return b, tools, names, nil
+	return Contents{Bundle: b, Tools: tools, Entries: names}, nil
 }
 
 // reader reads entries within the caps.

@@ -80,7 +80,7 @@ func ExampleRead_refused() {
 	_, _ = w.Write([]byte("* * * * * root sh"))
 	_ = zw.Close()
 
-	_, _, _, err := bundlezip.Read(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), bundlezip.Options{})
+	_, err := bundlezip.Read(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), bundlezip.Options{})
 	var ve *catalogue.ValidationError
 	if errors.As(err, &ve) {
 		for _, f := range ve.Fields {

@@ -113,23 +113,35 @@ func FuzzImport(f *testing.F) {
 			}
 			return
 		}
-		rb, rtools, _, err := bundlezip.Read(ctx, bytes.NewReader(data), int64(len(data)), opts)
+		rc, err := bundlezip.Read(ctx, bytes.NewReader(data), int64(len(data)), opts)
 		if err != nil {
 			t.Fatalf("Import accepted what Read refuses: %v", err)
 		}
-		if !rb.CreatedAt.Equal(b.CreatedAt) || rb.ID != b.ID || rb.BundleSpec != b.BundleSpec {
+		if rb := rc.Bundle; !rb.CreatedAt.Equal(b.CreatedAt) || rb.ID != b.ID || rb.BundleSpec != b.BundleSpec {
 			t.Fatalf("stored bundle %+v, archive holds %+v", b, rb)
+		}
+		stored := map[uuid.UUID]catalogue.ToolKey{}
+		for _, tl := range store.tools[b.ID] {
+			stored[tl.ID] = tl.Key()
+		}
+		for _, tl := range rc.Tools {
+			if stored[tl.ID] != tl.Key() {
+				t.Fatalf("tool %s %s@%s of the archive is not stored as such", tl.ID, tl.Slug, tl.Version)
+			}
+		}
+		if len(stored) != len(rc.Tools) {
+			t.Fatalf("stored %d tools, the archive holds %d", len(stored), len(rc.Tools))
 		}
 		var out bytes.Buffer
 		if err := bundlezip.Export(ctx, store, b.ID, &out); err != nil {
 			t.Fatalf("exporting an imported bundle: %v", err)
 		}
-		eb, etools, _, err := bundlezip.Read(ctx, bytes.NewReader(out.Bytes()), int64(out.Len()), opts)
+		ec, err := bundlezip.Read(ctx, bytes.NewReader(out.Bytes()), int64(out.Len()), opts)
 		if err != nil {
 			t.Fatalf("reading the export of an imported bundle: %v", err)
 		}
-		if eb.ID != rb.ID || eb.BundleSpec != rb.BundleSpec || len(etools) != len(rtools) {
-			t.Fatalf("export differs from the import: %+v vs %+v, %d vs %d tools", eb, rb, len(etools), len(rtools))
+		if ec.Bundle.ID != rc.Bundle.ID || ec.Bundle.BundleSpec != rc.Bundle.BundleSpec || len(ec.Tools) != len(rc.Tools) {
+			t.Fatalf("export differs from the import: %+v vs %+v, %d vs %d tools", ec.Bundle, rc.Bundle, len(ec.Tools), len(rc.Tools))
 		}
 	})
 }
