@@ -687,6 +687,15 @@ func (s *BuiltInStore) RecordUsage(ctx context.Context, key ToolKey, at time.Tim
 	return nil
 }
 
+// ImportBundle implements [Store]; the id of a built-in bundle gives
+// ErrConflict (it exists).
+func (s *BuiltInStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) error {
+	if _, ok := s.bundles[b.ID]; ok {
+		return fmt.Errorf("bundle %s: a built-in bundle has this id: %w", b.ID, ErrConflict)
+	}
+	return s.inner.ImportBundle(ctx, b, tools)
+}
+
 // ReapDeleted implements [Store] (built-ins are never deleted).
 func (s *BuiltInStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 	return s.inner.ReapDeleted(ctx)

@@ -82,7 +82,12 @@ type Problem struct {
 //
 // Every write goes to a temporary file in the same directory, is synced,
 // renamed over the target, and the directory is synced: a reader sees the
-// old record or the new one, never a part. Every change happens under the
+// old record or the new one, never a part. An imported bundle
+// ([FileStore.ImportBundle]) is written whole into a staging directory
+// "<dir>/bundles/.import-<bundleID>-<random>" (every file and directory
+// synced) and renamed to its place in one step, so it appears with all
+// its tools or not at all; Open removes staging directories a crashed
+// import left behind. Every change happens under the
 // bundle's lock: a mutex within the process and an flock(2) lock on the
 // bundle's lock file across processes, so <slug, version> uniqueness holds
 // for every process sharing the directory. Open cleans temporary files a
@@ -466,6 +471,9 @@ func checkToolRecord(data []byte, bundleID uuid.UUID, name string, t *Tool) erro
 // removed, an empty bundle directory without a manifest (a creation cut
 // short) is removed, and every file is checked.
 func (s *FileStore) recover(ctx context.Context) error {
+	if err := s.removeStaging(ctx); err != nil {
+		return err
+	}
 	ids, err := s.bundleIDs()
 	if err != nil {
 		return err
@@ -1102,6 +1110,228 @@ func (s *FileStore) flushBundle(ctx context.Context, id uuid.UUID, keys []ToolKe
 		delete(batch, k)
 	}
 	return nil
+}
+
+const stagePrefix = ".import-"
+
+// removeStaging removes the staging directories of imports cut short by a
+// crash. Each is removed under its bundle's lock: an import still running
+// in another process holds that lock until its rename.
+func (s *FileStore) removeStaging(ctx context.Context) error {
+	entries, err := os.ReadDir(s.bundlesDir())
+	if err != nil {
+		return fmt.Errorf("catalogue: listing bundles: %w", err)
+	}
+	removed := false
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, stagePrefix) || len(name) < len(stagePrefix)+36 {
+			continue
+		}
+		id, err := uuid.Parse(name[len(stagePrefix) : len(stagePrefix)+36])
+		if err != nil {
+			continue
+		}
+		unlock, err := s.lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := os.RemoveAll(filepath.Join(s.bundlesDir(), name)); err != nil {
+			s.log.Warn("catalogue: removing an unfinished import", "dir", name, "err", err)
+		} else {
+			removed = true
+		}
+		unlock()
+	}
+	if removed {
+		_ = syncDir(s.bundlesDir())
+	}
+	return nil
+}
+
+// ImportBundle implements [Store]. The records are encoded first, then,
+// under the bundle's lock, written into a staging directory beside the
+// bundles and renamed into place (see FileStore).
+func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	b, tools, err := CheckImport(b, tools)
+	if err != nil {
+		return err
+	}
+	if s.maxTools > 0 && len(tools) > s.maxTools {
+		return fmt.Errorf("bundle %s: %d tool versions, more than the %d allowed: %w", b.ID, len(tools), s.maxTools, ErrLimit)
+	}
+	files := make(map[string][]byte, len(tools))
+	for i := range tools {
+		data, err := s.encode(tools[i])
+		if err != nil {
+			return prefixed(err, fmt.Sprintf("tools[%d]", i))
+		}
+		files[toolFileName(tools[i].Slug, tools[i].Version)] = data
+	}
+	manifest, err := s.encode(b)
+	if err != nil {
+		return prefixed(err, "bundle")
+	}
+	// flushMu is not taken: a long import must not hold up a flush, and
+	// readers behind it. See the end for buffered counts.
+	unlock, err := s.lock(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.clearForImport(b.ID); err != nil {
+		return err
+	}
+	stage, err := os.MkdirTemp(s.bundlesDir(), stagePrefix+b.ID.String()+"-")
+	if err != nil {
+		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = os.RemoveAll(stage)
+		}
+	}()
+	if err := os.Chmod(stage, 0o750); err != nil {
+		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
+	}
+	if err := writeStaged(ctx, stage, manifest, files); err != nil {
+		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
+	}
+	if err := os.Rename(stage, s.bundleDir(b.ID)); err != nil {
+		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
+	}
+	done = true
+	// Counts buffered for these keys are calls of tools that did not
+	// exist: they are dropped, as RecordUsage's contract says. (A flush
+	// that took them from the buffer just before would apply them; only a
+	// caller recording calls of tools that do not exist yet can see that.)
+	s.usageMu.Lock()
+	for k := range s.pending {
+		if k.BundleID == b.ID {
+			delete(s.pending, k)
+		}
+	}
+	s.usageMu.Unlock()
+	if err := syncDir(s.bundlesDir()); err != nil {
+		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
+	}
+	return nil
+}
+
+// clearForImport refuses an import over an existing bundle. A directory
+// left by a creation cut short (no manifest, no tool) is removed, as Open
+// would.
+func (s *FileStore) clearForImport(id uuid.UUID) error {
+	if _, err := os.Lstat(s.bundleDir(id)); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("catalogue: importing bundle %s: %w", id, err)
+	}
+	names, err := toolNames(s.toolsDir(id))
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(s.bundleFile(id)); errors.Is(err, fs.ErrNotExist) && len(names) == 0 {
+		removeTemps(s.toolsDir(id))
+		removeTemps(s.bundleDir(id))
+		_ = os.Remove(s.toolsDir(id))
+		if err := os.Remove(s.bundleDir(id)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("bundle %s already exists: %w", id, ErrConflict)
+}
+
+// stageWriters is how many tool files an import writes and syncs at
+// once: file systems batch concurrent fsyncs into fewer journal commits.
+const stageWriters = 16
+
+// writeStaged writes the manifest and the tool files into stage, syncing
+// every file and both directories.
+func writeStaged(ctx context.Context, stage string, manifest []byte, files map[string][]byte) error {
+	tools := filepath.Join(stage, "tools")
+	if err := os.Mkdir(tools, 0o750); err != nil {
+		return err
+	}
+	names := make(chan string)
+	errs := make(chan error, stageWriters)
+	var wg sync.WaitGroup
+	for range min(stageWriters, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range names {
+				if err := writeSynced(filepath.Join(tools, name), files[name]); err != nil {
+					errs <- err
+					for range names { // drain: the import fails as a whole
+					}
+					return
+				}
+			}
+		}()
+	}
+	var err error
+feed:
+	for name := range files {
+		select {
+		case names <- name:
+		case err = <-errs:
+			break feed
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(names)
+	wg.Wait()
+	close(errs)
+	if err != nil {
+		return err
+	}
+	if err := <-errs; err != nil {
+		return err
+	}
+	if err := syncDir(tools); err != nil {
+		return err
+	}
+	if err := writeSynced(filepath.Join(stage, "bundle.json"), manifest); err != nil {
+		return err
+	}
+	return syncDir(stage)
+}
+
+// writeSynced creates path (which must not exist) with data and syncs it.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// prefixed puts record before the fields of a *ValidationError.
+func prefixed(err error, record string) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	out := &ValidationError{Fields: make([]FieldError, len(ve.Fields))}
+	for i, f := range ve.Fields {
+		out.Fields[i] = FieldError{Field: under(record, f.Field), Problem: f.Problem}
+	}
+	return out
 }
 
 // ReapDeleted implements [Store].

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -57,6 +58,22 @@ type Store interface {
 	// soft-deleted bundles, which is how a deleted bundle is emptied).
 	DeleteTool(ctx context.Context, key ToolKey) error
 
+	// ImportBundle stores a bundle and its tools exactly as given (ids,
+	// timestamps, enabled flags, soft-delete mark, usage counts), as a
+	// restore from an export does; tools carry the bundle's id. It is all
+	// or nothing: on any error nothing is stored, and a crash part-way
+	// never leaves part of the bundle visible. The records are checked
+	// with the rules of PutBundle and PutTool (ids UUIDv7, slugs,
+	// versions, specs, schemas) plus their own: createdAt and modifiedAt
+	// set, callCount not negative, lastCalledAt set when callCount is
+	// positive, tool ids distinct. Problems give ErrInvalid with fields "bundle.…" and
+	// "tools[i].…"; built-in records too (an import never creates a
+	// built-in). A bundle id that already exists (in any state), or a
+	// <slug, version> given twice, gives ErrConflict; more tools than the
+	// store allows per bundle ErrLimit. Timestamps are stored in UTC at
+	// microsecond precision, like every other timestamp of the store.
+	ImportBundle(ctx context.Context, b Bundle, tools []Tool) error
+
 	// RecordUsage counts one call of a tool at the given time. It never
 	// blocks on storage: counts are buffered and written in the
 	// background, and none is lost under concurrency. Reads through the
@@ -107,4 +124,109 @@ type ToolQuery struct {
 	After ToolKey
 	// Limit caps the number returned; 0 means no cap.
 	Limit int
+}
+
+// CheckImport checks the records of [Store.ImportBundle] and returns
+// normalised copies (timestamps in UTC at microsecond precision, the
+// bundle's id on every tool). It returns a [*ValidationError] (fields
+// "bundle.…" and "tools[i].…") for records breaking a rule, or an error
+// wrapping ErrConflict for a <slug, version> given twice. Every Store
+// implementation calls it first, so that all of them accept the same
+// imports.
+func CheckImport(b Bundle, tools []Tool) (Bundle, []Tool, error) {
+	var p problems
+	if err := ValidateID(b.ID); err != nil {
+		p.add("bundle.id", "%v", err)
+	}
+	var bp problems
+	bp.merge(b.BundleSpec.Validate())
+	for _, f := range bp.list {
+		p.add(under("bundle", f.Field), "%s", f.Problem)
+	}
+	if b.BuiltIn {
+		p.add("bundle.builtIn", "expected false: an import never creates a built-in bundle")
+	}
+	b.CreatedAt = checkStamp(&p, "bundle.createdAt", b.CreatedAt)
+	b.ModifiedAt = checkStamp(&p, "bundle.modifiedAt", b.ModifiedAt)
+	if b.SoftDeletedAt != nil {
+		at := checkStamp(&p, "bundle.softDeletedAt", *b.SoftDeletedAt)
+		b.SoftDeletedAt = &at
+	}
+	out := make([]Tool, len(tools))
+	ids := make(map[[16]byte]int, len(tools))
+	pairs := make(map[[2]string]int, len(tools))
+	var conflict error
+	for i, t := range tools {
+		path := fmt.Sprintf("tools[%d]", i)
+		if err := ValidateID(t.ID); err != nil {
+			p.add(child(path, "id"), "%v", err)
+		} else if j, dup := ids[t.ID]; dup {
+			p.add(child(path, "id"), "expected a distinct id, got the id of tools[%d]", j)
+		} else {
+			ids[t.ID] = i
+		}
+		if t.BundleID != b.ID {
+			p.add(child(path, "bundleID"), "expected the bundle's id %s, got %s", b.ID, t.BundleID)
+		}
+		t.BundleID = b.ID
+		if err := ValidateSlug(t.Slug); err != nil {
+			p.add(child(path, "slug"), "%v", err)
+		}
+		if err := ValidateVersion(t.Version); err != nil {
+			p.add(child(path, "version"), "%v", err)
+		}
+		var tp problems
+		tp.merge(t.ToolSpec.Validate())
+		for _, f := range tp.list {
+			p.add(under(path, f.Field), "%s", f.Problem)
+		}
+		if t.BuiltIn {
+			p.add(child(path, "builtIn"), "expected false: an import never creates a built-in tool")
+		}
+		t.CreatedAt = checkStamp(&p, child(path, "createdAt"), t.CreatedAt)
+		t.ModifiedAt = checkStamp(&p, child(path, "modifiedAt"), t.ModifiedAt)
+		if t.CallCount < 0 {
+			p.add(child(path, "callCount"), "expected zero or more, got %d", t.CallCount)
+		}
+		if t.LastCalledAt != nil {
+			at := checkStamp(&p, child(path, "lastCalledAt"), *t.LastCalledAt)
+			t.LastCalledAt = &at
+		} else if t.CallCount > 0 {
+			p.add(child(path, "lastCalledAt"), "expected the time of the last call, since callCount is %d", t.CallCount)
+		}
+		pair := [2]string{t.Slug, t.Version}
+		if j, dup := pairs[pair]; dup && conflict == nil {
+			conflict = fmt.Errorf("tools[%d] and tools[%d] are both %s@%s: %w", j, i, clip(t.Slug), clip(t.Version), ErrConflict)
+		} else if !dup {
+			pairs[pair] = i
+		}
+		out[i] = t
+	}
+	if err := p.err(); err != nil {
+		return Bundle{}, nil, err
+	}
+	if conflict != nil {
+		return Bundle{}, nil, conflict
+	}
+	return b, out, nil
+}
+
+// checkStamp requires a set timestamp and returns it in the store's form.
+func checkStamp(p *problems, field string, t time.Time) time.Time {
+	if t.IsZero() {
+		p.add(field, "expected a timestamp (RFC 3339), got none")
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// under prefixes a field path with the record it belongs to.
+func under(record, field string) string {
+	if field == "" {
+		return record
+	}
+	if field[0] == '[' {
+		return record + field
+	}
+	return record + "." + field
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/bundlezip"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -29,6 +30,9 @@ const (
 	MaxInvokeBodyBytes = 1 << 20
 	// MaxQueryBytes caps the raw query string of a request.
 	MaxQueryBytes = 16 << 10
+	// MaxImportBodyBytes caps the body of POST /bundles/import (a ZIP
+	// archive; see package bundlezip for the caps on what it expands to).
+	MaxImportBodyBytes = bundlezip.DefaultMaxArchiveBytes
 )
 
 // Invoker runs a catalogue tool. The handler calls it only for an enabled
@@ -136,8 +140,12 @@ const toolPath = "/bundles/{bundleID}/tools/{toolSlug}/version/{version}"
 var routes = []route{
 	{"/bundles", map[string]func(*Handler, http.ResponseWriter, *http.Request, params){
 		http.MethodGet: (*Handler).listBundles}},
+	{"/bundles/import", map[string]func(*Handler, http.ResponseWriter, *http.Request, params){
+		http.MethodPost: (*Handler).importBundle}},
 	{"/bundles/{bundleID}", map[string]func(*Handler, http.ResponseWriter, *http.Request, params){
 		http.MethodPut: (*Handler).putBundle, http.MethodPatch: (*Handler).patchBundle, http.MethodDelete: (*Handler).deleteBundle}},
+	{"/bundles/{bundleID}/export", map[string]func(*Handler, http.ResponseWriter, *http.Request, params){
+		http.MethodGet: (*Handler).exportBundle}},
 	{toolPath, map[string]func(*Handler, http.ResponseWriter, *http.Request, params){
 		http.MethodPut: (*Handler).putTool, http.MethodPatch: (*Handler).patchTool,
 		http.MethodDelete: (*Handler).deleteTool, http.MethodGet: (*Handler).getTool}},

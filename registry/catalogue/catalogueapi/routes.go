@@ -2,10 +2,16 @@ package catalogueapi
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/bundlezip"
 )
 
 // pathID parses the {bundleID} path parameter.
@@ -247,4 +253,83 @@ func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, _ params) {
 		out.Tools = []catalogue.Tool{}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// exportBundle answers GET /bundles/{bundleID}/export: the bundle and
+// every tool version in it as a ZIP archive (package bundlezip), offered
+// as a download named after the bundle.
+func (h *Handler) exportBundle(w http.ResponseWriter, r *http.Request, p params) {
+	var fe []FieldError
+	id := pathID(p, &fe)
+	if len(fe) > 0 {
+		writeInvalid(w, fe)
+		return
+	}
+	// Built whole before answering, so that a store failure midway still
+	// answers with an error status instead of half an archive.
+	var buf bytes.Buffer
+	if err := bundlezip.Export(r.Context(), h.store, id, &buf); err != nil {
+		h.writeStoreError(w, r, err)
+		return
+	}
+	b, err := h.store.GetBundle(r.Context(), id)
+	name := id.String() + ".zip"
+	if err == nil {
+		name = b.Slug + "-" + name
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/zip")
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// zipTypes are the Content-Types POST /bundles/import accepts.
+var zipTypes = map[string]bool{"application/zip": true, "application/x-zip-compressed": true, "application/octet-stream": true}
+
+// importBundle answers POST /bundles/import: a ZIP archive made by the
+// export route (or by hand in its layout) is stored as it was exported,
+// all or nothing. 201 with the bundle; 400 listing every problem (entry
+// and field); 409 if the bundle id exists; 413 above MaxImportBodyBytes.
+func (h *Handler) importBundle(w http.ResponseWriter, r *http.Request, _ params) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || !zipTypes[mt] {
+		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type",
+			"expected Content-Type: application/zip", nil)
+		return
+	}
+	tooLarge := func() {
+		writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large",
+			fmt.Sprintf("expected an archive of at most %d bytes", MaxImportBodyBytes), nil)
+	}
+	if r.ContentLength > MaxImportBodyBytes {
+		tooLarge()
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxImportBodyBytes))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		tooLarge()
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_input", "the body could not be read", nil)
+		return
+	}
+	b, err := bundlezip.Import(r.Context(), h.store, bytes.NewReader(data), int64(len(data)),
+		bundlezip.Options{MaxArchiveBytes: MaxImportBodyBytes})
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusCreated, b)
+	case errors.Is(err, bundlezip.ErrTooLarge):
+		tooLarge()
+	case errors.Is(err, catalogue.ErrConflict):
+		writeError(w, http.StatusConflict, "conflict",
+			"a bundle with this id already exists; it was left unchanged (delete it first, or import into another store)", nil)
+	default:
+		h.writeStoreError(w, r, err)
+	}
 }

@@ -500,6 +500,14 @@ func (s *syncingStore) DeleteTool(ctx context.Context, key catalogue.ToolKey) er
 	return err
 }
 
+func (s *syncingStore) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []catalogue.Tool) error {
+	err := s.Store.ImportBundle(ctx, b, tools)
+	if err == nil {
+		s.c.changed(ctx)
+	}
+	return err
+}
+
 func (s *syncingStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 	ids, err := s.Store.ReapDeleted(ctx)
 	if err == nil && len(ids) > 0 {

@@ -497,6 +497,8 @@ func Run(t *testing.T, open Opener) {
 		assert.ErrorIs(t, err, catalogue.ErrClosed)
 		assert.ErrorIs(t, s.RecordUsage(ctx, catalogue.ToolKey{BundleID: bid, Slug: "a", Version: "1"}, time.Now()), catalogue.ErrClosed)
 	})
+
+	runImport(t, fresh)
 }
 
 func fieldNames(ve *catalogue.ValidationError) []string {
