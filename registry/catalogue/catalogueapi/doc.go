@@ -16,6 +16,8 @@
 //	PATCH  /bundles/{bundleID}                                      {"isEnabled": …}
 //	DELETE /bundles/{bundleID}                                      soft-delete
 //	GET    /bundles?bundleIDs&includeDisabled&pageSize&pageToken
+//	GET    /bundles/{bundleID}/export                               the bundle as a ZIP (package bundlezip)
+//	POST   /bundles/import                                          a ZIP export → 201 with the bundle
 //	PUT    /bundles/{bundleID}/tools/{toolSlug}/version/{version}   create a version (409 if it exists)
 //	PATCH  /bundles/{bundleID}/tools/{toolSlug}/version/{version}   {"isEnabled": …}
 //	DELETE /bundles/{bundleID}/tools/{toolSlug}/version/{version}   delete for good
@@ -42,13 +44,13 @@
 //	403 built_in                 a change to a built-in bundle or tool other than isEnabled
 //	404 not_found                no such bundle, tool or route
 //	405 method_not_allowed       with an Allow header
-//	409 conflict                 PUT of an existing <slug, version> (the stored tool is unchanged)
+//	409 conflict                 PUT of an existing <slug, version> (the stored tool is unchanged); import of an existing bundle id
 //	409 bundle_disabled          a put or patch inside a disabled bundle, or a call of its tools
 //	409 bundle_deleted           the same for a soft-deleted bundle
 //	409 tool_disabled            a call of a disabled tool
-//	413 payload_too_large        a body above the catalogue's caps (catalogue.Max*BodyBytes, MaxInvokeBodyBytes)
+//	413 payload_too_large        a body above the catalogue's caps (catalogue.Max*BodyBytes, MaxInvokeBodyBytes, MaxImportBodyBytes)
 //	414 query_too_long           a query string above MaxQueryBytes
-//	415 unsupported_media_type   a body whose Content-Type is not application/json
+//	415 unsupported_media_type   a body whose Content-Type is not application/json (application/zip for an import)
 //	422 limit_reached            a catalogue cap (tools per bundle) would be exceeded
 //	501 not_implemented          invoke without an Invoker
 //	502 upstream_failure         the Invoker returned an error

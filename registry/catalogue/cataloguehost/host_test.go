@@ -443,3 +443,20 @@ func TestNew_RequiresStoreRegistryInvoker(t *testing.T) {
 	_, err = cataloguehost.New(ctx, cataloguehost.Options{Store: f.store, Registry: f.reg, Invoker: &cataloguehost.Dispatcher{}})
 	assert.ErrorIs(t, err, registry.ErrNameClash, "one catalogue pack per registry")
 }
+
+func TestCatalogue_ImportedBundleServedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, nil)
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	tid, err := catalogue.NewID()
+	require.NoError(t, err)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b := catalogue.Bundle{ID: id, BundleSpec: catalogue.BundleSpec{Slug: "imported", DisplayName: "I", IsEnabled: true}, CreatedAt: now, ModifiedAt: now}
+	tool := catalogue.Tool{ID: tid, BundleID: id, Slug: "echo", Version: "1", ToolSpec: echoSpec("http://127.0.0.1:1/"), CreatedAt: now, ModifiedAt: now}
+	require.NoError(t, f.w.ImportBundle(ctx, b, []catalogue.Tool{tool}))
+	assert.Contains(t, names(f.reg, "catalogue"), "imported.echo.1")
+
+	b.ID = f.builtin
+	assert.ErrorIs(t, f.w.ImportBundle(ctx, b, nil), catalogue.ErrConflict, "a built-in's id is taken")
+}
