@@ -174,6 +174,16 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, "%v", out)
 	assert.Equal(t, map[string]any{"echo": "sum 21"}, out["value"])
 
+	// The bundle exports as a ZIP through the mounted API.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/tools/bundles/"+bid.String()+"/export", nil)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	zipped, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "application/zip", resp.Header.Get("Content-Type"))
+	assert.NotContains(t, string(zipped), secret, "an export holds placeholders, never secret values")
+
 	// Disabling removes it everywhere.
 	drain()
 	code, _ = doJSON(t, ctx, http.MethodPatch, toolURL, `{"isEnabled":false}`)
