@@ -33,6 +33,9 @@ const (
 	// DefaultMaxToolsPerBundle is the default cap on the tool versions of
 	// one bundle.
 	DefaultMaxToolsPerBundle = 10_000
+	// DefaultMaxBundles is the default cap on the bundles of a store (so,
+	// with DefaultMaxToolsPerBundle, on the number of tools).
+	DefaultMaxBundles = 1_000
 )
 
 // FileOptions configures [OpenFileStore]. The zero value is ready to use.
@@ -56,6 +59,13 @@ type FileOptions struct {
 	// beyond it fails with ErrLimit. Zero means DefaultMaxToolsPerBundle;
 	// negative means no cap.
 	MaxToolsPerBundle int
+	// MaxBundles caps the bundles of the store, soft-deleted ones
+	// included until reaped: creating one more (PutBundle, ImportBundle)
+	// fails with ErrLimit. With MaxToolsPerBundle it bounds the number of
+	// tools. Several processes creating bundles at the same moment may
+	// pass it by a few. Zero means DefaultMaxBundles; negative means no
+	// cap.
+	MaxBundles int
 }
 
 // Problem is a stored file the store could not read as a whole record; it
@@ -94,11 +104,12 @@ type Problem struct {
 // crashed writer left behind and reports files that are not whole records
 // (see [FileStore.Problems]); reads skip them.
 type FileStore struct {
-	dir      string
-	now      func() time.Time
-	log      *slog.Logger
-	maxFile  int64
-	maxTools int
+	dir        string
+	now        func() time.Time
+	log        *slog.Logger
+	maxFile    int64
+	maxTools   int
+	maxBundles int
 
 	stripes [64]chan struct{}
 	closed  atomic.Bool
@@ -135,14 +146,15 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 		return nil, fmt.Errorf("catalogue: open file store: expected a directory, got an empty path")
 	}
 	s := &FileStore{
-		dir:      dir,
-		now:      opts.Now,
-		log:      opts.Logger,
-		maxFile:  opts.MaxFileBytes,
-		maxTools: opts.MaxToolsPerBundle,
-		pending:  map[ToolKey]usage{},
-		problems: map[string]error{},
-		stop:     make(chan struct{}),
+		dir:        dir,
+		now:        opts.Now,
+		log:        opts.Logger,
+		maxFile:    opts.MaxFileBytes,
+		maxTools:   opts.MaxToolsPerBundle,
+		maxBundles: opts.MaxBundles,
+		pending:    map[ToolKey]usage{},
+		problems:   map[string]error{},
+		stop:       make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -155,6 +167,9 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 	}
 	if s.maxTools == 0 {
 		s.maxTools = DefaultMaxToolsPerBundle
+	}
+	if s.maxBundles == 0 {
+		s.maxBundles = DefaultMaxBundles
 	}
 	for i := range s.stripes {
 		s.stripes[i] = make(chan struct{}, 1)
@@ -528,6 +543,26 @@ func removeTemps(dir string) {
 }
 
 // bundleIDs lists the bundle directories, sorted by id.
+// checkBundleCap refuses a new bundle id once the store holds MaxBundles
+// bundles.
+func (s *FileStore) checkBundleCap(id uuid.UUID) error {
+	if s.maxBundles < 0 {
+		return nil
+	}
+	ids, err := s.bundleIDs()
+	if err != nil {
+		return err
+	}
+	n := len(ids)
+	if slices.ContainsFunc(ids, func(x uuid.UUID) bool { return x == id }) {
+		n-- // a directory left without a manifest: this bundle reuses it
+	}
+	if n >= s.maxBundles {
+		return fmt.Errorf("the store holds %d bundles, the most allowed: %w", n, ErrLimit)
+	}
+	return nil
+}
+
 func (s *FileStore) bundleIDs() ([]uuid.UUID, error) {
 	entries, err := os.ReadDir(s.bundlesDir())
 	if err != nil {
@@ -600,6 +635,11 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 	switch {
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
 		// A corrupt manifest is replaced by a new one: PUT repairs it.
+		if errors.Is(err, ErrNotFound) {
+			if err := s.checkBundleCap(id); err != nil {
+				return Bundle{}, false, err
+			}
+		}
 		b, created = Bundle{ID: id, CreatedAt: now}, true
 	case err != nil:
 		return Bundle{}, false, err
@@ -1183,6 +1223,9 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 	}
 	defer unlock()
 	if err := s.clearForImport(b.ID); err != nil {
+		return err
+	}
+	if err := s.checkBundleCap(b.ID); err != nil {
 		return err
 	}
 	stage, err := os.MkdirTemp(s.bundlesDir(), stagePrefix+b.ID.String()+"-")

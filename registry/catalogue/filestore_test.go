@@ -404,3 +404,31 @@ func TestFileStore_MaxToolsPerBundle(t *testing.T) {
 	_, err = s.PutTool(ctx, ToolKey{BundleID: other, Slug: "t", Version: "1"}, httpSpec("T"))
 	require.NoError(t, err, "the cap is per bundle")
 }
+
+// The store holds at most MaxBundles bundles: one more (put or import)
+// is ErrLimit, replacing an existing one is not, and reaping makes room.
+func TestFileStore_BundleCap(t *testing.T) {
+	ctx := context.Background()
+	clock := newFakeClock()
+	s, err := OpenFileStore(ctx, t.TempDir(), FileOptions{Now: clock.Now, Logger: discard, FlushInterval: -1, ReapInterval: -1, MaxBundles: 2})
+	require.NoError(t, err)
+	defer s.Close()
+	a := mustBundle(t, s, "a")
+	mustBundle(t, s, "b")
+	_, _, err = s.PutBundle(ctx, newID(t), bundleSpec("c"))
+	require.ErrorIs(t, err, ErrLimit)
+	_, _, err = s.PutBundle(ctx, a, bundleSpec("a2"))
+	require.NoError(t, err, "replacing a bundle creates none")
+	now := clock.Now()
+	err = s.ImportBundle(ctx, Bundle{ID: newID(t), BundleSpec: bundleSpec("d"), CreatedAt: now, ModifiedAt: now}, nil)
+	require.ErrorIs(t, err, ErrLimit)
+
+	_, err = s.SoftDeleteBundle(ctx, a)
+	require.NoError(t, err)
+	clock.Advance(SoftDeleteRetention + time.Minute)
+	reaped, err := s.ReapDeleted(ctx)
+	require.NoError(t, err)
+	require.Len(t, reaped, 1)
+	_, _, err = s.PutBundle(ctx, newID(t), bundleSpec("c"))
+	assert.NoError(t, err, "a reaped bundle makes room")
+}
