@@ -655,3 +655,52 @@ func osa(a, b []rune, k int, rows *[3][]int) (full, prefix int) {
 	}
 	return full, prefix
 }
+
+// Prepared is an Item prepared for repeated scoring: its text lower-cased
+// and its words found once. Build one with Prepare; it is immutable and
+// safe for concurrent use.
+type Prepared struct {
+	p prepared
+}
+
+// Prepare prepares an item for Query.ScorePrepared.
+func Prepare(it Item) Prepared {
+	return Prepared{p: prepared{name: newField(it.Name, nil), desc: newField(it.Description, nil)}}
+}
+
+// Name returns the item's name as the ranking sees it: lower-cased rune by
+// rune (invalid UTF-8 becomes U+FFFD).
+func (p *Prepared) Name() string { return p.p.name.s }
+
+// Description returns the item's description as the ranking sees it.
+func (p *Prepared) Description() string { return p.p.desc.s }
+
+// Words calls f with every word of the name, then of the description, as
+// fuzzy matching sees them (lower-cased; see the package doc for what a
+// word is). A word occurring twice is passed twice.
+func (p *Prepared) Words(f func(word string)) {
+	for _, fd := range []*field{&p.p.name, &p.p.desc} {
+		for _, w := range fd.words {
+			f(fd.s[w.start:w.end])
+		}
+	}
+}
+
+// ScorePrepared scores a prepared item; it equals Score of the item the
+// Prepared was made from.
+func (q *Query) ScorePrepared(p *Prepared) (int, Rule) {
+	return q.score(&p.p)
+}
+
+// Terms returns the query's terms, lower-cased, in order.
+func (q *Query) Terms() []string {
+	out := make([]string, len(q.terms))
+	for i, t := range q.terms {
+		out[i] = t.s
+	}
+	return out
+}
+
+// FuzzyEdits returns the edits term i of Terms tolerates in fuzzy
+// matching (0: the term matches literally only).
+func (q *Query) FuzzyEdits(i int) int { return q.terms[i].fuzzy }
