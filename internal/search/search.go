@@ -387,7 +387,7 @@ func (q *Query) fuzzyField(ti int, f *field, full, prefix int, whole bool) int {
 			continue
 		}
 		var d, pd int
-		if f.ids != nil {
+		if f.ids != nil && int(f.ids[wi]) < len(q.vocab) {
 			d, pd = q.vocabDistance(ti, f.ids[wi])
 		} else {
 			d, pd = q.distance(t, f.s[w.start:w.end])
@@ -704,3 +704,51 @@ func (q *Query) Terms() []string {
 // FuzzyEdits returns the edits term i of Terms tolerates in fuzzy
 // matching (0: the term matches literally only).
 func (q *Query) FuzzyEdits(i int) int { return q.terms[i].fuzzy }
+
+// Vocab numbers the distinct words of many prepared items, so that a
+// query measures its edit distance to each distinct word once however
+// many items hold it (as an Index does). Unlike an Index it grows: items
+// are prepared one at a time. It is not safe for concurrent use while it
+// grows; the caller guards it.
+type Vocab struct {
+	ids   map[string]int32
+	words [][]rune
+}
+
+// NewVocab returns an empty vocabulary.
+func NewVocab() *Vocab { return &Vocab{ids: map[string]int32{}} }
+
+// Len returns the number of distinct words.
+func (v *Vocab) Len() int { return len(v.words) }
+
+// Word returns the word numbered id (0 ≤ id < Len), lower-cased.
+func (v *Vocab) Word(id int) string { return string(v.words[id]) }
+
+// Prepare prepares an item as Prepare does, adding its new words to the
+// vocabulary. Score it with a Query that called UseVocab with v.
+func (v *Vocab) Prepare(it Item) Prepared {
+	p := Prepare(it)
+	for _, f := range []*field{&p.p.name, &p.p.desc} {
+		f.ids = make([]int32, len(f.words))
+		for i, w := range f.words {
+			word := f.s[w.start:w.end]
+			id, ok := v.ids[word]
+			if !ok {
+				id = int32(len(v.words))
+				v.ids[word] = id
+				v.words = append(v.words, []rune(word))
+			}
+			f.ids[i] = id
+		}
+	}
+	return p
+}
+
+// UseVocab makes the query remember its edit distances to the words of v
+// (scoring items prepared with v.Prepare is then much cheaper when many
+// share words). v must not grow while the query is in use; scores are the
+// same with or without it.
+func (q *Query) UseVocab(v *Vocab) {
+	q.vocab = v.words
+	q.memo = make([]uint8, len(q.terms)*len(v.words))
+}

@@ -4,6 +4,9 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/toolpack-go/toolpack/internal/search"
@@ -31,20 +34,28 @@ type doc struct {
 // index is the in-memory index. It is not safe for concurrent use; Store
 // guards it.
 type index struct {
-	seed     maphash.Seed
-	docs     []doc // by slot; removed tools leave dead slots until compact
-	slots    map[catalogue.ToolKey]int32
-	bundles  map[uuid.UUID]*bundleState
-	grams    map[uint32][]int32 // byte trigram of the lower-cased text → slots, ascending
-	words    map[string]int32   // word → id
-	wordDocs [][]int32          // word id → slots, ascending
-	trie     *trieNode
-	dead     int
+	seed    maphash.Seed
+	docs    []doc // by slot; removed tools leave dead slots until compact
+	slots   map[catalogue.ToolKey]int32
+	bundles map[uuid.UUID]*bundleState
+	// Substring candidates: the text's runs (maximal runs of letters and
+	// digits, lower-cased), each with the slots holding it, and the byte
+	// trigrams of the distinct runs.
+	runs    map[string]int32   // run → id
+	runText []string           // run id → run
+	runDocs [][]int32          // run id → slots, ascending
+	grams   map[uint32][]int32 // trigram → run ids, ascending
+	// Fuzzy candidates: every distinct word (as the ranking splits words)
+	// and whole name, in a trie.
+	vocab *search.Vocab
+	trie  *trieNode
+	dead  int
 }
 
-func newIndex(seed maphash.Seed) *index {
-	return &index{seed: seed, slots: map[catalogue.ToolKey]int32{}, bundles: map[uuid.UUID]*bundleState{},
-		grams: map[uint32][]int32{}, words: map[string]int32{}, trie: newTrie()}
+// newIndex returns an empty index with room for n tools.
+func newIndex(seed maphash.Seed, n int) *index {
+	return &index{seed: seed, docs: make([]doc, 0, n), slots: make(map[catalogue.ToolKey]int32, n), bundles: map[uuid.UUID]*bundleState{},
+		runs: map[string]int32{}, grams: map[uint32][]int32{}, vocab: search.NewVocab(), trie: newTrie()}
 }
 
 func (ix *index) bundle(id uuid.UUID) *bundleState {
@@ -94,9 +105,8 @@ func (ix *index) put(t *catalogue.Tool) {
 		}
 		ix.remove(key)
 	}
-	a, b := views(t)
 	ix.add(doc{key: key, bundle: ix.bundle(key.BundleID), time: t.ModifiedAt.UnixNano(), enabled: t.IsEnabled,
-		alive: true, sum: sum, views: [2]search.Prepared{search.Prepare(a), search.Prepare(b)}})
+		alive: true, sum: sum, views: ix.prepare(t)})
 }
 
 // add indexes a prepared doc in a new slot.
@@ -105,32 +115,79 @@ func (ix *index) add(d doc) {
 	ix.docs = append(ix.docs, d)
 	ix.slots[d.key] = slot
 	v := &ix.docs[slot].views
-	for _, s := range []string{v[0].Name(), v[0].Description()} {
-		for i := 0; i+3 <= len(s); i++ {
-			g := uint32(s[i])<<16 | uint32(s[i+1])<<8 | uint32(s[i+2])
-			l := ix.grams[g]
-			if n := len(l); n == 0 || l[n-1] != slot {
-				ix.grams[g] = append(l, slot)
+	for _, text := range []string{v[0].Name(), v[0].Description()} {
+		eachRun(text, func(r string) {
+			id, ok := ix.runs[r]
+			if !ok {
+				id = ix.newRun(r)
 			}
-		}
+			if l := ix.runDocs[id]; len(l) == 0 || l[len(l)-1] != slot {
+				ix.runDocs[id] = append(l, slot)
+			}
+		})
 	}
-	addWord := func(w string) {
-		id, ok := ix.words[w]
-		if !ok {
-			id = int32(len(ix.wordDocs))
-			ix.words[w] = id
-			ix.wordDocs = append(ix.wordDocs, nil)
-			ix.trie.insert(w, id)
-		}
-		if l := ix.wordDocs[id]; len(l) == 0 || l[len(l)-1] != slot {
-			ix.wordDocs[id] = append(l, slot)
-		}
-	}
-	v[0].Words(addWord)
 	// Whole names: fuzzy matching also measures a term against a whole
-	// name of several words.
-	addWord(v[0].Name())
-	addWord(v[1].Name())
+	// name of several words. (Insertion is idempotent.)
+	ix.trie.insert(v[0].Name())
+	ix.trie.insert(v[1].Name())
+}
+
+// prepare prepares a tool's two views against the vocabulary, adding new
+// words to the trie.
+func (ix *index) prepare(t *catalogue.Tool) [2]search.Prepared {
+	a, b := views(t)
+	n := ix.vocab.Len()
+	out := [2]search.Prepared{ix.vocab.Prepare(a), ix.vocab.Prepare(b)}
+	for id := n; id < ix.vocab.Len(); id++ {
+		ix.trie.insert(ix.vocab.Word(id))
+	}
+	return out
+}
+
+func (ix *index) newRun(r string) int32 {
+	id := int32(len(ix.runText))
+	ix.runs[r] = id
+	ix.runText = append(ix.runText, r)
+	ix.runDocs = append(ix.runDocs, nil)
+	for i := 0; i+3 <= len(r); i++ {
+		g := gram(r[i:])
+		if l := ix.grams[g]; len(l) == 0 || l[len(l)-1] != id {
+			ix.grams[g] = append(l, id)
+		}
+	}
+	return id
+}
+
+func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+
+// alnum is the ranking's notion of a word character.
+func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// eachRun calls f with every maximal run of letters and digits of s.
+func eachRun(s string, f func(string)) {
+	start := -1
+	for i, r := range s {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+		} else if alnum(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			f(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		f(s[start:])
+	}
 }
 
 // remove drops a tool; its slot stays dead until compact.
@@ -147,10 +204,12 @@ func (ix *index) remove(key catalogue.ToolKey) {
 	}
 }
 
-// compact rebuilds the postings from the live docs.
+// compact rebuilds the postings from the live docs. The vocabulary and
+// the trie only grow (a word no tool holds any more costs a little memory
+// and yields no candidate); Resync starts them afresh.
 func (ix *index) compact() {
-	fresh := newIndex(ix.seed)
-	fresh.bundles = ix.bundles
+	fresh := newIndex(ix.seed, len(ix.slots))
+	fresh.bundles, fresh.vocab, fresh.trie = ix.bundles, ix.vocab, ix.trie
 	for i := range ix.docs {
 		if ix.docs[i].alive {
 			fresh.add(ix.docs[i])
@@ -187,21 +246,22 @@ func (b bitset) each(f func(i int32)) {
 }
 
 // candidates returns a superset of the slots matching every term, or nil
-// when no term narrows the search (every term shorter than 3 bytes: each
-// live slot is then a candidate).
+// when no term narrows the search (each live slot is then a candidate).
 func (ix *index) candidates(sq *search.Query) bitset {
 	var out bitset
 	for i, term := range sq.Terms() {
-		k := sq.FuzzyEdits(i)
-		if len(term) < 3 && k == 0 {
-			continue // too short to narrow with trigrams; such a term matches by substring only
-		}
 		set := newBitset(len(ix.docs))
-		if len(term) >= 3 {
-			set.setAll(ix.substring(term))
+		if !ix.substring(term, set) {
+			continue // the term's literal matches are not narrowed: it constrains nothing
 		}
-		if k > 0 {
-			ix.trie.fuzzy([]rune(term), k, func(w int32) { set.setAll(ix.wordDocs[w]) })
+		if k := sq.FuzzyEdits(i); k > 0 {
+			narrowed := true
+			ix.trie.fuzzy([]rune(term), k, func(prefix string) {
+				narrowed = narrowed && ix.substring(prefix, set)
+			})
+			if !narrowed {
+				continue
+			}
 		}
 		if out == nil {
 			out = set
@@ -212,49 +272,52 @@ func (ix *index) candidates(sq *search.Query) bitset {
 	return out
 }
 
-// substring returns the slots whose text holds every trigram of term
-// (ascending): a superset of those holding term.
-func (ix *index) substring(term string) []int32 {
-	lists := make([][]int32, 0, len(term)-2)
-	for i := 0; i+3 <= len(term); i++ {
-		l := ix.grams[uint32(term[i])<<16|uint32(term[i+1])<<8|uint32(term[i+2])]
+// substring adds to set a superset of the slots whose text holds s, and
+// reports false when it cannot narrow (no run of letters and digits of s
+// is 3 bytes long): then every slot may hold s.
+//
+// A text holding s holds each maximal run of letters and digits of s
+// inside one of its own runs; runs are found by their trigrams.
+func (ix *index) substring(s string, set bitset) bool {
+	var pieces []string
+	eachRun(s, func(p string) {
+		if len(p) >= 3 {
+			pieces = append(pieces, p)
+		}
+	})
+	if len(pieces) == 0 {
+		return false
+	}
+	// The longest piece narrows best.
+	p := slices.MaxFunc(pieces, func(a, b string) int { return len(a) - len(b) })
+	lists := make([][]int32, 0, len(p)-2)
+	for i := 0; i+3 <= len(p); i++ {
+		l := ix.grams[gram(p[i:])]
 		if len(l) == 0 {
-			return nil
+			return true // no run holds p: nothing holds s
 		}
 		lists = append(lists, l)
 	}
 	slices.SortFunc(lists, func(a, b []int32) int { return len(a) - len(b) })
-	out := slices.Clone(lists[0])
-	for _, l := range lists[1:] {
-		out = intersect(out, l)
-		if len(out) == 0 {
-			return nil
+	runs := lists[0]
+	if len(lists) > 1 {
+		runs = slices.Clone(runs)
+		for _, l := range lists[1:] {
+			runs = intersect(runs, l)
 		}
 	}
-	return out
-}
-
-// intersect keeps in a (reused) the elements also in b; both ascending.
-func intersect(a, b []int32) []int32 {
-	n, j := 0, 0
-	for _, x := range a {
-		for j < len(b) && b[j] < x {
-			j++
-		}
-		if j == len(b) {
-			break
-		}
-		if b[j] == x {
-			a[n] = x
-			n++
+	for _, r := range runs {
+		if strings.Contains(ix.runText[r], p) {
+			set.setAll(ix.runDocs[r])
 		}
 	}
-	return a[:n]
+	return true
 }
 
 // search ranks the visible tools matching q; hits' ref is the slot.
 func (ix *index) search(q *Query) ([]hit, *Cursor) {
 	sq := search.NewQuery(q.Text)
+	sq.UseVocab(ix.vocab)
 	tp := newTop(q)
 	if sq.Empty() {
 		return nil, nil
@@ -282,3 +345,21 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 
 // live returns the number of indexed tools.
 func (ix *index) live() int { return len(ix.slots) }
+
+// intersect keeps in a (reused) the elements also in b; both ascending.
+func intersect(a, b []int32) []int32 {
+	n, j := 0, 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) {
+			break
+		}
+		if b[j] == x {
+			a[n] = x
+			n++
+		}
+	}
+	return a[:n]
+}

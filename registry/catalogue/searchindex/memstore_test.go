@@ -148,7 +148,10 @@ func (m *memStore) ListTools(_ context.Context, q catalogue.ToolQuery) ([]catalo
 		if c := bytes.Compare(a.BundleID[:], b.BundleID[:]); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Slug+"\x00"+a.Version, b.Slug+"\x00"+b.Version)
+		if c := strings.Compare(a.Slug, b.Slug); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Version, b.Version)
 	})
 	return out, nil
 }

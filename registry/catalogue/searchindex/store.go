@@ -60,7 +60,7 @@ func Wrap(ctx context.Context, store catalogue.Store, opts Options) (*Store, err
 	if opts.ResyncInterval < 0 {
 		return nil, fmt.Errorf("searchindex: Options.ResyncInterval: expected zero or a positive duration, got %v", opts.ResyncInterval)
 	}
-	s := &Store{Store: store, log: opts.Logger, ix: newIndex(maphash.MakeSeed())}
+	s := &Store{Store: store, log: opts.Logger, ix: newIndex(maphash.MakeSeed(), 0)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -131,7 +131,7 @@ func (s *Store) build(ctx context.Context) (*index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("searchindex: reading bundles: %w", err)
 	}
-	ix := newIndex(maphash.MakeSeed())
+	ix := newIndex(maphash.MakeSeed(), len(tools))
 	for i := range bundles {
 		ix.setBundle(&bundles[i])
 	}
