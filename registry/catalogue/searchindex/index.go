@@ -41,10 +41,11 @@ type index struct {
 	// Substring candidates: the text's runs (maximal runs of letters and
 	// digits, lower-cased), each with the slots holding it, and the byte
 	// trigrams of the distinct runs.
-	runs    map[string]int32   // run → id
-	runText []string           // run id → run
-	runDocs [][]int32          // run id → slots, ascending
-	grams   map[uint32][]int32 // trigram → run ids, ascending
+	runs     map[string]int32   // run → id
+	runText  []string           // run id → run
+	runDocs  [][]int32          // run id → slots, ascending
+	nameDocs [][]int32          // run id → slots holding it in the slug or display name
+	grams    map[uint32][]int32 // trigram → run ids, ascending
 	// Fuzzy candidates: every distinct word (as the ranking splits words)
 	// and whole name, in a trie.
 	vocab *search.Vocab
@@ -115,7 +116,7 @@ func (ix *index) add(d doc) {
 	ix.docs = append(ix.docs, d)
 	ix.slots[d.key] = slot
 	v := &ix.docs[slot].views
-	for _, text := range []string{v[0].Name(), v[0].Description()} {
+	for i, text := range []string{v[0].Name(), v[1].Name(), v[0].Description()} {
 		eachRun(text, func(r string) {
 			id, ok := ix.runs[r]
 			if !ok {
@@ -123,6 +124,9 @@ func (ix *index) add(d doc) {
 			}
 			if l := ix.runDocs[id]; len(l) == 0 || l[len(l)-1] != slot {
 				ix.runDocs[id] = append(l, slot)
+			}
+			if l := ix.nameDocs[id]; i < 2 && (len(l) == 0 || l[len(l)-1] != slot) {
+				ix.nameDocs[id] = append(l, slot)
 			}
 		})
 	}
@@ -149,6 +153,7 @@ func (ix *index) newRun(r string) int32 {
 	ix.runs[r] = id
 	ix.runText = append(ix.runText, r)
 	ix.runDocs = append(ix.runDocs, nil)
+	ix.nameDocs = append(ix.nameDocs, nil)
 	for i := 0; i+3 <= len(r); i++ {
 		g := gram(r[i:])
 		if l := ix.grams[g]; len(l) == 0 || l[len(l)-1] != id {
@@ -230,6 +235,14 @@ func (b bitset) and(o bitset) {
 	}
 }
 
+func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
 func (b bitset) setAll(l []int32) {
 	for _, i := range l {
 		b.set(i)
@@ -245,31 +258,55 @@ func (b bitset) each(f func(i int32)) {
 	}
 }
 
-// candidates returns a superset of the slots matching every term, or nil
-// when no term narrows the search (each live slot is then a candidate).
-func (ix *index) candidates(sq *search.Query) bitset {
-	var out bitset
+// termSets are a term's candidates, split by where the term may hit:
+// supersets of the slots holding it literally (anywhere, or in the slug
+// or display name) and of those it fuzzy-matches (anywhere, or in a
+// name). They bound a slot's score before it is computed.
+type termSets struct {
+	lit, nameLit, fz, nameFz bitset
+}
+
+// terms returns each term's sets; nil for a term that narrows nothing.
+func (ix *index) terms(sq *search.Query) []*termSets {
+	out := make([]*termSets, len(sq.Terms()))
 	for i, term := range sq.Terms() {
-		set := newBitset(len(ix.docs))
-		if !ix.substring(term, set) {
+		n := len(ix.docs)
+		ts := &termSets{lit: newBitset(n), nameLit: newBitset(n), fz: newBitset(n), nameFz: newBitset(n)}
+		if !ix.substring(term, ts.lit, ts.nameLit) {
 			continue // the term's literal matches are not narrowed: it constrains nothing
 		}
 		if k := sq.FuzzyEdits(i); k > 0 {
 			narrowed := true
 			ix.trie.fuzzy([]rune(term), k, func(prefix string) {
-				narrowed = narrowed && ix.substring(prefix, set)
+				narrowed = narrowed && ix.substring(prefix, ts.fz, ts.nameFz)
 			})
 			if !narrowed {
 				continue
 			}
 		}
-		if out == nil {
-			out = set
-		} else {
-			out.and(set)
-		}
+		out[i] = ts
 	}
 	return out
+}
+
+// bound is an upper bound of the slot's score from the term sets, and
+// whether it is unbounded (every term may hit a name literally: an exact
+// name match is possible).
+func bound(ts []*termSets, slot int32) (int, bool) {
+	total, names := 0, true
+	for _, t := range ts {
+		switch {
+		case t == nil || t.nameLit.has(slot):
+			total += search.PrefixScore
+		case t.lit.has(slot):
+			total, names = total+search.DescriptionWordScore, false
+		case t.nameFz.has(slot):
+			total, names = total+search.NameFuzzyScore, false
+		default:
+			total, names = total+search.DescFuzzyScore, false
+		}
+	}
+	return total, names
 }
 
 // substring adds to set a superset of the slots whose text holds s, and
@@ -278,7 +315,7 @@ func (ix *index) candidates(sq *search.Query) bitset {
 //
 // A text holding s holds each maximal run of letters and digits of s
 // inside one of its own runs; runs are found by their trigrams.
-func (ix *index) substring(s string, set bitset) bool {
+func (ix *index) substring(s string, set, nameSet bitset) bool {
 	var pieces []string
 	eachRun(s, func(p string) {
 		if len(p) >= 3 {
@@ -288,13 +325,37 @@ func (ix *index) substring(s string, set bitset) bool {
 	if len(pieces) == 0 {
 		return false
 	}
-	// The longest piece narrows best.
-	p := slices.MaxFunc(pieces, func(a, b string) int { return len(a) - len(b) })
+	if len(pieces) == 1 {
+		ix.pieceDocs(pieces[0], set, nameSet)
+		return true
+	}
+	// Every piece must be in some run: intersect the pieces' sets, then
+	// add the intersection to set (which may hold other strings' slots).
+	var all, names bitset
+	for _, p := range pieces {
+		ps, pn := newBitset(len(ix.docs)), newBitset(len(ix.docs))
+		ix.pieceDocs(p, ps, pn)
+		if all == nil {
+			all, names = ps, pn
+		} else {
+			all.and(ps)
+			names.and(pn)
+		}
+	}
+	set.or(all)
+	nameSet.or(names)
+	return true
+}
+
+// pieceDocs adds to set the slots holding a run that contains p (p has
+// no separator and at least 3 bytes), and to nameSet those holding it in
+// a name.
+func (ix *index) pieceDocs(p string, set, nameSet bitset) {
 	lists := make([][]int32, 0, len(p)-2)
 	for i := 0; i+3 <= len(p); i++ {
 		l := ix.grams[gram(p[i:])]
 		if len(l) == 0 {
-			return true // no run holds p: nothing holds s
+			return // no run holds p
 		}
 		lists = append(lists, l)
 	}
@@ -309,9 +370,9 @@ func (ix *index) substring(s string, set bitset) bool {
 	for _, r := range runs {
 		if strings.Contains(ix.runText[r], p) {
 			set.setAll(ix.runDocs[r])
+			nameSet.setAll(ix.nameDocs[r])
 		}
 	}
-	return true
 }
 
 // search ranks the visible tools matching q; hits' ref is the slot.
@@ -322,9 +383,13 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 	if sq.Empty() {
 		return nil, nil
 	}
+	ts := ix.terms(sq)
 	consider := func(slot int32) {
 		d := &ix.docs[slot]
 		if !d.alive || !d.bundle.known || d.bundle.deleted || (!q.IncludeDisabled && !(d.enabled && d.bundle.enabled)) {
+			return
+		}
+		if b, unbounded := bound(ts, slot); !unbounded && !tp.admits(b) {
 			return
 		}
 		s1, _ := sq.ScorePrepared(&d.views[0])
@@ -333,13 +398,35 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 			tp.add(hit{score: sc, time: d.time, key: d.key, ref: int(slot)})
 		}
 	}
-	if c := ix.candidates(sq); c != nil {
-		c.each(consider)
-	} else {
+	// Candidates: the slots every narrowing term may match. Those that
+	// may hit a name with every term come first, so that the others can
+	// often be skipped by their bound.
+	var cand, names bitset
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		set := slices.Clone(t.lit)
+		set.or(t.fz)
+		if cand == nil {
+			cand, names = set, slices.Clone(t.nameLit)
+		} else {
+			cand.and(set)
+			names.and(t.nameLit)
+		}
+	}
+	if cand == nil {
 		for i := range ix.docs {
 			consider(int32(i))
 		}
+		return tp.result(q.Limit)
 	}
+	names.and(cand)
+	names.each(consider)
+	for i := range cand {
+		cand[i] &^= names[i]
+	}
+	cand.each(consider)
 	return tp.result(q.Limit)
 }
 

@@ -160,8 +160,10 @@ func newTop(q *Query) *top {
 	return t
 }
 
-// wants reports whether a hit of this score and time could enter the
-// heap, before its key is known to matter.
+// admits reports whether a hit scoring at most score could still enter.
+func (t *top) admits(score int) bool { return len(t.h) < t.k || score >= t.h[0].score }
+
+// add offers a hit.
 func (t *top) add(x hit) {
 	if t.after != nil && compareHits(&x, t.after) <= 0 {
 		return
