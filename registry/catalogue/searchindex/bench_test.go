@@ -123,6 +123,7 @@ func measure(b *testing.B, s searchindex.Searcher, queries []string) time.Durati
 	b.Helper()
 	ctx := context.Background()
 	var lat []time.Duration
+	var kinds [4][]time.Duration // prefix, word, typo, two words (the mix's order)
 	i := 0
 	for b.Loop() {
 		q := searchindex.Query{Text: queries[i%len(queries)], Limit: 50}
@@ -130,14 +131,25 @@ func measure(b *testing.B, s searchindex.Searcher, queries []string) time.Durati
 		if _, err := s.Search(ctx, q); err != nil {
 			b.Fatal(err)
 		}
-		lat = append(lat, time.Since(start))
+		d := time.Since(start)
+		lat = append(lat, d)
+		kinds[i%4] = append(kinds[i%4], d)
 		i++
 	}
-	slices.Sort(lat)
-	p := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
-	b.ReportMetric(float64(p(0.50).Nanoseconds()), "p50-ns")
-	b.ReportMetric(float64(p(0.99).Nanoseconds()), "p99-ns")
-	return p(0.99)
+	p := func(lat []time.Duration, f float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		slices.Sort(lat)
+		return lat[min(len(lat)-1, int(f*float64(len(lat))))]
+	}
+	b.ReportMetric(float64(p(lat, 0.50).Nanoseconds()), "p50-ns")
+	for k, name := range []string{"prefix", "word", "typo", "2words"} {
+		b.ReportMetric(float64(p(kinds[k], 0.99).Nanoseconds()), name+"-p99-ns")
+	}
+	p99 := p(lat, 0.99)
+	b.ReportMetric(float64(p99.Nanoseconds()), "p99-ns")
+	return p99
 }
 
 // scanP99 measures the full scan's p99 over the first queries of the mix
