@@ -399,7 +399,7 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 		}
 	}
 	// Candidates: the slots every narrowing term may match. Those that
-	// may hit a name with every term come first, so that the others can
+	// may hit a name (literally or fuzzily) with every term come first, so that the others can
 	// often be skipped by their bound.
 	var cand, names bitset
 	for _, t := range ts {
@@ -408,11 +408,13 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 		}
 		set := slices.Clone(t.lit)
 		set.or(t.fz)
+		inName := slices.Clone(t.nameLit)
+		inName.or(t.nameFz)
 		if cand == nil {
-			cand, names = set, slices.Clone(t.nameLit)
+			cand, names = set, inName
 		} else {
 			cand.and(set)
-			names.and(t.nameLit)
+			names.and(inName)
 		}
 	}
 	if cand == nil {
