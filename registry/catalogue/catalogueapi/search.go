@@ -11,7 +11,7 @@ import (
 
 // Searcher ranks catalogue tools for GET /tools/search. The search index
 // of package searchindex implements it: *searchindex.Store (in memory,
-// updated on every write) and *searchindex.FTS (SQLite FTS5). Every
+// updated on every write) and *searchindex.Scan (no index). Every
 // implementation ranks in the same total order (score, modifiedAt, then
 // bundle id, slug and version), which is what page tokens record.
 type Searcher interface {

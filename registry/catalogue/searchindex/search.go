@@ -66,7 +66,7 @@ type Page struct {
 }
 
 // Searcher ranks catalogue tools: prefix > whole word > fuzzy > recency
-// (modifiedAt), then bundle id, slug and version. [*Store], [*FTS] and
+// (modifiedAt), then bundle id, slug and version. [*Store] and
 // [*Scan] implement it with the same order.
 type Searcher interface {
 	// Search returns one page of the tools matching q.
