@@ -387,7 +387,7 @@ func (q *Query) fuzzyField(ti int, f *field, full, prefix int, whole bool) int {
 			continue
 		}
 		var d, pd int
-		if f.ids != nil {
+		if f.ids != nil && int(f.ids[wi]) < len(q.vocab) {
 			d, pd = q.vocabDistance(ti, f.ids[wi])
 		} else {
 			d, pd = q.distance(t, f.s[w.start:w.end])
@@ -654,4 +654,101 @@ func osa(a, b []rune, k int, rows *[3][]int) (full, prefix int) {
 		prefix = min(prefix, prev[j])
 	}
 	return full, prefix
+}
+
+// Prepared is an Item prepared for repeated scoring: its text lower-cased
+// and its words found once. Build one with Prepare; it is immutable and
+// safe for concurrent use.
+type Prepared struct {
+	p prepared
+}
+
+// Prepare prepares an item for Query.ScorePrepared.
+func Prepare(it Item) Prepared {
+	return Prepared{p: prepared{name: newField(it.Name, nil), desc: newField(it.Description, nil)}}
+}
+
+// Name returns the item's name as the ranking sees it: lower-cased rune by
+// rune (invalid UTF-8 becomes U+FFFD).
+func (p *Prepared) Name() string { return p.p.name.s }
+
+// Description returns the item's description as the ranking sees it.
+func (p *Prepared) Description() string { return p.p.desc.s }
+
+// Words calls f with every word of the name, then of the description, as
+// fuzzy matching sees them (lower-cased; see the package doc for what a
+// word is). A word occurring twice is passed twice.
+func (p *Prepared) Words(f func(word string)) {
+	for _, fd := range []*field{&p.p.name, &p.p.desc} {
+		for _, w := range fd.words {
+			f(fd.s[w.start:w.end])
+		}
+	}
+}
+
+// ScorePrepared scores a prepared item; it equals Score of the item the
+// Prepared was made from.
+func (q *Query) ScorePrepared(p *Prepared) (int, Rule) {
+	return q.score(&p.p)
+}
+
+// Terms returns the query's terms, lower-cased, in order.
+func (q *Query) Terms() []string {
+	out := make([]string, len(q.terms))
+	for i, t := range q.terms {
+		out[i] = t.s
+	}
+	return out
+}
+
+// FuzzyEdits returns the edits term i of Terms tolerates in fuzzy
+// matching (0: the term matches literally only).
+func (q *Query) FuzzyEdits(i int) int { return q.terms[i].fuzzy }
+
+// Vocab numbers the distinct words of many prepared items, so that a
+// query measures its edit distance to each distinct word once however
+// many items hold it (as an Index does). Unlike an Index it grows: items
+// are prepared one at a time. It is not safe for concurrent use while it
+// grows; the caller guards it.
+type Vocab struct {
+	ids   map[string]int32
+	words [][]rune
+}
+
+// NewVocab returns an empty vocabulary.
+func NewVocab() *Vocab { return &Vocab{ids: map[string]int32{}} }
+
+// Len returns the number of distinct words.
+func (v *Vocab) Len() int { return len(v.words) }
+
+// Word returns the word numbered id (0 ≤ id < Len), lower-cased.
+func (v *Vocab) Word(id int) string { return string(v.words[id]) }
+
+// Prepare prepares an item as Prepare does, adding its new words to the
+// vocabulary. Score it with a Query that called UseVocab with v.
+func (v *Vocab) Prepare(it Item) Prepared {
+	p := Prepare(it)
+	for _, f := range []*field{&p.p.name, &p.p.desc} {
+		f.ids = make([]int32, len(f.words))
+		for i, w := range f.words {
+			word := f.s[w.start:w.end]
+			id, ok := v.ids[word]
+			if !ok {
+				id = int32(len(v.words))
+				v.ids[word] = id
+				v.words = append(v.words, []rune(word))
+			}
+			f.ids[i] = id
+		}
+	}
+	return p
+}
+
+// UseVocab makes the query remember its edit distances to the words of v
+// (scoring items prepared with v.Prepare is then much cheaper when many
+// share words). v must not grow while the query is in use; scores are the
+// same with or without it.
+func (q *Query) UseVocab(v *Vocab) {
+	q.vocab = v.words
+	q.memo = make([]uint8, len(q.terms)*len(v.words))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/bundlezip"
+	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -68,17 +69,23 @@ type Options struct {
 	// Now is the clock used for usage metrics (lastCalledAt). Nil means
 	// time.Now.
 	Now func() time.Time
+	// Searcher answers GET /tools/search. Nil means a full scan of the
+	// store per request (searchindex.NewScan), fine for small catalogues;
+	// give a *searchindex.Store (wrap the store, and pass the wrapped one
+	// as Store too, so that writes reach the index) for large ones.
+	Searcher Searcher
 }
 
 // Handler serves the catalogue's REST API. Create it with [New]; it is
 // safe for concurrent use.
 type Handler struct {
-	store   catalogue.Store
-	invoker Invoker
-	log     *slog.Logger
-	key     []byte
-	maxPage int
-	now     func() time.Time
+	store    catalogue.Store
+	searcher Searcher
+	invoker  Invoker
+	log      *slog.Logger
+	key      []byte
+	maxPage  int
+	now      func() time.Time
 
 	schemaMu sync.Mutex
 	schemas  map[[16]byte]*jsonschema.Schema // compiled argSchemas by tool id
@@ -96,7 +103,10 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("catalogueapi: Options.Store is required")
 	}
 	h := &Handler{store: opts.Store, invoker: opts.Invoker, log: opts.Logger, maxPage: opts.MaxPageSize,
-		now: opts.Now, schemas: map[[16]byte]*jsonschema.Schema{}}
+		now: opts.Now, schemas: map[[16]byte]*jsonschema.Schema{}, searcher: opts.Searcher}
+	if h.searcher == nil {
+		h.searcher = searchindex.NewScan(opts.Store)
+	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}

@@ -1,55 +1,22 @@
 package catalogueapi
 
 import (
-	"bytes"
-	"cmp"
+	"context"
+	"errors"
 	"net/http"
-	"slices"
-	"strings"
 
-	"github.com/toolpack-go/toolpack/internal/search"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex"
 )
 
-// ranked is a tool with its search score.
-type ranked struct {
-	tool  catalogue.Tool
-	score int
-	time  int64
-}
-
-// compareRanked is the total order of search results: score (higher
-// first), modifiedAt (recent first), then bundle id, slug and version. A
-// tool's place depends only on itself, so a cursor taken from the last
-// result of a page stays valid while other tools come and go.
-func compareRanked(a, b ranked) int {
-	if c := cmp.Compare(b.score, a.score); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(b.time, a.time); c != 0 {
-		return c
-	}
-	return compareKey(a.tool.BundleID[:], a.tool.Slug, a.tool.Version, b.tool.BundleID[:], b.tool.Slug, b.tool.Version)
-}
-
-func compareKey(ab []byte, as, av string, bb []byte, bs, bv string) int {
-	if c := bytes.Compare(ab, bb); c != 0 {
-		return c
-	}
-	if c := strings.Compare(as, bs); c != 0 {
-		return c
-	}
-	return strings.Compare(av, bv)
-}
-
-// scoreTool ranks a tool against the query: the slug and the display name
-// each stand as the name (prefix and whole-word matches count there), the
-// rest (the other name, the description and the tags) as the description.
-func scoreTool(q *search.Query, t *catalogue.Tool) int {
-	rest := t.Description + "\n" + strings.Join(t.Tags, " ")
-	s1, _ := q.Score(search.Item{Name: t.Slug, Description: t.DisplayName + "\n" + rest})
-	s2, _ := q.Score(search.Item{Name: t.DisplayName, Description: t.Slug + "\n" + rest})
-	return max(s1, s2)
+// Searcher ranks catalogue tools for GET /tools/search. The search index
+// of package searchindex implements it: *searchindex.Store (in memory,
+// updated on every write) and *searchindex.Scan (no index). Every
+// implementation ranks in the same total order (score, modifiedAt, then
+// bundle id, slug and version), which is what page tokens record.
+type Searcher interface {
+	// Search returns one page of the tools matching q, best first.
+	Search(ctx context.Context, q searchindex.Query) (searchindex.Page, error)
 }
 
 func (h *Handler) searchTools(w http.ResponseWriter, r *http.Request, _ params) {
@@ -66,36 +33,30 @@ func (h *Handler) searchTools(w http.ResponseWriter, r *http.Request, _ params) 
 		writeInvalid(w, fe)
 		return
 	}
-	all, err := h.store.ListTools(r.Context(), catalogue.ToolQuery{IncludeDisabled: q.IncludeDisabled})
+	sq := searchindex.Query{Text: q.Q, IncludeDisabled: q.IncludeDisabled, Limit: min(q.PageSize, searchindex.MaxLimit)}
+	if q.PageToken != "" {
+		sq.After = &searchindex.Cursor{Score: c.Score, Time: c.Time, Key: catalogueKey(c)}
+	}
+	page, err := h.searcher.Search(r.Context(), sq)
+	if errors.Is(err, searchindex.ErrInvalidQuery) { // q and pageSize were checked above; a custom Searcher may be stricter
+		writeInvalid(w, []FieldError{{Field: "q", Problem: err.Error()}})
+		return
+	}
 	if err != nil {
 		h.writeStoreError(w, r, err)
 		return
 	}
-	sq := search.NewQuery(q.Q)
-	var hits []ranked
-	for i := range all {
-		if s := scoreTool(sq, &all[i]); s > 0 {
-			hits = append(hits, ranked{tool: all[i], score: s, time: all[i].ModifiedAt.UnixNano()})
-		}
+	out := ToolList{Tools: page.Tools}
+	if out.Tools == nil {
+		out.Tools = []catalogue.Tool{}
 	}
-	slices.SortFunc(hits, compareRanked)
-	start := 0
-	if q.PageToken != "" {
-		after := ranked{tool: catalogue.Tool{BundleID: c.BundleID, Slug: c.Slug, Version: c.Version}, score: c.Score, time: c.Time}
-		start, _ = slices.BinarySearchFunc(hits, after, compareRanked)
-		if start < len(hits) && compareRanked(hits[start], after) == 0 {
-			start++
-		}
-	}
-	hits = hits[start:]
-	out := ToolList{Tools: []catalogue.Tool{}}
-	for i := 0; i < len(hits) && i < q.PageSize; i++ {
-		out.Tools = append(out.Tools, hits[i].tool)
-	}
-	if len(hits) > q.PageSize {
-		last := hits[q.PageSize-1]
-		out.NextPageToken = h.encodeToken(cursor{Kind: searchQuery.kind, Filter: filter, BundleID: last.tool.BundleID,
-			Slug: last.tool.Slug, Version: last.tool.Version, Score: last.score, Time: last.time})
+	if n := page.Next; n != nil {
+		out.NextPageToken = h.encodeToken(cursor{Kind: searchQuery.kind, Filter: filter, BundleID: n.Key.BundleID,
+			Slug: n.Key.Slug, Version: n.Key.Version, Score: n.Score, Time: n.Time})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+func catalogueKey(c cursor) catalogue.ToolKey {
+	return catalogue.ToolKey{BundleID: c.BundleID, Slug: c.Slug, Version: c.Version}
 }

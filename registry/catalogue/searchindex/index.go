@@ -1,0 +1,454 @@
+package searchindex
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/toolpack-go/toolpack/internal/search"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+// bundleState is what visibility needs of a bundle.
+type bundleState struct {
+	known   bool // the bundle was seen (a tool may arrive before it)
+	enabled bool
+	deleted bool // soft-deleted or reaped
+}
+
+// doc is one indexed tool version.
+type doc struct {
+	key     catalogue.ToolKey
+	bundle  *bundleState
+	time    int64
+	enabled bool
+	alive   bool
+	sum     uint64 // hash of the searched text, to tell a flag change from a new body
+	views   [2]search.Prepared
+}
+
+// index is the in-memory index. It is not safe for concurrent use; Store
+// guards it.
+type index struct {
+	seed    maphash.Seed
+	docs    []doc // by slot; removed tools leave dead slots until compact
+	slots   map[catalogue.ToolKey]int32
+	bundles map[uuid.UUID]*bundleState
+	// Substring candidates: the text's runs (maximal runs of letters and
+	// digits, lower-cased), each with the slots holding it, and the byte
+	// trigrams of the distinct runs.
+	runs     map[string]int32   // run → id
+	runText  []string           // run id → run
+	runDocs  [][]int32          // run id → slots, ascending
+	nameDocs [][]int32          // run id → slots holding it in the slug or display name
+	grams    map[uint32][]int32 // trigram → run ids, ascending
+	// Fuzzy candidates: every distinct word (as the ranking splits words)
+	// and whole name, in a trie.
+	vocab *search.Vocab
+	trie  *trieNode
+	dead  int
+}
+
+// newIndex returns an empty index with room for n tools.
+func newIndex(seed maphash.Seed, n int) *index {
+	return &index{seed: seed, docs: make([]doc, 0, n), slots: make(map[catalogue.ToolKey]int32, n), bundles: map[uuid.UUID]*bundleState{},
+		runs: map[string]int32{}, grams: map[uint32][]int32{}, vocab: search.NewVocab(), trie: newTrie()}
+}
+
+func (ix *index) bundle(id uuid.UUID) *bundleState {
+	b := ix.bundles[id]
+	if b == nil {
+		b = &bundleState{}
+		ix.bundles[id] = b
+	}
+	return b
+}
+
+// setBundle records a bundle's state.
+func (ix *index) setBundle(b *catalogue.Bundle) {
+	st := ix.bundle(b.ID)
+	*st = bundleState{known: true, enabled: b.IsEnabled, deleted: b.SoftDeletedAt != nil}
+}
+
+// dropBundle records that a bundle is gone (reaped).
+func (ix *index) dropBundle(id uuid.UUID) {
+	st := ix.bundle(id)
+	*st = bundleState{known: true, deleted: true}
+}
+
+func (ix *index) textSum(t *catalogue.Tool) uint64 {
+	var h maphash.Hash
+	h.SetSeed(ix.seed)
+	for _, s := range []string{t.Slug, t.DisplayName, t.Description} {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	for _, s := range t.Tags {
+		h.WriteString(s)
+		h.WriteByte(1)
+	}
+	return h.Sum64()
+}
+
+// put adds or replaces a tool.
+func (ix *index) put(t *catalogue.Tool) {
+	key := t.Key()
+	sum := ix.textSum(t)
+	if slot, ok := ix.slots[key]; ok {
+		d := &ix.docs[slot]
+		if d.sum == sum {
+			d.enabled, d.time = t.IsEnabled, t.ModifiedAt.UnixNano()
+			return
+		}
+		ix.remove(key)
+	}
+	ix.add(doc{key: key, bundle: ix.bundle(key.BundleID), time: t.ModifiedAt.UnixNano(), enabled: t.IsEnabled,
+		alive: true, sum: sum, views: ix.prepare(t)})
+}
+
+// add indexes a prepared doc in a new slot.
+func (ix *index) add(d doc) {
+	slot := int32(len(ix.docs))
+	ix.docs = append(ix.docs, d)
+	ix.slots[d.key] = slot
+	v := &ix.docs[slot].views
+	for i, text := range []string{v[0].Name(), v[1].Name(), v[0].Description()} {
+		eachRun(text, func(r string) {
+			id, ok := ix.runs[r]
+			if !ok {
+				id = ix.newRun(r)
+			}
+			if l := ix.runDocs[id]; len(l) == 0 || l[len(l)-1] != slot {
+				ix.runDocs[id] = append(l, slot)
+			}
+			if l := ix.nameDocs[id]; i < 2 && (len(l) == 0 || l[len(l)-1] != slot) {
+				ix.nameDocs[id] = append(l, slot)
+			}
+		})
+	}
+	// Whole names: fuzzy matching also measures a term against a whole
+	// name of several words. (Insertion is idempotent.)
+	ix.trie.insert(v[0].Name())
+	ix.trie.insert(v[1].Name())
+}
+
+// prepare prepares a tool's two views against the vocabulary, adding new
+// words to the trie.
+func (ix *index) prepare(t *catalogue.Tool) [2]search.Prepared {
+	a, b := views(t)
+	n := ix.vocab.Len()
+	out := [2]search.Prepared{ix.vocab.Prepare(a), ix.vocab.Prepare(b)}
+	for id := n; id < ix.vocab.Len(); id++ {
+		ix.trie.insert(ix.vocab.Word(id))
+	}
+	return out
+}
+
+func (ix *index) newRun(r string) int32 {
+	id := int32(len(ix.runText))
+	ix.runs[r] = id
+	ix.runText = append(ix.runText, r)
+	ix.runDocs = append(ix.runDocs, nil)
+	ix.nameDocs = append(ix.nameDocs, nil)
+	for i := 0; i+3 <= len(r); i++ {
+		g := gram(r[i:])
+		if l := ix.grams[g]; len(l) == 0 || l[len(l)-1] != id {
+			ix.grams[g] = append(l, id)
+		}
+	}
+	return id
+}
+
+func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+
+// alnum is the ranking's notion of a word character.
+func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// eachRun calls f with every maximal run of letters and digits of s.
+func eachRun(s string, f func(string)) {
+	start := -1
+	for i, r := range s {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+		} else if alnum(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			f(s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		f(s[start:])
+	}
+}
+
+// remove drops a tool; its slot stays dead until compact.
+func (ix *index) remove(key catalogue.ToolKey) {
+	slot, ok := ix.slots[key]
+	if !ok {
+		return
+	}
+	delete(ix.slots, key)
+	ix.docs[slot] = doc{key: key}
+	ix.dead++
+	if ix.dead > 1024 && ix.dead > len(ix.slots) {
+		ix.compact()
+	}
+}
+
+// compact rebuilds the postings from the live docs. The vocabulary and
+// the trie only grow (a word no tool holds any more costs a little memory
+// and yields no candidate); Resync starts them afresh.
+func (ix *index) compact() {
+	fresh := newIndex(ix.seed, len(ix.slots))
+	fresh.bundles, fresh.vocab, fresh.trie = ix.bundles, ix.vocab, ix.trie
+	for i := range ix.docs {
+		if ix.docs[i].alive {
+			fresh.add(ix.docs[i])
+		}
+	}
+	*ix = *fresh
+}
+
+// bitset is a set of slots.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int32) { b[i>>6] |= 1 << (uint(i) & 63) }
+
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+
+func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
+func (b bitset) setAll(l []int32) {
+	for _, i := range l {
+		b.set(i)
+	}
+}
+
+func (b bitset) each(f func(i int32)) {
+	for w, x := range b {
+		for x != 0 {
+			f(int32(w*64 + bits.TrailingZeros64(x)))
+			x &= x - 1
+		}
+	}
+}
+
+// termSets are a term's candidates, split by where the term may hit:
+// supersets of the slots holding it literally (anywhere, or in the slug
+// or display name) and of those it fuzzy-matches (anywhere, or in a
+// name). They bound a slot's score before it is computed.
+type termSets struct {
+	lit, nameLit, fz, nameFz bitset
+}
+
+// terms returns each term's sets; nil for a term that narrows nothing.
+func (ix *index) terms(sq *search.Query) []*termSets {
+	out := make([]*termSets, len(sq.Terms()))
+	for i, term := range sq.Terms() {
+		n := len(ix.docs)
+		ts := &termSets{lit: newBitset(n), nameLit: newBitset(n), fz: newBitset(n), nameFz: newBitset(n)}
+		if !ix.substring(term, ts.lit, ts.nameLit) {
+			continue // the term's literal matches are not narrowed: it constrains nothing
+		}
+		if k := sq.FuzzyEdits(i); k > 0 {
+			narrowed := true
+			ix.trie.fuzzy([]rune(term), k, func(prefix string) {
+				narrowed = narrowed && ix.substring(prefix, ts.fz, ts.nameFz)
+			})
+			if !narrowed {
+				continue
+			}
+		}
+		out[i] = ts
+	}
+	return out
+}
+
+// bound is an upper bound of the slot's score from the term sets, and
+// whether it is unbounded (every term may hit a name literally: an exact
+// name match is possible).
+func bound(ts []*termSets, slot int32) (int, bool) {
+	total, names := 0, true
+	for _, t := range ts {
+		switch {
+		case t == nil || t.nameLit.has(slot):
+			total += search.PrefixScore
+		case t.lit.has(slot):
+			total, names = total+search.DescriptionWordScore, false
+		case t.nameFz.has(slot):
+			total, names = total+search.NameFuzzyScore, false
+		default:
+			total, names = total+search.DescFuzzyScore, false
+		}
+	}
+	return total, names
+}
+
+// substring adds to set a superset of the slots whose text holds s, and
+// reports false when it cannot narrow (no run of letters and digits of s
+// is 3 bytes long): then every slot may hold s.
+//
+// A text holding s holds each maximal run of letters and digits of s
+// inside one of its own runs; runs are found by their trigrams.
+func (ix *index) substring(s string, set, nameSet bitset) bool {
+	var pieces []string
+	eachRun(s, func(p string) {
+		if len(p) >= 3 {
+			pieces = append(pieces, p)
+		}
+	})
+	if len(pieces) == 0 {
+		return false
+	}
+	if len(pieces) == 1 {
+		ix.pieceDocs(pieces[0], set, nameSet)
+		return true
+	}
+	// Every piece must be in some run: intersect the pieces' sets, then
+	// add the intersection to set (which may hold other strings' slots).
+	var all, names bitset
+	for _, p := range pieces {
+		ps, pn := newBitset(len(ix.docs)), newBitset(len(ix.docs))
+		ix.pieceDocs(p, ps, pn)
+		if all == nil {
+			all, names = ps, pn
+		} else {
+			all.and(ps)
+			names.and(pn)
+		}
+	}
+	set.or(all)
+	nameSet.or(names)
+	return true
+}
+
+// pieceDocs adds to set the slots holding a run that contains p (p has
+// no separator and at least 3 bytes), and to nameSet those holding it in
+// a name.
+func (ix *index) pieceDocs(p string, set, nameSet bitset) {
+	lists := make([][]int32, 0, len(p)-2)
+	for i := 0; i+3 <= len(p); i++ {
+		l := ix.grams[gram(p[i:])]
+		if len(l) == 0 {
+			return // no run holds p
+		}
+		lists = append(lists, l)
+	}
+	slices.SortFunc(lists, func(a, b []int32) int { return len(a) - len(b) })
+	runs := lists[0]
+	if len(lists) > 1 {
+		runs = slices.Clone(runs)
+		for _, l := range lists[1:] {
+			runs = intersect(runs, l)
+		}
+	}
+	for _, r := range runs {
+		if strings.Contains(ix.runText[r], p) {
+			set.setAll(ix.runDocs[r])
+			nameSet.setAll(ix.nameDocs[r])
+		}
+	}
+}
+
+// search ranks the visible tools matching q; hits' ref is the slot.
+func (ix *index) search(q *Query) ([]hit, *Cursor) {
+	sq := search.NewQuery(q.Text)
+	sq.UseVocab(ix.vocab)
+	tp := newTop(q)
+	if sq.Empty() {
+		return nil, nil
+	}
+	ts := ix.terms(sq)
+	consider := func(slot int32) {
+		d := &ix.docs[slot]
+		if !d.alive || !d.bundle.known || d.bundle.deleted || (!q.IncludeDisabled && !(d.enabled && d.bundle.enabled)) {
+			return
+		}
+		if b, unbounded := bound(ts, slot); !unbounded && !tp.admits(b) {
+			return
+		}
+		s1, _ := sq.ScorePrepared(&d.views[0])
+		s2, _ := sq.ScorePrepared(&d.views[1])
+		if sc := max(s1, s2); sc > 0 {
+			tp.add(hit{score: sc, time: d.time, key: d.key, ref: int(slot)})
+		}
+	}
+	// Candidates: the slots every narrowing term may match. Those that
+	// may hit a name (literally or fuzzily) with every term come first, so that the others can
+	// often be skipped by their bound.
+	var cand, names bitset
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		set := slices.Clone(t.lit)
+		set.or(t.fz)
+		inName := slices.Clone(t.nameLit)
+		inName.or(t.nameFz)
+		if cand == nil {
+			cand, names = set, inName
+		} else {
+			cand.and(set)
+			names.and(inName)
+		}
+	}
+	if cand == nil {
+		for i := range ix.docs {
+			consider(int32(i))
+		}
+		return tp.result(q.Limit)
+	}
+	names.and(cand)
+	names.each(consider)
+	for i := range cand {
+		cand[i] &^= names[i]
+	}
+	cand.each(consider)
+	return tp.result(q.Limit)
+}
+
+// live returns the number of indexed tools.
+func (ix *index) live() int { return len(ix.slots) }
+
+// intersect keeps in a (reused) the elements also in b; both ascending.
+func intersect(a, b []int32) []int32 {
+	n, j := 0, 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) {
+			break
+		}
+		if b[j] == x {
+			a[n] = x
+			n++
+		}
+	}
+	return a[:n]
+}

@@ -1,0 +1,106 @@
+package searchindex
+
+import "slices"
+
+// trieNode is a node of the vocabulary trie, path-compressed (a radix
+// tree): every distinct word of the indexed tools (as fuzzy matching sees
+// words), and every whole name. A node's label is the runes of the edge
+// into it.
+type trieNode struct {
+	label []rune
+	word  bool // a word ends here
+	kids  []*trieNode
+}
+
+func newTrie() *trieNode { return &trieNode{} }
+
+func (n *trieNode) kid(r rune) (int, bool) {
+	return slices.BinarySearchFunc(n.kids, r, func(k *trieNode, r rune) int { return int(k.label[0]) - int(r) })
+}
+
+// insert adds word.
+func (n *trieNode) insert(word string) {
+	rs := []rune(word)
+	for len(rs) > 0 {
+		i, ok := n.kid(rs[0])
+		if !ok {
+			n.kids = slices.Insert(n.kids, i, &trieNode{label: rs, word: true})
+			return
+		}
+		k := n.kids[i]
+		c := 0
+		for c < len(k.label) && c < len(rs) && k.label[c] == rs[c] {
+			c++
+		}
+		if c < len(k.label) { // split the edge at c
+			tail := &trieNode{label: k.label[c:], word: k.word, kids: k.kids}
+			*k = trieNode{label: k.label[:c:c], kids: []*trieNode{tail}}
+		}
+		n, rs = k, rs[c:]
+	}
+	n.word = true
+}
+
+// fuzzy calls f with the shortest prefixes p of words such that term is
+// within k edits (optimal string alignment, as internal/search measures)
+// of p. Every word w that term is within k edits of, or of a prefix of,
+// starts with one of them: exactly the words fuzzy matching may accept.
+func (n *trieNode) fuzzy(term []rune, k int, f func(prefix string)) {
+	m := len(term)
+	col := make([]int, m+1)
+	for i := range col {
+		col[i] = min(i, k+1)
+	}
+	w := &fuzzyWalk{term: term, k: k, f: f, cols: [][]int{col}}
+	for _, kid := range n.kids {
+		w.walk(kid)
+	}
+}
+
+type fuzzyWalk struct {
+	term []rune
+	k    int
+	f    func(string)
+	cols [][]int // cols[j][i]: distance between term[:i] and path[:j], capped at k+1
+	path []rune
+}
+
+// walk extends the path by n's label, one rune (one DP column) at a time.
+func (w *fuzzyWalk) walk(n *trieNode) {
+	base := len(w.path)
+	defer func() { w.path = w.path[:base] }()
+	m, inf := len(w.term), w.k+1
+	for _, r := range n.label {
+		w.path = append(w.path, r)
+		j := len(w.path)
+		if len(w.cols) <= j {
+			w.cols = append(w.cols, make([]int, m+1))
+		}
+		prev, cur := w.cols[j-1], w.cols[j]
+		cur[0] = min(j, inf)
+		low := cur[0]
+		for i := 1; i <= m; i++ {
+			cost := 1
+			if w.term[i-1] == r {
+				cost = 0
+			}
+			d := min(prev[i]+1, cur[i-1]+1, prev[i-1]+cost)
+			if i > 1 && j > 1 && w.term[i-1] == w.path[j-2] && w.term[i-2] == r {
+				d = min(d, w.cols[j-2][i-2]+1)
+			}
+			d = min(d, inf)
+			cur[i] = d
+			low = min(low, d)
+		}
+		if cur[m] <= w.k { // the term is within k of this prefix: every word below matches
+			w.f(string(w.path))
+			return
+		}
+		if low > w.k {
+			return
+		}
+	}
+	for _, kid := range n.kids {
+		w.walk(kid)
+	}
+}
