@@ -18,6 +18,7 @@ import (
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
 	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
+	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex"
 	"github.com/toolpack-go/toolpack/registry/catalogue/steptool"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/result"
@@ -45,7 +46,7 @@ var reservedToolNames = []string{"bundles", "tools", "openapi.json"}
 // under catalogue.dir, with the built-in bundle), the registry pack that
 // serves its tools, and the REST API mounted under /tools.
 type serverCatalogue struct {
-	store *catalogue.BuiltInStore
+	store *searchindex.Store // over the built-ins over the files
 	cat   *cataloguehost.Catalogue
 	api   *catalogueapi.Handler
 	http  *swapInvoker
@@ -111,7 +112,12 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 		_ = file.Close()
 		return nil, fmt.Errorf("catalogue: %w", err)
 	}
-	return serveCatalogue(ctx, reg, store, funcs, sc, log)
+	index, err := searchindex.Wrap(ctx, store, searchindex.Options{Logger: log})
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("catalogue search index: %w", err)
+	}
+	return serveCatalogue(ctx, reg, index, funcs, sc, log)
 }
 
 // exampleBundle is the built-in bundle "examples": the example pack's
@@ -141,7 +147,7 @@ func exampleBundle(funcs *cataloguehost.Funcs) (catalogue.BuiltInBundle, error) 
 }
 
 // serveCatalogue serves store's tools through reg and builds the API.
-func serveCatalogue(ctx context.Context, reg *registry.Registry, store *catalogue.BuiltInStore, funcs *cataloguehost.Funcs, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
+func serveCatalogue(ctx context.Context, reg *registry.Registry, store *searchindex.Store, funcs *cataloguehost.Funcs, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
 	steps, err := steptool.New(steptool.Options{Tools: reg, Logger: log})
 	if err != nil {
 		_ = store.Close()
@@ -153,7 +159,7 @@ func serveCatalogue(ctx context.Context, reg *registry.Registry, store *catalogu
 		_ = store.Close()
 		return nil, err
 	}
-	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: disp, Logger: log})
+	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: disp, Searcher: store, Logger: log})
 	if err != nil {
 		_ = cat.Close()
 		_ = store.Close()

@@ -174,6 +174,13 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, "%v", out)
 	assert.Equal(t, map[string]any{"echo": "sum 21"}, out["value"])
 
+	// Ranked search through the in-memory index, typos forgiven.
+	code, out = doJSON(t, ctx, http.MethodGet, s.base+"/tools/tools/search?q=ecko", "")
+	require.Equal(t, http.StatusOK, code, "%v", out)
+	found := out["tools"].([]any)
+	require.NotEmpty(t, found)
+	assert.Equal(t, "echo", found[0].(map[string]any)["slug"])
+
 	// The bundle exports as a ZIP through the mounted API.
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/tools/bundles/"+bid.String()+"/export", nil)
 	resp, err := http.DefaultClient.Do(req)

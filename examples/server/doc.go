@@ -180,7 +180,9 @@
 // and POST /tools/{name}/invoke stay the registry's, so a registry tool
 // named bundles, tools or openapi.json is reachable over MCP only (the
 // server logs a warning). Both APIs sit behind the same bearer
-// authentication and Host/Origin checks.
+// authentication and Host/Origin checks. Search (/tools/tools/search)
+// answers from an in-memory index kept up to date by every write through
+// the server (package searchindex).
 //
 // Tools of type steps run their sub-tool calls through the registry, so a
 // step may call any tool the server serves, catalogue tools included.

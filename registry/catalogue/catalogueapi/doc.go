@@ -80,7 +80,9 @@
 // which ranks above a fuzzy match (typos), over slug, display name,
 // description and tags; equal scores put the recently modified first.
 // Disabled tools and tools of disabled bundles are left out unless
-// includeDisabled=true.
+// includeDisabled=true. Without Options.Searcher every search reads the
+// whole store; give it a searchindex.Store (the store wrapped with an
+// in-memory index updated on every write) to answer from memory.
 //
 // # Invocation
 //
