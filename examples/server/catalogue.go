@@ -27,9 +27,9 @@ import (
 // builtInBundleID is the id of the server's built-in bundle "examples".
 var builtInBundleID = uuid.MustParse("01a20a2e-ca02-72e4-83b7-3ccb89a10ff3")
 
-// builtInFuncs are the example pack's functions the built-in bundle
-// serves: the read-only ones. Like the example pack, the bundle exists
-// only when MCP_INCLUDE_EXAMPLE_TOOLS is "true".
+// builtInFuncs are the example pack's read-only functions: go tools may
+// name them (goImpl.func), and the built-in bundle "examples" serves them
+// — like the example pack, only when MCP_INCLUDE_EXAMPLE_TOOLS is "true".
 var builtInFuncs = []string{"echo", "add", "text_stats"}
 
 // catalogueRoutes are the catalogue API's paths under /tools. The
@@ -95,13 +95,15 @@ func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 // serves its tools through reg.
 func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.Catalogue, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
 	funcs := cataloguehost.NewFuncs()
+	tools, err := addExampleFuncs(funcs)
+	if err != nil {
+		return nil, err
+	}
 	var builtIns []catalogue.BuiltInBundle
 	if example.Enabled() {
-		b, err := exampleBundle(funcs)
-		if err != nil {
-			return nil, err
-		}
-		builtIns = append(builtIns, b)
+		builtIns = append(builtIns, catalogue.BuiltInBundle{ID: builtInBundleID, Tools: tools,
+			Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
+				Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}})
 	}
 	file, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
 	if err != nil {
@@ -120,12 +122,14 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 	return serveCatalogue(ctx, reg, index, funcs, sc, log)
 }
 
-// exampleBundle is the built-in bundle "examples": the example pack's
-// read-only functions, added to funcs.
-func exampleBundle(funcs *cataloguehost.Funcs) (catalogue.BuiltInBundle, error) {
+// addExampleFuncs registers the example pack's read-only functions
+// (builtInFuncs) with funcs, so that go tools may name them
+// (goImpl.func "add", say), and returns their built-in tool
+// definitions.
+func addExampleFuncs(funcs *cataloguehost.Funcs) ([]catalogue.BuiltInTool, error) {
 	p, err := example.New()
 	if err != nil {
-		return catalogue.BuiltInBundle{}, err
+		return nil, err
 	}
 	var tools []catalogue.BuiltInTool
 	for _, t := range p.Tools {
@@ -133,17 +137,15 @@ func exampleBundle(funcs *cataloguehost.Funcs) (catalogue.BuiltInBundle, error) 
 			continue
 		}
 		if err := funcs.Add(t); err != nil {
-			return catalogue.BuiltInBundle{}, err
+			return nil, err
 		}
 		spec, err := funcs.Spec(t.Name, t.Title, "", "example")
 		if err != nil {
-			return catalogue.BuiltInBundle{}, err
+			return nil, err
 		}
 		tools = append(tools, catalogue.BuiltInTool{Slug: slugOf(t.Name), Version: "1", Spec: spec})
 	}
-	return catalogue.BuiltInBundle{ID: builtInBundleID, Tools: tools,
-		Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
-			Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}}, nil
+	return tools, nil
 }
 
 // serveCatalogue serves store's tools through reg and builds the API.

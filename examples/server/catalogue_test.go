@@ -164,6 +164,15 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	code, out = restInvoke(t, ctx, s.base, "web.echo.1.0", `{}`)
 	assert.Equal(t, http.StatusBadRequest, code, "arguments are checked against argSchema: %v", out)
 
+	// A go tool names one of the server's functions.
+	code, out = doJSON(t, ctx, http.MethodPut, s.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"a+b",
+		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
+		"goImpl":{"func":"add"}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+	code, out = restInvoke(t, ctx, s.base, "web.sum.1", `{"a":40,"b":2}`)
+	require.Equal(t, http.StatusOK, code, "%v", out)
+	assert.Equal(t, float64(42), out["value"])
+
 	// A steps tool chains registry tools, catalogue ones included.
 	stepsURL := s.base + "/tools/bundles/" + bid.String() + "/tools/twice/version/1"
 	code, out = doJSON(t, ctx, http.MethodPut, stepsURL, `{"displayName":"Twice","description":"adds n to itself, then echoes","isEnabled":true,

@@ -187,7 +187,9 @@
 // Tools of type steps run their sub-tool calls through the registry, so a
 // step may call any tool the server serves, catalogue tools included.
 //
-// With MCP_INCLUDE_EXAMPLE_TOOLS=true the bundle "examples" is built in:
+// Go tools (type go) may name the functions echo, add and text_stats in
+// goImpl.func. With MCP_INCLUDE_EXAMPLE_TOOLS=true the bundle "examples"
+// is built in:
 // the example pack's echo, add and text_stats functions, read-only but
 // for their enabled switch. A reload
 // applies new allowed_hosts, allow_private and secrets to the next call;
