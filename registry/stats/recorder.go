@@ -54,7 +54,8 @@ type Recorder struct {
 	buf     []byte     // encoding buffer; flushMu
 	times   timeCache  // flushMu
 
-	sizers sync.Pool // *sizer, for values whose size needs encoding
+	sizers   sync.Pool                // *sizer, for values whose size needs encoding
+	lastRule atomic.Pointer[typeSize] // the rule of the last value sized by its type: spares the cache lookup while calls return one type
 
 	kick chan struct{} // wakes the flusher (capacity 1)
 	stop context.CancelFunc
@@ -363,33 +364,4 @@ func newSizer() *sizer {
 func (s *sizer) Write(p []byte) (int, error) {
 	s.n += int64(len(p))
 	return len(p), nil
-}
-
-// valueSize is the bytes out of a successful value: the length of text
-// values, the JSON encoding's size of any other (0 when it cannot be
-// encoded).
-func (r *Recorder) valueSize(v any) int64 {
-	switch v := v.(type) {
-	case nil:
-		return 0
-	case string:
-		return int64(len(v))
-	case []byte:
-		return int64(len(v))
-	case json.RawMessage:
-		return int64(len(v))
-	case bool:
-		if v {
-			return 4
-		}
-		return 5
-	}
-	s := r.sizers.Get().(*sizer)
-	s.n = 0
-	n := int64(0)
-	if err := s.enc.Encode(v); err == nil {
-		n = s.n - 1 // Encode ends with a newline
-	}
-	r.sizers.Put(s)
-	return n
 }
