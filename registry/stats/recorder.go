@@ -132,9 +132,10 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 // the time it started, the tool's final name and pack, its duration,
 // success, error type (the failure's, or ErrorTypeProtocol, cancelled or
 // timeout for a protocol failure), bytes in (the raw arguments) and bytes
-// out (a string, []byte or json.RawMessage value's length; any other
-// value's JSON encoding, counted without keeping it; a failure's error
-// text). Install it once with Registry.Use; Reconfigure changes what it
+// out (a string, []byte or json.RawMessage value's length; for any other
+// value the length of its encoding/json encoding without HTML escaping,
+// 0 when it cannot be encoded — common shapes are measured without being
+// encoded; a failure's error text). Install it once with Registry.Use; Reconfigure changes what it
 // does. While recording is disabled or after Close it only passes the call
 // on. Recording never blocks a call on disk: records are buffered and
 // written by the flusher.
