@@ -55,6 +55,7 @@ type Recorder struct {
 	times   timeCache  // flushMu
 
 	sizers   sync.Pool                // *sizer, for values whose size needs encoding
+	rules    sizeRules                // counting rules of value types
 	lastRule atomic.Pointer[typeSize] // the rule of the last value sized by its type: spares the cache lookup while calls return one type
 
 	kick chan struct{} // wakes the flusher (capacity 1)

@@ -79,22 +79,21 @@ var (
 	isZeroerType      = reflect.TypeFor[interface{ IsZero() bool }]()
 )
 
-// sizeRules caches the counting rules by type (reflect.Type → *typeSize).
-// It is shared by every Recorder: rules depend on the type alone and never
-// change, as encoding/json's own encoder cache.
-var sizeRules sync.Map
+// sizeRules caches counting rules by type (reflect.Type → *typeSize); each
+// Recorder has its own. Rules depend on the type alone and never change.
+type sizeRules struct{ m sync.Map }
 
 // ruleFor returns the rule of t, building (and caching) it on first use.
-func ruleFor(t reflect.Type) *typeSize {
-	if r, ok := sizeRules.Load(t); ok {
+func (c *sizeRules) ruleFor(t reflect.Type) *typeSize {
+	if r, ok := c.m.Load(t); ok {
 		return r.(*typeSize)
 	}
 	building := map[reflect.Type]*typeSize{}
-	r := buildRule(t, building)
+	r := c.build(t, building)
 	for bt, br := range building {
-		sizeRules.LoadOrStore(bt, br)
+		c.m.LoadOrStore(bt, br)
 	}
-	if got, ok := sizeRules.Load(t); ok {
+	if got, ok := c.m.Load(t); ok {
 		return got.(*typeSize)
 	}
 	return r
@@ -113,13 +112,13 @@ func hasCustomEncoding(t reflect.Type) bool {
 	return false
 }
 
-// buildRule builds the rule of t; building holds the rules under
+// build builds the rule of t; building holds the rules under
 // construction, so that recursive types end.
-func buildRule(t reflect.Type, building map[reflect.Type]*typeSize) *typeSize {
+func (c *sizeRules) build(t reflect.Type, building map[reflect.Type]*typeSize) *typeSize {
 	if r, ok := building[t]; ok {
 		return r
 	}
-	if r, ok := sizeRules.Load(t); ok {
+	if r, ok := c.m.Load(t); ok {
 		return r.(*typeSize)
 	}
 	r := &typeSize{typ: t, kind: sizeEncode}
@@ -143,15 +142,15 @@ func buildRule(t reflect.Type, building map[reflect.Type]*typeSize) *typeSize {
 	case reflect.Interface:
 		r.kind = sizeInterface
 	case reflect.Pointer:
-		r.kind, r.elem = sizePointer, buildRule(t.Elem(), building)
+		r.kind, r.elem = sizePointer, c.build(t.Elem(), building)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 && !hasCustomEncoding(t.Elem()) {
 			r.kind = sizeBytes
 		} else {
-			r.kind, r.elem = sizeSlice, buildRule(t.Elem(), building)
+			r.kind, r.elem = sizeSlice, c.build(t.Elem(), building)
 		}
 	case reflect.Array:
-		r.kind, r.elem = sizeArray, buildRule(t.Elem(), building)
+		r.kind, r.elem = sizeArray, c.build(t.Elem(), building)
 	case reflect.Map:
 		k := t.Key()
 		if hasCustomEncoding(k) {
@@ -165,9 +164,9 @@ func buildRule(t reflect.Type, building map[reflect.Type]*typeSize) *typeSize {
 		default:
 			return r
 		}
-		r.kind, r.elem = sizeMap, buildRule(t.Elem(), building)
+		r.kind, r.elem = sizeMap, c.build(t.Elem(), building)
 	case reflect.Struct:
-		fields, ok := structFields(t, building)
+		fields, ok := c.structFields(t, building)
 		if ok {
 			r.kind, r.fields = sizeStruct, fields
 		}
@@ -178,7 +177,7 @@ func buildRule(t reflect.Type, building map[reflect.Type]*typeSize) *typeSize {
 // structFields returns the encoded fields of t, or false when t's fields
 // need encoding/json's own rules (embedded fields, ",string", duplicate
 // names, an IsZero method with ",omitzero").
-func structFields(t reflect.Type, building map[reflect.Type]*typeSize) ([]fieldSize, bool) {
+func (c *sizeRules) structFields(t reflect.Type, building map[reflect.Type]*typeSize) ([]fieldSize, bool) {
 	var fields []fieldSize
 	names := map[string]bool{}
 	for i := range t.NumField() {
@@ -220,7 +219,7 @@ func structFields(t reflect.Type, building map[reflect.Type]*typeSize) ([]fieldS
 		fields = append(fields, fieldSize{
 			index: i, head: int64(len(name)) + 3,
 			omitEmpty: omitEmpty, omitZero: omitZero,
-			size: buildRule(sf.Type, building),
+			size: c.build(sf.Type, building),
 		})
 	}
 	return fields, true
@@ -264,7 +263,7 @@ func (r *Recorder) valueSize(v any) int64 {
 	t := rv.Type()
 	rule := r.lastRule.Load()
 	if rule == nil || rule.typ != t {
-		rule = ruleFor(t)
+		rule = r.rules.ruleFor(t)
 		r.lastRule.Store(rule)
 	}
 	n, ok := r.sizeOf(rv, rule, false, 0)
@@ -310,7 +309,7 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 			return 4, true
 		}
 		e := v.Elem()
-		return r.sizeOf(e, ruleFor(e.Type()), false, depth)
+		return r.sizeOf(e, r.rules.ruleFor(e.Type()), false, depth)
 	case sizePointer:
 		if v.IsNil() {
 			return 4, true
