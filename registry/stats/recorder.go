@@ -54,7 +54,9 @@ type Recorder struct {
 	buf     []byte     // encoding buffer; flushMu
 	times   timeCache  // flushMu
 
-	sizers sync.Pool // *sizer, for values whose size needs encoding
+	sizers   sync.Pool                // *sizer, for values whose size needs encoding
+	rules    sizeRules                // counting rules of value types
+	lastRule atomic.Pointer[typeSize] // the rule of the last value sized by its type: spares the cache lookup while calls return one type
 
 	kick chan struct{} // wakes the flusher (capacity 1)
 	stop context.CancelFunc
@@ -131,9 +133,10 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 // the time it started, the tool's final name and pack, its duration,
 // success, error type (the failure's, or ErrorTypeProtocol, cancelled or
 // timeout for a protocol failure), bytes in (the raw arguments) and bytes
-// out (a string, []byte or json.RawMessage value's length; any other
-// value's JSON encoding, counted without keeping it; a failure's error
-// text). Install it once with Registry.Use; Reconfigure changes what it
+// out (a string, []byte or json.RawMessage value's length; for any other
+// value the length of its encoding/json encoding without HTML escaping,
+// 0 when it cannot be encoded — common shapes are measured without being
+// encoded; a failure's error text). Install it once with Registry.Use; Reconfigure changes what it
 // does. While recording is disabled or after Close it only passes the call
 // on. Recording never blocks a call on disk: records are buffered and
 // written by the flusher.
@@ -363,33 +366,4 @@ func newSizer() *sizer {
 func (s *sizer) Write(p []byte) (int, error) {
 	s.n += int64(len(p))
 	return len(p), nil
-}
-
-// valueSize is the bytes out of a successful value: the length of text
-// values, the JSON encoding's size of any other (0 when it cannot be
-// encoded).
-func (r *Recorder) valueSize(v any) int64 {
-	switch v := v.(type) {
-	case nil:
-		return 0
-	case string:
-		return int64(len(v))
-	case []byte:
-		return int64(len(v))
-	case json.RawMessage:
-		return int64(len(v))
-	case bool:
-		if v {
-			return 4
-		}
-		return 5
-	}
-	s := r.sizers.Get().(*sizer)
-	s.n = 0
-	n := int64(0)
-	if err := s.enc.Encode(v); err == nil {
-		n = s.n - 1 // Encode ends with a newline
-	}
-	r.sizers.Put(s)
-	return n
 }

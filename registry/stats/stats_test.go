@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -542,5 +543,76 @@ func TestRecorder_CloseStopsFlusherWaitingForLock(t *testing.T) {
 	case <-rec.done:
 	default:
 		t.Fatal("the flusher is still running after Close returned")
+	}
+}
+
+// TestRecorder_ConcurrentCallsAllCounted: many goroutines calling through
+// the middleware while the flusher runs (1 ms interval) and Flush is called
+// concurrently: every call is either written or counted as dropped, exactly;
+// with room to spare none is dropped. Run it with -race.
+func TestRecorder_ConcurrentCallsAllCounted(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		maxPending int
+	}{{"room to spare", 0}, {"small buffer", 16}} {
+		t.Run(tc.name, func(t *testing.T) {
+			logger, logs := newLogBuffer()
+			rec, o := newRecorder(t, func(o *Options) {
+				o.FlushInterval = time.Millisecond
+				o.MaxPending = tc.maxPending
+				o.Logger = logger
+			})
+			reg := newRegistry(t, rec)
+			const workers, calls = 8, 300
+			stop := make(chan struct{})
+			flushed := make(chan struct{})
+			go func() {
+				defer close(flushed)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						_ = rec.Flush(context.Background())
+					}
+				}
+			}()
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := range calls {
+						tool := "demo_search"
+						if (w+i)%2 == 0 {
+							tool = "demo_lookup"
+						}
+						call(t, reg, tool, "q")
+					}
+				})
+			}
+			wg.Wait()
+			close(stop)
+			<-flushed
+			require.NoError(t, rec.Close(context.Background()))
+
+			got, corrupt := readAll(t, o.Dir)
+			require.Zero(t, corrupt)
+			var dropped int64
+			for line := range strings.Lines(logs.String()) {
+				var l struct {
+					Dropped int64 `json:"dropped"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(line), &l))
+				dropped += l.Dropped
+			}
+			assert.EqualValues(t, workers*calls, int64(len(got))+dropped, "written %d + dropped %d", len(got), dropped)
+			t.Logf("written %d, dropped %d", len(got), dropped)
+			if tc.maxPending == 0 {
+				assert.Zero(t, dropped)
+			}
+			for _, r := range got {
+				assert.True(t, r.ok)
+				assert.Equal(t, "web", r.pack)
+			}
+		})
 	}
 }
