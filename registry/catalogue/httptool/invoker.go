@@ -2,7 +2,6 @@ package httptool
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -15,11 +14,11 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/oauth2"
 
@@ -119,9 +118,7 @@ type Invoker struct {
 	maxSecret  int // the longest redacted string
 	log        *slog.Logger
 
-	mu    sync.Mutex
-	lru   *list.List // of *entry, most recent first
-	cache map[cacheKey]*list.Element
+	cache *lru.Cache[cacheKey, *entry] // compiled tools, least recently used dropped first
 }
 
 type cacheKey struct {
@@ -160,7 +157,7 @@ func New(opts Options) (*Invoker, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	inv := &Invoker{opts: opts, secrets: make(map[string]string, len(opts.Secrets)), lru: list.New(), cache: map[cacheKey]*list.Element{}}
+	inv := &Invoker{opts: opts, secrets: make(map[string]string, len(opts.Secrets))}
 	names := make([]string, 0, len(opts.Secrets))
 	for k, v := range opts.Secrets {
 		inv.secrets[k] = v
@@ -176,6 +173,11 @@ func New(opts Options) (*Invoker, error) {
 	inv.hasSecrets = len(inv.ngSec) > 0
 	for _, v := range inv.ngSec {
 		inv.maxSecret = max(inv.maxSecret, len(v))
+	}
+	var cerr error
+	inv.cache, cerr = lru.NewWithEvict(opts.MaxTools, func(_ cacheKey, e *entry) { e.client.CloseIdleConnections() })
+	if cerr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, cerr)
 	}
 	inv.log = opts.Logger
 	if inv.log == nil {
@@ -409,55 +411,28 @@ func isToken(s string) bool {
 // Version and ModifiedAt key it.
 func (inv *Invoker) entryFor(tool *catalogue.Tool) (*entry, error) {
 	k := keyOf(tool)
-	inv.mu.Lock()
-	if el, ok := inv.cache[k]; ok {
-		inv.lru.MoveToFront(el)
-		inv.mu.Unlock()
-		return el.Value.(*entry), nil
+	if e, ok := inv.cache.Get(k); ok {
+		return e, nil
 	}
-	inv.mu.Unlock()
-	// Compile outside the lock: schemas and clients take a while, and
+	// Compile outside any lock: schemas and clients take a while, and
 	// other tools' calls must not wait for them.
 	e, err := inv.compile(tool)
 	if err != nil {
 		return nil, err
 	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if el, ok := inv.cache[k]; ok { // another call compiled it meanwhile
-		inv.lru.MoveToFront(el)
+	if prev, ok, _ := inv.cache.PeekOrAdd(k, e); ok { // another call compiled it meanwhile
 		e.client.CloseIdleConnections()
-		return el.Value.(*entry), nil
-	}
-	inv.cache[k] = inv.lru.PushFront(e)
-	for inv.lru.Len() > inv.opts.MaxTools {
-		old := inv.lru.Back()
-		inv.lru.Remove(old)
-		oe := old.Value.(*entry)
-		delete(inv.cache, oe.key)
-		oe.client.CloseIdleConnections()
+		return prev, nil
 	}
 	return e, nil
 }
 
 // Cached reports how many tools have a compiled entry (at most MaxTools).
-func (inv *Invoker) Cached() int {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	return inv.lru.Len()
-}
+func (inv *Invoker) Cached() int { return inv.cache.Len() }
 
 // Close closes the idle connections of every cached tool and empties the
 // cache. The Invoker stays usable.
-func (inv *Invoker) Close() {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	for el := inv.lru.Front(); el != nil; el = el.Next() {
-		el.Value.(*entry).client.CloseIdleConnections()
-	}
-	inv.lru.Init()
-	clear(inv.cache)
-}
+func (inv *Invoker) Close() { inv.cache.Purge() }
 
 // UpstreamErrorData is the ErrorData of an ErrTypeUpstream failure.
 type UpstreamErrorData struct {

@@ -2,17 +2,16 @@ package steptool
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
@@ -74,9 +73,7 @@ type Invoker struct {
 	max     int
 	log     *slog.Logger
 
-	mu    sync.Mutex
-	lru   *list.List // of *entry, most recent first
-	cache map[cacheKey]*list.Element
+	cache *lru.Cache[cacheKey, *entry] // compiled tools, least recently used dropped first
 }
 
 type cacheKey struct {
@@ -110,8 +107,7 @@ func New(opts Options) (*Invoker, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	inv := &Invoker{tools: opts.Tools, maxArgs: opts.MaxArgsBytes, max: opts.MaxTools, log: opts.Logger,
-		lru: list.New(), cache: map[cacheKey]*list.Element{}}
+	inv := &Invoker{tools: opts.Tools, maxArgs: opts.MaxArgsBytes, max: opts.MaxTools, log: opts.Logger}
 	if inv.maxArgs == 0 {
 		inv.maxArgs = DefaultMaxArgsBytes
 	}
@@ -120,6 +116,10 @@ func New(opts Options) (*Invoker, error) {
 	}
 	if inv.log == nil {
 		inv.log = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	if inv.cache, err = lru.New[cacheKey, *entry](inv.max); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
 	return inv, nil
 }
@@ -279,37 +279,20 @@ func keyOf(tool *catalogue.Tool) cacheKey {
 // Version and ModifiedAt key it.
 func (inv *Invoker) entryFor(tool *catalogue.Tool) (*entry, error) {
 	k := keyOf(tool)
-	inv.mu.Lock()
-	if el, ok := inv.cache[k]; ok {
-		inv.lru.MoveToFront(el)
-		inv.mu.Unlock()
-		return el.Value.(*entry), nil
+	if e, ok := inv.cache.Get(k); ok {
+		return e, nil
 	}
-	inv.mu.Unlock()
-	// Compile outside the lock: other tools' calls must not wait for a
+	// Compile outside any lock: other tools' calls must not wait for a
 	// schema to compile.
 	e, err := compile(tool)
 	if err != nil {
 		return nil, err
 	}
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if el, ok := inv.cache[k]; ok { // another call compiled it meanwhile
-		inv.lru.MoveToFront(el)
-		return el.Value.(*entry), nil
-	}
-	inv.cache[k] = inv.lru.PushFront(e)
-	for inv.lru.Len() > inv.max {
-		old := inv.lru.Back()
-		inv.lru.Remove(old)
-		delete(inv.cache, old.Value.(*entry).key)
+	if prev, ok, _ := inv.cache.PeekOrAdd(k, e); ok { // another call compiled it meanwhile
+		return prev, nil
 	}
 	return e, nil
 }
 
 // Cached reports how many tools have a compiled entry (at most MaxTools).
-func (inv *Invoker) Cached() int {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	return inv.lru.Len()
-}
+func (inv *Invoker) Cached() int { return inv.cache.Len() }
