@@ -160,8 +160,9 @@ func newTop(q *Query) *top {
 	return t
 }
 
-// admits reports whether a hit scoring at most score could still enter.
-func (t *top) admits(score int) bool { return len(t.h) < t.k || score >= t.h[0].score }
+// full reports whether k hits are kept: then h[0] is the worst of them,
+// and a hit must rank before it to enter.
+func (t *top) full() bool { return len(t.h) == t.k }
 
 // add offers a hit.
 func (t *top) add(x hit) {
