@@ -692,6 +692,10 @@ func (q *Query) ScorePrepared(p *Prepared) (int, Rule) {
 	return q.score(&p.p)
 }
 
+// Text returns the whole query as the ranking compares it with a name for
+// an Exact match: lower-cased rune by rune and trimmed of white space.
+func (q *Query) Text() string { return q.whole }
+
 // Terms returns the query's terms, lower-cased, in order.
 func (q *Query) Terms() []string {
 	out := make([]string, len(q.terms))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex"
+	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex/ftsindex"
 )
 
 // domain are the words tools are named after; filler words (made up,
@@ -182,9 +183,33 @@ func BenchmarkSearch100k(b *testing.B) {
 		p99 := measure(b, idx, f.queries)
 		b.ReportMetric(float64(base)/float64(p99), "scan-p99/p99")
 	})
+	b.Run("fts", func(b *testing.B) {
+		fts, err := ftsindex.Wrap(context.Background(), f.store, ftsindex.Options{})
+		require.NoError(b, err)
+		b.ResetTimer()
+		p99 := measure(b, fts, f.queries)
+		b.ReportMetric(float64(base)/float64(p99), "scan-p99/p99")
+	})
 	b.Run("scan", func(b *testing.B) {
 		measure(b, searchindex.NewScan(f.store), f.queries)
 	})
+}
+
+// BenchmarkBuild100kFTS: building the SQLite FTS5 index of the same
+// 100,000 tools (ftsindex.Wrap, listing included), beside
+// BenchmarkBuild100k.
+func BenchmarkBuild100kFTS(b *testing.B) {
+	f := newFixture(b, 100_000)
+	for b.Loop() {
+		st, err := ftsindex.Wrap(context.Background(), f.store, ftsindex.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		// Close only the index: the fixture's store is kept.
+		require.NoError(b, st.CloseIndex())
+		b.StartTimer()
+	}
 }
 
 // BenchmarkBuild100k: building the in-memory index of 100,000 tools

@@ -26,7 +26,7 @@
 //
 // # Ranking
 //
-// Every Searcher here ranks alike, and the same as before the index
+// Every Searcher here (and ftsindex's, over SQLite FTS5) ranks alike, and the same as before the index
 // existed: the toolpack's ranked search (internal/search: prefix >
 // whole word > substring > fuzzy, summed over the query's terms) over the
 // slug and the display name (each standing as the name) and the
@@ -45,15 +45,18 @@
 // A query is not scored against every tool. For each term the index
 // finds candidates: tools holding the term literally (through the
 // trigrams of the distinct runs of letters and digits of all tools'
-// text) or within the fuzzy edit distance of one of their words or
-// names (through a trie of the distinct words, walked with the edit
-// distance table). Only candidates of every term are scored, with the
-// ranking's own code, and a candidate whose best possible score (known
-// from whether its terms hit a name or only the description, literally
-// or fuzzily) cannot reach the page is skipped. Terms shorter than three
-// bytes without a longer term beside them ("go", "db") narrow nothing:
-// such queries score every tool, as the scan does, but without reading
-// the store.
+// text; a run of 1 or 2 bytes by reading the distinct runs) or within the
+// fuzzy edit distance of one of their words (through a trie of the
+// distinct words, walked with the edit distance table) or of a whole
+// name (a second trie). Each candidate gets an upper bound of its score
+// from where its terms may hit (the start of a name, a name, the text,
+// a name or the text fuzzily; an exact name), and candidates are scored
+// with the ranking's own code best bound first and newest first: once
+// the page is full, a candidate whose bound is below the page's worst
+// score, or equal to it but older, is skipped unscored. A query of
+// common words thus scores little more than a page of tools. Terms made
+// only of separators ("--") narrow nothing: such queries score every
+// tool, as the scan does, but without reading the store.
 //
 // The index keeps each tool's lower-cased text and word boundaries in
 // memory, roughly 1 KB per tool plus the postings (about 300 MB for

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -41,22 +42,27 @@ type index struct {
 	// Substring candidates: the text's runs (maximal runs of letters and
 	// digits, lower-cased), each with the slots holding it, and the byte
 	// trigrams of the distinct runs.
-	runs     map[string]int32   // run → id
-	runText  []string           // run id → run
-	runDocs  [][]int32          // run id → slots, ascending
-	nameDocs [][]int32          // run id → slots holding it in the slug or display name
-	grams    map[uint32][]int32 // trigram → run ids, ascending
-	// Fuzzy candidates: every distinct word (as the ranking splits words)
-	// and whole name, in a trie.
+	runs     map[string]int32 // run → id
+	runText  []string         // run id → run
+	runDocs  [][]int32        // run id → slots, ascending
+	nameDocs [][]int32        // run id → slots holding it in the slug or display name
+	// run id → slots whose slug or display name starts with the run (a
+	// name that starts with a term starts with the term's first run).
+	firstDocs [][]int32
+	grams     map[uint32][]int32 // trigram → run ids, ascending
+	// Fuzzy candidates: every distinct word (as the ranking splits words),
+	// matched with its prefixes, and every whole name, matched whole (the
+	// ranking measures a term against a whole name, not its prefixes).
 	vocab *search.Vocab
 	trie  *trieNode
+	names *trieNode
 	dead  int
 }
 
 // newIndex returns an empty index with room for n tools.
 func newIndex(seed maphash.Seed, n int) *index {
 	return &index{seed: seed, docs: make([]doc, 0, n), slots: make(map[catalogue.ToolKey]int32, n), bundles: map[uuid.UUID]*bundleState{},
-		runs: map[string]int32{}, grams: map[uint32][]int32{}, vocab: search.NewVocab(), trie: newTrie()}
+		runs: map[string]int32{}, grams: map[uint32][]int32{}, vocab: search.NewVocab(), trie: newTrie(), names: newTrie()}
 }
 
 func (ix *index) bundle(id uuid.UUID) *bundleState {
@@ -117,6 +123,7 @@ func (ix *index) add(d doc) {
 	ix.slots[d.key] = slot
 	v := &ix.docs[slot].views
 	for i, text := range []string{v[0].Name(), v[1].Name(), v[0].Description()} {
+		first := i < 2 && startsAlnum(text)
 		eachRun(text, func(r string) {
 			id, ok := ix.runs[r]
 			if !ok {
@@ -128,12 +135,16 @@ func (ix *index) add(d doc) {
 			if l := ix.nameDocs[id]; i < 2 && (len(l) == 0 || l[len(l)-1] != slot) {
 				ix.nameDocs[id] = append(l, slot)
 			}
+			if l := ix.firstDocs[id]; first && (len(l) == 0 || l[len(l)-1] != slot) {
+				ix.firstDocs[id] = append(l, slot)
+			}
+			first = false
 		})
 	}
 	// Whole names: fuzzy matching also measures a term against a whole
 	// name of several words. (Insertion is idempotent.)
-	ix.trie.insert(v[0].Name())
-	ix.trie.insert(v[1].Name())
+	ix.names.insert(v[0].Name())
+	ix.names.insert(v[1].Name())
 }
 
 // prepare prepares a tool's two views against the vocabulary, adding new
@@ -154,6 +165,7 @@ func (ix *index) newRun(r string) int32 {
 	ix.runText = append(ix.runText, r)
 	ix.runDocs = append(ix.runDocs, nil)
 	ix.nameDocs = append(ix.nameDocs, nil)
+	ix.firstDocs = append(ix.firstDocs, nil)
 	for i := 0; i+3 <= len(r); i++ {
 		g := gram(r[i:])
 		if l := ix.grams[g]; len(l) == 0 || l[len(l)-1] != id {
@@ -167,6 +179,13 @@ func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(
 
 // alnum is the ranking's notion of a word character.
 func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// startsAlnum reports whether s starts with a letter or digit (then its
+// first run starts at 0).
+func startsAlnum(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return s != "" && alnum(r)
+}
 
 // eachRun calls f with every maximal run of letters and digits of s.
 func eachRun(s string, f func(string)) {
@@ -214,7 +233,7 @@ func (ix *index) remove(key catalogue.ToolKey) {
 // and yields no candidate); Resync starts them afresh.
 func (ix *index) compact() {
 	fresh := newIndex(ix.seed, len(ix.slots))
-	fresh.bundles, fresh.vocab, fresh.trie = ix.bundles, ix.vocab, ix.trie
+	fresh.bundles, fresh.vocab, fresh.trie, fresh.names = ix.bundles, ix.vocab, ix.trie, ix.names
 	for i := range ix.docs {
 		if ix.docs[i].alive {
 			fresh.add(ix.docs[i])
@@ -249,11 +268,13 @@ func (b bitset) setAll(l []int32) {
 	}
 }
 
-func (b bitset) each(f func(i int32)) {
-	for w, x := range b {
-		for x != 0 {
-			f(int32(w*64 + bits.TrailingZeros64(x)))
-			x &= x - 1
+// eachDesc calls f with every slot of the set, highest first.
+func (b bitset) eachDesc(f func(i int32)) {
+	for w := len(b) - 1; w >= 0; w-- {
+		for x := b[w]; x != 0; {
+			h := 63 - bits.LeadingZeros64(x)
+			f(int32(w*64 + h))
+			x &^= 1 << uint(h)
 		}
 	}
 }
@@ -264,6 +285,10 @@ func (b bitset) each(f func(i int32)) {
 // name). They bound a slot's score before it is computed.
 type termSets struct {
 	lit, nameLit, fz, nameFz bitset
+	// prefix is a superset of the slots whose slug or display name starts
+	// with the term; nil when the term cannot narrow it (its first run is
+	// shorter than 3 bytes, or it starts with a separator).
+	prefix bitset
 }
 
 // terms returns each term's sets; nil for a term that narrows nothing.
@@ -275,11 +300,29 @@ func (ix *index) terms(sq *search.Query) []*termSets {
 		if !ix.substring(term, ts.lit, ts.nameLit) {
 			continue // the term's literal matches are not narrowed: it constrains nothing
 		}
+		if startsAlnum(term) {
+			var p string
+			eachRun(term, func(r string) {
+				if p == "" {
+					p = r
+				}
+			})
+			if p != "" {
+				ts.prefix = newBitset(n)
+				for _, r := range ix.pieceRuns(p) {
+					if strings.HasPrefix(ix.runText[r], p) {
+						ts.prefix.setAll(ix.firstDocs[r])
+					}
+				}
+			}
+		}
 		if k := sq.FuzzyEdits(i); k > 0 {
 			narrowed := true
-			ix.trie.fuzzy([]rune(term), k, func(prefix string) {
+			add := func(prefix string) {
 				narrowed = narrowed && ix.substring(prefix, ts.fz, ts.nameFz)
-			})
+			}
+			ix.trie.fuzzy([]rune(term), k, false, add)
+			ix.names.fuzzy([]rune(term), k, true, add)
 			if !narrowed {
 				continue
 			}
@@ -289,24 +332,34 @@ func (ix *index) terms(sq *search.Query) []*termSets {
 	return out
 }
 
-// bound is an upper bound of the slot's score from the term sets, and
-// whether it is unbounded (every term may hit a name literally: an exact
-// name match is possible).
-func bound(ts []*termSets, slot int32) (int, bool) {
-	total, names := 0, true
+// exactBound is the bound of a slot one of whose names is the whole
+// query: an Exact match outranks everything.
+const exactBound = math.MaxInt32
+
+// bound is an upper bound of the slot's score from the term sets: the
+// best rule each term may still meet there, summed (or exactBound when a
+// name is the whole query, lower-cased and trimmed as the ranking does).
+func (ix *index) bound(ts []*termSets, slot int32, whole string) int32 {
+	d := &ix.docs[slot]
+	if d.views[0].Name() == whole || d.views[1].Name() == whole {
+		return exactBound
+	}
+	total := int32(0)
 	for _, t := range ts {
 		switch {
-		case t == nil || t.nameLit.has(slot):
+		case t == nil || t.nameLit.has(slot) && (t.prefix == nil || t.prefix.has(slot)):
 			total += search.PrefixScore
+		case t.nameLit.has(slot):
+			total += search.NameWordScore // in a name, not at its start
 		case t.lit.has(slot):
-			total, names = total+search.DescriptionWordScore, false
+			total += search.DescriptionWordScore
 		case t.nameFz.has(slot):
-			total, names = total+search.NameFuzzyScore, false
+			total += search.NameFuzzyScore // not literal: fuzzy, at least one edit
 		default:
-			total, names = total+search.DescFuzzyScore, false
+			total += search.DescFuzzyScore
 		}
 	}
-	return total, names
+	return total
 }
 
 // substring adds to set a superset of the slots whose text holds s, and
@@ -317,11 +370,7 @@ func bound(ts []*termSets, slot int32) (int, bool) {
 // inside one of its own runs; runs are found by their trigrams.
 func (ix *index) substring(s string, set, nameSet bitset) bool {
 	var pieces []string
-	eachRun(s, func(p string) {
-		if len(p) >= 3 {
-			pieces = append(pieces, p)
-		}
-	})
+	eachRun(s, func(p string) { pieces = append(pieces, p) })
 	if len(pieces) == 0 {
 		return false
 	}
@@ -351,31 +400,60 @@ func (ix *index) substring(s string, set, nameSet bitset) bool {
 // no separator and at least 3 bytes), and to nameSet those holding it in
 // a name.
 func (ix *index) pieceDocs(p string, set, nameSet bitset) {
+	for _, r := range ix.pieceRuns(p) {
+		set.setAll(ix.runDocs[r])
+		nameSet.setAll(ix.nameDocs[r])
+	}
+}
+
+// pieceRuns returns the runs containing p (no separator), found by their
+// trigrams, or for p shorter than 3 bytes by reading every distinct run.
+func (ix *index) pieceRuns(p string) []int32 {
+	if len(p) < 3 {
+		var runs []int32
+		for r, text := range ix.runText {
+			if strings.Contains(text, p) {
+				runs = append(runs, int32(r))
+			}
+		}
+		return runs
+	}
 	lists := make([][]int32, 0, len(p)-2)
 	for i := 0; i+3 <= len(p); i++ {
 		l := ix.grams[gram(p[i:])]
 		if len(l) == 0 {
-			return // no run holds p
+			return nil // no run holds p
 		}
 		lists = append(lists, l)
 	}
 	slices.SortFunc(lists, func(a, b []int32) int { return len(a) - len(b) })
-	runs := lists[0]
-	if len(lists) > 1 {
-		runs = slices.Clone(runs)
-		for _, l := range lists[1:] {
-			runs = intersect(runs, l)
-		}
+	runs := slices.Clone(lists[0])
+	for _, l := range lists[1:] {
+		runs = intersect(runs, l)
 	}
+	n := 0
 	for _, r := range runs {
 		if strings.Contains(ix.runText[r], p) {
-			set.setAll(ix.runDocs[r])
-			nameSet.setAll(ix.nameDocs[r])
+			runs[n] = r
+			n++
 		}
 	}
+	return runs[:n]
+}
+
+// candidate is a slot to score and the bound of its score.
+type candidate struct {
+	bound int32
+	slot  int32
 }
 
 // search ranks the visible tools matching q; hits' ref is the slot.
+//
+// Candidates are the slots every narrowing term may match. They are
+// scored best bound first and, within a bound, from the newest slot
+// (slots are mostly in modifiedAt order): once the page is full, a
+// candidate whose bound is below the page's worst score, or equal to it
+// but older, cannot enter and is skipped unscored.
 func (ix *index) search(q *Query) ([]hit, *Cursor) {
 	sq := search.NewQuery(q.Text)
 	sq.UseVocab(ix.vocab)
@@ -384,52 +462,84 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 		return nil, nil
 	}
 	ts := ix.terms(sq)
-	consider := func(slot int32) {
-		d := &ix.docs[slot]
-		if !d.alive || !d.bundle.known || d.bundle.deleted || (!q.IncludeDisabled && !(d.enabled && d.bundle.enabled)) {
-			return
-		}
-		if b, unbounded := bound(ts, slot); !unbounded && !tp.admits(b) {
-			return
-		}
-		s1, _ := sq.ScorePrepared(&d.views[0])
-		s2, _ := sq.ScorePrepared(&d.views[1])
-		if sc := max(s1, s2); sc > 0 {
-			tp.add(hit{score: sc, time: d.time, key: d.key, ref: int(slot)})
-		}
-	}
-	// Candidates: the slots every narrowing term may match. Those that
-	// may hit a name (literally or fuzzily) with every term come first, so that the others can
-	// often be skipped by their bound.
-	var cand, names bitset
+	whole := sq.Text()
+	var cand bitset
 	for _, t := range ts {
 		if t == nil {
 			continue
 		}
 		set := slices.Clone(t.lit)
 		set.or(t.fz)
-		inName := slices.Clone(t.nameLit)
-		inName.or(t.nameFz)
 		if cand == nil {
-			cand, names = set, inName
+			cand = set
 		} else {
 			cand.and(set)
-			names.and(inName)
 		}
+	}
+	var list []candidate
+	visit := func(slot int32) {
+		d := &ix.docs[slot]
+		if !d.alive || !d.bundle.known || d.bundle.deleted || (!q.IncludeDisabled && !(d.enabled && d.bundle.enabled)) {
+			return
+		}
+		list = append(list, candidate{bound: ix.bound(ts, slot, whole), slot: slot})
 	}
 	if cand == nil {
-		for i := range ix.docs {
-			consider(int32(i))
+		list = make([]candidate, 0, len(ix.docs))
+		for i := len(ix.docs) - 1; i >= 0; i-- {
+			visit(int32(i))
 		}
-		return tp.result(q.Limit)
+	} else {
+		cand.eachDesc(visit)
 	}
-	names.and(cand)
-	names.each(consider)
-	for i := range cand {
-		cand[i] &^= names[i]
+	for _, c := range byBound(list) {
+		d := &ix.docs[c.slot]
+		if tp.full() {
+			w := &tp.h[0]
+			if int(c.bound) < w.score {
+				break // sorted by bound: no later candidate can enter
+			}
+			if int(c.bound) == w.score && d.time < w.time {
+				continue
+			}
+		}
+		s1, _ := sq.ScorePrepared(&d.views[0])
+		s2, _ := sq.ScorePrepared(&d.views[1])
+		if sc := max(s1, s2); sc > 0 {
+			tp.add(hit{score: sc, time: d.time, key: d.key, ref: int(c.slot)})
+		}
 	}
-	cand.each(consider)
 	return tp.result(q.Limit)
+}
+
+// byBound orders candidates by bound, highest first, keeping the order of
+// equal bounds (a counting sort: a query yields few distinct bounds).
+func byBound(list []candidate) []candidate {
+	var vals []int32
+	for i := range list {
+		if len(vals) == 0 || vals[len(vals)-1] != list[i].bound && !slices.Contains(vals, list[i].bound) {
+			vals = append(vals, list[i].bound)
+		}
+	}
+	if len(vals) <= 1 {
+		return list
+	}
+	slices.SortFunc(vals, func(a, b int32) int { return int(b) - int(a) })
+	start := make([]int, len(vals)+1)
+	for i := range list {
+		k, _ := slices.BinarySearchFunc(vals, list[i].bound, func(v, b int32) int { return int(b) - int(v) })
+		start[k+1]++
+	}
+	for k := 1; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	out := make([]candidate, len(list))
+	for i := range list {
+		k, _ := slices.BinarySearchFunc(vals, list[i].bound, func(v, b int32) int { return int(b) - int(v) })
+		out[start[k]] = list[i]
+		start[k]++
+	}
+	return out
 }
 
 // live returns the number of indexed tools.

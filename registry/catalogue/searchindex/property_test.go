@@ -252,3 +252,49 @@ func TestIndexEqualsScanAfterResync(t *testing.T) {
 		}
 	})
 }
+
+// drawNameQuery draws a query from a tool the catalogue holds: its whole
+// slug or display name (an Exact match), a prefix of one, cut anywhere
+// (inside a word, after a separator), or such a prefix followed by
+// another term; in random case.
+func drawNameQuery(t *rapid.T, w *world) string {
+	if len(w.keys) == 0 {
+		return drawQuery(t)
+	}
+	tool, err := w.mem.GetTool(context.Background(), rapid.SampledFrom(w.keys).Draw(t, "of"))
+	if err != nil {
+		return drawQuery(t)
+	}
+	name := rapid.SampledFrom([]string{tool.Slug, tool.DisplayName}).Draw(t, "name")
+	r := []rune(name)
+	q := string(r[:rapid.IntRange(1, len(r)).Draw(t, "cut")])
+	if strings.TrimSpace(q) == "" {
+		q = name
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "form") {
+	case 0:
+		q = strings.ToUpper(q)
+	case 1:
+		q += " " + drawWord(t, "and")
+	}
+	return q
+}
+
+// TestIndexEqualsScanNameQueries holds the index's pruning (per-term
+// score bounds: a name's start, a name, the text, fuzzy; an exact name;
+// the page's worst hit and its time) equal to the scan on the queries it
+// prunes most: whole names, prefixes of names cut anywhere, prefixes with
+// another term, over catalogues with many tied scores and times.
+func TestIndexEqualsScanNameQueries(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := newWorld(t)
+		for range rapid.IntRange(1, 4).Draw(t, "rounds") {
+			for range rapid.IntRange(1, 40).Draw(t, "writes") {
+				w.write(t)
+			}
+			for range 6 {
+				checkEqual(t, w.scan, w.idx, drawNameQuery(t, w), rapid.Bool().Draw(t, "includeDisabled"), rapid.IntRange(1, 5).Draw(t, "limit"))
+			}
+		}
+	})
+}

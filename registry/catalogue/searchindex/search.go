@@ -73,6 +73,19 @@ type Searcher interface {
 	Search(ctx context.Context, q Query) (Page, error)
 }
 
+// Validate reports whether q breaks a rule (blank or over-long text,
+// invalid UTF-8, a limit out of range), with an error wrapping
+// ErrInvalidQuery that names the field. Every Searcher checks it first.
+func (q *Query) Validate() error { return q.validate() }
+
+// Compare orders places in the ranking: negative when c ranks before o
+// (higher score, then more recent, then bundle id, slug and version),
+// zero when they are the same place. Searchers outside this package use
+// it to rank as [Store] and [Scan] do.
+func (c Cursor) Compare(o Cursor) int {
+	return compareHits(&hit{score: c.Score, time: c.Time, key: c.Key}, &hit{score: o.Score, time: o.Time, key: o.Key})
+}
+
 func (q *Query) validate() error {
 	var probs []string
 	switch {
@@ -160,8 +173,9 @@ func newTop(q *Query) *top {
 	return t
 }
 
-// admits reports whether a hit scoring at most score could still enter.
-func (t *top) admits(score int) bool { return len(t.h) < t.k || score >= t.h[0].score }
+// full reports whether k hits are kept: then h[0] is the worst of them,
+// and a hit must rank before it to enter.
+func (t *top) full() bool { return len(t.h) == t.k }
 
 // add offers a hit.
 func (t *top) add(x hit) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -135,8 +136,15 @@ func (s *Store) build(ctx context.Context) (*index, error) {
 	for i := range bundles {
 		ix.setBundle(&bundles[i])
 	}
-	for i := range tools {
-		if i%4096 == 0 {
+	// Slots in modifiedAt order, so that a search visiting candidates
+	// newest first fills its page early (see index.search).
+	order := make([]int32, len(tools))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return tools[a].ModifiedAt.Compare(tools[b].ModifiedAt) })
+	for n, i := range order {
+		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

@@ -45,24 +45,28 @@ func (n *trieNode) insert(word string) {
 // within k edits (optimal string alignment, as internal/search measures)
 // of p. Every word w that term is within k edits of, or of a prefix of,
 // starts with one of them: exactly the words fuzzy matching may accept.
-func (n *trieNode) fuzzy(term []rune, k int, f func(prefix string)) {
+//
+// With whole, f is called instead with the entries themselves within k
+// edits of term (no prefix stands for the entries below it).
+func (n *trieNode) fuzzy(term []rune, k int, whole bool, f func(prefix string)) {
 	m := len(term)
 	col := make([]int, m+1)
 	for i := range col {
 		col[i] = min(i, k+1)
 	}
-	w := &fuzzyWalk{term: term, k: k, f: f, cols: [][]int{col}}
+	w := &fuzzyWalk{term: term, k: k, whole: whole, f: f, cols: [][]int{col}}
 	for _, kid := range n.kids {
 		w.walk(kid)
 	}
 }
 
 type fuzzyWalk struct {
-	term []rune
-	k    int
-	f    func(string)
-	cols [][]int // cols[j][i]: distance between term[:i] and path[:j], capped at k+1
-	path []rune
+	term  []rune
+	k     int
+	whole bool // match entries whole, not their prefixes
+	f     func(string)
+	cols  [][]int // cols[j][i]: distance between term[:i] and path[:j], capped at k+1
+	path  []rune
 }
 
 // walk extends the path by n's label, one rune (one DP column) at a time.
@@ -92,13 +96,16 @@ func (w *fuzzyWalk) walk(n *trieNode) {
 			cur[i] = d
 			low = min(low, d)
 		}
-		if cur[m] <= w.k { // the term is within k of this prefix: every word below matches
+		if !w.whole && cur[m] <= w.k { // the term is within k of this prefix: every word below matches
 			w.f(string(w.path))
 			return
 		}
 		if low > w.k {
 			return
 		}
+	}
+	if w.whole && n.word && w.cols[len(w.path)][m] <= w.k {
+		w.f(string(w.path))
 	}
 	for _, kid := range n.kids {
 		w.walk(kid)
