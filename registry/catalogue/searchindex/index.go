@@ -61,7 +61,12 @@ type index struct {
 	// run id → slots whose slug or display name starts with the run (a
 	// name that starts with a term starts with the term's first run).
 	firstDocs [][]int32
-	grams     map[uint32][]int32 // trigram → run ids, ascending
+	// run id → some tool splits the run into several words (camelCase):
+	// a term inside the run may be a whole word there. A term strictly
+	// inside a run that is never split can match it only as a substring.
+	camel   []bool
+	wordBuf []string           // scratch of add
+	grams   map[uint32][]int32 // trigram → run ids, ascending
 	// Fuzzy candidates: every distinct word (as the ranking splits words),
 	// matched with its prefixes, and every whole name, matched whole (the
 	// ranking measures a term against a whole name, not its prefixes).
@@ -137,12 +142,35 @@ func (ix *index) add(d doc) {
 	v := &ix.docs[slot].views
 	ix.meta = append(ix.meta, slotMeta{time: d.time, bundle: d.bundle, enabled: d.enabled, alive: d.alive,
 		name0: ix.nameHash(v[0].Name()), name1: ix.nameHash(v[1].Name())})
+	// The words of the slug view (its name, then its description, which
+	// holds the display name) partition its runs in order: a run made of
+	// more than one word is split by camelCase.
+	words := ix.wordBuf[:0]
+	v[0].Words(func(w string) { words = append(words, w) })
+	ix.wordBuf = words
+	wi, aligned := 0, true
+	split := func(r string) bool {
+		if aligned && wi < len(words) && words[wi] == r {
+			wi++
+			return false
+		}
+		n := 0
+		for aligned && wi < len(words) && n < len(r) {
+			n += len(words[wi])
+			wi++
+		}
+		aligned = aligned && n == len(r) // else assume every later run split
+		return true
+	}
 	for i, text := range []string{v[0].Name(), v[1].Name(), v[0].Description()} {
 		first := i < 2 && startsAlnum(text)
 		eachRun(text, func(r string) {
 			id, ok := ix.runs[r]
 			if !ok {
 				id = ix.newRun(r)
+			}
+			if i != 1 && split(r) {
+				ix.camel[id] = true
 			}
 			if l := ix.runDocs[id]; len(l) == 0 || l[len(l)-1] != slot {
 				ix.runDocs[id] = append(l, slot)
@@ -181,6 +209,7 @@ func (ix *index) newRun(r string) int32 {
 	ix.runDocs = append(ix.runDocs, nil)
 	ix.nameDocs = append(ix.nameDocs, nil)
 	ix.firstDocs = append(ix.firstDocs, nil)
+	ix.camel = append(ix.camel, false)
 	for i := 0; i+3 <= len(r); i++ {
 		g := gram(r[i:])
 		if l := ix.grams[g]; len(l) == 0 || l[len(l)-1] != id {
@@ -196,6 +225,13 @@ func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(
 
 // alnum is the ranking's notion of a word character.
 func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// wholeRun reports whether s is one run of letters and digits.
+func wholeRun(s string) bool {
+	n, all := 0, false
+	eachRun(s, func(r string) { n, all = n+1, len(r) == len(s) })
+	return n == 1 && all
+}
 
 // startsAlnum reports whether s starts with a letter or digit (then its
 // first run starts at 0).
@@ -329,6 +365,10 @@ func (b bitset) eachDesc(f func(i int32)) {
 // name). They bound a slot's score before it is computed.
 type termSets struct {
 	lit, nameLit, fz, nameFz bitset
+	// word and nameWord are the subsets of lit and nameLit where the term
+	// may be a whole word (or run of words); the same sets when the term
+	// is not a single run of letters and digits.
+	word, nameWord bitset
 	// prefix is a superset of the slots whose slug or display name starts
 	// with the term; nil when the term cannot narrow it (its first run is
 	// shorter than 3 bytes, or it starts with a separator).
@@ -343,6 +383,16 @@ func (ix *index) terms(sq *search.Query, sc *scratch) []*termSets {
 		ts := &termSets{lit: sc.bitset(n), nameLit: sc.bitset(n), fz: sc.bitset(n), nameFz: sc.bitset(n)}
 		if !ix.substring(term, ts.lit, ts.nameLit) {
 			continue // the term's literal matches are not narrowed: it constrains nothing
+		}
+		ts.word, ts.nameWord = ts.lit, ts.nameLit
+		if wholeRun(term) {
+			ts.word, ts.nameWord = sc.bitset(n), sc.bitset(n)
+			for _, r := range ix.pieceRuns(term) {
+				if ix.runText[r] == term || ix.camel[r] {
+					ts.word.setAll(ix.runDocs[r])
+					ts.nameWord.setAll(ix.nameDocs[r])
+				}
+			}
 		}
 		if startsAlnum(term) {
 			var p string
@@ -394,10 +444,14 @@ func (ix *index) bound(ts []*termSets, slot int32, whole string, wholeHash uint3
 		switch {
 		case t == nil || t.nameLit.has(slot) && (t.prefix == nil || t.prefix.has(slot)):
 			total += search.PrefixScore
-		case t.nameLit.has(slot):
-			total += search.NameWordScore // in a name, not at its start
-		case t.lit.has(slot):
+		case t.nameWord.has(slot):
+			total += search.NameWordScore // a word of a name, not at its start
+		case t.word.has(slot):
 			total += search.DescriptionWordScore
+		case t.nameLit.has(slot):
+			total += search.NameSubstringScore // inside a word of a name
+		case t.lit.has(slot):
+			total += search.DescSubstringScore
 		case t.nameFz.has(slot):
 			total += search.NameFuzzyScore // not literal: fuzzy, at least one edit
 		default:
