@@ -32,11 +32,23 @@ type doc struct {
 	views   [2]search.Prepared
 }
 
+// slotMeta is what a search reads of every candidate, kept apart from the
+// docs in a compact array (reading 100,000 docs' headers would miss the
+// cache on each).
+type slotMeta struct {
+	time         int64
+	bundle       *bundleState
+	name0, name1 uint32 // hashes of the lower-cased names, to find an exact name
+	enabled      bool
+	alive        bool
+}
+
 // index is the in-memory index. It is not safe for concurrent use; Store
 // guards it.
 type index struct {
 	seed    maphash.Seed
-	docs    []doc // by slot; removed tools leave dead slots until compact
+	docs    []doc      // by slot; removed tools leave dead slots until compact
+	meta    []slotMeta // by slot
 	slots   map[catalogue.ToolKey]int32
 	bundles map[uuid.UUID]*bundleState
 	// Substring candidates: the text's runs (maximal runs of letters and
@@ -49,7 +61,12 @@ type index struct {
 	// run id → slots whose slug or display name starts with the run (a
 	// name that starts with a term starts with the term's first run).
 	firstDocs [][]int32
-	grams     map[uint32][]int32 // trigram → run ids, ascending
+	// run id → some tool splits the run into several words (camelCase):
+	// a term inside the run may be a whole word there. A term strictly
+	// inside a run that is never split can match it only as a substring.
+	camel   []bool
+	wordBuf []string           // scratch of add
+	grams   map[uint32][]int32 // trigram → run ids, ascending
 	// Fuzzy candidates: every distinct word (as the ranking splits words),
 	// matched with its prefixes, and every whole name, matched whole (the
 	// ranking measures a term against a whole name, not its prefixes).
@@ -61,7 +78,7 @@ type index struct {
 
 // newIndex returns an empty index with room for n tools.
 func newIndex(seed maphash.Seed, n int) *index {
-	return &index{seed: seed, docs: make([]doc, 0, n), slots: make(map[catalogue.ToolKey]int32, n), bundles: map[uuid.UUID]*bundleState{},
+	return &index{seed: seed, docs: make([]doc, 0, n), meta: make([]slotMeta, 0, n), slots: make(map[catalogue.ToolKey]int32, n), bundles: map[uuid.UUID]*bundleState{},
 		runs: map[string]int32{}, grams: map[uint32][]int32{}, vocab: search.NewVocab(), trie: newTrie(), names: newTrie()}
 }
 
@@ -108,6 +125,7 @@ func (ix *index) put(t *catalogue.Tool) {
 		d := &ix.docs[slot]
 		if d.sum == sum {
 			d.enabled, d.time = t.IsEnabled, t.ModifiedAt.UnixNano()
+			ix.meta[slot].enabled, ix.meta[slot].time = d.enabled, d.time
 			return
 		}
 		ix.remove(key)
@@ -122,12 +140,37 @@ func (ix *index) add(d doc) {
 	ix.docs = append(ix.docs, d)
 	ix.slots[d.key] = slot
 	v := &ix.docs[slot].views
+	ix.meta = append(ix.meta, slotMeta{time: d.time, bundle: d.bundle, enabled: d.enabled, alive: d.alive,
+		name0: ix.nameHash(v[0].Name()), name1: ix.nameHash(v[1].Name())})
+	// The words of the slug view (its name, then its description, which
+	// holds the display name) partition its runs in order: a run made of
+	// more than one word is split by camelCase.
+	words := ix.wordBuf[:0]
+	v[0].Words(func(w string) { words = append(words, w) })
+	ix.wordBuf = words
+	wi, aligned := 0, true
+	split := func(r string) bool {
+		if aligned && wi < len(words) && words[wi] == r {
+			wi++
+			return false
+		}
+		n := 0
+		for aligned && wi < len(words) && n < len(r) {
+			n += len(words[wi])
+			wi++
+		}
+		aligned = aligned && n == len(r) // else assume every later run split
+		return true
+	}
 	for i, text := range []string{v[0].Name(), v[1].Name(), v[0].Description()} {
 		first := i < 2 && startsAlnum(text)
 		eachRun(text, func(r string) {
 			id, ok := ix.runs[r]
 			if !ok {
 				id = ix.newRun(r)
+			}
+			if i != 1 && split(r) {
+				ix.camel[id] = true
 			}
 			if l := ix.runDocs[id]; len(l) == 0 || l[len(l)-1] != slot {
 				ix.runDocs[id] = append(l, slot)
@@ -166,6 +209,7 @@ func (ix *index) newRun(r string) int32 {
 	ix.runDocs = append(ix.runDocs, nil)
 	ix.nameDocs = append(ix.nameDocs, nil)
 	ix.firstDocs = append(ix.firstDocs, nil)
+	ix.camel = append(ix.camel, false)
 	for i := 0; i+3 <= len(r); i++ {
 		g := gram(r[i:])
 		if l := ix.grams[g]; len(l) == 0 || l[len(l)-1] != id {
@@ -175,10 +219,19 @@ func (ix *index) newRun(r string) int32 {
 	return id
 }
 
+func (ix *index) nameHash(s string) uint32 { return uint32(maphash.String(ix.seed, s)) }
+
 func gram(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
 
 // alnum is the ranking's notion of a word character.
 func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// wholeRun reports whether s is one run of letters and digits.
+func wholeRun(s string) bool {
+	n, all := 0, false
+	eachRun(s, func(r string) { n, all = n+1, len(r) == len(s) })
+	return n == 1 && all
+}
 
 // startsAlnum reports whether s starts with a letter or digit (then its
 // first run starts at 0).
@@ -222,6 +275,7 @@ func (ix *index) remove(key catalogue.ToolKey) {
 	}
 	delete(ix.slots, key)
 	ix.docs[slot] = doc{key: key}
+	ix.meta[slot] = slotMeta{}
 	ix.dead++
 	if ix.dead > 1024 && ix.dead > len(ix.slots) {
 		ix.compact()
@@ -246,6 +300,32 @@ func (ix *index) compact() {
 type bitset []uint64
 
 func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+// scratch is a search's reusable memory (Store pools them), so that a
+// query allocates next to nothing: the garbage collector, which must
+// mark the whole index, then runs rarely.
+type scratch struct {
+	words  []uint64 // backing of the query's bitsets
+	list   []candidate
+	out    []candidate
+	bucket []uint8
+}
+
+// bitset returns a cleared set of n slots from the scratch memory.
+func (sc *scratch) bitset(n int) bitset {
+	need := (n + 63) / 64
+	if cap(sc.words)-len(sc.words) < need {
+		sc.words = make([]uint64, 0, max(2*cap(sc.words), 8*need))
+	}
+	b := sc.words[len(sc.words) : len(sc.words)+need]
+	sc.words = sc.words[:len(sc.words)+need]
+	clear(b)
+	return b
+}
+
+func (sc *scratch) reset() {
+	sc.words, sc.list, sc.out, sc.bucket = sc.words[:0], sc.list[:0], sc.out[:0], sc.bucket[:0]
+}
 func (b bitset) set(i int32) { b[i>>6] |= 1 << (uint(i) & 63) }
 
 func (b bitset) and(o bitset) {
@@ -285,6 +365,10 @@ func (b bitset) eachDesc(f func(i int32)) {
 // name). They bound a slot's score before it is computed.
 type termSets struct {
 	lit, nameLit, fz, nameFz bitset
+	// word and nameWord are the subsets of lit and nameLit where the term
+	// may be a whole word (or run of words); the same sets when the term
+	// is not a single run of letters and digits.
+	word, nameWord bitset
 	// prefix is a superset of the slots whose slug or display name starts
 	// with the term; nil when the term cannot narrow it (its first run is
 	// shorter than 3 bytes, or it starts with a separator).
@@ -292,13 +376,23 @@ type termSets struct {
 }
 
 // terms returns each term's sets; nil for a term that narrows nothing.
-func (ix *index) terms(sq *search.Query) []*termSets {
+func (ix *index) terms(sq *search.Query, sc *scratch) []*termSets {
 	out := make([]*termSets, len(sq.Terms()))
 	for i, term := range sq.Terms() {
 		n := len(ix.docs)
-		ts := &termSets{lit: newBitset(n), nameLit: newBitset(n), fz: newBitset(n), nameFz: newBitset(n)}
+		ts := &termSets{lit: sc.bitset(n), nameLit: sc.bitset(n), fz: sc.bitset(n), nameFz: sc.bitset(n)}
 		if !ix.substring(term, ts.lit, ts.nameLit) {
 			continue // the term's literal matches are not narrowed: it constrains nothing
+		}
+		ts.word, ts.nameWord = ts.lit, ts.nameLit
+		if wholeRun(term) {
+			ts.word, ts.nameWord = sc.bitset(n), sc.bitset(n)
+			for _, r := range ix.pieceRuns(term) {
+				if ix.runText[r] == term || ix.camel[r] {
+					ts.word.setAll(ix.runDocs[r])
+					ts.nameWord.setAll(ix.nameDocs[r])
+				}
+			}
 		}
 		if startsAlnum(term) {
 			var p string
@@ -308,7 +402,7 @@ func (ix *index) terms(sq *search.Query) []*termSets {
 				}
 			})
 			if p != "" {
-				ts.prefix = newBitset(n)
+				ts.prefix = sc.bitset(n)
 				for _, r := range ix.pieceRuns(p) {
 					if strings.HasPrefix(ix.runText[r], p) {
 						ts.prefix.setAll(ix.firstDocs[r])
@@ -339,20 +433,25 @@ const exactBound = math.MaxInt32
 // bound is an upper bound of the slot's score from the term sets: the
 // best rule each term may still meet there, summed (or exactBound when a
 // name is the whole query, lower-cased and trimmed as the ranking does).
-func (ix *index) bound(ts []*termSets, slot int32, whole string) int32 {
-	d := &ix.docs[slot]
-	if d.views[0].Name() == whole || d.views[1].Name() == whole {
-		return exactBound
+func (ix *index) bound(ts []*termSets, slot int32, whole string, wholeHash uint32) int32 {
+	if m := &ix.meta[slot]; m.name0 == wholeHash || m.name1 == wholeHash {
+		if d := &ix.docs[slot]; d.views[0].Name() == whole || d.views[1].Name() == whole {
+			return exactBound
+		}
 	}
 	total := int32(0)
 	for _, t := range ts {
 		switch {
 		case t == nil || t.nameLit.has(slot) && (t.prefix == nil || t.prefix.has(slot)):
 			total += search.PrefixScore
-		case t.nameLit.has(slot):
-			total += search.NameWordScore // in a name, not at its start
-		case t.lit.has(slot):
+		case t.nameWord.has(slot):
+			total += search.NameWordScore // a word of a name, not at its start
+		case t.word.has(slot):
 			total += search.DescriptionWordScore
+		case t.nameLit.has(slot):
+			total += search.NameSubstringScore // inside a word of a name
+		case t.lit.has(slot):
+			total += search.DescSubstringScore
 		case t.nameFz.has(slot):
 			total += search.NameFuzzyScore // not literal: fuzzy, at least one edit
 		default:
@@ -454,21 +553,24 @@ type candidate struct {
 // (slots are mostly in modifiedAt order): once the page is full, a
 // candidate whose bound is below the page's worst score, or equal to it
 // but older, cannot enter and is skipped unscored.
-func (ix *index) search(q *Query) ([]hit, *Cursor) {
+func (ix *index) search(q *Query, sc *scratch) ([]hit, *Cursor) {
+	defer sc.reset()
 	sq := search.NewQuery(q.Text)
 	sq.UseVocab(ix.vocab)
 	tp := newTop(q)
 	if sq.Empty() {
 		return nil, nil
 	}
-	ts := ix.terms(sq)
+	ts := ix.terms(sq, sc)
 	whole := sq.Text()
+	wholeHash := ix.nameHash(whole)
 	var cand bitset
 	for _, t := range ts {
 		if t == nil {
 			continue
 		}
-		set := slices.Clone(t.lit)
+		set := sc.bitset(len(ix.docs))
+		copy(set, t.lit)
 		set.or(t.fz)
 		if cand == nil {
 			cand = set
@@ -476,33 +578,34 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 			cand.and(set)
 		}
 	}
-	var list []candidate
+	list := sc.list[:0]
 	visit := func(slot int32) {
-		d := &ix.docs[slot]
-		if !d.alive || !d.bundle.known || d.bundle.deleted || (!q.IncludeDisabled && !(d.enabled && d.bundle.enabled)) {
+		m := &ix.meta[slot]
+		if !m.alive || !m.bundle.known || m.bundle.deleted || (!q.IncludeDisabled && !(m.enabled && m.bundle.enabled)) {
 			return
 		}
-		list = append(list, candidate{bound: ix.bound(ts, slot, whole), slot: slot})
+		list = append(list, candidate{bound: ix.bound(ts, slot, whole, wholeHash), slot: slot})
 	}
 	if cand == nil {
-		list = make([]candidate, 0, len(ix.docs))
+		list = slices.Grow(list, len(ix.docs))
 		for i := len(ix.docs) - 1; i >= 0; i-- {
 			visit(int32(i))
 		}
 	} else {
 		cand.eachDesc(visit)
 	}
-	for _, c := range byBound(list) {
-		d := &ix.docs[c.slot]
+	sc.list = list
+	for _, c := range byBound(list, sc) {
 		if tp.full() {
 			w := &tp.h[0]
 			if int(c.bound) < w.score {
 				break // sorted by bound: no later candidate can enter
 			}
-			if int(c.bound) == w.score && d.time < w.time {
+			if int(c.bound) == w.score && ix.meta[c.slot].time < w.time {
 				continue
 			}
 		}
+		d := &ix.docs[c.slot]
 		s1, _ := sq.ScorePrepared(&d.views[0])
 		s2, _ := sq.ScorePrepared(&d.views[1])
 		if sc := max(s1, s2); sc > 0 {
@@ -514,28 +617,43 @@ func (ix *index) search(q *Query) ([]hit, *Cursor) {
 
 // byBound orders candidates by bound, highest first, keeping the order of
 // equal bounds (a counting sort: a query yields few distinct bounds).
-func byBound(list []candidate) []candidate {
-	var vals []int32
+func byBound(list []candidate, sc *scratch) []candidate {
+	var vals []int32 // distinct bounds, in order of appearance
+	bucket := slices.Grow(sc.bucket[:0], len(list))[:len(list)]
+	sc.bucket = bucket
 	for i := range list {
-		if len(vals) == 0 || vals[len(vals)-1] != list[i].bound && !slices.Contains(vals, list[i].bound) {
+		k := slices.Index(vals, list[i].bound)
+		if k < 0 {
+			if len(vals) == 255 {
+				slices.SortStableFunc(list, func(a, b candidate) int { return int(b.bound) - int(a.bound) })
+				return list
+			}
+			k = len(vals)
 			vals = append(vals, list[i].bound)
 		}
+		bucket[i] = uint8(k)
 	}
 	if len(vals) <= 1 {
 		return list
 	}
-	slices.SortFunc(vals, func(a, b int32) int { return int(b) - int(a) })
-	start := make([]int, len(vals)+1)
-	for i := range list {
-		k, _ := slices.BinarySearchFunc(vals, list[i].bound, func(v, b int32) int { return int(b) - int(v) })
-		start[k+1]++
+	// start[k]: where bucket k begins, buckets ordered by bound descending.
+	order := make([]int, len(vals))
+	for k := range order {
+		order[k] = k
 	}
-	for k := 1; k < len(start); k++ {
-		start[k] += start[k-1]
+	slices.SortFunc(order, func(a, b int) int { return int(vals[b]) - int(vals[a]) })
+	count := make([]int, len(vals))
+	for _, k := range bucket {
+		count[k]++
 	}
-	out := make([]candidate, len(list))
-	for i := range list {
-		k, _ := slices.BinarySearchFunc(vals, list[i].bound, func(v, b int32) int { return int(b) - int(v) })
+	start, at := make([]int, len(vals)), 0
+	for _, k := range order {
+		start[k] = at
+		at += count[k]
+	}
+	out := slices.Grow(sc.out[:0], len(list))[:len(list)]
+	sc.out = out
+	for i, k := range bucket {
 		out[start[k]] = list[i]
 		start[k]++
 	}

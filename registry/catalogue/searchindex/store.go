@@ -40,6 +40,8 @@ type Store struct {
 	recording bool           // a resync is reading the store
 	journal   []func(*index) // writes made meanwhile, replayed on the new index
 
+	scratch sync.Pool // *scratch, for searches
+
 	resyncMu sync.Mutex // one resync at a time
 	stop     chan struct{}
 	done     chan struct{}
@@ -299,7 +301,12 @@ func (s *Store) Search(ctx context.Context, q Query) (Page, error) {
 		return Page{}, err
 	}
 	s.mu.RLock()
-	hits, next := s.ix.search(&q)
+	sc, _ := s.scratch.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	hits, next := s.ix.search(&q, sc)
+	s.scratch.Put(sc)
 	s.mu.RUnlock()
 	return fetch(ctx, s.Store, &q, hits, next)
 }
