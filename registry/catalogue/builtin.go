@@ -112,6 +112,10 @@ type overlayUsage struct {
 	Last  time.Time `json:"last"`
 }
 
+func (o overlayUsage) usage() usage { return usage{count: o.Count, last: o.Last} }
+
+func overlayUsageOf(u usage) overlayUsage { return overlayUsage{Count: u.count, Last: u.last} }
+
 type fileStamp struct {
 	mod  time.Time
 	size int64
@@ -356,6 +360,18 @@ func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) e
 	return nil
 }
 
+// setEnabled records the enabled switch of a built-in bundle or tool in
+// the overlay (no write when it already holds that state).
+func (s *BuiltInStore) setEnabled(ctx context.Context, id uuid.UUID, enabled bool) error {
+	return s.update(ctx, func(ov *overlay) bool {
+		if cur, ok := ov.Enabled[id]; ok && cur == enabled {
+			return false
+		}
+		ov.Enabled[id] = enabled
+		return true
+	})
+}
+
 // view returns the records of built-in bundle id as served now.
 func (s *BuiltInStore) view(bb *builtInBundle) Bundle {
 	b := bb.b
@@ -373,16 +389,10 @@ func (s *BuiltInStore) viewTool(t Tool) Tool {
 	}
 	t.CreatedAt = s.ov.FirstSeen[t.ID]
 	t.ModifiedAt = t.CreatedAt
-	u := s.ov.Calls[t.ID]
-	if p, ok := s.pending[t.ID]; ok {
-		u.Count += p.count
-		if p.last.After(u.Last) {
-			u.Last = p.last
-		}
-	}
-	t.CallCount = u.Count
-	if !u.Last.IsZero() {
-		last := u.Last
+	u := s.ov.Calls[t.ID].usage().plus(s.pending[t.ID])
+	t.CallCount = u.count
+	if !u.last.IsZero() {
+		last := u.last
 		t.LastCalledAt = &last
 	}
 	t.Tags = slices.Clone(t.Tags)
@@ -468,13 +478,7 @@ func (s *BuiltInStore) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabl
 	if err := s.checkOpen(); err != nil {
 		return Bundle{}, err
 	}
-	if err := s.update(ctx, func(ov *overlay) bool {
-		if cur, ok := ov.Enabled[id]; ok && cur == enabled {
-			return false
-		}
-		ov.Enabled[id] = enabled
-		return true
-	}); err != nil {
+	if err := s.setEnabled(ctx, id, enabled); err != nil {
 		return Bundle{}, err
 	}
 	s.mu.Lock()
@@ -637,13 +641,7 @@ func (s *BuiltInStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled 
 		return Tool{}, fmt.Errorf("bundle %s: %w", key.BundleID, ErrBundleDisabled)
 	}
 	id := bb.tools[i].ID
-	if err := s.update(ctx, func(ov *overlay) bool {
-		if cur, ok := ov.Enabled[id]; ok && cur == enabled {
-			return false
-		}
-		ov.Enabled[id] = enabled
-		return true
-	}); err != nil {
+	if err := s.setEnabled(ctx, id, enabled); err != nil {
 		return Tool{}, err
 	}
 	s.mu.Lock()
@@ -677,13 +675,8 @@ func (s *BuiltInStore) RecordUsage(ctx context.Context, key ToolKey, at time.Tim
 	if s.closed {
 		return ErrClosed
 	}
-	at = at.UTC().Truncate(time.Microsecond)
-	u := s.pending[bb.tools[i].ID]
-	u.count++
-	if at.After(u.last) {
-		u.last = at
-	}
-	s.pending[bb.tools[i].ID] = u
+	id := bb.tools[i].ID
+	s.pending[id] = s.pending[id].plus(usage{count: 1, last: at.UTC().Truncate(time.Microsecond)})
 	return nil
 }
 
@@ -721,12 +714,7 @@ func (s *BuiltInStore) flushUsage(ctx context.Context) error {
 	}
 	err := s.update(ctx, func(ov *overlay) bool {
 		for id, u := range batch {
-			c := ov.Calls[id]
-			c.Count += u.count
-			if u.last.After(c.Last) {
-				c.Last = u.last
-			}
-			ov.Calls[id] = c
+			ov.Calls[id] = overlayUsageOf(ov.Calls[id].usage().plus(u))
 		}
 		return true
 	})
@@ -734,12 +722,7 @@ func (s *BuiltInStore) flushUsage(ctx context.Context) error {
 		// Keep the counts for the next attempt.
 		s.mu.Lock()
 		for id, u := range batch {
-			p := s.pending[id]
-			p.count += u.count
-			if u.last.After(p.last) {
-				p.last = u.last
-			}
-			s.pending[id] = p
+			s.pending[id] = s.pending[id].plus(u)
 		}
 		s.mu.Unlock()
 	}

@@ -135,6 +135,16 @@ type usage struct {
 	last  time.Time
 }
 
+// plus is u with o's calls added: the counts summed, the later last call
+// kept.
+func (u usage) plus(o usage) usage {
+	u.count += o.count
+	if o.last.After(u.last) {
+		u.last = o.last
+	}
+	return u
+}
+
 var _ Store = (*FileStore)(nil)
 
 // OpenFileStore opens (creating if needed) the store in dir. It removes
@@ -1068,12 +1078,7 @@ func (s *FileStore) RecordUsage(ctx context.Context, key ToolKey, at time.Time) 
 		s.usageMu.Unlock()
 		return ErrClosed
 	}
-	u := s.pending[key]
-	u.count++
-	if at.After(u.last) {
-		u.last = at
-	}
-	s.pending[key] = u
+	s.pending[key] = s.pending[key].plus(usage{count: 1, last: at})
 	s.usageMu.Unlock()
 	return nil
 }
@@ -1103,12 +1108,7 @@ func (s *FileStore) Flush(ctx context.Context) error {
 			s.usageMu.Lock()
 			for _, k := range keys {
 				if u, ok := batch[k]; ok {
-					p := s.pending[k]
-					p.count += u.count
-					if u.last.After(p.last) {
-						p.last = u.last
-					}
-					s.pending[k] = p
+					s.pending[k] = s.pending[k].plus(u)
 				}
 			}
 			s.usageMu.Unlock()
