@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -74,6 +75,17 @@ func newHTTPInvoker(c hostconfig.Catalogue, log *slog.Logger) (*httptool.Invoker
 // a restart).
 func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		warnDir := func() {
+			if old != nil && old.Catalogue.Dir != cfg.Catalogue.Dir {
+				log.Warn("catalogue.dir changed; the catalogue stays where it is until the server restarts",
+					"serving", old.Catalogue.Dir, "configured", cfg.Catalogue.Dir)
+			}
+		}
+		if old != nil && sameHTTPSettings(old.Catalogue, cfg.Catalogue) {
+			// Keep the runner: its compiled tools, connections and OAuth2
+			// tokens stay valid.
+			return hostconfig.Step{Apply: func(context.Context) error { warnDir(); return nil }}, nil
+		}
 		inv, err := newHTTPInvoker(cfg.Catalogue, log)
 		if err != nil {
 			return hostconfig.Step{}, cfg.Errorf("catalogue", "%v", err)
@@ -82,13 +94,16 @@ func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 			if prev := sc.cur.Swap(inv); prev != nil {
 				prev.Close()
 			}
-			if old != nil && old.Catalogue.Dir != cfg.Catalogue.Dir {
-				log.Warn("catalogue.dir changed; the catalogue stays where it is until the server restarts",
-					"serving", old.Catalogue.Dir, "configured", cfg.Catalogue.Dir)
-			}
+			warnDir()
 			return nil
 		}}, nil
 	}
+}
+
+// sameHTTPSettings reports whether two configurations give http tools
+// the same destinations and secrets.
+func sameHTTPSettings(a, b hostconfig.Catalogue) bool {
+	return slices.Equal(a.AllowedHosts, b.AllowedHosts) && a.AllowPrivate == b.AllowPrivate && maps.Equal(a.Secrets, b.Secrets)
 }
 
 // startCatalogue opens the catalogue of the configuration in force and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
 // doJSON sends a JSON request and decodes the JSON answer.
@@ -223,4 +225,34 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	assert.Contains(t, textOf(t, res), "host not allowed")
 
 	assert.NotContains(t, s.stderr.String(), secret, "the secret never reaches the logs")
+}
+
+// A reload that leaves the http-tool settings alone keeps the runner (its
+// compiled tools, connections and OAuth2 tokens); one that changes them
+// replaces it.
+func TestCatalogueHook_ReplacesTheRunnerOnlyWhenSettingsChange(t *testing.T) {
+	ctx := context.Background()
+	sc := &swapInvoker{}
+	hook := catalogueHook(sc, slog.New(slog.DiscardHandler))
+	cfg := hostconfig.Default(t.TempDir())
+	cfg.Catalogue.Secrets = map[string]string{"K": "v"}
+	step, err := hook(ctx, nil, cfg)
+	require.NoError(t, err)
+	require.NoError(t, step.Apply(ctx))
+	first := sc.cur.Load()
+	require.NotNil(t, first)
+
+	same := hostconfig.Default(t.TempDir())
+	same.Catalogue.Secrets = map[string]string{"K": "v"}
+	step, err = hook(ctx, cfg, same)
+	require.NoError(t, err)
+	require.NoError(t, step.Apply(ctx))
+	assert.Same(t, first, sc.cur.Load(), "unchanged settings keep the runner")
+
+	changed := hostconfig.Default(t.TempDir())
+	changed.Catalogue.Secrets = map[string]string{"K": "w"}
+	step, err = hook(ctx, same, changed)
+	require.NoError(t, err)
+	require.NoError(t, step.Apply(ctx))
+	assert.NotSame(t, first, sc.cur.Load(), "a new secret replaces it")
 }

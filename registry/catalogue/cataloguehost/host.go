@@ -323,6 +323,8 @@ func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
 		}
 		return
 	}
+	// Read the tool back rather than trust the write's answer: writes to
+	// one key may finish in one order and reach here in the other.
 	t, terr := c.store.GetTool(ctx, key)
 	b, berr := c.store.GetBundle(ctx, key.BundleID)
 	for _, err := range []error{terr, berr} {
