@@ -517,9 +517,12 @@ func newField(s string, words []span) field {
 	return field{s: b.String(), words: words[base:]}
 }
 
-// newASCIIField is newField for ASCII text, byte by byte.
+// newASCIIField is newField for ASCII text, byte by byte. Text without
+// upper-case letters is kept as it is; other text is copied once, lowered
+// from its first upper-case letter on.
 func newASCIIField(s string, words []span, base int) field {
-	var low []byte
+	var low strings.Builder
+	lowering := false
 	start := -1
 	prevLower := false
 	for i := 0; i < len(s); i++ {
@@ -540,18 +543,23 @@ func newASCIIField(s string, words []span, base int) field {
 		}
 		prevLower = isLower
 		if isUpper {
-			if low == nil {
-				low = []byte(s)
+			c += 'a' - 'A'
+			if !lowering {
+				lowering = true
+				low.Grow(len(s))
+				low.WriteString(s[:i])
 			}
-			low[i] = c + ('a' - 'A')
+		}
+		if lowering {
+			low.WriteByte(c)
 		}
 	}
 	if start >= 0 {
 		words = append(words, span{int32(start), int32(len(s))})
 	}
 	ls := s
-	if low != nil {
-		ls = string(low)
+	if lowering {
+		ls = low.String()
 	}
 	return field{s: ls, words: words[base:]}
 }
@@ -731,7 +739,14 @@ func (v *Vocab) Word(id int) string { return string(v.words[id]) }
 // Prepare prepares an item as Prepare does, adding its new words to the
 // vocabulary. Score it with a Query that called UseVocab with v.
 func (v *Vocab) Prepare(it Item) Prepared {
-	p := Prepare(it)
+	return v.Intern(Prepare(it))
+}
+
+// Intern numbers the words of an item made by Prepare, adding its new
+// words to the vocabulary: v.Intern(Prepare(it)) is v.Prepare(it). It lets
+// a caller prepare many items concurrently (Prepare is a pure function)
+// and number them one at a time.
+func (v *Vocab) Intern(p Prepared) Prepared {
 	for _, f := range []*field{&p.p.name, &p.p.desc} {
 		f.ids = make([]int32, len(f.words))
 		for i, w := range f.words {

@@ -74,6 +74,7 @@ type index struct {
 	trie  *trieNode
 	names *trieNode
 	dead  int
+	bulk  *bulkLoad // non-nil while the index is being built (startBulk)
 }
 
 // newIndex returns an empty index with room for n tools.
@@ -103,9 +104,10 @@ func (ix *index) dropBundle(id uuid.UUID) {
 	*st = bundleState{known: true, deleted: true}
 }
 
-func (ix *index) textSum(t *catalogue.Tool) uint64 {
+// textSum hashes the searched text of t.
+func textSum(seed maphash.Seed, t *catalogue.Tool) uint64 {
 	var h maphash.Hash
-	h.SetSeed(ix.seed)
+	h.SetSeed(seed)
 	for _, s := range []string{t.Slug, t.DisplayName, t.Description} {
 		h.WriteString(s)
 		h.WriteByte(0)
@@ -117,10 +119,30 @@ func (ix *index) textSum(t *catalogue.Tool) uint64 {
 	return h.Sum64()
 }
 
+// prepped is what indexing a tool needs that depends on the tool alone:
+// prepTool makes it, concurrently for many tools when an index is built.
+type prepped struct {
+	sum   uint64
+	views [2]search.Prepared // not yet numbered against the vocabulary
+	done  bool               // views are prepared (a tool whose text is unchanged needs none)
+}
+
+// prepTool hashes t's searched text and prepares its two views.
+func prepTool(seed maphash.Seed, t *catalogue.Tool) prepped {
+	a, b := views(t)
+	return prepped{sum: textSum(seed, t), views: [2]search.Prepared{search.Prepare(a), search.Prepare(b)}, done: true}
+}
+
 // put adds or replaces a tool.
 func (ix *index) put(t *catalogue.Tool) {
+	ix.putPrepped(t, prepped{sum: textSum(ix.seed, t)})
+}
+
+// putPrepped adds or replaces a tool whose text p was hashed (and maybe
+// prepared) with ix.seed.
+func (ix *index) putPrepped(t *catalogue.Tool, p prepped) {
 	key := t.Key()
-	sum := ix.textSum(t)
+	sum := p.sum
 	if slot, ok := ix.slots[key]; ok {
 		d := &ix.docs[slot]
 		if d.sum == sum {
@@ -131,7 +153,7 @@ func (ix *index) put(t *catalogue.Tool) {
 		ix.remove(key)
 	}
 	ix.add(doc{key: key, bundle: ix.bundle(key.BundleID), time: t.ModifiedAt.UnixNano(), enabled: t.IsEnabled,
-		alive: true, sum: sum, views: ix.prepare(t)})
+		alive: true, sum: sum, views: ix.prepare(t, p)})
 }
 
 // add indexes a prepared doc in a new slot.
@@ -186,20 +208,52 @@ func (ix *index) add(d doc) {
 	}
 	// Whole names: fuzzy matching also measures a term against a whole
 	// name of several words. (Insertion is idempotent.)
+	if ix.bulk != nil {
+		ix.bulk.names = append(ix.bulk.names, v[0].Name(), v[1].Name())
+		return
+	}
 	ix.names.insert(v[0].Name())
 	ix.names.insert(v[1].Name())
 }
 
-// prepare prepares a tool's two views against the vocabulary, adding new
-// words to the trie.
-func (ix *index) prepare(t *catalogue.Tool) [2]search.Prepared {
-	a, b := views(t)
+// prepare numbers a tool's two views against the vocabulary (preparing
+// them first unless p holds them), adding new words to the trie.
+func (ix *index) prepare(t *catalogue.Tool, p prepped) [2]search.Prepared {
+	if !p.done {
+		a, b := views(t)
+		p.views = [2]search.Prepared{search.Prepare(a), search.Prepare(b)}
+	}
 	n := ix.vocab.Len()
-	out := [2]search.Prepared{ix.vocab.Prepare(a), ix.vocab.Prepare(b)}
-	for id := n; id < ix.vocab.Len(); id++ {
-		ix.trie.insert(ix.vocab.Word(id))
+	out := [2]search.Prepared{ix.vocab.Intern(p.views[0]), ix.vocab.Intern(p.views[1])}
+	if ix.bulk == nil {
+		for id := n; id < ix.vocab.Len(); id++ {
+			ix.trie.insert(ix.vocab.Word(id))
+		}
 	}
 	return out
+}
+
+// bulkLoad is an index being built from a whole listing: the tries are
+// built once at the end (finishBulk) from every word and name, rather than
+// by one insertion each.
+type bulkLoad struct {
+	names []string
+}
+
+// startBulk defers trie building until finishBulk; ix must be empty.
+func (ix *index) startBulk() { ix.bulk = &bulkLoad{} }
+
+// finishBulk builds the tries of the words and names added since
+// startBulk. The result equals inserting them one by one: a radix tree
+// is determined by the set of its words.
+func (ix *index) finishBulk() {
+	words := make([]string, ix.vocab.Len())
+	for i := range words {
+		words[i] = ix.vocab.Word(i)
+	}
+	ix.trie = buildTrie(words)
+	ix.names = buildTrie(ix.bulk.names)
+	ix.bulk = nil
 }
 
 func (ix *index) newRun(r string) int32 {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -145,15 +147,62 @@ func (s *Store) build(ctx context.Context) (*index, error) {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return tools[a].ModifiedAt.Compare(tools[b].ModifiedAt) })
-	for n, i := range order {
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		ix.put(&tools[i])
+	// Preparing a tool's text depends on the tool alone: other CPUs
+	// prepare chunks ahead while this goroutine numbers words and fills
+	// postings in order.
+	ix.startBulk()
+	err = prepPipeline(ctx, ix.seed, tools, order, func(i int32, p prepped) { ix.putPrepped(&tools[i], p) })
+	if err != nil {
+		return nil, err
 	}
+	ix.finishBulk()
 	return ix, nil
+}
+
+// prepChunk is the number of tools a preparing goroutine takes at a time.
+const prepChunk = 512
+
+// prepPipeline calls consume with every tools[order[n]], in the order of
+// order, and its preparation, made ahead on GOMAXPROCS-1 goroutines (at
+// least one). It stops at ctx's end with its error.
+func prepPipeline(ctx context.Context, seed maphash.Seed, tools []catalogue.Tool, order []int32, consume func(int32, prepped)) error {
+	preps := make([]prepped, len(order))
+	chunks := (len(order) + prepChunk - 1) / prepChunk
+	ready := make([]chan struct{}, chunks)
+	for c := range ready {
+		ready[c] = make(chan struct{})
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for range max(1, min(runtime.GOMAXPROCS(0)-1, chunks)) {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				if ctx.Err() == nil {
+					for n := c * prepChunk; n < min((c+1)*prepChunk, len(order)); n++ {
+						preps[n] = prepTool(seed, &tools[order[n]])
+					}
+				}
+				close(ready[c])
+			}
+		})
+	}
+	for c := range chunks {
+		<-ready[c]
+		if err := ctx.Err(); err != nil {
+			next.Store(int64(chunks)) // the goroutines take no more chunks
+			return err
+		}
+		for n := c * prepChunk; n < min((c+1)*prepChunk, len(order)); n++ {
+			consume(order[n], preps[n])
+			preps[n] = prepped{}
+		}
+	}
+	return nil
 }
 
 // apply runs a change on the index (and records it while a resync runs).

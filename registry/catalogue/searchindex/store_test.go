@@ -149,3 +149,25 @@ func TestImportedBundleIsIndexed(t *testing.T) {
 		[]catalogue.Tool{{ID: tid, BundleID: id, Slug: "forecast", Version: "1", ToolSpec: goTool("Forecast"), CreatedAt: now, ModifiedAt: now}}))
 	assert.Equal(t, []string{"forecast"}, slugs(t, s, "forecast"))
 }
+
+// TestWrapStopsWhenContextEnds: building the index of a large catalogue
+// (its text prepared on several goroutines) stops at the context's end
+// with its error, and Resync then keeps the index it had.
+func TestWrapStopsWhenContextEnds(t *testing.T) {
+	f := newFixture(t, 5000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := searchindex.Wrap(ctx, f.store, searchindex.Options{})
+	require.ErrorIs(t, err, context.Canceled)
+
+	st, err := searchindex.Wrap(context.Background(), f.store, searchindex.Options{})
+	require.NoError(t, err)
+	q := searchindex.Query{Text: f.queries[0], Limit: 50}
+	before, err := st.Search(context.Background(), q)
+	require.NoError(t, err)
+	require.NotEmpty(t, before.Tools)
+	require.ErrorIs(t, st.Resync(ctx), context.Canceled)
+	after, err := st.Search(context.Background(), q)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+}

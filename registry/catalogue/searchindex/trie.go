@@ -41,6 +41,47 @@ func (n *trieNode) insert(word string) {
 	n.word = true
 }
 
+// buildTrie returns the trie of words (in any order, duplicates allowed):
+// the trie inserting each of them into an empty one would give, built in
+// one pass over the sorted words. words is sorted in place.
+func buildTrie(words []string) *trieNode {
+	slices.Sort(words) // byte order of UTF-8 is code point order
+	words = slices.Compact(words)
+	rs := make([][]rune, len(words))
+	for i, w := range words {
+		rs[i] = []rune(w)
+	}
+	root := newTrie()
+	root.fill(rs, 0)
+	return root
+}
+
+// fill adds below n the words ws, sorted, distinct, all sharing the prefix
+// of length depth that leads to n.
+func (n *trieNode) fill(ws [][]rune, depth int) {
+	if len(ws) > 0 && len(ws[0]) == depth {
+		n.word = true
+		ws = ws[1:]
+	}
+	for len(ws) > 0 {
+		r := ws[0][depth]
+		j := 1
+		for j < len(ws) && ws[j][depth] == r {
+			j++
+		}
+		group := ws[:j]
+		first, last := group[0], group[j-1]
+		l := depth + 1
+		for l < len(first) && l < len(last) && first[l] == last[l] {
+			l++
+		}
+		kid := &trieNode{label: first[depth:l:l]}
+		kid.fill(group, l)
+		n.kids = append(n.kids, kid)
+		ws = ws[j:]
+	}
+}
+
 // fuzzy calls f with the shortest prefixes p of words such that term is
 // within k edits (optimal string alignment, as internal/search measures)
 // of p. Every word w that term is within k edits of, or of a prefix of,
