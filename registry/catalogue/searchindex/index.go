@@ -427,6 +427,23 @@ type termSets struct {
 	// with the term; nil when the term cannot narrow it (its first run is
 	// shorter than 3 bytes, or it starts with a separator).
 	prefix bitset
+	// term is the term; loose is set when lit may hold slots without it
+	// (a term of several runs, "get-wea": lit holds the slots with all its
+	// runs, in any order). A slot of lit that fz lacks must then be
+	// checked to hold the term before it is scored.
+	term  string
+	loose bool
+}
+
+// holds reports whether slot's text may match the term: always for a
+// term whose sets are exact, else when the term may match it fuzzily or
+// its text holds the term.
+func (t *termSets) holds(ix *index, slot int32) bool {
+	if !t.loose || t.fz.has(slot) {
+		return true
+	}
+	v := &ix.docs[slot].views[0] // its name is the slug, its description holds the display name and the rest
+	return strings.Contains(v.Name(), t.term) || strings.Contains(v.Description(), t.term)
 }
 
 // terms returns each term's sets; nil for a term that narrows nothing.
@@ -439,6 +456,7 @@ func (ix *index) terms(sq *search.Query, sc *scratch) []*termSets {
 			continue // the term's literal matches are not narrowed: it constrains nothing
 		}
 		ts.word, ts.nameWord = ts.lit, ts.nameLit
+		ts.term, ts.loose = term, !wholeRun(term)
 		if wholeRun(term) {
 			ts.word, ts.nameWord = sc.bitset(n), sc.bitset(n)
 			for _, r := range ix.pieceRuns(term) {
@@ -516,19 +534,31 @@ func (ix *index) bound(ts []*termSets, slot int32, whole string, wholeHash uint3
 }
 
 // substring adds to set a superset of the slots whose text holds s, and
-// reports false when it cannot narrow (no run of letters and digits of s
-// is 3 bytes long): then every slot may hold s.
+// reports false when it cannot narrow (s has no run of letters and
+// digits): then every slot may hold s.
 //
 // A text holding s holds each maximal run of letters and digits of s
-// inside one of its own runs; runs are found by their trigrams.
+// inside one of its own runs; runs are found by their trigrams. A piece
+// that a separator of s follows ends its run of the text, one that a
+// separator precedes starts it: "get-wea" needs a run ending in "get"
+// and one starting with "wea".
 func (ix *index) substring(s string, set, nameSet bitset) bool {
-	var pieces []string
-	eachRun(s, func(p string) { pieces = append(pieces, p) })
+	type piece struct {
+		p          string
+		start, end bool // the text's run must start, end with p
+	}
+	var pieces []piece
+	at := 0
+	eachRun(s, func(p string) {
+		i := at + strings.Index(s[at:], p)
+		at = i + len(p)
+		pieces = append(pieces, piece{p: p, start: i > 0, end: at < len(s)})
+	})
 	if len(pieces) == 0 {
 		return false
 	}
 	if len(pieces) == 1 {
-		ix.pieceDocs(pieces[0], set, nameSet)
+		ix.pieceDocs(pieces[0].p, pieces[0].start, pieces[0].end, set, nameSet)
 		return true
 	}
 	// Every piece must be in some run: intersect the pieces' sets, then
@@ -536,7 +566,7 @@ func (ix *index) substring(s string, set, nameSet bitset) bool {
 	var all, names bitset
 	for _, p := range pieces {
 		ps, pn := newBitset(len(ix.docs)), newBitset(len(ix.docs))
-		ix.pieceDocs(p, ps, pn)
+		ix.pieceDocs(p.p, p.start, p.end, ps, pn)
 		if all == nil {
 			all, names = ps, pn
 		} else {
@@ -550,10 +580,13 @@ func (ix *index) substring(s string, set, nameSet bitset) bool {
 }
 
 // pieceDocs adds to set the slots holding a run that contains p (p has
-// no separator and at least 3 bytes), and to nameSet those holding it in
-// a name.
-func (ix *index) pieceDocs(p string, set, nameSet bitset) {
+// no separator), starts with it when start is set and ends with it when
+// end is set, and to nameSet those holding such a run in a name.
+func (ix *index) pieceDocs(p string, start, end bool, set, nameSet bitset) {
 	for _, r := range ix.pieceRuns(p) {
+		if text := ix.runText[r]; start && !strings.HasPrefix(text, p) || end && !strings.HasSuffix(text, p) {
+			continue
+		}
 		set.setAll(ix.runDocs[r])
 		nameSet.setAll(ix.nameDocs[r])
 	}
@@ -618,6 +651,10 @@ func (ix *index) search(q *Query, sc *scratch) ([]hit, *Cursor) {
 	ts := ix.terms(sq, sc)
 	whole := sq.Text()
 	wholeHash := ix.nameHash(whole)
+	if len(ts) == 1 && ts[0] != nil {
+		ix.searchTerm(q, sq, ts[0], whole, wholeHash, tp, sc)
+		return tp.result(q.Limit)
+	}
 	var cand bitset
 	for _, t := range ts {
 		if t == nil {
@@ -635,8 +672,13 @@ func (ix *index) search(q *Query, sc *scratch) ([]hit, *Cursor) {
 	list := sc.list[:0]
 	visit := func(slot int32) {
 		m := &ix.meta[slot]
-		if !m.alive || !m.bundle.known || m.bundle.deleted || (!q.IncludeDisabled && !(m.enabled && m.bundle.enabled)) {
+		if !ix.visible(m, q) {
 			return
+		}
+		for _, t := range ts {
+			if t != nil && !t.holds(ix, slot) {
+				return
+			}
 		}
 		list = append(list, candidate{bound: ix.bound(ts, slot, whole, wholeHash), slot: slot})
 	}
@@ -667,6 +709,85 @@ func (ix *index) search(q *Query, sc *scratch) ([]hit, *Cursor) {
 		}
 	}
 	return tp.result(q.Limit)
+}
+
+// visible reports whether a slot's tool may be returned for q.
+func (ix *index) visible(m *slotMeta, q *Query) bool {
+	return m.alive && m.bundle.known && !m.bundle.deleted && (q.IncludeDisabled || m.enabled && m.bundle.enabled)
+}
+
+// searchTerm is search for a query of one narrowing term. Its bound
+// (see bound) takes few values, each given by membership of a set, so
+// the candidates are taken level by level, best bound first, each level
+// a difference of bitsets computed word by word, and each read newest
+// slot first: the search stops at the first level that cannot enter the
+// page, and never reads the candidates below it.
+func (ix *index) searchTerm(q *Query, sq *search.Query, t *termSets, whole string, wholeHash uint32, tp *top, sc *scratch) {
+	n := len(ix.docs)
+	cand := sc.bitset(n)
+	copy(cand, t.lit)
+	cand.or(t.fz)
+	// Name-prefix candidates: the first level, holding the exact names
+	// (a name equal to the query holds it and starts with it).
+	top := sc.bitset(n)
+	copy(top, t.nameLit)
+	if t.prefix != nil {
+		top.and(t.prefix)
+	}
+	top.and(cand)
+	levels := [...]struct {
+		set   bitset
+		bound int32
+	}{
+		{top, search.PrefixScore}, {t.nameWord, search.NameWordScore}, {t.word, search.DescriptionWordScore},
+		{t.nameLit, search.NameSubstringScore}, {t.lit, search.DescSubstringScore},
+		{t.nameFz, search.NameFuzzyScore}, {cand, search.DescFuzzyScore},
+	}
+	score := func(slot int32, bound int32) {
+		m := &ix.meta[slot]
+		if !ix.visible(m, q) {
+			return
+		}
+		if tp.full() {
+			if w := &tp.h[0]; int(bound) < w.score || int(bound) == w.score && m.time < w.time {
+				return
+			}
+		}
+		if !t.holds(ix, slot) {
+			return
+		}
+		d := &ix.docs[slot]
+		s1, _ := sq.ScorePrepared(&d.views[0])
+		s2, _ := sq.ScorePrepared(&d.views[1])
+		if sc := max(s1, s2); sc > 0 {
+			tp.add(hit{score: sc, time: d.time, key: d.key, ref: int(slot)})
+		}
+	}
+	// Exact names first: they outrank every other match.
+	var exact []int32
+	top.eachDesc(func(slot int32) {
+		if m := &ix.meta[slot]; m.name0 == wholeHash || m.name1 == wholeHash {
+			if d := &ix.docs[slot]; d.views[0].Name() == whole || d.views[1].Name() == whole {
+				exact = append(exact, slot)
+			}
+		}
+	})
+	seen := sc.bitset(n) // slots already read
+	for _, slot := range exact {
+		score(slot, exactBound)
+		seen.set(slot)
+	}
+	level := sc.bitset(n)
+	for _, l := range levels {
+		if tp.full() && int(l.bound) < tp.h[0].score {
+			return // no candidate of this level or below can enter
+		}
+		for i := range level {
+			level[i] = l.set[i] & cand[i] &^ seen[i]
+			seen[i] |= level[i]
+		}
+		level.eachDesc(func(slot int32) { score(slot, l.bound) })
+	}
 }
 
 // byBound orders candidates by bound, highest first, keeping the order of

@@ -105,6 +105,10 @@ func drawQuery(t *rapid.T) string {
 			w = string(r[:rapid.IntRange(1, len(r)).Draw(t, "q-prefix")])
 		case 1: // a typo
 			w = typo(t, w)
+		case 3: // words joined by a separator, maybe cut short, as a slug is typed ("get-wea")
+			w += rapid.SampledFrom([]string{"-", ".", "_", "/"}).Draw(t, "q-join")
+			r := []rune(drawWord(t, "q"))
+			w += string(r[:rapid.IntRange(0, len(r)).Draw(t, "q-cut")])
 		}
 		terms = append(terms, w)
 	}
