@@ -385,6 +385,7 @@ func (st *StepsImpl) validate(p *problems, path string, argSchema json.RawMessag
 		p.add("argSchema", "%v", err)
 		return
 	}
+	checkDefaults(p, argSchema, sp.Defaults)
 	sn, err := snippet.ParseBody("", st.Body, sp.Names)
 	if err != nil {
 		var pe *snippet.ParseError
@@ -411,6 +412,57 @@ func (st *StepsImpl) validate(p *problems, path string, argSchema json.RawMessag
 		seen[ph.Param] = true
 		p.add(body, "%s", positioned(ph.Line, ph.Column, fmt.Sprintf(
 			"{{ %s }} names an argument a call may leave out; list %q in the argSchema's \"required\" or give the property a \"default\"", ph.Param, ph.Param)))
+	}
+}
+
+// checkDefaults holds every property default of a steps tool's argSchema
+// to the property's own schema: a call that leaves the argument out gets
+// the default, so a default the schema refuses would make the tool fail
+// for what the caller never sent. A schema that does not compile is
+// reported under argSchema already.
+func checkDefaults(p *problems, argSchema json.RawMessage, defaults map[string]json.RawMessage) {
+	if len(defaults) == 0 {
+		return
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(argSchema))
+	if err != nil {
+		return
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	const loc = "urn:toolpack:catalogue:schema"
+	if c.AddResource(loc, doc) != nil {
+		return
+	}
+	names := make([]string, 0, len(defaults))
+	for name := range defaults {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ptr := "/properties/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+		sch, err := c.Compile(loc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment())
+		if err != nil {
+			return // the whole schema is refused under argSchema
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(defaults[name]))
+		if err != nil {
+			continue // ReadStepParams compacted it: it is JSON
+		}
+		if err := sch.Validate(v); err != nil {
+			// The first line names the schema's internal location; the
+			// others are the problems ("- at '/x': maximum: got 12, want 9").
+			lines := strings.Split(err.Error(), "\n")
+			why := lines[0]
+			if len(lines) > 1 {
+				for i, l := range lines[1:] {
+					lines[i] = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "-")), "at '': ")
+				}
+				why = strings.Join(lines[:len(lines)-1], "; ")
+			}
+			p.add(fmt.Sprintf("argSchema.properties[%q].default", name),
+				"expected a value the property's schema accepts (a call leaving %q out gets it): %s", name, oneLine(why))
+		}
 	}
 }
 

@@ -240,3 +240,29 @@ func TestFileStore_StepsToolRoundTrips(t *testing.T) {
 	assert.Equal(t, "r = geo.lookup(city={{ city }})\n", got.StepsImpl.Body)
 	assert.Empty(t, again.Problems())
 }
+
+// A property default of a steps tool must be valid against the
+// property's schema: a call leaving the argument out gets it, so a bad
+// default is refused at PUT, named by its path, with every bad default
+// listed — including properties whose names need escaping in a JSON
+// Pointer and defaults checked through a $ref.
+func TestValidate_StepsDefaultsMatchTheirSchema(t *testing.T) {
+	s := stepsSpec("a(x={{ city }}, y={{ unit }}, z={{ n }}, w={{ c }})")
+	s.ArgSchema = json.RawMessage(`{"type":"object",
+	  "$defs": {"small": {"type": "integer", "maximum": 9}},
+	  "properties": {"city": {"type": "string"},
+	    "unit": {"type": "string", "enum": ["C", "F"], "default": "K"},
+	    "n": {"$ref": "#/$defs/small", "default": 12},
+	    "c": {"type": "string", "default": "ok"},
+	    "a/b~c é": {"type": "boolean", "default": "yes"}},
+	  "required": ["city"]}`)
+	f := decodeErrFields(t, s.Validate())
+	assert.Contains(t, f[`argSchema.properties["unit"].default`], `expected a value the property's schema accepts (a call leaving "unit" out gets it)`)
+	assert.Contains(t, f[`argSchema.properties["unit"].default`], `gets it): value must be one of 'C', 'F'`)
+	assert.Contains(t, f[`argSchema.properties["n"].default`], "maximum: got 12, want 9")
+	assert.Contains(t, f[`argSchema.properties["a/b~c é"].default`], "boolean")
+	assert.NotContains(t, f, `argSchema.properties["c"].default`, "a valid default passes")
+
+	ok := stepsSpec("a(x={{ city }}, y={{ unit }})")
+	require.NoError(t, ok.Validate(), "the fixture's default C is valid")
+}
