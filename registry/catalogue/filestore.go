@@ -62,9 +62,9 @@ type FileOptions struct {
 	// MaxBundles caps the bundles of the store, soft-deleted ones
 	// included until reaped: creating one more (PutBundle, ImportBundle)
 	// fails with ErrLimit. With MaxToolsPerBundle it bounds the number of
-	// tools. Several processes creating bundles at the same moment may
-	// pass it by a few. Zero means DefaultMaxBundles; negative means no
-	// cap.
+	// tools. It holds across processes sharing the directory: creations
+	// take a store-wide lock. Zero means DefaultMaxBundles; negative means
+	// no cap.
 	MaxBundles int
 }
 
@@ -112,7 +112,10 @@ type FileStore struct {
 	maxBundles int
 
 	stripes [64]chan struct{}
-	closed  atomic.Bool
+	// creating is held, with the flock of locks/create.lock, from counting
+	// the bundles to writing a new one: MaxBundles holds across processes.
+	creating chan struct{}
+	closed   atomic.Bool
 
 	usageMu sync.Mutex
 	pending map[ToolKey]usage
@@ -181,6 +184,7 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 	if s.maxBundles == 0 {
 		s.maxBundles = DefaultMaxBundles
 	}
+	s.creating = make(chan struct{}, 1)
 	for i := range s.stripes {
 		s.stripes[i] = make(chan struct{}, 1)
 	}
@@ -305,12 +309,19 @@ func (s *FileStore) stamp() time.Time { return s.now().UTC().Truncate(time.Micro
 // flock on its lock file.
 func (s *FileStore) lock(ctx context.Context, id uuid.UUID) (func(), error) {
 	stripe := s.stripes[id[15]%byte(len(s.stripes))]
+	return s.lockFile(ctx, stripe, id.String()+".lock", "bundle "+id.String())
+}
+
+// lockFile takes mu (a channel of capacity 1) and then the flock of the
+// lock file name, waiting as long as ctx allows; what names the lock in
+// errors and logs.
+func (s *FileStore) lockFile(ctx context.Context, mu chan struct{}, name, what string) (func(), error) {
 	select {
-	case stripe <- struct{}{}:
+	case mu <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	fl := flock.New(filepath.Join(s.locksDir(), id.String()+".lock"), flock.SetPermissions(0o600))
+	fl := flock.New(filepath.Join(s.locksDir(), name), flock.SetPermissions(0o600))
 	var err error
 	if ctx.Done() == nil {
 		err = fl.Lock()
@@ -322,15 +333,15 @@ func (s *FileStore) lock(ctx context.Context, id uuid.UUID) (func(), error) {
 		}
 	}
 	if err != nil {
-		<-stripe
-		return nil, fmt.Errorf("catalogue: locking bundle %s: %w", id, err)
+		<-mu
+		return nil, fmt.Errorf("catalogue: locking %s: %w", what, err)
 	}
 	return func() {
 		if err := fl.Unlock(); err != nil {
-			s.log.Warn("catalogue: unlocking bundle", "bundle", id, "err", err)
+			s.log.Warn("catalogue: unlocking", "lock", what, "err", err)
 		}
 		_ = fl.Close()
-		<-stripe
+		<-mu
 	}, nil
 }
 
@@ -552,27 +563,37 @@ func removeTemps(dir string) {
 	}
 }
 
-// bundleIDs lists the bundle directories, sorted by id.
-// checkBundleCap refuses a new bundle id once the store holds MaxBundles
-// bundles.
-func (s *FileStore) checkBundleCap(id uuid.UUID) error {
+// reserveBundle refuses a new bundle id once the store holds MaxBundles
+// bundles. Otherwise it returns with the store's creation lock held (in
+// this process and across processes); the caller releases it once the new
+// bundle's directory is in place, so that no other creator counts before
+// it exists. The caller holds the bundle's lock (lock order: bundle, then
+// creation).
+func (s *FileStore) reserveBundle(ctx context.Context, id uuid.UUID) (func(), error) {
 	if s.maxBundles < 0 {
-		return nil
+		return func() {}, nil
+	}
+	unlock, err := s.lockFile(ctx, s.creating, "create.lock", "bundle creation")
+	if err != nil {
+		return nil, err
 	}
 	ids, err := s.bundleIDs()
 	if err != nil {
-		return err
+		unlock()
+		return nil, err
 	}
 	n := len(ids)
 	if slices.ContainsFunc(ids, func(x uuid.UUID) bool { return x == id }) {
 		n-- // a directory left without a manifest: this bundle reuses it
 	}
 	if n >= s.maxBundles {
-		return fmt.Errorf("the store holds %d bundles, the most allowed: %w", n, ErrLimit)
+		unlock()
+		return nil, fmt.Errorf("the store holds %d bundles, the most allowed: %w", n, ErrLimit)
 	}
-	return nil
+	return unlock, nil
 }
 
+// bundleIDs lists the bundle directories, sorted by id.
 func (s *FileStore) bundleIDs() ([]uuid.UUID, error) {
 	entries, err := os.ReadDir(s.bundlesDir())
 	if err != nil {
@@ -646,9 +667,11 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
 		// A corrupt manifest is replaced by a new one: PUT repairs it.
 		if errors.Is(err, ErrNotFound) {
-			if err := s.checkBundleCap(id); err != nil {
+			release, err := s.reserveBundle(ctx, id)
+			if err != nil {
 				return Bundle{}, false, err
 			}
+			defer release()
 		}
 		b, created = Bundle{ID: id, CreatedAt: now}, true
 	case err != nil:
@@ -1225,9 +1248,11 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 	if err := s.clearForImport(b.ID); err != nil {
 		return err
 	}
-	if err := s.checkBundleCap(b.ID); err != nil {
+	release, err := s.reserveBundle(ctx, b.ID)
+	if err != nil {
 		return err
 	}
+	defer release()
 	stage, err := os.MkdirTemp(s.bundlesDir(), stagePrefix+b.ID.String()+"-")
 	if err != nil {
 		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)

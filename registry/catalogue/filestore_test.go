@@ -432,3 +432,55 @@ func TestFileStore_BundleCap(t *testing.T) {
 	_, _, err = s.PutBundle(ctx, newID(t), bundleSpec("c"))
 	assert.NoError(t, err, "a reaped bundle makes room")
 }
+
+// MaxBundles holds when several stores (as several processes would)
+// create bundles in one directory at the same moment: creations are
+// serialised by a store-wide lock file, so exactly MaxBundles succeed,
+// puts and imports alike, and the rest are ErrLimit.
+func TestFileStore_BundleCapHoldsAcrossStores(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const stores, each, capN = 4, 8, 10
+	opened := make([]*FileStore, stores)
+	for i := range opened {
+		s, err := OpenFileStore(ctx, dir, FileOptions{Logger: discard, FlushInterval: -1, ReapInterval: -1, MaxBundles: capN})
+		require.NoError(t, err)
+		defer s.Close()
+		opened[i] = s
+	}
+	var mu sync.Mutex
+	created, limited := 0, 0
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, s := range opened {
+		for j := range each {
+			wg.Go(func() {
+				<-start
+				var err error
+				if j%4 == 0 {
+					_, _, err = s.PutBundle(ctx, newID(t), bundleSpec(fmt.Sprintf("s%d-%d", i, j)))
+				} else {
+					now := time.Now().UTC().Truncate(time.Microsecond)
+					err = s.ImportBundle(ctx, Bundle{ID: newID(t), BundleSpec: bundleSpec(fmt.Sprintf("s%d-%d", i, j)), CreatedAt: now, ModifiedAt: now}, nil)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					created++
+				case errors.Is(err, ErrLimit):
+					limited++
+				default:
+					t.Errorf("store %d, bundle %d: %v", i, j, err)
+				}
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	assert.Equal(t, capN, created, "exactly MaxBundles bundles were created")
+	assert.Equal(t, stores*each-capN, limited)
+	list, err := opened[0].ListBundles(ctx, BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+	require.NoError(t, err)
+	assert.Equal(t, capN, len(list), "bundles in the directory")
+}
