@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -259,39 +258,3 @@ func threadCPU() time.Duration {
 	return d
 }
 
-// BenchmarkValueSize compares the two ways of counting a struct value's
-// bytes out (registry's benchOut, as the "struct" rows above): walking it
-// with the cached rule (what the middleware does) against encoding it with
-// encoding/json into a counting writer (what it did), interleaved in
-// blocks of 64; it reports the ratio of the median block times
-// (x-encode-time, below 1 is faster) and ns per value of each.
-func BenchmarkValueSize(b *testing.B) {
-	rec, err := New(Options{Logger: discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = rec.Close(context.Background()) }()
-	var v any = benchOut{Hits: 28, Query: "golang registry"}
-	rv := reflect.ValueOf(v)
-	if w, e := rec.valueSize(v), encodedLen(v); w != e {
-		b.Fatalf("walk %d != encoding %d", w, e)
-	}
-	const block = 64
-	var walkD, encD []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		for range block {
-			_ = rec.valueSize(v)
-		}
-		t1 := time.Now()
-		for range block {
-			_, _ = rec.encodedSize(rv, false)
-		}
-		walkD = append(walkD, t1.Sub(t0))
-		encD = append(encD, time.Since(t1))
-	}
-	mw, me := float64(median(walkD)), float64(median(encD))
-	b.ReportMetric(mw/me, "x-encode-time")
-	b.ReportMetric(mw/block, "walk-ns")
-	b.ReportMetric(me/block, "encode-ns")
-}

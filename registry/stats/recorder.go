@@ -2,7 +2,6 @@ package stats
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolpack-go/toolpack/internal/valuesize"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -54,9 +54,7 @@ type Recorder struct {
 	buf     []byte     // encoding buffer; flushMu
 	times   timeCache  // flushMu
 
-	sizers   sync.Pool                // *sizer, for values whose size needs encoding
-	rules    sizeRules                // counting rules of value types
-	lastRule atomic.Pointer[typeSize] // the rule of the last value sized by its type: spares the cache lookup while calls return one type
+	size *valuesize.Sizer // bytes out of values that are not text
 
 	kick chan struct{} // wakes the flusher (capacity 1)
 	stop context.CancelFunc
@@ -84,7 +82,7 @@ func New(opts Options) (*Recorder, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	r.sizers.New = func() any { return newSizer() }
+	r.size = valuesize.New()
 	r.cfg.Store(cfg)
 	r.renewBase()
 	go r.loop(loopCtx)
@@ -167,7 +165,7 @@ func (r *Recorder) Middleware() registry.Middleware {
 				e.errType = protocolErrorType(err)
 			case res.Success:
 				e.ok = true
-				e.out = r.valueSize(res.Value)
+				e.out = r.size.Size(res.Value)
 			default:
 				e.errType = string(res.ErrorType)
 				e.out = int64(len(res.Error))
@@ -347,23 +345,4 @@ func (r *Recorder) Close(ctx context.Context) error {
 		return fmt.Errorf("stats: close: %w", ctx.Err())
 	}
 	return r.flush(ctx)
-}
-
-// sizer counts the bytes of a value's JSON encoding without keeping them.
-type sizer struct {
-	n   int64
-	enc *json.Encoder
-}
-
-func newSizer() *sizer {
-	s := &sizer{}
-	s.enc = json.NewEncoder(s)
-	s.enc.SetEscapeHTML(false)
-	return s
-}
-
-// Write counts p.
-func (s *sizer) Write(p []byte) (int, error) {
-	s.n += int64(len(p))
-	return len(p), nil
 }

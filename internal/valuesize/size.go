@@ -1,4 +1,4 @@
-package stats
+package valuesize
 
 import (
 	"encoding"
@@ -9,14 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
 
-// The bytes out of a successful value that is not text are the size of its
-// JSON encoding by encoding/json (HTML characters not escaped, no trailing
+// The bytes out of a value that is not text are the size of its JSON
+// encoding by encoding/json (HTML characters not escaped, no trailing
 // newline). Encoding a value only to count its bytes costs a few hundred
-// nanoseconds even for a small struct, which is most of what the middleware
+// nanoseconds even for a small struct, which is most of what a middleware
 // would add to a call; so the common shapes (structs of exported,
 // non-embedded fields, pointers, slices, arrays, maps with string or
 // integer keys, strings, numbers, booleans, interfaces holding any of
@@ -80,7 +81,7 @@ var (
 )
 
 // sizeRules caches counting rules by type (reflect.Type → *typeSize); each
-// Recorder has its own. Rules depend on the type alone and never change.
+// Sizer has its own. Rules depend on the type alone and never change.
 type sizeRules struct{ m sync.Map }
 
 // ruleFor returns the rule of t, building (and caching) it on first use.
@@ -240,10 +241,44 @@ func validTagName(s string) bool {
 	return true
 }
 
-// valueSize is the bytes out of a successful value: the length of text
-// values, the size of the JSON encoding of any other (0 when it cannot be
-// encoded).
-func (r *Recorder) valueSize(v any) int64 {
+// Sizer counts the bytes of values as encoding/json would write them. It
+// keeps the counting rules of the types it has seen; it is safe for
+// concurrent use. Make one with New.
+type Sizer struct {
+	counters sync.Pool                // *counter, for values whose size needs encoding
+	rules    sizeRules                // counting rules of value types
+	last     atomic.Pointer[typeSize] // the rule of the last value sized by its type: spares the cache lookup while calls return one type
+}
+
+// New returns a Sizer.
+func New() *Sizer {
+	s := &Sizer{}
+	s.counters.New = func() any {
+		c := &counter{}
+		c.enc = json.NewEncoder(c)
+		c.enc.SetEscapeHTML(false)
+		return c
+	}
+	return s
+}
+
+// counter counts the bytes of a value's JSON encoding without keeping them.
+type counter struct {
+	n   int64
+	enc *json.Encoder
+}
+
+// Write counts p.
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// Size is the size of a value as a tool's output: the length of a string,
+// []byte or json.RawMessage, the size of the JSON encoding of anything
+// else (encoding/json without HTML escaping and without the trailing
+// newline), 0 for nil or a value that cannot be encoded.
+func (s *Sizer) Size(v any) int64 {
 	switch v := v.(type) {
 	case nil:
 		return 0
@@ -261,12 +296,12 @@ func (r *Recorder) valueSize(v any) int64 {
 	}
 	rv := reflect.ValueOf(v)
 	t := rv.Type()
-	rule := r.lastRule.Load()
+	rule := s.last.Load()
 	if rule == nil || rule.typ != t {
-		rule = r.rules.ruleFor(t)
-		r.lastRule.Store(rule)
+		rule = s.rules.ruleFor(t)
+		s.last.Store(rule)
 	}
-	n, ok := r.sizeOf(rv, rule, false, 0)
+	n, ok := s.sizeOf(rv, rule, false, 0)
 	if !ok {
 		return 0
 	}
@@ -276,7 +311,7 @@ func (r *Recorder) valueSize(v any) int64 {
 // sizeOf is the encoded size of v by rule t; addr tells whether
 // encoding/json would see v as addressable (which decides whether a
 // pointer method's MarshalJSON runs). false: v cannot be encoded.
-func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (int64, bool) {
+func (s *Sizer) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (int64, bool) {
 	switch t.kind {
 	case sizeBool:
 		if v.Bool() {
@@ -295,7 +330,7 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 		return stringLen(v.String()), true
 	}
 	if depth >= maxSizeDepth {
-		return r.encodedSize(v, addr)
+		return s.encodedSize(v, addr)
 	}
 	depth++
 	switch t.kind {
@@ -309,12 +344,12 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 			return 4, true
 		}
 		e := v.Elem()
-		return r.sizeOf(e, r.rules.ruleFor(e.Type()), false, depth)
+		return s.sizeOf(e, s.rules.ruleFor(e.Type()), false, depth)
 	case sizePointer:
 		if v.IsNil() {
 			return 4, true
 		}
-		return r.sizeOf(v.Elem(), t.elem, true, depth)
+		return s.sizeOf(v.Elem(), t.elem, true, depth)
 	case sizeSlice, sizeArray:
 		if t.kind == sizeSlice {
 			if v.IsNil() {
@@ -328,7 +363,7 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 			total += int64(n - 1)
 		}
 		for i := range n {
-			s, ok := r.sizeOf(v.Index(i), t.elem, addr, depth)
+			s, ok := s.sizeOf(v.Index(i), t.elem, addr, depth)
 			if !ok {
 				return 0, false
 			}
@@ -359,7 +394,7 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 				total += stringLen(key.String())
 			}
 			val.SetIterValue(it)
-			s, ok := r.sizeOf(val, t.elem, false, depth)
+			s, ok := s.sizeOf(val, t.elem, false, depth)
 			if !ok {
 				return 0, false
 			}
@@ -374,7 +409,7 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 			if f.omitEmpty && emptyValue(fv) || f.omitZero && fv.IsZero() {
 				continue
 			}
-			s, ok := r.sizeOf(fv, f.size, addr, depth)
+			s, ok := s.sizeOf(fv, f.size, addr, depth)
 			if !ok {
 				return 0, false
 			}
@@ -386,7 +421,7 @@ func (r *Recorder) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (i
 		}
 		return total, true
 	}
-	return r.encodedSize(v, addr)
+	return s.encodedSize(v, addr)
 }
 
 // emptyValue is encoding/json's "empty" of ",omitempty".
@@ -408,18 +443,18 @@ func emptyValue(v reflect.Value) bool {
 // addressable v is encoded through its address, so that a MarshalJSON or
 // MarshalText with a pointer receiver runs as it would within the whole
 // value.
-func (r *Recorder) encodedSize(v reflect.Value, addr bool) (int64, bool) {
+func (s *Sizer) encodedSize(v reflect.Value, addr bool) (int64, bool) {
 	var x any
 	if addr && v.CanAddr() {
 		x = v.Addr().Interface()
 	} else {
 		x = v.Interface()
 	}
-	s := r.sizers.Get().(*sizer)
-	s.n = 0
-	err := s.enc.Encode(x)
-	n := s.n - 1 // Encode ends with a newline
-	r.sizers.Put(s)
+	c := s.counters.Get().(*counter)
+	c.n = 0
+	err := c.enc.Encode(x)
+	n := c.n - 1 // Encode ends with a newline
+	s.counters.Put(c)
 	if err != nil {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package stats
+package valuesize
 
 import (
 	"bytes"
@@ -251,7 +251,7 @@ func genValue(t *rapid.T, typ reflect.Type, depth int) reflect.Value {
 // value itself and for a pointer to it (which makes its parts
 // addressable, so pointer-receiver methods run).
 func TestValueSize_EqualsEncoding(t *testing.T) {
-	rec, _ := newRecorder(t, nil)
+	rec := New()
 	rapid.Check(t, func(t *rapid.T) {
 		typ := genType(t, 3)
 		v := genValue(t, typ, 3)
@@ -260,10 +260,10 @@ func TestValueSize_EqualsEncoding(t *testing.T) {
 		case nil, string, []byte, json.RawMessage: // text: its length, by design; nil: 0
 			return
 		}
-		require.Equal(t, encodedLen(x), rec.valueSize(x), "value %#v", x)
+		require.Equal(t, encodedLen(x), rec.Size(x), "value %#v", x)
 		p := reflect.New(typ)
 		p.Elem().Set(v)
-		require.Equal(t, encodedLen(p.Interface()), rec.valueSize(p.Interface()), "pointer to %#v", x)
+		require.Equal(t, encodedLen(p.Interface()), rec.Size(p.Interface()), "pointer to %#v", x)
 	})
 }
 
@@ -271,7 +271,7 @@ func TestValueSize_EqualsEncoding(t *testing.T) {
 // measured by the walk alone (no allocation), which is what keeps the
 // middleware cheap for struct values.
 func TestValueSize_CommonShapesNeedNoEncoding(t *testing.T) {
-	rec, _ := newRecorder(t, nil)
+	rec := New()
 	type hit struct {
 		Title string   `json:"title"`
 		Score float64  `json:"score,omitempty"`
@@ -284,28 +284,28 @@ func TestValueSize_CommonShapesNeedNoEncoding(t *testing.T) {
 		Meta  map[string]any `json:"meta"`
 	}
 	v := out{Hits: []hit{{Title: "a \"quoted\" <title>", Score: 0.5, Tags: []string{"x"}}, {Title: "b\u2028"}}, Total: 2, Meta: map[string]any{"took_ms": 12.5, "ok": true}}
-	require.Equal(t, encodedLen(v), rec.valueSize(v))
+	require.Equal(t, encodedLen(v), rec.Size(v))
 	var x any = out{Hits: v.Hits, Total: 2}
-	allocs := testing.AllocsPerRun(100, func() { _ = rec.valueSize(x) })
+	allocs := testing.AllocsPerRun(100, func() { _ = rec.Size(x) })
 	require.Zero(t, allocs, "sizing a plain struct allocates")
 }
 
 // TestValueSize_Cycle: a pointer cycle, which encoding/json refuses, is
 // size 0 as before (and does not exhaust the stack).
 func TestValueSize_Cycle(t *testing.T) {
-	rec, _ := newRecorder(t, nil)
+	rec := New()
 	type node struct {
 		Name string
 		Next *node
 	}
 	n := &node{Name: "a"}
 	n.Next = n
-	require.Zero(t, rec.valueSize(n))
+	require.Zero(t, rec.Size(n))
 	deep := &node{Name: "end"}
 	for range 2000 {
 		deep = &node{Name: "n", Next: deep}
 	}
-	require.Equal(t, encodedLen(deep), rec.valueSize(deep))
+	require.Equal(t, encodedLen(deep), rec.Size(deep))
 }
 
 // FuzzValueSize: for any JSON document decoded into an interface value
@@ -315,9 +315,7 @@ func FuzzValueSize(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5e-7,"x\u2028"],"b":null}`, `[true,false,{}]`, `"\ud800"`, `1e400`, `{"k":{"k":{"k":[]}}}`} {
 		f.Add([]byte(s))
 	}
-	rec, err := New(Options{Logger: discard})
-	require.NoError(f, err)
-	f.Cleanup(func() { _ = rec.Close(f.Context()) })
+	rec := New()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return
@@ -329,6 +327,6 @@ func FuzzValueSize(f *testing.F) {
 		if _, text := v.(string); text {
 			v = []any{v} // a top-level string is text, sized by its length
 		}
-		require.Equal(t, encodedLen(v), rec.valueSize(v))
+		require.Equal(t, encodedLen(v), rec.Size(v))
 	})
 }
