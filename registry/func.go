@@ -45,6 +45,9 @@ type ToolOptions struct {
 	// Errors declares the error types the tool's failures may carry beyond
 	// the result package's own, with their HTTP statuses (Tool.Errors).
 	Errors []ErrorSpec
+	// TraceArgs names the top-level arguments whose values tracing may
+	// record on the call's span (Tool.TraceArgs).
+	TraceArgs []string
 }
 
 // Func builds a Tool from a typed function. The input schema, the argument
@@ -104,8 +107,9 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 			Returns:   fmt.Sprintf("result.Result[%s]", tr),
 			Example:   o.Example,
 		},
-		Errors:  slices.Clone(o.Errors),
-		Timeout: o.Timeout,
+		Errors:    slices.Clone(o.Errors),
+		TraceArgs: slices.Clone(o.TraceArgs),
+		Timeout:   o.Timeout,
 	}
 	if _, ok := args.ConsentPhrase(ta); ok && t.Annotations.Destructive == nil {
 		t.Annotations.Destructive = new(true)

@@ -100,3 +100,27 @@ func TestRemovePack_LeavesOtherToolsAndPacks(t *testing.T) {
 	assert.Equal(t, []string{"c", "loose"}, names)
 	require.ErrorIs(t, r.RemovePack("p"), ErrUnknownPack)
 }
+
+// TraceArgs names arguments of the tool's input schema, each once;
+// anything else is refused when the tool is added, and the registered
+// copy does not share the caller's slice.
+func TestAdd_TraceArgsNameInputProperties(t *testing.T) {
+	tool, err := Func("greet", helloFn, ToolOptions{TraceArgs: []string{"name"}})
+	require.NoError(t, err)
+	r := New(noPrefix())
+	require.NoError(t, r.Add(tool))
+	got, ok := r.Lookup("greet")
+	require.True(t, ok)
+	assert.Equal(t, []string{"name"}, got.TraceArgs)
+	tool.TraceArgs[0] = "changed"
+	got, _ = r.Lookup("greet")
+	assert.Equal(t, []string{"name"}, got.TraceArgs)
+
+	for _, bad := range [][]string{{"nope"}, {"name", "name"}, {""}} {
+		tool, err := Func("greet2", helloFn, ToolOptions{TraceArgs: bad})
+		require.NoError(t, err)
+		err = New(noPrefix()).Add(tool)
+		require.ErrorIs(t, err, ErrInvalidTool, "%q", bad)
+		assert.Contains(t, err.Error(), "TraceArgs", "%q", bad)
+	}
+}

@@ -409,6 +409,10 @@ func (r *Registry) prepare(t *Tool, checked *schemaSet) (*entry, error) {
 		}
 	}
 	c.Errors = slices.Clone(c.Errors)
+	if err := checkTraceArgs(c.InputSchema, c.TraceArgs); err != nil {
+		return nil, fmt.Errorf("%w: tool %q: TraceArgs: %w", ErrInvalidTool, c.Name, err)
+	}
+	c.TraceArgs = slices.Clone(c.TraceArgs)
 	e := &entry{tool: &c}
 	if len(c.OutputSchema) > 0 && c.CheckOutput == nil {
 		s, err := r.compiledOutput(c.Name, c.OutputSchema)
@@ -573,4 +577,26 @@ func (r *Registry) Packs() []*Pack {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// checkTraceArgs holds every name of TraceArgs to be a property of the
+// input schema, named once.
+func checkTraceArgs(inputSchema json.RawMessage, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(inputSchema, &root); err != nil {
+		return fmt.Errorf("reading the input schema's properties: %w", err)
+	}
+	seen := make(map[string]bool, len(names))
+	for i, n := range names {
+		if _, ok := root.Properties[n]; !ok || seen[n] {
+			return fmt.Errorf("[%d]: expected a property of the input schema named once, got %q", i, n)
+		}
+		seen[n] = true
+	}
+	return nil
 }

@@ -57,6 +57,11 @@ type Tool struct {
 	// the result package's own, each with the HTTP status a REST adapter
 	// answers it with.
 	Errors []ErrorSpec
+	// TraceArgs names the top-level arguments (JSON names, properties of
+	// InputSchema) whose values a tracing middleware may record as span
+	// attributes. By default no argument value leaves the call: name only
+	// arguments that never carry secrets or personal data.
+	TraceArgs []string
 	// Timeout, when positive, bounds each call of this tool.
 	Timeout time.Duration
 	// Decode, when set, decodes and validates raw arguments before the

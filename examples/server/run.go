@@ -258,6 +258,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	reg := registry.New(registry.Options{Prefix: cfg.prefix, Logger: log})
+	stopTelemetry, err := startTelemetry(ctx, reg, cfg.stdio, log)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	plain, err := loadPacks(reg, cfg.packs, cfg.explicit, log)
 	if err != nil {
 		return err

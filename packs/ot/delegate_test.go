@@ -287,3 +287,21 @@ func TestResult_NotConfigured(t *testing.T) {
 	res := f.call(t, "ot.result", `{"handle":"abc123"}`)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 }
+
+// Seed 001: the span of ot.result includes handle, offset, limit and
+// search (when provided). The tool declares exactly these as the
+// arguments a tracing middleware may record (registry/telemetry puts
+// them on the span); no other ot tool declares any.
+func TestResult_SpanIncludesHandleOffsetLimitSearch(t *testing.T) {
+	f := newFixture(t)
+	for _, tool := range f.reg.List() {
+		if tool.Pack != ot.PackName {
+			continue
+		}
+		if tool.BaseName == ot.ToolResult {
+			assert.Equal(t, []string{"handle", "offset", "limit", "search"}, tool.TraceArgs)
+		} else {
+			assert.Empty(t, tool.TraceArgs, tool.Name)
+		}
+	}
+}

@@ -230,6 +230,8 @@ func (p *pack) build() (*registry.Pack, error) {
 			Title:       "Stored output",
 			Doc:         "Reads a page of a stored large output by its handle: lines offset to offset+limit-1 (1-indexed), optionally only the lines matching a regular expression or a fuzzy query.",
 			Annotations: ro, Example: `ot.result(handle="abc123", offset=101, limit=50)`,
+			// Seed 001: the span of ot.result carries these arguments.
+			TraceArgs: []string{"handle", "offset", "limit", "search"},
 		}),
 	)
 	if err != nil {

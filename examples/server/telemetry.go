@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/telemetry"
+)
+
+// startTelemetry traces and measures every tool call when the OTEL_*
+// environment variables ask for an exporter (see registry/telemetry);
+// otherwise it installs nothing. The returned function flushes and stops
+// the exporters.
+func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log *slog.Logger) (func(), error) {
+	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-server", StdoutReserved: stdio})
+	if err != nil {
+		return nil, err
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+		defer cancel()
+		if err := p.Shutdown(sctx); err != nil {
+			log.Warn("flushing OpenTelemetry exporters", "error", err)
+		}
+	}
+	if !p.Tracing && !p.Metrics {
+		return stop, nil
+	}
+	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	reg.Use(mw)
+	log.Info("OpenTelemetry export on (OTEL_* environment)", "traces", p.Tracing, "metrics", p.Metrics)
+	return stop, nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, the server traces every tool call
+// (span named after the tool) and exports spans and metrics over
+// OTLP/HTTP; stopping it flushes them. Without the variable the server
+// logs no telemetry line (see the other end-to-end tests' environment).
+func TestE2E_OpenTelemetryExport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	var mu sync.Mutex
+	var paths, spans []string
+	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+		mu.Lock()
+		defer mu.Unlock()
+		paths = append(paths, r.URL.Path)
+		var req coltrace.ExportTraceServiceRequest
+		if r.URL.Path == "/v1/traces" && proto.Unmarshal(body, &req) == nil {
+			for _, rs := range req.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, s := range ss.Spans {
+						spans = append(spans, s.Name)
+					}
+				}
+			}
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer col.Close()
+	env := append(serverEnv(startBackend(t)), "OTEL_EXPORTER_OTLP_ENDPOINT="+col.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
+	s := startHTTP(t, ctx, env)
+	assert.Contains(t, s.stderr.String(), "OpenTelemetry export on")
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/get_problem/invoke", strings.NewReader(`{"source":"leetcode","id":"1"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, "stderr:\n%s", s.stderr)
+	case <-ctx.Done():
+		t.Fatal("server did not stop")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, paths, "/v1/traces")
+	assert.Contains(t, paths, "/v1/metrics")
+	assert.Contains(t, spans, "get_problem")
+	assert.Empty(t, s.stdout.String(), "nothing on stdout")
+}

@@ -1,0 +1,69 @@
+// Package telemetry traces and measures tool calls with OpenTelemetry: a
+// registry middleware that opens a span per call and records call counts,
+// durations, failures by error type and bytes in and out, and Setup, which
+// builds the tracer and meter providers from the standard OTEL_*
+// environment variables.
+//
+// # The middleware
+//
+// Install it once, as any middleware:
+//
+//	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "my-host"})
+//	…
+//	defer p.Shutdown(context.Background())
+//	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
+//	reg.Use(mw)
+//
+// Each call gets a span named after the tool as it was declared
+// (Tool.BaseName: "ot.tools", "ot.result", "oj.get_problem"), so the name
+// does not change with a registry prefix. Its attributes:
+//
+//	gen_ai.operation.name   "execute_tool"
+//	gen_ai.tool.name        the name the tool was called by (Tool.Name)
+//	toolpack.pack           the tool's pack
+//	error.type              on failure: the failure's error type ("unknown" when it names none),
+//	                        or cancelled, timeout or protocol_error for a protocol failure
+//
+// A failed call's span has status Error with the error type as its
+// description; a protocol failure's error is also recorded as an event,
+// as the Logging middleware logs it (handlers must not put secrets in
+// their errors). A domain failure's text is never recorded: it is written
+// for the model and often quotes the arguments.
+//
+// No argument value is recorded unless the tool names the argument in
+// Tool.TraceArgs (registry.ToolOptions.TraceArgs): then its value is an
+// attribute keyed by the argument's name — ot.result's span carries
+// handle, offset, limit and search, as seed 001 asks. Strings are cut at
+// MaxArgAttrBytes.
+//
+// Metrics (instrumentation scope "github.com/toolpack-go/toolpack/registry/telemetry"),
+// each with the attributes gen_ai.tool.name and toolpack.pack, failures
+// also with error.type:
+//
+//	toolpack.tool.calls      counter, {call}
+//	toolpack.tool.failures   counter, {call}, by error.type
+//	toolpack.tool.duration   histogram, s
+//	toolpack.tool.bytes_in   counter, By: the size of the raw arguments
+//	toolpack.tool.bytes_out  counter, By: the size of the value (as the stats middleware
+//	                         counts it) or of the failure's text
+//
+// Calls refused before the middleware chain (unknown or disabled tools,
+// arguments failing validation) are not seen by middleware, so they are
+// neither traced nor counted.
+//
+// # Exporters from the environment
+//
+// Setup reads the OpenTelemetry SDK's environment variables and exports
+// nothing when none is set: no variable, no network traffic. Tracing is
+// on when OTEL_TRACES_EXPORTER names an exporter other than "none", or
+// when it is unset and OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (then OTLP, over
+// OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf by default, or grpc);
+// metrics likewise with OTEL_METRICS_EXPORTER and
+// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT. OTEL_SDK_DISABLED=true turns both
+// off. Everything else — headers, timeouts, the sampler
+// (OTEL_TRACES_SAMPLER), resource attributes and OTEL_SERVICE_NAME — is
+// read by the SDK as its documentation says. The "console" exporters
+// write to standard output; with SetupOptions.StdoutReserved (an MCP
+// server on stdio) Setup refuses them.
+package telemetry

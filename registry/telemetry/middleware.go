@@ -1,0 +1,254 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/toolpack-go/toolpack/internal/valuesize"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// ScopeName is the instrumentation scope of the tracer and the meter.
+const ScopeName = "github.com/toolpack-go/toolpack/registry/telemetry"
+
+// Attribute keys of spans and metrics.
+const (
+	KeyOperation = attribute.Key("gen_ai.operation.name")
+	KeyToolName  = attribute.Key("gen_ai.tool.name")
+	KeyPack      = attribute.Key("toolpack.pack")
+	KeyErrorType = attribute.Key("error.type")
+)
+
+// Error types recorded for protocol failures (a non-nil error from the
+// pipeline), as the stats middleware records them.
+const (
+	ErrorTypeProtocol = "protocol_error"
+	errorTypeUnknown  = "unknown"
+)
+
+// MaxArgAttrBytes bounds a string argument recorded on a span (see
+// Tool.TraceArgs); longer values are cut at a rune boundary.
+const MaxArgAttrBytes = 1024
+
+// maxCachedTools bounds the per-tool attribute sets kept (tools come and
+// go with catalogues; the least recently used set is rebuilt on need).
+const maxCachedTools = 4096
+
+// Options configures Middleware. The zero value uses OpenTelemetry's
+// global providers (no-ops until a program installs others).
+type Options struct {
+	// TracerProvider makes the tracer; nil means otel.GetTracerProvider().
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the instruments; nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+}
+
+// instruments are the middleware's metric instruments.
+type instruments struct {
+	calls, failures, bytesIn, bytesOut metric.Int64Counter
+	duration                           metric.Float64Histogram
+}
+
+// toolAttrs are the span options and metric attributes of one tool,
+// built once (passed as slices, so that a call allocates none).
+type toolAttrs struct {
+	start    []trace.SpanStartOption
+	add      []metric.AddOption
+	record   []metric.RecordOption
+	base     []attribute.KeyValue
+	failures sync.Map // error type → []metric.AddOption
+}
+
+// Middleware returns the tracing and metrics middleware (see the package
+// documentation). It fails only when an instrument cannot be created.
+func Middleware(opts Options) (registry.Middleware, error) {
+	tp, mp := opts.TracerProvider, opts.MeterProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	tracer := tp.Tracer(ScopeName)
+	meter := mp.Meter(ScopeName)
+	var ins instruments
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+	var err error
+	ins.calls, err = meter.Int64Counter("toolpack.tool.calls", metric.WithUnit("{call}"), metric.WithDescription("Tool calls that reached the middleware chain."))
+	add(err)
+	ins.failures, err = meter.Int64Counter("toolpack.tool.failures", metric.WithUnit("{call}"), metric.WithDescription("Tool calls that failed, by error type."))
+	add(err)
+	ins.duration, err = meter.Float64Histogram("toolpack.tool.duration", metric.WithUnit("s"), metric.WithDescription("Duration of tool calls."))
+	add(err)
+	ins.bytesIn, err = meter.Int64Counter("toolpack.tool.bytes_in", metric.WithUnit("By"), metric.WithDescription("Bytes of the raw arguments of tool calls."))
+	add(err)
+	ins.bytesOut, err = meter.Int64Counter("toolpack.tool.bytes_out", metric.WithUnit("By"), metric.WithDescription("Bytes of the values (or failure texts) of tool calls."))
+	add(err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("telemetry: creating instruments: %w", err)
+	}
+	cache, err := lru.New[*registry.Tool, *toolAttrs](maxCachedTools)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	sizer := valuesize.New()
+	attrsOf := func(t *registry.Tool) *toolAttrs {
+		if a, ok := cache.Get(t); ok {
+			return a
+		}
+		base := []attribute.KeyValue{KeyToolName.String(t.Name), KeyPack.String(t.Pack)}
+		set := metric.WithAttributeSet(attribute.NewSet(base...))
+		a := &toolAttrs{
+			start: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal),
+				trace.WithAttributes(KeyOperation.String("execute_tool"), base[0], base[1])},
+			add:    []metric.AddOption{set},
+			record: []metric.RecordOption{set},
+			base:   base,
+		}
+		cache.Add(t, a)
+		return a
+	}
+	return func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			if c == nil || c.Tool == nil {
+				return next(ctx, c)
+			}
+			t := c.Tool
+			a := attrsOf(t)
+			name := t.BaseName
+			if name == "" {
+				name = t.Name
+			}
+			start := time.Now()
+			ctx, span := tracer.Start(ctx, name, a.start...)
+			if len(t.TraceArgs) > 0 && span.IsRecording() {
+				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs)...)
+			}
+			res, err := next(ctx, c)
+			elapsed := time.Since(start)
+
+			in := int64(len(c.Raw))
+			var out int64
+			errType := ""
+			switch {
+			case err != nil:
+				errType = protocolErrorType(err)
+			case res.Success:
+				out = sizer.Size(res.Value)
+			default:
+				errType = string(res.ErrorType)
+				if errType == "" {
+					errType = errorTypeUnknown
+				}
+				out = int64(len(res.Error))
+			}
+			if errType != "" && span.IsRecording() {
+				span.SetAttributes(KeyErrorType.String(errType))
+				if err != nil {
+					span.RecordError(err)
+				}
+				span.SetStatus(codes.Error, errType)
+			}
+			span.End()
+			// The metric SDK records whatever ctx's state: a cancelled
+			// call is counted too.
+			ins.calls.Add(ctx, 1, a.add...)
+			ins.duration.Record(ctx, elapsed.Seconds(), a.record...)
+			ins.bytesIn.Add(ctx, in, a.add...)
+			ins.bytesOut.Add(ctx, out, a.add...)
+			if errType != "" {
+				ins.failures.Add(ctx, 1, a.failure(errType)...)
+			}
+			return res, err
+		}
+	}, nil
+}
+
+// failure returns the measurement option of the tool's failures of one
+// error type, built once per type.
+func (a *toolAttrs) failure(errType string) []metric.AddOption {
+	if o, ok := a.failures.Load(errType); ok {
+		return o.([]metric.AddOption)
+	}
+	kv := append(append([]attribute.KeyValue(nil), a.base...), KeyErrorType.String(errType))
+	o, _ := a.failures.LoadOrStore(errType, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(kv...))})
+	return o.([]metric.AddOption)
+}
+
+// protocolErrorType is the error type of a protocol failure.
+func protocolErrorType(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return string(result.Cancelled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return string(result.Timeout)
+	default:
+		return ErrorTypeProtocol
+	}
+}
+
+// argAttrs are the span attributes of the named top-level arguments of
+// raw that the call carries: strings (cut at MaxArgAttrBytes), integers,
+// other numbers and booleans as such, anything else as its compact JSON
+// (cut likewise). Arguments the call leaves out are not recorded.
+func argAttrs(raw json.RawMessage, names []string) []attribute.KeyValue {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	out := make([]attribute.KeyValue, 0, len(names))
+	for _, n := range names {
+		v, ok := obj[n]
+		if !ok {
+			continue
+		}
+		key := attribute.Key(n)
+		var s string
+		var f float64
+		var b bool
+		switch {
+		case string(v) == "null":
+			continue
+		case json.Unmarshal(v, &s) == nil:
+			out = append(out, key.String(cut(s)))
+		case json.Unmarshal(v, &b) == nil:
+			out = append(out, key.Bool(b))
+		case json.Unmarshal(v, &f) == nil:
+			if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+				out = append(out, key.Int64(i))
+			} else {
+				out = append(out, key.Float64(f))
+			}
+		default:
+			out = append(out, key.String(cut(string(v))))
+		}
+	}
+	return out
+}
+
+// cut shortens s to at most MaxArgAttrBytes at a rune boundary.
+func cut(s string) string {
+	if len(s) <= MaxArgAttrBytes {
+		return s
+	}
+	i := MaxArgAttrBytes
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}

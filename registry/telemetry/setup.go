@@ -1,0 +1,142 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/contrib/exporters/autoexport"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// ErrStdoutExporter is returned by Setup when SetupOptions.StdoutReserved
+// is set and the environment asks for a console exporter, which would
+// write telemetry into the MCP stdio stream.
+var ErrStdoutExporter = errors.New("telemetry: a console exporter writes to standard output, which carries the MCP stdio transport")
+
+// SetupOptions configures Setup. The zero value reads the environment
+// alone.
+type SetupOptions struct {
+	// ServiceName is the resource's service.name when OTEL_SERVICE_NAME
+	// (and service.name in OTEL_RESOURCE_ATTRIBUTES) is unset.
+	ServiceName string
+	// StdoutReserved refuses the console exporters (ErrStdoutExporter):
+	// set it when standard output is the MCP stdio transport.
+	StdoutReserved bool
+}
+
+// Providers are the tracer and meter providers Setup built; no-ops for a
+// signal the environment does not turn on.
+type Providers struct {
+	// TracerProvider is an SDK provider exporting spans, or a no-op.
+	TracerProvider trace.TracerProvider
+	// MeterProvider is an SDK provider exporting metrics, or a no-op.
+	MeterProvider metric.MeterProvider
+	// Tracing and Metrics report which signals are exported.
+	Tracing, Metrics bool
+
+	shutdown []func(context.Context) error
+}
+
+// Shutdown flushes what is buffered and stops the exporters, waiting as
+// long as ctx allows. It is safe to call on the Providers of a Setup that
+// exported nothing.
+func (p *Providers) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, f := range p.shutdown {
+		errs = append(errs, f(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Setup builds providers from the OTEL_* environment variables (see the
+// package documentation): nothing is exported when none is set. It does
+// not install them as OpenTelemetry's globals; pass them to Middleware.
+func Setup(ctx context.Context, opts SetupOptions) (*Providers, error) {
+	p := &Providers{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
+	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") {
+		return p, nil
+	}
+	traces := wanted("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	metrics := wanted("OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+	if !traces && !metrics {
+		return p, nil
+	}
+	if opts.StdoutReserved {
+		for _, v := range []string{"OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER"} {
+			if names(v)["console"] {
+				return nil, fmt.Errorf("%w: %s=%s", ErrStdoutExporter, v, os.Getenv(v))
+			}
+		}
+	}
+	res, err := newResource(opts.ServiceName)
+	if err != nil {
+		return nil, err
+	}
+	if traces {
+		exp, err := autoexport.NewSpanExporter(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: span exporter: %w", err)
+		}
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		p.TracerProvider, p.Tracing = tp, true
+		p.shutdown = append(p.shutdown, tp.Shutdown)
+	}
+	if metrics {
+		reader, err := autoexport.NewMetricReader(ctx)
+		if err != nil {
+			_ = p.Shutdown(ctx)
+			return nil, fmt.Errorf("telemetry: metric reader: %w", err)
+		}
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
+		p.MeterProvider, p.Metrics = mp, true
+		p.shutdown = append(p.shutdown, mp.Shutdown)
+	}
+	return p, nil
+}
+
+// wanted reports whether the environment turns a signal on: its exporter
+// variable names one other than "none", or it is unset and an OTLP
+// endpoint (the general one or the signal's) is set.
+func wanted(exporterVar, endpointVar string) bool {
+	if v := strings.TrimSpace(os.Getenv(exporterVar)); v != "" {
+		n := names(exporterVar)
+		return len(n) > 0 && !(len(n) == 1 && n["none"])
+	}
+	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv(endpointVar) != ""
+}
+
+// names is the set of exporter names of a comma-separated variable.
+func names(v string) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range strings.Split(os.Getenv(v), ",") {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+// newResource is the SDK's default resource (which reads
+// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME), with service.name set
+// to name when the environment leaves it to the default.
+func newResource(name string) (*resource.Resource, error) {
+	res := resource.Default()
+	if name == "" || os.Getenv("OTEL_SERVICE_NAME") != "" || strings.Contains(os.Getenv("OTEL_RESOURCE_ATTRIBUTES"), "service.name=") {
+		return res, nil
+	}
+	merged, err := resource.Merge(res, resource.NewSchemaless(attribute.String("service.name", name)))
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: resource: %w", err)
+	}
+	return merged, nil
+}

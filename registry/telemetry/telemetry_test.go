@@ -1,0 +1,333 @@
+package telemetry_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/telemetry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+type lookupArgs struct {
+	Handle string `json:"handle" validate:"required" description:"Handle."`
+	Offset int    `json:"offset" description:"First line."`
+	Token  string `json:"token" description:"A secret the span must never carry."`
+}
+
+type lookupOut struct {
+	Lines []string `json:"lines"`
+}
+
+// harness is a registry whose tools are traced into an in-memory span
+// recorder and measured into a manual metric reader.
+type harness struct {
+	reg    *registry.Registry
+	spans  *tracetest.SpanRecorder
+	reader *sdkmetric.ManualReader
+}
+
+func newHarness(t *testing.T, prefix string) *harness {
+	t.Helper()
+	h := &harness{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(h.spans))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
+	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: tp, MeterProvider: mp})
+	require.NoError(t, err)
+	h.reg = registry.New(registry.Options{Prefix: &prefix})
+	h.reg.Use(mw)
+	pk := &registry.Pack{Name: "store", Description: "Stored things."}
+	require.NoError(t, errors.Join(
+		registry.AddFunc(pk, "store.lookup", func(_ context.Context, a lookupArgs) (result.Result[lookupOut], error) {
+			switch a.Handle {
+			case "missing":
+				return result.Failure[lookupOut]("no output "+a.Token, result.NotFound), nil
+			case "broken":
+				return result.Result[lookupOut]{}, errors.New("disk on fire")
+			case "untyped":
+				return result.Result[lookupOut]{Error: "went wrong"}, nil
+			}
+			return result.Ok(lookupOut{Lines: []string{"a", "b"}}), nil
+		}, registry.ToolOptions{Doc: "Look up.", TraceArgs: []string{"handle", "offset"}}),
+		registry.AddFunc(pk, "store.slow", func(ctx context.Context, _ struct{}) (result.Result[string], error) {
+			<-ctx.Done()
+			return result.Result[string]{}, ctx.Err()
+		}, registry.ToolOptions{Doc: "Waits for its context."}),
+	))
+	require.NoError(t, h.reg.AddPack(pk))
+	return h
+}
+
+func attrs(kvs []attribute.KeyValue) map[string]attribute.Value {
+	m := map[string]attribute.Value{}
+	for _, kv := range kvs {
+		m[string(kv.Key)] = kv.Value
+	}
+	return m
+}
+
+// Every call gets one span, named after the tool as declared (not as
+// prefixed), with the operation, the called name and the pack; argument
+// values appear only for the arguments the tool
+// names in TraceArgs — never the others.
+func TestMiddleware_SpanPerCall(t *testing.T) {
+	h := newHarness(t, "tp_")
+	raw := json.RawMessage(`{"handle":"h1","offset":7,"token":"s3cr3t-token"}`)
+	res, err := h.reg.Invoke(context.Background(), "tp_store.lookup", raw)
+	require.NoError(t, err)
+	require.True(t, res.Success)
+
+	spans := h.spans.Ended()
+	require.Len(t, spans, 1)
+	s := spans[0]
+	assert.Equal(t, "store.lookup", s.Name(), "the declared name, whatever the prefix")
+	a := attrs(s.Attributes())
+	assert.Equal(t, "execute_tool", a["gen_ai.operation.name"].AsString())
+	assert.Equal(t, "tp_store.lookup", a["gen_ai.tool.name"].AsString())
+	assert.Equal(t, "store", a["toolpack.pack"].AsString())
+	assert.Equal(t, "h1", a["handle"].AsString())
+	assert.Equal(t, int64(7), a["offset"].AsInt64())
+	assert.NotContains(t, a, "token")
+	assert.NotContains(t, a, "error.type")
+	assert.Equal(t, codes.Unset, s.Status().Code)
+	for k, v := range a {
+		assert.NotContains(t, v.Emit(), "s3cr3t", "attribute %s", k)
+	}
+}
+
+// A domain failure marks the span Error with its error type (the
+// failure's text, which may quote arguments, is not recorded); a failure
+// naming no type is "unknown"; a protocol failure is protocol_error with
+// the error recorded as an event; a cancelled call is "cancelled".
+func TestMiddleware_FailuresCarryTheErrorType(t *testing.T) {
+	h := newHarness(t, "")
+	ctx := context.Background()
+	_, _ = h.reg.Invoke(ctx, "store.lookup", json.RawMessage(`{"handle":"missing","token":"s3cr3t"}`))
+	_, _ = h.reg.Invoke(ctx, "store.lookup", json.RawMessage(`{"handle":"untyped"}`))
+	_, err := h.reg.Invoke(ctx, "store.lookup", json.RawMessage(`{"handle":"broken"}`))
+	require.Error(t, err)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	_, err = h.reg.Invoke(cctx, "store.slow", json.RawMessage(`{}`))
+	require.Error(t, err)
+
+	spans := h.spans.Ended()
+	require.Len(t, spans, 4)
+	want := []string{string(result.NotFound), "unknown", telemetry.ErrorTypeProtocol, string(result.Cancelled)}
+	for i, s := range spans {
+		a := attrs(s.Attributes())
+		assert.Equal(t, want[i], a["error.type"].AsString(), "span %d", i)
+		assert.Equal(t, codes.Error, s.Status().Code, "span %d", i)
+		assert.Equal(t, want[i], s.Status().Description, "span %d", i)
+		for _, ev := range s.Events() {
+			for _, kv := range ev.Attributes {
+				assert.NotContains(t, kv.Value.Emit(), "s3cr3t")
+			}
+		}
+	}
+	assert.Empty(t, spans[0].Events(), "a domain failure's text is not recorded")
+	require.NotEmpty(t, spans[2].Events(), "a protocol failure's error is recorded")
+	assert.Equal(t, "exception", spans[2].Events()[0].Name)
+}
+
+// A call's span is the parent of what the tool does with its context.
+func TestMiddleware_SpanIsInTheToolsContext(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: tp, MeterProvider: sdkmetric.NewMeterProvider()})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Prefix: new("")})
+	reg.Use(mw)
+	pk := &registry.Pack{Name: "inner", Description: "Opens a span of its own."}
+	require.NoError(t, registry.AddFunc(pk, "inner.work", func(ctx context.Context, _ struct{}) (result.Result[string], error) {
+		_, span := tp.Tracer("tool").Start(ctx, "inner-step")
+		span.End()
+		return result.Ok("ok"), nil
+	}, registry.ToolOptions{Doc: "Works."}))
+	require.NoError(t, reg.AddPack(pk))
+	_, err = reg.Invoke(context.Background(), "inner.work", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	spans := recorder.Ended()
+	require.Len(t, spans, 2)
+	assert.Equal(t, "inner-step", spans[0].Name())
+	assert.Equal(t, spans[1].SpanContext().SpanID(), spans[0].Parent().SpanID())
+}
+
+// Metrics: calls, duration, bytes in and out per tool; failures by error
+// type.
+func TestMiddleware_Metrics(t *testing.T) {
+	h := newHarness(t, "")
+	ctx := context.Background()
+	ok := json.RawMessage(`{"handle":"h"}`)
+	missing := json.RawMessage(`{"handle":"missing"}`)
+	for range 3 {
+		_, err := h.reg.Invoke(ctx, "store.lookup", ok)
+		require.NoError(t, err)
+	}
+	_, err := h.reg.Invoke(ctx, "store.lookup", missing)
+	require.NoError(t, err)
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, h.reader.Collect(ctx, &rm))
+	got := map[string]metricdata.Aggregation{}
+	for _, sm := range rm.ScopeMetrics {
+		require.Equal(t, telemetry.ScopeName, sm.Scope.Name)
+		for _, m := range sm.Metrics {
+			got[m.Name] = m.Data
+		}
+	}
+	sum := func(name string) (int64, []attribute.Set) {
+		d, ok := got[name].(metricdata.Sum[int64])
+		require.True(t, ok, "%s is an int64 sum", name)
+		var n int64
+		var sets []attribute.Set
+		for _, p := range d.DataPoints {
+			n += p.Value
+			sets = append(sets, p.Attributes)
+		}
+		return n, sets
+	}
+	calls, sets := sum("toolpack.tool.calls")
+	assert.Equal(t, int64(4), calls)
+	v, _ := sets[0].Value("gen_ai.tool.name")
+	assert.Equal(t, "store.lookup", v.AsString())
+	failures, fsets := sum("toolpack.tool.failures")
+	assert.Equal(t, int64(1), failures)
+	et, _ := fsets[0].Value("error.type")
+	assert.Equal(t, string(result.NotFound), et.AsString())
+	in, _ := sum("toolpack.tool.bytes_in")
+	assert.Equal(t, int64(3*len(ok)+len(missing)), in)
+	out, _ := sum("toolpack.tool.bytes_out")
+	assert.Equal(t, int64(3*len(`{"lines":["a","b"]}`)+len("no output ")), out)
+	hist, okh := got["toolpack.tool.duration"].(metricdata.Histogram[float64])
+	require.True(t, okh)
+	require.Len(t, hist.DataPoints, 1)
+	assert.Equal(t, uint64(4), hist.DataPoints[0].Count)
+}
+
+// clearOTelEnv unsets every variable Setup reads, for the test's span.
+func clearOTelEnv(t *testing.T) {
+	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT",
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME"} {
+		t.Setenv(v, "")
+	}
+}
+
+// With no OTEL_* variable set, nothing is exported: the providers are
+// no-ops and a traced call records nothing.
+func TestSetup_NothingExportedWhenUnset(t *testing.T) {
+	clearOTelEnv(t)
+	p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{ServiceName: "test"})
+	require.NoError(t, err)
+	assert.False(t, p.Tracing)
+	assert.False(t, p.Metrics)
+	_, span := p.TracerProvider.Tracer("x").Start(context.Background(), "s")
+	assert.False(t, span.IsRecording())
+	require.NoError(t, p.Shutdown(context.Background()))
+
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("OTEL_SDK_DISABLED", "true")
+	p, err = telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+	require.NoError(t, err)
+	assert.False(t, p.Tracing || p.Metrics, "OTEL_SDK_DISABLED wins")
+}
+
+// A console exporter is refused when standard output carries MCP stdio.
+func TestSetup_RefusesConsoleWhenStdoutReserved(t *testing.T) {
+	clearOTelEnv(t)
+	t.Setenv("OTEL_TRACES_EXPORTER", "console")
+	_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{StdoutReserved: true})
+	require.ErrorIs(t, err, telemetry.ErrStdoutExporter)
+}
+
+// collector is a fake OTLP/HTTP collector on 127.0.0.1 keeping what it
+// receives.
+type collector struct {
+	mu      sync.Mutex
+	paths   []string
+	spans   []string // span names
+	service string
+}
+
+func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paths = append(c.paths, r.URL.Path)
+	if r.URL.Path == "/v1/traces" {
+		var req coltrace.ExportTraceServiceRequest
+		if proto.Unmarshal(body, &req) == nil {
+			for _, rs := range req.ResourceSpans {
+				for _, kv := range rs.Resource.GetAttributes() {
+					if kv.Key == "service.name" {
+						c.service = kv.Value.GetStringValue()
+					}
+				}
+				for _, ss := range rs.ScopeSpans {
+					for _, s := range ss.Spans {
+						c.spans = append(c.spans, s.Name)
+					}
+				}
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.WriteHeader(http.StatusOK)
+}
+
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, spans and metrics go to the
+// collector over OTLP/HTTP; Shutdown flushes them. The service name is
+// the host's unless the environment names one.
+func TestSetup_ExportsOTLPToCollector(t *testing.T) {
+	clearOTelEnv(t)
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-test"})
+	require.NoError(t, err)
+	require.True(t, p.Tracing)
+	require.True(t, p.Metrics)
+	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Prefix: new("")})
+	reg.Use(mw)
+	pk := &registry.Pack{Name: "ot", Description: "Introspection."}
+	require.NoError(t, registry.AddFunc(pk, "ot.version", func(context.Context, struct{}) (result.Result[string], error) {
+		return result.Ok("1.0.0"), nil
+	}, registry.ToolOptions{Doc: "Version."}))
+	require.NoError(t, reg.AddPack(pk))
+	_, err = reg.Invoke(ctx, "ot.version", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.NoError(t, p.Shutdown(ctx))
+
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	assert.Contains(t, col.paths, "/v1/traces")
+	assert.Contains(t, col.paths, "/v1/metrics")
+	assert.Equal(t, []string{"ot.version"}, col.spans, "span name ot.{function}")
+	assert.Equal(t, "toolpack-test", col.service)
+	assert.False(t, strings.Contains(strings.Join(col.paths, ","), "console"))
+}
