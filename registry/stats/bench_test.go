@@ -257,4 +257,3 @@ func threadCPU() time.Duration {
 	d, _ := cputime.Thread()
 	return d
 }
-

@@ -80,10 +80,14 @@ func BenchmarkMiddlewareVsInvoke(b *testing.B) {
 	}{
 		{"recording", func() trace.TracerProvider {
 			return sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-		}, func() metric.MeterProvider { return sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())) }},
+		}, func() metric.MeterProvider {
+			return sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		}},
 		{"unsampled", func() trace.TracerProvider {
 			return sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-		}, func() metric.MeterProvider { return sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())) }},
+		}, func() metric.MeterProvider {
+			return sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		}},
 		{"noop", func() trace.TracerProvider { return tracenoop.NewTracerProvider() }, func() metric.MeterProvider { return metricnoop.NewMeterProvider() }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
