@@ -341,7 +341,7 @@ func (ix *index) remove(key catalogue.ToolKey) {
 // and yields no candidate); Resync starts them afresh.
 func (ix *index) compact() {
 	fresh := newIndex(ix.seed, len(ix.slots))
-	fresh.bundles, fresh.vocab, fresh.trie, fresh.names = ix.bundles, ix.vocab, ix.trie, ix.names
+	fresh.bundles, fresh.vocab, fresh.trie, fresh.names, fresh.bulk = ix.bundles, ix.vocab, ix.trie, ix.names, ix.bulk
 	for i := range ix.docs {
 		if ix.docs[i].alive {
 			fresh.add(ix.docs[i])
