@@ -176,7 +176,9 @@ func serveCatalogue(ctx context.Context, reg *registry.Registry, store *searchin
 		_ = store.Close()
 		return nil, err
 	}
-	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: disp, Searcher: store, Logger: log})
+	// The API's invoke route runs a tool as the registry's tool: through
+	// the same middleware (statistics, logging, telemetry) as MCP and REST.
+	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: cat.Invoker(disp), InvokerRecordsUsage: true, Searcher: store, Logger: log})
 	if err != nil {
 		_ = cat.Close()
 		_ = store.Close()

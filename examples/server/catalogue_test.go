@@ -90,7 +90,7 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	}
 	writeCfg(`"` + up.Host + `"`)
 	env := append(serverEnv(startBackend(t)), "E2E_TOKEN="+secret)
-	s := startHTTP(t, ctx, env, "-config", cfgPath)
+	s := startHTTP(t, ctx, env, "-config", cfgPath, "-log-level", "trace")
 	waitLog(t, ctx, s, "catalogue ready", 1)
 
 	changed := make(chan struct{}, 64)
@@ -163,6 +163,12 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	code, out = doJSON(t, ctx, http.MethodPost, toolURL+"/invoke", `{"args":{"q":"api"}}`)
 	assert.Equal(t, http.StatusOK, code)
 	assert.Equal(t, true, out["ok"])
+	// The catalogue API's invoke route runs the registry's tool: its
+	// middleware (here the per-call log) sees the call as MCP's and
+	// REST's, and the call is counted once.
+	waitLog(t, ctx, s, "Tool web.echo.1.0 completed successfully", 3)
+	_, got := doJSON(t, ctx, http.MethodGet, toolURL, "")
+	assert.Equal(t, float64(3), got["callCount"], "MCP, REST and the catalogue API: one count each")
 	code, out = restInvoke(t, ctx, s.base, "web.echo.1.0", `{}`)
 	assert.Equal(t, http.StatusBadRequest, code, "arguments are checked against argSchema: %v", out)
 

@@ -91,5 +91,9 @@
 // the [Invoker] and answers 200 with {"ok": true, "value": …} or, for a
 // failure the tool reported, {"ok": false, "error": …, "errorType": …}.
 // The call is counted (lastCalledAt, callCount) by Store.RecordUsage in the
-// background, never delaying the answer.
+// background, never delaying the answer — unless the Invoker counts it
+// (Options.InvokerRecordsUsage). A host that serves the catalogue's tools
+// through a registry passes cataloguehost's Catalogue.Invoker: the call
+// then runs as the registry's tool, through every middleware (statistics,
+// logging, telemetry, limits), exactly as an MCP or REST call of it.
 package catalogueapi

@@ -55,6 +55,10 @@ type Options struct {
 	// Invoker runs tools for POST …/invoke. Nil means the invoke route
 	// answers 501 Not Implemented (a catalogue served for editing only).
 	Invoker Invoker
+	// InvokerRecordsUsage tells that the Invoker counts each call itself
+	// (Store.RecordUsage), as cataloguehost.Catalogue.Invoker does through
+	// the registry's tool: the handler then does not count it again.
+	InvokerRecordsUsage bool
 	// Logger receives server-side failures (never request bodies or
 	// secrets). Nil means slog.Default().
 	Logger *slog.Logger
@@ -82,10 +86,12 @@ type Handler struct {
 	store    catalogue.Store
 	searcher Searcher
 	invoker  Invoker
-	log      *slog.Logger
-	key      []byte
-	maxPage  int
-	now      func() time.Time
+	// invokerCounts: the Invoker records usage itself.
+	invokerCounts bool
+	log           *slog.Logger
+	key           []byte
+	maxPage       int
+	now           func() time.Time
 
 	schemaMu sync.Mutex
 	schemas  map[[16]byte]*jsonschema.Schema // compiled argSchemas by tool id
@@ -102,7 +108,7 @@ func New(opts Options) (*Handler, error) {
 	if opts.Store == nil {
 		return nil, errors.New("catalogueapi: Options.Store is required")
 	}
-	h := &Handler{store: opts.Store, invoker: opts.Invoker, log: opts.Logger, maxPage: opts.MaxPageSize,
+	h := &Handler{store: opts.Store, invoker: opts.Invoker, invokerCounts: opts.InvokerRecordsUsage, log: opts.Logger, maxPage: opts.MaxPageSize,
 		now: opts.Now, schemas: map[[16]byte]*jsonschema.Schema{}, searcher: opts.Searcher}
 	if h.searcher == nil {
 		h.searcher = searchindex.NewScan(opts.Store)

@@ -160,12 +160,14 @@ func (h *Handler) invoke(w http.ResponseWriter, r *http.Request, p params) {
 		return
 	}
 	res, callErr := h.invoker.Invoke(ctx, t, args)
-	at := h.now()
-	go func() { // usage metrics never hold up the answer
-		if err := h.store.RecordUsage(context.WithoutCancel(ctx), key, at); err != nil {
-			h.log.Warn("catalogueapi: record usage", "bundleID", key.BundleID, "slug", key.Slug, "version", key.Version, "err", err)
-		}
-	}()
+	if !h.invokerCounts {
+		at := h.now()
+		go func() { // usage metrics never hold up the answer
+			if err := h.store.RecordUsage(context.WithoutCancel(ctx), key, at); err != nil {
+				h.log.Warn("catalogueapi: record usage", "bundleID", key.BundleID, "slug", key.Slug, "version", key.Version, "err", err)
+			}
+		}()
+	}
 	if callErr != nil {
 		h.log.WarnContext(ctx, "catalogueapi: invocation failed", "bundleID", key.BundleID, "slug", key.Slug, "version", key.Version, "err", callErr)
 		writeError(w, http.StatusBadGateway, "upstream_failure", "the tool failed to run; see the server log", nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -255,4 +256,35 @@ func TestInvokeUsageNeverBlocksTheAnswer(t *testing.T) {
 	tl, err := e.store.GetTool(t.Context(), catalogue.ToolKey{BundleID: id, Slug: "echo", Version: "1"})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), tl.CallCount)
+}
+
+// countingUsage is a store counting RecordUsage calls.
+type countingUsage struct {
+	catalogue.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (s *countingUsage) RecordUsage(ctx context.Context, key catalogue.ToolKey, at time.Time) error {
+	s.mu.Lock()
+	s.n++
+	s.mu.Unlock()
+	return s.Store.RecordUsage(ctx, key, at)
+}
+
+// With InvokerRecordsUsage the handler leaves counting to the Invoker (a
+// registry's tool counts its calls): a call is never counted twice.
+func TestInvokeLeavesUsageToAnInvokerThatCounts(t *testing.T) {
+	e := newEnv(t, catalogueapi.Options{})
+	id := e.bundle("b")
+	e.tool(id, "echo", "1", toolBody("Echo", "echo", true))
+	st := &countingUsage{Store: e.store}
+	h, err := catalogueapi.New(catalogueapi.Options{Store: st, Invoker: e.inv, InvokerRecordsUsage: true})
+	require.NoError(t, err)
+	rec := serve(h, "POST", toolPath(id, "echo", "1")+"/invoke", `{"args":{"q":"x"}}`)
+	require.Equal(t, http.StatusOK, rec.Code)
+	time.Sleep(50 * time.Millisecond) // the handler would count in the background
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	assert.Zero(t, st.n)
 }

@@ -154,6 +154,38 @@ func (c *Catalogue) Name(key catalogue.ToolKey) (string, bool) {
 	return n, ok
 }
 
+// Invoker returns an Invoker that runs a catalogue tool as the registry's
+// tool: Registry.Invoke under the tool's registry name, so that every
+// middleware sees the call (statistics, logging, telemetry, limits) and
+// usage is recorded once, by the tool. A tool the registry does not serve
+// (its name is taken by another pack's tool, or its bundle or the tool is
+// disabled) is run by fallback directly, its usage recorded likewise;
+// with a nil fallback it is a failure of type result.Unavailable. It suits
+// catalogueapi.Options.Invoker with InvokerRecordsUsage.
+func (c *Catalogue) Invoker(fallback Invoker) Invoker {
+	return &registryInvoker{c: c, fallback: fallback}
+}
+
+type registryInvoker struct {
+	c        *Catalogue
+	fallback Invoker
+}
+
+// Invoke implements [Invoker].
+func (ri *registryInvoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
+	if name, ok := ri.c.Name(tool.Key()); ok {
+		return ri.c.reg.Invoke(ctx, name, args)
+	}
+	if ri.fallback == nil {
+		return result.Failure[any]("the tool is not served by the registry (disabled, or its name is taken by another pack's tool)", result.Unavailable), nil
+	}
+	res, err := ri.fallback.Invoke(ctx, tool, args)
+	if uerr := ri.c.store.RecordUsage(context.WithoutCancel(ctx), tool.Key(), ri.c.now()); uerr != nil {
+		ri.c.log.Warn("cataloguehost: record usage", "slug", tool.Slug, "version", tool.Version, "err", uerr)
+	}
+	return res, err
+}
+
 // Sync makes the registry's catalogue pack match the store: tools no
 // longer enabled (or whose name changed) are removed, new ones added,
 // each change sending list-changed to MCP clients. A tool whose name is

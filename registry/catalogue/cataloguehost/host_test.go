@@ -460,3 +460,61 @@ func TestCatalogue_ImportedBundleServedAtOnce(t *testing.T) {
 	b.ID = f.builtin
 	assert.ErrorIs(t, f.w.ImportBundle(ctx, b, nil), catalogue.ErrConflict, "a built-in's id is taken")
 }
+
+// Catalogue.Invoker (what the catalogue API's invoke route uses) runs a
+// tool as the registry's tool: the registry's middleware sees the call,
+// as for MCP and REST, and usage is counted once. A tool the registry
+// does not serve (its name is taken) runs through the fallback, counted
+// once too; without a fallback it is Unavailable.
+func TestCatalogue_InvokerRunsThroughTheRegistry(t *testing.T) {
+	ctx := context.Background()
+	reg := registry.New(registry.Options{})
+	var mu sync.Mutex
+	var seen []string
+	reg.Use(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			mu.Lock()
+			seen = append(seen, c.Tool.Name)
+			mu.Unlock()
+			return next(ctx, c)
+		}
+	})
+	require.NoError(t, registry.AddFunc(reg, "web.sum.1", add, registry.ToolOptions{Description: "a host tool"}))
+	f := newFixture(t, reg)
+	inv := f.cat.Invoker(&cataloguehost.Dispatcher{Funcs: f.funcs})
+	args := json.RawMessage(`{"a":2,"b":3}`)
+
+	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
+	tool, err := f.w.GetTool(ctx, key)
+	require.NoError(t, err)
+	res, err := inv.Invoke(ctx, tool, args)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.EqualValues(t, 5, res.Value)
+	assert.Equal(t, []string{"math.add.1"}, seen, "the registry's middleware saw the call")
+	tool, err = f.w.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, tool.CallCount, "counted once")
+
+	web := f.bundle(t, "web")
+	spec, err := f.funcs.Spec("add", "Sum", "", "web")
+	require.NoError(t, err)
+	clash := catalogue.ToolKey{BundleID: web, Slug: "sum", Version: "1"}
+	_, err = f.w.PutTool(ctx, clash, spec)
+	require.NoError(t, err)
+	_, served := f.cat.Name(clash)
+	require.False(t, served, "web.sum.1 is the host's")
+	ct, err := f.w.GetTool(ctx, clash)
+	require.NoError(t, err)
+	res, err = inv.Invoke(ctx, ct, args)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Len(t, seen, 1, "the fallback runs it directly")
+	ct, err = f.w.GetTool(ctx, clash)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, ct.CallCount)
+
+	res, err = f.cat.Invoker(nil).Invoke(ctx, ct, args)
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+}
