@@ -521,6 +521,9 @@ func newField(s string, words []span) field {
 // upper-case letters is kept as it is; other text is copied once, lowered
 // from its first upper-case letter on.
 func newASCIIField(s string, words []span, base int) field {
+	if words == nil { // a Prepare: one allocation, not one per doubling
+		words = make([]span, 0, asciiWords(s))
+	}
 	var low strings.Builder
 	lowering := false
 	start := -1
@@ -562,6 +565,22 @@ func newASCIIField(s string, words []span, base int) field {
 		ls = low.String()
 	}
 	return field{s: ls, words: words[base:]}
+}
+
+// asciiWords counts the words newASCIIField finds in s.
+func asciiWords(s string) int {
+	n := 0
+	in, prevLower := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		isLower, isUpper := 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z'
+		alnum := isLower || isUpper || ('0' <= c && c <= '9')
+		if alnum && (!in || prevLower && isUpper) {
+			n++
+		}
+		in, prevLower = alnum, isLower
+	}
+	return n
 }
 
 func ascii(s string) bool {
