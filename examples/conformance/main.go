@@ -82,7 +82,11 @@ func run(ctx context.Context, argv []string, stderr io.Writer, ready chan<- stri
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := srv.Shutdown(sctx); err != nil {
+		// Streams still open after the grace period are cut.
+		if errors.Is(err, context.DeadlineExceeded) {
+			return srv.Close()
+		}
 		return err
 	}
 	return nil
