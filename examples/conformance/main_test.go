@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -59,4 +61,26 @@ func TestRejectsStrayArguments(t *testing.T) {
 	err := run(context.Background(), []string{"extra"}, io.Discard, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "extra")
+}
+
+// TestServesSuiteOverStdio: with -stdio the built command speaks MCP on
+// stdin/stdout to a go-sdk client, and logs only to stderr.
+func TestServesSuiteOverStdio(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "conformance")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil)
+	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: exec.CommandContext(ctx, bin, "-stdio")}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "test_multiple_content_types", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.Len(t, res.Content, 3)
+	assert.Equal(t, "Multiple content types test:", res.Content[0].(*sdk.TextContent).Text)
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "m"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "a client without elicitation gets a readable failure")
 }
