@@ -2,9 +2,14 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // What a handler can learn about, and send back from, the call it runs.
@@ -156,4 +161,189 @@ func Request(ctx context.Context) *RequestInfo {
 		return info
 	}
 	return &RequestInfo{}
+}
+
+// Talking back to the client. A handler running on behalf of an MCP client
+// can log to it, ask its model for a completion (sampling) and ask its user
+// for input (elicitation) through the functions below, without importing
+// an adapter: the adapter installs a Peer on the context. Over REST, in
+// process, or when the client did not declare the capability, they return
+// an error wrapping ErrUnsupported at once, so a tool can fall back; no
+// call waits for a client that cannot answer.
+
+type peerKey struct{}
+
+// ErrUnsupported is wrapped by ClientLog, Sample and Elicit when the
+// transport or the client cannot do what was asked (REST, an in-process
+// call, a client without the sampling or elicitation capability).
+var ErrUnsupported = errors.New("not supported by the caller")
+
+// LogLevel is an MCP log level (RFC 5424 severities, lowercase).
+type LogLevel string
+
+// The MCP log levels, from least to most severe.
+const (
+	LogDebug     LogLevel = "debug"
+	LogInfo      LogLevel = "info"
+	LogNotice    LogLevel = "notice"
+	LogWarning   LogLevel = "warning"
+	LogError     LogLevel = "error"
+	LogCritical  LogLevel = "critical"
+	LogAlert     LogLevel = "alert"
+	LogEmergency LogLevel = "emergency"
+)
+
+func (l LogLevel) valid() bool {
+	switch l {
+	case LogDebug, LogInfo, LogNotice, LogWarning, LogError, LogCritical, LogAlert, LogEmergency:
+		return true
+	}
+	return false
+}
+
+// SampleMessage is one message of a sampling conversation.
+type SampleMessage struct {
+	// Role is "user" or "assistant".
+	Role string
+	// Content is the message: text, an image or audio.
+	Content result.Content
+}
+
+// SampleRequest asks the client's model for one completion.
+type SampleRequest struct {
+	// Messages is the conversation; at least one is required.
+	Messages []SampleMessage
+	// SystemPrompt is optional.
+	SystemPrompt string
+	// MaxTokens caps the completion; it must be positive.
+	MaxTokens int64
+}
+
+// SampleResult is the client model's answer.
+type SampleResult struct {
+	// Role is the role of the answer, normally "assistant".
+	Role string
+	// Content is the answer.
+	Content result.Content
+	// Model names the model that answered, as the client reports it.
+	Model string
+	// StopReason says why the model stopped ("endTurn", "maxTokens", …).
+	StopReason string
+}
+
+// ElicitRequest asks the client's user for input in a form.
+type ElicitRequest struct {
+	// Message is shown to the user.
+	Message string
+	// Schema is the form: a JSON Schema object with "type":"object" and
+	// flat primitive properties (string, number, integer, boolean, string
+	// enums and multi-select arrays), with optional defaults.
+	Schema json.RawMessage
+}
+
+// ElicitResult is the user's answer.
+type ElicitResult struct {
+	// Action is "accept", "decline" or "cancel".
+	Action string
+	// Content holds the submitted values when Action is "accept".
+	Content map[string]any
+}
+
+// Peer is the client side of a call, as an adapter offers it. Adapters
+// implement it and install it with WithPeer; a method returns an error
+// wrapping ErrUnsupported when the client lacks the capability.
+type Peer interface {
+	// Log sends a log message to the client, honouring the level the
+	// client set (messages below it, or every message when it set none,
+	// are dropped without error).
+	Log(ctx context.Context, level LogLevel, logger string, data any) error
+	// Sample asks the client's model for a completion.
+	Sample(ctx context.Context, req SampleRequest) (SampleResult, error)
+	// Elicit asks the client's user for input.
+	Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error)
+}
+
+// WithPeer returns a context whose calls talk back to p. It is for
+// adapters.
+func WithPeer(ctx context.Context, p Peer) context.Context {
+	if p == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, peerKey{}, p)
+}
+
+func peer(ctx context.Context, what string) (Peer, error) {
+	if p, ok := ctx.Value(peerKey{}).(Peer); ok {
+		return p, nil
+	}
+	tr := Request(ctx).Transport
+	if tr == "" {
+		tr = "in-process"
+	}
+	return nil, fmt.Errorf("registry: %s: %w (transport %s has no client to talk back to)", what, ErrUnsupported, tr)
+}
+
+// ClientLog sends data (a string or any JSON value) to the client's log at
+// level, under the logger name of the running tool. An MCP client receives
+// a notifications/message when its chosen level lets it through. Without
+// a client (REST, in process) it returns an error wrapping ErrUnsupported;
+// a tool that only wants its own logs should use Logger instead.
+func ClientLog(ctx context.Context, level LogLevel, data any) error {
+	if !level.valid() {
+		return fmt.Errorf("registry: ClientLog: level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", level)
+	}
+	p, err := peer(ctx, "ClientLog")
+	if err != nil {
+		return err
+	}
+	logger := ""
+	if c, ok := CallFrom(ctx); ok && c.Tool != nil {
+		logger = c.Tool.Name
+	}
+	return p.Log(ctx, level, logger, data)
+}
+
+// Sample asks the client's model for a completion (MCP sampling). It
+// returns an error wrapping ErrUnsupported when the client did not declare
+// the sampling capability or the call did not come over MCP.
+func Sample(ctx context.Context, req SampleRequest) (SampleResult, error) {
+	if len(req.Messages) == 0 {
+		return SampleResult{}, errors.New("registry: Sample: field Messages is empty, expected at least one message")
+	}
+	if req.MaxTokens <= 0 {
+		return SampleResult{}, fmt.Errorf("registry: Sample: field MaxTokens is %d, expected a positive number", req.MaxTokens)
+	}
+	for i, m := range req.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			return SampleResult{}, fmt.Errorf("registry: Sample: Messages[%d].Role is %q, expected user or assistant", i, m.Role)
+		}
+		if err := m.Content.Validate(); err != nil {
+			return SampleResult{}, fmt.Errorf("registry: Sample: Messages[%d].Content: %w", i, err)
+		}
+	}
+	p, err := peer(ctx, "Sample")
+	if err != nil {
+		return SampleResult{}, err
+	}
+	return p.Sample(ctx, req)
+}
+
+// Elicit asks the client's user to fill in a form (MCP elicitation). It
+// returns an error wrapping ErrUnsupported when the client did not declare
+// the elicitation capability or the call did not come over MCP.
+func Elicit(ctx context.Context, req ElicitRequest) (ElicitResult, error) {
+	if req.Message == "" {
+		return ElicitResult{}, errors.New("registry: Elicit: field Message is empty, expected the text shown to the user")
+	}
+	var probe struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(req.Schema, &probe); err != nil || probe.Type != "object" {
+		return ElicitResult{}, errors.New(`registry: Elicit: field Schema must be a JSON object with "type":"object"`)
+	}
+	p, err := peer(ctx, "Elicit")
+	if err != nil {
+		return ElicitResult{}, err
+	}
+	return p.Elicit(ctx, req)
 }

@@ -37,3 +37,13 @@ func ExampleApply() {
 	fmt.Println(r.Instruction)
 	// Output: Report the failure; do not retry.
 }
+
+// A tool returns rich content with Rich: adapters show each item in the
+// protocol's own form (MCP content items, base64 with MIME type in REST).
+func ExampleRich() {
+	png := []byte{0x89, 'P', 'N', 'G'}
+	r := result.Rich(result.Text("the chart:"), result.Image(png, "image/png"))
+	s, _ := r.JSON()
+	fmt.Println(s)
+	// Output: {"success":true,"value":[{"type":"text","text":"the chart:"},{"type":"image","data":"iVBORw==","mimeType":"image/png"}]}
+}

@@ -109,6 +109,16 @@
 // 401 unauthorized, 403 forbidden). Exceptions (exception_type/exception_message of
 // the Result) are not sent over HTTP: they may hold internals.
 //
+// # Rich content
+//
+// A tool returning result.Contents (result.Rich) answers
+// {"ok":true,"value":[…]} with each item in result.Content's JSON form:
+// binary data (images, audio, blob resources) in standard base64 under
+// "data" beside "mimeType"; the OpenAPI document describes it so
+// ("contentEncoding":"base64"). An invalid item is a 500. Over REST there
+// is no client to talk back to: registry.ClientLog, Sample and Elicit
+// return an error wrapping registry.ErrUnsupported.
+//
 // # OpenAPI
 //
 // GET /openapi.json is generated from Registry.List (BuildOpenAPI) and cached;

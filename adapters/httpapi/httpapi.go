@@ -446,6 +446,10 @@ func (h *Handler) writeResult(w http.ResponseWriter, r *http.Request, name strin
 	o.buf.Reset()
 	status := http.StatusOK
 	if res.Success {
+		if err := validRich(res.Value); err != nil {
+			h.internal(w, r, name, err)
+			return
+		}
 		o.buf.WriteString(`{"ok":true,"value":`)
 		if err := o.appendJSON(res.Value); err != nil {
 			h.internal(w, r, name, fmt.Errorf("marshal value: %w", err))
@@ -520,4 +524,18 @@ func quoteTrunc(s string) string {
 		return strconv.Quote(s[:max]) + fmt.Sprintf(" (%d bytes, cut)", len(s))
 	}
 	return strconv.Quote(s)
+}
+
+// validRich checks a rich value (result.Contents or result.Content) before
+// it is written: its JSON form carries the data base64-encoded beside the
+// MIME type, and an item missing what its kind needs is a protocol failure,
+// as in the MCP adapter.
+func validRich(v any) error {
+	switch v := v.(type) {
+	case result.Contents:
+		return v.Validate()
+	case result.Content:
+		return v.Validate()
+	}
+	return nil
 }

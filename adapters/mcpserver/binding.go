@@ -262,6 +262,11 @@ func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 		InputSchema: t.InputSchema,
 		Annotations: annotations(t.Annotations),
 	}
+	if isRichSchema(t.OutputSchema) {
+		// Rich content is shown as content items, never as structured
+		// content, so no output schema is advertised.
+		return st, nil
+	}
 	shape, err := shapeOf(t.OutputSchema)
 	if err != nil {
 		return nil, err
@@ -377,7 +382,8 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 // for streamable HTTP the request's headers and the verified bearer token
 // (auth.RequireBearerToken) as registry.AuthInfo. When the client sent a
 // progress token, registry.ReportProgress sends notifications/progress
-// with it on the request's session.
+// with it on the request's session. With a session, registry.ClientLog,
+// Sample and Elicit talk back to the client on it.
 func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Context {
 	info := &registry.RequestInfo{Transport: "mcp"}
 	if req == nil {
@@ -392,6 +398,9 @@ func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 		info.Auth = authInfo(req.Extra.TokenInfo)
 	}
 	ctx = registry.WithRequest(ctx, info)
+	if req.Session != nil {
+		ctx = registry.WithPeer(ctx, sessionPeer{req.Session})
+	}
 	if req.Session == nil || req.Params == nil {
 		return ctx
 	}

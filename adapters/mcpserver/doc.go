@@ -146,6 +146,16 @@
 // DisplayEnvelope for every tool, or with Options.DisplayFor for some
 // (for example by pack); structuredContent is the same in both displays.
 //
+// # Rich content
+//
+// A success whose value is a result.Contents (result.Rich) or a single
+// result.Content becomes one MCP content item per item, in order: text,
+// image and audio (data with mimeType), embedded resources (uri, mimeType,
+// text or blob) and resource links. Such a tool advertises no
+// outputSchema and its result has no structuredContent, in either
+// Display. An item missing what its kind needs (an image without MIME
+// type) is a JSON-RPC internal error naming the item.
+//
 // A tool the SDK cannot serve (input schema missing, not an object schema
 // with "type":"object", or refused by the SDK) is skipped and logged at
 // ERROR; the others are served. Nothing in this package writes to stdout.
@@ -169,6 +179,17 @@
 //     Progress is not above the previous one of the call is not sent, and
 //     ReportProgress returns an error saying so (as it does when delivery
 //     fails; a tool may ignore both).
+//   - registry.ClientLog(ctx, level, data): a notifications/message under
+//     the tool's name, sent only when the client has set a level at or
+//     below it (logging/setLevel, or the request's own level from protocol
+//     2026-07-28); servers from NewServer advertise the logging capability.
+//   - registry.Sample and registry.Elicit: sampling/createMessage and
+//     elicitation/create on the call's session. A client that did not
+//     declare the capability gets no request: the call returns an error
+//     wrapping registry.ErrUnsupported at once. On protocol 2026-07-28 the
+//     go-sdk forbids requests from inside a call and returns its own error
+//     at once (toolpack does not implement that version's multi-round-trip
+//     input requests yet).
 //
 // Clients on the TypeScript SDK may drop a progress notification that
 // arrives together with the call's response (the SDK handles the response

@@ -33,6 +33,9 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 		}
 		return textResult(text, true), nil
 	}
+	if cs, ok := richContents(r.Value); ok {
+		return richResult(cs)
+	}
 	v, err := classify(r.Value)
 	if err != nil {
 		return nil, err

@@ -164,7 +164,8 @@ func hasSessions(s *sdk.Server) bool {
 }
 
 // NewServer returns an SDK server named by opts.Implementation that
-// advertises the tools capability only (with listChanged) and serves reg's
+// advertises the tools capability (with listChanged) and logging (tools
+// log to the client with registry.ClientLog, at the level it set) and serves reg's
 // tools as Register does. Its receiving middleware includes
 // TokenInfoMiddleware, so a registry tool reads the caller's verified token
 // with httpguard.TokenInfoFromContext; the SDK's per-session INFO logs
@@ -181,7 +182,8 @@ func NewServer(reg *registry.Registry, opts Options) *sdk.Server {
 		Logger:   sdkLogger(opts.logger()),
 		PageSize: max(opts.PageSize, 0),
 		Capabilities: &sdk.ServerCapabilities{
-			Tools: &sdk.ToolCapabilities{ListChanged: true},
+			Tools:   &sdk.ToolCapabilities{ListChanged: true},
+			Logging: &sdk.LoggingCapabilities{},
 		},
 	})
 	s.AddReceivingMiddleware(TokenInfoMiddleware)

@@ -67,7 +67,7 @@ func referenceServer(t *testing.T, reg *registry.Registry, impl *sdk.Implementat
 	srv := sdk.NewServer(impl, &sdk.ServerOptions{
 		Logger:       slog.New(slog.DiscardHandler),
 		PageSize:     pageSize,
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Logging: &sdk.LoggingCapabilities{}},
 	})
 	b := &binding{reg: reg, log: slog.New(slog.DiscardHandler)}
 	for _, tool := range reg.List() {
