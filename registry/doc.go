@@ -47,8 +47,14 @@
 // does nothing elsewhere); Request(ctx) describes the request as the
 // adapter saw it — transport, MCP session, HTTP headers and the
 // authenticated caller (AuthInfo) — and CallFrom(ctx) returns the Call
-// itself. A tool never imports an adapter: adapters attach what they know
-// with WithProgress and WithRequest before they call Invoke.
+// itself. A tool can also talk back to an MCP client while it runs:
+// ClientLog(ctx, …) sends a log message (at or above the level the client
+// set), Sample(ctx, …) asks the client's model for a completion and
+// Elicit(ctx, …) asks the user for input with a schema; where the client
+// lacks the capability, or the call came over REST or in process, they
+// fail at once with an error wrapping ErrUnsupported. A tool never
+// imports an adapter: adapters attach what they know with WithProgress,
+// WithRequest and WithPeer before they call Invoke.
 //
 // # Declare and collect
 //
