@@ -2,9 +2,10 @@ package valuesize
 
 import (
 	"reflect"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/toolpack-go/toolpack/internal/benchtool"
 )
 
 // benchOut is the struct value of the registry's and the stats
@@ -12,15 +13,6 @@ import (
 type benchOut struct {
 	Hits  int    `json:"hits"`
 	Query string `json:"query"`
-}
-
-func median(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // BenchmarkValueSize compares the two ways of counting a struct value's
@@ -49,7 +41,7 @@ func BenchmarkValueSize(b *testing.B) {
 		walkD = append(walkD, t1.Sub(t0))
 		encD = append(encD, time.Since(t1))
 	}
-	mw, me := float64(median(walkD)), float64(median(encD))
+	mw, me := float64(benchtool.Median(walkD)), float64(benchtool.Median(encD))
 	b.ReportMetric(mw/me, "x-encode-time")
 	b.ReportMetric(mw/block, "walk-ns")
 	b.ReportMetric(me/block, "encode-ns")

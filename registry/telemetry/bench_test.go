@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"slices"
 	"testing"
 	"time"
 
@@ -18,27 +17,19 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/toolpack-go/toolpack/internal/benchtool"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/telemetry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
-// benchArgs is registry's benchmark argument struct: five fields with
-// bounds, an enum, an optional float and a slice.
-type benchArgs struct {
-	Query string   `json:"query" validate:"required,min=1,max=200" description:"Search text."`
-	Limit int      `json:"limit" validate:"required,gte=1,lte=100" description:"Maximum hits."`
-	Mode  string   `json:"mode" validate:"required,oneof=fast exact fuzzy" description:"Matching mode."`
-	Boost *float64 `json:"boost,omitempty" validate:"omitempty,gte=0,lte=10" description:"Score boost."`
-	Tags  []string `json:"tags" validate:"max=8,dive,min=1,max=32" description:"Tag filter."`
-}
-
-var benchRaw = json.RawMessage(`{"query":"golang registry","limit":25,"mode":"fuzzy","boost":1.5,"tags":["go","mcp","tools"]}`)
+// benchRaw is a valid call of the adapters' benchmark tool.
+var benchRaw = json.RawMessage(`{"query":"golang registry","limit":25,"mode":"fast","threshold":0.5,"tags":["go","mcp","tools"]}`)
 
 func benchRegistry(b *testing.B, mw registry.Middleware) *registry.Registry {
 	reg := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	p := &registry.Pack{Name: "web", Description: "Web."}
-	err := registry.AddFunc(p, "search", func(ctx context.Context, a benchArgs) (result.Result[string], error) {
+	err := registry.AddFunc(p, "search", func(ctx context.Context, a benchtool.SearchArgs) (result.Result[string], error) {
 		return result.Ok("hits for " + a.Query), nil
 	}, registry.ToolOptions{Doc: "Searches."})
 	if err == nil {
@@ -53,14 +44,9 @@ func benchRegistry(b *testing.B, mw registry.Middleware) *registry.Registry {
 	return reg
 }
 
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // BenchmarkMiddlewareVsInvoke measures what the telemetry middleware adds
-// to Registry.Invoke: each iteration runs 16 calls without it, then 16
+// to Registry.Invoke (the adapters' benchmark tool, internal/benchtool,
+// with a text result): each iteration runs 16 calls without it, then 16
 // with it, and x-invoke-time is the ratio of the median block times
 // (issue 15's goal with a recording sampler: ≤ 1.10), overhead-ns that
 // difference per call.
@@ -120,7 +106,7 @@ func BenchmarkMiddlewareVsInvoke(b *testing.B) {
 				plainD = append(plainD, t1.Sub(t0))
 				tracedD = append(tracedD, time.Since(t1))
 			}
-			mp, mt := float64(median(plainD)), float64(median(tracedD))
+			mp, mt := float64(benchtool.Median(plainD)), float64(benchtool.Median(tracedD))
 			b.ReportMetric(mt/mp, "x-invoke-time")
 			b.ReportMetric((mt-mp)/block, "overhead-ns")
 			pa := testing.AllocsPerRun(200, func() { once(plain) })
