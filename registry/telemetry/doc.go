@@ -38,7 +38,8 @@
 //
 // Metrics (instrumentation scope "github.com/toolpack-go/toolpack/registry/telemetry"),
 // each with the attributes gen_ai.tool.name and toolpack.pack, failures
-// also with error.type:
+// also with error.type (past 64 distinct types of one tool, "other": a
+// tool inventing types cannot grow the metrics without end):
 //
 //	toolpack.tool.calls      counter, {call}
 //	toolpack.tool.failures   counter, {call}, by error.type

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -38,6 +39,7 @@ const (
 const (
 	ErrorTypeProtocol = "protocol_error"
 	errorTypeUnknown  = "unknown"
+	errorTypeOther    = "other" // past maxErrorTypes distinct types of one tool
 )
 
 // MaxArgAttrBytes bounds a string argument recorded on a span (see
@@ -70,8 +72,14 @@ type toolAttrs struct {
 	add      []metric.AddOption
 	record   []metric.RecordOption
 	base     []attribute.KeyValue
-	failures sync.Map // error type → []metric.AddOption
+	failures sync.Map     // error type → []metric.AddOption
+	types    atomic.Int32 // entries of failures
 }
+
+// maxErrorTypes bounds the distinct error types the failures counter
+// keeps per tool (a tool inventing types must not grow the metrics without
+// end); further types are counted as "other". Spans carry the type as is.
+const maxErrorTypes = 64
 
 // Middleware returns the tracing and metrics middleware (see the package
 // documentation). It fails only when an instrument cannot be created.
@@ -185,8 +193,17 @@ func (a *toolAttrs) failure(errType string) []metric.AddOption {
 	if o, ok := a.failures.Load(errType); ok {
 		return o.([]metric.AddOption)
 	}
+	if a.types.Load() >= maxErrorTypes {
+		errType = errorTypeOther
+		if o, ok := a.failures.Load(errType); ok {
+			return o.([]metric.AddOption)
+		}
+	}
 	kv := append(append([]attribute.KeyValue(nil), a.base...), KeyErrorType.String(errType))
-	o, _ := a.failures.LoadOrStore(errType, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(kv...))})
+	o, loaded := a.failures.LoadOrStore(errType, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(kv...))})
+	if !loaded {
+		a.types.Add(1)
+	}
 	return o.([]metric.AddOption)
 }
 

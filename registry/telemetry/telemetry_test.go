@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -330,4 +331,50 @@ func TestSetup_ExportsOTLPToCollector(t *testing.T) {
 	assert.Equal(t, []string{"ot.version"}, col.spans, "span name ot.{function}")
 	assert.Equal(t, "toolpack-test", col.service)
 	assert.False(t, strings.Contains(strings.Join(col.paths, ","), "console"))
+}
+
+// A tool inventing error types cannot grow the metrics without end: past
+// 64 distinct types per tool, failures are counted as "other" (the span
+// still carries the type as is).
+func TestMiddleware_FailureTypesBounded(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	reader := sdkmetric.NewManualReader()
+	mw, err := telemetry.Middleware(telemetry.Options{
+		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)),
+		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Prefix: new("")})
+	reg.Use(mw)
+	type kindArgs struct {
+		Kind string `json:"kind" validate:"required" description:"The error type to fail with."`
+	}
+	pk := &registry.Pack{Name: "bad", Description: "Invents error types."}
+	require.NoError(t, registry.AddFunc(pk, "bad.fail", func(_ context.Context, a kindArgs) (result.Result[string], error) {
+		return result.Failure[string]("failed", result.ErrorType(a.Kind)), nil
+	}, registry.ToolOptions{Doc: "Fails."}))
+	require.NoError(t, reg.AddPack(pk))
+	ctx := context.Background()
+	for i := range 100 {
+		_, err := reg.Invoke(ctx, "bad.fail", json.RawMessage(`{"kind":"type_`+strconv.Itoa(i)+`"}`))
+		require.NoError(t, err)
+	}
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(ctx, &rm))
+	types := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "toolpack.tool.failures" {
+				continue
+			}
+			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				v, _ := p.Attributes.Value("error.type")
+				types[v.AsString()] += p.Value
+			}
+		}
+	}
+	assert.Len(t, types, 65, "64 types and other")
+	assert.Equal(t, int64(36), types["other"])
+	spans := recorder.Ended()
+	require.Len(t, spans, 100)
+	assert.Equal(t, "type_99", attrs(spans[99].Attributes())["error.type"].AsString())
 }
