@@ -85,7 +85,7 @@ func Setup(ctx context.Context, opts SetupOptions) (*Providers, error) {
 	if traces {
 		exp, err := autoexport.NewSpanExporter(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("telemetry: span exporter: %w", err)
+			return nil, fmt.Errorf("telemetry: span exporter (OTEL_TRACES_EXPORTER=%q; expected otlp, console or none): %w", os.Getenv("OTEL_TRACES_EXPORTER"), err)
 		}
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 		p.TracerProvider, p.Tracing = tp, true
@@ -95,7 +95,7 @@ func Setup(ctx context.Context, opts SetupOptions) (*Providers, error) {
 		reader, err := autoexport.NewMetricReader(ctx)
 		if err != nil {
 			_ = p.Shutdown(ctx)
-			return nil, fmt.Errorf("telemetry: metric reader: %w", err)
+			return nil, fmt.Errorf("telemetry: metric reader (OTEL_METRICS_EXPORTER=%q; expected otlp, prometheus, console or none): %w", os.Getenv("OTEL_METRICS_EXPORTER"), err)
 		}
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
 		p.MeterProvider, p.Metrics = mp, true

@@ -378,3 +378,19 @@ func TestMiddleware_FailureTypesBounded(t *testing.T) {
 	require.Len(t, spans, 100)
 	assert.Equal(t, "type_99", attrs(spans[99].Attributes())["error.type"].AsString())
 }
+
+// An unknown exporter name is an error naming the variable and what is
+// expected, not a silent default.
+func TestSetup_UnknownExporterNamesTheVariable(t *testing.T) {
+	clearOTelEnv(t)
+	t.Setenv("OTEL_TRACES_EXPORTER", "bogus")
+	_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `OTEL_TRACES_EXPORTER="bogus"`)
+	assert.Contains(t, err.Error(), "expected otlp")
+	clearOTelEnv(t)
+	t.Setenv("OTEL_METRICS_EXPORTER", "bogus")
+	_, err = telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `OTEL_METRICS_EXPORTER="bogus"`)
+}
