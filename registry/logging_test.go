@@ -236,3 +236,12 @@ func TestPointerOf(t *testing.T) {
 		assert.Equal(t, want, pointerOf(in), in)
 	}
 }
+
+// A protocol failure's error type for recording middleware: a
+// cancellation or an expired deadline, wrapped or not, keeps its own
+// type; anything else is protocol_error.
+func TestProtocolErrorType(t *testing.T) {
+	assert.Equal(t, string(result.Cancelled), ProtocolErrorType(fmt.Errorf("call: %w", context.Canceled)))
+	assert.Equal(t, string(result.Timeout), ProtocolErrorType(fmt.Errorf("call: %w", context.DeadlineExceeded)))
+	assert.Equal(t, ErrorTypeProtocol, ProtocolErrorType(errors.New("disk on fire")))
+}

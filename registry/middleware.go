@@ -231,3 +231,22 @@ func timedOut(c *Call, limit time.Duration) result.Result[any] {
 	}
 	return result.Failuref[any](result.Timeout, "tool %q did not finish before the caller's deadline", toolName(c))
 }
+
+// ErrorTypeProtocol is the error type that recording middleware (call
+// statistics, telemetry) give a protocol failure — a non-nil error from
+// the pipeline — other than a cancellation or an expired deadline.
+const ErrorTypeProtocol = "protocol_error"
+
+// ProtocolErrorType is the error type a recording middleware gives the
+// protocol failure err: result.Cancelled for a cancellation,
+// result.Timeout for an expired deadline, ErrorTypeProtocol otherwise.
+func ProtocolErrorType(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return string(result.Cancelled)
+	case errors.Is(err, context.DeadlineExceeded):
+		return string(result.Timeout)
+	default:
+		return ErrorTypeProtocol
+	}
+}

@@ -2,7 +2,6 @@ package stats
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,7 +20,7 @@ const (
 	// non-nil error from the pipeline) other than a cancellation or an
 	// expired deadline, which are recorded as result.Cancelled and
 	// result.Timeout.
-	ErrorTypeProtocol = "protocol_error"
+	ErrorTypeProtocol = registry.ErrorTypeProtocol
 	// errorTypeUnknown marks a failed Result that named no error type.
 	errorTypeUnknown = "unknown"
 )
@@ -162,7 +161,7 @@ func (r *Recorder) Middleware() registry.Middleware {
 			}
 			switch {
 			case err != nil:
-				e.errType = protocolErrorType(err)
+				e.errType = registry.ProtocolErrorType(err)
 			case res.Success:
 				e.ok = true
 				e.out = r.size.Size(res.Value)
@@ -187,18 +186,6 @@ func (e *entry) record() record {
 		}
 	}
 	return r
-}
-
-// protocolErrorType is the error type recorded for a protocol failure.
-func protocolErrorType(err error) string {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return string(result.Cancelled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return string(result.Timeout)
-	default:
-		return ErrorTypeProtocol
-	}
 }
 
 // entry is a call as buffered: the least the call path can copy. The

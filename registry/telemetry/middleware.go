@@ -37,7 +37,10 @@ const (
 // Error types recorded for protocol failures (a non-nil error from the
 // pipeline), as the stats middleware records them.
 const (
-	ErrorTypeProtocol = "protocol_error"
+	// ErrorTypeProtocol is registry.ErrorTypeProtocol: a protocol failure
+	// other than a cancellation (result.Cancelled) or an expired deadline
+	// (result.Timeout).
+	ErrorTypeProtocol = registry.ErrorTypeProtocol
 	errorTypeUnknown  = "unknown"
 	errorTypeOther    = "other" // past maxErrorTypes distinct types of one tool
 )
@@ -155,7 +158,7 @@ func Middleware(opts Options) (registry.Middleware, error) {
 			errType := ""
 			switch {
 			case err != nil:
-				errType = protocolErrorType(err)
+				errType = registry.ProtocolErrorType(err)
 			case res.Success:
 				out = sizer.Size(res.Value)
 			default:
@@ -205,18 +208,6 @@ func (a *toolAttrs) failure(errType string) []metric.AddOption {
 		a.types.Add(1)
 	}
 	return o.([]metric.AddOption)
-}
-
-// protocolErrorType is the error type of a protocol failure.
-func protocolErrorType(err error) string {
-	switch {
-	case errors.Is(err, context.Canceled):
-		return string(result.Cancelled)
-	case errors.Is(err, context.DeadlineExceeded):
-		return string(result.Timeout)
-	default:
-		return ErrorTypeProtocol
-	}
 }
 
 // argAttrs are the span attributes of the named top-level arguments of
