@@ -147,17 +147,7 @@ func (s *Store) build(ctx context.Context) (*sql.DB, error) {
 				return err
 			}
 		}
-		w, err := newWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer w.close()
-		for i := range tools {
-			if err := w.put(ctx, &tools[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return putTools(tools...)(ctx, tx)
 	})
 	if err != nil {
 		db.Close()
