@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/toolpack-go/toolpack/internal/valuesize"
 )
 
 // Errors returned when a type cannot be used. They come wrapped with the
@@ -315,7 +317,7 @@ func (c *checker) fields(v reflect.Value, n *node) {
 		fv, ok := fieldRead(v, f.index)
 		c.push(seg{name: f.name})
 		switch {
-		case c.out && (!ok || (f.omitEmpty && emptyValue(fv)) || (f.omitZero && f.isZero(fv))):
+		case c.out && (!ok || (f.omitEmpty && valuesize.OmitEmpty(fv)) || (f.omitZero && f.isZero(fv))):
 			// Absent from the JSON.
 			if f.required {
 				c.fail("required", "is required")
@@ -481,21 +483,6 @@ func cmpNum(n *node, a, b num) int {
 		return 1
 	}
 	return 0
-}
-
-// emptyValue is encoding/json's omitempty test.
-func emptyValue(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64,
-		reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
 }
 
 // jsonNull reports whether encoding/json writes the value v (the dynamic

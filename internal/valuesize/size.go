@@ -406,7 +406,7 @@ func (s *Sizer) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (int6
 		for i := range t.fields {
 			f := &t.fields[i]
 			fv := v.Field(f.index)
-			if f.omitEmpty && emptyValue(fv) || f.omitZero && fv.IsZero() {
+			if f.omitEmpty && OmitEmpty(fv) || f.omitZero && fv.IsZero() {
 				continue
 			}
 			s, ok := s.sizeOf(fv, f.size, addr, depth)
@@ -424,8 +424,10 @@ func (s *Sizer) sizeOf(v reflect.Value, t *typeSize, addr bool, depth int) (int6
 	return s.encodedSize(v, addr)
 }
 
-// emptyValue is encoding/json's "empty" of ",omitempty".
-func emptyValue(v reflect.Value) bool {
+// OmitEmpty reports whether encoding/json's ",omitempty" leaves v out
+// (its "empty" values). The argument and output validation of the args
+// package uses it too, so that both follow encoding/json alike.
+func OmitEmpty(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
 		return v.Len() == 0
