@@ -5,7 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/toolpack-go/toolpack/internal/valuesize"
 )
 
 // jsonField is one struct field as encoding/json sees it once embedded
@@ -72,7 +73,7 @@ func jsonFields(t reflect.Type) (visible, hidden []jsonField) {
 					continue
 				}
 				name, opts, _ := strings.Cut(tag, ",")
-				if !validJSONName(name) {
+				if !valuesize.ValidTagName(name) {
 					name = ""
 				}
 				index := append(slices.Clone(l.index), i)
@@ -140,22 +141,6 @@ func jsonFields(t reflect.Type) (visible, hidden []jsonField) {
 	}
 	slices.SortFunc(visible, func(a, b jsonField) int { return slices.Compare(a.index, b.index) })
 	return visible, hidden
-}
-
-// validJSONName reports whether encoding/json accepts name from a json tag;
-// it ignores other names and uses the Go field name instead.
-func validJSONName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, c := range name {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }
 
 // fieldRead returns the field at index in struct v, or false when an

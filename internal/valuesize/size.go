@@ -194,7 +194,7 @@ func (c *sizeRules) structFields(t reflect.Type, building map[reflect.Type]*type
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !validTagName(name) {
+		if !ValidTagName(name) {
 			name = sf.Name
 		}
 		omitEmpty, omitZero := false, false
@@ -226,8 +226,10 @@ func (c *sizeRules) structFields(t reflect.Type, building map[reflect.Type]*type
 	return fields, true
 }
 
-// validTagName is encoding/json's rule for a usable name in a json tag.
-func validTagName(s string) bool {
+// ValidTagName reports whether encoding/json accepts s as the name in a
+// json tag (it ignores other names and uses the Go field name instead).
+// The args package follows the same rule.
+func ValidTagName(s string) bool {
 	if s == "" {
 		return false
 	}
