@@ -179,9 +179,15 @@ func (ri *registryInvoker) Invoke(ctx context.Context, tool catalogue.Tool, args
 	if ri.fallback == nil {
 		return result.Failure[any]("the tool is not served by the registry (disabled, or its name is taken by another pack's tool)", result.Unavailable), nil
 	}
-	res, err := ri.fallback.Invoke(ctx, tool, args)
-	if uerr := ri.c.store.RecordUsage(context.WithoutCancel(ctx), tool.Key(), ri.c.now()); uerr != nil {
-		ri.c.log.Warn("cataloguehost: record usage", "slug", tool.Slug, "version", tool.Version, "err", uerr)
+	return ri.c.run(ctx, ri.fallback, tool, args)
+}
+
+// run runs tool with inv and counts the call in the tool's usage metrics,
+// whatever its outcome.
+func (c *Catalogue) run(ctx context.Context, inv Invoker, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
+	res, err := inv.Invoke(ctx, tool, args)
+	if uerr := c.store.RecordUsage(context.WithoutCancel(ctx), tool.Key(), c.now()); uerr != nil {
+		c.log.Warn("cataloguehost: record usage", "bundle", tool.BundleID, "slug", tool.Slug, "version", tool.Version, "err", uerr)
 	}
 	return res, err
 }
@@ -437,11 +443,7 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) (*registry.Tool
 		// The runners check values against the outputSchema themselves.
 		CheckOutput: func(any) error { return nil },
 		Handler: func(ctx context.Context, call *registry.Call) (result.Result[any], error) {
-			res, err := c.inv.Invoke(ctx, tool, call.Raw)
-			if uerr := c.store.RecordUsage(context.WithoutCancel(ctx), tool.Key(), c.now()); uerr != nil {
-				c.log.Warn("cataloguehost: record usage", "name", call.Tool.Name, "err", uerr)
-			}
-			return res, err
+			return c.run(ctx, c.inv, tool, call.Raw)
 		},
 	}
 	if raw := bytes.TrimSpace(t.OutputSchema); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
