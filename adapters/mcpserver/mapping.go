@@ -10,13 +10,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/result"
 )
-
-// maxErrorDataBytes caps the error_data this package re-reads to list
-// field errors; larger data is shown only through the envelope.
-const maxErrorDataBytes = 1 << 20
 
 // toCallToolResult maps a Result from the pipeline to an MCP tool result,
 // as described in the package documentation: the text content follows the
@@ -33,7 +29,7 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 		}
 		return textResult(text, true), nil
 	}
-	if cs, ok := richContents(r.Value); ok {
+	if cs, ok := toolmsg.RichContents(r.Value); ok {
 		return richResult(cs)
 	}
 	v, err := classify(r.Value)
@@ -47,20 +43,20 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 	var text string
 	switch {
 	case d == DisplayEnvelope:
-		if v.isString {
-			r.Value = v.str
+		if v.IsString {
+			r.Value = v.Str
 		} else {
-			r.Value = v.raw
+			r.Value = v.Raw
 		}
 		if text, err = r.JSON(); err != nil {
 			return nil, fmt.Errorf("mcpserver: envelope: %w", err)
 		}
-	case v.isString:
-		text = v.str
-	case v.isNull() && r.Message != "":
+	case v.IsString:
+		text = v.Str
+	case v.IsNull() && r.Message != "":
 		text = r.Message
 	default:
-		text = string(v.raw)
+		text = string(v.Raw)
 	}
 	out := textResult(text, false)
 	if structured != nil {
@@ -73,27 +69,17 @@ func textResult(text string, isError bool) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: isError}
 }
 
-// value is a success value as the mapping sees it: a string (shown as it
-// is) or the JSON of anything else.
-type value struct {
-	isString bool
-	str      string          // the string, when isString
-	raw      json.RawMessage // the JSON (of the string too, when a json.RawMessage held it); nil for a Go string until needed
-}
+// value is a success value as the mapping sees it (see toolmsg.Value).
+type value struct{ toolmsg.Value }
 
-var jsonNull = json.RawMessage("null")
-
-func (v value) isNull() bool { return !v.isString && bytes.Equal(v.raw, jsonNull) }
-
-// isObject reports whether the value is a JSON object.
-func (v value) isObject() bool { return !v.isString && len(v.raw) > 0 && v.raw[0] == '{' }
-
-// json returns the value's JSON, marshalling a Go string when needed.
-func (v value) json() (json.RawMessage, error) {
-	if v.raw != nil || !v.isString {
-		return v.raw, nil
+// classify splits a success value into a string or the JSON of anything
+// else (toolmsg.Classify), its errors naming this package.
+func classify(v any) (value, error) {
+	tv, err := toolmsg.Classify(v)
+	if err != nil {
+		return value{}, fmt.Errorf("mcpserver: %w", err)
 	}
-	return marshalValue(v.str)
+	return value{tv}, nil
 }
 
 // structured is the value's structuredContent for a tool of the given
@@ -101,44 +87,25 @@ func (v value) json() (json.RawMessage, error) {
 func (v value) structured(shape outputShape) (json.RawMessage, error) {
 	switch shape {
 	case shapeObject:
-		if !v.isObject() {
-			return nil, fmt.Errorf("mcpserver: value: the tool's output schema requires a JSON object, got %s", v.kind())
+		if !v.IsObject() {
+			return nil, fmt.Errorf("mcpserver: value: the tool's output schema requires a JSON object, got %s", v.Kind())
 		}
-		return v.raw, nil
+		return v.Raw, nil
 	case shapeWrapped:
-		raw, err := v.json()
+		raw, err := v.JSON()
 		if err != nil {
 			return nil, err
 		}
 		return wrapValue(raw), nil
 	default: // shapeFree: no schema advertised
 		switch {
-		case v.isObject():
-			return v.raw, nil
-		case v.isString, v.isNull():
+		case v.IsObject():
+			return v.Raw, nil
+		case v.IsString, v.IsNull():
 			return nil, nil
 		default:
-			return wrapValue(v.raw), nil
+			return wrapValue(v.Raw), nil
 		}
-	}
-}
-
-// kind names the JSON type of the value, for errors.
-func (v value) kind() string {
-	if v.isString {
-		return "a string"
-	}
-	switch v.raw[0] {
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	case '{':
-		return "an object"
-	default:
-		return "a number"
 	}
 }
 
@@ -151,50 +118,8 @@ func wrapValue(raw json.RawMessage) json.RawMessage {
 	return append(out, '}')
 }
 
-// classify splits a success value into a string or the JSON of a
-// structured value. A json.RawMessage holding a JSON string (as a proxied
-// tool may return) counts as a string.
-func classify(v any) (value, error) {
-	switch v := v.(type) {
-	case nil:
-		return value{raw: jsonNull}, nil
-	case string:
-		return value{isString: true, str: v}, nil
-	case json.RawMessage:
-		t := bytes.TrimSpace(v)
-		if !json.Valid(t) {
-			return value{}, fmt.Errorf("mcpserver: value: expected valid JSON in json.RawMessage, got %d invalid bytes", len(v))
-		}
-		if t[0] == '"' {
-			var s string
-			if err := json.Unmarshal(t, &s); err != nil {
-				return value{}, fmt.Errorf("mcpserver: value: %w", err)
-			}
-			return value{isString: true, str: s, raw: t}, nil
-		}
-		return value{raw: t}, nil
-	default:
-		raw, err := marshalValue(v)
-		if err != nil {
-			return value{}, err
-		}
-		return value{raw: raw}, nil
-	}
-}
-
-// marshalValue is the JSON of v without HTML escaping (the text is read by
-// models and programs, not embedded in HTML).
-func marshalValue(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("mcpserver: value of type %T: %w", v, err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// failureText is the text content of a domain failure.
+// failureText is the text content of a domain failure: the envelope for
+// DisplayEnvelope, the phrasing every adapter shares otherwise.
 func failureText(r result.Result[any], d Display) (string, error) {
 	if d == DisplayEnvelope {
 		env, err := r.JSON()
@@ -203,89 +128,7 @@ func failureText(r result.Result[any], d Display) (string, error) {
 		}
 		return env, nil
 	}
-	var sb strings.Builder
-	fes := fieldErrors(r.ErrorData)
-	switch {
-	case r.ErrorType == result.ValidationError && len(fes) > 0:
-		fmt.Fprintf(&sb, "invalid arguments (%d %s); correct every one and call again:", len(fes), plural(len(fes), "problem", "problems"))
-	case r.Error != "":
-		sb.WriteString(r.Error)
-	case r.ErrorType != "":
-		fmt.Fprintf(&sb, "the tool call failed (%s)", r.ErrorType)
-	default:
-		sb.WriteString("the tool call failed")
-	}
-	for _, fe := range fes {
-		sb.WriteString("\n- ")
-		if fe.Field != "" {
-			sb.WriteString(fe.Field)
-		} else {
-			sb.WriteString("(arguments)")
-		}
-		sb.WriteString(": ")
-		sb.WriteString(fe.Message)
-		if fe.Rule != "" {
-			sb.WriteString(" [")
-			sb.WriteString(fe.Rule)
-			sb.WriteString("]")
-		}
-	}
-	if r.Instruction != "" {
-		sb.WriteString("\n\n")
-		sb.WriteString(r.Instruction)
-	}
-	return sb.String(), nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// fieldErrors reads a validation failure's error_data as field errors: a
-// []args.FieldError as the registry produces it, or any JSON form of one
-// (a json.RawMessage after a round trip, a proxied tool's data). Data of
-// another shape, or over maxErrorDataBytes, gives nil.
-func fieldErrors(data any) []args.FieldError {
-	switch v := data.(type) {
-	case nil:
-		return nil
-	case []args.FieldError:
-		return v
-	case *args.ValidationError:
-		if v == nil {
-			return nil
-		}
-		return v.Errors
-	case json.RawMessage:
-		return parseFieldErrors(v)
-	case []byte:
-		return parseFieldErrors(v)
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil
-		}
-		return parseFieldErrors(b)
-	}
-}
-
-func parseFieldErrors(b []byte) []args.FieldError {
-	if len(b) == 0 || len(b) > maxErrorDataBytes {
-		return nil
-	}
-	var fes []args.FieldError
-	if err := json.Unmarshal(b, &fes); err != nil {
-		return nil
-	}
-	for _, fe := range fes {
-		if fe.Message == "" {
-			return nil // not field errors, just something array-shaped
-		}
-	}
-	return fes
+	return toolmsg.FailureText(r), nil
 }
 
 // maxOutputSchemaBytes caps the output schema this package reads to decide

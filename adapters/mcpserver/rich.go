@@ -41,23 +41,6 @@ func isRichSchema(s json.RawMessage) bool {
 	return false
 }
 
-// richContents returns the items of a rich success value (result.Contents
-// or a single result.Content), and whether the value is one.
-func richContents(v any) (result.Contents, bool) {
-	switch v := v.(type) {
-	case result.Contents:
-		return v, true
-	case result.Content:
-		return result.Contents{v}, true
-	case *result.Content:
-		if v == nil {
-			return nil, false
-		}
-		return result.Contents{*v}, true
-	}
-	return nil, false
-}
-
 // richResult maps rich content to MCP content items, one per item, in
 // order. An invalid item is a protocol failure naming its index.
 func richResult(cs result.Contents) (*sdk.CallToolResult, error) {
