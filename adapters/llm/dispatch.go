@@ -144,6 +144,20 @@ type Outcome struct {
 // cancelled and the error is ctx's; running calls see ctx too.
 func (d *Dispatcher) Dispatch(ctx context.Context, calls []ToolCall) ([]Outcome, error) {
 	out := make([]Outcome, len(calls))
+	if len(calls) == 1 || d.opts.MaxConcurrent == 1 {
+		// In order on this goroutine: no goroutine to start (and whose
+		// stack the pipeline would grow) for the common single call.
+		for i, c := range calls {
+			if err := ctx.Err(); err != nil {
+				for j := i; j < len(calls); j++ {
+					out[j] = notRun(calls[j], err)
+				}
+				return out, err
+			}
+			out[i] = d.dispatch(ctx, c)
+		}
+		return out, ctx.Err()
+	}
 	sem := make(chan struct{}, d.opts.MaxConcurrent)
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -151,7 +165,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, calls []ToolCall) ([]Outcome,
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			for j := i; j < len(calls); j++ {
-				out[j] = Outcome{Call: calls[j], Result: result.Failure[any]("the call was not run: the agent loop was cancelled", result.Cancelled), Err: ctx.Err()}
+				out[j] = notRun(calls[j], ctx.Err())
 			}
 			wg.Wait()
 			return out, ctx.Err()
@@ -165,6 +179,11 @@ func (d *Dispatcher) Dispatch(ctx context.Context, calls []ToolCall) ([]Outcome,
 	}
 	wg.Wait()
 	return out, ctx.Err()
+}
+
+// notRun is the outcome of a call not started because ctx ended.
+func notRun(c ToolCall, err error) Outcome {
+	return Outcome{Call: c, Result: result.Failure[any]("the call was not run: the agent loop was cancelled", result.Cancelled), Err: err}
 }
 
 // dispatch runs one call.
@@ -242,6 +261,9 @@ func (d *Dispatcher) read(text string, schema map[string]any) (json.RawMessage, 
 	raw := json.RawMessage(text)
 	if !d.defs.Strict && !d.opts.Lenient || len(text) > d.opts.MaxArgumentBytes || schema == nil {
 		return raw, nil
+	}
+	if !d.opts.Lenient && !bytes.Contains(raw, []byte("null")) {
+		return raw, nil // strict reading only removes nulls
 	}
 	var notes []string
 	t := bytes.TrimSpace(raw)

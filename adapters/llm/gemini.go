@@ -122,7 +122,7 @@ func (c *conv) gemini(n map[string]any, path string, root bool) map[string]any {
 					out["nullable"] = true
 					continue
 				}
-				branches = append(branches, c.gemini(bm, bp, false))
+				branches = append(branches, c.gemini(typedBranch(n, bm), bp, false))
 			}
 			if k == "oneOf" {
 				c.note(path, k, Adapted, "oneOf sent as anyOf (Gemini has no oneOf); the registry still checks that exactly one branch matches")

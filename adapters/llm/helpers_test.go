@@ -49,8 +49,7 @@ func normJSON(t testing.TB, b []byte) string {
 	return string(out)
 }
 
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
+func mustJSON(t require.TestingT, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b

@@ -283,7 +283,13 @@ func acceptsNull(n any) bool {
 	if !ok {
 		return n == true
 	}
+	if ts, ok := types(m); ok && !slices.Contains(ts, "null") {
+		return false // every other keyword applies beside the type
+	}
 	if ts, ok := types(m); ok && slices.Contains(ts, "null") {
+		if e, ok := m["enum"].([]any); ok && !slices.Contains(e, nil) {
+			return false
+		}
 		return true
 	}
 	if e, ok := m["enum"].([]any); ok && slices.Contains(e, nil) {
@@ -329,4 +335,25 @@ func compactJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// typedBranch gives an anyOf/oneOf branch without a type of its own the
+// type of the schema holding it (which applies to the branch anyway), so
+// that providers wanting a type in every schema take it.
+func typedBranch(parent, branch map[string]any) map[string]any {
+	t, ok := parent["type"]
+	if !ok {
+		return branch
+	}
+	for _, k := range []string{"type", "enum", "const", "anyOf", "oneOf"} {
+		if _, has := branch[k]; has {
+			return branch
+		}
+	}
+	out := make(map[string]any, len(branch)+1)
+	for k, v := range branch {
+		out[k] = v
+	}
+	out["type"] = t
+	return out
 }

@@ -87,7 +87,7 @@ func (c *conv) strict(n map[string]any, path string, depth int) map[string]any {
 					c.note(fmt.Sprintf("%s/%s/%d", path, k, i), "", Excluded, "strict mode needs a schema object in every branch, got %s", compactJSON(b))
 					continue
 				}
-				branches = append(branches, c.strict(bm, fmt.Sprintf("%s/%s/%d", path, k, i), depth))
+				branches = append(branches, c.strict(typedBranch(n, bm), fmt.Sprintf("%s/%s/%d", path, k, i), depth))
 			}
 			if k == "oneOf" {
 				c.note(path, k, Adapted, "oneOf sent as anyOf (strict mode has no oneOf); the registry still checks that exactly one branch matches")
