@@ -13,6 +13,8 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/toolpack-go/toolpack/adapters/llm"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // mixedCalls are a success, a validation failure and a rich result with an
@@ -114,4 +116,80 @@ func TestMessages_GeminiFunctionResponses(t *testing.T) {
 	require.Len(t, r2.Parts, 1)
 	assert.Equal(t, "image/png", r2.Parts[0].InlineData.MIMEType)
 	assert.Equal(t, []byte("\x89PNG\r\n\x1a\n"), r2.Parts[0].InlineData.Data)
+}
+
+// Every kind of rich content reaches each provider: as the provider's own
+// block where it has one (images; audio for Gemini), as a line of text
+// otherwise — nothing is dropped.
+func TestMessages_EveryContentKind(t *testing.T) {
+	reg := newFixture(t).reg
+	all, err := registry.Func("all_kinds", func(_ context.Context, _ struct{}) (result.Result[result.Contents], error) {
+		return result.Rich(
+			result.Text("hello"),
+			result.Image([]byte{1, 2, 3}, "image/png"),
+			result.Audio([]byte{4, 5}, "audio/wav"),
+			result.TextResource("file:///notes.txt", "text/plain", "the notes"),
+			result.BlobResource("file:///a.bin", "application/octet-stream", []byte{9}),
+			result.ResourceLink("file:///big.csv", "big.csv", "text/csv", "A large table"),
+		), nil
+	}, registry.ToolOptions{Doc: "Returns every kind of content."})
+	require.NoError(t, err)
+	require.NoError(t, reg.Add(all))
+	wantLines := []string{"hello", "[audio: audio/wav, 2 bytes, not shown]", "[resource file:///notes.txt (text/plain)]\nthe notes",
+		"[resource file:///a.bin (application/octet-stream), 1 bytes, not shown]", `[resource link "big.csv": file:///big.csv (text/csv)] A large table`}
+	for _, f := range llm.Formats() {
+		defs, err := llm.Export(reg, f, llm.Options{})
+		require.NoError(t, err)
+		d := llm.NewDispatcher(reg, defs, llm.DispatchOptions{})
+		outs, err := d.Dispatch(context.Background(), []llm.ToolCall{{ID: "k", Name: "all_kinds", Arguments: `{}`}})
+		require.NoError(t, err)
+		msgs, err := d.Messages(outs)
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		var text string
+		switch f {
+		case llm.OpenAIChat:
+			var u openai.ChatCompletionMessageParamUnion
+			require.NoError(t, json.Unmarshal(msgs[0], &u))
+			text = u.OfTool.Content.OfString.Value
+			assert.Contains(t, text, "[image: image/png, 3 bytes, not shown]")
+		case llm.OpenAIResponses:
+			var u responses.ResponseInputItemUnionParam
+			require.NoError(t, json.Unmarshal(msgs[0], &u))
+			var imgs int
+			for _, it := range u.OfFunctionCallOutput.Output.OfResponseFunctionCallOutputItemArray {
+				if it.OfInputText != nil {
+					text += it.OfInputText.Text + "\n"
+				}
+				if it.OfInputImage != nil {
+					imgs++
+				}
+			}
+			assert.Equal(t, 1, imgs)
+		case llm.Anthropic:
+			var m anthropic.MessageParam
+			require.NoError(t, json.Unmarshal(msgs[0], &m))
+			var imgs int
+			for _, b := range m.Content[0].OfToolResult.Content {
+				if b.OfText != nil {
+					text += b.OfText.Text + "\n"
+				}
+				if b.OfImage != nil {
+					imgs++
+				}
+			}
+			assert.Equal(t, 1, imgs)
+		case llm.Gemini:
+			var c genai.Content
+			require.NoError(t, json.Unmarshal(msgs[0], &c))
+			fr := c.Parts[0].FunctionResponse
+			text = fr.Response["output"].(string)
+			require.Len(t, fr.Parts, 2, "image and audio as inline data")
+			assert.Equal(t, "audio/wav", fr.Parts[1].InlineData.MIMEType)
+			wantLines[1] = "" // audio travels as data, not as a line
+		}
+		for _, l := range wantLines {
+			assert.Contains(t, text, l, f)
+		}
+	}
 }
