@@ -239,6 +239,72 @@ func (ix *Index) Rank(query string) []Match {
 	return out
 }
 
+// RankTop returns the k best items matching query, best first — the
+// first k of Rank — and how many matched in all. It keeps only k matches
+// while it scans, so a query matching most of a large index costs no sort
+// of every match. k < 1 returns no items, only the count.
+func (ix *Index) RankTop(query string, k int) (top []Match, total int) {
+	q := NewQuery(query)
+	if q.Empty() {
+		return nil, 0
+	}
+	q.vocab = ix.vocab
+	q.memo = make([]uint8, len(q.terms)*len(ix.vocab))
+	k = max(k, 0)
+	h := make([]Match, 0, min(k, len(ix.prep)))
+	for i := range ix.prep {
+		score, rule := q.score(&ix.prep[i])
+		if rule == NoMatch {
+			continue
+		}
+		total++
+		m := Match{Index: i, Score: score, Rule: rule}
+		switch {
+		case len(h) < k:
+			m.Item = ix.items[i]
+			h = append(h, m)
+			heapUp(h, len(h)-1)
+		case k > 0 && score >= h[0].Score:
+			m.Item = ix.items[i]
+			if compareMatches(m, h[0]) < 0 {
+				h[0] = m
+				heapDown(h, 0)
+			}
+		}
+	}
+	slices.SortFunc(h, compareMatches)
+	return h, total
+}
+
+// The heap of RankTop keeps the worst kept match at its root.
+func heapUp(h []Match, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if compareMatches(h[i], h[p]) <= 0 {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func heapDown(h []Match, i int) {
+	for {
+		l, w := 2*i+1, i
+		if l < len(h) && compareMatches(h[l], h[w]) > 0 {
+			w = l
+		}
+		if r := l + 1; r < len(h) && compareMatches(h[r], h[w]) > 0 {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
+
 // compareMatches orders by score (high first), time (recent first), name,
 // then input position: a total order.
 func compareMatches(a, b Match) int {

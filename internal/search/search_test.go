@@ -389,3 +389,25 @@ func TestRank_ExactNameFirstWhateverTheTerms(t *testing.T) {
 		assert.Greater(t, ms[0].Score, ms[1].Score)
 	}
 }
+
+// Property: RankTop(q, k) is the first k of Rank(q), and its total is the
+// number of matches.
+func TestRankTopProperty_FirstKOfRank(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		items := itemsGen().Draw(t, "items")
+		ix := NewIndex(items)
+		q := rapid.StringMatching(`[a-z.]{1,6}( [a-z]{1,5})?`).Draw(t, "query")
+		k := rapid.IntRange(0, 15).Draw(t, "k")
+		all := ix.Rank(q)
+		top, total := ix.RankTop(q, k)
+		assert.Equal(t, len(all), total)
+		want := all[:min(k, len(all))]
+		if len(want) == 0 {
+			want = nil
+		}
+		if len(top) == 0 {
+			top = nil
+		}
+		assert.Equal(t, want, top)
+	})
+}
