@@ -200,7 +200,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c ToolCall) Outcome {
 		o.Result = result.Failuref[any](result.Unavailable, "the tool %q is not available any more", c.Name)
 		return o
 	}
-	raw, coerced := d.read(c.Arguments, d.defs.schemas[name])
+	raw, coerced := d.read(c.Arguments, d.defs.schemas[name], d.defs.textObjects[name])
 	o.Coerced = coerced
 	if d.opts.Approve != nil && d.opts.NeedsApproval(tool) {
 		dec, err := d.opts.Approve(ctx, ApprovalRequest{Call: c, Tool: tool, Arguments: raw})
@@ -254,16 +254,17 @@ func (d *Dispatcher) Resume(ctx context.Context, p Pending, dec Decision) Outcom
 
 // read prepares the arguments text for the registry: in a strict-mode
 // export, nulls of optional fields are removed (strict mode makes the
-// model send them); in lenient mode, what a sloppy model sent is read as
+// model send them) and free-form objects sent as JSON text are read back
+// as objects; in lenient mode, what a sloppy model sent is read as
 // meant. Arguments that do not parse go on unchanged, for the registry to
 // report.
-func (d *Dispatcher) read(text string, schema map[string]any) (json.RawMessage, []string) {
+func (d *Dispatcher) read(text string, schema map[string]any, textObjects bool) (json.RawMessage, []string) {
 	raw := json.RawMessage(text)
 	if !d.defs.Strict && !d.opts.Lenient || len(text) > d.opts.MaxArgumentBytes || schema == nil {
 		return raw, nil
 	}
-	if !d.opts.Lenient && !bytes.Contains(raw, []byte("null")) {
-		return raw, nil // strict reading only removes nulls
+	if !d.opts.Lenient && !textObjects && !bytes.Contains(raw, []byte("null")) {
+		return raw, nil // nothing for strict reading to do
 	}
 	var notes []string
 	t := bytes.TrimSpace(raw)

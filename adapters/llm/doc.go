@@ -19,10 +19,11 @@
 // Definitions.Issues, tool by tool: a keyword rewritten into an equivalent
 // or looser form is Adapted (a oneOf as anyOf; a default stated in the
 // description; in strict mode, an optional property made required and
-// nullable), a keyword the provider has no way to say is Dropped, and a
-// tool that cannot be said at all (in strict mode, an object taking
-// properties it does not name, or a value of any type) is Excluded and
-// left out. Nothing is lost silently, and nothing a provider refuses is
+// nullable; an object of any properties, which strict mode cannot say,
+// sent as a string holding its JSON and read back by the Dispatcher), a
+// keyword the provider has no way to say is Dropped, and a tool that
+// cannot be said at all (a value of any type in strict mode or for
+// Gemini, a recursive schema) is Excluded and left out. Nothing is lost silently, and nothing a provider refuses is
 // sent: calls are always checked against the tool's own schema when they
 // arrive, so a dropped constraint still holds and its failure tells the
 // model what to fix.

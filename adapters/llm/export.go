@@ -69,6 +69,9 @@ type Definitions struct {
 	// schemas are the tools' own input schemas (parsed, $refs inlined),
 	// by registry name: what a Dispatcher reads calls against.
 	schemas map[string]map[string]any
+	// textObjects names the tools with a free-form object sent as a JSON
+	// string (strict mode), which calls must read back.
+	textObjects map[string]bool
 }
 
 // JSON returns the tools as one JSON array: the "tools" of a provider
@@ -129,7 +132,7 @@ func ExportTools(tools []*registry.Tool, f Format, opts Options) (*Definitions, 
 		names[i] = t.Name
 	}
 	provider := assignNames(names, rule)
-	d := &Definitions{Format: f, Strict: opts.Strict, byName: map[string]int{}, schemas: map[string]map[string]any{}}
+	d := &Definitions{Format: f, Strict: opts.Strict, byName: map[string]int{}, schemas: map[string]map[string]any{}, textObjects: map[string]bool{}}
 	for _, t := range sorted {
 		c := &conv{tool: t.Name}
 		pname, named := provider[t.Name]
@@ -150,6 +153,9 @@ func ExportTools(tools []*registry.Tool, f Format, opts Options) (*Definitions, 
 		}
 		d.byName[pname] = len(d.Tools)
 		d.schemas[t.Name] = own
+		if c.freeForm {
+			d.textObjects[t.Name] = true
+		}
 		d.Tools = append(d.Tools, Definition{Name: pname, Tool: t.Name, JSON: def})
 	}
 	return d, nil

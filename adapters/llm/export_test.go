@@ -170,14 +170,16 @@ func TestExport_StrictReportsWhatItCannotExpress(t *testing.T) {
 	}
 	defs, err := llm.ExportTools(tools, llm.OpenAIChat, llm.Options{Strict: true})
 	require.NoError(t, err)
-	require.Len(t, defs.Tools, 1)
+	require.Len(t, defs.Tools, 2)
 	assert.Equal(t, "fine_tool", defs.Tools[0].Tool)
+	assert.Equal(t, "map_tool", defs.Tools[1].Tool)
 
 	byTool := map[string][]llm.Issue{}
 	for _, is := range defs.Issues {
 		byTool[is.Tool] = append(byTool[is.Tool], is)
 	}
-	assert.True(t, hasIssue(byTool["map_tool"], "/properties/labels", "additionalProperties", llm.Excluded))
+	assert.True(t, hasIssue(byTool["map_tool"], "/properties/labels", "type", llm.Adapted), "a free-form object goes as its JSON text")
+	assert.Contains(t, string(defs.Tools[1].JSON), `"labels":{"description":"A JSON object, written as a string.","type":["string","null"]}`)
 	assert.True(t, hasIssue(byTool["any_tool"], "/properties/v", "type", llm.Excluded))
 	fine := byTool["fine_tool"]
 	assert.True(t, hasIssue(fine, "/properties/q", "minLength", llm.Dropped))

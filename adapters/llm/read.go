@@ -24,6 +24,15 @@ func (r *reader) value(v any, schema map[string]any, path string) any {
 	if r.lenient {
 		v = r.coerce(v, schema, path)
 	}
+	if s, ok := v.(string); ok && r.strict && isObjectSchema(schema) && freeForm(schema) {
+		// Strict mode sent this free-form object as its JSON text.
+		if obj, err := decodeJSON([]byte(s)); err == nil {
+			if _, isObj := obj.(map[string]any); isObj {
+				r.changed = true
+				return obj
+			}
+		}
+	}
 	switch val := v.(type) {
 	case map[string]any:
 		props, _ := schema["properties"].(map[string]any)

@@ -75,6 +75,7 @@ type conv struct {
 	tool     string
 	issues   []Issue
 	excluded bool
+	freeForm bool // a free-form object was sent as a string (strict mode)
 	nodes    int
 	props    int
 	enums    int

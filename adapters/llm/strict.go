@@ -52,6 +52,9 @@ func (c *conv) strict(n map[string]any, path string, depth int) map[string]any {
 		}
 	}
 	object := isObjectSchema(n)
+	if object && freeForm(n) {
+		return c.strictFreeForm(n, path, ts)
+	}
 	if object && depth > strictMaxDepth {
 		c.note(path, "", Excluded, "strict mode nests objects at most %d levels deep", strictMaxDepth)
 		return out
@@ -179,4 +182,29 @@ func nullable(s map[string]any) {
 			s["anyOf"] = append(l, map[string]any{"type": "null"})
 		}
 	}
+}
+
+// freeForm reports an object schema naming no properties and not closed:
+// it takes any object (or any with values of one schema).
+func freeForm(n map[string]any) bool {
+	props, _ := n["properties"].(map[string]any)
+	_, pattern := n["patternProperties"]
+	return len(props) == 0 && !pattern && n["additionalProperties"] != false
+}
+
+// strictFreeForm sends a free-form object, which strict mode cannot say
+// (it closes every object), as a string holding the object's JSON; a
+// Dispatcher made from the export reads such a string back as the object.
+func (c *conv) strictFreeForm(n map[string]any, path string, ts []string) map[string]any {
+	out := map[string]any{"type": "string"}
+	if slices.Contains(ts, "null") {
+		out["type"] = []any{"string", "null"}
+	}
+	if d, ok := n["description"].(string); ok {
+		out["description"] = d
+	}
+	withSentence(out, "A JSON object, written as a string.")
+	c.freeForm = true
+	c.note(path, "type", Adapted, "strict mode closes every object, so this object of any properties is sent as a string holding its JSON, and read back as the object")
+	return out
 }

@@ -295,3 +295,32 @@ func TestE2E_SIGINTStopsStdioServer(t *testing.T) {
 		t.Fatal("server did not stop after SIGINT")
 	}
 }
+
+// With -disclosure progressive an MCP client sees the three meta-tools
+// (and the visible ones), finds a tool, reads its schema and calls it.
+func TestE2E_ProgressiveDisclosure(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	s := startHTTP(t, ctx, serverEnv(startBackend(t)), "-disclosure", "progressive", "-visible-tools", "add")
+	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var listed []string
+	for _, tl := range lt.Tools {
+		listed = append(listed, tl.Name)
+	}
+	assert.ElementsMatch(t, []string{"search_tools", "describe_tool", "call_tool", "add"}, listed)
+
+	text := func(name string, args map[string]any) string {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%s: %v", name, res.Content)
+		return res.Content[0].(*sdk.TextContent).Text
+	}
+	assert.Contains(t, text("search_tools", map[string]any{"query": "prime number"}), `"name":"is_prime"`)
+	assert.Contains(t, text("describe_tool", map[string]any{"name": "is_prime"}), `"inputSchema":{`)
+	assert.Equal(t, "true", text("call_tool", map[string]any{"name": "is_prime", "arguments": map[string]any{"n": 97}}))
+	assert.Equal(t, "5", text("add", map[string]any{"a": 2, "b": 3}))
+}

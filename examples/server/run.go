@@ -25,6 +25,7 @@ import (
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/disclosure"
 )
 
 // Defaults of the command line.
@@ -71,6 +72,10 @@ type config struct {
 	readTimeout       time.Duration
 	writeTimeout      time.Duration
 	idleTimeout       time.Duration
+	// progressive serves the registry through the disclosure meta-tools
+	// (-disclosure progressive), with visible tools listed as themselves.
+	progressive bool
+	visible     []string
 }
 
 // levelNames are the -log-level values; trace is registry.LevelTrace, the
@@ -110,6 +115,9 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.readTimeout, "read-timeout", defaultReadTimeout, "time a client has to send a whole request, body included")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", defaultWriteTimeout, "time each write to a client may take (a client that stops reading is cut off; streams may last longer)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", defaultIdleTimeout, "close a keep-alive connection idle for this long")
+	var disclosureMode, visible string
+	fs.StringVar(&disclosureMode, "disclosure", "full", `how tools are offered: "full" (every tool listed) or "progressive" (search_tools, describe_tool and call_tool, for large registries)`)
+	fs.StringVar(&visible, "visible-tools", "", "with -disclosure progressive: comma-separated tools listed as themselves beside the meta-tools")
 	if err := fs.Parse(argv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -127,6 +135,21 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	var err error
 	if c.packs, c.explicit, err = selectPacks(packs); err != nil {
 		return c, err
+	}
+	switch disclosureMode {
+	case "full":
+		if visible != "" {
+			return c, usageError("flag -visible-tools: only with -disclosure progressive")
+		}
+	case "progressive":
+		c.progressive = true
+		for _, name := range strings.Split(visible, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				c.visible = append(c.visible, name)
+			}
+		}
+	default:
+		return c, usageError("flag -disclosure: got %q; expected full or progressive", disclosureMode)
 	}
 	switch display {
 	case "envelope":
@@ -314,7 +337,17 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if cfg.config != "" {
 		reloadOnSIGHUP(ctx, host, log)
 	}
-	srv := mcpserver.NewServer(reg, mcpserver.Options{Implementation: &sdk.Implementation{Name: "toolpack-example", Version: version()},
+	served := reg
+	if cfg.progressive {
+		d, err := disclosure.New(reg, disclosure.Options{Visible: cfg.visible, Logger: log})
+		if err != nil {
+			return usageError("flag -visible-tools: %v", err)
+		}
+		defer d.Close()
+		served = d.Registry()
+		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(cfg.visible, ","))
+	}
+	srv := mcpserver.NewServer(served, mcpserver.Options{Implementation: &sdk.Implementation{Name: "toolpack-example", Version: version()},
 		Display: cfg.display,
 		DisplayFor: func(t *registry.Tool) (mcpserver.Display, bool) {
 			return mcpserver.DisplayValue, plain[t.Pack]
@@ -346,7 +379,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		return fmt.Errorf("stdio: %w", err)
 	}
-	hs, closeAPI, err := newHTTPServer(ctx, cfg, reg, srv, proxy, catal, tokens, log)
+	hs, closeAPI, err := newHTTPServer(ctx, cfg, served, srv, proxy, catal, tokens, log)
 	if err != nil {
 		return err
 	}

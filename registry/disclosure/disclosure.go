@@ -1,0 +1,302 @@
+// Package disclosure serves a large registry to an agent a little at a
+// time. Instead of every tool's schema up front — thousands of tools cost
+// an agent thousands of schemas in its context before it does anything —
+// it offers three meta-tools:
+//
+//   - search_tools(query, limit): the tools matching the query, ranked
+//     (prefix > whole word > fuzzy) over names, descriptions and argument
+//     names, with one line of description each;
+//   - describe_tool(name): one tool's full description and schemas, on
+//     demand;
+//   - call_tool(name, arguments): runs the tool through the registry's own
+//     pipeline (validation, middleware, output checks), so a call is
+//     exactly the call it would be if the tool were listed.
+//
+// Optionally a few tools stay listed as themselves beside the meta-tools
+// (Options.Visible). New returns a Disclosure whose Registry is served
+// like any other — over MCP, REST or as provider tool definitions — and
+// which follows the full registry: tools added, removed or switched off
+// there are found, described and called (or not) at once, and the listed
+// tools change with them (MCP clients get list-changed).
+//
+// call_tool's annotations are the least permissive of the tools it can
+// reach: read-only only when every tool is, destructive when any tool is
+// or does not say, idempotent only when every tool is, open-world when
+// any tool is or does not say. A client that asks before destructive
+// calls therefore asks before call_tool when any reachable tool needs it.
+package disclosure
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/toolpack-go/toolpack/internal/search"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// The meta-tools' names.
+const (
+	SearchTools  = "search_tools"
+	DescribeTool = "describe_tool"
+	CallTool     = "call_tool"
+)
+
+// PackName is the pack holding the meta-tools (and the visible tools) in
+// the Disclosure's registry.
+const PackName = "disclosure"
+
+// Limits of search_tools.
+const (
+	// DefaultLimit is how many tools search_tools returns when the
+	// limit is not given.
+	DefaultLimit = 10
+	// MaxLimit is the largest limit search_tools takes.
+	MaxLimit = 50
+	// summaryRunes caps the description search_tools returns per tool.
+	summaryRunes = 200
+)
+
+// Options configure a Disclosure. The zero value lists only the three
+// meta-tools and logs with slog.Default.
+type Options struct {
+	// Visible names tools of the full registry that stay listed as
+	// themselves beside the meta-tools (while they exist and are
+	// enabled). A name the full registry does not have is an error.
+	Visible []string
+	// Logger logs the Disclosure registry's own calls (the meta-tools);
+	// the calls they make are logged by the full registry.
+	Logger *slog.Logger
+}
+
+// Disclosure is a registry serving a full one through the meta-tools.
+type Disclosure struct {
+	full    *registry.Registry
+	front   *registry.Registry
+	visible []string
+	unsub   func()
+
+	mu    sync.Mutex
+	dirty bool
+	ix    *search.Index
+	tools []*registry.Tool // by index position
+	shown string           // fingerprint of what the front lists
+}
+
+// New returns a Disclosure serving full. Close it to stop following full.
+func New(full *registry.Registry, opts Options) (*Disclosure, error) {
+	if full == nil {
+		return nil, errors.New("disclosure: the full registry is nil")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	d := &Disclosure{full: full, visible: slices.Clone(opts.Visible), dirty: true}
+	for i, name := range d.visible {
+		if _, ok := full.Lookup(name); !ok {
+			return nil, fmt.Errorf("disclosure: Options.Visible[%d]: the registry has no tool %q", i, name)
+		}
+		if name == SearchTools || name == DescribeTool || name == CallTool {
+			return nil, fmt.Errorf("disclosure: Options.Visible[%d]: %q is the name of a meta-tool", i, name)
+		}
+	}
+	d.front = registry.New(registry.Options{Logger: log, Prefix: new("")})
+	// Follow full before the first listing, so no change falls between.
+	d.unsub = full.Subscribe(func(registry.Change) {
+		d.mu.Lock()
+		d.dirty = true
+		d.mu.Unlock()
+		if err := d.refresh(); err != nil {
+			log.Warn("disclosure: refreshing the listed tools failed", "err", err)
+		}
+	})
+	if err := d.refresh(); err != nil {
+		d.unsub()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Registry is what to serve: the meta-tools and the visible tools.
+func (d *Disclosure) Registry() *registry.Registry { return d.front }
+
+// Close stops following the full registry.
+func (d *Disclosure) Close() { d.unsub() }
+
+// index returns the search index of the full registry's enabled tools,
+// rebuilding it after a change.
+func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dirty || d.ix == nil {
+		tools := d.full.List()
+		items := make([]search.Item, len(tools))
+		for i, t := range tools {
+			items[i] = search.Item{Name: t.Name, Description: searchText(t), Kind: "tool"}
+		}
+		d.ix, d.tools, d.dirty = search.NewIndex(items), tools, false
+	}
+	return d.ix, d.tools
+}
+
+// searchText is what a tool is searched by beside its name: its title,
+// its description's first paragraph and its argument names.
+func searchText(t *registry.Tool) string {
+	var sb strings.Builder
+	if t.Title != "" {
+		sb.WriteString(t.Title)
+		sb.WriteString("\n")
+	}
+	sb.WriteString(firstParagraph(t.Description))
+	for _, a := range argNames(t.InputSchema) {
+		sb.WriteString(" ")
+		sb.WriteString(a)
+	}
+	return sb.String()
+}
+
+// argNames are the top-level property names of an input schema.
+func argNames(schema json.RawMessage) []string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func firstParagraph(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\n\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// summary is a tool's description as search_tools shows it: the first
+// paragraph, at most summaryRunes runes.
+func summary(t *registry.Tool) string {
+	s := firstParagraph(t.Description)
+	if utf8.RuneCountInString(s) <= summaryRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == summaryRunes-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// refresh re-registers the front's pack when what it lists changed: the
+// visible tools present, and call_tool's annotations.
+func (d *Disclosure) refresh() error {
+	tools := d.full.List()
+	ann := leastPermissive(tools)
+	var shown []*registry.Tool
+	for _, name := range d.visible {
+		if i := slices.IndexFunc(tools, func(t *registry.Tool) bool { return t.Name == name }); i >= 0 {
+			shown = append(shown, tools[i])
+		}
+	}
+	fp := fingerprint(ann, shown)
+	d.mu.Lock()
+	same := fp == d.shown
+	d.shown = fp
+	d.mu.Unlock()
+	if same {
+		return nil
+	}
+	p, err := d.pack(ann, shown)
+	if err != nil {
+		return err
+	}
+	return d.front.ReplacePack(p)
+}
+
+func fingerprint(a registry.Annotations, shown []*registry.Tool) string {
+	var sb strings.Builder
+	for _, b := range []*bool{a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld} {
+		fmt.Fprint(&sb, *b, ",")
+	}
+	for _, t := range shown {
+		fmt.Fprintf(&sb, "%p,", t)
+	}
+	return sb.String()
+}
+
+// leastPermissive combines the tools' hints the way that asks most of a
+// careful client (absent hints read as MCP's defaults: not read-only,
+// destructive, not idempotent, open-world).
+func leastPermissive(tools []*registry.Tool) registry.Annotations {
+	readOnly, destructive, idempotent, openWorld := len(tools) > 0, false, len(tools) > 0, false
+	for _, t := range tools {
+		a := t.Annotations
+		readOnly = readOnly && a.ReadOnly != nil && *a.ReadOnly
+		idempotent = idempotent && a.Idempotent != nil && *a.Idempotent
+		ro := a.ReadOnly != nil && *a.ReadOnly
+		destructive = destructive || !ro && (a.Destructive == nil || *a.Destructive)
+		openWorld = openWorld || a.OpenWorld == nil || *a.OpenWorld
+	}
+	return registry.Annotations{ReadOnly: &readOnly, Destructive: &destructive, Idempotent: &idempotent, OpenWorld: &openWorld}
+}
+
+// pack builds the front's pack: the meta-tools and the visible tools.
+func (d *Disclosure) pack(ann registry.Annotations, shown []*registry.Tool) (*registry.Pack, error) {
+	p := &registry.Pack{Name: PackName, Description: "Finds, describes and calls the tools of a large registry on demand."}
+	ro, notDestructive, closed := true, false, false
+	none := new("")
+	if err := registry.AddFunc(p, SearchTools, d.searchTools, registry.ToolOptions{
+		Title:       "Search tools",
+		Description: "Finds tools by what they do: returns the tools whose names, descriptions or argument names match the query, best first, with one line about each. Then call describe_tool for a tool's arguments, and call_tool to run it.",
+		Annotations: registry.Annotations{ReadOnly: &ro, Destructive: &notDestructive, Idempotent: &ro, OpenWorld: &closed},
+		Prefix:      none,
+	}); err != nil {
+		return nil, err
+	}
+	if err := registry.AddFunc(p, DescribeTool, d.describeTool, registry.ToolOptions{
+		Title:       "Describe a tool",
+		Description: "Returns one tool's full description, its input schema (the arguments call_tool takes for it) and, when it has one, its output schema.",
+		Annotations: registry.Annotations{ReadOnly: &ro, Destructive: &notDestructive, Idempotent: &ro, OpenWorld: &closed},
+		Prefix:      none,
+	}); err != nil {
+		return nil, err
+	}
+	if err := registry.AddFunc(p, CallTool, d.callTool, registry.ToolOptions{
+		Title:       "Call a tool",
+		Description: "Runs a tool found with search_tools, with arguments matching the input schema describe_tool gave. The answer is the tool's own.",
+		Annotations: ann,
+		Prefix:      none,
+	}); err != nil {
+		return nil, err
+	}
+	for _, t := range shown {
+		name := t.Name
+		p.Tools = append(p.Tools, &registry.Tool{
+			Name: name, Title: t.Title, Description: t.Description,
+			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
+			Errors: t.Errors, Prefix: none,
+			CheckOutput: func(any) error { return nil }, // the full registry checks it
+			Handler: func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+				return d.full.Invoke(ctx, name, c.Raw)
+			},
+		})
+	}
+	return p, nil
+}

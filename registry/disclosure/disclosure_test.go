@@ -1,0 +1,293 @@
+package disclosure_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/llm"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/disclosure"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+type cityArgs struct {
+	City string `json:"city" validate:"required,max=100" description:"City name."`
+	Days int    `json:"days,omitempty" validate:"omitempty,gte=1,lte=7" description:"Days ahead."`
+}
+
+type pathArgs struct {
+	Path string `json:"path" validate:"required,max=200" description:"File path."`
+}
+
+func tool[A any](t testing.TB, name, doc string, ann registry.Annotations, fn func(A) string) *registry.Tool {
+	t.Helper()
+	tl, err := registry.Func(name, func(_ context.Context, a A) (result.Result[string], error) { return result.Ok(fn(a)), nil },
+		registry.ToolOptions{Doc: doc, Annotations: ann})
+	require.NoError(t, err)
+	return tl
+}
+
+// fullRegistry holds a few tools; calls counts the calls its middleware
+// saw.
+func fullRegistry(t testing.TB, calls *atomic.Int32) *registry.Registry {
+	t.Helper()
+	reg := registry.New(registry.Options{Logger: quiet})
+	reg.Use(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			calls.Add(1)
+			return next(ctx, c)
+		}
+	})
+	ro := registry.Annotations{ReadOnly: new(true), Idempotent: new(true), OpenWorld: new(false)}
+	require.NoError(t, reg.Add(
+		tool(t, "weather.forecast", "Forecasts the weather for a city.", ro, func(a cityArgs) string { return "sunny in " + a.City }),
+		tool(t, "weather.alerts", "Lists weather alerts for a city.", ro, func(a cityArgs) string { return "no alerts in " + a.City }),
+		tool(t, "file.read", "Reads a file.", ro, func(a pathArgs) string { return "contents of " + a.Path }),
+		tool(t, "calendar.list_events", "Lists the events of a calendar day.", ro, func(struct{}) string { return "[]" }),
+	))
+	return reg
+}
+
+func invoke[T any](t *testing.T, reg *registry.Registry, name string, args any) result.Result[T] {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	require.NoError(t, err)
+	r, err := reg.Invoke(context.Background(), name, raw)
+	require.NoError(t, err)
+	if !r.Success {
+		return result.Result[T]{Success: false, Error: r.Error, ErrorType: r.ErrorType, Instruction: r.Instruction, ErrorData: r.ErrorData}
+	}
+	b, err := json.Marshal(r.Value)
+	require.NoError(t, err)
+	var v T
+	require.NoError(t, json.Unmarshal(b, &v))
+	return result.Ok(v).WithInstruction(r.Instruction)
+}
+
+func names(fs []disclosure.Found) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Only the meta-tools are listed; search_tools ranks by name, description
+// and argument names, forgives typos, and honours the limit.
+func TestSearchTools_RankedOverNamesDescriptionsAndArguments(t *testing.T) {
+	var calls atomic.Int32
+	d, err := disclosure.New(fullRegistry(t, &calls), disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	front := d.Registry()
+	var listed []string
+	for _, tl := range front.List() {
+		listed = append(listed, tl.Name)
+	}
+	assert.ElementsMatch(t, []string{"search_tools", "describe_tool", "call_tool"}, listed)
+
+	r := invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "weather"})
+	require.True(t, r.Success)
+	assert.Equal(t, 2, r.Value.Total)
+	assert.ElementsMatch(t, []string{"weather.forecast", "weather.alerts"}, names(r.Value.Tools))
+
+	r = invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "forcast"})
+	require.NotEmpty(t, r.Value.Tools)
+	assert.Equal(t, "weather.forecast", r.Value.Tools[0].Name, "a typo still finds it")
+	assert.Equal(t, "Forecasts the weather for a city.", r.Value.Tools[0].Description)
+
+	r = invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "path"})
+	assert.Equal(t, []string{"file.read"}, names(r.Value.Tools), "argument names are searched")
+
+	r = invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "city", "limit": 1})
+	assert.Len(t, r.Value.Tools, 1)
+	assert.Equal(t, 2, r.Value.Total)
+
+	r = invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "zzzz"})
+	assert.Empty(t, r.Value.Tools)
+	assert.NotEmpty(t, r.Instruction)
+
+	bad := invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "", "limit": 99})
+	assert.False(t, bad.Success)
+	assert.Equal(t, result.ValidationError, bad.ErrorType)
+	assert.Zero(t, calls.Load(), "searching runs no tool")
+}
+
+// describe_tool gives the tool's own schemas; an unknown name fails with
+// suggestions.
+func TestDescribeTool_FullSchemaOnDemand(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	r := invoke[map[string]any](t, d.Registry(), "describe_tool", map[string]any{"name": "weather.forecast"})
+	require.True(t, r.Success)
+	own, _ := full.Lookup("weather.forecast")
+	got, err := json.Marshal(r.Value["inputSchema"])
+	require.NoError(t, err)
+	assert.JSONEq(t, string(own.InputSchema), string(got))
+	assert.Equal(t, own.Description, r.Value["description"])
+	assert.Equal(t, true, r.Value["annotations"].(map[string]any)["readOnlyHint"])
+
+	miss := invoke[map[string]any](t, d.Registry(), "describe_tool", map[string]any{"name": "weather.forcast"})
+	assert.False(t, miss.Success)
+	assert.Equal(t, result.NotFound, miss.ErrorType)
+	assert.Contains(t, miss.Error, "did you mean weather.forecast")
+}
+
+// call_tool runs the tool through the full registry's pipeline: its
+// middleware sees the call and its validation answers bad arguments.
+func TestCallTool_SamePipeline(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	r := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "weather.forecast", "arguments": map[string]any{"city": "Oslo"}})
+	require.True(t, r.Success, r.Error)
+	assert.Equal(t, "sunny in Oslo", r.Value)
+	assert.Equal(t, int32(1), calls.Load())
+
+	direct, err := full.Invoke(context.Background(), "weather.forecast", json.RawMessage(`{"city":"","days":9}`))
+	require.NoError(t, err)
+	via := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "weather.forecast", "arguments": map[string]any{"city": "", "days": 9}})
+	assert.False(t, via.Success)
+	assert.Equal(t, direct.ErrorType, via.ErrorType)
+	assert.Equal(t, direct.ErrorData, via.ErrorData, "the same field problems")
+
+	noArgs := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "calendar.list_events"})
+	assert.True(t, noArgs.Success)
+
+	notObj := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "file.read", "arguments": "path=/etc"})
+	assert.False(t, notObj.Success)
+	assert.Equal(t, result.ValidationError, notObj.ErrorType)
+
+	unknown := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "file.write"})
+	assert.Equal(t, result.NotFound, unknown.ErrorType)
+
+	require.NoError(t, full.SetEnabled("file.read", false))
+	off := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "file.read", "arguments": map[string]any{"path": "a"}})
+	assert.Equal(t, result.NotFound, off.ErrorType, "a disabled tool cannot be reached")
+}
+
+// call_tool's annotations are the least permissive of the reachable
+// tools, and follow changes of the full registry.
+func TestCallTool_AnnotationsLeastPermissive(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	ct, ok := d.Registry().Lookup("call_tool")
+	require.True(t, ok)
+	assert.True(t, *ct.Annotations.ReadOnly)
+	assert.False(t, *ct.Annotations.Destructive)
+	assert.False(t, *ct.Annotations.OpenWorld)
+
+	require.NoError(t, full.Add(tool(t, "file.delete", "Deletes a file.", registry.Annotations{Destructive: new(true)}, func(a pathArgs) string { return "deleted" })))
+	ct, _ = d.Registry().Lookup("call_tool")
+	assert.False(t, *ct.Annotations.ReadOnly)
+	assert.True(t, *ct.Annotations.Destructive)
+	assert.True(t, *ct.Annotations.OpenWorld, "a tool without the hint may reach the open world")
+	assert.False(t, *ct.Annotations.Idempotent)
+
+	r := invoke[disclosure.SearchResult](t, d.Registry(), "search_tools", map[string]any{"query": "delete"})
+	assert.Equal(t, []string{"file.delete"}, names(r.Value.Tools), "a new tool is found at once")
+
+	require.NoError(t, full.Remove("file.delete"))
+	ct, _ = d.Registry().Lookup("call_tool")
+	assert.True(t, *ct.Annotations.ReadOnly)
+}
+
+// Visible tools stay listed as themselves and follow the full registry.
+func TestVisibleTools(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	_, err := disclosure.New(full, disclosure.Options{Visible: []string{"nope"}})
+	require.ErrorContains(t, err, `Options.Visible[0]: the registry has no tool "nope"`)
+
+	d, err := disclosure.New(full, disclosure.Options{Visible: []string{"weather.forecast"}, Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	r := invoke[string](t, d.Registry(), "weather.forecast", map[string]any{"city": "Rome"})
+	assert.Equal(t, "sunny in Rome", r.Value)
+	assert.Len(t, d.Registry().List(), 4)
+	require.NoError(t, full.SetEnabled("weather.forecast", false))
+	assert.Len(t, d.Registry().List(), 3)
+	require.NoError(t, full.SetEnabled("weather.forecast", true))
+	assert.Len(t, d.Registry().List(), 4)
+}
+
+// Over MCP a client sees the meta-tools, calls through call_tool, and is
+// told when the listed tools change.
+func TestOverMCP(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	srv := mcpserver.NewServer(d.Registry(), mcpserver.Options{Logger: quiet})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	require.NoError(t, err)
+	defer ss.Close()
+	changed := make(chan struct{}, 8)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, lt.Tools, 3)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "file.read", "arguments": map[string]any{"path": "/a"}}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	assert.Equal(t, "contents of /a", res.Content[0].(*sdk.TextContent).Text)
+
+	require.NoError(t, full.Add(tool(t, "file.delete", "Deletes a file.", registry.Annotations{Destructive: new(true)}, func(a pathArgs) string { return "deleted" })))
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no list-changed after call_tool's annotations changed")
+	}
+	lt, err = cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	for _, tl := range lt.Tools {
+		if tl.Name == "call_tool" {
+			assert.True(t, *tl.Annotations.DestructiveHint)
+		}
+	}
+}
+
+// As provider tool definitions: three tools, and call_tool dispatches.
+func TestAsProviderTools(t *testing.T) {
+	var calls atomic.Int32
+	d, err := disclosure.New(fullRegistry(t, &calls), disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	defs, err := llm.Export(d.Registry(), llm.OpenAIChat, llm.Options{Strict: true})
+	require.NoError(t, err)
+	require.Len(t, defs.Tools, 3)
+	for _, is := range defs.Issues {
+		assert.NotEqual(t, llm.Excluded, is.Action, is.String())
+	}
+	disp := llm.NewDispatcher(d.Registry(), defs, llm.DispatchOptions{})
+	outs, err := disp.Dispatch(context.Background(), []llm.ToolCall{{ID: "1", Name: "call_tool", Arguments: `{"name":"weather.alerts","arguments":"{\"city\":\"Lima\"}"}`}})
+	require.NoError(t, err)
+	assert.Equal(t, "no alerts in Lima", outs[0].Text())
+}

@@ -1,0 +1,160 @@
+package disclosure
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// SearchArgs are search_tools' arguments.
+type SearchArgs struct {
+	Query string `json:"query" validate:"required,max=200" description:"Words for what the tool should do, or part of its name; typos are forgiven." example:"weather forecast"`
+	Limit int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" default:"10" description:"Most tools to return (1 to 50)."`
+}
+
+// Found is one tool search_tools found.
+type Found struct {
+	// Name is the tool's name, as describe_tool and call_tool take it.
+	Name string `json:"name"`
+	// Description is the first paragraph of its description, cut short.
+	Description string `json:"description"`
+}
+
+// SearchResult is search_tools' answer.
+type SearchResult struct {
+	// Tools are the best matches, best first.
+	Tools []Found `json:"tools"`
+	// Total is how many tools matched in all.
+	Total int `json:"total"`
+}
+
+func (d *Disclosure) searchTools(_ context.Context, a SearchArgs) (result.Result[SearchResult], error) {
+	limit := a.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	ix, tools := d.index()
+	top, total := ix.RankTop(a.Query, limit)
+	out := SearchResult{Tools: make([]Found, len(top)), Total: total}
+	for i, m := range top {
+		out.Tools[i] = Found{Name: m.Item.Name, Description: summary(tools[m.Index])}
+	}
+	r := result.Ok(out)
+	if total == 0 {
+		r = r.WithInstruction("No tool matched. Try other words: what the tool acts on (file, weather, issue) or what it does (search, create, convert).")
+	}
+	return r, nil
+}
+
+// DescribeArgs are describe_tool's arguments.
+type DescribeArgs struct {
+	Name string `json:"name" validate:"required,max=128" description:"The tool's name, as search_tools gave it." example:"weather.forecast"`
+}
+
+// Schema is a JSON Schema passed on as it is.
+type Schema json.RawMessage
+
+// MarshalJSON writes the schema as it is (null when empty).
+func (s Schema) MarshalJSON() ([]byte, error) {
+	if len(bytes.TrimSpace(s)) == 0 {
+		return []byte("null"), nil
+	}
+	return s, nil
+}
+
+// JSONSchema states the JSON form of a Schema: an object, or null.
+func (Schema) JSONSchema() json.RawMessage {
+	return json.RawMessage(`{"type":["object","null"]}`)
+}
+
+// Hints are a tool's annotations as describe_tool shows them; an absent
+// hint is not known.
+type Hints struct {
+	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+	Destructive *bool `json:"destructiveHint,omitempty"`
+	Idempotent  *bool `json:"idempotentHint,omitempty"`
+	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+}
+
+// Description is describe_tool's answer.
+type Description struct {
+	Name         string `json:"name"`
+	Title        string `json:"title,omitempty"`
+	Description  string `json:"description"`
+	InputSchema  Schema `json:"inputSchema"`
+	OutputSchema Schema `json:"outputSchema,omitempty"`
+	Annotations  Hints  `json:"annotations"`
+}
+
+func (d *Disclosure) describeTool(_ context.Context, a DescribeArgs) (result.Result[Description], error) {
+	t, ok := d.enabled(a.Name)
+	if !ok {
+		return notFound[Description](d, a.Name), nil
+	}
+	an := t.Annotations
+	return result.Ok(Description{
+		Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: Schema(t.InputSchema), OutputSchema: Schema(t.OutputSchema),
+		Annotations: Hints{ReadOnly: an.ReadOnly, Destructive: an.Destructive, Idempotent: an.Idempotent, OpenWorld: an.OpenWorld},
+	}), nil
+}
+
+// enabled returns the full registry's enabled tool of that name.
+func (d *Disclosure) enabled(name string) (*registry.Tool, bool) {
+	t, on, ok := d.full.Resolve(name)
+	return t, ok && on
+}
+
+// notFound is the failure for a name the full registry does not serve,
+// with the closest names as suggestions.
+func notFound[T any](d *Disclosure, name string) result.Result[T] {
+	msg := fmt.Sprintf("there is no tool named %q", name)
+	ix, _ := d.index()
+	if top, _ := ix.RankTop(name, 3); len(top) > 0 {
+		names := make([]string, len(top))
+		for i, m := range top {
+			names[i] = m.Item.Name
+		}
+		msg += "; did you mean " + strings.Join(names, ", ") + "?"
+	}
+	return result.Failure[T](msg, result.NotFound).WithInstruction("Use search_tools to find a tool's exact name.")
+}
+
+// CallArgs are call_tool's arguments.
+type CallArgs struct {
+	Name      string `json:"name" validate:"required,max=128" description:"The tool's name, as search_tools gave it." example:"weather.forecast"`
+	Arguments Object `json:"arguments,omitempty" description:"The tool's arguments, as its input schema (from describe_tool) says; omit for none."`
+}
+
+// Object is a JSON object (or null) passed on as it is.
+type Object json.RawMessage
+
+// UnmarshalJSON keeps a JSON object or null; anything else is an error.
+func (o *Object) UnmarshalJSON(b []byte) error {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || (t[0] != '{' && !bytes.Equal(t, []byte("null"))) {
+		return errors.New("expected a JSON object of the tool's arguments")
+	}
+	*o = append((*o)[:0], t...)
+	return nil
+}
+
+// JSONSchema states the JSON form of an Object.
+func (Object) JSONSchema() json.RawMessage { return json.RawMessage(`{"type":["object","null"]}`) }
+
+func (d *Disclosure) callTool(ctx context.Context, a CallArgs) (result.Result[any], error) {
+	if _, ok := d.enabled(a.Name); !ok {
+		return notFound[any](d, a.Name), nil
+	}
+	raw := json.RawMessage(a.Arguments)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	return d.full.Invoke(ctx, a.Name, raw)
+}
