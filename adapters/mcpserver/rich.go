@@ -1,58 +1,20 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
-// richSchemas are the output schemas registry.Func gives tools returning
-// result.Contents or result.Content.
-var richSchemas = sync.OnceValue(func() [][]byte {
-	var out [][]byte
-	for _, t := range []reflect.Type{reflect.TypeFor[result.Contents](), reflect.TypeFor[result.Content]()} {
-		if s, err := args.OutputSchemaOf(t); err == nil {
-			out = append(out, s)
-		}
-	}
-	return out
-})
-
 // isRichSchema reports whether s is the output schema of a rich result type.
-func isRichSchema(s json.RawMessage) bool {
-	if len(s) == 0 {
-		return false
-	}
-	for _, r := range richSchemas() {
-		if bytes.Equal(bytes.TrimSpace(s), bytes.TrimSpace(r)) {
-			return true
-		}
-	}
-	return false
-}
-
-// richResult maps rich content to MCP content items, one per item, in
-// order. An invalid item is a protocol failure naming its index.
-func richResult(cs result.Contents) (*sdk.CallToolResult, error) {
-	if err := cs.Validate(); err != nil {
-		return nil, fmt.Errorf("mcpserver: rich value: %w", err)
-	}
-	out := &sdk.CallToolResult{Content: make([]sdk.Content, 0, len(cs))}
-	for _, c := range cs {
-		out.Content = append(out.Content, sdkContent(c))
-	}
-	return out, nil
-}
+func isRichSchema(s json.RawMessage) bool { return mcpmap.IsRichSchema(s) }
 
 // sdkContent is the MCP content item of one valid result.Content.
 func sdkContent(c result.Content) sdk.Content {
