@@ -16,6 +16,7 @@ import (
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueadmin"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
 	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
@@ -50,6 +51,7 @@ type serverCatalogue struct {
 	store *searchindex.Store // over the built-ins over the files
 	cat   *cataloguehost.Catalogue
 	api   *catalogueapi.Handler
+	admin *catalogueadmin.Handler // the tools admin page, at /admin
 	http  *swapInvoker
 }
 
@@ -189,7 +191,13 @@ func serveCatalogue(ctx context.Context, reg *registry.Registry, store *searchin
 			log.Warn("a registry tool's name is a catalogue route: it is not reachable on the REST API (use MCP)", "tool", n)
 		}
 	}
-	return &serverCatalogue{store: store, cat: cat, api: api, http: sc}, nil
+	admin, err := catalogueadmin.New(catalogueadmin.Options{Store: cat.Store(), API: api, Logger: log, Base: "/admin"})
+	if err != nil {
+		_ = cat.Close()
+		_ = store.Close()
+		return nil, err
+	}
+	return &serverCatalogue{store: store, cat: cat, api: api, admin: admin, http: sc}, nil
 }
 
 // slugOf turns a Go function name into a catalogue slug (underscores
@@ -204,8 +212,8 @@ func slugOf(name string) string {
 	return string(b)
 }
 
-// mount serves the catalogue API under /tools on mux, behind auth when
-// given.
+// mount serves the catalogue API under /tools and the tools admin page
+// under /admin on mux, behind auth when given.
 func (c *serverCatalogue) mount(mux *http.ServeMux, auth func(http.Handler) http.Handler) {
 	var h http.Handler = http.StripPrefix("/tools", c.api)
 	if auth != nil {
@@ -214,6 +222,11 @@ func (c *serverCatalogue) mount(mux *http.ServeMux, auth func(http.Handler) http
 	for _, p := range catalogueRoutes {
 		mux.Handle(p, h)
 	}
+	var adm http.Handler = http.StripPrefix("/admin", c.admin)
+	if auth != nil {
+		adm = auth(adm)
+	}
+	mux.Handle("/admin/", adm)
 }
 
 // Close stops the catalogue and writes its buffered usage counts.

@@ -1,0 +1,266 @@
+package catalogueadmin
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
+)
+
+// formField is one argument of the live tester's form.
+type formField struct {
+	// Name is the argument's name; the form field is "arg."+Name.
+	Name string
+	// Kind is how it is entered: text, integer, number, bool (a select of
+	// unset/true/false), enum (a select), json (a text area for arrays,
+	// objects and anything else).
+	Kind string
+	// Required marks an argument the schema requires.
+	Required bool
+	// Description is the schema's description, shown as help.
+	Description string
+	// Options are an enum's values, as entered (strings as they are,
+	// other values as JSON).
+	Options []string
+	// Value is what the field holds: what was posted, else the default.
+	Value string
+}
+
+// FormName is the field's name in the form.
+func (f formField) FormName() string { return "arg." + f.Name }
+
+// argSchema is the part of an argument schema the form reads.
+type argSchema struct {
+	Properties map[string]json.RawMessage `json:"properties"`
+	Required   []string                   `json:"required"`
+}
+
+type propSchema struct {
+	Type        json.RawMessage `json:"type"`
+	Enum        []any           `json:"enum"`
+	Description string          `json:"description"`
+	Default     json.RawMessage `json:"default"`
+}
+
+// types reads "type" as a list, without "null".
+func (p propSchema) types() []string {
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		return []string{one}
+	}
+	var many []string
+	_ = json.Unmarshal(p.Type, &many)
+	return slices.DeleteFunc(many, func(t string) bool { return t == "null" })
+}
+
+func (p propSchema) kind() string {
+	ts := p.types()
+	switch {
+	case len(p.Enum) > 0:
+		return "enum"
+	case len(ts) != 1:
+		return "json"
+	}
+	switch ts[0] {
+	case "string":
+		return "text"
+	case "integer", "number":
+		return ts[0]
+	case "boolean":
+		return "bool"
+	}
+	return "json"
+}
+
+// enumText is how an enum value is entered: a string as it is, anything
+// else as JSON.
+func enumText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// formFields are the tester's fields for a tool's argument schema, sorted
+// by name, holding the posted values (or the defaults when nothing was
+// posted). An error says why the schema gives no form.
+func formFields(schema json.RawMessage, posted url.Values) ([]formField, string) {
+	var s argSchema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, "the argument schema could not be read"
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]formField, 0, len(names))
+	for _, n := range names {
+		var p propSchema
+		_ = json.Unmarshal(s.Properties[n], &p)
+		f := formField{Name: n, Kind: p.kind(), Required: slices.Contains(s.Required, n), Description: p.Description}
+		for _, e := range p.Enum {
+			if e != nil {
+				f.Options = append(f.Options, enumText(e))
+			}
+		}
+		switch {
+		case posted != nil:
+			f.Value = posted.Get(f.FormName())
+		case len(bytes.TrimSpace(p.Default)) > 0:
+			var d any
+			if json.Unmarshal(p.Default, &d) == nil {
+				f.Value = enumText(d)
+			}
+		}
+		out = append(out, f)
+	}
+	return out, ""
+}
+
+// formArgs reads the tester's posted fields into the arguments object:
+// empty fields are left out (the tool's validation says what is
+// missing); values that are not of the field's kind are problems named by
+// the argument.
+func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalogueapi.FieldError) {
+	fields, msg := formFields(schema, form)
+	if msg != "" {
+		return nil, []catalogueapi.FieldError{{Problem: msg}}
+	}
+	args := map[string]any{}
+	var problems []catalogueapi.FieldError
+	bad := func(f formField, format string, a ...any) {
+		problems = append(problems, catalogueapi.FieldError{Field: f.Name, Problem: fmt.Sprintf(format, a...)})
+	}
+	for _, f := range fields {
+		v := f.Value
+		if strings.TrimSpace(v) == "" && f.Kind != "text" || v == "" {
+			continue
+		}
+		switch f.Kind {
+		case "text":
+			args[f.Name] = v
+		case "integer":
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				bad(f, "expected a whole number, got %q", v)
+				continue
+			}
+			args[f.Name] = n
+		case "number":
+			n := json.Number(strings.TrimSpace(v))
+			if _, err := n.Float64(); err != nil || !json.Valid([]byte(n)) {
+				bad(f, "expected a number, got %q", v)
+				continue
+			}
+			args[f.Name] = n
+		case "bool":
+			switch v {
+			case "true":
+				args[f.Name] = true
+			case "false":
+				args[f.Name] = false
+			default:
+				bad(f, "expected true or false, got %q", v)
+			}
+		case "enum":
+			var p propSchema
+			var s argSchema
+			_ = json.Unmarshal(schema, &s)
+			_ = json.Unmarshal(s.Properties[f.Name], &p)
+			i := slices.IndexFunc(p.Enum, func(e any) bool { return e != nil && enumText(e) == v })
+			if i < 0 {
+				bad(f, "expected one of %s, got %q", strings.Join(f.Options, ", "), v)
+				continue
+			}
+			args[f.Name] = p.Enum[i]
+		default:
+			var x any
+			dec := json.NewDecoder(strings.NewReader(v))
+			dec.UseNumber()
+			if err := dec.Decode(&x); err != nil {
+				bad(f, "expected JSON, got %q", abbrev(v, 60))
+				continue
+			}
+			args[f.Name] = x
+		}
+	}
+	return args, problems
+}
+
+func abbrev(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// implRow is one line of a tool's implementation as the page shows it.
+type implRow struct{ Key, Value string }
+
+// masked stands for a secret that is set.
+const masked = "(set)"
+
+// implView is the tool's implementation with every secret masked: auth
+// tokens, passwords, key values, HMAC and client secrets, and all header
+// and query values (which commonly carry credentials).
+func implView(t catalogue.Tool) []implRow {
+	var rows []implRow
+	add := func(k, v string) {
+		if v != "" {
+			rows = append(rows, implRow{k, v})
+		}
+	}
+	secret := func(k, v string) {
+		if v != "" {
+			rows = append(rows, implRow{k, masked})
+		}
+	}
+	switch {
+	case t.GoImpl != nil:
+		add("func", t.GoImpl.Func)
+	case t.StepsImpl != nil:
+		add("body", t.StepsImpl.Body)
+	case t.HTTPImpl != nil:
+		rq := t.HTTPImpl.Request
+		add("method", rq.Method)
+		add("urlTemplate", rq.URLTemplate)
+		for _, k := range sortedKeys(rq.Query) {
+			secret("query."+k, rq.Query[k])
+		}
+		for _, k := range sortedKeys(rq.Headers) {
+			secret("headers."+k, rq.Headers[k])
+		}
+		add("body", rq.Body)
+		if a := rq.Auth; a != nil {
+			add("auth.type", a.Type)
+			add("auth.in", a.In)
+			add("auth.name", a.Name)
+			add("auth.username", a.Username)
+			add("auth.algorithm", a.Algorithm)
+			add("auth.tokenURL", a.TokenURL)
+			add("auth.clientID", a.ClientID)
+			add("auth.scopes", strings.Join(a.Scopes, " "))
+			secret("auth.token", a.Token)
+			secret("auth.password", a.Password)
+			secret("auth.value", a.Value)
+			secret("auth.secret", a.Secret)
+			secret("auth.clientSecret", a.ClientSecret)
+		}
+		add("response.encoding", t.HTTPImpl.Response.Encoding)
+		add("response.extract", t.HTTPImpl.Response.Extract)
+		add("limits.timeout", t.HTTPImpl.Limits.Timeout)
+	}
+	return rows
+}
