@@ -394,6 +394,9 @@ func (h *Handler) runTool(w http.ResponseWriter, r *http.Request) {
 			run.Value = prettyValue(res.Value)
 		}
 	}
+	if fresh, err := h.store.GetTool(r.Context(), t.Key()); err == nil {
+		t = fresh // the run's usage count
+	}
 	h.renderTool(w, r, t, http.StatusOK, r.PostForm, run)
 }
 
