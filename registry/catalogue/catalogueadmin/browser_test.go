@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
@@ -138,6 +139,7 @@ func TestBrowser_AdminFlow(t *testing.T) {
 	require.Contains(t, res, "ok")
 	require.Contains(t, res, `"tempC": 21`)
 	require.Contains(t, res, `"city": "Lima"`)
+	require.Contains(t, text(`#request`), "GET "+weather.URL+"/weather/Lima", "the request sent is shown")
 	// 5. The search finds it by a typo.
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(srv.URL+"/admin/"),
@@ -160,4 +162,44 @@ func mustBundle(t *testing.T, st catalogue.Store) catalogue.Bundle {
 	require.NoError(t, err)
 	require.Len(t, bs, 1)
 	return bs[0]
+}
+
+// The live tester shows the request an http tool sent, with its
+// credentials redacted.
+func TestLiveTester_ShowsRequestSecretsRedacted(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	defer upstream.Close()
+	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
+	require.NoError(t, err)
+	defer st.Close()
+	hinv, err := httptool.New(httptool.Options{AllowPrivate: true, Secrets: map[string]string{"TOKEN": "tok-secret-42"}})
+	require.NoError(t, err)
+	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Invoker: mixedInvoker{hinv}, Logger: quiet})
+	require.NoError(t, err)
+	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: st, API: api, Logger: quiet, Base: "/"})
+	require.NoError(t, err)
+	b, _, err := st.PutBundle(context.Background(), uuid.Must(uuid.NewV7()), catalogue.BundleSpec{Slug: "api", DisplayName: "API", IsEnabled: true})
+	require.NoError(t, err)
+	tl, err := st.PutTool(context.Background(), catalogue.ToolKey{BundleID: b.ID, Slug: "get", Version: "1"}, catalogue.ToolSpec{
+		DisplayName: "Get", IsEnabled: true, Type: catalogue.TypeHTTP,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false}`),
+		HTTPImpl: &catalogue.HTTPImpl{Request: catalogue.HTTPRequest{Method: "GET", URLTemplate: upstream.URL + "/search", Query: map[string]string{"q": "${q}"},
+			Auth: &catalogue.HTTPAuth{Type: catalogue.AuthBearer, Token: "${TOKEN}"}}, Response: catalogue.HTTPResponse{Encoding: "json"}},
+	})
+	require.NoError(t, err)
+	req := httptest.NewRequest(http.MethodPost, "/bundles/"+b.ID.String()+"/tools/get/1/run", strings.NewReader("arg.q=go+lang"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	rec := httptest.NewRecorder()
+	adm.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code)
+	body := rec.Body.String()
+	require.Contains(t, body, `class="result ok"`)
+	require.Contains(t, body, "GET "+upstream.URL+"/search?q=go&#43;lang")
+	require.Contains(t, body, "Authorization: [REDACTED]")
+	require.NotContains(t, body, "tok-secret-42")
+	_ = tl
 }

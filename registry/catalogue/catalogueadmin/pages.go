@@ -8,12 +8,14 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
+	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
 )
 
 // bundleRow is a bundle as the list shows it.
@@ -318,6 +320,22 @@ type runView struct {
 	Fields   []catalogueapi.FieldError
 	Duration time.Duration
 	Sent     string
+	// Request is the HTTP request an http tool sent, secrets redacted.
+	Request *sentView
+}
+
+// sentView is an http tool's request as the tester shows it.
+type sentView struct {
+	Method, URL, Body string
+	Header            []implRow
+}
+
+func requestView(s httptool.SentRequest) *sentView {
+	v := &sentView{Method: s.Method, URL: s.URL, Body: s.Body}
+	for _, k := range sortedKeys(s.Header) {
+		v.Header = append(v.Header, implRow{k, strings.Join(s.Header[k], ", ")})
+	}
+	return v
 }
 
 func (h *Handler) renderTool(w http.ResponseWriter, r *http.Request, t catalogue.Tool, status int, values url.Values, run *runView) {
@@ -372,12 +390,24 @@ func (h *Handler) runTool(w http.ResponseWriter, r *http.Request) {
 		h.renderTool(w, r, t, http.StatusBadRequest, r.PostForm, run)
 		return
 	}
+	var mu sync.Mutex
+	var sent *httptool.SentRequest
+	ctx := httptool.WithSentRequest(r.Context(), func(s httptool.SentRequest) {
+		mu.Lock()
+		sent = &s
+		mu.Unlock()
+	})
 	start := time.Now()
-	a, err := h.call(r.Context(), http.MethodPost, toolPath(t.BundleID, t.Slug, t.Version)+"/invoke", nil, map[string]any{"args": args})
+	a, err := h.call(ctx, http.MethodPost, toolPath(t.BundleID, t.Slug, t.Version)+"/invoke", nil, map[string]any{"args": args})
 	run := &runView{Duration: time.Since(start).Round(time.Microsecond)}
-	if sent, err := json.MarshalIndent(args, "", "  "); err == nil {
-		run.Sent = string(sent)
+	if b, err := json.MarshalIndent(args, "", "  "); err == nil {
+		run.Sent = string(b)
 	}
+	mu.Lock()
+	if sent != nil {
+		run.Request = requestView(*sent)
+	}
+	mu.Unlock()
 	switch {
 	case err != nil:
 		run.Error, run.Type = "the tool could not be run", "internal_error"

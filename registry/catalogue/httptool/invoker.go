@@ -524,6 +524,7 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 		}
 		tok = t
 	}
+	inv.reportSent(ctx, e, req, body)
 	resp, err := e.client.Do(ctx, req)
 	if err != nil {
 		return inv.transportFailure(ctx, err)
