@@ -6,6 +6,8 @@
 //	/mcp          MCP over streamable HTTP
 //	/tools …      the REST API (GET /tools, GET /tools/{name},
 //	              POST /tools/{name}/invoke, GET /openapi.json)
+//	/admin/       the tools admin page (registry/catalogue/catalogueadmin): bundles,
+//	              tools, search, switches, forms and a live tester, in a browser
 //	/healthz      {"status":"ok","tools":N,"packs":[…],"proxy":{"status":"ok"|"degraded",
 //	              "server_count":N,"servers":{"name":"connected"|"disconnected"}}}
 //
@@ -31,6 +33,10 @@
 //	                          line per tool call
 //	-proxy file               JSON file of remote MCP servers to mirror as packs
 //	-config file              YAML configuration (aliases, servers, …); SIGHUP reloads it
+//	-disclosure mode          "full" (default: every tool listed) or "progressive": only
+//	                          search_tools, describe_tool and call_tool (registry/disclosure),
+//	                          for registries too large to list to a model
+//	-visible-tools list       with -disclosure progressive: tools still listed as themselves
 //
 // HTTP only:
 //
@@ -179,8 +185,10 @@
 // /tools/openapi.json are the catalogue's; GET /tools, GET /tools/{name}
 // and POST /tools/{name}/invoke stay the registry's, so a registry tool
 // named bundles, tools or openapi.json is reachable over MCP only (the
-// server logs a warning). Both APIs sit behind the same bearer
-// authentication and Host/Origin checks. Search (/tools/tools/search)
+// server logs a warning). Both APIs, and the admin page at /admin/, sit
+// behind the same bearer authentication and Host/Origin checks (with
+// tokens set, a browser reaches the page only through a proxy that adds
+// the Authorization header). Search (/tools/tools/search)
 // answers from an in-memory index kept up to date by every write through
 // the server (package searchindex).
 //
