@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -89,7 +90,7 @@ func (c *conv) gemini(n map[string]any, path string, root bool) map[string]any {
 	if object && !typed {
 		out["type"] = "OBJECT"
 	}
-	for _, k := range sortedKeys(n) {
+	for _, k := range slices.Sorted(maps.Keys(n)) {
 		v := n[k]
 		switch {
 		case k == "type" || k == "properties" || k == "required":
@@ -171,7 +172,7 @@ func (c *conv) gemini(n map[string]any, path string, root bool) map[string]any {
 	req := requiredSet(n)
 	outProps := make(map[string]any, len(props))
 	var reqList []any
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		p := path + "/properties/" + escapePointer(name)
 		if !geminiParamName(name) {
 			c.note(p, "", Excluded, "Gemini property names start with a letter or underscore and hold only letters, digits and underscores (at most 64); %q does not", name)

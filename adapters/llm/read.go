@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/internal/textcut"
 )
 
 // reader walks call arguments along the tool's own input schema: in
@@ -120,7 +122,7 @@ func (r *reader) coerce(v any, schema map[string]any, path string) any {
 		}
 		if got != nil {
 			r.changed = true
-			r.notes = append(r.notes, fmt.Sprintf("%s: the string %s was read as %s %s", field, strconv.Quote(abbrev(s, 40)), article(want), want))
+			r.notes = append(r.notes, fmt.Sprintf("%s: the string %s was read as %s %s", field, strconv.Quote(textcut.Runes(s, 40)), article(want), want))
 			return got
 		}
 	}
@@ -132,18 +134,6 @@ func article(t string) string {
 		return "an"
 	}
 	return "a"
-}
-
-// abbrev cuts s to at most n runes, marking the cut.
-func abbrev(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
 }
 
 // jsonNumber reads s as one JSON number literal.

@@ -226,15 +226,6 @@ func jsonKind(v any) string {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // types returns the schema's "type" as a list ("string" or ["string",
 // "null"]); ok is false when the keyword is absent or malformed.
 func types(n map[string]any) (ts []string, ok bool) {

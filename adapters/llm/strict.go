@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -59,7 +60,7 @@ func (c *conv) strict(n map[string]any, path string, depth int) map[string]any {
 		c.note(path, "", Excluded, "strict mode nests objects at most %d levels deep", strictMaxDepth)
 		return out
 	}
-	for _, k := range sortedKeys(n) {
+	for _, k := range slices.Sorted(maps.Keys(n)) {
 		v := n[k]
 		switch {
 		case k == "type":
@@ -134,7 +135,7 @@ func (c *conv) strict(n map[string]any, path string, depth int) map[string]any {
 	props, _ := n["properties"].(map[string]any)
 	req := requiredSet(n)
 	outProps := make(map[string]any, len(props))
-	names := sortedKeys(props)
+	names := slices.Sorted(maps.Keys(props))
 	c.props += len(names)
 	for _, name := range names {
 		p := path + "/properties/" + escapePointer(name)

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolpack-go/toolpack/internal/schematype"
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -297,20 +298,11 @@ func checkInputSchema(s json.RawMessage) error {
 	}
 	var typ string
 	if err := json.Unmarshal(m["type"], &typ); err != nil || typ != "object" {
-		return fmt.Errorf(`field InputSchema: expected "type":"object", got "type":%s`, orNone(m["type"]))
+		return fmt.Errorf(`field InputSchema: expected "type":"object", got "type":%s`, mcpmap.OrNone(m["type"]))
 	}
 	return nil
 }
 
-func orNone(b []byte) string {
-	if len(b) == 0 {
-		return "(none)"
-	}
-	if len(b) > 64 {
-		return string(b[:64]) + "…"
-	}
-	return string(b)
-}
 
 // annotations maps the registry's hints to the SDK's; nil when none is set.
 // An unset ReadOnly or Idempotent becomes false, the protocol default.

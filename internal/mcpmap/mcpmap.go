@@ -111,8 +111,9 @@ func IsRichSchema(s json.RawMessage) bool {
 	return false
 }
 
-// orNone shows a schema in an error: "(none)" when empty, cut at 64 bytes.
-func orNone(b []byte) string {
+// OrNone shows a schema (or part of one) in an error: "(none)" when
+// empty, cut at 64 bytes.
+func OrNone(b []byte) string {
 	if len(b) == 0 {
 		return "(none)"
 	}
@@ -213,7 +214,7 @@ func ShapeOf(s json.RawMessage) (Shape, error) {
 	case 't', 'f':
 		return ShapeWrapped, nil
 	default:
-		return 0, fmt.Errorf("field OutputSchema: expected a JSON Schema (an object or a boolean), got %s", orNone(t))
+		return 0, fmt.Errorf("field OutputSchema: expected a JSON Schema (an object or a boolean), got %s", OrNone(t))
 	}
 }
 
@@ -336,7 +337,7 @@ func WrapOutputSchema(s json.RawMessage) (json.RawMessage, error) {
 		}
 		rewriteLocalRefs(inner)
 	default:
-		return nil, fmt.Errorf("field OutputSchema: expected a JSON Schema (an object or a boolean), got %s", orNone(s))
+		return nil, fmt.Errorf("field OutputSchema: expected a JSON Schema (an object or a boolean), got %s", OrNone(s))
 	}
 	wrapper["properties"] = map[string]any{"value": inner}
 	var buf bytes.Buffer

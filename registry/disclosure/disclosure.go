@@ -35,9 +35,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/internal/search"
+	"github.com/toolpack-go/toolpack/internal/textcut"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -190,18 +190,7 @@ func firstParagraph(s string) string {
 // summary is a tool's description as search_tools shows it: the first
 // paragraph, at most summaryRunes runes.
 func summary(t *registry.Tool) string {
-	s := firstParagraph(t.Description)
-	if utf8.RuneCountInString(s) <= summaryRunes {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == summaryRunes-1 {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return textcut.Runes(firstParagraph(t.Description), summaryRunes)
 }
 
 // refresh re-registers the front's pack when what it lists changed: the

@@ -39,6 +39,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -238,7 +239,7 @@ func fieldsOf(e catalogueapi.ErrorBody) fieldErrors {
 // For returns the problems of a field and of the fields under it.
 func (fe fieldErrors) For(field string) []string {
 	var out []string
-	for _, k := range sortedKeys(fe) {
+	for _, k := range slices.Sorted(maps.Keys(fe)) {
 		if k == field || strings.HasPrefix(k, field+".") || strings.HasPrefix(k, field+"[") {
 			for _, p := range fe[k] {
 				if k == field {
@@ -250,15 +251,6 @@ func (fe fieldErrors) For(field string) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 func parseID(w http.ResponseWriter, r *http.Request, h *Handler) (uuid.UUID, bool) {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/toolpack-go/toolpack/internal/textcut"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 )
@@ -186,24 +188,13 @@ func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalo
 			dec := json.NewDecoder(strings.NewReader(v))
 			dec.UseNumber()
 			if err := dec.Decode(&x); err != nil {
-				bad(f, "expected JSON, got %q", abbrev(v, 60))
+				bad(f, "expected JSON, got %q", textcut.Runes(v, 60))
 				continue
 			}
 			args[f.Name] = x
 		}
 	}
 	return args, problems
-}
-
-func abbrev(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
 }
 
 // implRow is one line of a tool's implementation as the page shows it.
@@ -236,10 +227,10 @@ func implView(t catalogue.Tool) []implRow {
 		rq := t.HTTPImpl.Request
 		add("method", rq.Method)
 		add("urlTemplate", rq.URLTemplate)
-		for _, k := range sortedKeys(rq.Query) {
+		for _, k := range slices.Sorted(maps.Keys(rq.Query)) {
 			secret("query."+k, rq.Query[k])
 		}
-		for _, k := range sortedKeys(rq.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(rq.Headers)) {
 			secret("headers."+k, rq.Headers[k])
 		}
 		add("body", rq.Body)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -332,7 +333,7 @@ type sentView struct {
 
 func requestView(s httptool.SentRequest) *sentView {
 	v := &sentView{Method: s.Method, URL: s.URL, Body: s.Body}
-	for _, k := range sortedKeys(s.Header) {
+	for _, k := range slices.Sorted(maps.Keys(s.Header)) {
 		v.Header = append(v.Header, implRow{k, strings.Join(s.Header[k], ", ")})
 	}
 	return v
