@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolpack-go/toolpack/internal/schematype"
 	"github.com/toolpack-go/toolpack/internal/mcpmap"
+	"github.com/toolpack-go/toolpack/internal/schematype"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -302,7 +302,6 @@ func checkInputSchema(s json.RawMessage) error {
 	}
 	return nil
 }
-
 
 // annotations maps the registry's hints to the SDK's; nil when none is set.
 // An unset ReadOnly or Idempotent becomes false, the protocol default.
