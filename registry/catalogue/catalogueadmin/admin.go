@@ -18,8 +18,9 @@
 // no build step, no CDN, no JavaScript needed — forms post and the answer
 // is a page. The live tester's form is generated from the tool's argument
 // schema: strings, numbers, integers and booleans as inputs, enums as
-// selects, arrays and nested objects as JSON fields, required fields
-// marked, defaults filled in, descriptions as help text.
+// selects, nested objects as fieldsets of their own fields, arrays (and
+// anything else) as JSON fields, required fields marked, defaults filled
+// in, descriptions as help text.
 //
 // Safety: mount it behind the host's auth and Host/Origin guard, as the
 // API is. State-changing requests (POST) are refused unless they come from

@@ -339,3 +339,31 @@ func TestToolPage_SecretsMasked(t *testing.T) {
 	assert.Contains(t, body, "https://api.example.com/items")
 	assert.Contains(t, body, "auth.token</th><td><code>(set)</code>")
 }
+
+// Nested objects get a fieldset of their own fields, read back as a
+// nested object; an object left empty is left out; problems name the path.
+func TestLiveTester_NestedObjects(t *testing.T) {
+	s := newSite(t)
+	b := s.bundle("w", "W", true)
+	tl, err := s.store.PutTool(context.Background(), catalogue.ToolKey{BundleID: b.ID, Slug: "find", Version: "1"}, catalogue.ToolSpec{
+		DisplayName: "Find", IsEnabled: true, Type: catalogue.TypeGo, GoImpl: &catalogue.GoImpl{Func: "echo"},
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"filter":{"type":"object","description":"Narrows.","properties":{"lang":{"type":"string"},"max":{"type":"integer"}},"additionalProperties":false}},"required":["q"],"additionalProperties":false}`),
+	})
+	require.NoError(t, err)
+	_, body := s.get(toolURL(tl))
+	assert.Contains(t, body, `<fieldset id="f-filter"><legend >filter</legend>`)
+	assert.Contains(t, body, `<input type="text" id="f-filter.lang" name="arg.filter.lang" value="">`)
+
+	_, _, body = s.post(toolURL(tl)+"/run", url.Values{"arg.q": {"go"}, "arg.filter.lang": {"en"}, "arg.filter.max": {"5"}}, "same-origin")
+	assert.Contains(t, body, `class="result ok"`)
+	assert.Contains(t, body, html.EscapeString(`"filter": {`))
+	assert.Contains(t, body, html.EscapeString(`"lang": "en"`))
+
+	_, _, body = s.post(toolURL(tl)+"/run", url.Values{"arg.q": {"go"}}, "same-origin")
+	assert.Contains(t, body, `class="result ok"`)
+	assert.Contains(t, body, `<pre id="value">{`+"\n"+`  &#34;q&#34;: &#34;go&#34;`+"\n"+`}</pre>`, "an empty object is left out")
+
+	code, _, body := s.post(toolURL(tl)+"/run", url.Values{"arg.q": {"go"}, "arg.filter.max": {"many"}}, "same-origin")
+	assert.Equal(t, http.StatusBadRequest, code)
+	assert.Contains(t, body, "filter.max: expected a whole number")
+}

@@ -17,11 +17,13 @@ import (
 
 // formField is one argument of the live tester's form.
 type formField struct {
-	// Name is the argument's name; the form field is "arg."+Name.
-	Name string
+	// Name is the argument's name; Path is its dotted path from the root
+	// ("filter.lang" for a property of a nested object), and the form
+	// field is "arg."+Path.
+	Name, Path string
 	// Kind is how it is entered: text, integer, number, bool (a select of
-	// unset/true/false), enum (a select), json (a text area for arrays,
-	// objects and anything else).
+	// unset/true/false), enum (a select), object (a fieldset of its own
+	// fields), json (a text area for arrays and anything else).
 	Kind string
 	// Required marks an argument the schema requires.
 	Required bool
@@ -30,24 +32,39 @@ type formField struct {
 	// Options are an enum's values, as entered (strings as they are,
 	// other values as JSON).
 	Options []string
+	// enum are the enum's values themselves.
+	enum []any
 	// Value is what the field holds: what was posted, else the default.
 	Value string
+	// Fields are an object's own fields.
+	Fields []formField
 }
 
 // FormName is the field's name in the form.
-func (f formField) FormName() string { return "arg." + f.Name }
+func (f formField) FormName() string { return "arg." + f.Path }
 
-// argSchema is the part of an argument schema the form reads.
-type argSchema struct {
+// ID is the field's element id.
+func (f formField) ID() string { return "f-" + f.Path }
+
+// maxFormDepth bounds the nesting of object fieldsets; deeper objects are
+// entered as JSON.
+const maxFormDepth = 3
+
+// objSchema is the part of an object schema the form reads.
+type objSchema struct {
 	Properties map[string]json.RawMessage `json:"properties"`
 	Required   []string                   `json:"required"`
 }
+
+// argSchema is a tool's argument schema as the form reads it.
+type argSchema = objSchema
 
 type propSchema struct {
 	Type        json.RawMessage `json:"type"`
 	Enum        []any           `json:"enum"`
 	Description string          `json:"description"`
 	Default     json.RawMessage `json:"default"`
+	objSchema
 }
 
 // types reads "type" as a list, without "null".
@@ -61,7 +78,7 @@ func (p propSchema) types() []string {
 	return slices.DeleteFunc(many, func(t string) bool { return t == "null" })
 }
 
-func (p propSchema) kind() string {
+func (p propSchema) kind(depth int) string {
 	ts := p.types()
 	switch {
 	case len(p.Enum) > 0:
@@ -76,6 +93,10 @@ func (p propSchema) kind() string {
 		return ts[0]
 	case "boolean":
 		return "bool"
+	case "object":
+		if len(p.Properties) > 0 && depth < maxFormDepth {
+			return "object"
+		}
 	}
 	return "json"
 }
@@ -94,26 +115,29 @@ func enumText(v any) string {
 // by name, holding the posted values (or the defaults when nothing was
 // posted). An error says why the schema gives no form.
 func formFields(schema json.RawMessage, posted url.Values) ([]formField, string) {
-	var s argSchema
+	var s objSchema
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, "the argument schema could not be read"
 	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	return formFieldsOf(s, "", posted, 0), ""
+}
+
+func formFieldsOf(s objSchema, prefix string, posted url.Values, depth int) []formField {
+	names := slices.Sorted(maps.Keys(s.Properties))
 	out := make([]formField, 0, len(names))
 	for _, n := range names {
 		var p propSchema
 		_ = json.Unmarshal(s.Properties[n], &p)
-		f := formField{Name: n, Kind: p.kind(), Required: slices.Contains(s.Required, n), Description: p.Description}
+		f := formField{Name: n, Path: prefix + n, Kind: p.kind(depth), Required: slices.Contains(s.Required, n), Description: p.Description}
 		for _, e := range p.Enum {
 			if e != nil {
 				f.Options = append(f.Options, enumText(e))
+				f.enum = append(f.enum, e)
 			}
 		}
 		switch {
+		case f.Kind == "object":
+			f.Fields = formFieldsOf(p.objSchema, f.Path+".", posted, depth+1)
 		case posted != nil:
 			f.Value = posted.Get(f.FormName())
 		case len(bytes.TrimSpace(p.Default)) > 0:
@@ -124,24 +148,35 @@ func formFields(schema json.RawMessage, posted url.Values) ([]formField, string)
 		}
 		out = append(out, f)
 	}
-	return out, ""
+	return out
 }
 
 // formArgs reads the tester's posted fields into the arguments object:
 // empty fields are left out (the tool's validation says what is
-// missing); values that are not of the field's kind are problems named by
-// the argument.
+// missing), and so is a nested object none of whose fields was filled;
+// values that are not of the field's kind are problems named by the
+// argument's path.
 func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalogueapi.FieldError) {
 	fields, msg := formFields(schema, form)
 	if msg != "" {
 		return nil, []catalogueapi.FieldError{{Problem: msg}}
 	}
-	args := map[string]any{}
 	var problems []catalogueapi.FieldError
+	return readFields(fields, &problems), problems
+}
+
+func readFields(fields []formField, problems *[]catalogueapi.FieldError) map[string]any {
+	args := map[string]any{}
 	bad := func(f formField, format string, a ...any) {
-		problems = append(problems, catalogueapi.FieldError{Field: f.Name, Problem: fmt.Sprintf(format, a...)})
+		*problems = append(*problems, catalogueapi.FieldError{Field: f.Path, Problem: fmt.Sprintf(format, a...)})
 	}
 	for _, f := range fields {
+		if f.Kind == "object" {
+			if sub := readFields(f.Fields, problems); len(sub) > 0 {
+				args[f.Name] = sub
+			}
+			continue
+		}
 		v := f.Value
 		if strings.TrimSpace(v) == "" && f.Kind != "text" || v == "" {
 			continue
@@ -152,14 +187,14 @@ func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalo
 		case "integer":
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil {
-				bad(f, "expected a whole number, got %q", v)
+				bad(f, "expected a whole number, got %q", textcut.Runes(v, 60))
 				continue
 			}
 			args[f.Name] = n
 		case "number":
 			n := json.Number(strings.TrimSpace(v))
 			if _, err := n.Float64(); err != nil || !json.Valid([]byte(n)) {
-				bad(f, "expected a number, got %q", v)
+				bad(f, "expected a number, got %q", textcut.Runes(v, 60))
 				continue
 			}
 			args[f.Name] = n
@@ -170,19 +205,15 @@ func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalo
 			case "false":
 				args[f.Name] = false
 			default:
-				bad(f, "expected true or false, got %q", v)
+				bad(f, "expected true or false, got %q", textcut.Runes(v, 60))
 			}
 		case "enum":
-			var p propSchema
-			var s argSchema
-			_ = json.Unmarshal(schema, &s)
-			_ = json.Unmarshal(s.Properties[f.Name], &p)
-			i := slices.IndexFunc(p.Enum, func(e any) bool { return e != nil && enumText(e) == v })
+			i := slices.IndexFunc(f.enum, func(e any) bool { return enumText(e) == v })
 			if i < 0 {
-				bad(f, "expected one of %s, got %q", strings.Join(f.Options, ", "), v)
+				bad(f, "expected one of %s, got %q", strings.Join(f.Options, ", "), textcut.Runes(v, 60))
 				continue
 			}
-			args[f.Name] = p.Enum[i]
+			args[f.Name] = f.enum[i]
 		default:
 			var x any
 			dec := json.NewDecoder(strings.NewReader(v))
@@ -194,7 +225,7 @@ func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalo
 			args[f.Name] = x
 		}
 	}
-	return args, problems
+	return args
 }
 
 // implRow is one line of a tool's implementation as the page shows it.
