@@ -1,0 +1,248 @@
+package transcript_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/packs/transcript"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// fakeModel is an OpenAI-compatible chat endpoint on 127.0.0.1: it
+// answers with the user message upper-cased (its "cleaning"), or as the
+// test sets.
+type fakeModel struct {
+	mu       sync.Mutex
+	requests []map[string]any
+	auth     []string
+	answer   func(w http.ResponseWriter, user string)
+}
+
+func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
+		http.NotFound(w, r)
+		return
+	}
+	var req map[string]any
+	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<20)).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	msgs := req["messages"].([]any)
+	user := msgs[len(msgs)-1].(map[string]any)["content"].(string)
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	f.auth = append(f.auth, r.Header.Get("Authorization"))
+	answer := f.answer
+	f.mu.Unlock()
+	if answer != nil {
+		answer(w, user)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": strings.ToUpper(user)}}}})
+}
+
+func newPack(t *testing.T, f *fakeModel, cfg transcript.Config) *registry.Registry {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	cfg.BaseURL, cfg.AllowPrivate, cfg.Logger = srv.URL, true, quiet
+	if cfg.Model == "" {
+		cfg.Model = "cleaner"
+	}
+	p, err := transcript.New(cfg)
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, reg.AddPack(p))
+	return reg
+}
+
+func clean(t *testing.T, reg *registry.Registry, text string) result.Result[any] {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]string{"text": text})
+	r, err := reg.Invoke(context.Background(), "transcript.clean", raw)
+	require.NoError(t, err)
+	return r
+}
+
+// The generated schemas equal the contract's (seed 003), key order aside,
+// and the declared errors carry the contract's HTTP statuses.
+func TestContract_SchemasAndErrorsEqualSeed(t *testing.T) {
+	b, err := os.ReadFile("testdata/contract.json")
+	require.NoError(t, err)
+	var c struct {
+		Name   string          `json:"name"`
+		In     json.RawMessage `json:"input_schema"`
+		Out    json.RawMessage `json:"output_schema"`
+		Errors []struct {
+			Code   string `json:"code"`
+			Status int    `json:"http_status"`
+		} `json:"errors"`
+	}
+	require.NoError(t, json.Unmarshal(b, &c))
+	p, err := transcript.New(transcript.Config{BaseURL: "http://127.0.0.1:1", Model: "m"})
+	require.NoError(t, err)
+	require.Len(t, p.Tools, 1)
+	tool := p.Tools[0]
+	assert.Equal(t, c.Name, tool.Name)
+	assert.JSONEq(t, string(c.In), string(tool.InputSchema))
+	assert.JSONEq(t, string(c.Out), string(tool.OutputSchema))
+	require.Len(t, tool.Errors, len(c.Errors))
+	for i, e := range c.Errors {
+		assert.Equal(t, e.Code, string(tool.Errors[i].Type))
+		assert.Equal(t, e.Status, tool.Errors[i].Status)
+	}
+}
+
+// A transcript is cleaned by the model: the request names the model,
+// carries the key as a bearer token, sends the transcript; the answer is
+// clean_text.
+func TestClean_ReturnsTheModelsText(t *testing.T) {
+	f := &fakeModel{}
+	reg := newPack(t, f, transcript.Config{APIKey: "sk-test", Model: "m1"})
+	r := clean(t, reg, "um so like hello there.")
+	require.True(t, r.Success, r.Error)
+	assert.Equal(t, transcript.Output{CleanText: "UM SO LIKE HELLO THERE."}, r.Value)
+	require.Len(t, f.requests, 1)
+	assert.Equal(t, "m1", f.requests[0]["model"])
+	assert.Equal(t, "Bearer sk-test", f.auth[0])
+}
+
+// A long transcript is split at sentence boundaries into chunks that fit
+// the context, cleaned one by one and joined in order.
+func TestClean_LongTranscriptInOrderedChunks(t *testing.T) {
+	f := &fakeModel{}
+	reg := newPack(t, f, transcript.Config{ContextTokens: 256})
+	var sb strings.Builder
+	for i := range 60 {
+		sb.WriteString("sentence number " + strings.Repeat("x", i%7) + " ends here. ")
+	}
+	r := clean(t, reg, sb.String())
+	require.True(t, r.Success, r.Error)
+	assert.Greater(t, len(f.requests), 2, "several chunks")
+	out := r.Value.(transcript.Output).CleanText
+	assert.Equal(t, strings.Join(strings.Fields(strings.ToUpper(sb.String())), " "), strings.Join(strings.Fields(out), " "), "every word, in order")
+	for _, req := range f.requests {
+		msgs := req["messages"].([]any)
+		user := msgs[1].(map[string]any)["content"].(string)
+		assert.True(t, strings.HasSuffix(user, "."), "a chunk ends at a sentence end: %q", user)
+	}
+}
+
+// Endpoint failures are model_error, a slow model is timeout; over HTTP
+// they answer 502 and 504, as the contract says. The key never shows.
+func TestClean_ErrorsAndHTTPStatuses(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(w http.ResponseWriter, user string)
+		typ    result.ErrorType
+		status int
+	}{
+		{"upstream 500", func(w http.ResponseWriter, _ string) { http.Error(w, "boom sk-secret", 500) }, transcript.ErrModel, 502},
+		{"not a completion", func(w http.ResponseWriter, _ string) { _, _ = w.Write([]byte(`{"oops":true}`)) }, transcript.ErrModel, 502},
+		{"empty answer", func(w http.ResponseWriter, _ string) {
+			_, _ = w.Write([]byte(`{"choices":[{"message":{"content":"  "}}]}`))
+		}, transcript.ErrModel, 502},
+		{"slow", func(w http.ResponseWriter, _ string) { time.Sleep(600 * time.Millisecond) }, transcript.ErrTimeout, 504},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeModel{answer: c.answer}
+			reg := newPack(t, f, transcript.Config{APIKey: "sk-secret", Timeout: 300 * time.Millisecond})
+			r := clean(t, reg, "hello.")
+			require.False(t, r.Success)
+			assert.Equal(t, c.typ, r.ErrorType)
+			assert.NotContains(t, r.Error, "sk-secret")
+
+			api := httptest.NewServer(httpapi.New(reg, httpapi.Options{Logger: quiet}))
+			defer api.Close()
+			resp, err := http.Post(api.URL+"/tools/transcript.clean/invoke", "application/json", strings.NewReader(`{"text":"hello."}`))
+			require.NoError(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, c.status, resp.StatusCode, "%s", body)
+			assert.NotContains(t, string(body), "sk-secret")
+		})
+	}
+}
+
+// Bad input: empty text is a validation failure listing the field, and
+// nothing reaches the model.
+func TestClean_EmptyTextRefused(t *testing.T) {
+	f := &fakeModel{}
+	reg := newPack(t, f, transcript.Config{})
+	r := clean(t, reg, "")
+	assert.Equal(t, result.ValidationError, r.ErrorType)
+	assert.Empty(t, f.requests)
+}
+
+// A bad Config is an error naming the field.
+func TestNew_BadConfig(t *testing.T) {
+	for cfg, want := range map[*transcript.Config]string{
+		{Model: "m"}:                     "Config.BaseURL",
+		{BaseURL: "ftp://x", Model: "m"}: "Config.BaseURL",
+		{BaseURL: "http://x"}:            "Config.Model",
+		{BaseURL: "http://x", Model: "m", ContextTokens: 10}: "Config.ContextTokens",
+		{BaseURL: "http://x", Model: "m", Timeout: -1}:       "Config.Timeout",
+	} {
+		_, err := transcript.New(*cfg)
+		require.ErrorContains(t, err, want)
+	}
+}
+
+func nonSpace(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Property: chunks hold at most n runes each and, joined, every non-space
+// character of the text in order.
+func TestChunksProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := rapid.StringMatching(`([A-Za-zé ]{0,30}[.!?…]? ?\n?){0,20}`).Draw(t, "text")
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		chunks := transcript.Chunks(text, n)
+		for _, c := range chunks {
+			assert.LessOrEqual(t, utf8.RuneCountInString(c), n, "%q", c)
+			assert.NotEmpty(t, strings.TrimSpace(c))
+		}
+		assert.Equal(t, nonSpace(text), nonSpace(strings.Join(chunks, "")))
+	})
+}
+
+// A transcript is split at sentence ends into pieces that fit; a sentence
+// too long for one piece is split at spaces.
+func ExampleChunks() {
+	for _, c := range transcript.Chunks("First one. Second one is much longer! Third?", 24) {
+		fmt.Printf("%q\n", c)
+	}
+	// Output:
+	// "First one."
+	// "Second one is much"
+	// "longer! Third?"
+}
