@@ -301,10 +301,11 @@ func TestE2E_SIGINTStopsStdioServer(t *testing.T) {
 func TestE2E_ProgressiveDisclosure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
-	s := startHTTP(t, ctx, serverEnv(startBackend(t)), "-disclosure", "progressive", "-visible-tools", "add")
+	s := startHTTP(t, ctx, serverEnv(startBackend(t)), "-disclosure", "progressive", "-visible-tools", "add", "-name", "big-registry")
 	cs, err := newClient().Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
 	require.NoError(t, err)
 	defer cs.Close()
+	assert.Equal(t, "big-registry", cs.InitializeResult().ServerInfo.Name, "-name sets the implementation name")
 	lt, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
 	var listed []string

@@ -76,6 +76,8 @@ type config struct {
 	// (-disclosure progressive), with visible tools listed as themselves.
 	progressive bool
 	visible     []string
+	// name is the MCP implementation name the server reports (-name).
+	name string
 }
 
 // levelNames are the -log-level values; trace is registry.LevelTrace, the
@@ -115,6 +117,7 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.readTimeout, "read-timeout", defaultReadTimeout, "time a client has to send a whole request, body included")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", defaultWriteTimeout, "time each write to a client may take (a client that stops reading is cut off; streams may last longer)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", defaultIdleTimeout, "close a keep-alive connection idle for this long")
+	fs.StringVar(&c.name, "name", "toolpack-example", "the MCP implementation name the server reports to clients (serverInfo.name)")
 	var disclosureMode, visible string
 	fs.StringVar(&disclosureMode, "disclosure", "full", `how tools are offered: "full" (every tool listed) or "progressive" (search_tools, describe_tool and call_tool, for large registries)`)
 	fs.StringVar(&visible, "visible-tools", "", "with -disclosure progressive: comma-separated tools listed as themselves beside the meta-tools")
@@ -135,6 +138,9 @@ func parseFlags(argv []string, stderr io.Writer) (config, error) {
 	var err error
 	if c.packs, c.explicit, err = selectPacks(packs); err != nil {
 		return c, err
+	}
+	if !validImplName(c.name) {
+		return c, usageError("flag -name: got %q; expected 1 to 128 letters, digits, '.', '_' or '-'", c.name)
 	}
 	switch disclosureMode {
 	case "full":
@@ -347,7 +353,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		served = d.Registry()
 		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(cfg.visible, ","))
 	}
-	srv := mcpserver.NewServer(served, mcpserver.Options{Implementation: &sdk.Implementation{Name: "toolpack-example", Version: version()},
+	srv := mcpserver.NewServer(served, mcpserver.Options{Implementation: &sdk.Implementation{Name: cfg.name, Version: version()},
 		Display: cfg.display,
 		DisplayFor: func(t *registry.Tool) (mcpserver.Display, bool) {
 			return mcpserver.DisplayValue, plain[t.Pack]
@@ -470,4 +476,18 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "dev"
+}
+
+// validImplName reports an implementation name a client can show: 1 to
+// 128 letters, digits, '.', '_' or '-'.
+func validImplName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
