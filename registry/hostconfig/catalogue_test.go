@@ -3,6 +3,7 @@ package hostconfig_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,23 @@ func TestLoad_CatalogueListsReplacedMapsMerged(t *testing.T) {
 	cfg := mustLoad(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{"c.example.test"}, cfg.Catalogue.AllowedHosts, "a later list replaces an earlier one")
 	assert.Equal(t, map[string]string{"A": "one", "B": "three"}, cfg.Catalogue.Secrets, "secrets merge key by key")
+}
+
+// transcript: configures the transcript pack; the key comes from the
+// environment and never appears in a problem; bad values are named.
+func TestLoad_TranscriptKey(t *testing.T) {
+	t.Setenv("TR_KEY", "sk-transcript-secret")
+	dir := writeFiles(t, map[string]string{"c.yaml": "transcript:\n  base_url: http://127.0.0.1:4000\n  api_key: ${TR_KEY}\n  model: cleaner\n  context_tokens: 4096\n  timeout: 30s\n"})
+	cfg, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, hostconfig.Transcript{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-transcript-secret", Model: "cleaner", ContextTokens: 4096, Timeout: 30 * time.Second}, cfg.Transcript)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "transcript:\n  base_url: ftp://x\n  api_key: ${TR_KEY}\n  model: ''\n  context_tokens: 10\n  timeout: soon\n  temperature: 1\n"})
+	_, err = hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{"transcript.base_url: expected an http or https URL", "transcript.model: expected a model name", "transcript.context_tokens", "transcript.timeout", `transcript.temperature: unknown key "temperature"`} {
+		assert.Contains(t, msg, want)
+	}
+	assert.NotContains(t, msg, "sk-transcript-secret")
 }

@@ -82,6 +82,9 @@ type Config struct {
 	Docs Docs
 	// Catalogue configures the tools catalogue (catalogue:).
 	Catalogue Catalogue
+	// Transcript configures the transcript pack's model endpoint
+	// (transcript:); an empty BaseURL leaves the pack unconfigured.
+	Transcript Transcript
 
 	// pos records where each key path was set (nil for Default).
 	pos map[string]position
@@ -252,6 +255,24 @@ type Catalogue struct {
 	// written as ${ENV} in the file so that the value stays out of it.
 	// Tools refer to them as "${NAME}". Never log or print the values.
 	Secrets map[string]string
+}
+
+// Transcript configures the transcript pack (packs/transcript): the
+// OpenAI-compatible endpoint that cleans transcripts. Zero fields take the
+// pack's defaults.
+type Transcript struct {
+	// BaseURL is the endpoint's base URL (transcript.base_url).
+	BaseURL string
+	// APIKey is its key (transcript.api_key), written as ${ENV} in the
+	// file. Never log or print it.
+	APIKey string
+	// Model is the model name (transcript.model).
+	Model string
+	// ContextTokens is the model's context size (transcript.context_tokens,
+	// at least 256).
+	ContextTokens int
+	// Timeout bounds one call (transcript.timeout).
+	Timeout time.Duration
 }
 
 // Docs configures documentation links.

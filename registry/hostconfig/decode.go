@@ -29,7 +29,7 @@ var (
 
 // Keys of each section, in the order messages list them.
 var (
-	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue"}
+	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript"}
 	snippetKeys = []string{"description", "params", "body"}
 	paramKeys   = []string{"description", "default"}
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
@@ -39,6 +39,7 @@ var (
 	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir"}
 	docsKeys    = []string{"base_url", "slugs"}
 	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets"}
+	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
 )
 
 // decoder turns the merged tree into a Config, reporting every problem.
@@ -255,6 +256,8 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 			d.docs(v, p, &cfg.Docs)
 		case "catalogue":
 			d.catalogue(v, p, &cfg.Catalogue)
+		case "transcript":
+			d.transcript(v, p, &cfg.Transcript)
 		}
 	})
 	d.checkAliasChains(cfg)
@@ -763,6 +766,41 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 					c.Secrets[name] = t
 				}
 			})
+		}
+	})
+}
+
+func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
+	d.fields(n, key, trKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "base_url":
+			if u, ok := d.text(v, p, true); ok {
+				if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+					d.bad(v, p, "expected an http or https URL, got %s", quote(u))
+					return
+				}
+				t.BaseURL = u
+			}
+		case "api_key":
+			if s, ok := d.secretText(v, p); ok {
+				t.APIKey = s
+			}
+		case "model":
+			if s, ok := d.text(v, p, true); ok {
+				if strings.TrimSpace(s) == "" {
+					d.bad(v, p, "expected a model name, got an empty string")
+					return
+				}
+				t.Model = s
+			}
+		case "context_tokens":
+			if i, ok := d.integer(v, p, 256, "8192"); ok {
+				t.ContextTokens = i
+			}
+		case "timeout":
+			if dur, ok := d.duration(v, p); ok {
+				t.Timeout = dur
+			}
 		}
 	})
 }

@@ -60,6 +60,10 @@
 //     allow_private lets them reach loopback, private, link-local and
 //     metadata addresses; secrets maps a name (the "${NAME}" tools use)
 //     to its value, written as ${ENV} so that it stays out of the file.
+//   - transcript: {base_url, api_key, model, context_tokens (8192),
+//     timeout (2m)}: the OpenAI-compatible endpoint of the transcript
+//     pack (packs/transcript); api_key written as ${ENV}. Without
+//     base_url the pack is not configured.
 //
 // Durations are Go durations (1s, 90m, 1h30m); sizes and counts are
 // whole numbers. Relative paths (stats.dir, output.dir, catalogue.dir,
