@@ -9,8 +9,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -324,4 +328,51 @@ func TestE2E_ProgressiveDisclosure(t *testing.T) {
 	assert.Contains(t, text("describe_tool", map[string]any{"name": "is_prime"}), `"inputSchema":{`)
 	assert.Equal(t, "true", text("call_tool", map[string]any{"name": "is_prime", "arguments": map[string]any{"n": 97}}))
 	assert.Equal(t, "5", text("add", map[string]any{"a": 2, "b": 3}))
+}
+
+// The seed's transcript-clean server is one command: -stdio -packs
+// transcript -name transcript-clean, the endpoint from -config. A client
+// cleans a transcript; the model failing is a model_error result; the key
+// never reaches the logs.
+func TestE2E_TranscriptCleanServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	var fail atomic.Bool
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() || r.Header.Get("Authorization") != "Bearer sk-e2e-key" {
+			http.Error(w, "no", http.StatusInternalServerError)
+			return
+		}
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"content": strings.ReplaceAll(req.Messages[1].Content, "um ", "")}}}})
+	}))
+	defer model.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "tr.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("transcript:\n  base_url: "+model.URL+"\n  model: cleaner\n  api_key: ${TR_KEY}\n"), 0o600))
+	cmd := exec.Command(binPath, "-stdio", "-packs", "transcript", "-name", "transcript-clean", "-config", cfgPath)
+	cmd.Env = append(serverEnv(startBackend(t)), "TR_KEY=sk-e2e-key")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	cs, err := newClient().Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	assert.Equal(t, "transcript-clean", cs.InitializeResult().ServerInfo.Name)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "transcript.clean", Arguments: map[string]any{"text": "um hello um world."}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%v", res.Content)
+	sc, _ := json.Marshal(res.StructuredContent)
+	assert.JSONEq(t, `{"clean_text":"hello world."}`, string(sc))
+
+	fail.Store(true)
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "transcript.clean", Arguments: map[string]any{"text": "hello."}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "HTTP 500")
+	require.NoError(t, cs.Close())
+	assert.NotContains(t, stderr.String(), "sk-e2e-key")
 }

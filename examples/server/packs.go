@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/oj"
+	"github.com/toolpack-go/toolpack/packs/transcript"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
 // packEntry is one pack this server can serve.
@@ -20,6 +23,11 @@ type packEntry struct {
 	// new builds the pack. It returns an error wrapping errNotConfigured
 	// when configuration it needs (from the environment) is absent.
 	new func(log *slog.Logger) (*registry.Pack, error)
+	// fromConfig, for a pack configured by the host configuration
+	// (-config) instead of the environment, builds it from the
+	// configuration in force; it is registered when the configuration is
+	// applied, and again on every reload. new is then nil.
+	fromConfig func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error)
 	// plain makes the pack's MCP results show the plain value (for example
 	// its Markdown) rather than the Result envelope.
 	plain bool
@@ -31,6 +39,7 @@ func availablePacks() []packEntry {
 	return []packEntry{
 		{name: example.PackName, new: newExample},
 		{name: oj.PackName, new: newOJ, plain: true},
+		{name: transcript.PackName, fromConfig: newTranscript, plain: true},
 	}
 }
 
@@ -113,6 +122,12 @@ func packNames() string {
 func loadPacks(reg *registry.Registry, entries []packEntry, explicit bool, log *slog.Logger) (plain map[string]bool, err error) {
 	plain = map[string]bool{}
 	for _, e := range entries {
+		if e.plain {
+			plain[e.name] = true
+		}
+		if e.new == nil {
+			continue // built from the host configuration (configPackHook)
+		}
 		p, err := e.new(log)
 		if errors.Is(err, errNotConfigured) && !explicit {
 			log.Info("pack skipped", "pack", e.name, "reason", err.Error())
@@ -130,9 +145,48 @@ func loadPacks(reg *registry.Registry, entries []packEntry, explicit bool, log *
 		if err := reg.AddPack(p); err != nil {
 			return nil, fmt.Errorf("pack %q: %w", e.name, err)
 		}
-		if e.plain {
-			plain[e.name] = true
-		}
 	}
 	return plain, nil
+}
+
+// newTranscript builds the transcript pack from the configuration's
+// transcript: key; without transcript.base_url it is not configured. The
+// endpoint is the operator's own, so it may be a loopback or private
+// address (no other destination is reached).
+func newTranscript(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+	t := cfg.Transcript
+	if t.BaseURL == "" {
+		return nil, fmt.Errorf("%w: set transcript.base_url (and model, api_key) in the -config file", errNotConfigured)
+	}
+	return transcript.New(transcript.Config{BaseURL: t.BaseURL, APIKey: t.APIKey, Model: t.Model,
+		ContextTokens: t.ContextTokens, Timeout: t.Timeout, AllowPrivate: true, Logger: log})
+}
+
+// configPackHook registers a pack built from the host configuration each
+// time one is applied: replaced when configured, removed when no longer
+// configured. A pack named by -packs must be configured.
+func configPackHook(reg *registry.Registry, e packEntry, explicit bool, log *slog.Logger) hostconfig.Hook {
+	return func(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		p, err := e.fromConfig(cfg, log)
+		switch {
+		case errors.Is(err, errNotConfigured) && explicit:
+			return hostconfig.Step{}, fmt.Errorf("pack %q (-packs): %w", e.name, err)
+		case errors.Is(err, errNotConfigured):
+			return hostconfig.Step{Packs: []string{e.name}, Apply: func(context.Context) error {
+				if err := reg.RemovePack(e.name); err != nil && !errors.Is(err, registry.ErrUnknownPack) {
+					return err
+				}
+				return nil
+			}}, nil
+		case err != nil:
+			return hostconfig.Step{}, fmt.Errorf("pack %q: %w", e.name, err)
+		}
+		names := make([]string, len(p.Tools))
+		for i, t := range p.Tools {
+			names[i] = t.Name
+		}
+		return hostconfig.Step{Packs: []string{e.name}, Tools: names, Apply: func(context.Context) error {
+			return reg.ReplacePack(p)
+		}}, nil
+	}
 }

@@ -313,6 +313,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	for _, e := range cfg.packs {
+		if e.fromConfig != nil {
+			host.OnApply(e.name, configPackHook(reg, e, cfg.explicit, log))
+		}
+	}
 	httpTools := &swapInvoker{}
 	host.OnApply("catalogue", catalogueHook(httpTools, log))
 	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy), Logger: log})
