@@ -19,6 +19,7 @@
 //
 //	MCP_INCLUDE_EXAMPLE_TOOLS=true go run ./examples/server   # HTTP on 127.0.0.1:8080, example tools
 //	go run ./examples/server -addr 127.0.0.1:9000 -packs oj     # OJ_BASE_URL set
+//	go run ./examples/server -stdio -packs transcript -name transcript-clean -config tr.yaml
 //	go run ./examples/server -stdio -prefix tp                  # MCP over stdio, tools named tp_…
 //	TOOLPACK_AUTH_TOKEN=$(openssl rand -hex 32) go run ./examples/server -addr 0.0.0.0:8080
 //
@@ -108,6 +109,14 @@
 // line, so the server starts with no flags on a fresh machine; naming such
 // a pack in -packs is an error. The oj
 // pack's MCP results always show its plain Markdown.
+//
+// The transcript pack (transcript.clean, seed 003's contract) reads its
+// model endpoint from the -config file's transcript: key (base_url, model,
+// api_key as ${ENV}, context_tokens, timeout); it is registered when the
+// configuration is applied and follows reloads. The seed's MCP server is
+// one command:
+//
+//	go run ./examples/server -stdio -packs transcript -name transcript-clean -config transcript.yaml
 //
 // The ot pack (packs/ot: ot.tools, ot.packs, ot.aliases, ot.snippets,
 // ot.help, ot.config, ot.health, ot.version, ot.reload, ot.notify,
