@@ -203,7 +203,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c ToolCall) Outcome {
 	raw, coerced := d.read(c.Arguments, d.defs.schemas[name], d.defs.textObjects[name])
 	o.Coerced = coerced
 	if d.opts.Approve != nil && d.opts.NeedsApproval(tool) {
-		dec, err := d.opts.Approve(ctx, ApprovalRequest{Call: c, Tool: tool, Arguments: raw})
+		dec, err := d.approve(ctx, ApprovalRequest{Call: c, Tool: tool, Arguments: raw})
 		if err != nil {
 			o.Err = fmt.Errorf("llm: approval of %s: %w", name, err)
 			return o
@@ -214,6 +214,17 @@ func (d *Dispatcher) dispatch(ctx context.Context, c ToolCall) Outcome {
 	}
 	o.Result, o.Err = d.reg.Invoke(ctx, name, raw)
 	return o
+}
+
+// approve asks the host's callback; a panic in it is an error of the call,
+// not of the process.
+func (d *Dispatcher) approve(ctx context.Context, req ApprovalRequest) (dec Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the approval callback panicked: %v", p)
+		}
+	}()
+	return d.opts.Approve(ctx, req)
 }
 
 // decide applies a decision to an outcome; it reports whether the call

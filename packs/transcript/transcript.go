@@ -128,7 +128,7 @@ func New(cfg Config) (*registry.Pack, error) {
 	u.Path = path + "/chat/completions"
 	p.endpoint = u.String()
 	p.client, err = netguard.New(netguard.Options{AllowedHosts: []string{u.Host}, AllowPrivate: cfg.AllowPrivate,
-		MaxResponseBytes: maxAnswerBytes, MaxRetries: 2})
+		Timeout: cfg.Timeout, MaxResponseBytes: maxAnswerBytes, MaxRetries: 2})
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}

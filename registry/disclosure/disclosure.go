@@ -83,6 +83,10 @@ type Disclosure struct {
 	visible []string
 	unsub   func()
 
+	// refreshMu serializes refresh, so that a refresh reading an older
+	// listing never registers its pack after a newer one's.
+	refreshMu sync.Mutex
+
 	mu    sync.Mutex
 	dirty bool
 	ix    *search.Index
@@ -196,6 +200,8 @@ func summary(t *registry.Tool) string {
 // refresh re-registers the front's pack when what it lists changed: the
 // visible tools present, and call_tool's annotations.
 func (d *Disclosure) refresh() error {
+	d.refreshMu.Lock()
+	defer d.refreshMu.Unlock()
 	tools := d.full.List()
 	ann := leastPermissive(tools)
 	var shown []*registry.Tool

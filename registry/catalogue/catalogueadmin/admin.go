@@ -42,7 +42,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -194,23 +193,50 @@ func (h *Handler) call(ctx context.Context, method, path string, query url.Value
 		}
 		rd = bytes.NewReader(b)
 	}
-	u := path
-	if len(query) > 0 {
-		u += "?" + query.Encode()
+	u := &url.URL{Scheme: "http", Host: "catalogue", Path: path, RawQuery: query.Encode()}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return apiAnswer{}, err
 	}
-	req := httptest.NewRequestWithContext(ctx, method, u, rd)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	rec := httptest.NewRecorder()
+	rec := &recorder{header: http.Header{}}
 	h.api.ServeHTTP(rec, req)
-	a := apiAnswer{status: rec.Code, body: rec.Body.Bytes()}
+	a := apiAnswer{status: rec.status(), body: rec.body.Bytes()}
 	if a.status >= 400 {
 		if err := json.Unmarshal(a.body, &a.err); err != nil {
 			a.err = catalogueapi.ErrorBody{Error: fmt.Sprintf("the API answered %d", a.status)}
 		}
 	}
 	return a, nil
+}
+
+// recorder is the in-process ResponseWriter the API answers into.
+type recorder struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+func (r *recorder) status() int {
+	if r.code == 0 {
+		return http.StatusOK
+	}
+	return r.code
 }
 
 func toolPath(id uuid.UUID, slug, version string) string {
