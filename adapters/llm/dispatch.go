@@ -248,10 +248,16 @@ func decide(o *Outcome, dec Decision, raw json.RawMessage) bool {
 }
 
 // Resume decides a paused call: Approve runs it now, Deny answers with
-// the reason, Pause keeps it pending. The tool must still be registered
-// and enabled.
+// the reason, Pause keeps it pending. The call must name a tool of the
+// Dispatcher's definitions (Pending.Tool the one its name maps to), still
+// registered and enabled: a stored call cannot reach another tool.
 func (d *Dispatcher) Resume(ctx context.Context, p Pending, dec Decision) Outcome {
 	o := Outcome{Call: p.Call, Tool: p.Tool, Coerced: p.Coerced}
+	if name, ok := d.defs.Lookup(p.Call.Name); !ok || name != p.Tool {
+		// A stored call runs only a tool the model was given, by its name.
+		o.Result = result.Failuref[any](result.NotFound, "there is no tool named %q; call only the tools you were given", p.Call.Name)
+		return o
+	}
 	if _, enabled, ok := d.reg.Resolve(p.Tool); !ok || !enabled {
 		o.Result = result.Failuref[any](result.Unavailable, "the tool %q is not available any more", p.Call.Name)
 		return o

@@ -342,6 +342,14 @@ func TestDispatch_Approval(t *testing.T) {
 	assert.Equal(t, "3", o.Call.ID)
 	assert.Equal(t, []string{"a.txt", "c.txt"}, f.dropped)
 
+	// A stored call pointing at another tool than its name maps to runs
+	// nothing.
+	tampered := p
+	tampered.Tool = "calc.add"
+	o = d.Resume(context.Background(), tampered, llm.Decision{Verdict: llm.Approve})
+	assert.Equal(t, result.NotFound, o.Result.ErrorType)
+	assert.Equal(t, []string{"a.txt", "c.txt"}, f.dropped)
+
 	// An approval callback's error fails the call without running it.
 	failing := f.dispatcher(t, llm.Anthropic, false, llm.DispatchOptions{Approve: func(context.Context, llm.ApprovalRequest) (llm.Decision, error) {
 		return llm.Decision{}, errors.New("approval service down")
