@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"time"
@@ -45,6 +46,9 @@ type ToolOptions struct {
 	// Errors declares the error types the tool's failures may carry beyond
 	// the result package's own, with their HTTP statuses (Tool.Errors).
 	Errors []ErrorSpec
+	// FieldErrorTypes maps top-level arguments to the error type a failed
+	// validation of them takes (Tool.FieldErrorTypes).
+	FieldErrorTypes map[string]result.ErrorType
 	// TraceArgs names the top-level arguments whose values tracing may
 	// record on the call's span (Tool.TraceArgs).
 	TraceArgs []string
@@ -107,9 +111,10 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 			Returns:   fmt.Sprintf("result.Result[%s]", tr),
 			Example:   o.Example,
 		},
-		Errors:    slices.Clone(o.Errors),
-		TraceArgs: slices.Clone(o.TraceArgs),
-		Timeout:   o.Timeout,
+		Errors:          slices.Clone(o.Errors),
+		TraceArgs:       slices.Clone(o.TraceArgs),
+		FieldErrorTypes: maps.Clone(o.FieldErrorTypes),
+		Timeout:         o.Timeout,
 	}
 	if _, ok := args.ConsentPhrase(ta); ok && t.Annotations.Destructive == nil {
 		t.Annotations.Destructive = new(true)

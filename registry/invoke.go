@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/result"
@@ -78,7 +79,7 @@ func (r *Registry) decodeStage(next Handler) Handler {
 			if err != nil {
 				var ve *args.ValidationError
 				if errors.As(err, &ve) {
-					return args.Failure[any](ve), nil
+					return withFieldErrorType(c.Tool, args.Failure[any](ve), ve), nil
 				}
 				return result.Result[any]{}, fmt.Errorf("registry: tool %q: decode arguments: %w", c.Tool.Name, err)
 			}
@@ -86,4 +87,23 @@ func (r *Registry) decodeStage(next Handler) Handler {
 		}
 		return next(ctx, c)
 	}
+}
+
+// withFieldErrorType gives a validation failure the tool's error type for
+// the first failing argument that has one (Tool.FieldErrorTypes).
+func withFieldErrorType(t *Tool, res result.Result[any], ve *args.ValidationError) result.Result[any] {
+	if len(t.FieldErrorTypes) == 0 {
+		return res
+	}
+	for _, fe := range ve.Errors {
+		top := fe.Field
+		if i := strings.IndexAny(top, ".["); i >= 0 {
+			top = top[:i]
+		}
+		if typ, ok := t.FieldErrorTypes[top]; ok {
+			res.ErrorType = typ
+			return res
+		}
+	}
+	return res
 }

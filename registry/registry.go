@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -413,6 +414,10 @@ func (r *Registry) prepare(t *Tool, checked *schemaSet) (*entry, error) {
 		return nil, fmt.Errorf("%w: tool %q: TraceArgs: %w", ErrInvalidTool, c.Name, err)
 	}
 	c.TraceArgs = slices.Clone(c.TraceArgs)
+	if err := checkFieldErrorTypes(c.InputSchema, c.FieldErrorTypes, c.Errors); err != nil {
+		return nil, fmt.Errorf("%w: tool %q: FieldErrorTypes: %w", ErrInvalidTool, c.Name, err)
+	}
+	c.FieldErrorTypes = maps.Clone(c.FieldErrorTypes)
 	e := &entry{tool: &c}
 	if len(c.OutputSchema) > 0 && c.CheckOutput == nil {
 		s, err := r.compiledOutput(c.Name, c.OutputSchema)
@@ -597,6 +602,29 @@ func checkTraceArgs(inputSchema json.RawMessage, names []string) error {
 			return fmt.Errorf("[%d]: expected a property of the input schema named once, got %q", i, n)
 		}
 		seen[n] = true
+	}
+	return nil
+}
+
+// checkFieldErrorTypes checks that every argument named is a property of
+// the input schema and every type is declared in errs.
+func checkFieldErrorTypes(inputSchema json.RawMessage, m map[string]result.ErrorType, errs []ErrorSpec) error {
+	if len(m) == 0 {
+		return nil
+	}
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(inputSchema, &root); err != nil {
+		return fmt.Errorf("reading the input schema's properties: %w", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if _, ok := root.Properties[name]; !ok {
+			return fmt.Errorf("[%q]: expected a property of the input schema, got %q", name, name)
+		}
+		if !slices.ContainsFunc(errs, func(e ErrorSpec) bool { return e.Type == m[name] }) {
+			return fmt.Errorf("[%q]: error type %q is not declared in Errors; declare it with its HTTP status", name, m[name])
+		}
 	}
 	return nil
 }

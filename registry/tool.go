@@ -57,6 +57,13 @@ type Tool struct {
 	// the result package's own, each with the HTTP status a REST adapter
 	// answers it with.
 	Errors []ErrorSpec
+	// FieldErrorTypes gives a failed argument validation a contract's own
+	// error type instead of validation_error: when the problems include
+	// one of these top-level arguments (JSON names, properties of
+	// InputSchema), the failure takes the type of the first such argument
+	// in the order the problems are listed; its error_data still lists
+	// every problem. Declare each type in Errors (with its HTTP status).
+	FieldErrorTypes map[string]result.ErrorType
 	// TraceArgs names the top-level arguments (JSON names, properties of
 	// InputSchema) whose values a tracing middleware may record as span
 	// attributes. By default no argument value leaves the call: name only
