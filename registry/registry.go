@@ -590,15 +590,13 @@ func checkTraceArgs(inputSchema json.RawMessage, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	var root struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(inputSchema, &root); err != nil {
-		return fmt.Errorf("reading the input schema's properties: %w", err)
+	props, err := inputProperties(inputSchema)
+	if err != nil {
+		return err
 	}
 	seen := make(map[string]bool, len(names))
 	for i, n := range names {
-		if _, ok := root.Properties[n]; !ok || seen[n] {
+		if _, ok := props[n]; !ok || seen[n] {
 			return fmt.Errorf("[%d]: expected a property of the input schema named once, got %q", i, n)
 		}
 		seen[n] = true
@@ -612,14 +610,12 @@ func checkFieldErrorTypes(inputSchema json.RawMessage, m map[string]result.Error
 	if len(m) == 0 {
 		return nil
 	}
-	var root struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(inputSchema, &root); err != nil {
-		return fmt.Errorf("reading the input schema's properties: %w", err)
+	props, err := inputProperties(inputSchema)
+	if err != nil {
+		return err
 	}
 	for _, name := range slices.Sorted(maps.Keys(m)) {
-		if _, ok := root.Properties[name]; !ok {
+		if _, ok := props[name]; !ok {
 			return fmt.Errorf("[%q]: expected a property of the input schema, got %q", name, name)
 		}
 		if !slices.ContainsFunc(errs, func(e ErrorSpec) bool { return e.Type == m[name] }) {
@@ -627,4 +623,15 @@ func checkFieldErrorTypes(inputSchema json.RawMessage, m map[string]result.Error
 		}
 	}
 	return nil
+}
+
+// inputProperties reads the top-level properties of an input schema.
+func inputProperties(inputSchema json.RawMessage) (map[string]json.RawMessage, error) {
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(inputSchema, &root); err != nil {
+		return nil, fmt.Errorf("reading the input schema's properties: %w", err)
+	}
+	return root.Properties, nil
 }
