@@ -16,7 +16,8 @@
 //
 // Every call goes through Registry.Invoke: decoding, validation (a domain
 // failure listing every field problem, isError true), middleware and
-// output checks. A protocol failure of the pipeline (a bug, a cancelled
+// output checks. A failure's error type is in the result's _meta under
+// MetaErrorType, as with adapters/mcpserver. A protocol failure of the pipeline (a bug, a cancelled
 // call) is returned to mcp-go as an error, which answers with a JSON-RPC
 // error. Arguments are read from the request's raw JSON when mcp-go kept it
 // (so integers above 2^53 stay exact), else re-encoded from its map.
@@ -41,6 +42,10 @@ import (
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
+
+// MetaErrorType is the _meta key of a failed tool result that holds the
+// failure's error type ("toolpack/error_type").
+const MetaErrorType = mcpmap.MetaErrorType
 
 // Options configure the adapter. The zero value shows plain values and
 // logs with slog.Default.
@@ -188,6 +193,9 @@ func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req
 	}
 	if rep.Structured != nil {
 		out.StructuredContent = rep.Structured
+	}
+	if rep.ErrorType != "" {
+		out.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaErrorType: string(rep.ErrorType)}}
 	}
 	return out, nil
 }

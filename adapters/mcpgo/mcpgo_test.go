@@ -143,6 +143,8 @@ func TestCallTool_ThroughThePipeline(t *testing.T) {
 	for _, want := range []string{"correct every one", "- a:", "- b:", "- c:"} {
 		assert.Contains(t, msg, want)
 	}
+	require.NotNil(t, r.Meta, "a failure's error type is in _meta")
+	assert.Equal(t, string(result.ValidationError), r.Meta.AdditionalFields[mcpgo.MetaErrorType])
 
 	r, err = call(t, c, "origin", nil)
 	require.NoError(t, err)

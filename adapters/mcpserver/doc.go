@@ -122,6 +122,7 @@
 //	                                        whose error_data holds them all
 //	other domain failure                    isError: true, no structuredContent; the error
 //	                                        text and the instruction | the envelope
+//	any domain failure, both displays       _meta {"toolpack/error_type": its error_type}
 //	non-nil error from Invoke               JSON-RPC error, never a tool result:
 //	  unknown tool (registry.ErrUnknownTool)  -32602 invalid params, "unknown tool \"x\""
 //	  cancelled / timed out                   -32603, "tool \"x\": call cancelled|timed out"
@@ -140,7 +141,9 @@
 // while programs read structuredContent; an envelope around every answer
 // would cost tokens on every call and put protocol noise where the model
 // expects content. Failures lose nothing: their text carries the error,
-// every field error and the instruction. A host whose agents are written
+// every field error and the instruction, and their _meta carries the
+// error type under MetaErrorType, so that a program tells a contract's
+// codes (port_busy, invalid_query, …) apart without reading the text. A host whose agents are written
 // to read every field of a Result (message, error_type, instruction on
 // successes too) chooses the envelope with Options.Display =
 // DisplayEnvelope for every tool, or with Options.DisplayFor for some

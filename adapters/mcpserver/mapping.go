@@ -30,6 +30,9 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 	if rep.Structured != nil {
 		out.StructuredContent = rep.Structured
 	}
+	if rep.ErrorType != "" {
+		out.Meta = sdk.Meta{mcpmap.MetaErrorType: string(rep.ErrorType)}
+	}
 	return out, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -47,6 +48,10 @@ func (d Display) String() string {
 }
 
 func (d Display) valid() bool { return d == DisplayEnvelope || d == DisplayValue }
+
+// MetaErrorType is the _meta key of a failed tool result that holds the
+// failure's error type ("toolpack/error_type").
+const MetaErrorType = mcpmap.MetaErrorType
 
 // Options configure Register, NewServer and ServeStdio. The zero value is
 // usable: every tool shows its plain value (DisplayValue), the server is

@@ -180,6 +180,25 @@ func TestDomainFailure_ValueDisplay(t *testing.T) {
 	assert.Nil(t, res.StructuredContent)
 }
 
+// A failure's error type reaches the client in _meta, in both displays,
+// so that a program tells codes apart without reading the text; a
+// success carries none.
+func TestFailure_ErrorTypeInMeta(t *testing.T) {
+	for _, d := range []mcpserver.Display{mcpserver.DisplayValue, mcpserver.DisplayEnvelope} {
+		s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: d})
+		res, err := s.call(t, "lookup", map[string]any{"key": "k1"})
+		require.NoError(t, err)
+		assert.Equal(t, string(result.NotFound), res.Meta[mcpserver.MetaErrorType])
+		res, err = s.call(t, "greet", map[string]any{"name": "x"})
+		require.NoError(t, err)
+		assert.Equal(t, string(result.ValidationError), res.Meta[mcpserver.MetaErrorType])
+		res, err = s.call(t, "greet", map[string]any{"name": "Ann", "times": 1})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+		assert.NotContains(t, res.Meta, mcpserver.MetaErrorType)
+	}
+}
+
 func TestDomainFailure_EnvelopeDisplay(t *testing.T) {
 	s := newSession(t, newTestRegistry(t), mcpserver.Options{Display: mcpserver.DisplayEnvelope})
 	res, err := s.call(t, "lookup", map[string]any{"key": "k1"})

@@ -30,7 +30,16 @@ type Reply struct {
 	Structured json.RawMessage
 	// IsError marks a domain failure.
 	IsError bool
+	// ErrorType is a failure's error type, sent in the result's _meta
+	// under MetaErrorType so that a client tells contract codes
+	// (port_busy, invalid_query, …) apart without parsing the text; ""
+	// for a success.
+	ErrorType result.ErrorType
 }
+
+// MetaErrorType is the _meta key of a failed tool result that holds its
+// error type.
+const MetaErrorType = "toolpack/error_type"
 
 // Map maps a Result from the pipeline to an MCP tool result: the text
 // shows the plain value (or, with envelope, the whole Result as JSON), the
@@ -49,7 +58,7 @@ func Map(r result.Result[any], envelope bool, shape Shape) (Reply, error) {
 			}
 			text = env
 		}
-		return Reply{Content: result.Contents{result.Text(text)}, IsError: true}, nil
+		return Reply{Content: result.Contents{result.Text(text)}, IsError: true, ErrorType: r.ErrorType}, nil
 	}
 	if cs, ok := toolmsg.RichContents(r.Value); ok {
 		if err := cs.Validate(); err != nil {
