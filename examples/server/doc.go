@@ -20,6 +20,7 @@
 //	MCP_INCLUDE_EXAMPLE_TOOLS=true go run ./examples/server   # HTTP on 127.0.0.1:8080, example tools
 //	go run ./examples/server -addr 127.0.0.1:9000 -packs oj     # OJ_BASE_URL set
 //	go run ./examples/server -stdio -packs transcript -name transcript-clean -config tr.yaml
+//	go run ./examples/server -stdio -packs mlx -name mlxctl -config mlx.yaml
 //	go run ./examples/server -stdio -prefix tp                  # MCP over stdio, tools named tp_…
 //	TOOLPACK_AUTH_TOKEN=$(openssl rand -hex 32) go run ./examples/server -addr 0.0.0.0:8080
 //
@@ -117,6 +118,20 @@
 // one command:
 //
 //	go run ./examples/server -stdio -packs transcript -name transcript-clean -config transcript.yaml
+//
+// The mlx pack (mlx.load, mlx.unload) reads the models it may start, the
+// command template and the start timeout from the mlx: key; the seed's
+// MCP server is
+//
+//	go run ./examples/server -stdio -packs mlx -name mlxctl -config mlx.yaml
+//
+// with mlx.yaml holding for example
+//
+//	mlx:
+//	  models: [mlx-community/Qwen3-4B-4bit]
+//
+// Started model servers are recorded in toolpack/mlx-servers.json under
+// the user cache directory, so a restarted server still unloads them.
 //
 // The ot pack (packs/ot: ot.tools, ot.packs, ot.aliases, ot.snippets,
 // ot.help, ot.config, ot.health, ot.version, ot.reload, ot.notify,

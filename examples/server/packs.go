@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolpack-go/toolpack/packs/example"
+	"github.com/toolpack-go/toolpack/packs/mlx"
 	"github.com/toolpack-go/toolpack/packs/oj"
 	"github.com/toolpack-go/toolpack/packs/transcript"
 	"github.com/toolpack-go/toolpack/registry"
@@ -40,6 +41,7 @@ func availablePacks() []packEntry {
 		{name: example.PackName, new: newExample},
 		{name: oj.PackName, new: newOJ, plain: true},
 		{name: transcript.PackName, fromConfig: newTranscript, plain: true},
+		{name: mlx.PackName, fromConfig: newMLX, plain: true},
 	}
 }
 
@@ -160,6 +162,18 @@ func newTranscript(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, er
 	}
 	return transcript.New(transcript.Config{BaseURL: t.BaseURL, APIKey: t.APIKey, Model: t.Model,
 		ContextTokens: t.ContextTokens, Timeout: t.Timeout, AllowPrivate: true, Logger: log})
+}
+
+// newMLX builds the mlx pack from the configuration's mlx: key; without
+// mlx.models it is not configured. Started servers are recorded in the
+// pack's default state file (in the user cache directory), so that a
+// restarted server, whatever its -config, still unloads them.
+func newMLX(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+	m := cfg.MLX
+	if len(m.Models) == 0 {
+		return nil, fmt.Errorf("%w: set mlx.models (and optionally mlx.command, mlx.start_timeout) in the -config file", errNotConfigured)
+	}
+	return mlx.New(mlx.Config{Command: m.Command, Models: m.Models, StartTimeout: m.StartTimeout, Logger: log})
 }
 
 // configPackHook registers a pack built from the host configuration each

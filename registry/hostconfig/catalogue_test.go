@@ -90,3 +90,27 @@ func TestLoad_TranscriptKey(t *testing.T) {
 	}
 	assert.NotContains(t, msg, "sk-transcript-secret")
 }
+
+// mlx: configures the mlx pack: the command template and the models as
+// lists (an included file's list is replaced, not appended to), the
+// start timeout as a duration; bad values are named.
+func TestLoad_MLXKey(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"base.yaml": "mlx:\n  models: [a, b]\n  start_timeout: 2m\n",
+		"c.yaml":    "include: [base.yaml]\nmlx:\n  command: [\"${MLX_BIN}\", --model, \"{model}\", --port, \"{port}\"]\n  models: [mlx-community/Qwen3-4B-4bit]\n",
+	})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"MLX_BIN": "/opt/mlx/bin/mlx_lm.server"})
+	assert.Equal(t, hostconfig.MLX{
+		Command:      []string{"/opt/mlx/bin/mlx_lm.server", "--model", "{model}", "--port", "{port}"},
+		Models:       []string{"mlx-community/Qwen3-4B-4bit"},
+		StartTimeout: 2 * time.Minute,
+	}, cfg.MLX)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "mlx:\n  command: mlx_lm.server --model {model}\n  models: [ok, '']\n  start_timeout: soon\n  port: 8100\n"})
+	_, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{"mlx.command: expected a list of strings", "mlx.models[1]: expected a non-empty string", "mlx.start_timeout", `mlx.port: unknown key "port"`} {
+		assert.Contains(t, msg, want)
+	}
+}

@@ -85,6 +85,9 @@ type Config struct {
 	// Transcript configures the transcript pack's model endpoint
 	// (transcript:); an empty BaseURL leaves the pack unconfigured.
 	Transcript Transcript
+	// MLX configures the mlx pack's local model servers (mlx:); no Models
+	// leaves the pack unconfigured.
+	MLX MLX
 
 	// pos records where each key path was set (nil for Default).
 	pos map[string]position
@@ -255,6 +258,20 @@ type Catalogue struct {
 	// written as ${ENV} in the file so that the value stays out of it.
 	// Tools refer to them as "${NAME}". Never log or print the values.
 	Secrets map[string]string
+}
+
+// MLX configures the mlx pack (packs/mlx): which models mlx.load may
+// start and how. Zero fields take the pack's defaults.
+type MLX struct {
+	// Command is the command template (mlx.command), one list element per
+	// argument; {model} and {port} are replaced in each. Nil means the
+	// pack's default, mlx_lm.server --model {model} --port {port}.
+	Command []string
+	// Models are the models mlx.load may start (mlx.models).
+	Models []string
+	// StartTimeout bounds the wait for a started server to answer
+	// (mlx.start_timeout).
+	StartTimeout time.Duration
 }
 
 // Transcript configures the transcript pack (packs/transcript): the

@@ -29,7 +29,7 @@ var (
 
 // Keys of each section, in the order messages list them.
 var (
-	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript"}
+	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript", "mlx"}
 	snippetKeys = []string{"description", "params", "body"}
 	paramKeys   = []string{"description", "default"}
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
@@ -40,6 +40,7 @@ var (
 	docsKeys    = []string{"base_url", "slugs"}
 	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets"}
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
+	mlxKeys     = []string{"command", "models", "start_timeout"}
 )
 
 // decoder turns the merged tree into a Config, reporting every problem.
@@ -258,6 +259,8 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 			d.catalogue(v, p, &cfg.Catalogue)
 		case "transcript":
 			d.transcript(v, p, &cfg.Transcript)
+		case "mlx":
+			d.mlx(v, p, &cfg.MLX)
 		}
 	})
 	d.checkAliasChains(cfg)
@@ -803,4 +806,48 @@ func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 			}
 		}
 	})
+}
+
+func (d *decoder) mlx(n *yaml.Node, key string, m *MLX) {
+	d.fields(n, key, mlxKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "command":
+			if words, ok := d.words(v, p, "[mlx_lm.server, --model, \"{model}\", --port, \"{port}\"]"); ok {
+				m.Command = words
+			}
+		case "models":
+			if words, ok := d.words(v, p, "[mlx-community/Qwen3-4B-4bit]"); ok {
+				m.Models = words
+			}
+		case "start_timeout":
+			if dur, ok := d.duration(v, p); ok {
+				m.StartTimeout = dur
+			}
+		}
+	})
+}
+
+// words reads a non-empty list of non-empty strings (${VAR} expanded).
+func (d *decoder) words(n *yaml.Node, key, example string) ([]string, bool) {
+	seq := deref(n)
+	if seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
+		d.bad(n, key, "expected a list of strings such as %s, got %s", example, kindOf(seq))
+		return nil, false
+	}
+	out := make([]string, 0, len(seq.Content))
+	ok := true
+	for i, e := range seq.Content {
+		ep := fmt.Sprintf("%s[%d]", key, i)
+		t, good := d.text(e, ep, true)
+		switch {
+		case !good:
+			ok = false
+		case strings.TrimSpace(t) == "":
+			d.bad(e, ep, "expected a non-empty string, got %s", quote(t))
+			ok = false
+		default:
+			out = append(out, t)
+		}
+	}
+	return out, ok
 }

@@ -64,6 +64,11 @@
 //     timeout (2m)}: the OpenAI-compatible endpoint of the transcript
 //     pack (packs/transcript); api_key written as ${ENV}. Without
 //     base_url the pack is not configured.
+//   - mlx: {command (mlx_lm.server --model {model} --port {port}), models,
+//     start_timeout (60s)}: the local model servers of the mlx pack
+//     (packs/mlx). command is a list, one element per argument, never run
+//     through a shell; {model} and {port} are replaced in each element.
+//     Without models the pack is not configured.
 //
 // Durations are Go durations (1s, 90m, 1h30m); sizes and counts are
 // whole numbers. Relative paths (stats.dir, output.dir, catalogue.dir,
