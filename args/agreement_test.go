@@ -301,7 +301,15 @@ func agreeCases() []agreeCase {
 		caseOf[agreeNested]("nested"),
 		caseOf[agreeAnyRaw]("anyraw"),
 		caseOf[agreeOmit]("omit"),
+		caseOf[agreeNotNull]("notnull"),
 	}
+}
+
+// agreeNotNull has optional pointers that refuse null (nullable:"false").
+type agreeNotNull struct {
+	Max  *int     `json:"max" validate:"omitempty,gte=1,lte=25" nullable:"false"`
+	Name *string  `json:"name" validate:"omitempty,min=2" nullable:"false"`
+	Keep *float64 `json:"keep"`
 }
 
 func caseOf[A any](name string) agreeCase {

@@ -229,7 +229,7 @@ func (d *decoder) value(v reflect.Value, n *node) bool {
 	c := d.raw[d.pos]
 	if c == 'n' {
 		switch {
-		case n.ptr, n.kind == kAny:
+		case n.ptr && !n.noNull, n.kind == kAny:
 			if !d.literal("null") {
 				return false
 			}
@@ -1162,7 +1162,7 @@ func jsonTypeName(n *node) string {
 	}
 	// A required pointer is not nullable: its schema has no "null" and the
 	// validator rejects nil, so "or null" would mislead.
-	if n.ptr && !n.rules.required {
+	if n.ptr && !n.rules.required && !n.noNull {
 		s += " or null"
 	}
 	return s

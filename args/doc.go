@@ -104,7 +104,14 @@
 // Other tags: `description:"…"` → description; `default:"…"` → default and
 // `example:"…"` → examples, both read as the field's JSON value (a string
 // field's text as is, a duration as "1m30s") and checked against the
-// field's own rules (ErrBadTagValue otherwise). Schema tags of other
+// field's own rules (ErrBadTagValue otherwise). Two tags say what the Go
+// type cannot: `nullable:"false"` on an optional argument pointer lets
+// the field be absent but refuses null (the schema's type has no "null"
+// — {"type":"integer","minimum":1} rather than ["integer","null"]), and
+// `optional:"true"` on a result field leaves it out of "required" although
+// it is always written (a *string written as null when unknown, stated as
+// {"type":["string","null"]} without promising the key). Each is refused
+// on the other side and where it means nothing. Schema tags of other
 // generators (minimum, pattern, enum, …) are refused: constraints come
 // from the validate tag only. A duration parameter in a result's rule is a
 // duration ("1s") or nanoseconds.

@@ -126,7 +126,7 @@ func mdNodeType(n *node) string {
 			s = customTypeText(n.custom)
 		}
 	}
-	if n.ptr && !n.rules.required && n.kind != kAny && n.kind != kRaw && !strings.HasSuffix(s, " or null") {
+	if n.ptr && !n.rules.required && !n.noNull && n.kind != kAny && n.kind != kRaw && !strings.HasSuffix(s, " or null") {
 		s += " or null"
 	}
 	return s

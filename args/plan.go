@@ -44,11 +44,14 @@ const (
 // node describes how one Go type (pointer stripped) decodes, encodes and
 // validates at one position: a field, an element or the root.
 type node struct {
-	t    reflect.Type // the type after stripping one pointer
-	ptr  bool         // the position holds a pointer
-	kind kind
-	bits int   // int/uint/float bit size
-	elem *node // slice element or map value
+	t   reflect.Type // the type after stripping one pointer
+	ptr bool         // the position holds a pointer
+	// noNull: (arguments) a pointer field tagged nullable:"false": it may
+	// be absent, but null is refused and the schema does not admit it.
+	noNull bool
+	kind   kind
+	bits   int   // int/uint/float bit size
+	elem   *node // slice element or map value
 
 	// structs
 	fields []*field
@@ -191,7 +194,7 @@ var schemaTags = []string{
 	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
 	"minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
 	"uniqueItems", "minProperties", "maxProperties", "enum", "const",
-	"required", "nullable", "examples",
+	"required", "examples",
 }
 
 func buildPlan(t reflect.Type, m mode) (*typePlan, error) {
@@ -276,6 +279,9 @@ func (b *planBuilder) structNode(t reflect.Type, where string) (*node, error) {
 		if err := b.fieldNode(f, sf, fwhere); err != nil {
 			return nil, err
 		}
+		if err := b.presenceTags(f, sf, fwhere); err != nil {
+			return nil, err
+		}
 		if f.omitZero {
 			f.isZero = zeroTest(sf.Type)
 		}
@@ -285,6 +291,37 @@ func (b *planBuilder) structNode(t reflect.Type, where string) (*node, error) {
 	}
 	n.names = strings.Join(names, ", ")
 	return n, nil
+}
+
+// presenceTags applies the nullable and optional tags, which say what a
+// schema cannot learn from the Go type: nullable:"false" on an optional
+// argument pointer (absent is allowed, null is not) and optional:"true"
+// on a result field that is always written but that the schema should not
+// promise (it is left out of required).
+func (b *planBuilder) presenceTags(f *field, sf reflect.StructField, where string) error {
+	if v, ok := sf.Tag.Lookup("nullable"); ok {
+		switch {
+		case v != "false":
+			return fmt.Errorf("args: %s: nullable tag %q: the only value is \"false\" (a pointer admits null by default): %w", where, v, ErrUnsupportedTag)
+		case b.out():
+			return fmt.Errorf("args: %s: nullable:\"false\" applies to arguments; in a result a nil pointer is written as null, so use a non-pointer type or omitempty: %w", where, ErrUnsupportedTag)
+		case !f.node.ptr:
+			return fmt.Errorf("args: %s: nullable:\"false\" applies to pointer fields (an optional argument whose absence the pointer shows); %s is not one: %w", where, f.typ, ErrUnsupportedTag)
+		}
+		f.node.noNull = true
+	}
+	if v, ok := sf.Tag.Lookup("optional"); ok {
+		switch {
+		case v != "true":
+			return fmt.Errorf("args: %s: optional tag %q: the only value is \"true\": %w", where, v, ErrUnsupportedTag)
+		case !b.out():
+			return fmt.Errorf("args: %s: optional:\"true\" applies to results; an argument is optional unless its validate tag says required: %w", where, ErrUnsupportedTag)
+		case f.node.rules.required:
+			return fmt.Errorf("args: %s: optional:\"true\" contradicts the validate tag's required: %w", where, ErrUnsupportedTag)
+		}
+		f.required = false
+	}
+	return nil
 }
 
 // embeddedPathSettable reports whether every embedded pointer on the path

@@ -189,7 +189,7 @@ func (sb *schemaBuilder) position(n *node, pc posCtx) obj {
 	case kCustom:
 		s = append(obj{}, n.custom.schema...)
 		switch {
-		case n.ptr && !req && (!sb.out || !pc.omitsNil):
+		case n.ptr && !req && !n.noNull && (!sb.out || !pc.omitsNil):
 			return obj{{"anyOf", []any{s, obj{{"type", "null"}}}}}
 		case n.ptr && req && typeMentionsNull(s):
 			return obj{{"allOf", []any{s}}, {"not", obj{{"type", "null"}}}}
@@ -207,7 +207,7 @@ func (sb *schemaBuilder) position(n *node, pc posCtx) obj {
 		s = sb.structSchema(n)
 	}
 
-	nullable := n.ptr
+	nullable := n.ptr && !n.noNull
 	if sb.out {
 		nullable = n.ptr && !pc.omitsNil
 		if (n.kind == kSlice || n.kind == kMap) && (n.ptr || !pc.omitsNil) {
