@@ -60,6 +60,10 @@ type node struct {
 
 	custom *customType
 
+	// keywords: (results) a struct type's extra schema keywords
+	// (SchemaKeywords), checked by ValidateOutput.
+	keywords *keywords
+
 	// rules that apply to the value at this position (from the owning
 	// field's tag before "dive", or the part after a "dive").
 	rules rules
@@ -290,6 +294,11 @@ func (b *planBuilder) structNode(t reflect.Type, where string) (*node, error) {
 		names = append(names, f.name)
 	}
 	n.names = strings.Join(names, ", ")
+	kw, err := b.keywordsOf(t, t.String())
+	if err != nil {
+		return nil, err
+	}
+	n.keywords = kw
 	return n, nil
 }
 

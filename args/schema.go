@@ -255,7 +255,11 @@ func (sb *schemaBuilder) structSchema(n *node) obj {
 	if len(req) > 0 {
 		s = append(s, kv{"required", req})
 	}
-	return append(s, kv{"additionalProperties", false})
+	s = append(s, kv{"additionalProperties", false})
+	if n.keywords != nil {
+		s = append(s, n.keywords.kvs...)
+	}
+	return s
 }
 
 // withExtras merges a field's description, default and example tags into

@@ -308,6 +308,9 @@ func (c *checker) check(v reflect.Value, n *node) {
 		}
 	case kStruct:
 		c.fields(v, n)
+		if c.out && n.keywords != nil {
+			c.checkKeywords(v, n.keywords)
+		}
 	}
 }
 
