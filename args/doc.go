@@ -111,7 +111,10 @@
 // `optional:"true"` on a result field leaves it out of "required" although
 // it is always written (a *string written as null when unknown, stated as
 // {"type":["string","null"]} without promising the key). Each is refused
-// on the other side and where it means nothing. Schema tags of other
+// on the other side and where it means nothing. A result struct whose rule
+// spans fields (allOf with if/then, dependentRequired) states it with a
+// JSONSchemaKeywords method (SchemaKeywords): the keywords join its
+// generated schema and ValidateOutput enforces them. Schema tags of other
 // generators (minimum, pattern, enum, …) are refused: constraints come
 // from the validate tag only. A duration parameter in a result's rule is a
 // duration ("1s") or nanoseconds.
