@@ -389,8 +389,10 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.over {
 		return 0, tooLarge("response", b.max)
 	}
-	if room := b.max - b.n + 1; int64(len(p)) > room {
-		p = p[:room]
+	// room+1 is computed only when it is below len(p), so a cap near
+	// math.MaxInt64 cannot overflow.
+	if room := b.max - b.n; room < int64(len(p))-1 {
+		p = p[:room+1]
 	}
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
@@ -415,8 +417,10 @@ func (b *cappedRequestBody) Read(p []byte) (int, error) {
 	if b.exceeded.Load() {
 		return 0, tooLarge("request", b.max)
 	}
-	if room := b.max - b.n + 1; int64(len(p)) > room {
-		p = p[:room]
+	// room+1 is computed only when it is below len(p), so a cap near
+	// math.MaxInt64 cannot overflow.
+	if room := b.max - b.n; room < int64(len(p))-1 {
+		p = p[:room+1]
 	}
 	n, err := b.rc.Read(p)
 	b.n += int64(n)

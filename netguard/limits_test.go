@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -63,6 +64,21 @@ func TestResponseAtCapIsRead(t *testing.T) {
 		require.NoError(t, err, path)
 		require.NoError(t, resp.Body.Close())
 		assert.Len(t, b, 1000)
+	}
+}
+
+// A cap as large as an int64 holds (no practical cap, for a caller that
+// cuts the body itself) reads the body without overflowing.
+func TestResponseCapAtMaxInt64(t *testing.T) {
+	e := sizedEnv(t)
+	c := e.client(t, Options{MaxResponseBytes: math.MaxInt64})
+	for _, path := range []string{"/len/5000", "/chunked/5000"} {
+		resp, err := get(t, c, e.url("http://public.example.test:{p}"+path))
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err, path)
+		require.NoError(t, resp.Body.Close())
+		assert.Len(t, b, 5000)
 	}
 }
 

@@ -21,6 +21,7 @@
 //	go run ./examples/server -addr 127.0.0.1:9000 -packs oj     # OJ_BASE_URL set
 //	go run ./examples/server -stdio -packs transcript -name transcript-clean -config tr.yaml
 //	go run ./examples/server -stdio -packs mlx -name mlxctl -config mlx.yaml
+//	go run ./examples/server -stdio -packs web -name web-fetch
 //	go run ./examples/server -stdio -prefix tp                  # MCP over stdio, tools named tp_…
 //	TOOLPACK_AUTH_TOKEN=$(openssl rand -hex 32) go run ./examples/server -addr 0.0.0.0:8080
 //
@@ -118,6 +119,14 @@
 // one command:
 //
 //	go run ./examples/server -stdio -packs transcript -name transcript-clean -config transcript.yaml
+//
+// The web pack (web.fetch, search.web) is served when -packs names it or
+// the -config file sets its keys (web_fetch: allow_private, max_bytes,
+// max_redirects, timeout; search_web: base_url, api_key as ${ENV},
+// search_tool, timeout — search.web only with a base_url): it reaches the
+// internet, so it is never served unasked. The seed's MCP server is
+//
+//	go run ./examples/server -stdio -packs web -name web-fetch
 //
 // The mlx pack (mlx.load, mlx.unload) reads the models it may start, the
 // command template and the start timeout from the mlx: key; the seed's

@@ -12,6 +12,7 @@ import (
 	"github.com/toolpack-go/toolpack/packs/mlx"
 	"github.com/toolpack-go/toolpack/packs/oj"
 	"github.com/toolpack-go/toolpack/packs/transcript"
+	"github.com/toolpack-go/toolpack/packs/web"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
@@ -29,6 +30,12 @@ type packEntry struct {
 	// configuration in force; it is registered when the configuration is
 	// applied, and again on every reload. new is then nil.
 	fromConfig func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error)
+	// optIn, for a pack built from the configuration that needs nothing
+	// from it, makes it served only when -packs names it or configured
+	// (configured reports whether the configuration sets any of its keys):
+	// a pack that reaches the internet is not served unasked.
+	optIn      bool
+	configured func(cfg *hostconfig.Config) bool
 	// plain makes the pack's MCP results show the plain value (for example
 	// its Markdown) rather than the Result envelope.
 	plain bool
@@ -42,6 +49,7 @@ func availablePacks() []packEntry {
 		{name: oj.PackName, new: newOJ, plain: true},
 		{name: transcript.PackName, fromConfig: newTranscript, plain: true},
 		{name: mlx.PackName, fromConfig: newMLX, plain: true},
+		{name: web.PackName, fromConfig: newWeb, plain: true, optIn: true, configured: webConfigured},
 	}
 }
 
@@ -176,12 +184,42 @@ func newMLX(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 	return mlx.New(mlx.Config{Command: m.Command, Models: m.Models, StartTimeout: m.StartTimeout, Logger: log})
 }
 
+// newWeb builds the web pack from the configuration's web_fetch: and
+// search_web: keys: web.fetch always, search.web when
+// search_web.base_url is set. The search gateway is the operator's own, so
+// it may be a loopback or private address; web.fetch reaches only public
+// ones unless web_fetch.allow_private.
+func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+	f, s := cfg.WebFetch, cfg.SearchWeb
+	redirects := f.MaxRedirects
+	if redirects == 0 {
+		redirects = -1 // web_fetch.max_redirects: 0 follows none
+	}
+	return web.New(web.Config{
+		Fetch:  web.FetchConfig{AllowPrivate: f.AllowPrivate, MaxBytes: int64(f.MaxBytes), MaxRedirects: redirects, Timeout: f.Timeout},
+		Search: web.SearchConfig{BaseURL: s.BaseURL, APIKey: s.APIKey, SearchTool: s.SearchTool, Timeout: s.Timeout, AllowPrivate: true},
+		Logger: log,
+	})
+}
+
+// webConfigured reports whether the configuration sets search_web or
+// changes web_fetch.
+func webConfigured(cfg *hostconfig.Config) bool {
+	return cfg.SearchWeb != (hostconfig.SearchWeb{}) || cfg.WebFetch != (hostconfig.WebFetch{MaxRedirects: hostconfig.DefaultMaxRedirects})
+}
+
 // configPackHook registers a pack built from the host configuration each
 // time one is applied: replaced when configured, removed when no longer
 // configured. A pack named by -packs must be configured.
 func configPackHook(reg *registry.Registry, e packEntry, explicit bool, log *slog.Logger) hostconfig.Hook {
 	return func(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
-		p, err := e.fromConfig(cfg, log)
+		var p *registry.Pack
+		var err error
+		if e.optIn && !explicit && !e.configured(cfg) {
+			err = fmt.Errorf("%w: name it in -packs or set its keys in the -config file", errNotConfigured)
+		} else {
+			p, err = e.fromConfig(cfg, log)
+		}
 		switch {
 		case errors.Is(err, errNotConfigured) && explicit:
 			return hostconfig.Step{}, fmt.Errorf("pack %q (-packs): %w", e.name, err)

@@ -85,6 +85,11 @@ type Config struct {
 	// Transcript configures the transcript pack's model endpoint
 	// (transcript:); an empty BaseURL leaves the pack unconfigured.
 	Transcript Transcript
+	// SearchWeb configures the web pack's search.web (search_web:); an
+	// empty BaseURL leaves it out.
+	SearchWeb SearchWeb
+	// WebFetch configures the web pack's web.fetch (web_fetch:).
+	WebFetch WebFetch
 	// MLX configures the mlx pack's local model servers (mlx:); no Models
 	// leaves the pack unconfigured.
 	MLX MLX
@@ -260,6 +265,41 @@ type Catalogue struct {
 	Secrets map[string]string
 }
 
+// SearchWeb configures search.web of the web pack (packs/web): a
+// LiteLLM-style search gateway. Zero fields take the pack's defaults.
+type SearchWeb struct {
+	// BaseURL is the gateway's base URL (search_web.base_url).
+	BaseURL string
+	// APIKey is its key (search_web.api_key), written as ${ENV} in the
+	// file. Never log or print it.
+	APIKey string
+	// SearchTool is the gateway's search tool name
+	// (search_web.search_tool), for example tavily-search.
+	SearchTool string
+	// Timeout bounds one call (search_web.timeout).
+	Timeout time.Duration
+}
+
+// DefaultMaxRedirects is web_fetch.max_redirects when the file does not
+// set it.
+const DefaultMaxRedirects = 10
+
+// WebFetch configures web.fetch of the web pack (packs/web). Zero fields
+// take the pack's defaults.
+type WebFetch struct {
+	// AllowPrivate lets web.fetch reach loopback, private, link-local and
+	// metadata addresses (web_fetch.allow_private); default false.
+	AllowPrivate bool
+	// MaxBytes caps the page read (web_fetch.max_bytes).
+	MaxBytes int
+	// MaxRedirects is how many redirects are followed
+	// (web_fetch.max_redirects, default DefaultMaxRedirects); 0 follows
+	// none.
+	MaxRedirects int
+	// Timeout bounds one call (web_fetch.timeout).
+	Timeout time.Duration
+}
+
 // MLX configures the mlx pack (packs/mlx): which models mlx.load may
 // start and how. Zero fields take the pack's defaults.
 type MLX struct {
@@ -343,6 +383,7 @@ func Default(dataDir string) *Config {
 		},
 		Docs:      Docs{BaseURL: DefaultDocsBaseURL, Slugs: DefaultSlugs()},
 		Catalogue: Catalogue{Dir: filepath.Join(dataDir, DefaultCatalogueDir), Secrets: map[string]string{}},
+		WebFetch:  WebFetch{MaxRedirects: DefaultMaxRedirects},
 	}
 }
 

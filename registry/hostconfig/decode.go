@@ -29,7 +29,7 @@ var (
 
 // Keys of each section, in the order messages list them.
 var (
-	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript", "mlx"}
+	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript", "search_web", "web_fetch", "mlx"}
 	snippetKeys = []string{"description", "params", "body"}
 	paramKeys   = []string{"description", "default"}
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
@@ -41,6 +41,8 @@ var (
 	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets"}
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
 	mlxKeys     = []string{"command", "models", "start_timeout"}
+	swKeys      = []string{"base_url", "api_key", "search_tool", "timeout"}
+	wfKeys      = []string{"allow_private", "max_bytes", "max_redirects", "timeout"}
 )
 
 // decoder turns the merged tree into a Config, reporting every problem.
@@ -259,6 +261,10 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 			d.catalogue(v, p, &cfg.Catalogue)
 		case "transcript":
 			d.transcript(v, p, &cfg.Transcript)
+		case "search_web":
+			d.searchWeb(v, p, &cfg.SearchWeb)
+		case "web_fetch":
+			d.webFetch(v, p, &cfg.WebFetch)
 		case "mlx":
 			d.mlx(v, p, &cfg.MLX)
 		}
@@ -850,4 +856,58 @@ func (d *decoder) words(n *yaml.Node, key, example string) ([]string, bool) {
 		}
 	}
 	return out, ok
+}
+
+func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
+	d.fields(n, key, swKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "base_url":
+			if u, ok := d.text(v, p, true); ok {
+				if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+					d.bad(v, p, "expected an http or https URL, got %s", quote(u))
+					return
+				}
+				s.BaseURL = u
+			}
+		case "api_key":
+			if t, ok := d.secretText(v, p); ok {
+				s.APIKey = t
+			}
+		case "search_tool":
+			if t, ok := d.text(v, p, true); ok {
+				if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "/?#") {
+					d.bad(v, p, "expected the gateway's search tool name (for example tavily-search), got %s", quote(t))
+					return
+				}
+				s.SearchTool = t
+			}
+		case "timeout":
+			if dur, ok := d.duration(v, p); ok {
+				s.Timeout = dur
+			}
+		}
+	})
+}
+
+func (d *decoder) webFetch(n *yaml.Node, key string, w *WebFetch) {
+	d.fields(n, key, wfKeys, func(k string, _, v *yaml.Node, p string) {
+		switch k {
+		case "allow_private":
+			if b, ok := d.boolean(v, p); ok {
+				w.AllowPrivate = b
+			}
+		case "max_bytes":
+			if i, ok := d.integer(v, p, 1024, "5242880"); ok {
+				w.MaxBytes = i
+			}
+		case "max_redirects":
+			if i, ok := d.integer(v, p, 0, "10"); ok {
+				w.MaxRedirects = i
+			}
+		case "timeout":
+			if dur, ok := d.duration(v, p); ok {
+				w.Timeout = dur
+			}
+		}
+	})
 }

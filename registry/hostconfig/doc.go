@@ -64,6 +64,12 @@
 //     timeout (2m)}: the OpenAI-compatible endpoint of the transcript
 //     pack (packs/transcript); api_key written as ${ENV}. Without
 //     base_url the pack is not configured.
+//   - search_web: {base_url, api_key, search_tool, timeout (30s)}: the
+//     LiteLLM-style search gateway of the web pack's search.web
+//     (packs/web); api_key written as ${ENV}. Without base_url search.web
+//     is not served.
+//   - web_fetch: {allow_private (false), max_bytes (5242880),
+//     max_redirects (10), timeout (30s)}: the web pack's web.fetch.
 //   - mlx: {command (mlx_lm.server --model {model} --port {port}), models,
 //     start_timeout (60s)}: the local model servers of the mlx pack
 //     (packs/mlx). command is a list, one element per argument, never run

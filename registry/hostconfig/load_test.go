@@ -286,7 +286,7 @@ docs: {url: x}
 `})
 	_, err := load(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{
-		`c.yaml:1: aliase: unknown key "aliase"; expected one of include, aliases, snippets, servers, instructions, notify, stats, output, docs, catalogue, transcript, mlx`,
+		`c.yaml:1: aliase: unknown key "aliase"; expected one of include, aliases, snippets, servers, instructions, notify, stats, output, docs, catalogue, transcript, search_web, web_fetch, mlx`,
 		`c.yaml:5: snippets.s.bodyy: unknown key "bodyy"; expected one of description, params, body`,
 		`c.yaml:6: snippets.s.params.p.descr: unknown key "descr"; expected one of description, default`,
 		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, headers, description, dir`,

@@ -1,0 +1,414 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/packs/web"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// site is a real web server on 127.0.0.1 with the pages the tests read.
+type site struct {
+	*httptest.Server
+	bigWritten atomic.Int64 // bytes of /big written before the reader stopped
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	article, err := os.ReadFile("testdata/pages/article.html")
+	require.NoError(t, err)
+	fr, err := os.ReadFile("testdata/pages/cp1252.html")
+	require.NoError(t, err)
+	s := &site{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/article", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(article)
+	})
+	mux.HandleFunc("/fr-meta", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write(fr)
+	})
+	mux.HandleFunc("/fr-header", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=windows-1252")
+		_, _ = w.Write([]byte(strings.Replace(string(fr), `<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">`, "", 1)))
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		head := strings.Replace(string(article), "</article>", "</article><div class=\"filler\">", 1)
+		n, _ := w.Write([]byte(head))
+		s.bigWritten.Add(int64(n))
+		chunk := []byte(strings.Repeat("<p>filler filler filler filler filler filler filler filler</p>\n", 1024))
+		for s.bigWritten.Load() < 20<<20 {
+			n, err := w.Write(chunk)
+			s.bigWritten.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+		_, _ = w.Write([]byte("</div></body></html>"))
+	})
+	mux.HandleFunc("/r/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		if n <= 1 {
+			http.Redirect(w, r, "/article", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/r/%d", n-1), http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/to-metadata", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	})
+	mux.HandleFunc("/to-dns", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://intranet.test:"+r.URL.Port()+"/article", http.StatusFound)
+	})
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+	mux.HandleFunc("/empty", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><head><script>var x = 1;</script><style>p{}</style></head><body><img src="/a.png"><script>track()</script></body></html>`))
+	})
+	mux.HandleFunc("/pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		_, _ = w.Write([]byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"))
+	})
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("  Release notes: version 2 fixes the flux capacitor.  \n"))
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// loopbackOnly admits the test site (127.0.0.1) and nothing else that is
+// not public.
+var loopbackOnly = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+
+// intranet resolves intranet.test to a private address (what a
+// rebinding or internal DNS answer would give) and the rest as usual.
+type intranet struct{}
+
+func (intranet) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	if host == "intranet.test" {
+		return []net.IPAddr{{IP: net.ParseIP("10.0.0.5")}}, nil
+	}
+	return net.DefaultResolver.LookupIPAddr(ctx, host)
+}
+
+// testRegistry is a registry holding one pack.
+type testRegistry struct{ *registry.Registry }
+
+func newTestRegistry(t *testing.T, p *registry.Pack) *testRegistry {
+	t.Helper()
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, reg.AddPack(p))
+	return &testRegistry{reg}
+}
+
+func newWeb(t *testing.T, cfg web.Config) *registry.Registry {
+	t.Helper()
+	if cfg.Fetch.AllowAddrs == nil && !cfg.Fetch.AllowPrivate {
+		cfg.Fetch.AllowAddrs = loopbackOnly
+	}
+	cfg.Fetch.Resolver = intranet{}
+	cfg.Logger = quiet
+	p, err := web.New(cfg)
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, reg.AddPack(p))
+	return reg
+}
+
+func invoke(t *testing.T, reg *registry.Registry, tool string, a any) result.Result[any] {
+	t.Helper()
+	raw, err := json.Marshal(a)
+	require.NoError(t, err)
+	r, err := reg.Invoke(context.Background(), tool, raw)
+	require.NoError(t, err)
+	return r
+}
+
+func fetchOut(t *testing.T, r result.Result[any]) web.FetchOutput {
+	t.Helper()
+	require.True(t, r.Success, "%s: %s", r.ErrorType, r.Error)
+	return r.Value.(web.FetchOutput)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
+}
+
+// A news article comes back as its readable text with its metadata; the
+// navigation, ads, related links, comments and footer are left out.
+func TestFetch_NewsArticle(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/article"}))
+	assert.Equal(t, web.PageURL(s.URL+"/article"), out.FinalURL)
+	assert.Equal(t, "Harbour town rebuilds its lighthouse", deref(out.Title))
+	assert.Equal(t, "Jane Doe", deref(out.Byline))
+	assert.Equal(t, "2026-03-14", deref(out.PublishedAt))
+	assert.Equal(t, "en-GB", deref(out.Lang))
+	assert.Contains(t, out.CleanText, "volunteers in Portwick have finished rebuilding")
+	assert.Contains(t, out.CleanText, "It tells you where home is.")
+	for _, junk := range []string{"Sea kayaks", "Subscribe", "All rights reserved", "Ferry timetable", "Great news for the town"} {
+		assert.NotContains(t, out.CleanText, junk)
+	}
+	assert.Empty(t, out.RawHTML, "raw_html only when asked")
+	b, _ := json.Marshal(out)
+	assert.Contains(t, string(b), `"raw_html":""`, "written empty: the contract's if/then asks for the key in every answer")
+	require.NoError(t, args.ValidateOutput(out))
+
+	out = fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/article", "include_raw_html": true}))
+	assert.Contains(t, out.RawHTML, "<title>Harbour town rebuilds its lighthouse")
+}
+
+// A windows-1252 page comes out right whether the charset is declared in
+// the header or only in a <meta> tag.
+func TestFetch_NonUTF8Charset(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{})
+	for _, path := range []string{"/fr-meta", "/fr-header"} {
+		out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + path, "include_raw_html": true}))
+		assert.Equal(t, "Les cafés de Montréal", deref(out.Title), path)
+		assert.Contains(t, out.CleanText, "À Montréal, les cafés du Plateau ouvrent tôt", path)
+		assert.Contains(t, out.CleanText, "« très fort »", path)
+		assert.Contains(t, out.CleanText, "l’ambiance", path)
+		assert.NotContains(t, out.CleanText, "\uFFFD", path)
+		assert.Contains(t, out.RawHTML, "cafés", "raw_html is decoded to UTF-8 too")
+		assert.Equal(t, "fr", deref(out.Lang), path)
+	}
+}
+
+// A 20 MB page is read up to MaxBytes and no further: the article at its
+// top still comes back, and the server is stopped writing well before
+// the end.
+func TestFetch_BigPageCut(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{Fetch: web.FetchConfig{MaxBytes: 1 << 20}})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/big"}))
+	assert.Contains(t, out.CleanText, "volunteers in Portwick")
+	assert.Less(t, s.bigWritten.Load(), int64(20<<20), "the rest of the page was not read")
+}
+
+// Redirects are followed and reported as final_url; a chain longer than
+// MaxRedirects is fetch_failed.
+func TestFetch_Redirects(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{Fetch: web.FetchConfig{MaxRedirects: 4}})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/r/3"}))
+	assert.Equal(t, web.PageURL(s.URL+"/article"), out.FinalURL)
+	r := invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/r/9"})
+	require.False(t, r.Success)
+	assert.Equal(t, web.ErrFetchFailed, r.ErrorType)
+	assert.Contains(t, r.Error, "redirect")
+}
+
+// Loopback, private, link-local and metadata destinations are refused by
+// default: named in the URL, reached by a redirect, or reached through
+// DNS. Nothing is fetched from them.
+func TestFetch_RefusesNonPublicDestinations(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{})
+	port := s.Listener.Addr().(*net.TCPAddr).Port
+	for _, u := range []string{
+		fmt.Sprintf("http://127.0.0.2:%d/article", port),
+		fmt.Sprintf("http://localhost.localdomain.invalid:%d/", port),
+		"http://169.254.169.254/latest/meta-data/",
+		"http://[::1]/",
+		"http://10.0.0.1/",
+		s.URL + "/to-metadata",
+		s.URL + "/to-dns",
+	} {
+		r := invoke(t, reg, "web.fetch", map[string]any{"url": u})
+		require.False(t, r.Success, u)
+		assert.Equal(t, web.ErrFetchFailed, r.ErrorType, u)
+	}
+	r := invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/to-metadata"})
+	assert.Contains(t, r.Error, "redirect was refused")
+	r = invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/to-dns"})
+	assert.Contains(t, r.Error, "non-public address")
+
+	// Without AllowAddrs (the default), even the loopback test site is
+	// refused.
+	p, err := web.New(web.Config{Logger: quiet})
+	require.NoError(t, err)
+	def := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, def.AddPack(p))
+	r = invoke(t, def, "web.fetch", map[string]any{"url": s.URL + "/article"})
+	assert.Equal(t, web.ErrFetchFailed, r.ErrorType)
+}
+
+// Every failure has its contract code: fetch_failed for HTTP errors and
+// network failures, parse_failed for pages without text, timeout for a
+// page that does not come in time.
+func TestFetch_FailureCodes(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{Fetch: web.FetchConfig{Timeout: 500 * time.Millisecond}})
+	closed := closedPort(t)
+	cases := []struct {
+		path string
+		typ  result.ErrorType
+		want string
+	}{
+		{s.URL + "/missing", web.ErrFetchFailed, "HTTP 404"},
+		{"http://127.0.0.1:" + strconv.Itoa(closed) + "/", web.ErrFetchFailed, "could not be fetched"},
+		{s.URL + "/empty", web.ErrParseFailed, "no readable text"},
+		{s.URL + "/pdf", web.ErrParseFailed, "application/pdf"},
+		{s.URL + "/slow", web.ErrTimeout, "500ms"},
+	}
+	for _, c := range cases {
+		r := invoke(t, reg, "web.fetch", map[string]any{"url": c.path})
+		require.False(t, r.Success, c.path)
+		assert.Equal(t, c.typ, r.ErrorType, c.path)
+		assert.Contains(t, r.Error, c.want, c.path)
+	}
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/plain"}))
+	assert.Equal(t, "Release notes: version 2 fixes the flux capacitor.", out.CleanText)
+	assert.Nil(t, out.Title)
+}
+
+func closedPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	return port
+}
+
+// A URL that is not an absolute http or https one is a validation
+// failure naming url, and nothing is fetched.
+func TestFetch_BadURLRefused(t *testing.T) {
+	reg := newWeb(t, web.Config{})
+	for _, u := range []any{"ftp://example.com/file", "not a url", "/relative/path", "http://", "http://user:pw@example.com/", "", 42, nil, strings.Repeat("http://a.example/", 1000)} {
+		r := invoke(t, reg, "web.fetch", map[string]any{"url": u})
+		require.False(t, r.Success, "%v", u)
+		assert.Equal(t, result.ValidationError, r.ErrorType, "%v", u)
+		assert.Contains(t, r.Error, "url", "%v", u)
+	}
+	r := invoke(t, reg, "web.fetch", map[string]any{"url": "https://example.com/", "extra": true})
+	assert.Equal(t, result.ValidationError, r.ErrorType)
+}
+
+// The generated schemas equal the contract's (seed 003), key order aside,
+// and the declared errors carry its HTTP statuses.
+func TestContract_SchemasAndErrorsEqualSeed(t *testing.T) {
+	b, err := os.ReadFile("testdata/contract.json")
+	require.NoError(t, err)
+	var c map[string]struct {
+		In     json.RawMessage `json:"input_schema"`
+		Out    json.RawMessage `json:"output_schema"`
+		Errors []struct {
+			Code   string `json:"code"`
+			Status int    `json:"http_status"`
+		} `json:"errors"`
+	}
+	require.NoError(t, json.Unmarshal(b, &c))
+	p, err := web.New(web.Config{Search: web.SearchConfig{BaseURL: "http://127.0.0.1:1", SearchTool: "s"}})
+	require.NoError(t, err)
+	require.Len(t, p.Tools, len(c))
+	for _, tool := range p.Tools {
+		want, ok := c[tool.Name]
+		require.True(t, ok, tool.Name)
+		assert.JSONEq(t, string(want.In), string(tool.InputSchema), tool.Name)
+		assert.JSONEq(t, string(want.Out), string(tool.OutputSchema), tool.Name)
+		require.Len(t, tool.Errors, len(want.Errors), tool.Name)
+		for i, e := range want.Errors {
+			assert.Equal(t, e.Code, string(tool.Errors[i].Type), tool.Name)
+			assert.Equal(t, e.Status, tool.Errors[i].Status, tool.Name)
+		}
+	}
+}
+
+// Every web.fetch error code is reached through MCP (_meta) and HTTP
+// (the contract's status).
+func TestFetch_ErrorsThroughMCPAndHTTP(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{Fetch: web.FetchConfig{Timeout: 500 * time.Millisecond}})
+	cases := []struct {
+		url    string
+		typ    string
+		status int
+	}{
+		{s.URL + "/missing", "fetch_failed", 502},
+		{s.URL + "/to-metadata", "fetch_failed", 502},
+		{s.URL + "/empty", "parse_failed", 422},
+		{s.URL + "/slow", "timeout", 504},
+		{"ftp://x/", "validation_error", 400},
+	}
+	checkCodes(t, reg, "web.fetch", func(i int) (map[string]any, string, int) {
+		if i >= len(cases) {
+			return nil, "", 0
+		}
+		return map[string]any{"url": cases[i].url}, cases[i].typ, cases[i].status
+	})
+}
+
+// checkCodes calls tool with each case's arguments over HTTP and MCP and
+// checks the error type and status.
+func checkCodes(t *testing.T, reg *registry.Registry, tool string, next func(i int) (map[string]any, string, int)) {
+	t.Helper()
+	api := httptest.NewServer(httpapi.New(reg, httpapi.Options{Logger: quiet}))
+	defer api.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := mcpserver.NewServer(reg, mcpserver.Options{Logger: quiet}).Connect(ctx, st, nil)
+	require.NoError(t, err)
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	for i := 0; ; i++ {
+		a, typ, status := next(i)
+		if a == nil {
+			return
+		}
+		body, _ := json.Marshal(a)
+		resp, err := http.Post(api.URL+"/tools/"+tool+"/invoke", "application/json", strings.NewReader(string(body)))
+		require.NoError(t, err)
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, status, resp.StatusCode, "%s: %s", body, got)
+		assert.Contains(t, string(got), `"error_type":"`+typ+`"`, "%s", body)
+
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: a})
+		require.NoError(t, err)
+		assert.True(t, res.IsError, "%s", body)
+		assert.Equal(t, typ, res.Meta[mcpserver.MetaErrorType], "%s", body)
+	}
+}

@@ -1,0 +1,126 @@
+// Package web is the web pack: web.fetch reads a web page and returns its
+// readable article (title, byline, date, language, clean text), and
+// search.web searches the web through a LiteLLM-style search gateway — the
+// tool contracts of seed 003:
+//
+//	web.fetch   {url, include_raw_html}  → {final_url, title, byline, published_at, lang, clean_text, raw_html}
+//	            failures fetch_failed (HTTP 502), parse_failed (422), timeout (504)
+//	search.web  {query, max_results}     → {results: [{title, url, snippet, date}]}
+//	            failures invalid_query (400), upstream_failure (502), timeout (504)
+//
+// web.fetch goes out through the module's safe outbound-HTTP client
+// (netguard): http and https only; loopback, private, link-local and
+// cloud-metadata destinations refused unless FetchConfig.AllowPrivate,
+// on the URL, on every redirect and at dial time (so DNS cannot smuggle
+// one in); redirects followed up to MaxRedirects and reported as
+// final_url; the body read up to MaxBytes (a longer page is cut there).
+// The page is decoded to UTF-8 from the charset its Content-Type header,
+// byte-order mark or <meta> declares (windows-1252, Shift_JIS, …), and the
+// article is extracted with go-trafilatura (with its readability and
+// DOM-distiller fallbacks). text/plain pages are returned as they are;
+// other content types are parse_failed.
+//
+// search.web is served when SearchConfig.BaseURL is set: it posts
+// {query, max_results} to {base}/v1/search/{search_tool} with the key as a
+// bearer token and maps the answer (the Perplexity search shape LiteLLM
+// follows) to the contract: unknown fields dropped, date null when the
+// provider gives none. The gateway refusing the query (HTTP 400 or 422) is
+// invalid_query, as is an empty query; any other failure is
+// upstream_failure; running out of time is timeout.
+//
+// Importing this package costs about 0.25 s and 50 MB at process start:
+// go-trafilatura's date parser builds its locale tables in init.
+//
+// Over MCP a failure's code is in the result's _meta
+// (mcpserver.MetaErrorType); over HTTP it is the error_type of the body,
+// with the contract's status.
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// PackName is the pack's name.
+const PackName = "web"
+
+// The contract's error types.
+const (
+	ErrInvalidQuery result.ErrorType = "invalid_query"
+	ErrUpstream     result.ErrorType = result.UpstreamFailure
+	ErrTimeout      result.ErrorType = result.Timeout
+	ErrFetchFailed  result.ErrorType = "fetch_failed"
+	ErrParseFailed  result.ErrorType = "parse_failed"
+)
+
+// Config configures the pack.
+type Config struct {
+	// Fetch configures web.fetch (host configuration key web_fetch:).
+	Fetch FetchConfig
+	// Search configures search.web (key search_web:); without a BaseURL
+	// the pack has web.fetch only.
+	Search SearchConfig
+	// Logger logs upstream failures (never keys); nil means slog.Default.
+	Logger *slog.Logger
+}
+
+type pack struct {
+	log *slog.Logger
+}
+
+// New returns the pack. A bad Config is an error naming the field.
+func New(cfg Config) (*registry.Pack, error) {
+	p := &pack{log: cfg.Logger}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	pk := &registry.Pack{Name: PackName, Description: "Reads web pages and searches the web."}
+	f, err := newFetcher(p, cfg.Fetch)
+	if err != nil {
+		return nil, err
+	}
+	if err := registry.AddFunc(pk, "web.fetch", f.fetch, registry.ToolOptions{
+		Title:       "Fetch a web page",
+		Description: "Fetches a web page (http or https) and returns its readable article: final URL after redirects, title, byline, publication date, language and clean text; the raw HTML too when include_raw_html is true.",
+		Annotations: registry.Annotations{ReadOnly: new(true), Idempotent: new(true), OpenWorld: new(true)},
+		Prefix:      new(""),
+		Timeout:     f.cfg.Timeout,
+		Errors: []registry.ErrorSpec{
+			{Type: ErrFetchFailed, Status: http.StatusBadGateway, Description: "the page could not be fetched (refused address, network failure, HTTP error)"},
+			{Type: ErrParseFailed, Status: http.StatusUnprocessableEntity, Description: "no readable text could be extracted from the page"},
+			{Type: ErrTimeout, Status: http.StatusGatewayTimeout, Description: "the page was not fetched in time"},
+		},
+	}); err != nil {
+		return nil, err
+	}
+	if cfg.Search.BaseURL == "" {
+		if cfg.Search.APIKey != "" || cfg.Search.SearchTool != "" {
+			return nil, errors.New("web: Config.Search.BaseURL: expected the search gateway's base URL (APIKey or SearchTool is set without it)")
+		}
+		return pk, nil
+	}
+	s, err := newSearcher(p, cfg.Search)
+	if err != nil {
+		return nil, err
+	}
+	if err := registry.AddFunc(pk, "search.web", s.search, registry.ToolOptions{
+		Title:       "Search the web",
+		Description: "Searches the web and returns up to max_results hits (1–25), each with title, URL, snippet and date when known.",
+		Annotations: registry.Annotations{ReadOnly: new(true), Idempotent: new(false), OpenWorld: new(true)},
+		Prefix:      new(""),
+		Timeout:     s.cfg.Timeout,
+		Errors: []registry.ErrorSpec{
+			{Type: ErrInvalidQuery, Status: http.StatusBadRequest, Description: "the query is empty or the gateway refused it"},
+			{Type: ErrUpstream, Status: http.StatusBadGateway, Description: "the search gateway failed"},
+			{Type: ErrTimeout, Status: http.StatusGatewayTimeout, Description: "the search gateway did not answer in time"},
+		},
+		FieldErrorTypes: map[string]result.ErrorType{"query": ErrInvalidQuery},
+	}); err != nil {
+		return nil, err
+	}
+	return pk, nil
+}
