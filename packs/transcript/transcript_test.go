@@ -16,11 +16,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/packs/transcript"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -184,6 +186,35 @@ func TestClean_ErrorsAndHTTPStatuses(t *testing.T) {
 			assert.Equal(t, c.status, resp.StatusCode, "%s", body)
 			assert.NotContains(t, string(body), "sk-secret")
 		})
+	}
+}
+
+// Over MCP the same failures carry their contract code in the result's
+// _meta, and the key never shows.
+func TestClean_ErrorsThroughMCP(t *testing.T) {
+	for _, c := range []struct {
+		answer func(w http.ResponseWriter, user string)
+		typ    result.ErrorType
+	}{
+		{func(w http.ResponseWriter, _ string) { http.Error(w, "boom sk-secret", 500) }, transcript.ErrModel},
+		{func(w http.ResponseWriter, _ string) { time.Sleep(600 * time.Millisecond) }, transcript.ErrTimeout},
+	} {
+		reg := newPack(t, &fakeModel{answer: c.answer}, transcript.Config{APIKey: "sk-secret", Timeout: 300 * time.Millisecond})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		st, ct := sdk.NewInMemoryTransports()
+		ss, err := mcpserver.NewServer(reg, mcpserver.Options{Logger: quiet}).Connect(ctx, st, nil)
+		require.NoError(t, err)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
+		require.NoError(t, err)
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "transcript.clean", Arguments: map[string]any{"text": "hello."}})
+		require.NoError(t, err)
+		assert.True(t, res.IsError)
+		assert.Equal(t, string(c.typ), res.Meta[mcpserver.MetaErrorType])
+		b, _ := json.Marshal(res)
+		assert.NotContains(t, string(b), "sk-secret")
+		_ = cs.Close()
+		_ = ss.Close()
+		cancel()
 	}
 }
 
