@@ -1,0 +1,122 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// scanRank is Rank the plain way: every item scored on its own text by
+// Query.Score, without the Index's postings, word ids or field flags.
+func scanRank(items []Item, query string) []Match {
+	q := NewQuery(query)
+	if q.Empty() {
+		return nil
+	}
+	var out []Match
+	for i, it := range items {
+		if score, rule := q.Score(it); rule != NoMatch {
+			out = append(out, Match{Index: i, Item: it, Score: score, Rule: rule})
+		}
+	}
+	slices.SortFunc(out, compareMatches)
+	return out
+}
+
+var propWords = strings.Fields("web fetch search brave firecrawl scaffold config weather forecast invoice refund ÉtÉ café naïve get list x ab id url")
+
+func genText(t *rapid.T, label string, sep string) string {
+	n := rapid.IntRange(0, 6).Draw(t, label+"-n")
+	parts := make([]string, n)
+	for i := range parts {
+		w := rapid.SampledFrom(propWords).Draw(t, label+"-w")
+		switch rapid.IntRange(0, 5).Draw(t, label+"-case") {
+		case 0:
+			w = strings.ToUpper(w)
+		case 1:
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		parts[i] = w
+	}
+	return strings.Join(parts, sep)
+}
+
+// genQuery draws a query: words of the items, their prefixes, typos,
+// substrings across separators, short terms, several terms.
+func genQuery(t *rapid.T) string {
+	n := rapid.IntRange(1, 3).Draw(t, "terms")
+	terms := make([]string, n)
+	for i := range terms {
+		w := []rune(rapid.SampledFrom(propWords).Draw(t, "qw"))
+		switch rapid.IntRange(0, 5).Draw(t, "edit") {
+		case 0: // prefix
+			w = w[:rapid.IntRange(1, len(w)).Draw(t, "cut")]
+		case 1: // replace a rune
+			if len(w) > 0 {
+				w[rapid.IntRange(0, len(w)-1).Draw(t, "at")] = rapid.RuneFrom([]rune("aeiouxz_é")).Draw(t, "r")
+			}
+		case 2: // swap two
+			if len(w) > 1 {
+				j := rapid.IntRange(0, len(w)-2).Draw(t, "sw")
+				w[j], w[j+1] = w[j+1], w[j]
+			}
+		case 3: // drop one
+			if len(w) > 1 {
+				j := rapid.IntRange(0, len(w)-1).Draw(t, "dr")
+				w = append(w[:j:j], w[j+1:]...)
+			}
+		case 4: // join with the next word across a separator
+			w = append(w, []rune("_"+rapid.SampledFrom(propWords).Draw(t, "qw2"))...)
+		}
+		terms[i] = string(w)
+	}
+	return strings.Join(terms, " ")
+}
+
+// The Index never changes a result: Rank and RankTop with its postings,
+// word ids and field flags equal a scan that scores every item on its own
+// text, for any items and query.
+func TestCandidatesPreserveResults(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 30).Draw(t, "items")
+		items := make([]Item, n)
+		for i := range items {
+			items[i] = Item{Name: genText(t, "name", rapid.SampledFrom([]string{"_", ".", "-", ""}).Draw(t, "sep")), Description: genText(t, "desc", " ")}
+		}
+		ix := newIndex(items, true) // postings even for a few items
+		query := genQuery(t)
+		want := scanRank(items, query)
+		got := ix.Rank(query)
+		require.Equal(t, want, got, "query %q", query)
+		k := rapid.IntRange(0, 5).Draw(t, "k")
+		top, total := ix.RankTop(query, k)
+		require.Equal(t, len(want), total)
+		if m := min(k, len(want)); m == 0 {
+			require.Empty(t, top)
+		} else {
+			require.Equal(t, want[:m], top)
+		}
+	})
+}
+
+// BenchmarkNewIndex10k is the cost of building an Index of 10,000 items
+// with its postings (what progressive disclosure pays after a registry
+// change), beside building it without them.
+func BenchmarkNewIndex10k(b *testing.B) {
+	items := benchItems(10000)
+	b.Run("baseline=without-postings", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = newIndex(items, false)
+		}
+	})
+	b.Run("with-postings", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = newIndex(items, true)
+		}
+	})
+}
