@@ -47,3 +47,32 @@ func FuzzRank(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndexEqualsScan: for any query and items (invalid UTF-8, camelCase,
+// any script), an Index with postings ranks exactly as scoring every item
+// on its own text does.
+func FuzzIndexEqualsScan(f *testing.F) {
+	for _, s := range [][3]string{
+		{"webfetch", "webFetch", "Fetch a page."},
+		{"refnud", "pay.refund", "Refunds an invoice."},
+		{"invoic", "billing", "Sends the invoice."},
+		{"\xff\xfe", "a\xffb", "\x00"},
+		{"İ", "İstanbul", "ıi"},
+		{"ab cd", "ab_cd", "ab cd"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, query, name, desc string) {
+		items := []Item{{Name: name, Description: desc}, {Name: desc, Description: name}, {Name: query}, {Name: "other.tool", Description: "x " + desc}}
+		got := newIndex(items, true).Rank(query)
+		want := scanRank(items, query)
+		if len(got) != len(want) {
+			t.Fatalf("query %q: index %d matches, scan %d", query, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Index != want[i].Index || got[i].Score != want[i].Score || got[i].Rule != want[i].Rule {
+				t.Fatalf("query %q: match %d differs: index %+v, scan %+v", query, i, got[i], want[i])
+			}
+		}
+	})
+}
