@@ -90,7 +90,7 @@
 //     field (error_data), with a nil error;
 //  6. the middleware added with Use, first added outermost; it sees Call.Args;
 //  7. Timeout: Tool.Timeout, else Options.Timeout (see Timeout for a handler
-//     that ignores its context);
+//     that ignores its context, and Tool.Inline for one that does not);
 //  8. Recover again, on the handler's goroutine;
 //  9. the handler, then output validation when the tool has CheckOutput or
 //     an output schema (a violation is a protocol error wrapping

@@ -40,6 +40,10 @@ type ToolOptions struct {
 	Example string
 	// Timeout, when positive, bounds each call of this tool.
 	Timeout time.Duration
+	// Inline runs the handler on the caller's goroutine (see Tool.Inline):
+	// for a fast handler, or one that returns promptly when its context
+	// is done.
+	Inline bool
 	// Decode bounds this tool's argument decoding; zero fields take the args
 	// package's defaults.
 	Decode args.DecodeOptions
@@ -115,6 +119,7 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 		TraceArgs:       slices.Clone(o.TraceArgs),
 		FieldErrorTypes: maps.Clone(o.FieldErrorTypes),
 		Timeout:         o.Timeout,
+		Inline:          o.Inline,
 	}
 	if _, ok := args.ConsentPhrase(ta); ok && t.Annotations.Destructive == nil {
 		t.Annotations.Destructive = new(true)

@@ -277,6 +277,51 @@ func TestInvoke_HandlerReturningDeadlineExceededIsTimeout(t *testing.T) {
 	assert.Equal(t, result.Timeout, res.ErrorType)
 }
 
+// An Inline tool runs on the caller's goroutine: it still gets the
+// deadline and the timeout failure when it honours its context, a
+// cancelled call is still a protocol error wrapping context.Canceled, a
+// panic is still recovered — and a handler that ignores its context is
+// waited for, its own result returned.
+func TestInvoke_InlineTool(t *testing.T) {
+	r := New(noPrefix())
+	polite := rawTool("polite", func(ctx context.Context, c *Call) (result.Result[any], error) {
+		<-ctx.Done()
+		return result.Result[any]{}, ctx.Err()
+	})
+	polite.Timeout, polite.Inline = 10*time.Millisecond, true
+	stubborn := rawTool("stubborn", func(ctx context.Context, c *Call) (result.Result[any], error) {
+		time.Sleep(40 * time.Millisecond)
+		return result.Ok[any]("finished anyway"), nil
+	})
+	stubborn.Timeout, stubborn.Inline = 10*time.Millisecond, true
+	panicky := rawTool("panicky", func(ctx context.Context, c *Call) (result.Result[any], error) { panic("boom") })
+	panicky.Inline = true
+	waiter := rawTool("waiter", polite.Handler)
+	waiter.Inline = true
+	require.NoError(t, r.Add(polite, stubborn, panicky, waiter))
+
+	res, err := r.Invoke(t.Context(), "polite", nil)
+	require.NoError(t, err)
+	assert.Equal(t, result.Timeout, res.ErrorType)
+
+	res, err = r.Invoke(t.Context(), "stubborn", nil)
+	require.NoError(t, err)
+	assert.True(t, res.Success, "an inline handler is waited for")
+	assert.Equal(t, "finished anyway", res.Value)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
+	_, err = r.Invoke(ctx, "waiter", nil)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "call cancelled")
+
+	ctx, cancel = context.WithCancel(t.Context())
+	defer cancel()
+	res, err = r.Invoke(ctx, "panicky", nil)
+	require.NoError(t, err)
+	assert.Equal(t, result.InternalError, res.ErrorType)
+}
+
 // A panicking handler becomes an internal_error result; the stack is logged
 // at ERROR, not put in the result; the registry keeps serving. This holds on
 // the direct path and on the timeout goroutine.

@@ -192,6 +192,13 @@ func Timeout(d time.Duration) Middleware {
 				ctx, cancel = context.WithTimeout(ctx, limit)
 				defer cancel()
 			}
+			if c != nil && c.Tool != nil && c.Tool.Inline {
+				res, err := next(ctx, c)
+				if err != nil && errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) {
+					return result.Result[any]{}, fmt.Errorf("registry: tool %q: call cancelled: %w", toolName(c), err)
+				}
+				return finished(ctx, c, limit, outcome{res, err})
+			}
 			done := make(chan outcome, 1)
 			go func() {
 				res, err := next(ctx, c)

@@ -71,6 +71,16 @@ type Tool struct {
 	TraceArgs []string
 	// Timeout, when positive, bounds each call of this tool.
 	Timeout time.Duration
+	// Inline runs the handler on the caller's goroutine. By default a call
+	// that has a time limit or a cancellable context runs the handler on a
+	// goroutine of its own, so that Invoke returns the moment the context
+	// is done even when the handler ignores it; that hand-off costs about
+	// a microsecond per call. A tool whose handler returns promptly once
+	// its context is done (or is always fast) can set Inline to save it:
+	// the deadline and cancellation still reach the handler through ctx,
+	// and a handler that returns ctx's DeadlineExceeded still gives the
+	// timeout failure, but Invoke waits for the handler to return.
+	Inline bool
 	// Decode, when set, decodes and validates raw arguments before the
 	// middleware chain runs. It returns *args.ValidationError for bad input.
 	Decode func(raw json.RawMessage) (any, error)

@@ -37,11 +37,15 @@ func startClient(b testing.TB, s *server.MCPServer) *client.Client {
 // adapterClient serves the 5-field search tool through this adapter (the
 // registry pipeline: strict decode, validation, output check, shared
 // mapping).
-func adapterClient(b testing.TB) *client.Client {
+func adapterClient(b testing.TB) *client.Client { return adapterClientWith(b, false) }
+
+// adapterClientWith is adapterClient with the tool run Inline (on the
+// caller's goroutine) or not.
+func adapterClientWith(b testing.TB, inline bool) *client.Client {
 	reg := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
 	tool, err := registry.Func("search", func(_ context.Context, a benchtool.SearchArgs) (result.Result[benchtool.SearchOut], error) {
 		return result.Ok(benchtool.Search(a)), nil
-	}, registry.ToolOptions{Doc: "Searches."})
+	}, registry.ToolOptions{Doc: "Searches.", Inline: inline})
 	require.NoError(b, err)
 	require.NoError(b, reg.Add(tool))
 	return startClient(b, mcpgo.NewServer(reg, mcpgo.Options{Logger: quiet}))
@@ -94,9 +98,21 @@ func TestBenchmarkToolsAgree(t *testing.T) {
 // BenchmarkToolsCall: tools/call of the 5-field tool over mcp-go's
 // in-process client, this adapter against mcp-go's typed structured
 // handler doing the same work, interleaved; "ratio" is the median ratio
-// (goal ≤ 1.0).
+// (goal ≤ 1.0). "default" runs the handler the registry's default way (on
+// a goroutine of its own, so a call returns when its context is done even
+// if the handler ignores it); "inline" sets ToolOptions.Inline, running it
+// on the caller's goroutine as the typed handler runs.
 func BenchmarkToolsCall(b *testing.B) {
-	ours, theirs := adapterClient(b), typedClient(b)
-	b.ReportAllocs()
-	benchtool.Interleave(b, func() { callSearch(b, ours, benchArgs) }, func() { callSearch(b, theirs, benchArgs) })
+	theirs := typedClient(b)
+	for _, inline := range []bool{false, true} {
+		name := "default"
+		if inline {
+			name = "inline"
+		}
+		b.Run(name, func(b *testing.B) {
+			ours := adapterClientWith(b, inline)
+			b.ReportAllocs()
+			benchtool.Interleave(b, func() { callSearch(b, ours, benchArgs) }, func() { callSearch(b, theirs, benchArgs) })
+		})
+	}
 }
