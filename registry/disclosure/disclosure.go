@@ -262,6 +262,9 @@ func (d *Disclosure) pack(ann registry.Annotations, shown []*registry.Tool) (*re
 		Description: "Finds tools by what they do: returns the tools whose names, descriptions or argument names match the query, best first, with one line about each. Then call describe_tool for a tool's arguments, and call_tool to run it.",
 		Annotations: registry.Annotations{ReadOnly: &ro, Destructive: &notDestructive, Idempotent: &ro, OpenWorld: &closed},
 		Prefix:      none,
+		// In memory and fast (a rebuilt index at worst): no goroutine
+		// hand-off per call.
+		Inline: true,
 	}); err != nil {
 		return nil, err
 	}
@@ -270,6 +273,7 @@ func (d *Disclosure) pack(ann registry.Annotations, shown []*registry.Tool) (*re
 		Description: "Returns one tool's full description, its input schema (the arguments call_tool takes for it) and, when it has one, its output schema.",
 		Annotations: registry.Annotations{ReadOnly: &ro, Destructive: &notDestructive, Idempotent: &ro, OpenWorld: &closed},
 		Prefix:      none,
+		Inline:      true,
 	}); err != nil {
 		return nil, err
 	}
