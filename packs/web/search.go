@@ -39,9 +39,9 @@ type SearchConfig struct {
 // Defaults of SearchConfig.
 const (
 	DefaultSearchTimeout = 30 * time.Second
-	// DefaultMaxResults is how many results a call without max_results
-	// returns at most (the contract's maximum).
-	DefaultMaxResults = 25
+	// DefaultMaxResults is the max_results sent for a call without one
+	// (the search API's usual default).
+	DefaultMaxResults = 10
 	// maxSearchAnswerBytes caps the gateway's answer read.
 	maxSearchAnswerBytes = 4 << 20
 	// maxQueryBytes caps the query sent.
@@ -96,7 +96,7 @@ func newSearcher(p *pack, cfg SearchConfig) (*searcher, error) {
 	u.RawPath = ""
 	s := &searcher{cfg: cfg, endpoint: u.String(), pack: p}
 	s.client, err = netguard.New(netguard.Options{AllowedHosts: []string{u.Host}, AllowPrivate: cfg.AllowPrivate,
-		Timeout: cfg.Timeout, MaxResponseBytes: maxSearchAnswerBytes, MaxRetries: 2, RetryNonIdempotent: true,
+		Timeout: cfg.Timeout, MaxResponseBytes: maxSearchAnswerBytes, MaxRetries: 2, RetryNonIdempotent: true, RetryBaseWait: 100 * time.Millisecond,
 		Secrets: []string{cfg.APIKey}})
 	if err != nil {
 		return nil, fmt.Errorf("web: Config.Search: %w", err)
@@ -121,12 +121,11 @@ func (s *searcher) search(ctx context.Context, a SearchArgs) (result.Result[Sear
 	case len(q) > maxQueryBytes:
 		return result.Failuref[SearchOutput](ErrInvalidQuery, "query: %d bytes; expected at most %d", len(q), maxQueryBytes), nil
 	}
-	body := map[string]any{"query": q}
 	limit := DefaultMaxResults
 	if a.MaxResults != nil {
-		body["max_results"] = *a.MaxResults
 		limit = *a.MaxResults
 	}
+	body := map[string]any{"query": q, "max_results": limit}
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return result.Failuref[SearchOutput](ErrUpstream, "the search request could not be encoded: %v", err), nil
@@ -157,11 +156,15 @@ func (s *searcher) search(ctx context.Context, a SearchArgs) (result.Result[Sear
 		return result.Failure[SearchOutput]("the search gateway's answer could not be read", ErrUpstream), nil
 	}
 	switch c := resp.StatusCode; {
-	case c == http.StatusBadRequest || c == http.StatusUnprocessableEntity:
-		return result.Failuref[SearchOutput](ErrInvalidQuery, "the search gateway refused the query (HTTP %d)%s", c, upstreamDetail(answer)).
-			WithInstruction("Rephrase the query and search again."), nil
 	case c == http.StatusGatewayTimeout || c == http.StatusRequestTimeout:
 		return result.Failuref[SearchOutput](ErrTimeout, "the search gateway timed out (HTTP %d)", c), nil
+	case c == http.StatusUnauthorized || c == http.StatusForbidden || c == http.StatusProxyAuthRequired || c == http.StatusTooManyRequests:
+		// The gateway refused us (key, permissions, rate), not the query.
+		s.pack.log.Warn("web: search gateway refused the request", "status", c)
+		return result.Failuref[SearchOutput](ErrUpstream, "the search gateway refused the request (HTTP %d)", c), nil
+	case c/100 == 4:
+		return result.Failuref[SearchOutput](ErrInvalidQuery, "the search gateway refused the query (HTTP %d)%s", c, upstreamDetail(answer)).
+			WithInstruction("Rephrase the query and search again."), nil
 	case c/100 != 2:
 		s.pack.log.Warn("web: search gateway answered an error", "status", c)
 		return result.Failuref[SearchOutput](ErrUpstream, "the search gateway answered HTTP %d", c), nil

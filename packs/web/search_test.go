@@ -104,10 +104,10 @@ func TestSearch_GatewayRequestAndMapping(t *testing.T) {
 	assert.NotContains(t, string(b), "score")
 	assert.Contains(t, string(b), `"date":null`)
 
-	// Without max_results none is sent; an answer longer than max_results
-	// is cut.
+	// Without max_results the default is sent; an answer longer than
+	// max_results is cut.
 	_ = invoke(t, reg.Registry, "search.web", map[string]any{"query": "go"})
-	assert.Equal(t, map[string]any{"query": "go"}, g.bodies[1])
+	assert.Equal(t, map[string]any{"query": "go", "max_results": float64(web.DefaultMaxResults)}, g.bodies[1])
 	out = searchOut(t, invoke(t, reg.Registry, "search.web", map[string]any{"query": "go", "max_results": 2}))
 	assert.Len(t, out.Results, 2)
 }
@@ -127,7 +127,7 @@ func TestSearch_InvalidQuery(t *testing.T) {
 	assert.Contains(t, r.Error, "max_results", "every problem still listed")
 	assert.Zero(t, g.requests, "nothing sent")
 
-	for _, status := range []int{400, 422} {
+	for _, status := range []int{400, 404, 413, 422} {
 		g.answer = func(w http.ResponseWriter, _ map[string]any) {
 			w.WriteHeader(status)
 			_, _ = w.Write([]byte(`{"error":{"message":"query contains unsupported operators"}}`))
@@ -162,15 +162,19 @@ func TestSearch_UpstreamFailureAndTimeout(t *testing.T) {
 	}{
 		{"500", func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "boom "+gatewayKey, 500) }, web.ErrUpstream},
 		{"401", func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "bad key "+gatewayKey, 401) }, web.ErrUpstream},
+		{"429", func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "slow down", 429) }, web.ErrUpstream},
+		{"504", func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "gateway timeout", 504) }, web.ErrTimeout},
 		{"not JSON", func(w http.ResponseWriter, _ map[string]any) { _, _ = w.Write([]byte("<html>")) }, web.ErrUpstream},
 		{"no results", func(w http.ResponseWriter, _ map[string]any) { _, _ = w.Write([]byte(`{"data":[]}`)) }, web.ErrUpstream},
-		{"slow", func(w http.ResponseWriter, _ map[string]any) { time.Sleep(800 * time.Millisecond) }, web.ErrTimeout},
+		{"slow", func(w http.ResponseWriter, _ map[string]any) { time.Sleep(2500 * time.Millisecond) }, web.ErrTimeout},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			logs := &testlog.Buffer{}
 			g := &gateway{answer: c.answer}
-			reg := newSearch(t, g, web.SearchConfig{Timeout: 300 * time.Millisecond}, slog.New(slog.NewTextHandler(logs, nil)))
+			// Long enough for the retries of a 5xx (100 ms, then 200 ms,
+			// ±50 %) to end in upstream_failure, not in the deadline.
+			reg := newSearch(t, g, web.SearchConfig{Timeout: 1500 * time.Millisecond}, slog.New(slog.NewTextHandler(logs, nil)))
 			r := invoke(t, reg.Registry, "search.web", map[string]any{"query": "go"})
 			require.False(t, r.Success)
 			assert.Equal(t, c.typ, r.ErrorType)
@@ -193,7 +197,7 @@ func TestSearch_ErrorsThroughMCPAndHTTP(t *testing.T) {
 	}{
 		{nil, "", "invalid_query", 400},
 		{func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "bad", 400) }, "x", "invalid_query", 400},
-		{func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "down", 503) }, "x", "upstream_failure", 502},
+		{func(w http.ResponseWriter, _ map[string]any) { http.Error(w, "no such search", 501) }, "x", "upstream_failure", 502}, // not retried
 		{func(w http.ResponseWriter, _ map[string]any) { time.Sleep(600 * time.Millisecond) }, "x", "timeout", 504},
 	}
 	var calls int

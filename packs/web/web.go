@@ -24,9 +24,11 @@
 // {query, max_results} to {base}/v1/search/{search_tool} with the key as a
 // bearer token and maps the answer (the Perplexity search shape LiteLLM
 // follows) to the contract: unknown fields dropped, date null when the
-// provider gives none. The gateway refusing the query (HTTP 400 or 422) is
-// invalid_query, as is an empty query; any other failure is
-// upstream_failure; running out of time is timeout.
+// provider gives none; max_results is DefaultMaxResults when the call
+// gives none. An empty query, or the gateway answering 4xx to it, is
+// invalid_query — except 401, 403, 407 and 429, which refuse the key or
+// the rate, not the query, and are upstream_failure like any other
+// failure; running out of time (or a 408 or 504) is timeout.
 //
 // Importing this package costs about 0.25 s and 50 MB at process start:
 // go-trafilatura's date parser builds its locale tables in init.
