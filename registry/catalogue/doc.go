@@ -43,8 +43,9 @@
 // errors.Is. Nothing can be put or patched inside a disabled or
 // soft-deleted bundle. A soft-deleted bundle is removed by the reaper
 // [SoftDeleteRetention] (two days) later, once it holds no tool. Another
-// back-end (PostgreSQL when one host is not enough) implements the same
-// interface and proves it with the suite in package storetest.
+// back-end implements the same interface and proves it with the suite in
+// package storetest: package pgstore keeps the catalogue in PostgreSQL,
+// for several hosts sharing one catalogue.
 //
 // The file store makes every write atomic (temporary file, fsync, rename,
 // fsync of the directory) and takes a per-bundle file lock, so several

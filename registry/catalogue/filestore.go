@@ -647,12 +647,7 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 	if err := s.checkOpen(); err != nil {
 		return Bundle{}, false, err
 	}
-	var p problems
-	if err := ValidateID(id); err != nil {
-		p.add("bundleID", "%v", err)
-	}
-	p.merge(spec.Validate())
-	if err := p.err(); err != nil {
+	if err := CheckBundlePut(id, spec); err != nil {
 		return Bundle{}, false, err
 	}
 	unlock, err := s.lock(ctx, id)
@@ -844,10 +839,7 @@ func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (To
 	if err := s.checkOpen(); err != nil {
 		return Tool{}, err
 	}
-	var p problems
-	p.merge(key.Validate())
-	p.merge(spec.Validate())
-	if err := p.err(); err != nil {
+	if err := CheckToolPut(key, spec); err != nil {
 		return Tool{}, err
 	}
 	if _, err := s.readBundle(key.BundleID); err != nil {

@@ -126,6 +126,28 @@ type ToolQuery struct {
 	Limit int
 }
 
+// CheckBundlePut checks the arguments of [Store.PutBundle] and returns
+// nil or a [*ValidationError] naming every field at fault ("bundleID" and
+// the spec's fields). Every Store implementation calls it first.
+func CheckBundlePut(id uuid.UUID, spec BundleSpec) error {
+	var p problems
+	if err := ValidateID(id); err != nil {
+		p.add("bundleID", "%v", err)
+	}
+	p.merge(spec.Validate())
+	return p.err()
+}
+
+// CheckToolPut checks the arguments of [Store.PutTool] and returns nil or
+// a [*ValidationError] naming every field at fault (the key's and the
+// spec's). Every Store implementation calls it first.
+func CheckToolPut(key ToolKey, spec ToolSpec) error {
+	var p problems
+	p.merge(key.Validate())
+	p.merge(spec.Validate())
+	return p.err()
+}
+
 // CheckImport checks the records of [Store.ImportBundle] and returns
 // normalised copies (timestamps in UTC at microsecond precision, the
 // bundle's id on every tool). It returns a [*ValidationError] (fields

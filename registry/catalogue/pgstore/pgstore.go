@@ -1,0 +1,821 @@
+// Package pgstore is a catalogue.Store on PostgreSQL (pgx), for several
+// hosts sharing one catalogue. It passes the same conformance suite as the
+// file store (package storetest).
+//
+//	s, err := pgstore.Open(ctx, os.Getenv("CATALOGUE_DSN"), pgstore.Options{})
+//	defer s.Close()
+//
+// Open applies the schema migrations embedded in the binary (with
+// jackc/tern, under PostgreSQL's advisory lock, so hosts starting together
+// migrate once) in Options.Schema, created if absent.
+//
+// Integrity is the database's: <slug, version> is unique in a bundle by
+// the tools table's primary key, and every write is one statement or one
+// transaction, so a host dying mid-call leaves either the whole record or
+// nothing. Tools are listed by bundle id, then slug and version compared
+// byte by byte, and a page cursor is a row comparison on that key, so
+// pages never skip or repeat a tool however the data changes. The reaper
+// removes due bundles in one statement, safe when every host runs it.
+//
+// Usage counts are buffered in memory (RecordUsage never waits for the
+// database) and added to the stored counts by a periodic flush — an
+// increment, so the counts of every host add up. Reads through the same
+// Store see its buffered counts at once.
+//
+// The DSN is never logged or put in an error.
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/tern/v2/migrate"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options configures Open. The zero value is ready to use.
+type Options struct {
+	// Schema holds the catalogue's tables; "" means "toolpack". It is
+	// created when absent.
+	Schema string
+	// Now is the store's clock (timestamps, the reaper); nil means
+	// time.Now.
+	Now func() time.Time
+	// Logger receives failed background work; nil means slog.Default().
+	Logger *slog.Logger
+	// FlushInterval is how often buffered usage counts are written; zero
+	// means one second, negative only at Flush and Close.
+	FlushInterval time.Duration
+	// ReapInterval is how often the reaper runs; zero means one hour,
+	// negative never (call ReapDeleted yourself).
+	ReapInterval time.Duration
+	// MaxToolsPerBundle caps the tool versions of one bundle (ErrLimit
+	// beyond it); zero means catalogue.DefaultMaxToolsPerBundle, negative
+	// no cap.
+	MaxToolsPerBundle int
+	// MaxBundles caps the bundles, soft-deleted ones included until
+	// reaped; zero means catalogue.DefaultMaxBundles, negative no cap.
+	MaxBundles int
+	// MaxConns caps the connection pool; zero means pgxpool's default.
+	MaxConns int32
+	// StatementTimeout bounds every statement; zero means 30 seconds.
+	StatementTimeout time.Duration
+}
+
+// Store is the PostgreSQL catalogue store.
+type Store struct {
+	pool      *pgxpool.Pool
+	now       func() time.Time
+	log       *slog.Logger
+	maxTools  int
+	maxBundle int
+
+	usageMu sync.Mutex
+	pending map[catalogue.ToolKey]usage
+	// flushMu: Flush holds it to move counts from pending to the
+	// database; readers hold it shared from their read to adding
+	// pending, so that no count is seen twice or not at all.
+	flushMu sync.RWMutex
+
+	closed    atomic.Bool
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type usage struct {
+	count int64
+	last  time.Time
+}
+
+func (u usage) plus(v usage) usage {
+	u.count += v.count
+	if v.last.After(u.last) {
+		u.last = v.last
+	}
+	return u
+}
+
+var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+var _ catalogue.Store = (*Store)(nil)
+
+// Open connects to the database named by dsn (a PostgreSQL URL or
+// key=value string), applies the migrations and starts the background
+// flush and reaper.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	if opts.Schema == "" {
+		opts.Schema = "toolpack"
+	}
+	if !schemaRE.MatchString(opts.Schema) {
+		return nil, fmt.Errorf("pgstore: Options.Schema: expected a lower-case identifier of at most 63 characters, got %q", opts.Schema)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's parse errors may quote the DSN, password included.
+		return nil, errors.New("pgstore: the DSN does not parse (expected postgres://user:password@host:port/db or key=value pairs)")
+	}
+	timeout := opts.StatementTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = opts.Schema
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connecting: %w", connErr(err))
+	}
+	s := &Store{pool: pool, now: opts.Now, log: opts.Logger, pending: map[catalogue.ToolKey]usage{}, stop: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.maxTools, s.maxBundle = orDefault(opts.MaxToolsPerBundle, catalogue.DefaultMaxToolsPerBundle), orDefault(opts.MaxBundles, catalogue.DefaultMaxBundles)
+	if err := s.migrate(ctx, opts.Schema); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	flush := opts.FlushInterval
+	if flush == 0 {
+		flush = time.Second
+	}
+	reap := opts.ReapInterval
+	if reap == 0 {
+		reap = time.Hour
+	}
+	if flush > 0 {
+		s.every(flush, func() {
+			if err := s.Flush(context.Background()); err != nil {
+				s.log.Warn("pgstore: writing usage counts failed; they stay buffered", "err", err)
+			}
+		})
+	}
+	if reap > 0 {
+		s.every(reap, func() {
+			if _, err := s.ReapDeleted(context.Background()); err != nil {
+				s.log.Warn("pgstore: reaping failed", "err", err)
+			}
+		})
+	}
+	return s, nil
+}
+
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// connErr keeps a connection error's cause but never the DSN: pgconn's
+// connect errors name host and user only, so they pass.
+func connErr(err error) error { return err }
+
+func (s *Store) migrate(ctx context.Context, schema string) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("pgstore: connecting: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return fmt.Errorf("pgstore: creating schema %s: %w", schema, err)
+	}
+	m, err := migrate.NewMigrator(ctx, conn.Conn(), pgx.Identifier{schema, "catalogue_schema_version"}.Sanitize())
+	if err != nil {
+		return fmt.Errorf("pgstore: migrations: %w", err)
+	}
+	if err := m.LoadMigrations(mustSub(migrations, "migrations")); err != nil {
+		return fmt.Errorf("pgstore: migrations: %w", err)
+	}
+	if err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("pgstore: applying migrations: %w", err)
+	}
+	return nil
+}
+
+// mustSub is fs.Sub of an embedded directory that exists.
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+func (s *Store) every(d time.Duration, f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+}
+
+func (s *Store) checkOpen() error {
+	if s.closed.Load() {
+		return catalogue.ErrClosed
+	}
+	return nil
+}
+
+// stamp is the store's time, as stored (UTC, microseconds).
+func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// dbErr maps the database's refusals to the catalogue's errors.
+func dbErr(err error, what string) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%s: %w", what, catalogue.ErrConflict)
+		case "23503": // foreign_key_violation
+			return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
+		}
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
+	}
+	return fmt.Errorf("pgstore: %s: %w", what, err)
+}
+
+const bundleCols = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at`
+
+func scanBundle(row pgx.Row) (catalogue.Bundle, error) {
+	var b catalogue.Bundle
+	err := row.Scan(&b.ID, &b.Slug, &b.DisplayName, &b.Description, &b.IsEnabled, &b.BuiltIn, &b.CreatedAt, &b.ModifiedAt, &b.SoftDeletedAt)
+	b.CreatedAt, b.ModifiedAt = b.CreatedAt.UTC(), b.ModifiedAt.UTC()
+	if b.SoftDeletedAt != nil {
+		t := b.SoftDeletedAt.UTC()
+		b.SoftDeletedAt = &t
+	}
+	return b, err
+}
+
+const toolCols = `id, bundle_id, slug, version, spec, built_in, created_at, modified_at, last_called_at, call_count`
+
+func scanTool(row pgx.Row) (catalogue.Tool, error) {
+	var t catalogue.Tool
+	var spec []byte
+	if err := row.Scan(&t.ID, &t.BundleID, &t.Slug, &t.Version, &spec, &t.BuiltIn, &t.CreatedAt, &t.ModifiedAt, &t.LastCalledAt, &t.CallCount); err != nil {
+		return t, err
+	}
+	if err := json.Unmarshal(spec, &t.ToolSpec); err != nil {
+		return t, fmt.Errorf("tool %s@%s: %w: %v", t.Slug, t.Version, catalogue.ErrCorrupt, err)
+	}
+	t.CreatedAt, t.ModifiedAt = t.CreatedAt.UTC(), t.ModifiedAt.UTC()
+	if t.LastCalledAt != nil {
+		l := t.LastCalledAt.UTC()
+		t.LastCalledAt = &l
+	}
+	return t, nil
+}
+
+// PutBundle implements catalogue.Store.
+func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.BundleSpec) (catalogue.Bundle, bool, error) {
+	if err := s.checkOpen(); err != nil {
+		return catalogue.Bundle{}, false, err
+	}
+	if err := catalogue.CheckBundlePut(id, spec); err != nil {
+		return catalogue.Bundle{}, false, err
+	}
+	var out catalogue.Bundle
+	created := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		now := s.stamp()
+		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if err := s.reserveBundle(ctx, tx); err != nil {
+				return err
+			}
+			out, created = catalogue.Bundle{ID: id, BundleSpec: spec, CreatedAt: now, ModifiedAt: now}, true
+			_, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)`,
+				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now)
+			return err
+		case err != nil:
+			return err
+		case b.SoftDeletedAt != nil:
+			return fmt.Errorf("bundle %s: %w", id, catalogue.ErrBundleDeleted)
+		case b.BuiltIn:
+			return fmt.Errorf("bundle %s: %w", id, catalogue.ErrBuiltIn)
+		}
+		b.BundleSpec, b.ModifiedAt = spec, now
+		out = b
+		_, err = tx.Exec(ctx, `UPDATE catalogue_bundles SET slug = $2, display_name = $3, description = $4, is_enabled = $5, modified_at = $6 WHERE id = $1`,
+			id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now)
+		return err
+	})
+	if err != nil {
+		return catalogue.Bundle{}, false, passOrWrap(err, "bundle "+id.String())
+	}
+	return out, created, nil
+}
+
+// reserveBundle refuses a new bundle past MaxBundles. The count is taken
+// under a transaction-scoped advisory lock, so hosts creating bundles at
+// once cannot both pass it.
+func (s *Store) reserveBundle(ctx context.Context, tx pgx.Tx) error {
+	if s.maxBundle <= 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('toolpack.catalogue.bundles'))`); err != nil {
+		return err
+	}
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM catalogue_bundles`).Scan(&n); err != nil {
+		return err
+	}
+	if n >= s.maxBundle {
+		return fmt.Errorf("the store holds %d bundles, the most allowed: %w", n, catalogue.ErrLimit)
+	}
+	return nil
+}
+
+// passOrWrap returns the catalogue's own errors as they are and wraps
+// the database's.
+func passOrWrap(err error, what string) error {
+	for _, sentinel := range []error{catalogue.ErrInvalid, catalogue.ErrNotFound, catalogue.ErrConflict, catalogue.ErrBundleDisabled,
+		catalogue.ErrBundleDeleted, catalogue.ErrBuiltIn, catalogue.ErrCorrupt, catalogue.ErrLimit, catalogue.ErrClosed} {
+		if errors.Is(err, sentinel) {
+			return err
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("pgstore: %s: %w", what, err)
+	}
+	return dbErr(err, what)
+}
+
+// GetBundle implements catalogue.Store.
+func (s *Store) GetBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, error) {
+	if err := s.checkOpen(); err != nil {
+		return catalogue.Bundle{}, err
+	}
+	b, err := scanBundle(s.pool.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1`, id))
+	if err != nil {
+		return catalogue.Bundle{}, passOrWrap(err, "bundle "+id.String())
+	}
+	return b, nil
+}
+
+// ListBundles implements catalogue.Store.
+func (s *Store) ListBundles(ctx context.Context, q catalogue.BundleQuery) ([]catalogue.Bundle, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	limit := any(nil)
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles
+		WHERE id > $1 AND (cardinality($2::uuid[]) = 0 OR id = ANY($2))
+		  AND ($3 OR is_enabled) AND ($4 OR soft_deleted_at IS NULL)
+		ORDER BY id LIMIT $5`, q.After, nonNil(q.IDs), q.IncludeDisabled, q.IncludeDeleted, limit)
+	if err != nil {
+		return nil, passOrWrap(err, "listing bundles")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalogue.Bundle, error) { return scanBundle(r) })
+	if err != nil {
+		return nil, passOrWrap(err, "listing bundles")
+	}
+	return out, nil
+}
+
+func nonNil[T any](v []T) []T {
+	if v == nil {
+		return []T{}
+	}
+	return v
+}
+
+// SetBundleEnabled implements catalogue.Store.
+func (s *Store) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabled bool) (catalogue.Bundle, error) {
+	return s.updateBundle(ctx, id, func(b *catalogue.Bundle) (string, []any, error) {
+		if b.SoftDeletedAt != nil {
+			return "", nil, fmt.Errorf("bundle %s: %w", id, catalogue.ErrBundleDeleted)
+		}
+		b.IsEnabled = enabled
+		return `UPDATE catalogue_bundles SET is_enabled = $2 WHERE id = $1`, []any{id, enabled}, nil
+	})
+}
+
+// SoftDeleteBundle implements catalogue.Store.
+func (s *Store) SoftDeleteBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, error) {
+	return s.updateBundle(ctx, id, func(b *catalogue.Bundle) (string, []any, error) {
+		if b.BuiltIn {
+			return "", nil, fmt.Errorf("bundle %s: %w", id, catalogue.ErrBuiltIn)
+		}
+		if b.SoftDeletedAt != nil {
+			return "", nil, nil
+		}
+		now := s.stamp()
+		b.SoftDeletedAt = &now
+		return `UPDATE catalogue_bundles SET soft_deleted_at = $2 WHERE id = $1`, []any{id, now}, nil
+	})
+}
+
+// updateBundle changes one bundle in a transaction, the row locked.
+func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*catalogue.Bundle) (string, []any, error)) (catalogue.Bundle, error) {
+	if err := s.checkOpen(); err != nil {
+		return catalogue.Bundle{}, err
+	}
+	var out catalogue.Bundle
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err
+		}
+		sql, args, err := change(&b)
+		if err != nil {
+			return err
+		}
+		out = b
+		if sql == "" {
+			return nil
+		}
+		_, err = tx.Exec(ctx, sql, args...)
+		return err
+	})
+	if err != nil {
+		return catalogue.Bundle{}, passOrWrap(err, "bundle "+id.String())
+	}
+	return out, nil
+}
+
+// bundleForChange reads and locks a bundle (lock is "SHARE" or
+// "UPDATE") and refuses changes inside a soft-deleted or disabled one.
+func bundleForChange(ctx context.Context, tx pgx.Tx, id uuid.UUID, lock string) (catalogue.Bundle, error) {
+	b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR `+lock, id))
+	if err != nil {
+		return b, err
+	}
+	if b.SoftDeletedAt != nil {
+		return b, fmt.Errorf("bundle %s: %w", id, catalogue.ErrBundleDeleted)
+	}
+	if !b.IsEnabled {
+		return b, fmt.Errorf("bundle %s: %w", id, catalogue.ErrBundleDisabled)
+	}
+	return b, nil
+}
+
+// PutTool implements catalogue.Store.
+func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalogue.ToolSpec) (catalogue.Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return catalogue.Tool{}, err
+	}
+	if err := catalogue.CheckToolPut(key, spec); err != nil {
+		return catalogue.Tool{}, err
+	}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return catalogue.Tool{}, fmt.Errorf("pgstore: encoding tool: %w", err)
+	}
+	id, err := catalogue.NewID()
+	if err != nil {
+		return catalogue.Tool{}, fmt.Errorf("pgstore: new tool id: %w", err)
+	}
+	now := s.stamp()
+	t := catalogue.Tool{ID: id, BundleID: key.BundleID, Slug: key.Slug, Version: key.Version, ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
+	what := fmt.Sprintf("tool %s@%s in bundle %s", key.Slug, key.Version, key.BundleID)
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The bundle's row is locked for update: tool puts into one
+		// bundle take turns, so the MaxToolsPerBundle count holds across
+		// hosts.
+		b, err := bundleForChange(ctx, tx, key.BundleID, "UPDATE")
+		if err != nil {
+			return err
+		}
+		if b.BuiltIn {
+			return fmt.Errorf("bundle %s: %w", b.ID, catalogue.ErrBuiltIn)
+		}
+		if s.maxTools > 0 {
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM catalogue_tools WHERE bundle_id = $1`, key.BundleID).Scan(&n); err != nil {
+				return err
+			}
+			if n >= s.maxTools {
+				return fmt.Errorf("bundle %s holds %d tool versions, the most allowed: %w", key.BundleID, n, catalogue.ErrLimit)
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO catalogue_tools (bundle_id, slug, version, id, spec, tags, is_enabled, created_at, modified_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`, key.BundleID, key.Slug, key.Version, id, string(raw), nonNil(spec.Tags), spec.IsEnabled, now)
+		return err
+	})
+	if err != nil {
+		return catalogue.Tool{}, passOrWrap(err, what)
+	}
+	return t, nil
+}
+
+// GetTool implements catalogue.Store.
+func (s *Store) GetTool(ctx context.Context, key catalogue.ToolKey) (catalogue.Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return catalogue.Tool{}, err
+	}
+	if err := key.Validate(); err != nil {
+		return catalogue.Tool{}, err
+	}
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
+	t, err := scanTool(s.pool.QueryRow(ctx, `SELECT `+toolCols+` FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3`,
+		key.BundleID, key.Slug, key.Version))
+	if err != nil {
+		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
+	}
+	s.addPending(&t)
+	return t, nil
+}
+
+func (s *Store) addPending(t *catalogue.Tool) {
+	s.usageMu.Lock()
+	u, ok := s.pending[t.Key()]
+	s.usageMu.Unlock()
+	if ok {
+		t.CallCount += u.count
+		if t.LastCalledAt == nil || u.last.After(*t.LastCalledAt) {
+			last := u.last
+			t.LastCalledAt = &last
+		}
+	}
+}
+
+// ListTools implements catalogue.Store: bundles by id, then slug and
+// version byte by byte.
+func (s *Store) ListTools(ctx context.Context, q catalogue.ToolQuery) ([]catalogue.Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	limit := any(nil)
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
+	rows, err := s.pool.Query(ctx, `SELECT t.id, t.bundle_id, t.slug, t.version, t.spec, t.built_in, t.created_at, t.modified_at, t.last_called_at, t.call_count
+		FROM catalogue_tools t JOIN catalogue_bundles b ON b.id = t.bundle_id
+		WHERE (t.bundle_id, t.slug, t.version) > ($1, $2, $3)
+		  AND (cardinality($4::uuid[]) = 0 OR t.bundle_id = ANY($4))
+		  AND (cardinality($5::text[]) = 0 OR t.tags && $5)
+		  AND ($6 OR (t.is_enabled AND b.is_enabled)) AND ($7 OR b.soft_deleted_at IS NULL)
+		ORDER BY t.bundle_id, t.slug, t.version LIMIT $8`,
+		q.After.BundleID, q.After.Slug, q.After.Version, nonNil(q.BundleIDs), nonNil(q.Tags), q.IncludeDisabled, q.IncludeDeleted, limit)
+	if err != nil {
+		return nil, passOrWrap(err, "listing tools")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalogue.Tool, error) { return scanTool(r) })
+	if err != nil {
+		return nil, passOrWrap(err, "listing tools")
+	}
+	for i := range out {
+		s.addPending(&out[i])
+	}
+	return out, nil
+}
+
+// SetToolEnabled implements catalogue.Store.
+func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabled bool) (catalogue.Tool, error) {
+	if err := s.checkOpen(); err != nil {
+		return catalogue.Tool{}, err
+	}
+	if err := key.Validate(); err != nil {
+		return catalogue.Tool{}, err
+	}
+	s.flushMu.RLock()
+	defer s.flushMu.RUnlock()
+	var out catalogue.Tool
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := bundleForChange(ctx, tx, key.BundleID, "SHARE"); err != nil {
+			return err
+		}
+		t, err := scanTool(tx.QueryRow(ctx, `SELECT `+toolCols+` FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3 FOR UPDATE`,
+			key.BundleID, key.Slug, key.Version))
+		if err != nil {
+			return err
+		}
+		if t.IsEnabled != enabled {
+			t.IsEnabled = enabled
+			raw, err := json.Marshal(t.ToolSpec)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE catalogue_tools SET is_enabled = $4, spec = $5 WHERE bundle_id = $1 AND slug = $2 AND version = $3`,
+				key.BundleID, key.Slug, key.Version, enabled, string(raw)); err != nil {
+				return err
+			}
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
+	}
+	s.addPending(&out)
+	return out, nil
+}
+
+// DeleteTool implements catalogue.Store.
+func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := key.Validate(); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("tool %s@%s", key.Slug, key.Version)
+	var builtIn bool
+	err := s.pool.QueryRow(ctx, `DELETE FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3 AND NOT built_in RETURNING built_in`,
+		key.BundleID, key.Slug, key.Version).Scan(&builtIn)
+	if errors.Is(err, pgx.ErrNoRows) {
+		var exists bool
+		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3)`,
+			key.BundleID, key.Slug, key.Version).Scan(&exists); err != nil {
+			return passOrWrap(err, what)
+		}
+		if exists {
+			return fmt.Errorf("%s: %w", what, catalogue.ErrBuiltIn)
+		}
+		return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
+	}
+	if err != nil {
+		return passOrWrap(err, what)
+	}
+	s.usageMu.Lock()
+	delete(s.pending, key)
+	s.usageMu.Unlock()
+	return nil
+}
+
+// ImportBundle implements catalogue.Store: one transaction, so a crash
+// part-way leaves nothing.
+func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []catalogue.Tool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	b, tools, err := catalogue.CheckImport(b, tools)
+	if err != nil {
+		return err
+	}
+	if s.maxTools > 0 && len(tools) > s.maxTools {
+		return fmt.Errorf("bundle %s: %d tool versions, more than the %d allowed: %w", b.ID, len(tools), s.maxTools, catalogue.ErrLimit)
+	}
+	specs := make([]string, len(tools))
+	for i := range tools {
+		raw, err := json.Marshal(tools[i].ToolSpec)
+		if err != nil {
+			return fmt.Errorf("pgstore: encoding tools[%d]: %w", i, err)
+		}
+		specs[i] = string(raw)
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.reserveBundle(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8)`,
+			b.ID, b.Slug, b.DisplayName, b.Description, b.IsEnabled, b.CreatedAt, b.ModifiedAt, b.SoftDeletedAt); err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		for i, t := range tools {
+			batch.Queue(`INSERT INTO catalogue_tools (bundle_id, slug, version, id, spec, tags, is_enabled, created_at, modified_at, last_called_at, call_count)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+				b.ID, t.Slug, t.Version, t.ID, specs[i], nonNil(t.Tags), t.IsEnabled, t.CreatedAt, t.ModifiedAt, t.LastCalledAt, t.CallCount)
+		}
+		return tx.SendBatch(ctx, batch).Close()
+	})
+	if err != nil {
+		return passOrWrap(err, "importing bundle "+b.ID.String())
+	}
+	// Counts buffered for these keys were calls of tools that did not
+	// exist: dropped, as RecordUsage's contract says.
+	s.usageMu.Lock()
+	for k := range s.pending {
+		if k.BundleID == b.ID {
+			delete(s.pending, k)
+		}
+	}
+	s.usageMu.Unlock()
+	return nil
+}
+
+// RecordUsage implements catalogue.Store; it only takes an in-memory
+// lock.
+func (s *Store) RecordUsage(ctx context.Context, key catalogue.ToolKey, at time.Time) error {
+	if err := key.Validate(); err != nil {
+		return err
+	}
+	at = at.UTC().Truncate(time.Microsecond)
+	s.usageMu.Lock()
+	defer s.usageMu.Unlock()
+	if s.closed.Load() {
+		return catalogue.ErrClosed
+	}
+	s.pending[key] = s.pending[key].plus(usage{count: 1, last: at})
+	return nil
+}
+
+// Flush adds the buffered usage counts to the stored ones now, in one
+// transaction; on failure they stay buffered for the next flush. Counts
+// of tools that no longer exist are dropped.
+func (s *Store) Flush(ctx context.Context) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.usageMu.Lock()
+	batch := s.pending
+	s.pending = map[catalogue.ToolKey]usage{}
+	s.usageMu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for k, u := range batch {
+			b.Queue(`UPDATE catalogue_tools SET call_count = call_count + $4,
+				last_called_at = GREATEST(COALESCE(last_called_at, $5), $5)
+				WHERE bundle_id = $1 AND slug = $2 AND version = $3`, k.BundleID, k.Slug, k.Version, u.count, u.last)
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		s.usageMu.Lock()
+		for k, u := range batch {
+			s.pending[k] = s.pending[k].plus(u)
+		}
+		s.usageMu.Unlock()
+		return fmt.Errorf("pgstore: writing usage counts: %w", err)
+	}
+	return nil
+}
+
+// ReapDeleted implements catalogue.Store: one statement removes every
+// bundle soft-deleted at least catalogue.SoftDeleteRetention ago (by the
+// store's clock) that holds no tool, so hosts reaping at once never
+// remove one twice or one that just got a tool.
+func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `DELETE FROM catalogue_bundles b
+		WHERE b.soft_deleted_at IS NOT NULL AND b.soft_deleted_at <= $1
+		  AND NOT EXISTS (SELECT 1 FROM catalogue_tools t WHERE t.bundle_id = b.id)
+		RETURNING b.id`, s.now().Add(-catalogue.SoftDeleteRetention))
+	if err != nil {
+		return nil, passOrWrap(err, "reaping")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, passOrWrap(err, "reaping")
+	}
+	return ids, nil
+}
+
+// Close writes buffered usage counts, stops background work and closes
+// the pool. Calling it again returns the first result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.usageMu.Lock()
+		s.closed.Store(true)
+		s.usageMu.Unlock()
+		close(s.stop)
+		s.wg.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s.closeErr = s.Flush(ctx)
+		s.pool.Close()
+	})
+	return s.closeErr
+}

@@ -1,0 +1,157 @@
+package pgstore_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
+	"github.com/toolpack-go/toolpack/registry/catalogue/storetest"
+)
+
+// EnvDSN names the environment variable holding the test database's DSN;
+// .ci/run starts PostgreSQL and sets it. Without it these tests skip.
+const EnvDSN = "TOOLPACK_TEST_PG_DSN"
+
+func testDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv(EnvDSN)
+	if dsn == "" {
+		t.Skipf("%s is not set: no PostgreSQL to test against (.ci/run starts one)", EnvDSN)
+	}
+	return dsn
+}
+
+// freshSchema is a new, empty schema name, dropped when the test ends.
+func freshSchema(t *testing.T, dsn string) string {
+	t.Helper()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "t_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			return
+		}
+		defer conn.Close(ctx)
+		_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	})
+	return schema
+}
+
+func open(t *testing.T, dsn, schema string, now func() time.Time) *pgstore.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := pgstore.Open(ctx, dsn, pgstore.Options{Schema: schema, Now: now, Logger: slog.New(slog.DiscardHandler),
+		FlushInterval: 20 * time.Millisecond, ReapInterval: -1, MaxConns: 8})
+	require.NoError(t, err)
+	return s
+}
+
+// The PostgreSQL store passes the same conformance suite as the file
+// store.
+func TestConformance(t *testing.T) {
+	dsn := testDSN(t)
+	storetest.Run(t, func(t *testing.T, now func() time.Time) catalogue.Store {
+		return open(t, dsn, freshSchema(t, dsn), now)
+	})
+}
+
+// Two hosts on one database behave as one store: of two racing puts of
+// one <slug, version> exactly one wins (the other gets ErrConflict), the
+// usage counts of both add up, and reapers running at once remove a due
+// bundle once.
+func TestTwoHosts(t *testing.T) {
+	dsn := testDSN(t)
+	schema := freshSchema(t, dsn)
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC).UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	a, b := open(t, dsn, schema, now), open(t, dsn, schema, now)
+	defer a.Close()
+	defer b.Close()
+	ctx := context.Background()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	got, err := b.GetBundle(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, "web", got.Slug, "a change through one host is seen by the other")
+
+	spec := catalogue.ToolSpec{DisplayName: "Echo", Description: "Echoes.", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}
+	for round := range 20 {
+		key := catalogue.ToolKey{BundleID: id, Slug: fmt.Sprintf("t%d", round), Version: "1"}
+		errs := make(chan error, 2)
+		for _, s := range []*pgstore.Store{a, b} {
+			go func() { _, err := s.PutTool(ctx, key, spec); errs <- err }()
+		}
+		e1, e2 := <-errs, <-errs
+		wins := 0
+		for _, e := range []error{e1, e2} {
+			if e == nil {
+				wins++
+			} else {
+				assert.ErrorIs(t, e, catalogue.ErrConflict)
+			}
+		}
+		assert.Equal(t, 1, wins, "round %d: exactly one put wins", round)
+	}
+
+	key := catalogue.ToolKey{BundleID: id, Slug: "t0", Version: "1"}
+	for range 30 {
+		require.NoError(t, a.RecordUsage(ctx, key, now()))
+		require.NoError(t, b.RecordUsage(ctx, key, now()))
+	}
+	require.NoError(t, a.Flush(ctx))
+	require.NoError(t, b.Flush(ctx))
+	tool, err := a.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.EqualValues(t, 60, tool.CallCount, "both hosts' counts add up")
+
+	empty, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = a.PutBundle(ctx, empty, catalogue.BundleSpec{Slug: "gone", DisplayName: "Gone", IsEnabled: true})
+	require.NoError(t, err)
+	_, err = b.SoftDeleteBundle(ctx, empty)
+	require.NoError(t, err)
+	clock.Add((catalogue.SoftDeleteRetention + time.Minute).Microseconds())
+	reaped := make(chan []uuid.UUID, 2)
+	for _, s := range []*pgstore.Store{a, b} {
+		go func() { ids, err := s.ReapDeleted(ctx); assert.NoError(t, err); reaped <- ids }()
+	}
+	all := append(<-reaped, <-reaped...)
+	assert.Equal(t, []uuid.UUID{empty}, all, "reaped once, by one host")
+}
+
+// A DSN that does not parse, or a server that refuses the password, is an
+// error that never quotes the password.
+func TestOpen_ErrorsHideThePassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := pgstore.Open(ctx, "postgres://u:s3cret-pw@[bad", pgstore.Options{})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "s3cret-pw")
+	_, err = pgstore.Open(ctx, "postgres://nobody:s3cret-pw@127.0.0.1:1/db?connect_timeout=2", pgstore.Options{})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "s3cret-pw")
+	_, err = pgstore.Open(ctx, "postgres://x@127.0.0.1/db", pgstore.Options{Schema: "Bad-Schema"})
+	assert.ErrorContains(t, err, "Options.Schema")
+}
