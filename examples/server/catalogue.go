@@ -19,6 +19,7 @@ import (
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueadmin"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
+	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/catalogue/httptool"
 	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex"
 	"github.com/toolpack-go/toolpack/registry/catalogue/steptool"
@@ -82,6 +83,10 @@ func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 				log.Warn("catalogue.dir changed; the catalogue stays where it is until the server restarts",
 					"serving", old.Catalogue.Dir, "configured", cfg.Catalogue.Dir)
 			}
+			if old != nil && (old.Catalogue.DSN != cfg.Catalogue.DSN || old.Catalogue.Schema != cfg.Catalogue.Schema || old.Catalogue.MaxConns != cfg.Catalogue.MaxConns ||
+				old.Catalogue.StatementTimeout != cfg.Catalogue.StatementTimeout) {
+				log.Warn("catalogue.dsn, schema, max_conns or statement_timeout changed; the catalogue keeps its database until the server restarts")
+			}
 		}
 		if old != nil && sameHTTPSettings(old.Catalogue, cfg.Catalogue) {
 			// Keep the runner: its compiled tools, connections and OAuth2
@@ -122,9 +127,19 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 			Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
 				Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}})
 	}
-	file, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("catalogue.dir: %w", err)
+	var file catalogue.Store
+	if cfg.DSN != "" {
+		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: int32(min(cfg.MaxConns, 1<<15)), StatementTimeout: cfg.StatementTimeout})
+		if err != nil {
+			return nil, fmt.Errorf("catalogue.dsn: %w", err)
+		}
+		file = pg
+	} else {
+		fs, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("catalogue.dir: %w", err)
+		}
+		file = fs
 	}
 	store, err := catalogue.WithBuiltIns(ctx, file, catalogue.BuiltInOptions{Dir: cfg.Dir, HasFunc: funcs.Has, Logger: log, Bundles: builtIns})
 	if err != nil {

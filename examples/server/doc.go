@@ -214,6 +214,16 @@
 //	  allowed_hosts: [api.example.com, "*.example.org"]  # where http tools may go (none: every public host)
 //	  allow_private: false                               # loopback, private, link-local and metadata addresses
 //	  secrets: {API_KEY: "${API_KEY}"}                   # what "${API_KEY}" in a tool resolves to
+//	  dsn: "${CATALOGUE_DSN}"                            # keep it in PostgreSQL instead (registry/catalogue/pgstore)
+//	  schema: toolpack                                   # its PostgreSQL schema
+//	  max_conns: 10                                      # its connection pool
+//	  statement_timeout: 30s
+//
+// With catalogue.dsn several servers share one catalogue: what one stores
+// the others serve (they read the database at start; live propagation of
+// another server's later changes is not wired yet), and <slug, version>
+// stays unique across them, enforced by the database. The DSN is never
+// logged.
 //
 // Its REST API (registry/catalogue/catalogueapi) shares /tools with the
 // registry's: /tools/bundles…, /tools/tools, /tools/tools/search and

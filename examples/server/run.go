@@ -344,7 +344,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 			log.Warn("closing the catalogue", "error", err)
 		}
 	}()
-	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir)
+	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
 	if cfg.config != "" {
 		reloadOnSIGHUP(ctx, host, log)
 	}

@@ -136,3 +136,23 @@ func TestLoad_WebKeys(t *testing.T) {
 	}
 	assert.NotContains(t, msg, "sk-search-secret")
 }
+
+// catalogue.dsn moves the catalogue to PostgreSQL: the DSN comes from the
+// environment and never appears in a problem; schema, max_conns and
+// statement_timeout are checked and named.
+func TestLoad_CatalogueDSN(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "catalogue:\n  dsn: ${CAT_DSN}\n  schema: tools_prod\n  max_conns: 8\n  statement_timeout: 5s\n"})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"CAT_DSN": "postgres://cat:pw-secret@db:5432/cat"})
+	assert.Equal(t, "postgres://cat:pw-secret@db:5432/cat", cfg.Catalogue.DSN)
+	assert.Equal(t, "tools_prod", cfg.Catalogue.Schema)
+	assert.Equal(t, 8, cfg.Catalogue.MaxConns)
+	assert.Equal(t, 5*time.Second, cfg.Catalogue.StatementTimeout)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "catalogue:\n  dsn: ${CAT_DSN}\n  schema: Bad-Name\n  max_conns: 0\n  statement_timeout: soon\n"})
+	_, err := load(t, dir, "c.yaml", map[string]string{"CAT_DSN": "mysql-pw-secret"})
+	require.Error(t, err)
+	for _, want := range []string{"catalogue.dsn: expected a PostgreSQL DSN", "catalogue.schema", "catalogue.max_conns", "catalogue.statement_timeout"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NotContains(t, err.Error(), "pw-secret")
+}

@@ -252,6 +252,19 @@ type Output struct {
 type Catalogue struct {
 	// Dir is the catalogue's data directory (catalogue.dir).
 	Dir string
+	// DSN, when set, keeps the catalogue in PostgreSQL instead of Dir's
+	// files (catalogue.dsn), written as ${ENV} in the file. Never log or
+	// print it. The built-in bundles' switches stay in Dir.
+	DSN string
+	// Schema is the PostgreSQL schema of the catalogue's tables
+	// (catalogue.schema); "" means pgstore's default, toolpack.
+	Schema string
+	// MaxConns caps the PostgreSQL connection pool (catalogue.max_conns);
+	// 0 means the driver's default.
+	MaxConns int
+	// StatementTimeout bounds every statement
+	// (catalogue.statement_timeout); 0 means 30 seconds.
+	StatementTimeout time.Duration
 	// AllowedHosts are the destinations http tools may call
 	// (catalogue.allowed_hosts): exact host, host:port or *.suffix
 	// entries. Empty admits every public host.

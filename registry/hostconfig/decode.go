@@ -24,6 +24,7 @@ var (
 	serverNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	snippetNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	paramNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	pgSchemaRE    = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 	headerNameRE  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
@@ -38,7 +39,7 @@ var (
 	statsKeys   = []string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}
 	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir"}
 	docsKeys    = []string{"base_url", "slugs"}
-	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets"}
+	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets", "dsn", "schema", "max_conns", "statement_timeout"}
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
 	mlxKeys     = []string{"command", "models", "start_timeout"}
 	swKeys      = []string{"base_url", "api_key", "search_tool", "timeout"}
@@ -739,6 +740,30 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 		case "dir":
 			if t, ok := d.pathValue(v, p); ok {
 				c.Dir = t
+			}
+		case "dsn":
+			if t, ok := d.secretText(v, p); ok {
+				if !strings.HasPrefix(t, "postgres://") && !strings.HasPrefix(t, "postgresql://") && !strings.Contains(t, "=") {
+					d.bad(v, p, "expected a PostgreSQL DSN (postgres://user:password@host:port/db or key=value pairs) written as ${ENV}")
+					return
+				}
+				c.DSN = t
+			}
+		case "schema":
+			if t, ok := d.text(v, p, true); ok {
+				if !pgSchemaRE.MatchString(t) {
+					d.bad(v, p, "expected a lower-case identifier of at most 63 characters (letters, digits, _), got %s", quote(t))
+					return
+				}
+				c.Schema = t
+			}
+		case "max_conns":
+			if i, ok := d.integer(v, p, 1, "10"); ok {
+				c.MaxConns = i
+			}
+		case "statement_timeout":
+			if dur, ok := d.duration(v, p); ok {
+				c.StatementTimeout = dur
 			}
 		case "allow_private":
 			if b, ok := d.boolean(v, p); ok {

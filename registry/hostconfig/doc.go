@@ -60,6 +60,10 @@
 //     allow_private lets them reach loopback, private, link-local and
 //     metadata addresses; secrets maps a name (the "${NAME}" tools use)
 //     to its value, written as ${ENV} so that it stays out of the file.
+//     dsn (none), schema (toolpack), max_conns and statement_timeout
+//     (30s): with a dsn the
+//     catalogue lives in PostgreSQL (registry/catalogue/pgstore), shared
+//     by every host given the same dsn; write it as ${ENV}.
 //   - transcript: {base_url, api_key, model, context_tokens (8192),
 //     timeout (2m)}: the OpenAI-compatible endpoint of the transcript
 //     pack (packs/transcript); api_key written as ${ENV}. Without

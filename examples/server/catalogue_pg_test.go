@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+)
+
+// With catalogue.dsn the catalogue lives in PostgreSQL: a tool PUT
+// through one server process is served by a second process started on
+// the same database, called there over REST, and the DSN never reaches a
+// log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
+func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
+	dsn := os.Getenv("TOOLPACK_TEST_PG_DSN")
+	if dsn == "" {
+		t.Skip("TOOLPACK_TEST_PG_DSN is not set: no PostgreSQL to test against (.ci/run starts one)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "e2e_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err == nil {
+			_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+			_ = conn.Close(context.Background())
+		}
+	})
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("catalogue: {dir: cat, dsn: \"${CAT_DSN}\", schema: "+schema+", max_conns: 4}\n"), 0o600))
+	env := append(serverEnv(startBackend(t)), "CAT_DSN="+dsn)
+
+	a := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, a, "catalogue ready", 1)
+	bid, err := catalogue.NewID()
+	require.NoError(t, err)
+	code, _ := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String(), `{"slug":"math","displayName":"Math","isEnabled":true,"description":"d"}`)
+	require.Equal(t, http.StatusCreated, code)
+	code, out := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"a+b",
+		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
+		"goImpl":{"func":"add"}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+	code, _ = doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"again",
+		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{}},"goImpl":{"func":"add"}}`)
+	assert.Equal(t, http.StatusConflict, code, "<slug, version> is unique in the database")
+
+	second := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, second, "catalogue ready", 1)
+	code, out = restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)
+	require.Equal(t, http.StatusOK, code, "the second server serves the tool the first stored: %v", out)
+	assert.Equal(t, float64(42), out["value"])
+	for _, s := range []*httpServer{a, second} {
+		assert.NotContains(t, s.stderr.String(), dsn)
+	}
+}
