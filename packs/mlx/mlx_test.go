@@ -20,12 +20,11 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
-	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/internal/contracttest"
 	"github.com/toolpack-go/toolpack/packs/mlx"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -130,31 +129,9 @@ func unloadAtEnd(t *testing.T, s *setup, port int) {
 // The generated schemas equal the contract's (seed 003), key order aside,
 // and the declared errors carry the contract's HTTP statuses.
 func TestContract_SchemasAndErrorsEqualSeed(t *testing.T) {
-	b, err := os.ReadFile("testdata/contract.json")
-	require.NoError(t, err)
-	var c map[string]struct {
-		In     json.RawMessage `json:"input_schema"`
-		Out    json.RawMessage `json:"output_schema"`
-		Errors []struct {
-			Code   string `json:"code"`
-			Status int    `json:"http_status"`
-		} `json:"errors"`
-	}
-	require.NoError(t, json.Unmarshal(b, &c))
 	p, err := mlx.New(mlx.Config{Models: []string{"m"}, StateFile: filepath.Join(t.TempDir(), "s.json")})
 	require.NoError(t, err)
-	require.Len(t, p.Tools, len(c))
-	for _, tool := range p.Tools {
-		want, ok := c[tool.Name]
-		require.True(t, ok, "tool %s is in the contract", tool.Name)
-		assert.JSONEq(t, string(want.In), string(tool.InputSchema), tool.Name)
-		assert.JSONEq(t, string(want.Out), string(tool.OutputSchema), tool.Name)
-		require.Len(t, tool.Errors, len(want.Errors), tool.Name)
-		for i, e := range want.Errors {
-			assert.Equal(t, e.Code, string(tool.Errors[i].Type), tool.Name)
-			assert.Equal(t, e.Status, tool.Errors[i].Status, tool.Name)
-		}
-	}
+	contracttest.Check(t, p, "testdata/contract.json")
 }
 
 // Load starts the configured command with the model and port as single
@@ -500,28 +477,20 @@ func TestErrors_ThroughMCPAndHTTP(t *testing.T) {
 		{"mlx.unload", `{"port":8200}`, "invalid_port", 400},
 		{"mlx.unload", fmt.Sprintf(`{"port":%d}`, free), "not_listening", 404},
 	}
-	api := httptest.NewServer(httpapi.New(s.reg, httpapi.Options{Logger: quiet}))
-	defer api.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, ct := sdk.NewInMemoryTransports()
-	srv := mcpserver.NewServer(s.reg, mcpserver.Options{Logger: quiet})
-	ss, err := srv.Connect(ctx, st, nil)
-	require.NoError(t, err)
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	require.NoError(t, err)
-	defer cs.Close()
-	for _, c := range cases {
-		status, body := post(t, api.URL+"/tools/"+c.tool+"/invoke", c.args)
-		assert.Equal(t, c.status, status, "%s %s: %s", c.tool, c.args, body)
-		assert.Contains(t, body, `"error_type":"`+c.typ+`"`)
-
-		var a map[string]any
-		require.NoError(t, json.Unmarshal([]byte(c.args), &a))
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.tool, Arguments: a})
-		require.NoError(t, err)
-		assert.True(t, res.IsError, "%s %s", c.tool, c.args)
-		assert.Equal(t, c.typ, res.Meta[mcpserver.MetaErrorType], "%s %s", c.tool, c.args)
+	for _, tool := range []string{"mlx.load", "mlx.unload"} {
+		var mine []contracttest.Case
+		for _, c := range cases {
+			if c.tool == tool {
+				var a map[string]any
+				require.NoError(t, json.Unmarshal([]byte(c.args), &a))
+				mine = append(mine, contracttest.Case{Args: a, Type: c.typ, Status: c.status})
+			}
+		}
+		contracttest.Codes(t, s.reg, tool, func(i int) (contracttest.Case, bool) {
+			if i >= len(mine) {
+				return contracttest.Case{}, false
+			}
+			return mine[i], true
+		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,13 +15,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
-	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/internal/contracttest"
 	"github.com/toolpack-go/toolpack/packs/transcript"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -91,30 +89,9 @@ func clean(t *testing.T, reg *registry.Registry, text string) result.Result[any]
 // The generated schemas equal the contract's (seed 003), key order aside,
 // and the declared errors carry the contract's HTTP statuses.
 func TestContract_SchemasAndErrorsEqualSeed(t *testing.T) {
-	b, err := os.ReadFile("testdata/contract.json")
-	require.NoError(t, err)
-	var c struct {
-		Name   string          `json:"name"`
-		In     json.RawMessage `json:"input_schema"`
-		Out    json.RawMessage `json:"output_schema"`
-		Errors []struct {
-			Code   string `json:"code"`
-			Status int    `json:"http_status"`
-		} `json:"errors"`
-	}
-	require.NoError(t, json.Unmarshal(b, &c))
 	p, err := transcript.New(transcript.Config{BaseURL: "http://127.0.0.1:1", Model: "m"})
 	require.NoError(t, err)
-	require.Len(t, p.Tools, 1)
-	tool := p.Tools[0]
-	assert.Equal(t, c.Name, tool.Name)
-	assert.JSONEq(t, string(c.In), string(tool.InputSchema))
-	assert.JSONEq(t, string(c.Out), string(tool.OutputSchema))
-	require.Len(t, tool.Errors, len(c.Errors))
-	for i, e := range c.Errors {
-		assert.Equal(t, e.Code, string(tool.Errors[i].Type))
-		assert.Equal(t, e.Status, tool.Errors[i].Status)
-	}
+	contracttest.Check(t, p, "testdata/contract.json")
 }
 
 // A transcript is cleaned by the model: the request names the model,
@@ -189,33 +166,31 @@ func TestClean_ErrorsAndHTTPStatuses(t *testing.T) {
 	}
 }
 
-// Over MCP the same failures carry their contract code in the result's
-// _meta, and the key never shows.
-func TestClean_ErrorsThroughMCP(t *testing.T) {
-	for _, c := range []struct {
+// Every contract code is reached through MCP (the result's _meta) and
+// HTTP (the contract's status).
+func TestClean_ErrorsThroughMCPAndHTTP(t *testing.T) {
+	f := &fakeModel{}
+	reg := newPack(t, f, transcript.Config{APIKey: "sk-secret", Timeout: 300 * time.Millisecond})
+	answers := []struct {
 		answer func(w http.ResponseWriter, user string)
 		typ    result.ErrorType
+		status int
 	}{
-		{func(w http.ResponseWriter, _ string) { http.Error(w, "boom sk-secret", 500) }, transcript.ErrModel},
-		{func(w http.ResponseWriter, _ string) { time.Sleep(600 * time.Millisecond) }, transcript.ErrTimeout},
-	} {
-		reg := newPack(t, &fakeModel{answer: c.answer}, transcript.Config{APIKey: "sk-secret", Timeout: 300 * time.Millisecond})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		st, ct := sdk.NewInMemoryTransports()
-		ss, err := mcpserver.NewServer(reg, mcpserver.Options{Logger: quiet}).Connect(ctx, st, nil)
-		require.NoError(t, err)
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
-		require.NoError(t, err)
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "transcript.clean", Arguments: map[string]any{"text": "hello."}})
-		require.NoError(t, err)
-		assert.True(t, res.IsError)
-		assert.Equal(t, string(c.typ), res.Meta[mcpserver.MetaErrorType])
-		b, _ := json.Marshal(res)
-		assert.NotContains(t, string(b), "sk-secret")
-		_ = cs.Close()
-		_ = ss.Close()
-		cancel()
+		{func(w http.ResponseWriter, _ string) { http.Error(w, "boom sk-secret", 500) }, transcript.ErrModel, 502},
+		{func(w http.ResponseWriter, _ string) { time.Sleep(600 * time.Millisecond) }, transcript.ErrTimeout, 504},
 	}
+	var n int
+	contracttest.Codes(t, reg, "transcript.clean", func(i int) (contracttest.Case, bool) {
+		if i >= len(answers) {
+			return contracttest.Case{}, false
+		}
+		f.mu.Lock()
+		f.answer = answers[i].answer
+		f.mu.Unlock()
+		n++
+		return contracttest.Case{Args: map[string]any{"text": "hello."}, Type: string(answers[i].typ), Status: answers[i].status}, true
+	})
+	assert.Equal(t, len(answers), n)
 }
 
 // Bad input: empty text is a validation failure listing the field, and

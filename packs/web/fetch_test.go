@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,13 +16,11 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolpack-go/toolpack/adapters/httpapi"
-	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/contracttest"
 	"github.com/toolpack-go/toolpack/packs/web"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -327,31 +324,9 @@ func TestFetch_BadURLRefused(t *testing.T) {
 // The generated schemas equal the contract's (seed 003), key order aside,
 // and the declared errors carry its HTTP statuses.
 func TestContract_SchemasAndErrorsEqualSeed(t *testing.T) {
-	b, err := os.ReadFile("testdata/contract.json")
-	require.NoError(t, err)
-	var c map[string]struct {
-		In     json.RawMessage `json:"input_schema"`
-		Out    json.RawMessage `json:"output_schema"`
-		Errors []struct {
-			Code   string `json:"code"`
-			Status int    `json:"http_status"`
-		} `json:"errors"`
-	}
-	require.NoError(t, json.Unmarshal(b, &c))
 	p, err := web.New(web.Config{Search: web.SearchConfig{BaseURL: "http://127.0.0.1:1", SearchTool: "s"}})
 	require.NoError(t, err)
-	require.Len(t, p.Tools, len(c))
-	for _, tool := range p.Tools {
-		want, ok := c[tool.Name]
-		require.True(t, ok, tool.Name)
-		assert.JSONEq(t, string(want.In), string(tool.InputSchema), tool.Name)
-		assert.JSONEq(t, string(want.Out), string(tool.OutputSchema), tool.Name)
-		require.Len(t, tool.Errors, len(want.Errors), tool.Name)
-		for i, e := range want.Errors {
-			assert.Equal(t, e.Code, string(tool.Errors[i].Type), tool.Name)
-			assert.Equal(t, e.Status, tool.Errors[i].Status, tool.Name)
-		}
-	}
+	contracttest.Check(t, p, "testdata/contract.json")
 }
 
 // Every web.fetch error code is reached through MCP (_meta) and HTTP
@@ -370,45 +345,10 @@ func TestFetch_ErrorsThroughMCPAndHTTP(t *testing.T) {
 		{s.URL + "/slow", "timeout", 504},
 		{"ftp://x/", "validation_error", 400},
 	}
-	checkCodes(t, reg, "web.fetch", func(i int) (map[string]any, string, int) {
+	contracttest.Codes(t, reg, "web.fetch", func(i int) (contracttest.Case, bool) {
 		if i >= len(cases) {
-			return nil, "", 0
+			return contracttest.Case{}, false
 		}
-		return map[string]any{"url": cases[i].url}, cases[i].typ, cases[i].status
+		return contracttest.Case{Args: map[string]any{"url": cases[i].url}, Type: cases[i].typ, Status: cases[i].status}, true
 	})
-}
-
-// checkCodes calls tool with each case's arguments over HTTP and MCP and
-// checks the error type and status.
-func checkCodes(t *testing.T, reg *registry.Registry, tool string, next func(i int) (map[string]any, string, int)) {
-	t.Helper()
-	api := httptest.NewServer(httpapi.New(reg, httpapi.Options{Logger: quiet}))
-	defer api.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	st, ct := sdk.NewInMemoryTransports()
-	ss, err := mcpserver.NewServer(reg, mcpserver.Options{Logger: quiet}).Connect(ctx, st, nil)
-	require.NoError(t, err)
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	require.NoError(t, err)
-	defer cs.Close()
-	for i := 0; ; i++ {
-		a, typ, status := next(i)
-		if a == nil {
-			return
-		}
-		body, _ := json.Marshal(a)
-		resp, err := http.Post(api.URL+"/tools/"+tool+"/invoke", "application/json", strings.NewReader(string(body)))
-		require.NoError(t, err)
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, status, resp.StatusCode, "%s: %s", body, got)
-		assert.Contains(t, string(got), `"error_type":"`+typ+`"`, "%s", body)
-
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: a})
-		require.NoError(t, err)
-		assert.True(t, res.IsError, "%s", body)
-		assert.Equal(t, typ, res.Meta[mcpserver.MetaErrorType], "%s", body)
-	}
 }

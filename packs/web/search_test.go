@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/contracttest"
 	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/packs/web"
 	"github.com/toolpack-go/toolpack/result"
@@ -201,15 +202,15 @@ func TestSearch_ErrorsThroughMCPAndHTTP(t *testing.T) {
 		{func(w http.ResponseWriter, _ map[string]any) { time.Sleep(600 * time.Millisecond) }, "x", "timeout", 504},
 	}
 	var calls int
-	checkCodes(t, reg.Registry, "search.web", func(i int) (map[string]any, string, int) {
+	contracttest.Codes(t, reg.Registry, "search.web", func(i int) (contracttest.Case, bool) {
 		if i >= len(modes) {
-			return nil, "", 0
+			return contracttest.Case{}, false
 		}
 		g.mu.Lock()
 		g.answer = modes[i].answer
 		g.mu.Unlock()
 		calls++
-		return map[string]any{"query": modes[i].query}, modes[i].typ, modes[i].status
+		return contracttest.Case{Args: map[string]any{"query": modes[i].query}, Type: modes[i].typ, Status: modes[i].status}, true
 	})
 	assert.Equal(t, len(modes), calls)
 }

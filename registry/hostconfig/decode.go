@@ -804,15 +804,24 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 	})
 }
 
+// baseURL reads an endpoint's base URL: http or https with a host.
+func (d *decoder) baseURL(n *yaml.Node, key string) (string, bool) {
+	u, ok := d.text(n, key, true)
+	if !ok {
+		return "", false
+	}
+	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		d.bad(n, key, "expected an http or https URL, got %s", quote(u))
+		return "", false
+	}
+	return u, true
+}
+
 func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 	d.fields(n, key, trKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
-			if u, ok := d.text(v, p, true); ok {
-				if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-					d.bad(v, p, "expected an http or https URL, got %s", quote(u))
-					return
-				}
+			if u, ok := d.baseURL(v, p); ok {
 				t.BaseURL = u
 			}
 		case "api_key":
@@ -887,11 +896,7 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 	d.fields(n, key, swKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
-			if u, ok := d.text(v, p, true); ok {
-				if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-					d.bad(v, p, "expected an http or https URL, got %s", quote(u))
-					return
-				}
+			if u, ok := d.baseURL(v, p); ok {
 				s.BaseURL = u
 			}
 		case "api_key":
