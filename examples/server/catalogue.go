@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -54,6 +55,9 @@ type serverCatalogue struct {
 	api   *catalogueapi.Handler
 	admin *catalogueadmin.Handler // the tools admin page, at /admin
 	http  *swapInvoker
+	// stopWatch ends the change feed of a PostgreSQL catalogue (nil for
+	// files).
+	stopWatch func()
 }
 
 // swapInvoker is the http-tool runner of the configuration in force: a
@@ -151,7 +155,38 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 		_ = store.Close()
 		return nil, fmt.Errorf("catalogue search index: %w", err)
 	}
-	return serveCatalogue(ctx, reg, index, funcs, sc, log)
+	sc2, err := serveCatalogue(ctx, reg, index, funcs, sc, log)
+	if err != nil {
+		return nil, err
+	}
+	if pg, ok := file.(*pgstore.Store); ok {
+		sc2.stopWatch = watchCatalogue(pg, index, sc2.cat, log)
+	}
+	return sc2, nil
+}
+
+// watchCatalogue keeps this server in step with the other servers on the
+// same PostgreSQL catalogue: each change one of them commits (or, after a
+// lost connection, a full resync) re-reads the search index and the
+// registry's catalogue tools, and MCP clients get list_changed. It
+// returns the function that stops it.
+func watchCatalogue(pg *pgstore.Store, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) func() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = pg.Watch(ctx, func() {
+			sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
+			defer scancel()
+			if err := index.Resync(sctx); err != nil {
+				log.Warn("catalogue: re-reading the search index after another server's change failed", "err", err)
+			}
+			if err := cat.Sync(sctx); err != nil {
+				log.Warn("catalogue: re-reading the catalogue after another server's change failed", "err", err)
+			}
+		})
+	}()
+	return func() { cancel(); <-done }
 }
 
 // addExampleFuncs registers the example pack's read-only functions
@@ -246,6 +281,9 @@ func (c *serverCatalogue) mount(mux *http.ServeMux, auth func(http.Handler) http
 
 // Close stops the catalogue and writes its buffered usage counts.
 func (c *serverCatalogue) Close() error {
+	if c.stopWatch != nil {
+		c.stopWatch()
+	}
 	err := errors.Join(c.cat.Close(), c.store.Close())
 	if inv := c.http.cur.Load(); inv != nil {
 		inv.Close()

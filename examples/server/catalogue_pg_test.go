@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
@@ -18,8 +19,8 @@ import (
 
 // With catalogue.dsn the catalogue lives in PostgreSQL: a tool PUT
 // through one server process is served by a second process started on
-// the same database, called there over REST, and the DSN never reaches a
-// log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
+// the same database, called there over REST; a later PUT reaches the
+// running second process within moments; the DSN never reaches a log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
 func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	dsn := os.Getenv("TOOLPACK_TEST_PG_DSN")
 	if dsn == "" {
@@ -60,6 +61,21 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	code, out = restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)
 	require.Equal(t, http.StatusOK, code, "the second server serves the tool the first stored: %v", out)
 	assert.Equal(t, float64(42), out["value"])
+
+	// A change made through the first server now reaches the running
+	// second one within a second or so (LISTEN/NOTIFY), its registry
+	// included.
+	code, out = doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/2", `{"displayName":"Sum 2","description":"a+b",
+		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
+		"goImpl":{"func":"add"}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+	start := time.Now()
+	require.Eventually(t, func() bool {
+		code, _ := restInvoke(t, ctx, second.base, "math.sum.2", `{"a":1,"b":2}`)
+		return code == http.StatusOK
+	}, 5*time.Second, 50*time.Millisecond, "the second server serves the new version; its log:\n%s", second.stderr)
+	t.Logf("the second server served the new version %s after the put", time.Since(start).Round(time.Millisecond))
+
 	for _, s := range []*httpServer{a, second} {
 		assert.NotContains(t, s.stderr.String(), dsn)
 	}

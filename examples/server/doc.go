@@ -220,8 +220,9 @@
 //	  statement_timeout: 30s
 //
 // With catalogue.dsn several servers share one catalogue: what one stores
-// the others serve (they read the database at start; live propagation of
-// another server's later changes is not wired yet), and <slug, version>
+// the others serve, within moments of its commit (PostgreSQL's
+// LISTEN/NOTIFY; their MCP clients get list_changed, and after a lost
+// connection a server re-reads the whole catalogue), and <slug, version>
 // stays unique across them, enforced by the database. The DSN is never
 // logged.
 //

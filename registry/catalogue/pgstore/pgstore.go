@@ -17,6 +17,12 @@
 // pages never skip or repeat a tool however the data changes. The reaper
 // removes due bundles in one statement, safe when every host runs it.
 //
+// Several hosts, one catalogue: every write notifies the others through
+// PostgreSQL's LISTEN/NOTIFY, and Store.Watch calls a host back when
+// another host changed the catalogue (and once more after a lost
+// connection, for a full resync) — what cataloguehost.Catalogue.Sync and
+// searchindex's Resync need to keep a registry in step.
+//
 // Usage counts are buffered in memory (RecordUsage never waits for the
 // database) and added to the stored counts by a periodic flush — an
 // increment, so the counts of every host add up. Reads through the same
@@ -82,6 +88,9 @@ type Options struct {
 // Store is the PostgreSQL catalogue store.
 type Store struct {
 	pool      *pgxpool.Pool
+	connCfg   *pgx.ConnConfig // for the LISTEN connection of Watch
+	channel   string          // the NOTIFY channel of this schema's catalogue
+	instance  string          // this Store's id, the payload of its notifications
 	now       func() time.Time
 	log       *slog.Logger
 	maxTools  int
@@ -147,7 +156,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connecting: %w", connErr(err))
 	}
-	s := &Store{pool: pool, now: opts.Now, log: opts.Logger, pending: map[catalogue.ToolKey]usage{}, stop: make(chan struct{})}
+	inst, err := uuid.NewRandom()
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: instance id: %w", err)
+	}
+	s := &Store{pool: pool, connCfg: cfg.ConnConfig.Copy(), channel: "toolpack_catalogue_" + opts.Schema, instance: inst.String(),
+		now: opts.Now, log: opts.Logger, pending: map[catalogue.ToolKey]usage{}, stop: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -305,6 +320,16 @@ func scanTool(row pgx.Row) (catalogue.Tool, error) {
 	return t, nil
 }
 
+// notify tells the hosts watching this catalogue (Watch) that it changed;
+// inside a transaction the notification is sent at commit, and not at
+// all on rollback.
+func (s *Store) notify(ctx context.Context, q interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}) error {
+	_, err := q.Exec(ctx, `SELECT pg_notify($1, $2)`, s.channel, s.instance)
+	return err
+}
+
 // PutBundle implements catalogue.Store.
 func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.BundleSpec) (catalogue.Bundle, bool, error) {
 	if err := s.checkOpen(); err != nil {
@@ -324,9 +349,11 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 				return err
 			}
 			out, created = catalogue.Bundle{ID: id, BundleSpec: spec, CreatedAt: now, ModifiedAt: now}, true
-			_, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)`,
-				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now)
-			return err
+			if _, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)`,
+				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now); err != nil {
+				return err
+			}
+			return s.notify(ctx, tx)
 		case err != nil:
 			return err
 		case b.SoftDeletedAt != nil:
@@ -336,9 +363,11 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 		}
 		b.BundleSpec, b.ModifiedAt = spec, now
 		out = b
-		_, err = tx.Exec(ctx, `UPDATE catalogue_bundles SET slug = $2, display_name = $3, description = $4, is_enabled = $5, modified_at = $6 WHERE id = $1`,
-			id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now)
-		return err
+		if _, err := tx.Exec(ctx, `UPDATE catalogue_bundles SET slug = $2, display_name = $3, description = $4, is_enabled = $5, modified_at = $6 WHERE id = $1`,
+			id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx)
 	})
 	if err != nil {
 		return catalogue.Bundle{}, false, passOrWrap(err, "bundle "+id.String())
@@ -468,8 +497,10 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 		if sql == "" {
 			return nil
 		}
-		_, err = tx.Exec(ctx, sql, args...)
-		return err
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx)
 	})
 	if err != nil {
 		return catalogue.Bundle{}, passOrWrap(err, "bundle "+id.String())
@@ -532,9 +563,11 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 				return fmt.Errorf("bundle %s holds %d tool versions, the most allowed: %w", key.BundleID, n, catalogue.ErrLimit)
 			}
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO catalogue_tools (bundle_id, slug, version, id, spec, tags, is_enabled, created_at, modified_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`, key.BundleID, key.Slug, key.Version, id, string(raw), nonNil(spec.Tags), spec.IsEnabled, now)
-		return err
+		if _, err := tx.Exec(ctx, `INSERT INTO catalogue_tools (bundle_id, slug, version, id, spec, tags, is_enabled, created_at, modified_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`, key.BundleID, key.Slug, key.Version, id, string(raw), nonNil(spec.Tags), spec.IsEnabled, now); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx)
 	})
 	if err != nil {
 		return catalogue.Tool{}, passOrWrap(err, what)
@@ -637,6 +670,9 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 				key.BundleID, key.Slug, key.Version, enabled, string(raw)); err != nil {
 				return err
 			}
+			if err := s.notify(ctx, tx); err != nil {
+				return err
+			}
 		}
 		out = t
 		return nil
@@ -677,6 +713,9 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 	s.usageMu.Lock()
 	delete(s.pending, key)
 	s.usageMu.Unlock()
+	if err := s.notify(ctx, s.pool); err != nil {
+		s.log.Warn("pgstore: notifying the other hosts failed; they see the change at their next resync", "err", err)
+	}
 	return nil
 }
 
@@ -715,7 +754,10 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 				b.ID, t.Slug, t.Version, t.ID, specs[i], nonNil(t.Tags), t.IsEnabled, t.CreatedAt, t.ModifiedAt, t.LastCalledAt, t.CallCount)
 		}
-		return tx.SendBatch(ctx, batch).Close()
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx)
 	})
 	if err != nil {
 		return passOrWrap(err, "importing bundle "+b.ID.String())
@@ -800,6 +842,11 @@ func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 	if err != nil {
 		return nil, passOrWrap(err, "reaping")
 	}
+	if len(ids) > 0 {
+		if err := s.notify(ctx, s.pool); err != nil {
+			s.log.Warn("pgstore: notifying the other hosts failed; they see the change at their next resync", "err", err)
+		}
+	}
 	return ids, nil
 }
 
@@ -818,4 +865,76 @@ func (s *Store) Close() error {
 		s.pool.Close()
 	})
 	return s.closeErr
+}
+
+// Watch calls changed when another Store on the same database and schema
+// (another host) changes the catalogue, within moments of its commit
+// (PostgreSQL's LISTEN/NOTIFY on a connection of its own; notifications of
+// this Store's own writes are skipped, and a burst arrives as one call).
+// Watch also calls changed once as soon as it listens, so that a change
+// committed between the caller's first read and that moment is not
+// missed. When the connection is lost, Watch reconnects, with a growing
+// wait up to five seconds, and calls changed once more after it is back,
+// since notifications sent meanwhile were lost: the caller then re-reads
+// the whole catalogue (a full resync). Watch returns when ctx ends;
+// changed runs on Watch's goroutine.
+func (s *Store) Watch(ctx context.Context, changed func()) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := s.listen(ctx, changed)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.log.Warn("pgstore: the change feed's connection was lost; reconnecting", "err", err, "wait", wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// listen holds one LISTEN connection until it fails or ctx ends, calling
+// changed once it listens (the resync that covers the time before).
+func (s *Store) listen(ctx context.Context, changed func()) error {
+	conn, err := pgx.ConnectConfig(ctx, s.connCfg.Copy())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.channel}.Sanitize()); err != nil {
+		return err
+	}
+	changed()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		own := n.Payload == s.instance
+		// Gather the rest of a burst (an import, a script of puts).
+		for {
+			wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			m, err := conn.WaitForNotification(wctx)
+			cancel()
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					break
+				}
+				return err
+			}
+			own = own && m.Payload == s.instance
+		}
+		if !own {
+			changed()
+		}
+	}
 }

@@ -155,3 +155,88 @@ func TestOpen_ErrorsHideThePassword(t *testing.T) {
 	_, err = pgstore.Open(ctx, "postgres://x@127.0.0.1/db", pgstore.Options{Schema: "Bad-Schema"})
 	assert.ErrorContains(t, err, "Options.Schema")
 }
+
+// A host watching the catalogue is asked to resync once it listens, then
+// hears of another host's changes within a second, not of its own; after
+// its connection is cut it reconnects and asks for a full resync, then
+// hears changes again.
+func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
+	dsn := testDSN(t)
+	schema := freshSchema(t, dsn)
+	a, b := open(t, dsn, schema, nil), open(t, dsn, schema, nil)
+	defer a.Close()
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	heard := make(chan struct{}, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- b.Watch(ctx, func() { heard <- struct{}{} })
+	}()
+	expect := func(what string) {
+		t.Helper()
+		select {
+		case <-heard:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("no change heard: %s", what)
+		}
+	}
+	quiet := func(what string) {
+		t.Helper()
+		select {
+		case <-heard:
+			t.Fatalf("a change heard: %s", what)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	expect("the resync once it listens")
+	waitListening(t, dsn, schema)
+
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	start := time.Now()
+	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	expect("a bundle put by the other host")
+	assert.Less(t, time.Since(start), time.Second)
+
+	_, err = b.SetBundleEnabled(ctx, id, false)
+	require.NoError(t, err)
+	quiet("the watching host's own change")
+
+	// Cut the watcher's connection: it reconnects and asks for a resync.
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	var killed int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE $1`, "LISTEN %toolpack_catalogue_"+schema+"%").Scan(&killed))
+	require.Equal(t, 1, killed)
+	expect("the resync after reconnecting")
+	waitListening(t, dsn, schema)
+	_, err = a.SetBundleEnabled(ctx, id, true)
+	require.NoError(t, err)
+	expect("a change after the reconnection")
+
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not return after its context ended")
+	}
+}
+
+// waitListening waits until a connection listens on schema's channel.
+func waitListening(t *testing.T, dsn, schema string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	require.Eventually(t, func() bool {
+		var n int
+		_ = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'idle'`, "LISTEN %toolpack_catalogue_"+schema+"%").Scan(&n)
+		return n == 1
+	}, 8*time.Second, 20*time.Millisecond)
+}
