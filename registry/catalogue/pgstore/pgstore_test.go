@@ -1,13 +1,17 @@
 package pgstore_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -239,4 +243,133 @@ func waitListening(t *testing.T, dsn, schema string) {
 		_ = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'idle'`, "LISTEN %toolpack_catalogue_"+schema+"%").Scan(&n)
 		return n == 1
 	}, 8*time.Second, 20*time.Millisecond)
+}
+
+// The database dropping every connection mid-work: calls fail with a
+// clear error or succeed, never half-write, and the store recovers by
+// itself (the pool reconnects) without being reopened.
+func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
+	dsn := testDSN(t)
+	schema := freshSchema(t, dsn)
+	s := open(t, dsn, schema, nil)
+	defer s.Close()
+	ctx := context.Background()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = s.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	spec := catalogue.ToolSpec{DisplayName: "Echo", Description: "Echoes.", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}
+
+	admin, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	kill := func() {
+		_, _ = admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'`)
+	}
+	stored := map[string]bool{}
+	var failures int
+	for i := range 60 {
+		if i%7 == 3 {
+			kill()
+		}
+		slug := fmt.Sprintf("t%d", i)
+		_, err := s.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: slug, Version: "1"}, spec)
+		if err != nil {
+			failures++
+			assert.NotErrorIs(t, err, catalogue.ErrConflict, "a failed put stored nothing to conflict with")
+			continue
+		}
+		stored[slug] = true
+	}
+	// Whatever the store said was stored is there, whole; nothing else is.
+	tools, err := s.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{id}, IncludeDisabled: true})
+	require.NoError(t, err, "the store recovered without being reopened")
+	got := map[string]bool{}
+	for _, tl := range tools {
+		got[tl.Slug] = true
+		assert.Equal(t, "Echo", tl.DisplayName)
+		assert.JSONEq(t, `{"type":"object","properties":{}}`, string(tl.ArgSchema))
+	}
+	assert.Equal(t, stored, got)
+	t.Logf("%d of 60 puts failed while connections were dropped; every reported success is stored", failures)
+}
+
+// A writer killed with SIGKILL in the middle of importing a bundle of
+// 2,000 tools leaves the bundle wholly there or not at all.
+func TestFault_KilledWriterLeavesNoPartialRecord(t *testing.T) {
+	dsn := testDSN(t)
+	if os.Getenv("PGSTORE_TEST_IMPORTER") != "" {
+		return // the child: see importChild
+	}
+	schema := freshSchema(t, dsn)
+	s := open(t, dsn, schema, nil) // migrate before the child starts
+	defer s.Close()
+	// Killed as the import starts, a moment into it, and long after it
+	// committed.
+	for round, wait := range []time.Duration{0, 40 * time.Millisecond, 10 * time.Second} {
+		id, err := catalogue.NewID()
+		require.NoError(t, err)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestImportChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "PGSTORE_TEST_IMPORTER="+schema+":"+id.String())
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		lines := bufio.NewScanner(out)
+		started := false
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), "importing now") {
+				started = true
+				break
+			}
+		}
+		require.True(t, started, "the child reached the import")
+		if wait == 10*time.Second {
+			// Until the import is there (or the wait is over).
+			require.Eventually(t, func() bool { _, err := s.GetBundle(context.Background(), id); return err == nil }, wait, 20*time.Millisecond)
+		} else {
+			time.Sleep(wait)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		ctx := context.Background()
+		_, err = s.GetBundle(ctx, id)
+		if errors.Is(err, catalogue.ErrNotFound) {
+			tools, err := s.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{id}, IncludeDisabled: true, IncludeDeleted: true})
+			require.NoError(t, err)
+			assert.Empty(t, tools, "round %d: no tool of a bundle that is not there", round)
+			t.Logf("round %d: killed after %s: nothing stored", round, wait)
+			continue
+		}
+		require.NoError(t, err)
+		tools, err := s.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{id}, IncludeDisabled: true, IncludeDeleted: true})
+		require.NoError(t, err)
+		assert.Len(t, tools, 2000, "round %d: the bundle is there whole", round)
+		t.Logf("round %d: killed after %s: the import had committed", round, wait)
+	}
+}
+
+// TestImportChild is the writer of TestFault_KilledWriterLeavesNoPartialRecord;
+// it does nothing unless PGSTORE_TEST_IMPORTER is set.
+func TestImportChild(t *testing.T) {
+	v := os.Getenv("PGSTORE_TEST_IMPORTER")
+	if v == "" {
+		t.Skip("run by TestFault_KilledWriterLeavesNoPartialRecord")
+	}
+	schema, idText, _ := strings.Cut(v, ":")
+	id := uuid.MustParse(idText)
+	s := open(t, testDSN(t), schema, nil)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	b := catalogue.Bundle{ID: id, BundleSpec: catalogue.BundleSpec{Slug: "big", DisplayName: "Big", IsEnabled: true}, CreatedAt: now, ModifiedAt: now}
+	var tools []catalogue.Tool
+	for i := range 2000 {
+		tid, err := catalogue.NewID()
+		require.NoError(t, err)
+		tools = append(tools, catalogue.Tool{ID: tid, BundleID: id, Slug: fmt.Sprintf("t%d", i), Version: "1", CreatedAt: now, ModifiedAt: now,
+			ToolSpec: catalogue.ToolSpec{DisplayName: "T", Description: strings.Repeat("d", 2000), IsEnabled: true, Type: catalogue.TypeGo,
+				ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}})
+	}
+	fmt.Println("importing now")
+	_ = s.ImportBundle(context.Background(), b, tools)
+	time.Sleep(time.Hour) // killed before this ends
 }
