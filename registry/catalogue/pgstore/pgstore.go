@@ -850,6 +850,19 @@ func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 	return ids, nil
 }
 
+// Analyze refreshes the planner's statistics of the catalogue's tables
+// (PostgreSQL's ANALYZE), as autovacuum does on its own some time after
+// a bulk load such as a large import.
+func (s *Store) Analyze(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE catalogue_bundles, catalogue_tools`); err != nil {
+		return fmt.Errorf("pgstore: analyze: %w", err)
+	}
+	return nil
+}
+
 // Close writes buffered usage counts, stops background work and closes
 // the pool. Calling it again returns the first result.
 func (s *Store) Close() error {
