@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -75,6 +76,37 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 		return code == http.StatusOK
 	}, 5*time.Second, 50*time.Millisecond, "the second server serves the new version; its log:\n%s", second.stderr)
 	t.Logf("the second server served the new version %s after the put", time.Since(start).Round(time.Millisecond))
+
+	// The catalogue's cross-process race, through the two servers: both
+	// PUT the same <slug, version> at once, round after round; exactly
+	// one wins each round (201, the other 409) and the stored tool is the
+	// winner's.
+	for round := range 25 {
+		url := "/tools/bundles/" + bid.String() + "/tools/race/version/" + strconv.Itoa(round)
+		codes := make(chan [2]int, 2)
+		for i, srv := range []*httpServer{a, second} {
+			go func() {
+				code, _ := doJSON(t, ctx, http.MethodPut, srv.base+url, `{"displayName":"by `+strconv.Itoa(i)+`","description":"race",
+					"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{}},"goImpl":{"func":"add"}}`)
+				codes <- [2]int{i, code}
+			}()
+		}
+		r1, r2 := <-codes, <-codes
+		winner := -1
+		for _, r := range [][2]int{r1, r2} {
+			switch r[1] {
+			case http.StatusCreated:
+				require.Equal(t, -1, winner, "round %d: two winners", round)
+				winner = r[0]
+			case http.StatusConflict:
+			default:
+				t.Fatalf("round %d: server %d answered %d", round, r[0], r[1])
+			}
+		}
+		require.NotEqual(t, -1, winner, "round %d: no winner", round)
+		_, got := doJSON(t, ctx, http.MethodGet, a.base+url, "")
+		assert.Equal(t, "by "+strconv.Itoa(winner), got["displayName"], "round %d: the stored tool is the winner's", round)
+	}
 
 	for _, s := range []*httpServer{a, second} {
 		assert.NotContains(t, s.stderr.String(), dsn)
