@@ -27,7 +27,9 @@ import (
 // postings are the Index's inverted lists; every list is ascending.
 type postings struct {
 	grams    map[uint32][]int32 // trigram of the lower-cased name or description → items
-	words    [][]int32          // vocabulary id → items having the word
+	words    [][]int32          // vocabulary id → items having the word (name or description)
+	inName   [][]int32          // vocabulary id → items whose name has the word
+	inDesc   [][]int32          // vocabulary id → items whose description has the word
 	masks    []uint64           // vocabulary id → the word's runes, as bits rune%64
 	byLength map[int][]int32    // rune count of a name of several words → items
 }
@@ -46,7 +48,8 @@ func trigram(s string, i int) uint32 {
 }
 
 func (ix *Index) buildPostings() {
-	p := postings{grams: map[uint32][]int32{}, words: make([][]int32, len(ix.vocab)), masks: make([]uint64, len(ix.vocab)), byLength: map[int][]int32{}}
+	p := postings{grams: map[uint32][]int32{}, words: make([][]int32, len(ix.vocab)), inName: make([][]int32, len(ix.vocab)),
+		inDesc: make([][]int32, len(ix.vocab)), masks: make([]uint64, len(ix.vocab)), byLength: map[int][]int32{}}
 	for id, w := range ix.vocab {
 		p.masks[id] = runeMask(w)
 	}
@@ -58,13 +61,18 @@ func (ix *Index) buildPostings() {
 	}
 	for i := range ix.prep {
 		item := int32(i)
-		for _, f := range []*field{&ix.prep[i].name, &ix.prep[i].desc} {
+		for fi, f := range []*field{&ix.prep[i].name, &ix.prep[i].desc} {
 			for j := 0; j+3 <= len(f.s); j++ {
 				g := trigram(f.s, j)
 				p.grams[g] = add(p.grams[g], item)
 			}
+			in := p.inName
+			if fi == 1 {
+				in = p.inDesc
+			}
 			for _, id := range f.ids {
 				p.words[id] = add(p.words[id], item)
+				in[id] = add(in[id], item)
 			}
 		}
 		if name := &ix.prep[i].name; len(name.words) > 1 {
@@ -133,6 +141,21 @@ func (ix *Index) termCandidates(q *Query, ti int, sc *scratch) ([]int32, bool) {
 		return subs, true
 	}
 	union := subs
+	// For an absent term only the fuzzy rules can match, and each item's
+	// score follows from the words within the threshold: it is computed
+	// here from their postings (name words first, as fuzzyField does)
+	// rather than item by item.
+	var nameScore, descScore []int16
+	if t.absent {
+		buf := sc.scoreBuf(2 * len(ix.prep))
+		nameScore, descScore = buf[:len(ix.prep)], buf[len(ix.prep):]
+	}
+	fuzzyScore := func(d, base int) int16 {
+		if d > t.fuzzy {
+			return 0
+		}
+		return int16(base - FuzzyEditCost*(d-1))
+	}
 	// A word within k edits of the term (or with a start within k) lacks
 	// at most k of the term's distinct runes: each one it lacks costs an
 	// edit. Bits shared by several runes only let more words through.
@@ -144,14 +167,58 @@ func (ix *Index) termCandidates(q *Query, ti int, sc *scratch) ([]int32, bool) {
 		if bits.OnesCount64(tmask&^ix.post.masks[id]) > t.fuzzy {
 			continue
 		}
-		if d, pd := q.vocabDistance(ti, int32(id)); d <= t.fuzzy || pd <= t.fuzzy {
-			union = union2(&sc.arena, union, ix.post.words[id])
+		d, pd := q.vocabDistance(ti, int32(id))
+		if d > t.fuzzy && pd > t.fuzzy {
+			continue
+		}
+		union = union2(&sc.arena, union, ix.post.words[id])
+		if t.absent {
+			ns := max(fuzzyScore(d, NameFuzzyScore), fuzzyScore(pd, NamePrefixFuzzyScore))
+			for _, it := range ix.post.inName[id] {
+				nameScore[it] = max(nameScore[it], ns)
+			}
+			ds := max(fuzzyScore(d, DescFuzzyScore), fuzzyScore(pd, DescPrefixFuzzyScore))
+			for _, it := range ix.post.inDesc[id] {
+				descScore[it] = max(descScore[it], ds)
+			}
 		}
 	}
 	for n := len(t.r) - t.fuzzy; n <= len(t.r)+t.fuzzy; n++ {
 		union = union2(&sc.arena, union, ix.post.byLength[n])
+		if t.absent {
+			// The whole-name rule: the distance to the name as a whole.
+			for _, it := range ix.post.byLength[n] {
+				d, _ := q.distance(t, ix.prep[it].name.s)
+				nameScore[it] = max(nameScore[it], fuzzyScore(d, NameFuzzyScore))
+			}
+		}
+	}
+	if t.absent {
+		for _, it := range union {
+			if nameScore[it] == 0 {
+				nameScore[it] = descScore[it]
+			}
+		}
+		t.fuzzyScores = nameScore
 	}
 	return union, true
+}
+
+// scoreBuf returns a cleared buffer of n scores, kept in the scratch for
+// the query's lifetime.
+func (sc *scratch) scoreBuf(n int) []int16 {
+	for len(sc.scores) < cap(sc.scores) {
+		sc.scores = sc.scores[:len(sc.scores)+1]
+		if b := sc.scores[len(sc.scores)-1]; cap(b) >= n {
+			b = b[:n]
+			clear(b)
+			sc.scores[len(sc.scores)-1] = b
+			return b
+		}
+	}
+	b := make([]int16, n)
+	sc.scores = append(sc.scores, b)
+	return b
 }
 
 // intersect returns the items in both ascending lists, appended to the

@@ -186,12 +186,14 @@ type Index struct {
 // an arena for candidate lists, reused across queries so that a search
 // allocates next to nothing.
 type scratch struct {
-	memo  []uint8
-	arena []int32
+	memo   []uint8
+	arena  []int32
+	scores [][]int16 // per absent term: name then description fuzzy scores
 }
 
 type prepared struct {
 	name, desc field
+	idx        int32 // the item's position in an Index
 }
 
 // field is a lower-cased text with its word spans (byte offsets). In an
@@ -258,7 +260,7 @@ func newIndex(items []Item, withPostings bool) *Index {
 		return f
 	}
 	for i, it := range items {
-		ix.prep[i] = prepared{name: add(it.Name), desc: add(it.Description)}
+		ix.prep[i] = prepared{name: add(it.Name), desc: add(it.Description), idx: int32(i)}
 		ix.prep[i].name.setUnjoined()
 		ix.prep[i].desc.setUnjoined()
 	}
@@ -343,6 +345,7 @@ func (ix *Index) prepare(q *Query) *scratch {
 	sc.memo = sc.memo[:n]
 	clear(sc.memo)
 	sc.arena = sc.arena[:0]
+	sc.scores = sc.scores[:0]
 	q.vocab, q.memo = ix.vocab, sc.memo
 	for i := range q.terms {
 		if id, ok := ix.wordID[q.terms[i].s]; ok {
@@ -451,6 +454,10 @@ type term struct {
 	// absent is set by an Index when no item's text holds the term, so
 	// only fuzzy rules can match it.
 	absent bool
+	// fuzzyScores, set by an Index for an absent term, is each item's
+	// fuzzy score for the term (0: no match), computed from the postings
+	// of the words within the threshold instead of item by item.
+	fuzzyScores []int16
 	// id is the term's vocabulary id when it is itself a word of an
 	// Index's items, else -1: a field holding that word has the term as a
 	// whole word, without searching its text.
@@ -551,6 +558,12 @@ func (q *Query) termScore(ti int, p *prepared) (int, Rule) {
 		}
 	}
 	if t.fuzzy == 0 {
+		return 0, NoMatch
+	}
+	if t.fuzzyScores != nil {
+		if s := int(t.fuzzyScores[p.idx]); s > 0 {
+			return s, Fuzzy
+		}
 		return 0, NoMatch
 	}
 	if s := q.fuzzyField(ti, name, NameFuzzyScore, NamePrefixFuzzyScore, true); s > 0 {
