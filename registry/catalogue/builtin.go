@@ -85,7 +85,7 @@ type BuiltInStore struct {
 	mu      sync.Mutex
 	ov      overlay
 	ovStamp fileStamp
-	pending map[uuid.UUID]usage // built-in tool id → counts not yet written
+	pending map[uuid.UUID]Usage // built-in tool id → counts not yet written
 	closed  bool
 	stop    chan struct{}
 	done    chan struct{}
@@ -104,17 +104,8 @@ type overlay struct {
 	// modifiedAt.
 	FirstSeen map[uuid.UUID]time.Time `json:"firstSeen"`
 	// Calls are the usage counts of built-in tools.
-	Calls map[uuid.UUID]overlayUsage `json:"calls"`
+	Calls map[uuid.UUID]Usage `json:"calls"`
 }
-
-type overlayUsage struct {
-	Count int64     `json:"count"`
-	Last  time.Time `json:"last"`
-}
-
-func (o overlayUsage) usage() usage { return usage{count: o.Count, last: o.Last} }
-
-func overlayUsageOf(u usage) overlayUsage { return overlayUsage{Count: u.count, Last: u.last} }
 
 type fileStamp struct {
 	mod  time.Time
@@ -158,7 +149,7 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 	}
 	s := &BuiltInStore{inner: inner, hasFunc: opts.HasFunc, now: opts.Now, log: opts.Logger,
 		path: filepath.Join(opts.Dir, "builtins.json"), lock: filepath.Join(opts.Dir, "builtins.lock"),
-		bundles: map[uuid.UUID]*builtInBundle{}, pending: map[uuid.UUID]usage{},
+		bundles: map[uuid.UUID]*builtInBundle{}, pending: map[uuid.UUID]Usage{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
@@ -310,7 +301,7 @@ func (ov *overlay) init() {
 		ov.FirstSeen = map[uuid.UUID]time.Time{}
 	}
 	if ov.Calls == nil {
-		ov.Calls = map[uuid.UUID]overlayUsage{}
+		ov.Calls = map[uuid.UUID]Usage{}
 	}
 }
 
@@ -389,10 +380,10 @@ func (s *BuiltInStore) viewTool(t Tool) Tool {
 	}
 	t.CreatedAt = s.ov.FirstSeen[t.ID]
 	t.ModifiedAt = t.CreatedAt
-	u := s.ov.Calls[t.ID].usage().plus(s.pending[t.ID])
-	t.CallCount = u.count
-	if !u.last.IsZero() {
-		last := u.last
+	u := s.ov.Calls[t.ID].Plus(s.pending[t.ID])
+	t.CallCount = u.Count
+	if !u.Last.IsZero() {
+		last := u.Last
 		t.LastCalledAt = &last
 	}
 	t.Tags = slices.Clone(t.Tags)
@@ -676,7 +667,7 @@ func (s *BuiltInStore) RecordUsage(ctx context.Context, key ToolKey, at time.Tim
 		return ErrClosed
 	}
 	id := bb.tools[i].ID
-	s.pending[id] = s.pending[id].plus(usage{count: 1, last: at.UTC().Truncate(time.Microsecond)})
+	s.pending[id] = s.pending[id].Plus(Usage{Count: 1, Last: at.UTC().Truncate(time.Microsecond)})
 	return nil
 }
 
@@ -707,14 +698,14 @@ func (s *BuiltInStore) checkOpen() error {
 func (s *BuiltInStore) flushUsage(ctx context.Context) error {
 	s.mu.Lock()
 	batch := s.pending
-	s.pending = map[uuid.UUID]usage{}
+	s.pending = map[uuid.UUID]Usage{}
 	s.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
 	}
 	err := s.update(ctx, func(ov *overlay) bool {
 		for id, u := range batch {
-			ov.Calls[id] = overlayUsageOf(ov.Calls[id].usage().plus(u))
+			ov.Calls[id] = ov.Calls[id].Plus(u)
 		}
 		return true
 	})
@@ -722,7 +713,7 @@ func (s *BuiltInStore) flushUsage(ctx context.Context) error {
 		// Keep the counts for the next attempt.
 		s.mu.Lock()
 		for id, u := range batch {
-			s.pending[id] = s.pending[id].plus(u)
+			s.pending[id] = s.pending[id].Plus(u)
 		}
 		s.mu.Unlock()
 	}

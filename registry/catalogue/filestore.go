@@ -117,8 +117,7 @@ type FileStore struct {
 	creating chan struct{}
 	closed   atomic.Bool
 
-	usageMu sync.Mutex
-	pending map[ToolKey]usage
+	usage UsageBuffer
 
 	// flushMu keeps reads from seeing counts between the buffer and the
 	// file during a flush. Lock order: flushMu before a bundle lock.
@@ -131,21 +130,6 @@ type FileStore struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
-}
-
-type usage struct {
-	count int64
-	last  time.Time
-}
-
-// plus is u with o's calls added: the counts summed, the later last call
-// kept.
-func (u usage) plus(o usage) usage {
-	u.count += o.count
-	if o.last.After(u.last) {
-		u.last = o.last
-	}
-	return u
 }
 
 var _ Store = (*FileStore)(nil)
@@ -165,7 +149,6 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 		maxFile:    opts.MaxFileBytes,
 		maxTools:   opts.MaxToolsPerBundle,
 		maxBundles: opts.MaxBundles,
-		pending:    map[ToolKey]usage{},
 		problems:   map[string]error{},
 		stop:       make(chan struct{}),
 	}
@@ -905,26 +888,10 @@ func (s *FileStore) GetTool(ctx context.Context, key ToolKey) (Tool, error) {
 	if err != nil {
 		return Tool{}, err
 	}
-	s.addPending(&t)
+	s.usage.Apply(&t)
 	return t, nil
 }
 
-func (s *FileStore) addPending(t *Tool) {
-	s.usageMu.Lock()
-	u, ok := s.pending[t.Key()]
-	s.usageMu.Unlock()
-	if ok {
-		applyUsage(t, u)
-	}
-}
-
-func applyUsage(t *Tool, u usage) {
-	t.CallCount += u.count
-	if t.LastCalledAt == nil || u.last.After(*t.LastCalledAt) {
-		last := u.last
-		t.LastCalledAt = &last
-	}
-}
 
 // ListTools implements [Store].
 func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) {
@@ -978,7 +945,7 @@ func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) 
 			if (!t.IsEnabled && !q.IncludeDisabled) || !hasAnyTag(t.Tags, q.Tags) {
 				continue
 			}
-			s.addPending(&t)
+			s.usage.Apply(&t)
 			out = append(out, t)
 			if q.Limit > 0 && len(out) == q.Limit {
 				return out, nil
@@ -1037,7 +1004,7 @@ func (s *FileStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled boo
 			return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
 		}
 	}
-	s.addPending(&t)
+	s.usage.Apply(&t)
 	return t, nil
 }
 
@@ -1073,9 +1040,7 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
 	}
 	s.forget(path)
-	s.usageMu.Lock()
-	delete(s.pending, key)
-	s.usageMu.Unlock()
+	s.usage.Forget(key)
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
 	}
@@ -1084,18 +1049,7 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 
 // RecordUsage implements [Store]. It only takes an in-memory lock.
 func (s *FileStore) RecordUsage(ctx context.Context, key ToolKey, at time.Time) error {
-	if err := key.Validate(); err != nil {
-		return err
-	}
-	at = at.UTC().Truncate(time.Microsecond)
-	s.usageMu.Lock()
-	if s.closed.Load() {
-		s.usageMu.Unlock()
-		return ErrClosed
-	}
-	s.pending[key] = s.pending[key].plus(usage{count: 1, last: at})
-	s.usageMu.Unlock()
-	return nil
+	return s.usage.Record(key, at)
 }
 
 // Flush writes the buffered usage counts now. Counts that cannot be
@@ -1104,10 +1058,7 @@ func (s *FileStore) RecordUsage(ctx context.Context, key ToolKey, at time.Time) 
 func (s *FileStore) Flush(ctx context.Context) error {
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	s.usageMu.Lock()
-	batch := s.pending
-	s.pending = map[ToolKey]usage{}
-	s.usageMu.Unlock()
+	batch := s.usage.Take()
 	if len(batch) == 0 {
 		return nil
 	}
@@ -1119,22 +1070,17 @@ func (s *FileStore) Flush(ctx context.Context) error {
 	for id, keys := range byBundle {
 		if err := s.flushBundle(ctx, id, keys, batch); err != nil {
 			errs = append(errs, err)
-			// Keep the counts for the next flush.
-			s.usageMu.Lock()
-			for _, k := range keys {
-				if u, ok := batch[k]; ok {
-					s.pending[k] = s.pending[k].plus(u)
-				}
-			}
-			s.usageMu.Unlock()
 		}
 	}
+	// What is left in batch was not written (flushBundle removes each key
+	// it writes or drops): it stays buffered for the next flush.
+	s.usage.Return(batch)
 	return errors.Join(errs...)
 }
 
 // flushBundle writes the counts of keys; each written key is removed from
 // batch, so on error batch holds what is left.
-func (s *FileStore) flushBundle(ctx context.Context, id uuid.UUID, keys []ToolKey, batch map[ToolKey]usage) error {
+func (s *FileStore) flushBundle(ctx context.Context, id uuid.UUID, keys []ToolKey, batch map[ToolKey]Usage) error {
 	unlock, err := s.lock(ctx, id)
 	if err != nil {
 		return err
@@ -1154,7 +1100,7 @@ func (s *FileStore) flushBundle(ctx context.Context, id uuid.UUID, keys []ToolKe
 		if err != nil {
 			return err
 		}
-		applyUsage(&t, batch[k])
+		batch[k].applyTo(&t)
 		data, err := s.encode(t)
 		if err != nil {
 			return err
@@ -1269,13 +1215,7 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 	// exist: they are dropped, as RecordUsage's contract says. (A flush
 	// that took them from the buffer just before would apply them; only a
 	// caller recording calls of tools that do not exist yet can see that.)
-	s.usageMu.Lock()
-	for k := range s.pending {
-		if k.BundleID == b.ID {
-			delete(s.pending, k)
-		}
-	}
-	s.usageMu.Unlock()
+	s.usage.ForgetBundle(b.ID)
 	if err := syncDir(s.bundlesDir()); err != nil {
 		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
 	}
@@ -1459,11 +1399,10 @@ func (s *FileStore) reapLocked(id uuid.UUID) (bool, error) {
 // buffered usage counts. Later calls return the first result.
 func (s *FileStore) Close() error {
 	s.closeOnce.Do(func() {
-		// Closed under usageMu: a RecordUsage either lands before and is
+		// A RecordUsage either lands before the buffer closes and is
 		// flushed below, or fails with ErrClosed.
-		s.usageMu.Lock()
 		s.closed.Store(true)
-		s.usageMu.Unlock()
+		s.usage.Close()
 		close(s.stop)
 		s.wg.Wait()
 		s.closeErr = s.Flush(context.Background())

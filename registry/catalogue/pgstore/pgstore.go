@@ -96,11 +96,10 @@ type Store struct {
 	maxTools  int
 	maxBundle int
 
-	usageMu sync.Mutex
-	pending map[catalogue.ToolKey]usage
-	// flushMu: Flush holds it to move counts from pending to the
-	// database; readers hold it shared from their read to adding
-	// pending, so that no count is seen twice or not at all.
+	usage catalogue.UsageBuffer
+	// flushMu: Flush holds it to move counts from the buffer to the
+	// database; readers hold it shared from their read to adding the
+	// buffered counts, so that no count is seen twice or not at all.
 	flushMu sync.RWMutex
 
 	closed    atomic.Bool
@@ -108,19 +107,6 @@ type Store struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
-}
-
-type usage struct {
-	count int64
-	last  time.Time
-}
-
-func (u usage) plus(v usage) usage {
-	u.count += v.count
-	if v.last.After(u.last) {
-		u.last = v.last
-	}
-	return u
 }
 
 var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -154,7 +140,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: connecting: %w", connErr(err))
+		return nil, fmt.Errorf("pgstore: connecting: %w", err)
 	}
 	inst, err := uuid.NewRandom()
 	if err != nil {
@@ -162,7 +148,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: instance id: %w", err)
 	}
 	s := &Store{pool: pool, connCfg: cfg.ConnConfig.Copy(), channel: "toolpack_catalogue_" + opts.Schema, instance: inst.String(),
-		now: opts.Now, log: opts.Logger, pending: map[catalogue.ToolKey]usage{}, stop: make(chan struct{})}
+		now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -208,10 +194,6 @@ func orDefault(v, def int) int {
 	}
 	return v
 }
-
-// connErr keeps a connection error's cause but never the DSN: pgconn's
-// connect errors name host and user only, so they pass.
-func connErr(err error) error { return err }
 
 func (s *Store) migrate(ctx context.Context, schema string) error {
 	conn, err := s.pool.Acquire(ctx)
@@ -404,9 +386,6 @@ func passOrWrap(err error, what string) error {
 			return err
 		}
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("pgstore: %s: %w", what, err)
-	}
 	return dbErr(err, what)
 }
 
@@ -590,21 +569,8 @@ func (s *Store) GetTool(ctx context.Context, key catalogue.ToolKey) (catalogue.T
 	if err != nil {
 		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
 	}
-	s.addPending(&t)
+	s.usage.Apply(&t)
 	return t, nil
-}
-
-func (s *Store) addPending(t *catalogue.Tool) {
-	s.usageMu.Lock()
-	u, ok := s.pending[t.Key()]
-	s.usageMu.Unlock()
-	if ok {
-		t.CallCount += u.count
-		if t.LastCalledAt == nil || u.last.After(*t.LastCalledAt) {
-			last := u.last
-			t.LastCalledAt = &last
-		}
-	}
 }
 
 // ListTools implements catalogue.Store: bundles by id, then slug and
@@ -635,7 +601,7 @@ func (s *Store) ListTools(ctx context.Context, q catalogue.ToolQuery) ([]catalog
 		return nil, passOrWrap(err, "listing tools")
 	}
 	for i := range out {
-		s.addPending(&out[i])
+		s.usage.Apply(&out[i])
 	}
 	return out, nil
 }
@@ -680,7 +646,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 	if err != nil {
 		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
 	}
-	s.addPending(&out)
+	s.usage.Apply(&out)
 	return out, nil
 }
 
@@ -710,9 +676,7 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 	if err != nil {
 		return passOrWrap(err, what)
 	}
-	s.usageMu.Lock()
-	delete(s.pending, key)
-	s.usageMu.Unlock()
+	s.usage.Forget(key)
 	if err := s.notify(ctx, s.pool); err != nil {
 		s.log.Warn("pgstore: notifying the other hosts failed; they see the change at their next resync", "err", err)
 	}
@@ -764,30 +728,14 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 	}
 	// Counts buffered for these keys were calls of tools that did not
 	// exist: dropped, as RecordUsage's contract says.
-	s.usageMu.Lock()
-	for k := range s.pending {
-		if k.BundleID == b.ID {
-			delete(s.pending, k)
-		}
-	}
-	s.usageMu.Unlock()
+	s.usage.ForgetBundle(b.ID)
 	return nil
 }
 
 // RecordUsage implements catalogue.Store; it only takes an in-memory
 // lock.
 func (s *Store) RecordUsage(ctx context.Context, key catalogue.ToolKey, at time.Time) error {
-	if err := key.Validate(); err != nil {
-		return err
-	}
-	at = at.UTC().Truncate(time.Microsecond)
-	s.usageMu.Lock()
-	defer s.usageMu.Unlock()
-	if s.closed.Load() {
-		return catalogue.ErrClosed
-	}
-	s.pending[key] = s.pending[key].plus(usage{count: 1, last: at})
-	return nil
+	return s.usage.Record(key, at)
 }
 
 // Flush adds the buffered usage counts to the stored ones now, in one
@@ -796,10 +744,7 @@ func (s *Store) RecordUsage(ctx context.Context, key catalogue.ToolKey, at time.
 func (s *Store) Flush(ctx context.Context) error {
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	s.usageMu.Lock()
-	batch := s.pending
-	s.pending = map[catalogue.ToolKey]usage{}
-	s.usageMu.Unlock()
+	batch := s.usage.Take()
 	if len(batch) == 0 {
 		return nil
 	}
@@ -808,16 +753,12 @@ func (s *Store) Flush(ctx context.Context) error {
 		for k, u := range batch {
 			b.Queue(`UPDATE catalogue_tools SET call_count = call_count + $4,
 				last_called_at = GREATEST(COALESCE(last_called_at, $5), $5)
-				WHERE bundle_id = $1 AND slug = $2 AND version = $3`, k.BundleID, k.Slug, k.Version, u.count, u.last)
+				WHERE bundle_id = $1 AND slug = $2 AND version = $3`, k.BundleID, k.Slug, k.Version, u.Count, u.Last)
 		}
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		s.usageMu.Lock()
-		for k, u := range batch {
-			s.pending[k] = s.pending[k].plus(u)
-		}
-		s.usageMu.Unlock()
+		s.usage.Return(batch)
 		return fmt.Errorf("pgstore: writing usage counts: %w", err)
 	}
 	return nil
@@ -867,9 +808,8 @@ func (s *Store) Analyze(ctx context.Context) error {
 // the pool. Calling it again returns the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.usageMu.Lock()
 		s.closed.Store(true)
-		s.usageMu.Unlock()
+		s.usage.Close()
 		close(s.stop)
 		s.wg.Wait()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
