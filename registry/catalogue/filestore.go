@@ -892,7 +892,6 @@ func (s *FileStore) GetTool(ctx context.Context, key ToolKey) (Tool, error) {
 	return t, nil
 }
 
-
 // ListTools implements [Store].
 func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) {
 	if err := s.checkOpen(); err != nil {
