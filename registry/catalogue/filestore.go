@@ -126,8 +126,7 @@ type FileStore struct {
 	probMu   sync.Mutex
 	problems map[string]error
 
-	stop      chan struct{}
-	wg        sync.WaitGroup
+	maint     *Maintenance
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -150,7 +149,6 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 		maxTools:   opts.MaxToolsPerBundle,
 		maxBundles: opts.MaxBundles,
 		problems:   map[string]error{},
-		stop:       make(chan struct{}),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -179,48 +177,8 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 	if err := s.recover(ctx); err != nil {
 		return nil, err
 	}
-	flush := opts.FlushInterval
-	if flush == 0 {
-		flush = time.Second
-	}
-	if flush > 0 {
-		s.every(flush, func() {
-			if err := s.Flush(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
-				s.log.Warn("catalogue: writing usage counts", "err", err)
-			}
-		})
-	}
-	reap := opts.ReapInterval
-	if reap == 0 {
-		reap = time.Hour
-	}
-	if reap > 0 {
-		s.every(reap, func() {
-			if ids, err := s.ReapDeleted(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
-				s.log.Warn("catalogue: reaping soft-deleted bundles", "err", err)
-			} else if len(ids) > 0 {
-				s.log.Info("catalogue: reaped soft-deleted bundles", "count", len(ids))
-			}
-		})
-	}
+	s.maint = StartMaintenance(opts.FlushInterval, opts.ReapInterval, s.Flush, s.ReapDeleted, s.log)
 	return s, nil
-}
-
-func (s *FileStore) every(d time.Duration, f func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-				f()
-			}
-		}
-	}()
 }
 
 // Dir returns the store's directory.
@@ -1402,8 +1360,7 @@ func (s *FileStore) Close() error {
 		// flushed below, or fails with ErrClosed.
 		s.closed.Store(true)
 		s.usage.Close()
-		close(s.stop)
-		s.wg.Wait()
+		s.maint.Stop()
 		s.closeErr = s.Flush(context.Background())
 	})
 	return s.closeErr

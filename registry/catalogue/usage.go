@@ -1,6 +1,9 @@
 package catalogue
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -122,4 +125,68 @@ func (b *UsageBuffer) Close() {
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()
+}
+
+// Maintenance runs a [Store]'s periodic work on goroutines of its own —
+// writing its buffered usage counts and reaping soft-deleted bundles —
+// until Stop. Every Store implementation starts one, so that all of them
+// keep the same schedule.
+type Maintenance struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// StartMaintenance calls flush every flushEvery (zero means one second,
+// negative never) and reap every reapEvery (zero means one hour,
+// negative never), logging their failures (other than ErrClosed) to log.
+func StartMaintenance(flushEvery, reapEvery time.Duration, flush func(context.Context) error,
+	reap func(context.Context) ([]uuid.UUID, error), log *slog.Logger) *Maintenance {
+	m := &Maintenance{stop: make(chan struct{})}
+	if flushEvery == 0 {
+		flushEvery = time.Second
+	}
+	if reapEvery == 0 {
+		reapEvery = time.Hour
+	}
+	if flushEvery > 0 {
+		m.every(flushEvery, func() {
+			if err := flush(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+				log.Warn("catalogue: writing usage counts failed; they stay buffered", "err", err)
+			}
+		})
+	}
+	if reapEvery > 0 {
+		m.every(reapEvery, func() {
+			if ids, err := reap(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+				log.Warn("catalogue: reaping soft-deleted bundles", "err", err)
+			} else if len(ids) > 0 {
+				log.Info("catalogue: reaped soft-deleted bundles", "count", len(ids))
+			}
+		})
+	}
+	return m
+}
+
+func (m *Maintenance) every(d time.Duration, f func()) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+}
+
+// Stop ends the periodic work and waits for a run in progress. Call it
+// once.
+func (m *Maintenance) Stop() {
+	close(m.stop)
+	m.wg.Wait()
 }

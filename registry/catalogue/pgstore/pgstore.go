@@ -103,8 +103,7 @@ type Store struct {
 	flushMu sync.RWMutex
 
 	closed    atomic.Bool
-	stop      chan struct{}
-	wg        sync.WaitGroup
+	maint     *catalogue.Maintenance
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -148,7 +147,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: instance id: %w", err)
 	}
 	s := &Store{pool: pool, connCfg: cfg.ConnConfig.Copy(), channel: "toolpack_catalogue_" + opts.Schema, instance: inst.String(),
-		now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
+		now: opts.Now, log: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -160,28 +159,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	flush := opts.FlushInterval
-	if flush == 0 {
-		flush = time.Second
-	}
-	reap := opts.ReapInterval
-	if reap == 0 {
-		reap = time.Hour
-	}
-	if flush > 0 {
-		s.every(flush, func() {
-			if err := s.Flush(context.Background()); err != nil {
-				s.log.Warn("pgstore: writing usage counts failed; they stay buffered", "err", err)
-			}
-		})
-	}
-	if reap > 0 {
-		s.every(reap, func() {
-			if _, err := s.ReapDeleted(context.Background()); err != nil {
-				s.log.Warn("pgstore: reaping failed", "err", err)
-			}
-		})
-	}
+	s.maint = catalogue.StartMaintenance(opts.FlushInterval, opts.ReapInterval, s.Flush, s.ReapDeleted, s.log)
 	return s, nil
 }
 
@@ -224,23 +202,6 @@ func mustSub(f fs.FS, dir string) fs.FS {
 		panic(err)
 	}
 	return sub
-}
-
-func (s *Store) every(d time.Duration, f func()) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-				f()
-			}
-		}
-	}()
 }
 
 func (s *Store) checkOpen() error {
@@ -810,8 +771,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
 		s.usage.Close()
-		close(s.stop)
-		s.wg.Wait()
+		s.maint.Stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		s.closeErr = s.Flush(ctx)
