@@ -156,3 +156,23 @@ func TestLoad_CatalogueDSN(t *testing.T) {
 	}
 	assert.NotContains(t, err.Error(), "pw-secret")
 }
+
+// stats: and output: take the same PostgreSQL keys as catalogue:, each
+// section its own database, checked and named the same way.
+func TestLoad_StatsAndOutputDSN(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "stats: {enabled: true, dsn: \"${ST_DSN}\", schema: calls, max_conns: 3}\n" +
+		"output: {dsn: \"${OUT_DSN}\", statement_timeout: 2s}\n"})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"ST_DSN": "postgres://st:pw-secret@db/st", "OUT_DSN": "host=db user=out password=pw-secret"})
+	assert.Equal(t, hostconfig.Postgres{DSN: "postgres://st:pw-secret@db/st", Schema: "calls", MaxConns: 3}, cfg.Stats.Postgres)
+	assert.Equal(t, hostconfig.Postgres{DSN: "host=db user=out password=pw-secret", StatementTimeout: 2 * time.Second}, cfg.Output.Postgres)
+	assert.Empty(t, cfg.Catalogue.DSN, "each section has its own dsn")
+	assert.Equal(t, filepath.Join(dir, "stats"), cfg.Stats.Dir, "dir keeps its default beside a dsn")
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "stats: {dsn: \"${ST_DSN}\", max_conns: -1}\noutput: {dsn: \"${ST_DSN}\", schema: \"x y\"}\n"})
+	_, err := load(t, dir, "c.yaml", map[string]string{"ST_DSN": "mysql://pw-secret@db"})
+	require.Error(t, err)
+	for _, want := range []string{"stats.dsn: expected a PostgreSQL DSN", "stats.max_conns", "output.dsn: expected a PostgreSQL DSN", "output.schema"} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NotContains(t, err.Error(), "pw-secret")
+}

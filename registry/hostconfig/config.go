@@ -224,6 +224,11 @@ type Stats struct {
 	Enabled bool
 	// Dir is where the statistics files are kept.
 	Dir string
+	// Postgres, when its DSN is set, keeps the records in PostgreSQL
+	// instead of Dir's files (stats.dsn, schema, max_conns,
+	// statement_timeout; registry/stats/pgstats), so that ot.stats on any
+	// host given the same DSN aggregates every host's calls.
+	Postgres
 	// FlushInterval is how often buffered records are written.
 	FlushInterval time.Duration
 	// ContextPerCall is the estimated number of context tokens one call
@@ -241,10 +246,32 @@ type Output struct {
 	MaxInlineBytes int
 	// Dir is where stored outputs are kept.
 	Dir string
+	// Postgres, when its DSN is set, keeps stored outputs in PostgreSQL
+	// instead of Dir's files (output.dsn, schema, max_conns,
+	// statement_timeout; registry/results/pgresults), so that any host
+	// given the same DSN pages an output another host stored.
+	Postgres
 	// TTL is how long a stored output is kept.
 	TTL time.Duration
 	// ReportsDir is the only directory HTML reports are written to.
 	ReportsDir string
+}
+
+// Postgres says where a store keeps its data in PostgreSQL, for the
+// sections that offer it (catalogue:, stats:, output:). Without a DSN
+// nothing is kept in PostgreSQL.
+type Postgres struct {
+	// DSN is the database (the section's dsn), written as ${ENV} in the
+	// file. Never log or print it.
+	DSN string
+	// Schema holds the store's tables (schema); "" means toolpack.
+	Schema string
+	// MaxConns caps the connection pool (max_conns); 0 means the
+	// driver's default.
+	MaxConns int
+	// StatementTimeout bounds every statement (statement_timeout); 0
+	// means 30 seconds.
+	StatementTimeout time.Duration
 }
 
 // Catalogue configures the tools catalogue: where its bundles and tools
@@ -252,19 +279,11 @@ type Output struct {
 type Catalogue struct {
 	// Dir is the catalogue's data directory (catalogue.dir).
 	Dir string
-	// DSN, when set, keeps the catalogue in PostgreSQL instead of Dir's
-	// files (catalogue.dsn), written as ${ENV} in the file. Never log or
-	// print it. The built-in bundles' switches stay in Dir.
-	DSN string
-	// Schema is the PostgreSQL schema of the catalogue's tables
-	// (catalogue.schema); "" means pgstore's default, toolpack.
-	Schema string
-	// MaxConns caps the PostgreSQL connection pool (catalogue.max_conns);
-	// 0 means the driver's default.
-	MaxConns int
-	// StatementTimeout bounds every statement
-	// (catalogue.statement_timeout); 0 means 30 seconds.
-	StatementTimeout time.Duration
+	// Postgres, when its DSN is set, keeps the catalogue in PostgreSQL
+	// instead of Dir's files (catalogue.dsn, schema, max_conns,
+	// statement_timeout; registry/catalogue/pgstore). The built-in
+	// bundles' switches stay in Dir.
+	Postgres
 	// AllowedHosts are the destinations http tools may call
 	// (catalogue.allowed_hosts): exact host, host:port or *.suffix
 	// entries. Empty admits every public host.

@@ -36,8 +36,8 @@ var (
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
 	notifyKeys  = []string{"topics"}
 	topicKeys   = []string{"pattern", "file"}
-	statsKeys   = []string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}
-	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir"}
+	statsKeys   = []string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms", "dsn", "schema", "max_conns", "statement_timeout"}
+	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir", "dsn", "schema", "max_conns", "statement_timeout"}
 	docsKeys    = []string{"base_url", "slugs"}
 	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets", "dsn", "schema", "max_conns", "statement_timeout"}
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
@@ -678,6 +678,8 @@ func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
 			if i, ok := d.integer(v, p, 0, "3000"); ok {
 				s.TimePerCallMS = i
 			}
+		case "dsn", "schema", "max_conns", "statement_timeout":
+			d.postgres(k, v, p, &s.Postgres)
 		}
 	})
 }
@@ -701,6 +703,8 @@ func (d *decoder) output(n *yaml.Node, key string, o *Output) {
 			if t, ok := d.pathValue(v, p); ok {
 				o.ReportsDir = t
 			}
+		case "dsn", "schema", "max_conns", "statement_timeout":
+			d.postgres(k, v, p, &o.Postgres)
 		}
 	})
 }
@@ -734,6 +738,37 @@ func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
 	})
 }
 
+// postgres decodes one of a section's PostgreSQL keys (dsn, schema,
+// max_conns, statement_timeout) into pg.
+func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
+	switch k {
+	case "dsn":
+		if t, ok := d.secretText(v, p); ok {
+			if !strings.HasPrefix(t, "postgres://") && !strings.HasPrefix(t, "postgresql://") && !strings.Contains(t, "=") {
+				d.bad(v, p, "expected a PostgreSQL DSN (postgres://user:password@host:port/db or key=value pairs) written as ${ENV}")
+				return
+			}
+			pg.DSN = t
+		}
+	case "schema":
+		if t, ok := d.text(v, p, true); ok {
+			if !pgSchemaRE.MatchString(t) {
+				d.bad(v, p, "expected a lower-case identifier of at most 63 characters (letters, digits, _), got %s", quote(t))
+				return
+			}
+			pg.Schema = t
+		}
+	case "max_conns":
+		if i, ok := d.integer(v, p, 1, "10"); ok {
+			pg.MaxConns = i
+		}
+	case "statement_timeout":
+		if dur, ok := d.duration(v, p); ok {
+			pg.StatementTimeout = dur
+		}
+	}
+}
+
 func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 	d.fields(n, key, catKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
@@ -741,30 +776,8 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 			if t, ok := d.pathValue(v, p); ok {
 				c.Dir = t
 			}
-		case "dsn":
-			if t, ok := d.secretText(v, p); ok {
-				if !strings.HasPrefix(t, "postgres://") && !strings.HasPrefix(t, "postgresql://") && !strings.Contains(t, "=") {
-					d.bad(v, p, "expected a PostgreSQL DSN (postgres://user:password@host:port/db or key=value pairs) written as ${ENV}")
-					return
-				}
-				c.DSN = t
-			}
-		case "schema":
-			if t, ok := d.text(v, p, true); ok {
-				if !pgSchemaRE.MatchString(t) {
-					d.bad(v, p, "expected a lower-case identifier of at most 63 characters (letters, digits, _), got %s", quote(t))
-					return
-				}
-				c.Schema = t
-			}
-		case "max_conns":
-			if i, ok := d.integer(v, p, 1, "10"); ok {
-				c.MaxConns = i
-			}
-		case "statement_timeout":
-			if dur, ok := d.duration(v, p); ok {
-				c.StatementTimeout = dur
-			}
+		case "dsn", "schema", "max_conns", "statement_timeout":
+			d.postgres(k, v, p, &c.Postgres)
 		case "allow_private":
 			if b, ok := d.boolean(v, p); ok {
 				c.AllowPrivate = b

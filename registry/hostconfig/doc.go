@@ -48,9 +48,17 @@
 //   - notify: {topics: [{pattern, file}]}: notifications whose topic
 //     matches the glob pattern (path.Match syntax) are appended to file.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
-//     context_per_call (2000), time_per_call_ms (3000)}.
+//     context_per_call (2000), time_per_call_ms (3000), dsn, schema,
+//     max_conns, statement_timeout}: with a dsn the records go to
+//     PostgreSQL (registry/stats/pgstats) instead of dir, and ot.stats on
+//     any host given the same dsn counts every host's calls.
 //   - output: {max_inline_bytes (50000), dir (results), ttl (1h),
-//     reports_dir (reports)}.
+//     reports_dir (reports), dsn, schema, max_conns, statement_timeout}.
+//   - dsn (none), schema (toolpack), max_conns (the driver's default) and
+//     statement_timeout (30s) mean the same in catalogue:, stats: and
+//     output: — the PostgreSQL database a section keeps its data in
+//     (hostconfig.Postgres). Write the dsn as ${ENV}: it holds a
+//     password, and it is never logged or shown.
 //   - docs: {base_url (onetool's reference URL), slugs (added to
 //     DefaultSlugs)}.
 //   - catalogue: {dir (catalogue), allowed_hosts (none: every public
@@ -115,7 +123,7 @@
 // and key path:
 //
 //	more.yaml:3: stats.flush_interval: expected a duration such as 1s, got "soon"
-//	config.yaml:2: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms
+//	config.yaml:2: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, dsn, schema, max_conns, statement_timeout
 //
 // Unknown keys are refused at every level. A value shown in a message is
 // quoted as the file writes it, before expansion, so a secret taken from

@@ -292,8 +292,8 @@ docs: {url: x}
 		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, headers, description, dir`,
 		`c.yaml:9: notify.other: unknown key "other"; expected one of topics`,
 		`c.yaml:9: notify.topics[0].mode: unknown key "mode"; expected one of pattern, file`,
-		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms`,
-		`c.yaml:11: output.size: unknown key "size"; expected one of max_inline_bytes, dir, ttl, reports_dir`,
+		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, dsn, schema, max_conns, statement_timeout`,
+		`c.yaml:11: output.size: unknown key "size"; expected one of max_inline_bytes, dir, ttl, reports_dir, dsn, schema, max_conns, statement_timeout`,
 		`c.yaml:12: docs.url: unknown key "url"; expected one of base_url, slugs`,
 	}, problemTexts(t, dir, err))
 }

@@ -41,9 +41,14 @@ const (
 type Options struct {
 	// Enabled turns recording and Summary on (config stats.enabled).
 	Enabled bool
-	// Dir holds the record files (config stats.dir). Required when Enabled;
-	// created if missing.
+	// Dir holds the record files (config stats.dir). Required when Enabled
+	// without a Sink; created if missing.
 	Dir string
+	// Sink, when set, keeps the records instead of Dir's files (config
+	// stats.dsn: registry/stats/pgstats keeps them in PostgreSQL, shared by
+	// every host). Reports still go to ReportsDir (by default under Dir).
+	// The Recorder does not close it.
+	Sink Sink
 	// FlushInterval is how often buffered records are appended to their
 	// files (config stats.flush_interval); zero means DefaultFlushInterval.
 	// Records are also written by Flush, Close, Summary and when many calls
@@ -140,6 +145,7 @@ func (e *ReportError) Unwrap() error { return e.Err }
 type config struct {
 	enabled        bool
 	dir            string
+	sink           Sink
 	flushInterval  time.Duration
 	contextPerCall int64
 	timePerCallMs  int64
@@ -154,6 +160,7 @@ func resolve(o Options) (*config, error) {
 	c := &config{
 		enabled:        o.Enabled,
 		dir:            o.Dir,
+		sink:           o.Sink,
 		flushInterval:  o.FlushInterval,
 		contextPerCall: o.ContextPerCall,
 		timePerCallMs:  o.TimePerCallMs,
@@ -166,8 +173,8 @@ func resolve(o Options) (*config, error) {
 	bad := func(field, format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalidOptions, field, fmt.Sprintf(format, a...)))
 	}
-	if o.Enabled && o.Dir == "" {
-		bad("Dir (stats.dir)", "empty; a directory is required when stats are enabled")
+	if o.Enabled && o.Dir == "" && o.Sink == nil {
+		bad("Dir (stats.dir)", "empty; a directory (or a Sink, stats.dsn) is required when stats are enabled")
 	}
 	if o.FlushInterval < 0 {
 		bad("FlushInterval (stats.flush_interval)", "must be positive, got %v", o.FlushInterval)

@@ -51,6 +51,7 @@ type Recorder struct {
 	spare   []entry    // the other buffer, swapped with pending; flushMu
 	recs    []record   // the batch being written; flushMu
 	buf     []byte     // encoding buffer; flushMu
+	out     []Record   // the batch given to a Sink; flushMu
 	times   timeCache  // flushMu
 
 	size *valuesize.Sizer // bytes out of values that are not text
@@ -90,7 +91,7 @@ func New(opts Options) (*Recorder, error) {
 
 // prepare creates the record directory of an enabled configuration.
 func prepare(cfg *config) error {
-	if !cfg.enabled {
+	if !cfg.enabled || cfg.dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
@@ -299,7 +300,11 @@ func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
 		for i := range batch {
 			r.recs = append(r.recs, batch[i].record())
 		}
-		r.buf, err = writeBatch(ctx, cfg.dir, r.recs, r.buf, &r.times)
+		if cfg.sink != nil {
+			r.out, err = writeSink(ctx, cfg.sink, r.recs, r.out)
+		} else {
+			r.buf, err = writeBatch(ctx, cfg.dir, r.recs, r.buf, &r.times)
+		}
 		clear(r.recs)
 	}
 	if err != nil {

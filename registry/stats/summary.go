@@ -150,7 +150,12 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 		now = cfg.clock()
 	}
 	agg := newAggregator(q, length, now)
-	st, err := readRecords(ctx, cfg.dir, agg.since, cfg.maxReadBytes, agg.add)
+	var st readStats
+	if cfg.sink != nil {
+		st, err = readSink(ctx, cfg.sink, agg.since, cfg.maxReadBytes, agg.add)
+	} else {
+		st, err = readRecords(ctx, cfg.dir, agg.since, cfg.maxReadBytes, agg.add)
+	}
 	if err != nil {
 		return Summary{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/toolpack-go/toolpack/registry/results"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 	"github.com/toolpack-go/toolpack/registry/stats"
+	"github.com/toolpack-go/toolpack/registry/stats/pgstats"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -59,6 +60,10 @@ type Wiring struct {
 
 	rec       *stats.Recorder
 	queryTool string // the final name of ot.result, as a model calls it
+
+	// sink is the PostgreSQL sink of the records when stats.dsn is set;
+	// statsHook replaces it, and Close closes it. Guarded by mu.
+	sink *sinkUse
 
 	store atomic.Pointer[liveStore] // nil until the first configuration is applied
 
@@ -178,6 +183,13 @@ func (w *Wiring) Close(ctx context.Context) error {
 		w.cancelSub()
 	}
 	errs := []error{w.rec.Close(ctx)}
+	w.mu.Lock()
+	sink := w.sink
+	w.sink = nil
+	w.mu.Unlock()
+	if sink != nil {
+		errs = append(errs, sink.sink.Close())
+	}
 	for _, s := range stores {
 		if s.done != nil {
 			s.done.Stop()
@@ -242,6 +254,16 @@ func (w *Wiring) statsOptions(c *hostconfig.Config) stats.Options {
 	}
 }
 
+// sinkUse is an open PostgreSQL sink and the settings it was opened with.
+type sinkUse struct {
+	pg   hostconfig.Postgres
+	sink *pgstats.Sink
+}
+
+// sinkGrace is how long a sink replaced by a reload stays open, for a
+// Summary that started before the reload.
+const sinkGrace = time.Minute
+
 func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
 	if old != nil && old.Stats == cfg.Stats && old.Output.ReportsDir == cfg.Output.ReportsDir {
 		return hostconfig.Step{}, nil
@@ -253,17 +275,65 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 		prev = w.statsOptions(old)
 		prev.Now = w.now
 	}
+	w.mu.Lock()
+	prevSink := w.sink
+	w.mu.Unlock()
+	if prevSink != nil {
+		prev.Sink = prevSink.sink
+	}
+	var opened *sinkUse // the sink this step opened, if any
 	return hostconfig.Step{
 		// Reconfigure creates the directory; a failure refuses the
 		// configuration and undoes the steps applied before.
 		Apply: func(ctx context.Context) error {
+			use := prevSink
+			if pg := cfg.Stats.Postgres; pg.DSN == "" {
+				use = nil
+			} else if use == nil || use.pg != pg {
+				sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: int32(min(pg.MaxConns, 1<<15)), StatementTimeout: pg.StatementTimeout})
+				if err != nil {
+					return cfg.Errorf("stats.dsn", "%v", err)
+				}
+				opened = &sinkUse{pg: pg, sink: sink}
+				use = opened
+			}
+			if use != nil {
+				next.Sink = use.sink
+			}
 			if err := w.rec.Reconfigure(ctx, next); err != nil {
+				if opened != nil {
+					_ = opened.sink.Close()
+					opened = nil
+				}
 				return cfg.Errorf("stats.dir", "%v", err)
 			}
+			w.setSink(use)
 			return nil
 		},
-		Undo: func(ctx context.Context) error { return w.rec.Reconfigure(ctx, prev) },
+		Undo: func(ctx context.Context) error {
+			err := w.rec.Reconfigure(ctx, prev)
+			w.setSink(prevSink)
+			return err
+		},
 	}, nil
+}
+
+// setSink makes use the sink in force; the one it replaces is closed after
+// sinkGrace (at once when the Wiring is closed).
+func (w *Wiring) setSink(use *sinkUse) {
+	w.mu.Lock()
+	old := w.sink
+	w.sink = use
+	closed := w.closed
+	w.mu.Unlock()
+	if old == nil || old == use {
+		return
+	}
+	if closed {
+		_ = old.sink.Close()
+		return
+	}
+	time.AfterFunc(sinkGrace, func() { _ = old.sink.Close() })
 }
 
 type statsSource struct{ w *Wiring }
@@ -311,6 +381,9 @@ func settingsOf(c *hostconfig.Config) outputSettings {
 }
 
 func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+	if cfg.Output.DSN != "" {
+		return hostconfig.Step{}, cfg.Errorf("output.dsn", "stored outputs are kept in files only so far: remove output.dsn (output.dir keeps them)")
+	}
 	next := settingsOf(cfg)
 	if cur := w.store.Load(); cur != nil && cur.opts == next {
 		return hostconfig.Step{}, nil

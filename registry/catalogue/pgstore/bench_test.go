@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 )
@@ -62,9 +63,9 @@ func benchSpec(i int) catalogue.ToolSpec {
 // data. Search answers from searchindex's in-memory index over either
 // store, so it does not differ between them and is not repeated here.
 func BenchmarkStores(b *testing.B) {
-	dsn := os.Getenv(EnvDSN)
+	dsn := os.Getenv(pgtest.EnvDSN)
 	if dsn == "" {
-		b.Skipf("%s is not set", EnvDSN)
+		b.Skipf("%s is not set", pgtest.EnvDSN)
 	}
 	n := benchTools()
 	open := map[string]func(b *testing.B) catalogue.Store{
@@ -81,7 +82,7 @@ func BenchmarkStores(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Cleanup(func() { dropSchema(dsn, schema) })
+			b.Cleanup(func() { pgtest.DropSchema(dsn, schema) })
 			return s
 		},
 	}

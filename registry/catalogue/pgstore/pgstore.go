@@ -37,9 +37,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,8 +46,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/tern/v2/migrate"
 
+	"github.com/toolpack-go/toolpack/internal/pgpool"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
@@ -108,8 +106,6 @@ type Store struct {
 	closeErr  error
 }
 
-var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
 var _ catalogue.Store = (*Store)(nil)
 
 // Open connects to the database named by dsn (a PostgreSQL URL or
@@ -117,36 +113,18 @@ var _ catalogue.Store = (*Store)(nil)
 // flush and reaper.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Schema == "" {
-		opts.Schema = "toolpack"
+		opts.Schema = pgpool.DefaultSchema
 	}
-	if !schemaRE.MatchString(opts.Schema) {
-		return nil, fmt.Errorf("pgstore: Options.Schema: expected a lower-case identifier of at most 63 characters, got %q", opts.Schema)
-	}
-	cfg, err := pgxpool.ParseConfig(dsn)
+	pool, err := pgpool.Open(ctx, "pgstore", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
 	if err != nil {
-		// pgx's parse errors may quote the DSN, password included.
-		return nil, errors.New("pgstore: the DSN does not parse (expected postgres://user:password@host:port/db or key=value pairs)")
-	}
-	timeout := opts.StatementTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
-	cfg.ConnConfig.RuntimeParams["search_path"] = opts.Schema
-	cfg.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
-	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	if opts.MaxConns > 0 {
-		cfg.MaxConns = opts.MaxConns
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: connecting: %w", err)
+		return nil, err
 	}
 	inst, err := uuid.NewRandom()
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: instance id: %w", err)
 	}
-	s := &Store{pool: pool, connCfg: cfg.ConnConfig.Copy(), channel: "toolpack_catalogue_" + opts.Schema, instance: inst.String(),
+	s := &Store{pool: pool, connCfg: pool.Config().ConnConfig.Copy(), channel: "toolpack_catalogue_" + opts.Schema, instance: inst.String(),
 		now: opts.Now, log: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
@@ -155,7 +133,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.log = slog.Default()
 	}
 	s.maxTools, s.maxBundle = orDefault(opts.MaxToolsPerBundle, catalogue.DefaultMaxToolsPerBundle), orDefault(opts.MaxBundles, catalogue.DefaultMaxBundles)
-	if err := s.migrate(ctx, opts.Schema); err != nil {
+	if err := pgpool.Migrate(ctx, "pgstore", pool, opts.Schema, "catalogue_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -171,37 +149,6 @@ func orDefault(v, def int) int {
 		return 0
 	}
 	return v
-}
-
-func (s *Store) migrate(ctx context.Context, schema string) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("pgstore: connecting: %w", err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		return fmt.Errorf("pgstore: creating schema %s: %w", schema, err)
-	}
-	m, err := migrate.NewMigrator(ctx, conn.Conn(), pgx.Identifier{schema, "catalogue_schema_version"}.Sanitize())
-	if err != nil {
-		return fmt.Errorf("pgstore: migrations: %w", err)
-	}
-	if err := m.LoadMigrations(mustSub(migrations, "migrations")); err != nil {
-		return fmt.Errorf("pgstore: migrations: %w", err)
-	}
-	if err := m.Migrate(ctx); err != nil {
-		return fmt.Errorf("pgstore: applying migrations: %w", err)
-	}
-	return nil
-}
-
-// mustSub is fs.Sub of an embedded directory that exists.
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
 }
 
 func (s *Store) checkOpen() error {

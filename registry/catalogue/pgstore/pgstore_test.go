@@ -3,8 +3,6 @@ package pgstore_test
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,45 +19,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/catalogue/storetest"
 )
-
-// EnvDSN names the environment variable holding the test database's DSN;
-// .ci/run starts PostgreSQL and sets it. Without it these tests skip.
-const EnvDSN = "TOOLPACK_TEST_PG_DSN"
-
-func testDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv(EnvDSN)
-	if dsn == "" {
-		t.Skipf("%s is not set: no PostgreSQL to test against (.ci/run starts one)", EnvDSN)
-	}
-	return dsn
-}
-
-// freshSchema is a new, empty schema name, dropped when the test ends.
-func freshSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	schema := "t_" + hex.EncodeToString(b)
-	t.Cleanup(func() { dropSchema(dsn, schema) })
-	return schema
-}
-
-// dropSchema removes a test's schema and everything in it.
-func dropSchema(dsn, schema string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return
-	}
-	defer conn.Close(ctx)
-	_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-}
 
 func open(t *testing.T, dsn, schema string, now func() time.Time) *pgstore.Store {
 	t.Helper()
@@ -74,9 +38,9 @@ func open(t *testing.T, dsn, schema string, now func() time.Time) *pgstore.Store
 // The PostgreSQL store passes the same conformance suite as the file
 // store.
 func TestConformance(t *testing.T) {
-	dsn := testDSN(t)
+	dsn := pgtest.DSN(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time) catalogue.Store {
-		return open(t, dsn, freshSchema(t, dsn), now)
+		return open(t, dsn, pgtest.FreshSchema(t, dsn), now)
 	})
 }
 
@@ -85,8 +49,8 @@ func TestConformance(t *testing.T) {
 // usage counts of both add up, and reapers running at once remove a due
 // bundle once.
 func TestTwoHosts(t *testing.T) {
-	dsn := testDSN(t)
-	schema := freshSchema(t, dsn)
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC).UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
@@ -168,8 +132,8 @@ func TestOpen_ErrorsHideThePassword(t *testing.T) {
 // its connection is cut it reconnects and asks for a full resync, then
 // hears changes again.
 func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
-	dsn := testDSN(t)
-	schema := freshSchema(t, dsn)
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
 	a, b := open(t, dsn, schema, nil), open(t, dsn, schema, nil)
 	defer a.Close()
 	defer b.Close()
@@ -252,8 +216,8 @@ func waitListening(t *testing.T, dsn, schema string) {
 // clear error or succeed, never half-write, and the store recovers by
 // itself (the pool reconnects) without being reopened.
 func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
-	dsn := testDSN(t)
-	schema := freshSchema(t, dsn)
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
 	s := open(t, dsn, schema, nil)
 	defer s.Close()
 	ctx := context.Background()
@@ -301,11 +265,11 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 // A writer killed with SIGKILL in the middle of importing a bundle of
 // 2,000 tools leaves the bundle wholly there or not at all.
 func TestFault_KilledWriterLeavesNoPartialRecord(t *testing.T) {
-	dsn := testDSN(t)
+	dsn := pgtest.DSN(t)
 	if os.Getenv("PGSTORE_TEST_IMPORTER") != "" {
 		return // the child: see importChild
 	}
-	schema := freshSchema(t, dsn)
+	schema := pgtest.FreshSchema(t, dsn)
 	s := open(t, dsn, schema, nil) // migrate before the child starts
 	defer s.Close()
 	// Killed as the import starts, a moment into it, and long after it
@@ -361,7 +325,7 @@ func TestImportChild(t *testing.T) {
 	}
 	schema, idText, _ := strings.Cut(v, ":")
 	id := uuid.MustParse(idText)
-	s := open(t, testDSN(t), schema, nil)
+	s := open(t, pgtest.DSN(t), schema, nil)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	b := catalogue.Bundle{ID: id, BundleSpec: catalogue.BundleSpec{Slug: "big", DisplayName: "Big", IsEnabled: true}, CreatedAt: now, ModifiedAt: now}
 	var tools []catalogue.Tool

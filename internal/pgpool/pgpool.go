@@ -1,0 +1,118 @@
+// Package pgpool opens the PostgreSQL pools of toolpack's stores (the
+// catalogue, stored results, call statistics) the same way: the DSN parsed
+// without ever quoting it in an error, the tables in a schema of their own
+// reached through search_path, a statement timeout on every connection,
+// UTC timestamps, and embedded migrations applied at open by
+// github.com/jackc/tern.
+package pgpool
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	migrate "github.com/jackc/tern/v2/migrate"
+)
+
+// DefaultSchema is the schema of Config.Schema "".
+const DefaultSchema = "toolpack"
+
+// DefaultStatementTimeout is Config.StatementTimeout's zero value.
+const DefaultStatementTimeout = 30 * time.Second
+
+// schemaRE is what Config.Schema accepts: a lower-case identifier that
+// needs no quoting and fits PostgreSQL's 63 bytes.
+var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// Config says where and how to connect.
+type Config struct {
+	// DSN is a PostgreSQL URL or key=value string. It is never written in
+	// an error.
+	DSN string
+	// Schema holds the tables; "" means DefaultSchema. Created when absent.
+	Schema string
+	// MaxConns caps the pool; zero means pgxpool's default.
+	MaxConns int32
+	// StatementTimeout bounds every statement; zero means
+	// DefaultStatementTimeout.
+	StatementTimeout time.Duration
+}
+
+// CheckSchema reports whether schema ("" for the default) is an identifier
+// the stores accept, naming field in the error.
+func CheckSchema(field, schema string) error {
+	if schema != "" && !schemaRE.MatchString(schema) {
+		return fmt.Errorf("%s: expected a lower-case identifier of at most 63 characters, got %q", field, schema)
+	}
+	return nil
+}
+
+// Open parses the configuration and connects a pool. what prefixes the
+// errors ("pgstore", "pgresults", …). The pool's connections use
+// cfg.Schema as their search_path.
+func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
+	schema := cfg.Schema
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	if err := CheckSchema(what+": Options.Schema", schema); err != nil {
+		return nil, err
+	}
+	pc, err := pgxpool.ParseConfig(cfg.DSN)
+	if err != nil {
+		// pgx's parse errors may quote the DSN, password included.
+		return nil, fmt.Errorf("%s: the DSN does not parse (expected postgres://user:password@host:port/db or key=value pairs)", what)
+	}
+	timeout := cfg.StatementTimeout
+	if timeout <= 0 {
+		timeout = DefaultStatementTimeout
+	}
+	pc.ConnConfig.RuntimeParams["search_path"] = schema
+	pc.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
+	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: connecting: %w", what, err)
+	}
+	return pool, nil
+}
+
+// Migrate creates schema when absent and applies the migrations in the
+// directory dir of files (tern's numbered NNN_name.sql files), recording
+// the version in the table versionTable of schema. Hosts opening the same
+// schema at once are serialised by tern's advisory lock.
+func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versionTable string, files fs.FS, dir string) error {
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	migrations, err := fs.Sub(files, dir)
+	if err != nil {
+		return fmt.Errorf("%s: migrations: %w", what, err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: connecting: %w", what, err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return fmt.Errorf("%s: creating schema %s: %w", what, schema, err)
+	}
+	m, err := migrate.NewMigrator(ctx, conn.Conn(), pgx.Identifier{schema, versionTable}.Sanitize())
+	if err != nil {
+		return fmt.Errorf("%s: migrations: %w", what, err)
+	}
+	if err := m.LoadMigrations(migrations); err != nil {
+		return fmt.Errorf("%s: migrations: %w", what, err)
+	}
+	if err := m.Migrate(ctx); err != nil {
+		return fmt.Errorf("%s: applying migrations: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+// Package pgstats keeps a stats.Recorder's call records in PostgreSQL
+// instead of files, so that every host given the same database records
+// into one table and ot.stats on any of them aggregates the calls of all.
+//
+// Open it, set it as stats.Options.Sink and close it after the Recorder:
+//
+//	sink, err := pgstats.Open(ctx, os.Getenv("STATS_DSN"), pgstats.Options{})
+//	rec, err := stats.New(stats.Options{Enabled: true, Sink: sink, ReportsDir: "reports"})
+//	defer sink.Close()
+//	defer rec.Close(ctx)
+//
+// A flush is one COPY inside one transaction: a batch is stored whole or
+// not at all, and a writer killed mid-batch leaves nothing of it. The
+// table's schema is migrated at Open (github.com/jackc/tern) in
+// Options.Schema. Records keep nanoseconds: timestamptz holds the
+// microseconds and a column of its own the rest.
+package pgstats
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/toolpack-go/toolpack/internal/pgpool"
+	"github.com/toolpack-go/toolpack/registry/stats"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrClosed is returned by a Sink's methods after Close.
+var ErrClosed = fmt.Errorf("pgstats: closed")
+
+// Options configure a Sink; they mirror the host configuration's stats:
+// {dsn, schema, max_conns, statement_timeout}.
+type Options struct {
+	// Schema holds the table; "" means "toolpack". Created when absent.
+	Schema string
+	// MaxConns caps the connection pool; zero means pgxpool's default.
+	MaxConns int32
+	// StatementTimeout bounds every statement; zero means 30 seconds.
+	StatementTimeout time.Duration
+}
+
+// Sink is the PostgreSQL stats.Sink. It is safe for concurrent use.
+type Sink struct {
+	pool   *pgxpool.Pool
+	closed atomic.Bool
+}
+
+var _ stats.Sink = (*Sink)(nil)
+
+// Open connects to the database named by dsn (a PostgreSQL URL or
+// key=value string, never quoted in an error) and applies the migrations.
+func Open(ctx context.Context, dsn string, opts Options) (*Sink, error) {
+	pool, err := pgpool.Open(ctx, "pgstats", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
+	if err != nil {
+		return nil, err
+	}
+	if err := pgpool.Migrate(ctx, "pgstats", pool, opts.Schema, "stats_schema_version", migrations, "migrations"); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Sink{pool: pool}, nil
+}
+
+// Close closes the pool. Later calls do nothing.
+func (s *Sink) Close() error {
+	if !s.closed.Swap(true) {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// text makes s storable in a text column: PostgreSQL refuses NUL.
+func text(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return s
+}
+
+var columns = []string{"started_at", "started_ns", "tool", "pack", "duration_ns", "success", "error_type", "bytes_in", "bytes_out"}
+
+// Append implements stats.Sink: one COPY in one transaction.
+func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	for i, r := range recs {
+		if r.Time.IsZero() || r.Tool == "" || r.Duration < 0 || r.BytesIn < 0 || r.BytesOut < 0 {
+			return fmt.Errorf("pgstats: record %d: expected a time, a tool and no negative duration or size", i)
+		}
+	}
+	i := 0
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if i == len(recs) {
+			return nil, nil
+		}
+		r := recs[i]
+		i++
+		t := r.Time.UTC()
+		us := t.Truncate(time.Microsecond)
+		return []any{us, int32(t.Sub(us)), text(r.Tool), text(r.Pack), int64(r.Duration), r.Success,
+			text(r.ErrorType), r.BytesIn, r.BytesOut}, nil
+	})
+	// CopyFrom outside a transaction is already one statement, all or
+	// nothing.
+	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"stats_calls"}, columns, src); err != nil {
+		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), err)
+	}
+	return nil
+}
+
+// Records implements stats.Sink: the records at or after since, newest
+// first, in one streamed query.
+func (s *Sink) Records(ctx context.Context, since time.Time, limit int64, fn func(stats.Record)) (bool, error) {
+	if s.closed.Load() {
+		return false, ErrClosed
+	}
+	if limit <= 0 {
+		return false, fmt.Errorf("pgstats: Records: limit must be > 0, got %d", limit)
+	}
+	q := `SELECT started_at, started_ns, tool, pack, duration_ns, success, error_type, bytes_in, bytes_out
+	        FROM stats_calls`
+	args := []any{limit + 1}
+	if !since.IsZero() {
+		// timestamptz holds microseconds: a record in since's microsecond
+		// is read and checked to the nanosecond below.
+		q += ` WHERE started_at >= $2`
+		args = append(args, since.UTC().Truncate(time.Microsecond))
+	}
+	q += ` ORDER BY started_at DESC, started_ns DESC LIMIT $1`
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return false, fmt.Errorf("pgstats: reading records: %w", err)
+	}
+	defer rows.Close()
+	var (
+		n  int64
+		r  stats.Record
+		at time.Time
+		ns int32
+		d  int64
+	)
+	for rows.Next() {
+		if err := rows.Scan(&at, &ns, &r.Tool, &r.Pack, &d, &r.Success, &r.ErrorType, &r.BytesIn, &r.BytesOut); err != nil {
+			return false, fmt.Errorf("pgstats: reading records: %w", err)
+		}
+		r.Time = at.Add(time.Duration(ns)).UTC()
+		r.Duration = time.Duration(d)
+		if !since.IsZero() && r.Time.Before(since) {
+			continue
+		}
+		if n == limit {
+			return true, nil
+		}
+		n++
+		fn(r)
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("pgstats: reading records: %w", err)
+	}
+	return false, nil
+}

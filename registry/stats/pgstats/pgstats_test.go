@@ -1,0 +1,231 @@
+package pgstats_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/stats"
+	"github.com/toolpack-go/toolpack/registry/stats/pgstats"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+func open(t testing.TB, dsn, schema string) *pgstats.Sink {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := pgstats.Open(ctx, dsn, pgstats.Options{Schema: schema, MaxConns: 4})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func all(t require.TestingT, s *pgstats.Sink, since time.Time) []stats.Record {
+	var out []stats.Record
+	trunc, err := s.Records(context.Background(), since, 1<<40, func(r stats.Record) { out = append(out, r) })
+	require.NoError(t, err)
+	require.False(t, trunc)
+	return out
+}
+
+// What Append stores, Records reads back whole — times to the nanosecond,
+// every field — newest first, and only the records at or after since.
+func TestSink_RoundTrip(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	var stored []stats.Record
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 20).Draw(rt, "n")
+		batch := make([]stats.Record, n)
+		for i := range batch {
+			r := stats.Record{
+				Time:     base.Add(time.Duration(rapid.Int64Range(0, int64(48*time.Hour)).Draw(rt, "at"))),
+				Tool:     rapid.StringMatching(`[a-z][a-z_.]{0,20}`).Draw(rt, "tool"),
+				Pack:     rapid.SampledFrom([]string{"", "web", "oj"}).Draw(rt, "pack"),
+				Duration: time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(rt, "dur")),
+				Success:  rapid.Bool().Draw(rt, "ok"),
+				BytesIn:  rapid.Int64Range(0, 1<<40).Draw(rt, "in"),
+				BytesOut: rapid.Int64Range(0, 1<<40).Draw(rt, "out"),
+			}
+			if !r.Success {
+				r.ErrorType = rapid.StringMatching(`[a-z_]{1,12}`).Draw(rt, "err")
+			}
+			batch[i] = r
+		}
+		require.NoError(rt, s.Append(context.Background(), batch))
+		stored = append(stored, batch...)
+		since := base.Add(time.Duration(rapid.Int64Range(0, int64(48*time.Hour)).Draw(rt, "since")))
+		var want []stats.Record
+		for _, r := range stored {
+			if !r.Time.Before(since) {
+				want = append(want, r)
+			}
+		}
+		got := all(rt, s, since)
+		require.Len(rt, got, len(want))
+		for i := 1; i < len(got); i++ {
+			require.False(rt, got[i].Time.After(got[i-1].Time), "newest first")
+		}
+		key := func(a, b stats.Record) int {
+			if c := a.Time.Compare(b.Time); c != 0 {
+				return c
+			}
+			return strings.Compare(fmt.Sprintf("%+v", a), fmt.Sprintf("%+v", b))
+		}
+		slices.SortFunc(want, key)
+		slices.SortFunc(got, key)
+		for i := range got {
+			require.True(rt, want[i].Time.Equal(got[i].Time), "time %v, want %v", got[i].Time, want[i].Time)
+			got[i].Time = want[i].Time
+		}
+		require.Equal(rt, want, got)
+	})
+}
+
+// Records stops at its limit and says so; Summary then reports Truncated.
+func TestSink_Limit(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	now := time.Now().UTC()
+	var batch []stats.Record
+	for i := range 10 {
+		batch = append(batch, stats.Record{Time: now.Add(-time.Duration(i) * time.Second), Tool: "t", Success: true})
+	}
+	require.NoError(t, s.Append(context.Background(), batch))
+	var got []stats.Record
+	trunc, err := s.Records(context.Background(), time.Time{}, 4, func(r stats.Record) { got = append(got, r) })
+	require.NoError(t, err)
+	assert.True(t, trunc)
+	require.Len(t, got, 4)
+	assert.True(t, got[0].Time.Equal(now), "the newest first")
+	_, err = s.Records(context.Background(), time.Time{}, 0, func(stats.Record) {})
+	assert.ErrorContains(t, err, "limit must be > 0")
+}
+
+// A batch is stored whole or not at all: a COPY interrupted mid-way (its
+// context cancelled) leaves none of its rows.
+func TestSink_AppendAllOrNothing(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	now := time.Now().UTC()
+	batch := make([]stats.Record, 300_000)
+	for i := range batch {
+		batch[i] = stats.Record{Time: now, Tool: "bulk", Success: true, BytesIn: int64(i)}
+	}
+	sawCancel := false
+	for _, d := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		err := s.Append(ctx, batch)
+		cancel()
+		n := len(all(t, s, time.Time{}))
+		if err != nil {
+			sawCancel = true
+			require.Zero(t, n%len(batch), "a failed COPY left %d rows", n)
+		}
+	}
+	require.True(t, sawCancel, "no Append was interrupted: the test proved nothing")
+	// Bad records are refused before anything is sent, naming the record.
+	err := s.Append(context.Background(), []stats.Record{{Time: now, Tool: "ok", Success: true}, {Time: now, Tool: "neg", Duration: -1}})
+	require.ErrorContains(t, err, "record 1")
+}
+
+// Text PostgreSQL cannot hold (NUL) is stored replaced, never refused: a
+// refused batch would stay buffered and block every later record.
+func TestSink_NULStored(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	require.NoError(t, s.Append(context.Background(), []stats.Record{{Time: time.Now(), Tool: "t", ErrorType: "bad\x00type"}}))
+	got := all(t, s, time.Time{})
+	require.Len(t, got, 1)
+	assert.Equal(t, "bad\uFFFDtype", got[0].ErrorType)
+}
+
+// Several hosts, one table: ot.stats on any host aggregates the calls of
+// every host (two Recorders, two Sinks, one schema).
+func TestTwoHosts_SummaryCountsEveryHost(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	var recs [2]*stats.Recorder
+	var regs [2]*registry.Registry
+	for i := range recs {
+		r, err := stats.New(stats.Options{Enabled: true, Sink: open(t, dsn, schema), FlushInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = r.Close(context.Background()) })
+		recs[i] = r
+		reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, registry.AddFunc(reg, "echo", func(_ context.Context, a struct {
+			S string `json:"s"`
+		}) (result.Result[string], error) {
+			if a.S == "" {
+				return result.Failure[string]("empty", result.ValidationError), nil
+			}
+			return result.Ok(a.S), nil
+		}, registry.ToolOptions{Doc: "Echoes."}))
+		reg.Use(r.Middleware())
+		regs[i] = reg
+	}
+	var wg sync.WaitGroup
+	for i, reg := range regs {
+		wg.Go(func() {
+			for j := range 50 + 25*i {
+				arg := `{"s":"x"}`
+				if j%5 == 0 {
+					arg = `{"s":""}`
+				}
+				_, _ = reg.Invoke(context.Background(), "echo", []byte(arg))
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range recs {
+		require.NoError(t, r.Flush(context.Background()))
+	}
+	for _, r := range recs {
+		s, err := r.Summary(context.Background(), stats.Query{Period: stats.PeriodDay})
+		require.NoError(t, err)
+		require.Equal(t, int64(125), s.TotalCalls, "every host's calls")
+		require.Len(t, s.Tools, 1)
+		assert.Equal(t, int64(25), s.Tools[0].Errors["validation_error"])
+	}
+}
+
+// The table's schema is migrated once: a second Open of the same schema
+// (another host starting) finds it in place.
+func TestOpen_TwiceSameSchema(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	a := open(t, dsn, schema)
+	b := open(t, dsn, schema)
+	require.NoError(t, a.Append(context.Background(), []stats.Record{{Time: time.Now(), Tool: "t", Success: true}}))
+	assert.Len(t, all(t, b, time.Time{}), 1)
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	var v int
+	require.NoError(t, conn.QueryRow(context.Background(), "SELECT version FROM "+pgx.Identifier{schema, "stats_schema_version"}.Sanitize()).Scan(&v))
+	assert.Equal(t, 1, v)
+}
+
+// After Close every method fails with ErrClosed; a second Close is fine.
+func TestSink_Closed(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	assert.ErrorIs(t, s.Append(context.Background(), []stats.Record{{Time: time.Now(), Tool: "t"}}), pgstats.ErrClosed)
+	_, err := s.Records(context.Background(), time.Time{}, 1, func(stats.Record) {})
+	assert.ErrorIs(t, err, pgstats.ErrClosed)
+}

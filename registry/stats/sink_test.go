@@ -1,0 +1,157 @@
+package stats
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// memSink is a Sink in memory, for the tests of the Sink path.
+type memSink struct {
+	mu   sync.Mutex
+	recs []Record
+}
+
+func (m *memSink) Append(_ context.Context, recs []Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append(m.recs, recs...)
+	return nil
+}
+
+func (m *memSink) Records(_ context.Context, since time.Time, limit int64, fn func(Record)) (bool, error) {
+	m.mu.Lock()
+	all := slices.Clone(m.recs)
+	m.mu.Unlock()
+	slices.SortStableFunc(all, func(a, b Record) int { return b.Time.Compare(a.Time) })
+	var n int64
+	for _, r := range all {
+		if !since.IsZero() && r.Time.Before(since) {
+			continue
+		}
+		if n == limit {
+			return true, nil
+		}
+		n++
+		fn(r)
+	}
+	return false, nil
+}
+
+// genRecords draws records of the month before t0: a few tools, each of
+// one pack, successes and failures.
+func genRecords(t *rapid.T) []record {
+	tools := []string{"a_one", "a_two", "b_one", "solo"}
+	packs := map[string]string{"a_one": "a", "a_two": "a", "b_one": "b", "solo": ""}
+	n := rapid.IntRange(0, 60).Draw(t, "n")
+	recs := make([]record, n)
+	for i := range recs {
+		tool := rapid.SampledFrom(tools).Draw(t, "tool")
+		r := record{
+			time:     t0.Add(-time.Duration(rapid.Int64Range(0, int64(40*24*time.Hour)).Draw(t, "age"))),
+			tool:     tool,
+			pack:     packs[tool],
+			dur:      time.Duration(rapid.Int64Range(0, int64(5*time.Second)).Draw(t, "dur")),
+			ok:       rapid.Bool().Draw(t, "ok"),
+			bytesIn:  rapid.Int64Range(0, 1<<20).Draw(t, "in"),
+			bytesOut: rapid.Int64Range(0, 1<<20).Draw(t, "out"),
+		}
+		if !r.ok {
+			r.errType = rapid.SampledFrom([]string{"not_found", "timeout", "invalid_input"}).Draw(t, "errType")
+		}
+		recs[i] = r
+	}
+	return recs
+}
+
+// A Recorder whose records go to a Sink answers every Summary exactly as
+// one whose records are in files: the same records give the same
+// aggregates, for every period and tool filter.
+func TestSink_SummaryEqualsFiles(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		recs := genRecords(rt)
+		dir := filepath.Join(t.TempDir(), "stats")
+		files, err := New(Options{Enabled: true, Dir: dir, FlushInterval: time.Hour, Logger: discard, Now: func() time.Time { return t0 }})
+		require.NoError(rt, err)
+		defer files.Close(context.Background())
+		sink := &memSink{}
+		viaSink, err := New(Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: discard, Now: func() time.Time { return t0 }})
+		require.NoError(rt, err)
+		defer viaSink.Close(context.Background())
+
+		var tc timeCache
+		_, err = writeBatch(context.Background(), dir, recs, nil, &tc)
+		require.NoError(rt, err)
+		_, err = writeSink(context.Background(), sink, recs, nil)
+		require.NoError(rt, err)
+
+		q := Query{
+			Period: rapid.SampledFrom([]string{PeriodDay, PeriodWeek, PeriodMonth, PeriodAll}).Draw(rt, "period"),
+			Tool:   rapid.SampledFrom([]string{"", "a_one", "solo", "nothing"}).Draw(rt, "filter"),
+		}
+		want, err := files.Summary(context.Background(), q)
+		require.NoError(rt, err)
+		got, err := viaSink.Summary(context.Background(), q)
+		require.NoError(rt, err)
+		assert.Equal(rt, want, got)
+	})
+}
+
+// Records the Recorder buffers reach its Sink at a flush, with every field
+// of the call, and Options.Dir is not needed with a Sink.
+func TestSink_FlushWritesRecords(t *testing.T) {
+	sink := &memSink{}
+	rec, err := New(Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: discard})
+	require.NoError(t, err)
+	defer rec.Close(context.Background())
+	reg := newRegistry(t, rec)
+	for _, name := range []string{"demo_search", "demo_lookup", "demo_missing", "demo_broken"} {
+		call(t, reg, name, "q")
+	}
+	require.NoError(t, rec.Flush(context.Background()))
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	require.Len(t, sink.recs, 4)
+	byTool := map[string]Record{}
+	for _, r := range sink.recs {
+		byTool[r.Tool] = r
+		assert.False(t, r.Time.IsZero())
+		assert.GreaterOrEqual(t, r.Duration, time.Duration(0))
+	}
+	assert.Equal(t, "web", byTool["demo_search"].Pack)
+	assert.True(t, byTool["demo_search"].Success)
+	assert.Equal(t, "not_found", byTool["demo_missing"].ErrorType)
+	assert.False(t, byTool["demo_broken"].Success)
+}
+
+// Without Dir and without a Sink an enabled Recorder is refused, naming
+// both.
+func TestSink_DirOrSinkRequired(t *testing.T) {
+	_, err := New(Options{Enabled: true})
+	require.ErrorIs(t, err, ErrInvalidOptions)
+	assert.Contains(t, err.Error(), "stats.dir")
+	assert.Contains(t, err.Error(), "Sink")
+}
+
+// A Sink's limit stops a Summary and the Summary says so.
+func TestSink_TruncatedByBudget(t *testing.T) {
+	sink := &memSink{}
+	rec, err := New(Options{Enabled: true, Sink: sink, MaxReadBytes: 3 * approxRecordBytes, FlushInterval: time.Hour, Logger: discard})
+	require.NoError(t, err)
+	defer rec.Close(context.Background())
+	now := time.Now()
+	for i := range 5 {
+		require.NoError(t, sink.Append(context.Background(), []Record{{Time: now.Add(-time.Duration(i) * time.Minute), Tool: "x", Success: true}}))
+	}
+	s, err := rec.Summary(context.Background(), Query{})
+	require.NoError(t, err)
+	assert.True(t, s.Truncated)
+	assert.Equal(t, int64(3), s.TotalCalls)
+}
