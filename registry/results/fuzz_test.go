@@ -85,8 +85,8 @@ func FuzzStoredFiles(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		idx, err1 := os.ReadFile(s.path(st.Handle, extIndex))
-		data, err2 := os.ReadFile(s.path(st.Handle, extData))
+		idx, err1 := os.ReadFile(s.be.(*fileBackend).path(st.Handle, extIndex))
+		data, err2 := os.ReadFile(s.be.(*fileBackend).path(st.Handle, extData))
 		if err := errors.Join(err1, err2); err != nil {
 			f.Fatal(err)
 		}
@@ -99,8 +99,8 @@ func FuzzStoredFiles(f *testing.F) {
 			idx = append([]byte(nil), idx...)
 			binary.LittleEndian.PutUint32(idx[60:], crc32.ChecksumIEEE(idx[:60]))
 		}
-		if err := errors.Join(os.WriteFile(s.path(fuzzHandle, extIndex), idx, 0o600),
-			os.WriteFile(s.path(fuzzHandle, extData), data, 0o600)); err != nil {
+		if err := errors.Join(os.WriteFile(s.be.(*fileBackend).path(fuzzHandle, extIndex), idx, 0o600),
+			os.WriteFile(s.be.(*fileBackend).path(fuzzHandle, extData), data, 0o600)); err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()

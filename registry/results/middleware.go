@@ -138,8 +138,8 @@ func (s *Store) storeValue(ctx context.Context, v any) (Stored, bool, error) {
 }
 
 // describe builds the handle object of a new output from its first page.
-func (s *Store) describe(h string, hdr header, sh *jsonShape) (Stored, error) {
-	r, err := s.openOutput(h)
+func (s *Store) describe(ctx context.Context, h string, hdr header, sh *jsonShape) (Stored, error) {
+	r, err := s.openOutput(ctx, h)
 	if err != nil {
 		return Stored{}, err
 	}

@@ -67,9 +67,14 @@ type Options struct {
 	// DefaultMaxInlineBytes (50,000).
 	MaxInlineBytes int
 	// Dir is the directory holding the stored outputs; it is created (mode
-	// 0700) when missing. Required. Give each Store a directory of its own;
+	// 0700) when missing. Required without a Backend. Give each Store a directory of its own;
 	// other processes may read it through Stores of their own.
 	Dir string
+	// Backend, when set, keeps the outputs instead of Dir's files (config
+	// output.dsn: registry/results/pgresults keeps them in PostgreSQL,
+	// shared by every host); Dir is then unused. The Store closes it on
+	// Close.
+	Backend Backend
 	// TTL is how long a stored output is served after it was stored. Zero
 	// means DefaultTTL (one hour). The expiry is written with the output, so
 	// a later change of TTL does not change it.
@@ -136,8 +141,8 @@ type Options struct {
 // resolve returns o with every zero field replaced by its default, or an
 // error naming the first field that is out of range.
 func (o Options) resolve() (Options, error) {
-	if o.Dir == "" {
-		return o, fmt.Errorf("results: Options.Dir: expected a directory path, got none")
+	if o.Dir == "" && o.Backend == nil {
+		return o, fmt.Errorf("results: Options.Dir: expected a directory path (or a Backend), got none")
 	}
 	neg := func(field string, v int64) error {
 		if v < 0 {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -89,7 +88,7 @@ func (s *Store) Query(ctx context.Context, q Request) (Page, error) {
 	if closed {
 		return Page{}, ErrClosed
 	}
-	r, err := s.openOutput(q.Handle)
+	r, err := s.openOutput(ctx, q.Handle)
 	if err != nil {
 		return Page{}, err
 	}
@@ -136,56 +135,49 @@ func (s *Store) matcher(q Request) (func([]byte) (float64, bool), *Error) {
 type output struct {
 	handle    string
 	hdr       header
-	idx, data *os.File
+	blobs     Blobs
+	idx, data io.ReaderAt
 }
 
 func (r *output) close() {
-	_ = r.idx.Close()
-	_ = r.data.Close()
+	_ = r.blobs.Close()
 }
 
 // openOutput opens handle's index and text, after checking the handle's
 // form, the header, the expiry and the text's size.
-func (s *Store) openOutput(handle string) (*output, error) {
+func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) {
 	if !validHandle(handle) {
 		return nil, notFound(handle)
 	}
-	idx, err := os.Open(s.path(handle, extIndex))
+	b, err := s.be.Open(ctx, handle)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, s.gone(handle)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	hdr, err := headerOf(idx)
+	hb := make([]byte, headerSize)
+	n, rerr := b.Index().ReadAt(hb, 0)
+	if rerr != nil && rerr != io.EOF {
+		_ = b.Close()
+		return nil, corrupt(handle, rerr)
+	}
+	hdr, err := checkHeader(hb[:n], b.IndexSize())
 	if err != nil {
-		_ = idx.Close()
+		_ = b.Close()
 		return nil, corrupt(handle, err)
 	}
 	if hdr.expires <= s.opts.Now().UnixNano() {
-		_ = idx.Close()
+		_ = b.Close()
 		s.forget(handle)
 		s.remove(handle, goneExpired)
 		return nil, s.expired(handle, goneExpired)
 	}
-	data, err := os.Open(s.path(handle, extData))
-	if errors.Is(err, fs.ErrNotExist) {
-		_ = idx.Close()
-		return nil, s.gone(handle) // removed since the index was opened
+	if size := b.TextSize(); size != hdr.size {
+		_ = b.Close()
+		return nil, corrupt(handle, fmt.Errorf("text of %d bytes, the index says %d", size, hdr.size))
 	}
-	if err != nil {
-		_ = idx.Close()
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	r := &output{handle: handle, hdr: hdr, idx: idx, data: data}
-	if fi, err := data.Stat(); err != nil || fi.Size() != hdr.size {
-		r.close()
-		if err == nil {
-			err = fmt.Errorf("text of %d bytes, the index says %d", fi.Size(), hdr.size)
-		}
-		return nil, corrupt(handle, err)
-	}
-	return r, nil
+	return &output{handle: handle, hdr: hdr, blobs: b, idx: b.Index(), data: b.Text()}, nil
 }
 
 // gone is the failure for a handle whose files are missing: expired when

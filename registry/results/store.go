@@ -4,13 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +33,7 @@ const copyBuffer = 256 << 10
 type Store struct {
 	opts Options
 	log  *slog.Logger
+	be   Backend
 
 	mu     sync.Mutex
 	live   map[string]entry // handle → what the store knows of it
@@ -63,10 +61,14 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+	be := o.Backend
+	if be == nil {
+		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		be = &fileBackend{dir: o.Dir, sync: o.Sync}
 	}
-	s := &Store{opts: o, log: o.Logger, live: map[string]entry{}, done: make(chan struct{})}
+	s := &Store{opts: o, log: o.Logger, be: be, live: map[string]entry{}, done: make(chan struct{})}
 	if err := s.sweep(ctx); err != nil {
 		return nil, err
 	}
@@ -89,7 +91,7 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	s.stop()
 	<-s.done
-	return nil
+	return s.be.Close()
 }
 
 // sweeper runs sweep every SweepInterval until ctx ends.
@@ -103,14 +105,10 @@ func (s *Store) sweeper(ctx context.Context) {
 			return
 		case <-t.C:
 			if err := s.sweep(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("results: sweep failed", slog.String("dir", s.opts.Dir), slog.Any("error", err))
+				s.log.Warn("results: sweep failed", slog.Any("error", err))
 			}
 		}
 	}
-}
-
-func (s *Store) path(handle, ext string) string {
-	return filepath.Join(s.opts.Dir, handle+ext)
 }
 
 // Put stores the text read from r and returns its handle object. It reads
@@ -134,7 +132,7 @@ func (s *Store) put(ctx context.Context, r io.Reader, kind int, shape *jsonShape
 	if err != nil {
 		return Stored{}, err
 	}
-	st, err := s.describe(h, hdr, shape) // before accounting: no eviction can take it yet
+	st, err := s.describe(ctx, h, hdr, shape) // before accounting: no eviction can take it yet
 	if err != nil {
 		s.remove(h, goneExpired)
 		return Stored{}, err
@@ -143,35 +141,20 @@ func (s *Store) put(ctx context.Context, r io.Reader, kind int, shape *jsonShape
 	return st, nil
 }
 
-// write writes the text and its index under temporary names, syncs them
-// and renames them into place, index last.
+// write writes the text and its index through a Draft of the backend and
+// commits it, header last.
 func (s *Store) write(ctx context.Context, h string, r io.Reader, kind int) (hdr header, err error) {
-	dataTmp, idxTmp := s.path(h, extData+extTemp), s.path(h, extIndex+extTemp)
-	df, err := os.OpenFile(dataTmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	d, err := s.be.Create(ctx, h)
 	if err != nil {
-		return hdr, fmt.Errorf("results: %w", err)
-	}
-	xf, err := os.OpenFile(idxTmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		_ = df.Close()
-		_ = os.Remove(dataTmp)
 		return hdr, fmt.Errorf("results: %w", err)
 	}
 	defer func() {
-		_ = df.Close()
-		_ = xf.Close()
 		if err != nil {
-			_ = os.Remove(dataTmp)
-			_ = os.Remove(idxTmp)
+			d.Abort()
 		}
 	}()
-
-	dw := bufio.NewWriterSize(df, copyBuffer)
-	xw := bufio.NewWriterSize(xf, 64<<10)
-	if _, err := xw.Write(make([]byte, headerSize)); err != nil {
-		return hdr, fmt.Errorf("results: %w", err)
-	}
-	seg := &segmenter{w: xw, max: int64(s.opts.MaxLineBytes)}
+	dw, xw := d.Text(), d.Index()
+	seg := &segmenter{w: bufio.NewWriterSize(xw, 64<<10), max: int64(s.opts.MaxLineBytes)}
 	lr := &io.LimitedReader{R: r, N: s.opts.MaxOutputBytes}
 	buf := make([]byte, copyBuffer)
 	for {
@@ -204,23 +187,17 @@ func (s *Store) write(ctx context.Context, h string, r io.Reader, kind int) (hdr
 		cut = n == 1
 	}
 	lines, size := seg.finish(cut)
-	if err := dw.Flush(); err != nil {
-		return hdr, fmt.Errorf("results: %w", err)
-	}
-	if err := xw.Flush(); err != nil {
+	if err := seg.w.Flush(); err != nil {
 		return hdr, fmt.Errorf("results: %w", err)
 	}
 	if cut {
-		if err := df.Truncate(size); err != nil {
-			return hdr, fmt.Errorf("results: %w", err)
-		}
-		if err := xf.Truncate(headerSize + entrySize*lines); err != nil {
+		if err := d.Truncate(size, entrySize*lines); err != nil {
 			return hdr, fmt.Errorf("results: %w", err)
 		}
 	}
 	var end [entrySize]byte
 	binary.LittleEndian.PutUint64(end[:], uint64(size))
-	if _, err := xf.WriteAt(end[:], headerSize+entrySize*lines); err != nil {
+	if _, err := xw.Write(end[:]); err != nil {
 		return hdr, fmt.Errorf("results: %w", err)
 	}
 	now := s.opts.Now()
@@ -231,22 +208,7 @@ func (s *Store) write(ctx context.Context, h string, r io.Reader, kind int) (hdr
 	if kind == kindJSON {
 		hdr.flags |= flagJSON
 	}
-	if _, err := xf.WriteAt(hdr.marshal(), 0); err != nil {
-		return hdr, fmt.Errorf("results: %w", err)
-	}
-	if s.opts.Sync {
-		if err := df.Sync(); err != nil {
-			return hdr, fmt.Errorf("results: %w", err)
-		}
-		if err := xf.Sync(); err != nil {
-			return hdr, fmt.Errorf("results: %w", err)
-		}
-	}
-	if err := os.Rename(dataTmp, s.path(h, extData)); err != nil {
-		return hdr, fmt.Errorf("results: %w", err)
-	}
-	if err := os.Rename(idxTmp, s.path(h, extIndex)); err != nil {
-		_ = os.Remove(s.path(h, extData))
+	if err := d.Commit(ctx, hdr.marshal()); err != nil {
 		return hdr, fmt.Errorf("results: %w", err)
 	}
 	return hdr, nil
@@ -315,19 +277,12 @@ func compareInt64(a, b int64) int {
 	return 0
 }
 
-// remove deletes an output's files, leaving a tombstone saying why, so
-// that its handle is reported expired rather than not found.
+// remove deletes an output, leaving a tombstone saying why, so that its
+// handle is reported expired rather than not found.
 func (s *Store) remove(h string, why byte) {
-	var t [9]byte
-	binary.LittleEndian.PutUint64(t[:], uint64(s.opts.Now().UnixNano()))
-	t[8] = why
-	if err := os.WriteFile(s.path(h, extGone), t[:], 0o600); err != nil {
-		s.log.Warn("results: cannot write a tombstone", slog.String("handle", h), slog.Any("error", err))
-	}
-	for _, ext := range []string{extIndex, extData} {
-		if err := os.Remove(s.path(h, ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			s.log.Warn("results: cannot remove a stored output", slog.String("handle", h), slog.Any("error", err))
-		}
+	t := Tombstone{At: s.opts.Now(), Evicted: why == goneEvicted}
+	if err := s.be.Remove(context.Background(), h, t); err != nil {
+		s.log.Warn("results: cannot remove a stored output", slog.String("handle", h), slog.Any("error", err))
 	}
 	if why == goneEvicted {
 		s.log.Debug("results: output removed to stay within the size budget", slog.String("handle", h))
@@ -345,62 +300,37 @@ func (s *Store) forget(h string) {
 	s.mu.Unlock()
 }
 
-// sweep scans the directory: expired outputs and damaged ones are removed,
-// as are old tombstones, temporary files and texts without an index older
-// than orphanGrace; outputs written by another Store are taken into the
-// accounts, and the oldest are evicted while the store is over its budget.
+// sweep scans the backend: expired outputs and damaged ones are removed
+// (and the backend's old tombstones and abandoned drafts); outputs written
+// by another Store are taken into the accounts, and the oldest are evicted
+// while the store is over its budget.
 func (s *Store) sweep(ctx context.Context) error {
 	s.mu.Lock()
 	startSeq := s.seq
 	s.mu.Unlock()
-	des, err := os.ReadDir(s.opts.Dir)
-	if err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
 	now := s.opts.Now()
-	names := make(map[string]bool, len(des))
-	for _, de := range des {
-		names[de.Name()] = true
-	}
 	found := map[string]entry{}
-	for _, de := range des {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("results: sweep: %w", err)
+	var expired, damaged []string
+	err := s.be.Scan(ctx, now, s.opts.TTL, func(h string, hb []byte, idxSize int64) {
+		if !validHandle(h) {
+			return
 		}
-		name := de.Name()
-		ext := filepath.Ext(name)
-		base := strings.TrimSuffix(name, ext)
-		switch ext {
-		case extIndex:
-			if !validHandle(base) {
-				continue
-			}
-			hdr, err := s.readHeader(base)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue
-			case err != nil:
-				s.log.Warn("results: removing a damaged stored output", slog.String("handle", base), slog.Any("error", err))
-				s.remove(base, goneExpired)
-				continue
-			case hdr.expires <= now.UnixNano():
-				s.remove(base, goneExpired)
-				continue
-			}
-			found[base] = entry{created: hdr.created, expires: hdr.expires, bytes: hdr.size + indexSize(hdr.lines)}
-		case extData:
-			if validHandle(base) && !names[base+extIndex] {
-				s.removeIfOld(name, now)
-			}
-		case extTemp:
-			if validHandle(strings.TrimSuffix(strings.TrimSuffix(base, extData), extIndex)) {
-				s.removeIfOld(name, now)
-			}
-		case extGone:
-			if validHandle(base) {
-				s.sweepTombstone(base, now)
-			}
+		hdr, err := checkHeader(hb, idxSize)
+		switch {
+		case err != nil:
+			s.log.Warn("results: removing a damaged stored output", slog.String("handle", h), slog.Any("error", err))
+			damaged = append(damaged, h)
+		case hdr.expires <= now.UnixNano():
+			expired = append(expired, h)
+		default:
+			found[h] = entry{created: hdr.created, expires: hdr.expires, bytes: hdr.size + indexSize(hdr.lines)}
 		}
+	})
+	if err != nil {
+		return fmt.Errorf("results: sweep: %w", err)
+	}
+	for _, h := range append(expired, damaged...) {
+		s.remove(h, goneExpired)
 	}
 	s.mu.Lock()
 	for h, e := range s.live {
@@ -423,70 +353,30 @@ func (s *Store) sweep(ctx context.Context) error {
 	return nil
 }
 
-func (s *Store) removeIfOld(name string, now time.Time) {
-	p := filepath.Join(s.opts.Dir, name)
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || now.Sub(fi.ModTime()) < orphanGrace {
-		return
-	}
-	_ = os.Remove(p)
-}
-
-// sweepTombstone removes a tombstone older than the TTL, or malformed.
-func (s *Store) sweepTombstone(h string, now time.Time) {
-	when, _, ok := s.tombstone(h)
-	if ok && now.Sub(when) < s.opts.TTL {
-		return
-	}
-	_ = os.Remove(s.path(h, extGone))
-}
-
 // tombstone reads h's tombstone: when the output was removed and why.
 func (s *Store) tombstone(h string) (time.Time, byte, bool) {
-	f, err := os.Open(s.path(h, extGone))
-	if err != nil {
+	t, ok, err := s.be.Tombstone(context.Background(), h)
+	if err != nil || !ok {
 		return time.Time{}, 0, false
 	}
-	defer f.Close()
-	var b [10]byte
-	n, _ := io.ReadFull(f, b[:])
-	if n != 9 || (b[8] != goneExpired && b[8] != goneEvicted) {
-		return time.Time{}, 0, false
+	if t.Evicted {
+		return t.At, goneEvicted, true
 	}
-	return time.Unix(0, int64(binary.LittleEndian.Uint64(b[:]))), b[8], true
+	return t.At, goneExpired, true
 }
 
-// readHeader reads and checks h's index header, and that the index file
-// has the size the header implies.
-func (s *Store) readHeader(h string) (header, error) {
-	f, err := os.Open(s.path(h, extIndex))
+// checkHeader parses an index header and checks the index's size against
+// it.
+func checkHeader(b []byte, idxSize int64) (header, error) {
+	if len(b) < headerSize || idxSize < headerSize {
+		return header{}, fmt.Errorf("%w: index of %d bytes", errHeader, idxSize)
+	}
+	hdr, err := parseHeader(b[:headerSize])
 	if err != nil {
 		return header{}, err
 	}
-	defer f.Close()
-	return headerOf(f)
-}
-
-// headerOf reads the header of an open index file and checks the file's
-// size against it.
-func headerOf(f *os.File) (header, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return header{}, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() < headerSize {
-		return header{}, fmt.Errorf("%w: index of %d bytes", errHeader, fi.Size())
-	}
-	b := make([]byte, headerSize)
-	if _, err := f.ReadAt(b, 0); err != nil {
-		return header{}, err
-	}
-	hdr, err := parseHeader(b)
-	if err != nil {
-		return header{}, err
-	}
-	if want := indexSize(hdr.lines); fi.Size() != want {
-		return header{}, fmt.Errorf("%w: index of %d bytes, expected %d for %d lines", errHeader, fi.Size(), want, hdr.lines)
+	if want := indexSize(hdr.lines); idxSize != want {
+		return header{}, fmt.Errorf("%w: index of %d bytes, expected %d for %d lines", errHeader, idxSize, want, hdr.lines)
 	}
 	return hdr, nil
 }
