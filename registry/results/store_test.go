@@ -320,7 +320,7 @@ func TestStore_Concurrent(t *testing.T) {
 func TestOptions_Validation(t *testing.T) {
 	dir := t.TempDir()
 	for want, o := range map[string]results.Options{
-		"Options.Dir: expected a directory path (or a Backend), got none":                         {},
+		"Options.Dir: expected a directory path (or a Backend), got none":          {},
 		"Options.MaxInlineBytes: expected zero (the default) or a positive value":  {Dir: dir, MaxInlineBytes: -1},
 		"Options.TTL: expected zero (the default) or a positive value":             {Dir: dir, TTL: -time.Second},
 		"Options.MaxDirBytes: expected at least MaxOutputBytes (1000), got 999":    {Dir: dir, MaxOutputBytes: 1000, MaxDirBytes: 999},
