@@ -226,6 +226,16 @@
 // stays unique across them, enforced by the database. The DSN is never
 // logged.
 //
+// Call statistics (ot.stats) and stored large outputs (ot.result) can live
+// in PostgreSQL too, each section with its own dsn, schema, max_conns and
+// statement_timeout:
+//
+//	stats:  {enabled: true, dsn: "${STATS_DSN}"}    # every server records into one table; ot.stats counts them all
+//	output: {dsn: "${OUTPUT_DSN}"}                  # a handle one server returned is paged through any other
+//
+// A server that cannot reach the database refuses the configuration with
+// the key at fault (at start, or on reload, keeping the previous one).
+//
 // Its REST API (registry/catalogue/catalogueapi) shares /tools with the
 // registry's: /tools/bundles…, /tools/tools, /tools/tools/search and
 // /tools/openapi.json are the catalogue's; GET /tools, GET /tools/{name}

@@ -53,7 +53,8 @@ func CheckSchema(field, schema string) error {
 
 // Open parses the configuration and connects a pool. what prefixes the
 // errors ("pgstore", "pgresults", …). The pool's connections use
-// cfg.Schema as their search_path.
+// cfg.Schema as their search_path, and "what:schema" as their
+// application_name unless the DSN sets one.
 func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	schema := cfg.Schema
 	if schema == "" {
@@ -74,6 +75,10 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	pc.ConnConfig.RuntimeParams["search_path"] = schema
 	pc.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	if pc.ConnConfig.RuntimeParams["application_name"] == "" {
+		// Names the store and schema in pg_stat_activity.
+		pc.ConnConfig.RuntimeParams["application_name"] = what + ":" + schema
+	}
 	if cfg.MaxConns > 0 {
 		pc.MaxConns = cfg.MaxConns
 	}

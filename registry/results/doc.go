@@ -67,6 +67,17 @@
 // (ErrExpired) rather than unknown (ErrNotFound). The directory is kept
 // within Options.MaxDirBytes by removing the oldest outputs first.
 //
+// # Where outputs are kept
+//
+// By default in the files of Options.Dir. Options.Backend puts them
+// elsewhere: registry/results/pgresults keeps them in PostgreSQL, so that
+// every host given the same database serves the handles any of them
+// returned (the host configuration's output.dsn). A Backend keeps the two
+// byte strings of each output — its text and its line index — and the
+// Store does the rest (lines, pages, search, expiry, the budget, the
+// messages), so paging costs one read of offsets and one read of text on
+// every Backend.
+//
 // Outputs survive a restart: a new Store on the same directory serves the
 // handles of the old one until they expire. Files are written under
 // temporary names and renamed into place, the index last (Options.Sync

@@ -160,7 +160,7 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 	n, rerr := b.Index().ReadAt(hb, 0)
 	if rerr != nil && rerr != io.EOF {
 		_ = b.Close()
-		return nil, corrupt(handle, rerr)
+		return nil, readFailure(handle, rerr)
 	}
 	hdr, err := checkHeader(hb[:n], b.IndexSize())
 	if err != nil {
@@ -178,6 +178,17 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 		return nil, corrupt(handle, fmt.Errorf("text of %d bytes, the index says %d", size, hdr.size))
 	}
 	return &output{handle: handle, hdr: hdr, blobs: b, idx: b.Index(), data: b.Text()}, nil
+}
+
+// readFailure is the failure of a read of handle's text or index: a read
+// that ends early means the output is damaged; any other error is the
+// backend's (a dropped database connection, a disk error), returned as
+// it is.
+func readFailure(handle string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return corrupt(handle, err)
+	}
+	return fmt.Errorf("results: reading stored result %q: %w", handle, err)
 }
 
 // gone is the failure for a handle whose files are missing: expired when
@@ -216,7 +227,7 @@ func shortDuration(d time.Duration) string {
 func (r *output) entries(first, n int64) ([]int64, error) {
 	b := make([]byte, entrySize*(n+1))
 	if _, err := r.idx.ReadAt(b, headerSize+entrySize*first); err != nil {
-		return nil, corrupt(r.handle, err)
+		return nil, readFailure(r.handle, err)
 	}
 	e := decodeEntries(b, make([]int64, 0, n+1))
 	if err := checkEntries(r.hdr, first, e); err != nil {
@@ -245,7 +256,7 @@ func (r *output) page(offset, count, maxBytes int) (Page, error) {
 	}
 	buf := make([]byte, e[k]-e[0])
 	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
-		return Page{}, corrupt(r.handle, err)
+		return Page{}, readFailure(r.handle, err)
 	}
 	text := string(buf)
 	p.Lines = make([]string, k)
@@ -279,7 +290,7 @@ func (r *output) line(i int64) (string, error) {
 	}
 	buf := make([]byte, e[1]-e[0])
 	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
-		return "", corrupt(r.handle, err)
+		return "", readFailure(r.handle, err)
 	}
 	return string(trimNLBytes(buf)), nil
 }
@@ -300,7 +311,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 	var eb [entrySize]byte
 	next := func() (int64, error) {
 		if _, err := io.ReadFull(idx, eb[:]); err != nil {
-			return 0, corrupt(r.handle, err)
+			return 0, readFailure(r.handle, err)
 		}
 		return int64(binary.LittleEndian.Uint64(eb[:])), nil // above the int64 range: negative, refused below
 	}
@@ -327,7 +338,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 			return i - 1, corrupt(r.handle, fmt.Errorf("line %d: offsets %d..%d", i, prev, end))
 		}
 		if _, err := io.ReadFull(data, buf[:d]); err != nil {
-			return i - 1, corrupt(r.handle, err)
+			return i - 1, readFailure(r.handle, err)
 		}
 		if err := fn(i, trimNLBytes(buf[:d])); err != nil {
 			if err == errStop {

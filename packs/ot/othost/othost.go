@@ -18,6 +18,7 @@ import (
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/results/pgresults"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 	"github.com/toolpack-go/toolpack/registry/stats"
 	"github.com/toolpack-go/toolpack/registry/stats/pgstats"
@@ -88,6 +89,7 @@ type outputSettings struct {
 	maxInline int
 	dir       string
 	ttl       time.Duration
+	pg        hostconfig.Postgres // stored in PostgreSQL when pg.DSN is set
 }
 
 // Setup wires the ot pack, snippets, call statistics and the large-output
@@ -377,13 +379,10 @@ func (s statsSource) Stats(ctx context.Context, q ot.StatsQuery) (ot.StatsReport
 // ---- large outputs ----
 
 func settingsOf(c *hostconfig.Config) outputSettings {
-	return outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL}
+	return outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL, pg: c.Output.Postgres}
 }
 
 func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
-	if cfg.Output.DSN != "" {
-		return hostconfig.Step{}, cfg.Errorf("output.dsn", "stored outputs are kept in files only so far: remove output.dsn (output.dir keeps them)")
-	}
 	next := settingsOf(cfg)
 	if cur := w.store.Load(); cur != nil && cur.opts == next {
 		return hostconfig.Step{}, nil
@@ -391,12 +390,23 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 	var opened *liveStore
 	return hostconfig.Step{
 		Apply: func(ctx context.Context) error {
-			st, err := results.Open(ctx, results.Options{
+			o := results.Options{
 				MaxInlineBytes: next.maxInline, Dir: next.dir, TTL: next.ttl,
 				QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
 				SweepInterval: sweepInterval(next.ttl),
-			})
+			}
+			if pg := next.pg; pg.DSN != "" {
+				be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: int32(min(pg.MaxConns, 1<<15)), StatementTimeout: pg.StatementTimeout})
+				if err != nil {
+					return cfg.Errorf("output.dsn", "%v", err)
+				}
+				o.Backend = be // closed with the Store, or below when Open fails
+			}
+			st, err := results.Open(ctx, o)
 			if err != nil {
+				if o.Backend != nil {
+					_ = o.Backend.Close()
+				}
 				return cfg.Errorf("output", "cannot open the output store: %v", err)
 			}
 			opened = &liveStore{st: st, opts: next, mw: st.Middleware()}

@@ -1,12 +1,14 @@
 package othost_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
+	"github.com/toolpack-go/toolpack/registry/results"
 )
 
 // With stats.dsn two hosts record into one PostgreSQL table: ot.stats on
@@ -51,4 +53,39 @@ func TestSetup_StatsOnPostgresSharedByHosts(t *testing.T) {
 	v, ok, msg = a.call(t, "ot.stats", `{"tool":"add"}`)
 	require.True(t, ok, msg)
 	assert.Equal(t, 1, yamlOf(t, v)["total_calls"], "the previous configuration stays in force")
+}
+
+// With output.dsn a large output stored through one host is paged
+// through another: both keep their stored outputs in one database.
+func TestSetup_OutputOnPostgresSharedByHosts(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	t.Setenv("OUTPUT_DSN", dsn)
+	config := "output: {max_inline_bytes: 1000, dsn: \"${OUTPUT_DSN}\", schema: " + schema + "}\n"
+	a, b := newFixture(t, config), newFixture(t, config)
+	v, ok, _ := a.call(t, "lines", `{"count":50000}`)
+	require.True(t, ok)
+	st, isStored := v.(results.Stored)
+	require.True(t, isStored, "got %T", v)
+	entries, err := os.ReadDir(a.dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotEqual(t, "results", e.Name(), "nothing is written to output.dir")
+	}
+	v, ok, msg := b.call(t, "ot.result", `{"handle":"`+st.Handle+`","offset":49999,"limit":5}`)
+	require.True(t, ok, msg)
+	page := yamlOf(t, v)
+	assert.Equal(t, []any{"line 49999", "line 50000"}, page["lines"])
+	assert.Equal(t, 50000, page["total_lines"])
+
+	// A database that cannot be reached refuses the configuration by key,
+	// without the password; the previous store goes on serving.
+	t.Setenv("OUTPUT_DSN", "postgres://out:hunter2-secret@127.0.0.1:1/none?connect_timeout=2")
+	writeConfig(t, b.dir, "output: {max_inline_bytes: 1000, dsn: \"${OUTPUT_DSN}\"}\n")
+	err = b.host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "output.dsn")
+	assert.NotContains(t, err.Error(), "hunter2-secret")
+	_, ok, msg = b.call(t, "ot.result", `{"handle":"`+st.Handle+`","offset":1,"limit":1}`)
+	require.True(t, ok, msg)
 }

@@ -232,7 +232,8 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	require.NoError(t, err)
 	defer admin.Close(ctx)
 	kill := func() {
-		_, _ = admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'`)
+		// Only this test's pool: other packages' tests share the database.
+		_, _ = admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query NOT LIKE 'LISTEN%'`, "pgstore:"+schema)
 	}
 	stored := map[string]bool{}
 	var failures int

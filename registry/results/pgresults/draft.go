@@ -1,0 +1,226 @@
+package pgresults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolpack-go/toolpack/registry/results"
+)
+
+// draft is an output being written: one transaction holding one
+// connection. Full chunks of both blobs stream to the server through one
+// COPY running on its own goroutine; each blob's last, partial chunk stays
+// in memory until Truncate or Commit.
+type draft struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	tx     pgx.Tx
+	handle string
+	blobs  [2]blobWriter
+
+	rows chan []any // full chunks for the COPY; closed to end it
+	done chan error // the COPY's result
+	err  error      // the first failure: every later call returns it
+	end  bool       // the COPY has ended
+	fin  bool       // committed or aborted
+}
+
+// blobWriter is one blob of a draft.
+type blobWriter struct {
+	d       *draft
+	blob    int16
+	flushed int64  // bytes sent in full chunks
+	tail    []byte // the bytes after them, fewer than ChunkSize
+}
+
+// Create implements results.Backend: it begins the transaction and the
+// COPY of the chunks.
+func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("pgresults: %w", err)
+	}
+	d := &draft{ctx: ctx, cancel: cancel, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1)}
+	d.blobs[blobText] = blobWriter{d: d, blob: blobText}
+	d.blobs[blobIndex] = blobWriter{d: d, blob: blobIndex}
+	go func() {
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"result_chunks"}, []string{"handle", "blob", "n", "data"},
+			pgx.CopyFromFunc(func() ([]any, error) {
+				select {
+				case row, ok := <-d.rows:
+					if !ok {
+						return nil, nil
+					}
+					return row, nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}))
+		d.done <- err
+	}()
+	return d, nil
+}
+
+func (d *draft) Text() io.Writer  { return &d.blobs[blobText] }
+func (d *draft) Index() io.Writer { return &d.blobs[blobIndex] }
+
+func (d *draft) fail(err error) error {
+	if d.err == nil {
+		d.err = fmt.Errorf("pgresults: writing %s: %w", d.handle, err)
+	}
+	return d.err
+}
+
+// Write appends p to the blob, sending every chunk it completes.
+func (w *blobWriter) Write(p []byte) (int, error) {
+	d := w.d
+	if d.err != nil {
+		return 0, d.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		take := min(len(p), ChunkSize-len(w.tail))
+		w.tail = append(w.tail, p[:take]...)
+		p = p[take:]
+		if len(w.tail) < ChunkSize {
+			break
+		}
+		if err := w.send(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// send sends the full tail as a chunk: through the COPY while it runs,
+// by INSERT after it ended (the few bytes written after a Truncate).
+func (w *blobWriter) send() error {
+	d := w.d
+	row := []any{d.handle, w.blob, w.flushed / ChunkSize, w.tail}
+	if d.end {
+		if _, err := d.tx.Exec(d.ctx, `INSERT INTO result_chunks (handle, blob, n, data) VALUES ($1, $2, $3, $4)`, row...); err != nil {
+			return d.fail(err)
+		}
+	} else {
+		select {
+		case d.rows <- row:
+		case err := <-d.done:
+			d.end = true
+			if err == nil {
+				err = errors.New("the COPY ended early")
+			}
+			return d.fail(err)
+		}
+	}
+	w.flushed += int64(len(w.tail))
+	w.tail = make([]byte, 0, ChunkSize) // the COPY may still hold the old one
+	return nil
+}
+
+// endCopy ends the COPY and waits for its result.
+func (d *draft) endCopy() error {
+	if d.end {
+		return d.err
+	}
+	d.end = true
+	close(d.rows)
+	if err := <-d.done; err != nil {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// Truncate implements results.Draft.
+func (d *draft) Truncate(textSize, indexSize int64) error {
+	if d.err != nil {
+		return d.err
+	}
+	if err := d.endCopy(); err != nil {
+		return err
+	}
+	for i, size := range []int64{textSize, indexSize} {
+		if err := d.blobs[i].truncate(size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// truncate keeps the first size bytes of the blob: the tail is cut, or
+// the chunk holding size becomes the tail and the chunks from it on are
+// deleted.
+func (w *blobWriter) truncate(size int64) error {
+	d := w.d
+	switch {
+	case size < 0 || size > w.flushed+int64(len(w.tail)):
+		return d.fail(fmt.Errorf("cannot truncate a blob of %d bytes to %d", w.flushed+int64(len(w.tail)), size))
+	case size >= w.flushed:
+		w.tail = w.tail[:size-w.flushed]
+		return nil
+	}
+	k := size / ChunkSize
+	var head []byte
+	if err := d.tx.QueryRow(d.ctx, `SELECT substring(data FROM 1 FOR $4::int) FROM result_chunks WHERE handle = $1 AND blob = $2 AND n = $3`,
+		d.handle, w.blob, k, size%ChunkSize).Scan(&head); err != nil {
+		return d.fail(err)
+	}
+	if _, err := d.tx.Exec(d.ctx, `DELETE FROM result_chunks WHERE handle = $1 AND blob = $2 AND n >= $3`, d.handle, w.blob, k); err != nil {
+		return d.fail(err)
+	}
+	w.flushed, w.tail = k*ChunkSize, append(make([]byte, 0, ChunkSize), head...)
+	return nil
+}
+
+// Commit implements results.Draft: the tails, then the output's row, then
+// COMMIT.
+func (d *draft) Commit(ctx context.Context, header []byte) error {
+	if d.err != nil {
+		return d.err
+	}
+	if err := d.endCopy(); err != nil {
+		return err
+	}
+	for i := range d.blobs {
+		w := &d.blobs[i]
+		if len(w.tail) > 0 {
+			if err := w.send(); err != nil {
+				return err
+			}
+		}
+	}
+	text, index := d.blobs[blobText].flushed, d.blobs[blobIndex].flushed
+	if _, err := d.tx.Exec(d.ctx, `INSERT INTO result_outputs (handle, header, text_size, index_size) VALUES ($1, $2, $3, $4)`,
+		d.handle, header, text, index+results.HeaderSize); err != nil {
+		return d.fail(err)
+	}
+	if err := d.tx.Commit(ctx); err != nil {
+		return d.fail(err)
+	}
+	d.fin = true
+	d.cancel()
+	return nil
+}
+
+// Abort implements results.Draft: the transaction is rolled back, so
+// nothing of the output stays.
+func (d *draft) Abort() {
+	if d.fin {
+		return
+	}
+	d.fin = true
+	d.cancel() // ends the COPY if it still runs
+	if !d.end {
+		d.end = true
+		<-d.done
+	}
+	_ = d.tx.Rollback(context.Background())
+}

@@ -1,0 +1,122 @@
+package pgresults_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
+	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/results/pgresults"
+)
+
+// A writer killed (SIGKILL) while it stores a large output leaves no
+// output and no chunk of it: its transaction dies with its connection.
+func TestFault_KilledWriterLeavesNothing(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	if os.Getenv("PGRESULTS_TEST_WRITER") != "" {
+		return // the child: see TestWriterChild
+	}
+	schema := pgtest.FreshSchema(t, dsn)
+	be := openBackend(t, dsn, schema) // migrate before the child starts
+	defer be.Close()
+	for _, wait := range []time.Duration{0, 30 * time.Millisecond, 150 * time.Millisecond} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriterChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "PGRESULTS_TEST_WRITER="+schema)
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		lines := bufio.NewScanner(out)
+		started := false
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), "writing now") {
+				started = true
+				break
+			}
+		}
+		require.True(t, started, "the child reached the write")
+		time.Sleep(wait)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		assertEmpty(t, dsn, schema)
+		t.Logf("killed %s into the write: nothing stored", wait)
+	}
+}
+
+// TestWriterChild is the writer of TestFault_KilledWriterLeavesNothing: it
+// stores an endless output (until killed); it does nothing unless
+// PGRESULTS_TEST_WRITER is set.
+func TestWriterChild(t *testing.T) {
+	schema := os.Getenv("PGRESULTS_TEST_WRITER")
+	if schema == "" {
+		t.Skip("run by TestFault_KilledWriterLeavesNothing")
+	}
+	dsn := pgtest.DSN(t)
+	be, err := pgresults.Open(context.Background(), dsn, pgresults.Options{Schema: schema})
+	require.NoError(t, err)
+	st, err := results.Open(context.Background(), results.Options{Backend: be, MaxOutputBytes: 1 << 40, MaxDirBytes: 1 << 41, Logger: quiet})
+	require.NoError(t, err)
+	fmt.Println("writing now")
+	_, _ = st.Put(context.Background(), endless{})
+	t.Fatal("the output ended: the parent should have killed this process")
+}
+
+// endless is an output of endless lines, slowed a little.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	for i := range p {
+		p[i] = 'a' + byte(i%26)
+		if i%100 == 99 {
+			p[i] = '\n'
+		}
+	}
+	return len(p), nil
+}
+
+// The database dropping the store's connections mid-work gives clear
+// failures, never a wrong page, and the store reconnects: every query
+// after the drop is served again.
+func TestFault_ConnectionsDropped(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	st := openPG(t, dsn, schema, results.Options{})
+	lines := make([]string, 20_000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d", i+1)
+	}
+	stored, err := st.Put(context.Background(), strings.NewReader(strings.Join(lines, "\n")))
+	require.NoError(t, err)
+	admin, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer admin.Close(context.Background())
+	var failures int
+	for i := range 40 {
+		if i%5 == 2 {
+			// Only this test's pool: other packages' tests share the database.
+			_, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, "pgresults:"+schema)
+			require.NoError(t, err)
+		}
+		off := 1 + (i*997)%20_000
+		p, err := st.Query(context.Background(), results.Request{Handle: stored.Handle, Offset: off, Limit: 2})
+		if err != nil {
+			failures++
+			require.NotErrorIs(t, err, results.ErrNotFound, "a dropped connection is not a missing output")
+			continue
+		}
+		require.Equal(t, fmt.Sprintf("line %d", off), p.Lines[0])
+	}
+	t.Logf("%d of 40 queries failed around 8 dropped pools", failures)
+	p, err := st.Query(context.Background(), results.Request{Handle: stored.Handle, Offset: 20_000, Limit: 1})
+	require.NoError(t, err, "served again after the drops")
+	require.Equal(t, []string{"line 20000"}, p.Lines)
+}

@@ -1,0 +1,287 @@
+// Package pgresults keeps a results.Store's large outputs in PostgreSQL
+// instead of files, so that every host given the same database serves
+// the outputs any of them stored: ot.result on one host pages a handle
+// another host returned.
+//
+// Open it and give it to results.Open as Options.Backend; the Store closes
+// it:
+//
+//	be, err := pgresults.Open(ctx, os.Getenv("OUTPUT_DSN"), pgresults.Options{})
+//	st, err := results.Open(ctx, results.Options{Backend: be})
+//	defer st.Close()
+//
+// An output is written in one transaction — its text and its line index
+// in chunks of ChunkSize bytes (one COPY), then its row — so a writer
+// killed mid-way leaves nothing, and a page is read as on files: one
+// indexed read of its line offsets and one of its text, whatever the
+// offset, each fetching only the bytes it needs (chunks are stored out of
+// line and uncompressed, so substring() reads only its part). The tables
+// are migrated at Open (github.com/jackc/tern) in Options.Schema.
+package pgresults
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/toolpack-go/toolpack/internal/pgpool"
+	"github.com/toolpack-go/toolpack/registry/results"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ChunkSize is the size of the chunks an output's text and index are
+// stored in (the last chunk of each is shorter).
+const ChunkSize = 256 << 10
+
+// Blob numbers of result_chunks.
+const (
+	blobText  = 0
+	blobIndex = 1
+)
+
+// ErrClosed is returned by a Backend's methods after Close.
+var ErrClosed = errors.New("pgresults: closed")
+
+// Options configure a Backend; they mirror the host configuration's
+// output: {dsn, schema, max_conns, statement_timeout}.
+type Options struct {
+	// Schema holds the tables; "" means "toolpack". Created when absent.
+	Schema string
+	// MaxConns caps the connection pool; zero means pgxpool's default.
+	// Every output being written holds one connection until it commits.
+	MaxConns int32
+	// StatementTimeout bounds every statement; zero means 30 seconds.
+	StatementTimeout time.Duration
+}
+
+// Backend is the PostgreSQL results.Backend. It is safe for concurrent
+// use.
+type Backend struct {
+	pool   *pgxpool.Pool
+	closed atomic.Bool
+}
+
+var _ results.Backend = (*Backend)(nil)
+
+// Open connects to the database named by dsn (a PostgreSQL URL or
+// key=value string, never quoted in an error) and applies the migrations.
+func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
+	pool, err := pgpool.Open(ctx, "pgresults", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
+	if err != nil {
+		return nil, err
+	}
+	if err := pgpool.Migrate(ctx, "pgresults", pool, opts.Schema, "results_schema_version", migrations, "migrations"); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Backend{pool: pool}, nil
+}
+
+// Close closes the pool. Later calls do nothing.
+func (b *Backend) Close() error {
+	if !b.closed.Swap(true) {
+		b.pool.Close()
+	}
+	return nil
+}
+
+func (b *Backend) check() error {
+	if b.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Open implements results.Backend: one read of the output's row; its
+// blobs are read on demand.
+func (b *Backend) Open(ctx context.Context, handle string) (results.Blobs, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	o := &blobs{b: b, ctx: ctx, handle: handle}
+	err := b.pool.QueryRow(ctx, `SELECT header, text_size, index_size FROM result_outputs WHERE handle = $1`, handle).
+		Scan(&o.header, &o.textSize, &o.indexSize)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("pgresults: %s: %w", handle, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pgresults: opening %s: %w", handle, err)
+	}
+	return o, nil
+}
+
+// Remove implements results.Backend: the output's row and chunks go and
+// its tombstone is written, in one transaction.
+func (b *Backend) Remove(ctx context.Context, handle string, t results.Tombstone) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO result_tombstones (handle, removed_at, evicted) VALUES ($1, $2, $3)
+			ON CONFLICT (handle) DO UPDATE SET removed_at = excluded.removed_at, evicted = excluded.evicted`, handle, t.At, t.Evicted); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM result_outputs WHERE handle = $1`, handle)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("pgresults: removing %s: %w", handle, err)
+	}
+	return nil
+}
+
+// Tombstone implements results.Backend.
+func (b *Backend) Tombstone(ctx context.Context, handle string) (results.Tombstone, bool, error) {
+	if err := b.check(); err != nil {
+		return results.Tombstone{}, false, err
+	}
+	var t results.Tombstone
+	err := b.pool.QueryRow(ctx, `SELECT removed_at, evicted FROM result_tombstones WHERE handle = $1`, handle).Scan(&t.At, &t.Evicted)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return results.Tombstone{}, false, nil
+	}
+	if err != nil {
+		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, err)
+	}
+	return t, true, nil
+}
+
+// Scan implements results.Backend: every output's header, and the
+// tombstones older than keep removed. A writer that died left nothing:
+// its transaction was rolled back.
+func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, fn func(string, []byte, int64)) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if _, err := b.pool.Exec(ctx, `DELETE FROM result_tombstones WHERE removed_at <= $1`, now.Add(-keep)); err != nil {
+		return fmt.Errorf("pgresults: removing old tombstones: %w", err)
+	}
+	rows, err := b.pool.Query(ctx, `SELECT handle, header, index_size FROM result_outputs`)
+	if err != nil {
+		return fmt.Errorf("pgresults: listing outputs: %w", err)
+	}
+	var (
+		h    string
+		hdr  []byte
+		size int64
+	)
+	_, err = pgx.ForEachRow(rows, []any{&h, &hdr, &size}, func() error {
+		fn(h, hdr, size)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("pgresults: listing outputs: %w", err)
+	}
+	return nil
+}
+
+// blobs is an open output: its row, and its chunks read on demand with
+// the context of the query that opened it.
+type blobs struct {
+	b                   *Backend
+	ctx                 context.Context
+	handle              string
+	header              []byte
+	textSize, indexSize int64
+}
+
+func (o *blobs) Text() io.ReaderAt  { return chunkReader{o: o, blob: blobText} }
+func (o *blobs) TextSize() int64    { return o.textSize }
+func (o *blobs) Index() io.ReaderAt { return indexReader{o} }
+func (o *blobs) IndexSize() int64   { return o.indexSize }
+func (o *blobs) Close() error       { return nil }
+
+// indexReader reads the index: its header from the row, the rest from the
+// chunks.
+type indexReader struct{ o *blobs }
+
+func (r indexReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("pgresults: negative offset %d", off)
+	}
+	n := 0
+	if off < int64(len(r.o.header)) {
+		n = copy(p, r.o.header[off:])
+		if n == len(p) {
+			return n, nil
+		}
+		off += int64(n)
+	}
+	m, err := chunkReader{o: r.o, blob: blobIndex}.ReadAt(p[n:], off-results.HeaderSize)
+	return n + m, err
+}
+
+// chunkReader reads one blob of an output at any offset: one query over
+// the chunks the range touches, each cut to its part by substring().
+type chunkReader struct {
+	o    *blobs
+	blob int16
+}
+
+func (r chunkReader) ReadAt(p []byte, off int64) (int, error) {
+	size := r.o.textSize
+	if r.blob == blobIndex {
+		size = r.o.indexSize - results.HeaderSize
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("pgresults: negative offset %d", off)
+	}
+	if off >= size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	want := p
+	if rest := size - off; int64(len(want)) > rest {
+		want = want[:rest]
+	}
+	if len(want) == 0 {
+		return 0, nil
+	}
+	first, last := off/ChunkSize, (off+int64(len(want))-1)/ChunkSize
+	from := off%ChunkSize + 1                      // 1-based, in the first chunk
+	upto := (off+int64(len(want))-1)%ChunkSize + 1 // bytes of the last chunk
+	rows, err := r.o.b.pool.Query(r.o.ctx, `
+		SELECT CASE
+		         WHEN n = $3 AND n = $4 THEN substring(data FROM $5::int FOR $6::int - $5::int + 1)
+		         WHEN n = $3 THEN substring(data FROM $5::int)
+		         WHEN n = $4 THEN substring(data FROM 1 FOR $6::int)
+		         ELSE data
+		       END
+		  FROM result_chunks
+		 WHERE handle = $1 AND blob = $2 AND n BETWEEN $3::bigint AND $4::bigint
+		 ORDER BY n`, r.o.handle, r.blob, first, last, from, upto)
+	if err != nil {
+		return 0, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, err)
+	}
+	n := 0
+	var part []byte
+	_, err = pgx.ForEachRow(rows, []any{&part}, func() error {
+		if n+len(part) > len(want) {
+			return fmt.Errorf("chunks longer than the output's size")
+		}
+		n += copy(want[n:], part)
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, err)
+	}
+	if n < len(want) {
+		return n, fmt.Errorf("pgresults: reading %s: %d of %d bytes stored: %w", r.o.handle, n, len(want), io.ErrUnexpectedEOF)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
