@@ -3,11 +3,13 @@ package pgstore_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,5 +131,79 @@ func BenchmarkStores(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkTwoHostsRacingWrites: two Stores on one schema (two hosts, two
+// pools) put tools as fast as they can, each from 4 goroutines, half of
+// the puts racing a goroutine of the other host for the same <slug,
+// version>: exactly one of the two wins, the other gets ErrConflict.
+// The baseline, in the same run, is one Store doing the same puts from 8
+// goroutines: x-two-hosts/one is the cost of the second host.
+func BenchmarkTwoHostsRacingWrites(b *testing.B) {
+	dsn := pgtest.DSN(b)
+	schema := pgtest.FreshSchema(b, dsn)
+	open := func() *pgstore.Store {
+		s, err := pgstore.Open(context.Background(), dsn, pgstore.Options{Schema: schema, Logger: slog.New(slog.DiscardHandler), ReapInterval: -1, MaxConns: 4, MaxToolsPerBundle: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	a, c := open(), open()
+	ctx := context.Background()
+	bid, _ := catalogue.NewID()
+	if _, _, err := a.PutBundle(ctx, bid, catalogue.BundleSpec{Slug: "race", DisplayName: "Race", IsEnabled: true}); err != nil {
+		b.Fatal(err)
+	}
+	const workers, perRound = 8, 64
+	var conflicts atomic.Int64
+	// round runs perRound puts from each of 8 goroutines, on stores[w%2],
+	// and returns how long it took.
+	round := func(stores [2]*pgstore.Store, r int) time.Duration {
+		t0 := time.Now()
+		errs := make(chan error, workers)
+		for w := range workers {
+			go func() {
+				s := stores[w%2]
+				for i := range perRound {
+					slug := fmt.Sprintf("r%d-w%d-%d", r, w, i)
+					if i%2 == 0 { // the same key on both hosts
+						slug = fmt.Sprintf("r%d-shared-%d-%d", r, w/2, i)
+					}
+					_, err := s.PutTool(ctx, catalogue.ToolKey{BundleID: bid, Slug: slug, Version: "1"}, benchSpec(i))
+					if errors.Is(err, catalogue.ErrConflict) && i%2 == 0 {
+						conflicts.Add(1)
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range workers {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(t0)
+	}
+	var one, two time.Duration
+	r := 0
+	for b.Loop() {
+		one += round([2]*pgstore.Store{a, a}, r)
+		two += round([2]*pgstore.Store{a, c}, r+1)
+		r += 2
+	}
+	puts := float64(b.N * workers * perRound)
+	b.ReportMetric(puts/two.Seconds(), "two-hosts-puts/s")
+	b.ReportMetric(puts/one.Seconds(), "one-host-puts/s")
+	b.ReportMetric(float64(two)/float64(one), "x-two-hosts/one")
+	if want := int64(b.N * 2 * workers / 2 * perRound / 2); conflicts.Load() != want {
+		b.Fatalf("%d conflicts, expected %d: one of each racing pair", conflicts.Load(), want)
 	}
 }
