@@ -93,7 +93,9 @@ func serversHook(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) hostconfig.Hook
 // describeConfig is the log line's attributes for a configuration.
 func describeConfig(c *hostconfig.Config) []any {
 	return []any{"files", strings.Join(c.Files, ","), "aliases", len(c.Aliases), "snippets", len(c.Snippets),
-		"servers", len(c.Servers), "stats", c.Stats.Enabled}
+		"servers", len(c.Servers), "stats", c.Stats.Enabled,
+		// Where stats and stored outputs live; never the DSN itself.
+		"stats_postgresql", c.Stats.DSN != "", "output_postgresql", c.Output.DSN != ""}
 }
 
 // reloadOnSIGHUP re-reads the configuration on every SIGHUP until ctx
