@@ -5,10 +5,13 @@
 package pgtest
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,4 +52,31 @@ func DropSchema(dsn, schema string) {
 	}
 	defer conn.Close(ctx)
 	_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+}
+
+// StartWriter runs this test binary again as a writer process: only the
+// test named test, with env added to its environment, and waits until the
+// writer prints a line holding ready (the point the test kills it from).
+// The caller kills the process and Waits for it.
+func StartWriter(t testing.TB, test, env, ready string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if strings.Contains(lines.Text(), ready) {
+			return cmd
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	t.Fatalf("the writer %s ended without printing %q", test, ready)
+	return nil
 }

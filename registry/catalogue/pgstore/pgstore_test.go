@@ -1,14 +1,12 @@
 package pgstore_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -278,20 +276,7 @@ func TestFault_KilledWriterLeavesNoPartialRecord(t *testing.T) {
 	for round, wait := range []time.Duration{0, 40 * time.Millisecond, 10 * time.Second} {
 		id, err := catalogue.NewID()
 		require.NoError(t, err)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestImportChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "PGSTORE_TEST_IMPORTER="+schema+":"+id.String())
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		lines := bufio.NewScanner(out)
-		started := false
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), "importing now") {
-				started = true
-				break
-			}
-		}
-		require.True(t, started, "the child reached the import")
+		cmd := pgtest.StartWriter(t, "TestImportChild", "PGSTORE_TEST_IMPORTER="+schema+":"+id.String(), "importing now")
 		if wait == 10*time.Second {
 			// Until the import is there (or the wait is over).
 			require.Eventually(t, func() bool { _, err := s.GetBundle(context.Background(), id); return err == nil }, wait, 20*time.Millisecond)

@@ -1,11 +1,9 @@
 package pgresults_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -29,20 +27,7 @@ func TestFault_KilledWriterLeavesNothing(t *testing.T) {
 	be := openBackend(t, dsn, schema) // migrate before the child starts
 	defer be.Close()
 	for _, wait := range []time.Duration{0, 30 * time.Millisecond, 150 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestWriterChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "PGRESULTS_TEST_WRITER="+schema)
-		out, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		lines := bufio.NewScanner(out)
-		started := false
-		for lines.Scan() {
-			if strings.Contains(lines.Text(), "writing now") {
-				started = true
-				break
-			}
-		}
-		require.True(t, started, "the child reached the write")
+		cmd := pgtest.StartWriter(t, "TestWriterChild", "PGRESULTS_TEST_WRITER="+schema, "writing now")
 		time.Sleep(wait)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
