@@ -179,7 +179,11 @@ func TestInvoke_CancellationBetweenSteps(t *testing.T) {
 	h.add(t, "fmt.temp", ok(nil))
 	_, err := h.inv.Invoke(ctx, stepsTool(t, "weather", weatherSchema, weatherBody), json.RawMessage(`{"city":"x"}`))
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Contains(t, err.Error(), "line 2: weather.now not called")
+	// Step 1 either finished before its caller saw the cancellation (the
+	// failure names step 2, not called) or was abandoned by the registry's
+	// timeout middleware (the failure names step 1); which one is a race
+	// the step itself starts by cancelling. No later step runs either way.
+	assert.Regexp(t, `line 2: weather\.now not called|line 1: `, err.Error())
 	assert.Len(t, h.recorded(), 1)
 
 	_, err = h.inv.Invoke(ctx, stepsTool(t, "weather", weatherSchema, weatherBody), json.RawMessage(`{"city":"x"}`))
