@@ -289,8 +289,8 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 		// configuration and undoes the steps applied before.
 		Apply: func(ctx context.Context) error {
 			use := prevSink
-			if pg := cfg.Stats.Postgres; pg.DSN == "" {
-				use = nil
+			if pg := cfg.Stats.Postgres; pg.DSN == "" || !cfg.Stats.Enabled {
+				use = nil // no database connection while nothing is recorded
 			} else if use == nil || use.pg != pg {
 				sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: int32(min(pg.MaxConns, 1<<15)), StatementTimeout: pg.StatementTimeout})
 				if err != nil {
