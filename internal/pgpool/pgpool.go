@@ -8,12 +8,17 @@ package pgpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	migrate "github.com/jackc/tern/v2/migrate"
 )
@@ -120,4 +125,35 @@ func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versi
 		return fmt.Errorf("%s: applying migrations: %w", what, err)
 	}
 	return nil
+}
+
+// ConnectionLost reports whether err means the connection itself failed
+// rather than the statement: the server closed it (SQLSTATE classes 08,
+// connection exception, and 57P, operator intervention: terminated,
+// shutting down, restarting) or the network did (a net.Error, an
+// unexpected end of the stream, an error pgconn says nothing was sent
+// before). A cancelled or expired ctx is never one.
+func ConnectionLost(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
+}
+
+// ReadRetrying runs read, an idempotent read through pool; when it fails
+// because its connection was lost, the pool's connections are all dropped
+// (a server that closed one has usually closed every one: a restart, a
+// failover) and read runs once more on a new connection.
+func ReadRetrying(ctx context.Context, pool *pgxpool.Pool, read func() error) error {
+	err := read()
+	if ConnectionLost(ctx, err) {
+		pool.Reset()
+		err = read()
+	}
+	return err
 }

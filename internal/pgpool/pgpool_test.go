@@ -2,10 +2,15 @@ package pgpool_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -42,4 +47,33 @@ func TestOpen_SessionSettings(t *testing.T) {
 	assert.Equal(t, "1500ms", timeout)
 	assert.Equal(t, "probe:"+schema, app)
 	assert.Equal(t, int32(2), pool.Config().MaxConns)
+}
+
+// A lost connection is told from a failed statement: only the first is
+// worth a new connection and a second try.
+func TestConnectionLost(t *testing.T) {
+	ctx := context.Background()
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want bool
+	}{
+		{"terminated by an operator", ctx, &pgconn.PgError{Code: "57P01"}, true},
+		{"server shutting down", ctx, fmt.Errorf("wrapped: %w", &pgconn.PgError{Code: "57P02"}), true},
+		{"connection exception", ctx, &pgconn.PgError{Code: "08006"}, true},
+		{"network", ctx, &net.OpError{Op: "read", Err: errors.New("connection reset by peer")}, true},
+		{"stream cut", ctx, io.ErrUnexpectedEOF, true},
+		{"unique violation", ctx, &pgconn.PgError{Code: "23505"}, false},
+		{"statement timeout", ctx, &pgconn.PgError{Code: "57014"}, false},
+		{"no rows", ctx, pgx.ErrNoRows, false},
+		{"a plain error", ctx, errors.New("chunks longer than the output"), false},
+		{"caller cancelled", ctx, context.Canceled, false},
+		{"network error after the caller gave up", done, io.ErrUnexpectedEOF, false},
+		{"none", ctx, nil, false},
+	} {
+		assert.Equal(t, c.want, pgpool.ConnectionLost(c.ctx, c.err), c.name)
+	}
 }

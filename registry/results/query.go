@@ -133,6 +133,7 @@ func (s *Store) matcher(q Request) (func([]byte) (float64, bool), *Error) {
 
 // output is an open stored output.
 type output struct {
+	s         *Store
 	handle    string
 	hdr       header
 	blobs     Blobs
@@ -160,7 +161,7 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 	n, rerr := b.Index().ReadAt(hb, 0)
 	if rerr != nil && rerr != io.EOF {
 		_ = b.Close()
-		return nil, readFailure(handle, rerr)
+		return nil, s.readFailure(handle, rerr)
 	}
 	hdr, err := checkHeader(hb[:n], b.IndexSize())
 	if err != nil {
@@ -177,15 +178,20 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 		_ = b.Close()
 		return nil, corrupt(handle, fmt.Errorf("text of %d bytes, the index says %d", size, hdr.size))
 	}
-	return &output{handle: handle, hdr: hdr, blobs: b, idx: b.Index(), data: b.Text()}, nil
+	return &output{s: s, handle: handle, hdr: hdr, blobs: b, idx: b.Index(), data: b.Text()}, nil
 }
 
 // readFailure is the failure of a read of handle's text or index: a read
-// that ends early means the output is damaged; any other error is the
-// backend's (a dropped database connection, a disk error), returned as
-// it is.
-func readFailure(handle string, err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+// that ends early means the output is damaged, and one the backend says
+// found the output gone (removed since it was opened) is reported as
+// expired or not found; any other error is the backend's (a dropped
+// database connection, a disk error), returned as it is.
+func (s *Store) readFailure(handle string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.forget(handle)
+		return s.gone(handle)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return corrupt(handle, err)
 	}
 	return fmt.Errorf("results: reading stored result %q: %w", handle, err)
@@ -227,7 +233,7 @@ func shortDuration(d time.Duration) string {
 func (r *output) entries(first, n int64) ([]int64, error) {
 	b := make([]byte, entrySize*(n+1))
 	if _, err := r.idx.ReadAt(b, headerSize+entrySize*first); err != nil {
-		return nil, readFailure(r.handle, err)
+		return nil, r.s.readFailure(r.handle, err)
 	}
 	e := decodeEntries(b, make([]int64, 0, n+1))
 	if err := checkEntries(r.hdr, first, e); err != nil {
@@ -256,7 +262,7 @@ func (r *output) page(offset, count, maxBytes int) (Page, error) {
 	}
 	buf := make([]byte, e[k]-e[0])
 	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
-		return Page{}, readFailure(r.handle, err)
+		return Page{}, r.s.readFailure(r.handle, err)
 	}
 	text := string(buf)
 	p.Lines = make([]string, k)
@@ -290,7 +296,7 @@ func (r *output) line(i int64) (string, error) {
 	}
 	buf := make([]byte, e[1]-e[0])
 	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
-		return "", readFailure(r.handle, err)
+		return "", r.s.readFailure(r.handle, err)
 	}
 	return string(trimNLBytes(buf)), nil
 }
@@ -311,7 +317,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 	var eb [entrySize]byte
 	next := func() (int64, error) {
 		if _, err := io.ReadFull(idx, eb[:]); err != nil {
-			return 0, readFailure(r.handle, err)
+			return 0, r.s.readFailure(r.handle, err)
 		}
 		return int64(binary.LittleEndian.Uint64(eb[:])), nil // above the int64 range: negative, refused below
 	}
@@ -338,7 +344,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 			return i - 1, corrupt(r.handle, fmt.Errorf("line %d: offsets %d..%d", i, prev, end))
 		}
 		if _, err := io.ReadFull(data, buf[:d]); err != nil {
-			return i - 1, readFailure(r.handle, err)
+			return i - 1, r.s.readFailure(r.handle, err)
 		}
 		if err := fn(i, trimNLBytes(buf[:d])); err != nil {
 			if err == errStop {

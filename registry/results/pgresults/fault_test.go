@@ -68,9 +68,10 @@ func (endless) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// The database dropping the store's connections mid-work gives clear
-// failures, never a wrong page, and the store reconnects: every query
-// after the drop is served again.
+// The database dropping the store's connections (a restart, a failover,
+// an operator) costs no read: a read whose connection was lost drops the
+// pool's connections and runs again on a new one, so every page is served
+// and none is wrong.
 func TestFault_ConnectionsDropped(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
@@ -84,7 +85,6 @@ func TestFault_ConnectionsDropped(t *testing.T) {
 	admin, err := pgx.Connect(context.Background(), dsn)
 	require.NoError(t, err)
 	defer admin.Close(context.Background())
-	var failures int
 	for i := range 40 {
 		if i%5 == 2 {
 			// Only this test's pool: other packages' tests share the database.
@@ -93,14 +93,9 @@ func TestFault_ConnectionsDropped(t *testing.T) {
 		}
 		off := 1 + (i*997)%20_000
 		p, err := st.Query(context.Background(), results.Request{Handle: stored.Handle, Offset: off, Limit: 2})
-		if err != nil {
-			failures++
-			require.NotErrorIs(t, err, results.ErrNotFound, "a dropped connection is not a missing output")
-			continue
-		}
+		require.NoError(t, err, "query %d, after %d drops", i, (i+3)/5)
 		require.Equal(t, fmt.Sprintf("line %d", off), p.Lines[0])
 	}
-	t.Logf("%d of 40 queries failed around 8 dropped pools", failures)
 	p, err := st.Query(context.Background(), results.Request{Handle: stored.Handle, Offset: 20_000, Limit: 1})
 	require.NoError(t, err, "served again after the drops")
 	require.Equal(t, []string{"line 20000"}, p.Lines)

@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -69,7 +70,20 @@ type Options struct {
 type Backend struct {
 	pool   *pgxpool.Pool
 	closed atomic.Bool
+	// rows remembers the rows of outputs opened lately: a committed
+	// output never changes, so paging through one reads its row once. A
+	// read that finds the output's chunks gone checks the row again.
+	rows *lru.Cache[string, outputRow]
 }
+
+// outputRow is an output's row: its index header and sizes.
+type outputRow struct {
+	header              []byte
+	textSize, indexSize int64
+}
+
+// rowCacheSize bounds the rows a Backend remembers.
+const rowCacheSize = 4096
 
 var _ results.Backend = (*Backend)(nil)
 
@@ -84,7 +98,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Backend{pool: pool}, nil
+	rows, _ := lru.New[string, outputRow](rowCacheSize) // fails only for a size below 1
+	return &Backend{pool: pool, rows: rows}, nil
 }
 
 // Close closes the pool. Later calls do nothing.
@@ -102,22 +117,38 @@ func (b *Backend) check() error {
 	return nil
 }
 
-// Open implements results.Backend: one read of the output's row; its
-// blobs are read on demand.
+// Open implements results.Backend: one read of the output's row (none
+// when it was opened lately); its blobs are read on demand.
 func (b *Backend) Open(ctx context.Context, handle string) (results.Blobs, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
-	o := &blobs{b: b, ctx: ctx, handle: handle}
-	err := b.pool.QueryRow(ctx, `SELECT header, text_size, index_size FROM result_outputs WHERE handle = $1`, handle).
-		Scan(&o.header, &o.textSize, &o.indexSize)
+	if row, ok := b.rows.Get(handle); ok {
+		return &blobs{b: b, ctx: ctx, handle: handle, outputRow: row}, nil
+	}
+	row, err := b.readRow(ctx, handle)
+	if err != nil {
+		return nil, err
+	}
+	b.rows.Add(handle, row)
+	return &blobs{b: b, ctx: ctx, handle: handle, outputRow: row}, nil
+}
+
+// readRow reads handle's row; an output that is not there is an error
+// wrapping fs.ErrNotExist.
+func (b *Backend) readRow(ctx context.Context, handle string) (outputRow, error) {
+	var row outputRow
+	err := pgpool.ReadRetrying(ctx, b.pool, func() error {
+		return b.pool.QueryRow(ctx, `SELECT header, text_size, index_size FROM result_outputs WHERE handle = $1`, handle).
+			Scan(&row.header, &row.textSize, &row.indexSize)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("pgresults: %s: %w", handle, fs.ErrNotExist)
+		return row, fmt.Errorf("pgresults: %s: %w", handle, fs.ErrNotExist)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pgresults: opening %s: %w", handle, err)
+		return row, fmt.Errorf("pgresults: opening %s: %w", handle, err)
 	}
-	return o, nil
+	return row, nil
 }
 
 // Remove implements results.Backend: the output's row and chunks go and
@@ -134,6 +165,7 @@ func (b *Backend) Remove(ctx context.Context, handle string, t results.Tombstone
 		_, err := tx.Exec(ctx, `DELETE FROM result_outputs WHERE handle = $1`, handle)
 		return err
 	})
+	b.rows.Remove(handle)
 	if err != nil {
 		return fmt.Errorf("pgresults: removing %s: %w", handle, err)
 	}
@@ -188,11 +220,10 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 // blobs is an open output: its row, and its chunks read on demand with
 // the context of the query that opened it.
 type blobs struct {
-	b                   *Backend
-	ctx                 context.Context
-	handle              string
-	header              []byte
-	textSize, indexSize int64
+	b      *Backend
+	ctx    context.Context
+	handle string
+	outputRow
 }
 
 func (o *blobs) Text() io.ReaderAt  { return chunkReader{o: o, blob: blobText} }
@@ -252,7 +283,10 @@ func (r chunkReader) ReadAt(p []byte, off int64) (int, error) {
 	first, last := off/ChunkSize, (off+int64(len(want))-1)/ChunkSize
 	from := off%ChunkSize + 1                      // 1-based, in the first chunk
 	upto := (off+int64(len(want))-1)%ChunkSize + 1 // bytes of the last chunk
-	rows, err := r.o.b.pool.Query(r.o.ctx, `
+	n := 0
+	err := pgpool.ReadRetrying(r.o.ctx, r.o.b.pool, func() error {
+		n = 0
+		rows, err := r.o.b.pool.Query(r.o.ctx, `
 		SELECT CASE
 		         WHEN n = $3 AND n = $4 THEN substring(data FROM $5::int FOR $6::int - $5::int + 1)
 		         WHEN n = $3 THEN substring(data FROM $5::int)
@@ -262,22 +296,29 @@ func (r chunkReader) ReadAt(p []byte, off int64) (int, error) {
 		  FROM result_chunks
 		 WHERE handle = $1 AND blob = $2 AND n BETWEEN $3::bigint AND $4::bigint
 		 ORDER BY n`, r.o.handle, r.blob, first, last, from, upto)
-	if err != nil {
-		return 0, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, err)
-	}
-	n := 0
-	var part []byte
-	_, err = pgx.ForEachRow(rows, []any{&part}, func() error {
-		if n+len(part) > len(want) {
-			return fmt.Errorf("chunks longer than the output's size")
+		if err != nil {
+			return err
 		}
-		n += copy(want[n:], part)
-		return nil
+		var part []byte
+		_, err = pgx.ForEachRow(rows, []any{&part}, func() error {
+			if n+len(part) > len(want) {
+				return fmt.Errorf("chunks longer than the output's size")
+			}
+			n += copy(want[n:], part)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, err)
 	}
 	if n < len(want) {
+		// Removed (by this host's sweep or another's) since its row was
+		// read, or damaged: the row says which.
+		r.o.b.rows.Remove(r.o.handle)
+		if _, err := r.o.b.readRow(r.o.ctx, r.o.handle); errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
 		return n, fmt.Errorf("pgresults: reading %s: %d of %d bytes stored: %w", r.o.handle, n, len(want), io.ErrUnexpectedEOF)
 	}
 	if n < len(p) {

@@ -264,3 +264,24 @@ func TestBackend_SurvivesRestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"two", "three"}, p.Lines)
 }
+
+// A host that paged an output remembers its row; when another host
+// removes the output (here: evicted to keep the store within its budget),
+// the next page finds the chunks gone, checks the row and reports the
+// handle expired with the reason — never damaged.
+func TestBackend_RemovedByAnotherHostAfterPaging(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	other := openBackend(t, dsn, schema)
+	defer other.Close()
+	b := openPG(t, dsn, schema, results.Options{MaxInlineBytes: 10})
+	st, err := b.Put(context.Background(), strings.NewReader(strings.Repeat("some line\n", 5000)))
+	require.NoError(t, err)
+	_, err = b.Query(context.Background(), results.Request{Handle: st.Handle, Offset: 1, Limit: 10})
+	require.NoError(t, err)
+	require.NoError(t, other.Remove(context.Background(), st.Handle, results.Tombstone{At: time.Now(), Evicted: true}))
+	_, err = b.Query(context.Background(), results.Request{Handle: st.Handle, Offset: 100, Limit: 10})
+	require.ErrorIs(t, err, results.ErrExpired)
+	assert.NotErrorIs(t, err, results.ErrCorrupt)
+	assert.Contains(t, err.Error(), "size limit")
+}
