@@ -19,12 +19,14 @@ package pgstats
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolpack-go/toolpack/internal/pgpool"
@@ -35,7 +37,7 @@ import (
 var migrations embed.FS
 
 // ErrClosed is returned by a Sink's methods after Close.
-var ErrClosed = fmt.Errorf("pgstats: closed")
+var ErrClosed = errors.New("pgstats: closed")
 
 // Options configure a Sink; they mirror the host configuration's stats:
 // {dsn, schema, max_conns, statement_timeout}.
@@ -101,24 +103,47 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 			return fmt.Errorf("pgstats: record %d: expected a time, a tool and no negative duration or size", i)
 		}
 	}
-	i := 0
-	src := pgx.CopyFromFunc(func() ([]any, error) {
-		if i == len(recs) {
-			return nil, nil
-		}
-		r := recs[i]
-		i++
-		t := r.Time.UTC()
-		us := t.Truncate(time.Microsecond)
-		return []any{us, int32(t.Sub(us)), text(r.Tool), text(r.Pack), int64(r.Duration), r.Success,
-			text(r.ErrorType), r.BytesIn, r.BytesOut}, nil
-	})
-	// CopyFrom outside a transaction is already one statement, all or
-	// nothing.
-	if _, err := s.pool.CopyFrom(ctx, pgx.Identifier{"stats_calls"}, columns, src); err != nil {
+	copyAll := func() error {
+		i := 0
+		src := pgx.CopyFromFunc(func() ([]any, error) {
+			if i == len(recs) {
+				return nil, nil
+			}
+			r := recs[i]
+			i++
+			t := r.Time.UTC()
+			us := t.Truncate(time.Microsecond)
+			return []any{us, int32(t.Sub(us)), text(r.Tool), text(r.Pack), int64(r.Duration), r.Success,
+				text(r.ErrorType), r.BytesIn, r.BytesOut}, nil
+		})
+		// CopyFrom outside a transaction is already one statement, all or
+		// nothing.
+		_, err := s.pool.CopyFrom(ctx, pgx.Identifier{"stats_calls"}, columns, src)
+		return err
+	}
+	err := copyAll()
+	if notStored(ctx, err) {
+		s.pool.Reset()
+		err = copyAll()
+	}
+	if err != nil {
 		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), err)
 	}
 	return nil
+}
+
+// notStored reports whether a COPY that failed with err certainly stored
+// nothing and lost its connection, so that it can run again on a new one
+// without writing its records twice: pgconn says nothing was sent, or the
+// server ended the connection (SQLSTATE 57P01–57P03, class 08), which
+// aborts an unfinished COPY. A network error after the data was sent is
+// not retried: the COPY may have committed.
+func notStored(ctx context.Context, err error) bool {
+	if !pgpool.ConnectionLost(ctx, err) {
+		return false
+	}
+	var pe *pgconn.PgError
+	return pgconn.SafeToRetry(err) || errors.As(err, &pe)
 }
 
 // Records implements stats.Sink: the records at or after since, newest
@@ -141,6 +166,12 @@ func (s *Sink) Records(ctx context.Context, since time.Time, limit int64, fn fun
 	}
 	q += ` ORDER BY started_at DESC, started_ns DESC LIMIT $1`
 	rows, err := s.pool.Query(ctx, q, args...)
+	if pgpool.ConnectionLost(ctx, err) {
+		// Nothing was read yet: drop the pool's connections (a server that
+		// closed one has usually closed every one) and ask once more.
+		s.pool.Reset()
+		rows, err = s.pool.Query(ctx, q, args...)
+	}
 	if err != nil {
 		return false, fmt.Errorf("pgstats: reading records: %w", err)
 	}

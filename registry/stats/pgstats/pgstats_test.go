@@ -229,3 +229,32 @@ func TestSink_Closed(t *testing.T) {
 	_, err := s.Records(context.Background(), time.Time{}, 1, func(stats.Record) {})
 	assert.ErrorIs(t, err, pgstats.ErrClosed)
 }
+
+// The database dropping the sink's connections costs no summary: a read
+// whose connection was lost before any record came resets the pool and
+// asks again; a flush that fails keeps its records buffered for the next.
+func TestFault_ConnectionsDropped(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	sink := open(t, dsn, schema)
+	rec, err := stats.New(stats.Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer rec.Close(context.Background())
+	reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, registry.AddFunc(reg, "ping", func(context.Context, struct{}) (result.Result[string], error) {
+		return result.Ok("pong"), nil
+	}, registry.ToolOptions{Doc: "Pongs."}))
+	reg.Use(rec.Middleware())
+	admin, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer admin.Close(context.Background())
+	for i := range 10 {
+		_, err := reg.Invoke(context.Background(), "ping", []byte(`{}`))
+		require.NoError(t, err)
+		_, err = admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, "pgstats:"+schema)
+		require.NoError(t, err)
+		s, err := rec.Summary(context.Background(), stats.Query{}) // flushes, then reads
+		require.NoError(t, err, "round %d", i)
+		require.Equal(t, int64(i+1), s.TotalCalls, "round %d: every call counted once", i)
+	}
+}
