@@ -302,7 +302,11 @@ func (s *Store) GetBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, 
 	if err := s.checkOpen(); err != nil {
 		return catalogue.Bundle{}, err
 	}
-	b, err := scanBundle(s.pool.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1`, id))
+	var b catalogue.Bundle
+	err := pgpool.ReadRetrying(ctx, s.pool, func() (err error) {
+		b, err = scanBundle(s.pool.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1`, id))
+		return err
+	})
 	if err != nil {
 		return catalogue.Bundle{}, passOrWrap(err, "bundle "+id.String())
 	}
@@ -318,14 +322,18 @@ func (s *Store) ListBundles(ctx context.Context, q catalogue.BundleQuery) ([]cat
 	if q.Limit > 0 {
 		limit = q.Limit
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles
+	var out []catalogue.Bundle
+	err := pgpool.ReadRetrying(ctx, s.pool, func() error {
+		rows, err := s.pool.Query(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles
 		WHERE id > $1 AND (cardinality($2::uuid[]) = 0 OR id = ANY($2))
 		  AND ($3 OR is_enabled) AND ($4 OR soft_deleted_at IS NULL)
 		ORDER BY id LIMIT $5`, q.After, nonNil(q.IDs), q.IncludeDisabled, q.IncludeDeleted, limit)
-	if err != nil {
-		return nil, passOrWrap(err, "listing bundles")
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalogue.Bundle, error) { return scanBundle(r) })
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalogue.Bundle, error) { return scanBundle(r) })
+		return err
+	})
 	if err != nil {
 		return nil, passOrWrap(err, "listing bundles")
 	}
@@ -472,8 +480,12 @@ func (s *Store) GetTool(ctx context.Context, key catalogue.ToolKey) (catalogue.T
 	}
 	s.flushMu.RLock()
 	defer s.flushMu.RUnlock()
-	t, err := scanTool(s.pool.QueryRow(ctx, `SELECT `+toolCols+` FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3`,
-		key.BundleID, key.Slug, key.Version))
+	var t catalogue.Tool
+	err := pgpool.ReadRetrying(ctx, s.pool, func() (err error) {
+		t, err = scanTool(s.pool.QueryRow(ctx, `SELECT `+toolCols+` FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3`,
+			key.BundleID, key.Slug, key.Version))
+		return err
+	})
 	if err != nil {
 		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
 	}
@@ -493,18 +505,22 @@ func (s *Store) ListTools(ctx context.Context, q catalogue.ToolQuery) ([]catalog
 	}
 	s.flushMu.RLock()
 	defer s.flushMu.RUnlock()
-	rows, err := s.pool.Query(ctx, `SELECT t.id, t.bundle_id, t.slug, t.version, t.spec, t.built_in, t.created_at, t.modified_at, t.last_called_at, t.call_count
+	var out []catalogue.Tool
+	err := pgpool.ReadRetrying(ctx, s.pool, func() error {
+		rows, err := s.pool.Query(ctx, `SELECT t.id, t.bundle_id, t.slug, t.version, t.spec, t.built_in, t.created_at, t.modified_at, t.last_called_at, t.call_count
 		FROM catalogue_tools t JOIN catalogue_bundles b ON b.id = t.bundle_id
 		WHERE (t.bundle_id, t.slug, t.version) > ($1, $2, $3)
 		  AND (cardinality($4::uuid[]) = 0 OR t.bundle_id = ANY($4))
 		  AND (cardinality($5::text[]) = 0 OR t.tags && $5)
 		  AND ($6 OR (t.is_enabled AND b.is_enabled)) AND ($7 OR b.soft_deleted_at IS NULL)
 		ORDER BY t.bundle_id, t.slug, t.version LIMIT $8`,
-		q.After.BundleID, q.After.Slug, q.After.Version, nonNil(q.BundleIDs), nonNil(q.Tags), q.IncludeDisabled, q.IncludeDeleted, limit)
-	if err != nil {
-		return nil, passOrWrap(err, "listing tools")
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalogue.Tool, error) { return scanTool(r) })
+			q.After.BundleID, q.After.Slug, q.After.Version, nonNil(q.BundleIDs), nonNil(q.Tags), q.IncludeDisabled, q.IncludeDeleted, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (catalogue.Tool, error) { return scanTool(r) })
+		return err
+	})
 	if err != nil {
 		return nil, passOrWrap(err, "listing tools")
 	}
