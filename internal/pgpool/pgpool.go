@@ -97,7 +97,9 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 // Migrate creates schema when absent and applies the migrations in the
 // directory dir of files (tern's numbered NNN_name.sql files), recording
 // the version in the table versionTable of schema. Hosts opening the same
-// schema at once are serialised by tern's advisory lock.
+// schema at once are serialised by an advisory lock on the schema's name
+// (and tern's own), so each finds the schema and the tables the first
+// one made.
 func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versionTable string, files fs.FS, dir string) error {
 	if schema == "" {
 		schema = DefaultSchema
@@ -111,8 +113,30 @@ func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versi
 		return fmt.Errorf("%s: connecting: %w", what, err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		return fmt.Errorf("%s: creating schema %s: %w", what, schema, err)
+	// CREATE SCHEMA IF NOT EXISTS is not safe against itself: two hosts
+	// starting at once on a fresh database may both try, and one fails
+	// on the catalog's unique index. A session lock per schema makes the
+	// second wait and find it.
+	key := "toolpack:schema:" + schema
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, key); err != nil {
+		return fmt.Errorf("%s: locking schema %s: %w", what, schema, err)
+	}
+	defer func() {
+		// A connection whose unlock fails is closed, which releases the lock.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, key); err != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	// Created only when missing: a role that may not create schemas (a
+	// DBA made it) is refused CREATE SCHEMA even with IF NOT EXISTS.
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
+		return fmt.Errorf("%s: looking for schema %s: %w", what, schema, err)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+			return fmt.Errorf("%s: creating schema %s: %w", what, schema, err)
+		}
 	}
 	m, err := migrate.NewMigrator(ctx, conn.Conn(), pgx.Identifier{schema, versionTable}.Sanitize())
 	if err != nil {

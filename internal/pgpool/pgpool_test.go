@@ -2,10 +2,12 @@ package pgpool_test
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,9 @@ import (
 	"github.com/toolpack-go/toolpack/internal/pgpool"
 	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
 )
+
+//go:embed testdata/migrations/*.sql
+var testMigrations embed.FS
 
 // A DSN that does not parse is refused without being quoted (it may hold
 // a password), and a schema that would need quoting is refused by name.
@@ -76,4 +81,66 @@ func TestConnectionLost(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, pgpool.ConnectionLost(c.ctx, c.err), c.name)
 	}
+}
+
+// Hosts starting at once on a fresh database each create the schema and
+// apply the migrations: exactly one does, none fails.
+func TestMigrate_HostsStartingAtOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	for round := range 5 {
+		schema := pgtest.FreshSchema(t, dsn)
+		errs := make(chan error, 6)
+		for range 6 {
+			go func() {
+				pool, err := pgpool.Open(context.Background(), "race", pgpool.Config{DSN: dsn, Schema: schema, MaxConns: 1})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer pool.Close()
+				errs <- pgpool.Migrate(context.Background(), "race", pool, schema, "race_version", testMigrations, "testdata/migrations")
+			}()
+		}
+		for range 6 {
+			require.NoError(t, <-errs, "round %d", round)
+		}
+	}
+}
+
+// A role that may not create schemas starts on a schema a DBA made for
+// it (and granted it): Migrate finds the schema instead of creating it.
+func TestMigrate_SchemaMadeByADBA(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	role := schema + "_app"
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN PASSWORD 'app-pw'",
+		"CREATE SCHEMA " + schema,
+		"GRANT USAGE, CREATE ON SCHEMA " + schema + " TO " + role,
+		"REVOKE CREATE ON DATABASE " + pgx.Identifier{admin.Config().Database}.Sanitize() + " FROM " + role,
+	} {
+		_, err := admin.Exec(ctx, q)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" && strings.HasPrefix(q, "CREATE ROLE") {
+			t.Skip("the test database's role may not create roles (.ci/run grants it CREATEROLE)")
+		}
+		require.NoError(t, err, q)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		_, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+	})
+	cfg, err := pgx.ParseConfig(dsn)
+	require.NoError(t, err)
+	appDSN := fmt.Sprintf("postgres://%s:app-pw@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
+	pool, err := pgpool.Open(ctx, "app", pgpool.Config{DSN: appDSN, Schema: schema, MaxConns: 1})
+	require.NoError(t, err)
+	defer pool.Close()
+	require.NoError(t, pgpool.Migrate(ctx, "app", pool, schema, "app_version", testMigrations, "testdata/migrations"))
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM race_things").Scan(&n))
 }

@@ -1,0 +1,1 @@
+CREATE TABLE race_things (id bigint PRIMARY KEY);
