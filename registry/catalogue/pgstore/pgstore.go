@@ -33,7 +33,9 @@ package pgstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,7 +126,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: instance id: %w", err)
 	}
-	s := &Store{pool: pool, connCfg: pool.Config().ConnConfig.Copy(), channel: "toolpack_catalogue_" + opts.Schema, instance: inst.String(),
+	s := &Store{pool: pool, connCfg: pool.Config().ConnConfig.Copy(), channel: channelOf(opts.Schema), instance: inst.String(),
 		now: opts.Now, log: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
@@ -139,6 +141,20 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	s.maint = catalogue.StartMaintenance(opts.FlushInterval, opts.ReapInterval, s.Flush, s.ReapDeleted, s.log)
 	return s, nil
+}
+
+// channelOf is the NOTIFY channel of schema's catalogue:
+// toolpack_catalogue_{schema}, or for a schema too long for that to fit
+// PostgreSQL's 63-byte names (pg_notify refuses a longer one; LISTEN
+// would cut it), toolpack_catalogue_ and 32 hexadecimal digits of the
+// schema's SHA-256.
+func channelOf(schema string) string {
+	const prefix = "toolpack_catalogue_"
+	if len(prefix)+len(schema) <= 63 {
+		return prefix + schema
+	}
+	sum := sha256.Sum256([]byte(schema))
+	return prefix + hex.EncodeToString(sum[:16])
 }
 
 func orDefault(v, def int) int {

@@ -178,7 +178,7 @@ func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	var killed int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE $1`, "LISTEN %toolpack_catalogue_"+schema+"%").Scan(&killed))
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`, "pgstore:"+schema).Scan(&killed))
 	require.Equal(t, 1, killed)
 	expect("the resync after reconnecting")
 	waitListening(t, dsn, schema)
@@ -205,9 +205,40 @@ func waitListening(t *testing.T, dsn, schema string) {
 	defer conn.Close(ctx)
 	require.Eventually(t, func() bool {
 		var n int
-		_ = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 AND state = 'idle'`, "LISTEN %toolpack_catalogue_"+schema+"%").Scan(&n)
+		// PostgreSQL keeps 63 bytes of an application_name.
+		_ = conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = left($1, 63) AND query LIKE 'LISTEN %' AND state = 'idle'`, "pgstore:"+schema).Scan(&n)
 		return n == 1
 	}, 8*time.Second, 20*time.Millisecond)
+}
+
+// A schema name of the longest PostgreSQL allows (63 bytes) works: its
+// change feed's channel, too long as toolpack_catalogue_{schema}, is
+// named from the schema's hash, and a write through one host is heard by
+// the other.
+func TestWatch_LongestSchemaName(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	schema += "_" + strings.Repeat("x", 63-len(schema)-1)
+	require.Len(t, schema, 63)
+	t.Cleanup(func() { pgtest.DropSchema(dsn, schema) })
+	a, b := open(t, dsn, schema, nil), open(t, dsn, schema, nil)
+	defer a.Close()
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	heard := make(chan struct{}, 16)
+	go func() { _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
+	<-heard // the resync once it listens
+	waitListening(t, dsn, schema)
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err, "a write notifies on the hashed channel")
+	select {
+	case <-heard:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the other host heard nothing")
+	}
 }
 
 // The database dropping every connection mid-work: a write fails with a
