@@ -53,6 +53,9 @@ func CheckSchema(field, schema string) error {
 	if schema != "" && !schemaRE.MatchString(schema) {
 		return fmt.Errorf("%s: expected a lower-case identifier of at most 63 characters, got %q", field, schema)
 	}
+	if strings.HasPrefix(schema, "pg_") {
+		return fmt.Errorf("%s: schema names starting with pg_ are PostgreSQL's own, got %q", field, schema)
+	}
 	return nil
 }
 

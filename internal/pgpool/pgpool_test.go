@@ -144,3 +144,17 @@ func TestMigrate_SchemaMadeByADBA(t *testing.T) {
 	var n int
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM race_things").Scan(&n))
 }
+
+// Schema names are identifiers that need no quoting, and never
+// PostgreSQL's own pg_ names.
+func TestCheckSchema(t *testing.T) {
+	for _, ok := range []string{"", "toolpack", "tools_prod", "_x", strings.Repeat("a", 63)} {
+		assert.NoError(t, pgpool.CheckSchema("Schema", ok), ok)
+	}
+	for _, bad := range []string{"Tools", "x y", "1abc", "a-b", strings.Repeat("a", 64), "pg_catalog", "pg_x", `x"; DROP`} {
+		err := pgpool.CheckSchema("Schema", bad)
+		if assert.Error(t, err, bad) {
+			assert.Contains(t, err.Error(), "Schema: ")
+		}
+	}
+}

@@ -168,10 +168,10 @@ func TestLoad_StatsAndOutputDSN(t *testing.T) {
 	assert.Empty(t, cfg.Catalogue.DSN, "each section has its own dsn")
 	assert.Equal(t, filepath.Join(dir, "stats"), cfg.Stats.Dir, "dir keeps its default beside a dsn")
 
-	dir = writeFiles(t, map[string]string{"c.yaml": "stats: {dsn: \"${ST_DSN}\", max_conns: -1}\noutput: {dsn: \"${ST_DSN}\", schema: \"x y\"}\n"})
+	dir = writeFiles(t, map[string]string{"c.yaml": "stats: {dsn: \"${ST_DSN}\", max_conns: -1, schema: pg_stats}\noutput: {dsn: \"${ST_DSN}\", schema: \"x y\"}\n"})
 	_, err := load(t, dir, "c.yaml", map[string]string{"ST_DSN": "mysql://pw-secret@db"})
 	require.Error(t, err)
-	for _, want := range []string{"stats.dsn: expected a PostgreSQL DSN", "stats.max_conns", "output.dsn: expected a PostgreSQL DSN", "output.schema"} {
+	for _, want := range []string{"stats.dsn: expected a PostgreSQL DSN", "stats.max_conns", "stats.schema", "not starting with pg_", "output.dsn: expected a PostgreSQL DSN", "output.schema"} {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.NotContains(t, err.Error(), "pw-secret")

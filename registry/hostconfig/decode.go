@@ -752,8 +752,8 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
 		}
 	case "schema":
 		if t, ok := d.text(v, p, true); ok {
-			if !pgSchemaRE.MatchString(t) {
-				d.bad(v, p, "expected a lower-case identifier of at most 63 characters (letters, digits, _), got %s", quote(t))
+			if !pgSchemaRE.MatchString(t) || strings.HasPrefix(t, "pg_") {
+				d.bad(v, p, "expected a lower-case identifier of at most 63 characters (letters, digits, _) not starting with pg_ (PostgreSQL's own), got %s", quote(t))
 				return
 			}
 			pg.Schema = t
