@@ -1,6 +1,5 @@
 -- Call statistics: one row per recorded call, appended by every host.
 CREATE TABLE stats_calls (
-    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     started_at  timestamptz NOT NULL,
     started_ns  integer NOT NULL CHECK (started_ns BETWEEN 0 AND 999), -- nanoseconds below timestamptz's microsecond
     tool        text NOT NULL,
