@@ -47,6 +47,16 @@
 // most Options.MaxReadBytes, newest records first, and says when it stopped
 // early (Summary.Truncated).
 //
+// # Other stores: a Sink
+//
+// Options.Sink replaces the files: the Recorder appends each flushed batch
+// to it and Summary reads the period back from it, aggregating exactly as
+// from files. registry/stats/pgstats is a Sink keeping the records in
+// PostgreSQL (the host configuration's stats.dsn), so that every host
+// given the same database records into one table and a Summary on any of
+// them counts the calls of all. A batch the Sink refuses stays buffered
+// for the next flush, as with files.
+//
 // # Summaries and reports
 //
 // Summary aggregates a Query: a period (day = the last 24 hours, week = 7

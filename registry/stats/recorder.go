@@ -30,10 +30,11 @@ const (
 // writes in steady batches.
 const kickAt = 4096
 
-// Recorder records tool calls to JSON Lines files and aggregates them. Add
-// its Middleware to a Registry with Use; call Close at shutdown, which
-// writes what is still buffered. It is safe for concurrent use, and several
-// processes may share one directory.
+// Recorder records tool calls to JSON Lines files (or to Options.Sink) and
+// aggregates them. Add its Middleware to a Registry with Use; call Close at
+// shutdown, which writes what is still buffered. It is safe for concurrent
+// use, and several processes may share one directory (or one Sink's
+// database).
 type Recorder struct {
 	log    *slog.Logger
 	cfg    atomic.Pointer[config]
