@@ -33,10 +33,21 @@ type Sink interface {
 	// Append stores recs, all of them or none (the Recorder keeps them
 	// buffered for its next flush when Append fails).
 	Append(ctx context.Context, recs []Record) error
-	// Records calls fn with the records whose Time is at or after since
-	// (every record for a zero since), newest first, stopping after limit
-	// records; truncated reports that limit stopped it.
-	Records(ctx context.Context, since time.Time, limit int64, fn func(Record)) (truncated bool, err error)
+	// Records calls fn with the records q selects, newest first, stopping
+	// after q.Limit of them; truncated reports that the limit stopped it.
+	Records(ctx context.Context, q RecordQuery, fn func(Record)) (truncated bool, err error)
+}
+
+// RecordQuery selects the records a Sink reads back for a Summary.
+type RecordQuery struct {
+	// Since keeps the records whose Time is at or after it; zero keeps
+	// every record.
+	Since time.Time
+	// Tool, when set, keeps only the records of the tool with this final
+	// name.
+	Tool string
+	// Limit is the most records to read (at least 1).
+	Limit int64
 }
 
 // exported is r as a Record.
@@ -74,10 +85,11 @@ func writeSink(ctx context.Context, sink Sink, recs []record, out []Record) ([]R
 	return out, err
 }
 
-// readSink reads the records at or after since from sink.
-func readSink(ctx context.Context, sink Sink, since time.Time, budget int64, fn func(*record)) (readStats, error) {
-	limit := max(budget/approxRecordBytes, 1)
-	truncated, err := sink.Records(ctx, since, limit, func(x Record) {
+// readSink reads the records at or after since, of tool when set, from
+// sink.
+func readSink(ctx context.Context, sink Sink, since time.Time, tool string, budget int64, fn func(*record)) (readStats, error) {
+	q := RecordQuery{Since: since, Tool: tool, Limit: max(budget/approxRecordBytes, 1)}
+	truncated, err := sink.Records(ctx, q, func(x Record) {
 		r := fromRecord(x)
 		fn(&r)
 	})

@@ -26,17 +26,17 @@ func (m *memSink) Append(_ context.Context, recs []Record) error {
 	return nil
 }
 
-func (m *memSink) Records(_ context.Context, since time.Time, limit int64, fn func(Record)) (bool, error) {
+func (m *memSink) Records(_ context.Context, q RecordQuery, fn func(Record)) (bool, error) {
 	m.mu.Lock()
 	all := slices.Clone(m.recs)
 	m.mu.Unlock()
 	slices.SortStableFunc(all, func(a, b Record) int { return b.Time.Compare(a.Time) })
 	var n int64
 	for _, r := range all {
-		if !since.IsZero() && r.Time.Before(since) {
+		if (!q.Since.IsZero() && r.Time.Before(q.Since)) || (q.Tool != "" && r.Tool != q.Tool) {
 			continue
 		}
-		if n == limit {
+		if n == q.Limit {
 			return true, nil
 		}
 		n++

@@ -152,7 +152,7 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	agg := newAggregator(q, length, now)
 	var st readStats
 	if cfg.sink != nil {
-		st, err = readSink(ctx, cfg.sink, agg.since, cfg.maxReadBytes, agg.add)
+		st, err = readSink(ctx, cfg.sink, agg.since, q.Tool, cfg.maxReadBytes, agg.add)
 	} else {
 		st, err = readRecords(ctx, cfg.dir, agg.since, cfg.maxReadBytes, agg.add)
 	}

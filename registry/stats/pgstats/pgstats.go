@@ -146,25 +146,30 @@ func notStored(ctx context.Context, err error) bool {
 	return pgconn.SafeToRetry(err) || errors.As(err, &pe)
 }
 
-// Records implements stats.Sink: the records at or after since, newest
-// first, in one streamed query.
-func (s *Sink) Records(ctx context.Context, since time.Time, limit int64, fn func(stats.Record)) (bool, error) {
+// Records implements stats.Sink: the records q selects, newest first, in
+// one streamed query.
+func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.Record)) (bool, error) {
 	if s.closed.Load() {
 		return false, ErrClosed
 	}
-	if limit <= 0 {
-		return false, fmt.Errorf("pgstats: Records: limit must be > 0, got %d", limit)
+	if rq.Limit <= 0 {
+		return false, fmt.Errorf("pgstats: Records: RecordQuery.Limit must be > 0, got %d", rq.Limit)
 	}
 	q := `SELECT started_at, started_ns, tool, pack, duration_ns, success, error_type, bytes_in, bytes_out
-	        FROM stats_calls`
-	args := []any{limit + 1}
-	if !since.IsZero() {
+	        FROM stats_calls WHERE true`
+	args := []any{rq.Limit + 1}
+	if !rq.Since.IsZero() {
 		// timestamptz holds microseconds: a record in since's microsecond
 		// is read and checked to the nanosecond below.
-		q += ` WHERE started_at >= $2`
-		args = append(args, since.UTC().Truncate(time.Microsecond))
+		args = append(args, rq.Since.UTC().Truncate(time.Microsecond))
+		q += fmt.Sprintf(` AND started_at >= $%d`, len(args))
+	}
+	if rq.Tool != "" {
+		args = append(args, text(rq.Tool))
+		q += fmt.Sprintf(` AND tool = $%d`, len(args))
 	}
 	q += ` ORDER BY started_at DESC, started_ns DESC LIMIT $1`
+	since, limit := rq.Since, rq.Limit
 	rows, err := s.pool.Query(ctx, q, args...)
 	if pgpool.ConnectionLost(ctx, err) {
 		// Nothing was read yet: drop the pool's connections (a server that

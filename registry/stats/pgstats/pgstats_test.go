@@ -34,7 +34,7 @@ func open(t testing.TB, dsn, schema string) *pgstats.Sink {
 
 func all(t require.TestingT, s *pgstats.Sink, since time.Time) []stats.Record {
 	var out []stats.Record
-	trunc, err := s.Records(context.Background(), since, 1<<40, func(r stats.Record) { out = append(out, r) })
+	trunc, err := s.Records(context.Background(), stats.RecordQuery{Since: since, Limit: 1 << 40}, func(r stats.Record) { out = append(out, r) })
 	require.NoError(t, err)
 	require.False(t, trunc)
 	return out
@@ -106,13 +106,13 @@ func TestSink_Limit(t *testing.T) {
 	}
 	require.NoError(t, s.Append(context.Background(), batch))
 	var got []stats.Record
-	trunc, err := s.Records(context.Background(), time.Time{}, 4, func(r stats.Record) { got = append(got, r) })
+	trunc, err := s.Records(context.Background(), stats.RecordQuery{Limit: 4}, func(r stats.Record) { got = append(got, r) })
 	require.NoError(t, err)
 	assert.True(t, trunc)
 	require.Len(t, got, 4)
 	assert.True(t, got[0].Time.Equal(now), "the newest first")
-	_, err = s.Records(context.Background(), time.Time{}, 0, func(stats.Record) {})
-	assert.ErrorContains(t, err, "limit must be > 0")
+	_, err = s.Records(context.Background(), stats.RecordQuery{}, func(stats.Record) {})
+	assert.ErrorContains(t, err, "Limit must be > 0")
 }
 
 // A batch is stored whole or not at all: a COPY interrupted mid-way (its
@@ -226,7 +226,7 @@ func TestSink_Closed(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close())
 	assert.ErrorIs(t, s.Append(context.Background(), []stats.Record{{Time: time.Now(), Tool: "t"}}), pgstats.ErrClosed)
-	_, err := s.Records(context.Background(), time.Time{}, 1, func(stats.Record) {})
+	_, err := s.Records(context.Background(), stats.RecordQuery{Limit: 1}, func(stats.Record) {})
 	assert.ErrorIs(t, err, pgstats.ErrClosed)
 }
 
@@ -257,4 +257,28 @@ func TestFault_ConnectionsDropped(t *testing.T) {
 		require.NoError(t, err, "round %d", i)
 		require.Equal(t, int64(i+1), s.TotalCalls, "round %d: every call counted once", i)
 	}
+}
+
+// A tool filter is applied by the database: only that tool's records are
+// read, and the limit counts only them.
+func TestSink_ToolFilter(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	now := time.Now().UTC()
+	var batch []stats.Record
+	for i := range 30 {
+		tool := []string{"web.search", "web.fetch", "ot.stats"}[i%3]
+		batch = append(batch, stats.Record{Time: now.Add(-time.Duration(i) * time.Second), Tool: tool, Success: true})
+	}
+	require.NoError(t, s.Append(context.Background(), batch))
+	var got []string
+	trunc, err := s.Records(context.Background(), stats.RecordQuery{Tool: "web.fetch", Limit: 100}, func(r stats.Record) { got = append(got, r.Tool) })
+	require.NoError(t, err)
+	assert.False(t, trunc)
+	assert.Equal(t, slices.Repeat([]string{"web.fetch"}, 10), got)
+	got = nil
+	trunc, err = s.Records(context.Background(), stats.RecordQuery{Tool: "web.fetch", Since: now.Add(-10 * time.Second), Limit: 2}, func(r stats.Record) { got = append(got, r.Tool) })
+	require.NoError(t, err)
+	assert.True(t, trunc, "4 of the tool's records are in the period, the limit is 2")
+	assert.Len(t, got, 2)
 }
