@@ -170,13 +170,12 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 	}
 	q += ` ORDER BY started_at DESC, started_ns DESC LIMIT $1`
 	since, limit := rq.Since, rq.Limit
-	rows, err := s.pool.Query(ctx, q, args...)
-	if pgpool.ConnectionLost(ctx, err) {
-		// Nothing was read yet: drop the pool's connections (a server that
-		// closed one has usually closed every one) and ask once more.
-		s.pool.Reset()
+	// Only the query is retried, before any record reached fn.
+	var rows pgx.Rows
+	err := pgpool.ReadRetrying(ctx, s.pool, func() (err error) {
 		rows, err = s.pool.Query(ctx, q, args...)
-	}
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("pgstats: reading records: %w", err)
 	}
