@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"regexp"
 	"strings"
 	"time"
 
@@ -21,6 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	migrate "github.com/jackc/tern/v2/migrate"
+
+	"github.com/toolpack-go/toolpack/internal/pgschema"
 )
 
 // DefaultSchema is the schema of Config.Schema "".
@@ -28,10 +29,6 @@ const DefaultSchema = "toolpack"
 
 // DefaultStatementTimeout is Config.StatementTimeout's zero value.
 const DefaultStatementTimeout = 30 * time.Second
-
-// schemaRE is what Config.Schema accepts: a lower-case identifier that
-// needs no quoting and fits PostgreSQL's 63 bytes.
-var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // Config says where and how to connect.
 type Config struct {
@@ -47,14 +44,11 @@ type Config struct {
 	StatementTimeout time.Duration
 }
 
-// CheckSchema reports whether schema ("" for the default) is an identifier
-// the stores accept, naming field in the error.
+// CheckSchema reports whether schema ("" for the default) is a name the
+// stores accept (package pgschema), naming field in the error.
 func CheckSchema(field, schema string) error {
-	if schema != "" && !schemaRE.MatchString(schema) {
-		return fmt.Errorf("%s: expected a lower-case identifier of at most 63 characters, got %q", field, schema)
-	}
-	if strings.HasPrefix(schema, "pg_") {
-		return fmt.Errorf("%s: schema names starting with pg_ are PostgreSQL's own, got %q", field, schema)
+	if schema != "" && !pgschema.Valid(schema) {
+		return fmt.Errorf("%s: expected %s, got %q", field, pgschema.Expected, schema)
 	}
 	return nil
 }

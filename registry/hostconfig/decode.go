@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/toolpack-go/toolpack/internal/pgschema"
 	"github.com/toolpack-go/toolpack/netguard"
 	"github.com/toolpack-go/toolpack/registry"
 )
@@ -24,7 +25,6 @@ var (
 	serverNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	snippetNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	paramNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-	pgSchemaRE    = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 	headerNameRE  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
@@ -752,8 +752,8 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
 		}
 	case "schema":
 		if t, ok := d.text(v, p, true); ok {
-			if !pgSchemaRE.MatchString(t) || strings.HasPrefix(t, "pg_") {
-				d.bad(v, p, "expected a lower-case identifier of at most 63 characters (letters, digits, _) not starting with pg_ (PostgreSQL's own), got %s", quote(t))
+			if !pgschema.Valid(t) {
+				d.bad(v, p, "expected %s, got %s", pgschema.Expected, quote(t))
 				return
 			}
 			pg.Schema = t
