@@ -133,7 +133,7 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 	}
 	var file catalogue.Store
 	if cfg.DSN != "" {
-		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: int32(min(cfg.MaxConns, 1<<15)), StatementTimeout: cfg.StatementTimeout})
+		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: cfg.PoolSize(), StatementTimeout: cfg.StatementTimeout})
 		if err != nil {
 			return nil, fmt.Errorf("catalogue.dsn: %w", err)
 		}

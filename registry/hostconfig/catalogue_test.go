@@ -176,3 +176,11 @@ func TestLoad_StatsAndOutputDSN(t *testing.T) {
 	}
 	assert.NotContains(t, err.Error(), "pw-secret")
 }
+
+// PoolSize is max_conns as the stores take it: capped, 0 kept as the
+// driver's default.
+func TestPostgres_PoolSize(t *testing.T) {
+	assert.Equal(t, int32(0), hostconfig.Postgres{}.PoolSize())
+	assert.Equal(t, int32(8), hostconfig.Postgres{MaxConns: 8}.PoolSize())
+	assert.Equal(t, int32(1<<15), hostconfig.Postgres{MaxConns: 1 << 40}.PoolSize())
+}

@@ -274,6 +274,10 @@ type Postgres struct {
 	StatementTimeout time.Duration
 }
 
+// PoolSize is MaxConns as the stores' pool options take it (an int32),
+// capped at 32,768; 0 still means the driver's default.
+func (p Postgres) PoolSize() int32 { return int32(min(p.MaxConns, 1<<15)) }
+
 // Catalogue configures the tools catalogue: where its bundles and tools
 // are kept and what its http tools may reach.
 type Catalogue struct {

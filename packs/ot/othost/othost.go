@@ -292,7 +292,7 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 			if pg := cfg.Stats.Postgres; pg.DSN == "" || !cfg.Stats.Enabled {
 				use = nil // no database connection while nothing is recorded
 			} else if use == nil || use.pg != pg {
-				sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: int32(min(pg.MaxConns, 1<<15)), StatementTimeout: pg.StatementTimeout})
+				sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
 				if err != nil {
 					return cfg.Errorf("stats.dsn", "%v", err)
 				}
@@ -396,7 +396,7 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 				SweepInterval: sweepInterval(next.ttl),
 			}
 			if pg := next.pg; pg.DSN != "" {
-				be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: int32(min(pg.MaxConns, 1<<15)), StatementTimeout: pg.StatementTimeout})
+				be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
 				if err != nil {
 					return cfg.Errorf("output.dsn", "%v", err)
 				}
