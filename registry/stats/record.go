@@ -187,13 +187,20 @@ func parseRecord(line []byte) (record, error) {
 		bytesIn:  l.BytesIn,
 		bytesOut: l.BytesOut,
 	}
-	if !r.ok {
-		r.errType = l.ErrorType
-		if r.errType == "" {
-			r.errType = errorTypeUnknown
-		}
-	}
+	r.errType = failureType(r.ok, l.ErrorType)
 	return r, nil
+}
+
+// failureType is a record's error type: "" for a success, t for a
+// failure, errorTypeUnknown for a failure that named none.
+func failureType(ok bool, t string) string {
+	switch {
+	case ok:
+		return ""
+	case t == "":
+		return errorTypeUnknown
+	}
+	return t
 }
 
 // cleanField makes s storable: invalid UTF-8 replaced by U+FFFD, then cut

@@ -180,14 +180,8 @@ func (r *Recorder) Middleware() registry.Middleware {
 // record is the entry as stored: names from the tool, the error type made
 // storable.
 func (e *entry) record() record {
-	r := record{time: time.Unix(0, e.at), tool: e.tool.Name, pack: e.tool.Pack, dur: e.dur, ok: e.ok, bytesIn: e.in, bytesOut: e.out}
-	if !e.ok {
-		r.errType = cleanField(e.errType)
-		if r.errType == "" {
-			r.errType = errorTypeUnknown
-		}
-	}
-	return r
+	return record{time: time.Unix(0, e.at), tool: e.tool.Name, pack: e.tool.Pack, dur: e.dur, ok: e.ok,
+		errType: failureType(e.ok, cleanField(e.errType)), bytesIn: e.in, bytesOut: e.out}
 }
 
 // entry is a call as buffered: the least the call path can copy. The

@@ -58,15 +58,8 @@ func (r *record) exported() Record {
 
 // fromRecord is the record of a Record a Sink read back.
 func fromRecord(x Record) record {
-	r := record{time: x.Time, tool: x.Tool, pack: x.Pack, dur: x.Duration, ok: x.Success,
-		bytesIn: x.BytesIn, bytesOut: x.BytesOut}
-	if !r.ok {
-		r.errType = x.ErrorType
-		if r.errType == "" {
-			r.errType = errorTypeUnknown
-		}
-	}
-	return r
+	return record{time: x.Time, tool: x.Tool, pack: x.Pack, dur: x.Duration, ok: x.Success,
+		errType: failureType(x.Success, x.ErrorType), bytesIn: x.BytesIn, bytesOut: x.BytesOut}
 }
 
 // approxRecordBytes is the size of a typical record line: a Sink's
