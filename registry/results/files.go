@@ -14,6 +14,17 @@ import (
 	"time"
 )
 
+// orphanGrace is how old a temporary file, or a text without its index,
+// must be before a sweep removes it: younger ones may be a Put in progress
+// (of this process or another one sharing the directory).
+const orphanGrace = 10 * time.Minute
+
+// Reasons written in a tombstone file.
+const (
+	goneExpired byte = 'e'
+	goneEvicted byte = 'b'
+)
+
 // fileBackend is the default Backend: the files of one directory,
 //
 //	{handle}.out   the text

@@ -171,8 +171,8 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 	if hdr.expires <= s.opts.Now().UnixNano() {
 		_ = b.Close()
 		s.forget(handle)
-		s.remove(handle, goneExpired)
-		return nil, s.expired(handle, goneExpired)
+		s.remove(handle, false)
+		return nil, s.expired(handle, false)
 	}
 	if size := b.TextSize(); size != hdr.size {
 		_ = b.Close()
@@ -200,16 +200,18 @@ func (s *Store) readFailure(handle string, err error) error {
 // gone is the failure for a handle whose files are missing: expired when
 // a tombstone says it was removed, not found otherwise.
 func (s *Store) gone(handle string) error {
-	if _, why, ok := s.tombstone(handle); ok {
-		return s.expired(handle, why)
+	if t, ok, err := s.be.Tombstone(context.Background(), handle); err == nil && ok {
+		return s.expired(handle, t.Evicted)
 	}
 	return notFound(handle)
 }
 
-func (s *Store) expired(handle string, why byte) error {
+// expired is the failure for a removed output: evicted to stay within the
+// size budget, or past its TTL.
+func (s *Store) expired(handle string, evicted bool) error {
 	msg := fmt.Sprintf("stored result %q has expired (results are kept for %s); call the tool again to get a new handle",
 		handle, shortDuration(s.opts.TTL))
-	if why == goneEvicted {
+	if evicted {
 		msg = fmt.Sprintf("stored result %q has expired: it was removed to keep the result store within its size limit; call the tool again to get a new handle", handle)
 	}
 	return &Error{Kind: ErrExpired, Field: "handle", Msg: msg}

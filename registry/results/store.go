@@ -14,17 +14,6 @@ import (
 	"time"
 )
 
-// orphanGrace is how old a temporary file, or a text without its index,
-// must be before a sweep removes it: younger ones may be a Put in progress
-// (of this process or another one sharing the directory).
-const orphanGrace = 10 * time.Minute
-
-// Reasons written in a tombstone.
-const (
-	goneExpired byte = 'e'
-	goneEvicted byte = 'b'
-)
-
 // copyBuffer is the size of the buffer Put copies through.
 const copyBuffer = 256 << 10
 
@@ -134,7 +123,7 @@ func (s *Store) put(ctx context.Context, r io.Reader, kind int, shape *jsonShape
 	}
 	st, err := s.describe(ctx, h, hdr, shape) // before accounting: no eviction can take it yet
 	if err != nil {
-		s.remove(h, goneExpired)
+		s.remove(h, false)
 		return Stored{}, err
 	}
 	s.account(h, hdr)
@@ -228,7 +217,7 @@ func (s *Store) account(h string, hdr header) {
 	victims := s.overBudgetLocked(h)
 	s.mu.Unlock()
 	for _, v := range victims {
-		s.remove(v, goneEvicted)
+		s.remove(v, true)
 	}
 }
 
@@ -277,14 +266,14 @@ func compareInt64(a, b int64) int {
 	return 0
 }
 
-// remove deletes an output, leaving a tombstone saying why, so that its
-// handle is reported expired rather than not found.
-func (s *Store) remove(h string, why byte) {
-	t := Tombstone{At: s.opts.Now(), Evicted: why == goneEvicted}
-	if err := s.be.Remove(context.Background(), h, t); err != nil {
+// remove deletes an output, leaving a tombstone saying why (evicted to
+// stay within the budget, or expired), so that its handle is reported
+// expired rather than not found.
+func (s *Store) remove(h string, evicted bool) {
+	if err := s.be.Remove(context.Background(), h, Tombstone{At: s.opts.Now(), Evicted: evicted}); err != nil {
 		s.log.Warn("results: cannot remove a stored output", slog.String("handle", h), slog.Any("error", err))
 	}
-	if why == goneEvicted {
+	if evicted {
 		s.log.Debug("results: output removed to stay within the size budget", slog.String("handle", h))
 	}
 }
@@ -330,7 +319,7 @@ func (s *Store) sweep(ctx context.Context) error {
 		return fmt.Errorf("results: sweep: %w", err)
 	}
 	for _, h := range append(expired, damaged...) {
-		s.remove(h, goneExpired)
+		s.remove(h, false)
 	}
 	s.mu.Lock()
 	for h, e := range s.live {
@@ -348,21 +337,9 @@ func (s *Store) sweep(ctx context.Context) error {
 	victims := s.overBudgetLocked("")
 	s.mu.Unlock()
 	for _, v := range victims {
-		s.remove(v, goneEvicted)
+		s.remove(v, true)
 	}
 	return nil
-}
-
-// tombstone reads h's tombstone: when the output was removed and why.
-func (s *Store) tombstone(h string) (time.Time, byte, bool) {
-	t, ok, err := s.be.Tombstone(context.Background(), h)
-	if err != nil || !ok {
-		return time.Time{}, 0, false
-	}
-	if t.Evicted {
-		return t.At, goneEvicted, true
-	}
-	return t.At, goneExpired, true
 }
 
 // checkHeader parses an index header and checks the index's size against
