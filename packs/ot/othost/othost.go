@@ -283,7 +283,6 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 	if prevSink != nil {
 		prev.Sink = prevSink.sink
 	}
-	var opened *sinkUse // the sink this step opened, if any
 	return hostconfig.Step{
 		// Reconfigure creates the directory; a failure refuses the
 		// configuration and undoes the steps applied before.
@@ -296,16 +295,14 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 				if err != nil {
 					return cfg.Errorf("stats.dsn", "%v", err)
 				}
-				opened = &sinkUse{pg: pg, sink: sink}
-				use = opened
+				use = &sinkUse{pg: pg, sink: sink}
 			}
 			if use != nil {
 				next.Sink = use.sink
 			}
 			if err := w.rec.Reconfigure(ctx, next); err != nil {
-				if opened != nil {
-					_ = opened.sink.Close()
-					opened = nil
+				if use != nil && use != prevSink { // opened above
+					_ = use.sink.Close()
 				}
 				return cfg.Errorf("stats.dir", "%v", err)
 			}
