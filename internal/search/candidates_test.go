@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -77,7 +78,7 @@ func genQuery(t *rapid.T) string {
 }
 
 // The Index never changes a result: Rank and RankTop with its postings,
-// word ids and field flags equal a scan that scores every item on its own
+// word ids, field flags, term flags and tie order equal a scan that scores every item on its own
 // text, for any items and query.
 func TestCandidatesPreserveResults(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -85,6 +86,9 @@ func TestCandidatesPreserveResults(t *testing.T) {
 		items := make([]Item, n)
 		for i := range items {
 			items[i] = Item{Name: genText(t, "name", rapid.SampledFrom([]string{"_", ".", "-", ""}).Draw(t, "sep")), Description: genText(t, "desc", " ")}
+			if rapid.Bool().Draw(t, "timed") { // ties are broken by time, then name
+				items[i].Time = time.Unix(int64(rapid.IntRange(0, 2).Draw(t, "time")), 0)
+			}
 		}
 		ix := newIndex(items, true) // postings even for a few items
 		query := genQuery(t)
@@ -117,6 +121,42 @@ func BenchmarkNewIndex10k(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = newIndex(items, true)
+		}
+	})
+}
+
+// intersect equals the plain set intersection for any ascending lists,
+// whether it merges them or gallops through a much longer one.
+func TestIntersect_EqualsSetIntersection(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		set := func(label string, n int) []int32 {
+			m := map[int32]bool{}
+			for _, v := range rapid.SliceOfN(rapid.Int32Range(0, 2000), 0, n).Draw(t, label) {
+				m[v] = true
+			}
+			out := make([]int32, 0, len(m))
+			for v := range m {
+				out = append(out, v)
+			}
+			slices.Sort(out)
+			return out
+		}
+		a, b := set("a", 8), set("b", 1500)
+		if rapid.Bool().Draw(t, "swap") {
+			a, b = b, a
+		}
+		var want []int32
+		for _, v := range a {
+			if _, ok := slices.BinarySearch(b, v); ok {
+				want = append(want, v)
+			}
+		}
+		var arena []int32
+		got := intersect(&arena, a, b)
+		if len(want) == 0 {
+			require.Empty(t, got)
+		} else {
+			require.Equal(t, want, got)
 		}
 	})
 }

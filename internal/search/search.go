@@ -46,12 +46,16 @@
 // # Indexes
 //
 // An Index of 64 items or more also keeps inverted lists — the trigrams
-// of every name and description, the items of every word — and scores
-// only the items a query can match: those holding every trigram of a
-// term, or, for a term that may match fuzzily, a word within its
-// threshold (each distinct word measured once). The results are exactly a
-// full scan's; on 10,000 tools a query costs a fraction of scoring them
-// all, and building the index about 2.5 times more (BENCHMARKS.md).
+// of every name and description, the items of every word, the words of
+// every trigram — and scores only the items a query can match: those
+// having a word that holds a term (or, across a camelCase run, holding its
+// trigrams), or, for a term that may match fuzzily, a word within its
+// threshold (each distinct word measured once). What the lists say about
+// each candidate (has the term as a word, holds it, starts with it) is
+// read when scoring instead of searching the candidate's text. The
+// results are exactly a full scan's; on 10,000 tools a query costs a
+// fraction of scoring them all, and building the index about 4 times
+// more (BENCHMARKS.md).
 //
 // # Lines
 //
@@ -178,8 +182,12 @@ type Index struct {
 	prep   []prepared
 	vocab  [][]rune // every distinct word of the items, by id
 	wordID map[string]int32
-	post   postings  // inverted lists that narrow a query to its candidates
-	pool   sync.Pool // *scratch, reused by queries
+	post   postings // inverted lists that narrow a query to its candidates
+	// order, kept with the postings, is each item's rank among all by
+	// compareMatches' tie-breaks (time, name, position), so that ordering
+	// matches compares two integers rather than two names.
+	order []int32
+	pool  sync.Pool // *scratch, reused by queries
 }
 
 // scratch is a query's working memory on an Index: the distance memo and
@@ -189,6 +197,7 @@ type scratch struct {
 	memo   []uint8
 	arena  []int32
 	scores [][]int16 // per absent term: name then description fuzzy scores
+	holds  [][]uint8 // per term of letters and digits: term.holds
 }
 
 type prepared struct {
@@ -267,6 +276,7 @@ func newIndex(items []Item, withPostings bool) *Index {
 	ix.wordID = ids
 	if withPostings {
 		ix.buildPostings()
+		ix.order = tieOrder(items)
 	}
 	return ix
 }
@@ -290,8 +300,19 @@ func (ix *Index) Rank(query string) []Match {
 		}
 		out = append(out, Match{Index: i, Item: ix.items[i], Score: score, Rule: rule})
 	}
-	slices.SortFunc(out, compareMatches)
+	slices.SortFunc(out, ix.compare)
 	return out
+}
+
+// compare is compareMatches, through the Index's order when it has one.
+func (ix *Index) compare(a, b Match) int {
+	if ix.order == nil {
+		return compareMatches(a, b)
+	}
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return cmp.Compare(ix.order[a.Index], ix.order[b.Index])
 }
 
 // RankTop returns the k best items matching query, best first — the
@@ -318,16 +339,16 @@ func (ix *Index) RankTop(query string, k int) (top []Match, total int) {
 		case len(h) < k:
 			m.Item = ix.items[i]
 			h = append(h, m)
-			heapUp(h, len(h)-1)
+			ix.heapUp(h, len(h)-1)
 		case k > 0 && score >= h[0].Score:
 			m.Item = ix.items[i]
-			if compareMatches(m, h[0]) < 0 {
+			if ix.compare(m, h[0]) < 0 {
 				h[0] = m
-				heapDown(h, 0)
+				ix.heapDown(h, 0)
 			}
 		}
 	}
-	slices.SortFunc(h, compareMatches)
+	slices.SortFunc(h, ix.compare)
 	return h, total
 }
 
@@ -346,6 +367,7 @@ func (ix *Index) prepare(q *Query) *scratch {
 	clear(sc.memo)
 	sc.arena = sc.arena[:0]
 	sc.scores = sc.scores[:0]
+	sc.holds = sc.holds[:0]
 	q.vocab, q.memo = ix.vocab, sc.memo
 	for i := range q.terms {
 		if id, ok := ix.wordID[q.terms[i].s]; ok {
@@ -386,10 +408,10 @@ func (ix *Index) each(q *Query, sc *scratch) func(yield func(int) bool) {
 }
 
 // The heap of RankTop keeps the worst kept match at its root.
-func heapUp(h []Match, i int) {
+func (ix *Index) heapUp(h []Match, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if compareMatches(h[i], h[p]) <= 0 {
+		if ix.compare(h[i], h[p]) <= 0 {
 			return
 		}
 		h[i], h[p] = h[p], h[i]
@@ -397,13 +419,13 @@ func heapUp(h []Match, i int) {
 	}
 }
 
-func heapDown(h []Match, i int) {
+func (ix *Index) heapDown(h []Match, i int) {
 	for {
 		l, w := 2*i+1, i
-		if l < len(h) && compareMatches(h[l], h[w]) > 0 {
+		if l < len(h) && ix.compare(h[l], h[w]) > 0 {
 			w = l
 		}
-		if r := l + 1; r < len(h) && compareMatches(h[r], h[w]) > 0 {
+		if r := l + 1; r < len(h) && ix.compare(h[r], h[w]) > 0 {
 			w = r
 		}
 		if w == i {
@@ -412,6 +434,23 @@ func heapDown(h []Match, i int) {
 		h[i], h[w] = h[w], h[i]
 		i = w
 	}
+}
+
+// tieOrder ranks the items by compareMatches' tie-breaks: time (recent
+// first), name, then position.
+func tieOrder(items []Item) []int32 {
+	byTie := make([]int32, len(items))
+	for i := range byTie {
+		byTie[i] = int32(i)
+	}
+	slices.SortFunc(byTie, func(a, b int32) int {
+		return compareMatches(Match{Index: int(a), Item: items[a]}, Match{Index: int(b), Item: items[b]})
+	})
+	order := make([]int32, len(items))
+	for r, i := range byTie {
+		order[i] = int32(r)
+	}
+	return order
 }
 
 // compareMatches orders by score (high first), time (recent first), name,
@@ -458,6 +497,13 @@ type term struct {
 	// fuzzy score for the term (0: no match), computed from the postings
 	// of the words within the threshold instead of item by item.
 	fuzzyScores []int16
+	// holds, set by an Index for a term of letters and digits that some
+	// item's text holds, says per item whether its name and its description
+	// have the term as a word (nameWord, descWord), whether they hold it
+	// (nameHolds, descHolds) and whether the name starts with it
+	// (namePrefix); the last two answer for fields whose words never touch.
+	// See Index.holding.
+	holds []uint8
 	// id is the term's vocabulary id when it is itself a word of an
 	// Index's items, else -1: a field holding that word has the term as a
 	// whole word, without searching its text.
@@ -533,20 +579,20 @@ func (q *Query) termScore(ti int, p *prepared) (int, Rule) {
 	t := &q.terms[ti]
 	name, desc := &p.name, &p.desc
 	if !t.absent {
-		if strings.HasPrefix(name.s, t.s) {
+		if t.prefixOf(name, p.idx) {
 			return PrefixScore, Prefix
 		}
-		if t.id >= 0 && slices.Contains(name.ids, t.id) {
+		if t.hasWord(name, p.idx, nameWord) {
 			return NameWordScore, NameWord
 		}
-		inName := strings.Index(name.s, t.s)
+		inName := t.find(name, p.idx, nameHolds)
 		if inName >= 0 && t.mayBeWords(name) && name.wholeWords(t.s, inName) {
 			return NameWordScore, NameWord
 		}
-		if t.id >= 0 && slices.Contains(desc.ids, t.id) {
+		if t.hasWord(desc, p.idx, descWord) {
 			return DescriptionWordScore, DescriptionWord
 		}
-		inDesc := strings.Index(desc.s, t.s)
+		inDesc := t.find(desc, p.idx, descHolds)
 		if inDesc >= 0 && t.mayBeWords(desc) && desc.wholeWords(t.s, inDesc) {
 			return DescriptionWordScore, DescriptionWord
 		}
@@ -573,6 +619,44 @@ func (q *Query) termScore(ti int, p *prepared) (int, Rule) {
 		return s, Fuzzy
 	}
 	return 0, NoMatch
+}
+
+// prefixOf reports whether the name f of item idx starts with the term:
+// from an Index's term.holds for a name whose words never touch, else
+// from its text.
+func (t *term) prefixOf(f *field, idx int32) bool {
+	if t.holds != nil && f.unjoined {
+		return t.holds[idx]&namePrefix != 0
+	}
+	return strings.HasPrefix(f.s, t.s)
+}
+
+// hasWord reports whether the term is one of the words of f, a field of
+// item idx: from an Index's term.holds when it has them, else from f's
+// word ids.
+func (t *term) hasWord(f *field, idx int32, bit uint8) bool {
+	if t.id < 0 {
+		return false
+	}
+	if t.holds != nil {
+		return t.holds[idx]&bit != 0
+	}
+	return slices.Contains(f.ids, t.id)
+}
+
+// find returns where t occurs in f, a field of item idx, or -1. For a
+// field whose words never touch, an Index's term.holds says whether it
+// does without reading the text; the position is then reported as 0: it
+// is only needed to check for whole words, which in such a field the word
+// ids answer (mayBeWords is false for the terms holds is kept for).
+func (t *term) find(f *field, idx int32, bit uint8) int {
+	if t.holds != nil && f.unjoined {
+		if t.holds[idx]&bit != 0 {
+			return 0
+		}
+		return -1
+	}
+	return strings.Index(f.s, t.s)
 }
 
 // mayBeWords reports whether t can be a whole word or run of whole words

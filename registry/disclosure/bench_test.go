@@ -87,10 +87,10 @@ func listBytes(b testing.TB, reg *registry.Registry) int {
 
 // BenchmarkSearchTools10k: search_tools through the Disclosure registry's
 // pipeline over 10,000 tools, with queries of whole words, prefixes,
-// typos and two words; reports p50 and p99 per call. It also reports
-// what an agent receives before its first real call — the meta-tools'
-// listing, one search and one description — as a share of the full
-// listing ("first-call-%").
+// typos, two words and terms of one and two letters; reports p50 and p99
+// per call. It also reports what an agent receives before its first real
+// call — the meta-tools' listing, one search and one description — as a
+// share of the full listing ("first-call-%").
 func BenchmarkSearchTools10k(b *testing.B) {
 	full := bigRegistry(b, 10_000)
 	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
@@ -100,7 +100,7 @@ func BenchmarkSearchTools10k(b *testing.B) {
 	defer d.Close()
 	front := d.Registry()
 	ctx := context.Background()
-	queries := []string{"weather", "forecast radar", "invoic", "refnud", "send email", "calendar", "get_weather", "transcript summary", "backup database", "deploy"}
+	queries := []string{"weather", "forecast radar", "invoic", "refnud", "send email", "calendar", "get_weather", "transcript summary", "backup database", "deploy", "to", "x"}
 	raws := make([]json.RawMessage, len(queries))
 	for i, q := range queries {
 		raws[i], _ = json.Marshal(map[string]any{"query": q})
