@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,7 +39,11 @@ func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
 	if len(raw) > maxBytes {
 		return a, one("", "too_large", fmt.Sprintf("arguments are %d bytes; the limit is %d bytes", len(raw), maxBytes))
 	}
-	var pathBuf [8]seg
+	pathBuf := pathBufs.Get().(*[8]seg)
+	defer func() {
+		*pathBuf = [8]seg{} // let go of the field names
+		pathBufs.Put(pathBuf)
+	}()
 	d := decoder{raw: raw, maxDepth: maxDepth, path: pathBuf[:0]}
 	rv := reflect.ValueOf(&a).Elem()
 	d.root(rv, p.root)
@@ -54,6 +59,11 @@ func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
 	}
 	return a, nil
 }
+
+// pathBufs holds the JSON-path buffers of Decode: the decoder and the
+// checker escape to the heap through the plan's functions, and with them
+// a buffer of their own would, on every call.
+var pathBufs = sync.Pool{New: func() any { return new([8]seg) }}
 
 func one(field, rule, msg string) *ValidationError {
 	return &ValidationError{Errors: []FieldError{{Field: field, Rule: rule, Message: msg}}}

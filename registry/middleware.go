@@ -184,20 +184,22 @@ func Timeout(d time.Duration) Middleware {
 			if c != nil && c.Tool != nil && c.Tool.Timeout > 0 {
 				limit = c.Tool.Timeout
 			}
-			if limit <= 0 && ctx.Done() == nil {
-				return next(ctx, c)
-			}
 			if limit > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, limit)
 				defer cancel()
 			}
 			if c != nil && c.Tool != nil && c.Tool.Inline {
+				// On the caller's goroutine: nothing to wait on, so ctx.Done
+				// is not called (on a cancellable context that allocates).
 				res, err := next(ctx, c)
 				if err != nil && errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) {
 					return result.Result[any]{}, fmt.Errorf("registry: tool %q: call cancelled: %w", toolName(c), err)
 				}
 				return finished(ctx, c, limit, outcome{res, err})
+			}
+			if limit <= 0 && ctx.Done() == nil {
+				return next(ctx, c)
 			}
 			done := make(chan outcome, 1)
 			go func() {
