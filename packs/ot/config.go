@@ -287,9 +287,9 @@ func (e *ReportError) Unwrap() error { return e.Err }
 // ResultStore answers ot.result from the stored large outputs.
 type ResultStore interface {
 	// Query returns one page of a stored output. Errors wrapping
-	// ErrHandleNotFound, ErrHandleExpired, ErrInvalidSearch or
-	// ErrSearchTimeout become the matching failures; any other error is a
-	// protocol failure.
+	// ErrHandleNotFound, ErrHandleExpired, ErrInvalidSearch,
+	// ErrInvalidQuery or ErrSearchTimeout become the matching failures;
+	// any other error is a protocol failure.
 	Query(ctx context.Context, q ResultQuery) (ResultPage, error)
 }
 
@@ -334,8 +334,13 @@ var (
 	ErrHandleNotFound = errors.New("ot: handle not found")
 	// ErrHandleExpired: the stored output outlived its time to live.
 	ErrHandleExpired = errors.New("ot: handle expired")
-	// ErrInvalidSearch: the search is not a valid regular expression.
+	// ErrInvalidSearch: the search is not a valid regular expression; the
+	// text after it is the regexp package's error.
 	ErrInvalidSearch = errors.New("ot: invalid search")
+	// ErrInvalidQuery: another argument the store refuses (a fuzzy search
+	// too long, an offset past what a fuzzy search keeps); the text after
+	// it says what is wrong, for the model.
+	ErrInvalidQuery = errors.New("ot: invalid query")
 	// ErrSearchTimeout: the search ran out of its time limit.
 	ErrSearchTimeout = errors.New("ot: search time limit reached")
 )

@@ -144,6 +144,8 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 		return sp.end(result.Failuref[string](result.Timeout, "Error: the search of '%s' ran out of time. Use a more specific search, or page without one.", q.Handle), nil)
 	case errors.Is(err, ErrInvalidSearch):
 		return sp.end(result.Failuref[string](result.ValidationError, "Error: search is not a valid regular expression: %s", strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
+	case errors.Is(err, ErrInvalidQuery):
+		return sp.end(result.Failuref[string](result.ValidationError, "Error: %s", strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")), nil)
 	case err != nil:
 		return sp.end(result.Result[string]{}, fmt.Errorf("ot: result %q: %w", q.Handle, err))
 	}

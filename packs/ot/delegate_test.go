@@ -182,6 +182,17 @@ func TestResult_QueryWithSearchFilter(t *testing.T) {
 	assert.True(t, strings.HasPrefix(res.Error, "Error: search is not a valid regular expression: error parsing regexp"), res.Error)
 }
 
+// A query the store refuses for another reason than the regular
+// expression is the caller's to fix too, in the store's words: not
+// announced as a bad regular expression.
+func TestResult_OtherInvalidQueryInTheStoresWords(t *testing.T) {
+	f := newFixture(t)
+	f.results.stored["abc123"] = []string{"a", "b"}
+	res := f.call(t, "ot.result", `{"handle":"abc123","search":"`+strings.Repeat("x", 70)+`","fuzzy":true}`)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Equal(t, "Error: a fuzzy search must be at most 64 characters, got 70", res.Error)
+}
+
 func TestResult_QueryWithFuzzyMatching(t *testing.T) {
 	f := newFixture(t)
 	f.results.stored["abc123"] = []string{"nothing here", "the configuration file", "config", "unrelated"}

@@ -182,6 +182,9 @@ func (f *fakeResults) Query(_ context.Context, q ot.ResultQuery) (ot.ResultPage,
 		return ot.ResultPage{}, fmt.Errorf("results: %q: %w", q.Handle, ot.ErrHandleNotFound)
 	}
 	sel := lines
+	if q.Fuzzy && len(q.Search) > 64 {
+		return ot.ResultPage{}, fmt.Errorf("%w: a fuzzy search must be at most 64 characters, got %d", ot.ErrInvalidQuery, len(q.Search))
+	}
 	if q.Search != "" {
 		sel = nil
 		if q.Fuzzy {

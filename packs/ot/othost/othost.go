@@ -574,7 +574,10 @@ func resultError(err error) error {
 	case errors.Is(err, results.ErrSearchLimit):
 		return fmt.Errorf("%w: %w", ot.ErrSearchTimeout, err)
 	case errors.As(err, &re) && errors.Is(err, results.ErrInvalidQuery):
-		return fmt.Errorf("%w: %s", ot.ErrInvalidSearch, re.Msg)
+		if re.Field == "search" && re.Cause != nil { // the regexp does not compile
+			return fmt.Errorf("%w: %w", ot.ErrInvalidSearch, re.Cause)
+		}
+		return fmt.Errorf("%w: %s", ot.ErrInvalidQuery, re.Msg)
 	}
 	return err
 }

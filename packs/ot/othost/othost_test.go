@@ -118,8 +118,19 @@ func TestSetup_ResultErrorsUseTheSeedTexts(t *testing.T) {
 	st := v.(results.Stored)
 	_, ok, msg = f2.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"("}`)
 	assert.False(t, ok)
-	assert.True(t, strings.HasPrefix(msg, "Error: search is not a valid regular expression: "), msg)
-	assert.NotContains(t, msg, "ot: invalid search")
+	assert.Equal(t, "Error: search is not a valid regular expression: error parsing regexp: missing closing ): `(`", msg, "said once")
+
+	// The store's other refusals are stated as they are, not as a bad
+	// regular expression.
+	_, ok, msg = f2.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"*"}`)
+	assert.False(t, ok)
+	assert.Equal(t, "Error: search is not a valid regular expression: error parsing regexp: missing argument to repetition operator: `*`", msg)
+	_, ok, msg = f2.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"`+strings.Repeat("a", 70)+`","fuzzy":true}`)
+	assert.False(t, ok)
+	assert.Equal(t, "Error: a fuzzy search must be at most 64 characters, got 70", msg)
+	_, ok, msg = f2.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"line","fuzzy":true,"offset":20000}`)
+	assert.False(t, ok)
+	assert.Equal(t, "Error: offset must be <= 10000 with fuzzy=true (a fuzzy search keeps the 10000 best matches), got 20000", msg)
 }
 
 func TestSetup_OutputDirMovedOldHandlesStillServed(t *testing.T) {
