@@ -139,6 +139,10 @@ func (ix *Index) buildPostings() {
 	ix.post = p
 }
 
+// fewCandidates is the number of candidates below which candidates stops
+// narrowing them by further terms.
+const fewCandidates = 32
+
 // candidates returns the items that can match q, ascending, and whether
 // the list applies (false: every item must be scored).
 func (ix *Index) candidates(q *Query, sc *scratch) ([]int32, bool) {
@@ -147,7 +151,13 @@ func (ix *Index) candidates(q *Query, sc *scratch) ([]int32, bool) {
 	}
 	var out []int32
 	narrowed := false
-	for ti := range q.terms {
+	for _, ti := range q.distinct {
+		if narrowed && len(out) <= fewCandidates {
+			// Scoring these few on their text costs less than narrowing
+			// by the remaining terms; those terms are scored without
+			// what narrowing would have told (term.holds, absent).
+			break
+		}
 		c, ok := ix.termCandidates(q, ti, sc)
 		if !ok {
 			continue

@@ -160,3 +160,43 @@ func TestIntersect_EqualsSetIntersection(t *testing.T) {
 		}
 	})
 }
+
+// A query's score is the sum of its terms' scores, a term given twice
+// counting twice (each distinct term is matched once, then counted as often
+// as it is given), and its rule the weakest of theirs; with an Index as
+// without.
+func TestScoreProperty_EveryTermCountsEachTime(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		it := Item{Name: genText(t, "name", "_"), Description: genText(t, "desc", " ")}
+		n := rapid.IntRange(1, 5).Draw(t, "terms")
+		terms := make([]string, n)
+		for i := range terms {
+			terms[i] = rapid.SampledFrom(propWords).Draw(t, "term")
+		}
+		query := strings.Join(terms, " ")
+		low := NewQuery(it.Name).Text()
+		if slices.Contains(terms, low) || query == low {
+			return // an exact name scores as a whole
+		}
+		want, weakest := 0, Exact
+		for _, term := range terms {
+			s, r := NewQuery(term).Score(it)
+			if r == NoMatch {
+				want, weakest = 0, NoMatch
+				break
+			}
+			want += s
+			weakest = min(weakest, r)
+		}
+		got, rule := NewQuery(query).Score(it)
+		require.Equal(t, want, got, "query %q", query)
+		require.Equal(t, weakest, rule, "query %q", query)
+		ms := newIndex([]Item{it}, true).Rank(query)
+		if weakest == NoMatch {
+			require.Empty(t, ms)
+		} else {
+			require.Len(t, ms, 1)
+			require.Equal(t, want, ms[0].Score)
+		}
+	})
+}

@@ -474,8 +474,11 @@ func compareMatches(a, b Match) int {
 type Query struct {
 	whole string // the lower-cased, trimmed query
 	terms []term
-	rows  [3][]int // edit-distance scratch rows
-	runes []rune   // scratch for a word's runes
+	// distinct are the positions in terms of the first occurrence of each
+	// term; scoring matches those and counts each term.times times.
+	distinct []int
+	rows     [3][]int // edit-distance scratch rows
+	runes    []rune   // scratch for a word's runes
 	// With an Index: its vocabulary and, per term and word id, the
 	// distances once measured (0: not yet; else memoKnown|full<<3|prefix).
 	vocab [][]rune
@@ -486,6 +489,7 @@ const memoKnown = 0x80
 
 type term struct {
 	s     string // lower-cased
+	times int    // how many times the query has it (on its first occurrence)
 	r     []rune
 	fuzzy int // edits allowed (0: none)
 	// alnum: the term is letters and digits only.
@@ -522,7 +526,17 @@ func NewQuery(query string) *Query {
 				break
 			}
 		}
-		q.terms = append(q.terms, term{s: t, r: r, fuzzy: threshold(len(r)), id: -1, alnum: alnum})
+		q.terms = append(q.terms, term{s: t, r: r, fuzzy: threshold(len(r)), id: -1, alnum: alnum, times: 1})
+	}
+	// A term given again scores again, but is matched once ("e e e …"
+	// costs what "e" does).
+	for i := range q.terms {
+		first := slices.IndexFunc(q.terms[:i], func(o term) bool { return o.s == q.terms[i].s })
+		if first < 0 {
+			q.distinct = append(q.distinct, i)
+		} else {
+			q.terms[first].times++
+		}
 	}
 	return q
 }
@@ -555,12 +569,12 @@ func (q *Query) score(p *prepared) (int, Rule) {
 		return q.exactScore(), Exact
 	}
 	total, weakest := 0, Exact
-	for i := range q.terms {
+	for _, i := range q.distinct {
 		s, r := q.termScore(i, p)
 		if r == NoMatch {
 			return 0, NoMatch
 		}
-		total += s
+		total += s * q.terms[i].times
 		weakest = min(weakest, r)
 	}
 	return total, weakest
@@ -733,7 +747,7 @@ func (q *Query) ScoreLine(line string) (int, Rule) {
 	}
 	f := newField(line, nil)
 	total, weakest := 0, Exact
-	for i := range q.terms {
+	for _, i := range q.distinct {
 		t := &q.terms[i]
 		s, r := 0, NoMatch
 		if at := strings.Index(f.s, t.s); at >= 0 {
@@ -749,7 +763,7 @@ func (q *Query) ScoreLine(line string) (int, Rule) {
 		if r == NoMatch {
 			return 0, NoMatch
 		}
-		total += s
+		total += s * t.times
 		weakest = min(weakest, r)
 	}
 	return total, weakest
