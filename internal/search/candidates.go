@@ -285,13 +285,12 @@ const (
 // (nameWord, descWord: from the word's postings), whether they hold it
 // (nameHolds, descHolds) as one of the words does, and whether the name
 // starts with it (namePrefix: its first word does, at the name's start);
-// words are the words holding t. It returns the items holding t in one of
-// their words, ascending. the words holding t are found through their
-// trigrams, then their items through their postings. In a field whose words
-// never touch (field.unjoined) that is exactly whether the field's text
-// holds t, or starts with it, since t cannot span a separator; scoring
-// reads it for such fields instead of searching their text, which saves
-// reading the text of every candidate.
+// words are the words holding t (see wordsHolding), whose postings give
+// their items. It returns the items holding t in one of their words,
+// ascending. In a field whose words never touch (field.unjoined) that is
+// exactly whether the field's text holds t, or starts with it, since t
+// cannot span a separator; scoring reads it for such fields instead of
+// searching their text, which saves reading the text of every candidate.
 func (ix *Index) holding(t *term, words []int32, holds []uint8, sc *scratch) []int32 {
 	if t.id >= 0 {
 		for _, it := range ix.post.inName[t.id] {
