@@ -48,6 +48,32 @@ func CallFrom(ctx context.Context) (*Call, bool) {
 	return c, ok && c != nil
 }
 
+// Detach returns ctx without the call it carries, so that a call made with
+// it is not nested in the running one (its Parent reports none), while
+// everything else ctx carries stays: cancellation and deadline, progress,
+// the request, talk-back to the client, trace context. A tool that passes
+// its caller's call on to another tool — progressive disclosure's
+// call_tool — invokes it with Detach(ctx): middleware then treats the
+// forwarded call as the caller's own (a large-output store stores what it
+// returns, as it would for a direct call).
+func Detach(ctx context.Context) context.Context {
+	if _, ok := CallFrom(ctx); !ok {
+		return ctx
+	}
+	return detached{ctx}
+}
+
+// detached hides the call of the context it wraps.
+type detached struct{ context.Context }
+
+// Value returns nil for callKey and defers every other key.
+func (d detached) Value(key any) any {
+	if key == (callKey{}) {
+		return nil
+	}
+	return d.Context.Value(key)
+}
+
 // Parent returns the call whose handler made this one, when the call was
 // made with that handler's context: a step of a snippet, a tool calling
 // another through Registry.Invoke. A call from an adapter or a host has

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,54 @@ func TestCall_ParentOfANestedCall(t *testing.T) {
 	var none *Call
 	_, ok := none.Parent()
 	assert.False(t, ok)
+}
+
+// A call made with Detach(ctx) from a handler has no parent, and keeps
+// what the handler's context carried beside the call: the request, the
+// deadline, cancellation.
+func TestDetach_ForwardedCallHasNoParent(t *testing.T) {
+	r := New(Options{})
+	parents := map[string]bool{}
+	var innerInfo *RequestInfo
+	var innerDeadline bool
+	r.Use(func(next Handler) Handler {
+		return func(ctx context.Context, c *Call) (result.Result[any], error) {
+			_, parents[c.Tool.Name] = c.Parent()
+			return next(ctx, c)
+		}
+	})
+	require.NoError(t, AddFunc(r, "inner", func(ctx context.Context, a stepsArgs) (result.Result[int], error) {
+		innerInfo = Request(ctx)
+		_, innerDeadline = ctx.Deadline()
+		return result.Ok(a.Steps), nil
+	}, ToolOptions{}))
+	require.NoError(t, AddFunc(r, "forward", func(ctx context.Context, a stepsArgs) (result.Result[int], error) {
+		res, err := r.Invoke(Detach(ctx), "inner", []byte(`{"steps":1}`))
+		if err != nil || !res.Success {
+			return result.Failure[int]("inner failed", result.InternalError), nil
+		}
+		return result.Ok(a.Steps + 1), nil
+	}, ToolOptions{}))
+	info := &RequestInfo{Transport: "test"}
+	ctx, cancel := context.WithTimeout(WithRequest(t.Context(), info), time.Minute)
+	defer cancel()
+	res, err := r.Invoke(ctx, "forward", []byte(`{"steps":2}`))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, map[string]bool{"forward": false, "inner": false}, parents)
+	assert.Same(t, info, innerInfo)
+	assert.True(t, innerDeadline)
+
+	// Outside a call, Detach changes nothing.
+	plain := t.Context()
+	assert.Equal(t, plain, Detach(plain))
+
+	// Cancelling the caller's context reaches the detached one.
+	cctx, ccancel := context.WithCancel(t.Context())
+	d := Detach(&callContext{Context: cctx, call: &Call{}})
+	_, ok := CallFrom(d)
+	assert.False(t, ok)
+	ccancel()
+	<-d.Done()
+	assert.ErrorIs(t, d.Err(), context.Canceled)
 }

@@ -47,7 +47,10 @@
 // does nothing elsewhere); Request(ctx) describes the request as the
 // adapter saw it — transport, MCP session, HTTP headers and the
 // authenticated caller (AuthInfo) — and CallFrom(ctx) returns the Call
-// itself. A tool can also talk back to an MCP client while it runs:
+// itself. A tool that calls another with its ctx makes a nested call
+// (Call.Parent); one that passes its caller's call on, as a proxy or a
+// meta-tool does, calls with Detach(ctx) so that the call counts as the
+// caller's own. A tool can also talk back to an MCP client while it runs:
 // ClientLog(ctx, …) sends a log message (at or above the level the client
 // set), Sample(ctx, …) asks the client's model for a completion and
 // Elicit(ctx, …) asks the user for input with a schema; where the client

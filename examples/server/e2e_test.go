@@ -301,7 +301,9 @@ func TestE2E_SIGINTStopsStdioServer(t *testing.T) {
 }
 
 // With -disclosure progressive an MCP client sees the three meta-tools
-// (and the visible ones), finds a tool, reads its schema and calls it.
+// (and the visible ones), finds a tool, reads its schema and calls it; a
+// large output reached through call_tool is stored and paged like a
+// direct call's.
 func TestE2E_ProgressiveDisclosure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
@@ -328,6 +330,19 @@ func TestE2E_ProgressiveDisclosure(t *testing.T) {
 	assert.Contains(t, text("describe_tool", map[string]any{"name": "is_prime"}), `"inputSchema":{`)
 	assert.Equal(t, "true", text("call_tool", map[string]any{"name": "is_prime", "arguments": map[string]any{"n": 97}}))
 	assert.Equal(t, "5", text("add", map[string]any{"a": 2, "b": 3}))
+
+	// A large output through call_tool is stored, as a direct call's is:
+	// the agent gets a handle, and pages it with ot.result.
+	stored := text("call_tool", map[string]any{"name": "lines", "arguments": map[string]any{"count": 6000}})
+	var h struct {
+		Handle     string `json:"handle"`
+		TotalLines int    `json:"total_lines"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stored), &h), "a handle object, not 6,000 lines: %.200s", stored)
+	assert.Equal(t, 6000, h.TotalLines)
+	page := text("call_tool", map[string]any{"name": "ot.result", "arguments": map[string]any{"handle": h.Handle, "offset": 5999, "limit": 5}})
+	assert.Contains(t, page, "line 6000")
+	assert.NotContains(t, page, "line 5998")
 }
 
 // The seed's transcript-clean server is one command: -stdio -packs

@@ -10,7 +10,9 @@
 //     demand;
 //   - call_tool(name, arguments): runs the tool through the registry's own
 //     pipeline (validation, middleware, output checks), so a call is
-//     exactly the call it would be if the tool were listed.
+//     exactly the call it would be if the tool were listed: the agent's
+//     own, not one nested in call_tool's (registry.Detach), so that, for
+//     one, a host's large-output store stores what it returns.
 //
 // Optionally a few tools stay listed as themselves beside the meta-tools
 // (Options.Visible). New returns a Disclosure whose Registry is served

@@ -182,6 +182,44 @@ func TestCallTool_SamePipeline(t *testing.T) {
 	assert.Equal(t, result.NotFound, off.ErrorType, "a disabled tool cannot be reached")
 }
 
+// The call call_tool passes on is the agent's own, not one nested in
+// call_tool's: the full registry's middleware sees no parent (so a
+// large-output store treats it as a direct call), while what the caller's
+// context carries — here progress reporting — still reaches the tool.
+func TestCallTool_ForwardedCallIsTheCallersOwn(t *testing.T) {
+	full := registry.New(registry.Options{Logger: quiet})
+	var nested atomic.Int32
+	full.Use(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			if _, ok := c.Parent(); ok {
+				nested.Add(1)
+			}
+			return next(ctx, c)
+		}
+	})
+	tl, err := registry.Func("slow.count", func(ctx context.Context, a cityArgs) (result.Result[string], error) {
+		_ = registry.ReportProgress(ctx, registry.Progress{Progress: 1, Total: 2})
+		return result.Ok("counted " + a.City), nil
+	}, registry.ToolOptions{Doc: "Counts slowly."})
+	require.NoError(t, err)
+	require.NoError(t, full.Add(tl))
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+
+	var progress atomic.Int32
+	ctx := registry.WithProgress(context.Background(), func(context.Context, registry.Progress) error {
+		progress.Add(1)
+		return nil
+	})
+	r, err := d.Registry().Invoke(ctx, "call_tool", json.RawMessage(`{"name":"slow.count","arguments":{"city":"Oslo"}}`))
+	require.NoError(t, err)
+	require.True(t, r.Success, r.Error)
+	assert.Equal(t, "counted Oslo", r.Value)
+	assert.Zero(t, nested.Load(), "the forwarded call has no parent")
+	assert.Equal(t, int32(1), progress.Load(), "the caller's progress reporting reaches the tool")
+}
+
 // call_tool's annotations are the least permissive of the reachable
 // tools, and follow changes of the full registry.
 func TestCallTool_AnnotationsLeastPermissive(t *testing.T) {

@@ -156,5 +156,8 @@ func (d *Disclosure) callTool(ctx context.Context, a CallArgs) (result.Result[an
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
-	return d.full.Invoke(ctx, a.Name, raw)
+	// The agent's own call, passed on: not nested in call_tool's, so the
+	// full registry's middleware treats it as a direct call (a large
+	// output is stored and its handle returned).
+	return d.full.Invoke(registry.Detach(ctx), a.Name, raw)
 }
