@@ -201,3 +201,50 @@ func ExampleTimeout() {
 	// Output:
 	// {"success":false,"error":"tool \"sleepy\" did not finish within 10ms","error_type":"timeout"}
 }
+
+type forwardArgs struct {
+	Tool string `json:"tool" validate:"required" description:"The tool to run."`
+	A    int    `json:"a" description:"First addend."`
+	B    int    `json:"b" description:"Second addend."`
+}
+
+// A tool that passes its caller's call on to another tool calls it with
+// Detach(ctx): middleware sees a call of its own, not one nested in the
+// forwarding tool's (a call with ctx itself is nested).
+func ExampleDetach() {
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
+	r.Use(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			parent, nested := c.Parent()
+			if nested {
+				fmt.Printf("%s, nested in %s\n", c.Tool.Name, parent.Tool.Name)
+			} else {
+				fmt.Printf("%s, a call of its own\n", c.Tool.Name)
+			}
+			return next(ctx, c)
+		}
+	})
+	call := func(ctx context.Context, a forwardArgs) (result.Result[any], error) {
+		args, _ := json.Marshal(addArgs{A: a.A, B: a.B})
+		return r.Invoke(ctx, a.Tool, args)
+	}
+	forward, _ := registry.Func("forward", func(ctx context.Context, a forwardArgs) (result.Result[any], error) {
+		return call(registry.Detach(ctx), a)
+	}, registry.ToolOptions{Doc: "Runs a tool for its caller."})
+	step, _ := registry.Func("step", call, registry.ToolOptions{Doc: "Runs a tool as a step of its own work."})
+	sum, _ := registry.Func("add", add, registry.ToolOptions{Doc: "Adds two integers."})
+	if err := r.Add(forward, step, sum); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	printJSON(r.Invoke(ctx, "forward", json.RawMessage(`{"tool":"add","a":1,"b":2}`)))
+	printJSON(r.Invoke(ctx, "step", json.RawMessage(`{"tool":"add","a":1,"b":2}`)))
+	// Output:
+	// forward, a call of its own
+	// add, a call of its own
+	// {"success":true,"value":3}
+	// step, a call of its own
+	// add, nested in step
+	// {"success":true,"value":3}
+}
