@@ -140,3 +140,55 @@ func BenchmarkSearchTools10k(b *testing.B) {
 	b.ReportMetric(100*float64(agent)/float64(fullBytes), "first-call-%")
 	b.ReportMetric(float64(fullBytes), "full-list-bytes")
 }
+
+// BenchmarkSearchAfterChange10k: a search made some time after a change of
+// a 10,000-tool registry (a tool switched off or on), and one made at once.
+// The index is rebuilt in the background as soon as the change is seen, so
+// a search that comes after the rebuild (~0.1 s here) finds it ready, and
+// one that comes sooner waits only for the rest of it. Reports the p50 and
+// the worst search time of each ("later" searches 250 ms after the change).
+func BenchmarkSearchAfterChange10k(b *testing.B) {
+	full := bigRegistry(b, 10_000)
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	front := d.Registry()
+	ctx := context.Background()
+	raw, _ := json.Marshal(map[string]any{"query": "weather forecast"})
+	search := func() time.Duration {
+		t0 := time.Now()
+		if _, err := front.Invoke(ctx, "search_tools", raw); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	search()
+	name := full.List()[7].Name
+	var atOnce, later []time.Duration
+	on := false
+	for b.Loop() {
+		for _, wait := range []time.Duration{0, 250 * time.Millisecond} {
+			if err := full.SetEnabled(name, on); err != nil {
+				b.Fatal(err)
+			}
+			on = !on
+			time.Sleep(wait)
+			if wait == 0 {
+				atOnce = append(atOnce, search())
+			} else {
+				later = append(later, search())
+			}
+			time.Sleep(250 * time.Millisecond) // let the rebuild finish before the next change
+		}
+	}
+	for _, s := range []struct {
+		name string
+		d    []time.Duration
+	}{{"at-once", atOnce}, {"later", later}} {
+		slices.Sort(s.d)
+		b.ReportMetric(float64(s.d[len(s.d)/2].Microseconds()), s.name+"-p50-µs")
+		b.ReportMetric(float64(s.d[len(s.d)-1].Microseconds()), s.name+"-max-µs")
+	}
+}

@@ -19,7 +19,10 @@
 // like any other — over MCP, REST or as provider tool definitions — and
 // which follows the full registry: tools added, removed or switched off
 // there are found, described and called (or not) at once, and the listed
-// tools change with them (MCP clients get list-changed).
+// tools change with them (MCP clients get list-changed). The search index
+// is rebuilt in the background as soon as a change is seen, so searches
+// after a change do not pay for the rebuild; one made while it runs waits
+// for it, and so never misses a change made before it.
 //
 // call_tool's annotations are the least permissive of the tools it can
 // reach: read-only only when every tool is, destructive when any tool is
@@ -37,6 +40,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toolpack-go/toolpack/internal/search"
 	"github.com/toolpack-go/toolpack/internal/textcut"
@@ -90,10 +94,15 @@ type Disclosure struct {
 	refreshMu sync.Mutex
 
 	mu    sync.Mutex
-	dirty bool
-	ix    *search.Index
-	tools []*registry.Tool // by index position
+	gen   uint64        // changes of the full registry seen
+	ix    *search.Index // the search index, built from the listing at ixGen
+	ixGen uint64
+	tools []*registry.Tool // by index position in ix
 	shown string           // fingerprint of what the front lists
+
+	buildMu  sync.Mutex                // one index build at a time
+	texts    map[*registry.Tool]string // searchText of the tools of the last build; buildMu
+	building atomic.Bool               // a background build is scheduled
 }
 
 // New returns a Disclosure serving full. Close it to stop following full.
@@ -105,7 +114,7 @@ func New(full *registry.Registry, opts Options) (*Disclosure, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	d := &Disclosure{full: full, visible: slices.Clone(opts.Visible), dirty: true}
+	d := &Disclosure{full: full, visible: slices.Clone(opts.Visible)}
 	for i, name := range d.visible {
 		if _, ok := full.Lookup(name); !ok {
 			return nil, fmt.Errorf("disclosure: Options.Visible[%d]: the registry has no tool %q", i, name)
@@ -118,8 +127,9 @@ func New(full *registry.Registry, opts Options) (*Disclosure, error) {
 	// Follow full before the first listing, so no change falls between.
 	d.unsub = full.Subscribe(func(registry.Change) {
 		d.mu.Lock()
-		d.dirty = true
+		d.gen++
 		d.mu.Unlock()
+		d.buildSoon()
 		if err := d.refresh(); err != nil {
 			log.Warn("disclosure: refreshing the listed tools failed", "err", err)
 		}
@@ -128,6 +138,7 @@ func New(full *registry.Registry, opts Options) (*Disclosure, error) {
 		d.unsub()
 		return nil, err
 	}
+	d.buildSoon() // the first search finds the index ready
 	return d, nil
 }
 
@@ -138,19 +149,69 @@ func (d *Disclosure) Registry() *registry.Registry { return d.front }
 func (d *Disclosure) Close() { d.unsub() }
 
 // index returns the search index of the full registry's enabled tools,
-// rebuilding it after a change.
+// as they are once every change seen so far is in: a search made after a
+// change finds what it changed. An index that is behind is rebuilt — by
+// the background build buildSoon started after the change, when it is
+// already under way (the search waits for it), else here.
 func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.dirty || d.ix == nil {
-		tools := d.full.List()
-		items := make([]search.Item, len(tools))
-		for i, t := range tools {
-			items[i] = search.Item{Name: t.Name, Description: searchText(t), Kind: "tool"}
+	want := d.gen
+	if d.ix != nil && d.ixGen >= want {
+		defer d.mu.Unlock()
+		return d.ix, d.tools
+	}
+	d.mu.Unlock()
+	d.buildMu.Lock()
+	defer d.buildMu.Unlock()
+	d.mu.Lock()
+	if d.ix != nil && d.ixGen >= want { // built while this one waited
+		defer d.mu.Unlock()
+		return d.ix, d.tools
+	}
+	gen := d.gen // the listing read next holds every change up to gen
+	d.mu.Unlock()
+	// Built outside d.mu: a change of the full registry never waits for a
+	// build (its callback only counts it).
+	tools := d.full.List()
+	items := make([]search.Item, len(tools))
+	texts := make(map[*registry.Tool]string, len(tools))
+	for i, t := range tools {
+		text, ok := d.texts[t] // a registered tool never changes
+		if !ok {
+			text = searchText(t)
 		}
-		d.ix, d.tools, d.dirty = search.NewIndex(items), tools, false
+		texts[t] = text
+		items[i] = search.Item{Name: t.Name, Description: text, Kind: "tool"}
+	}
+	d.texts = texts
+	ix := search.NewIndex(items)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ix == nil || gen > d.ixGen {
+		d.ix, d.tools, d.ixGen = ix, tools, gen
 	}
 	return d.ix, d.tools
+}
+
+// buildSoon rebuilds the index in the background after a change, so that
+// the next search finds it ready instead of building it (60 ms for 10,000
+// tools). Changes that come while it runs are taken in by one more build.
+func (d *Disclosure) buildSoon() {
+	if d.building.Swap(true) {
+		return
+	}
+	go func() {
+		for {
+			_, _ = d.index()
+			d.building.Store(false)
+			d.mu.Lock()
+			behind := d.ixGen < d.gen
+			d.mu.Unlock()
+			if !behind || d.building.Swap(true) {
+				return
+			}
+		}
+	}()
 }
 
 // searchText is what a tool is searched by beside its name: its title,

@@ -3,7 +3,10 @@ package disclosure_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -218,6 +221,55 @@ func TestCallTool_ForwardedCallIsTheCallersOwn(t *testing.T) {
 	assert.Equal(t, "counted Oslo", r.Value)
 	assert.Zero(t, nested.Load(), "the forwarded call has no parent")
 	assert.Equal(t, int32(1), progress.Load(), "the caller's progress reporting reaches the tool")
+}
+
+// A search made after a change of the full registry finds what it changed,
+// however the index's background rebuilds interleave with the changes and
+// with other searches: an added tool is found, a disabled one is not.
+func TestSearchTools_SeesEveryChangeAtOnce(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	defer d.Close()
+	front := d.Registry()
+	search := func(q string) disclosure.SearchResult {
+		raw, _ := json.Marshal(map[string]any{"query": q, "limit": 50})
+		r, err := front.Invoke(context.Background(), "search_tools", raw)
+		require.NoError(t, err)
+		require.True(t, r.Success, r.Error)
+		return r.Value.(disclosure.SearchResult)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 { // other agents searching meanwhile
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					search("weather")
+				}
+			}
+		})
+	}
+	ro := registry.Annotations{ReadOnly: new(true)}
+	for i := range 30 {
+		name := fmt.Sprintf("gauge.reading_%d", i)
+		require.NoError(t, full.Add(tool(t, name, "Reads gauge number "+strconv.Itoa(i)+".", ro, func(a cityArgs) string { return a.City })))
+		found := search(name)
+		require.NotEmpty(t, found.Tools, "added %s", name)
+		require.Equal(t, name, found.Tools[0].Name)
+		if i%3 == 0 {
+			require.NoError(t, full.SetEnabled(name, false))
+			for _, f := range search(name).Tools {
+				require.NotEqual(t, name, f.Name, "disabled %s", name)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
 }
 
 // call_tool's annotations are the least permissive of the reachable
