@@ -20,9 +20,10 @@
 // which follows the full registry: tools added, removed or switched off
 // there are found, described and called (or not) at once, and the listed
 // tools change with them (MCP clients get list-changed). The search index
-// is rebuilt in the background as soon as a change is seen, so searches
-// after a change do not pay for the rebuild; one made while it runs waits
-// for it, and so never misses a change made before it.
+// is rebuilt in the background once changes settle (20 ms without one), so
+// searches after a change do not pay for the rebuild; one made sooner
+// builds it or waits for the build under way, and so never misses a
+// change made before it.
 //
 // call_tool's annotations are the least permissive of the tools it can
 // reach: read-only only when every tool is, destructive when any tool is
@@ -40,7 +41,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/toolpack-go/toolpack/internal/search"
 	"github.com/toolpack-go/toolpack/internal/textcut"
@@ -100,9 +101,9 @@ type Disclosure struct {
 	tools []*registry.Tool // by index position in ix
 	shown string           // fingerprint of what the front lists
 
-	buildMu  sync.Mutex                // one index build at a time
-	texts    map[*registry.Tool]string // searchText of the tools of the last build; buildMu
-	building atomic.Bool               // a background build is scheduled
+	buildMu sync.Mutex                // one index build at a time
+	texts   map[*registry.Tool]string // searchText of the tools of the last build; buildMu
+	settle  *time.Timer               // starts the background build once changes settle; mu
 }
 
 // New returns a Disclosure serving full. Close it to stop following full.
@@ -146,12 +147,19 @@ func New(full *registry.Registry, opts Options) (*Disclosure, error) {
 func (d *Disclosure) Registry() *registry.Registry { return d.front }
 
 // Close stops following the full registry.
-func (d *Disclosure) Close() { d.unsub() }
+func (d *Disclosure) Close() {
+	d.unsub()
+	d.mu.Lock()
+	if d.settle != nil {
+		d.settle.Stop()
+	}
+	d.mu.Unlock()
+}
 
 // index returns the search index of the full registry's enabled tools,
 // as they are once every change seen so far is in: a search made after a
 // change finds what it changed. An index that is behind is rebuilt — by
-// the background build buildSoon started after the change, when it is
+// the background build buildSoon starts once changes settle, when it is
 // already under way (the search waits for it), else here.
 func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
 	d.mu.Lock()
@@ -193,25 +201,24 @@ func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
 	return d.ix, d.tools
 }
 
-// buildSoon rebuilds the index in the background after a change, so that
-// the next search finds it ready instead of building it (60 ms for 10,000
-// tools). Changes that come while it runs are taken in by one more build.
+// settleTime is how long the full registry must stay unchanged before the
+// index is rebuilt in the background: a burst of changes (a catalogue
+// loading thousands of tools) costs one rebuild after it, not one per
+// rebuild's length during it.
+const settleTime = 20 * time.Millisecond
+
+// buildSoon rebuilds the index in the background once the full registry
+// has not changed for settleTime, so that the next search finds it ready
+// instead of building it (~0.1 s for 10,000 tools). A search that comes
+// sooner builds it, or waits for the build under way.
 func (d *Disclosure) buildSoon() {
-	if d.building.Swap(true) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.settle == nil {
+		d.settle = time.AfterFunc(settleTime, func() { _, _ = d.index() })
 		return
 	}
-	go func() {
-		for {
-			_, _ = d.index()
-			d.building.Store(false)
-			d.mu.Lock()
-			behind := d.ixGen < d.gen
-			d.mu.Unlock()
-			if !behind || d.building.Swap(true) {
-				return
-			}
-		}
-	}()
+	d.settle.Reset(settleTime)
 }
 
 // searchText is what a tool is searched by beside its name: its title,
