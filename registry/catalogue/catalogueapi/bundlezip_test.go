@@ -59,6 +59,17 @@ func TestExportThenImportThroughTheAPI(t *testing.T) {
 	a.tool(id, "echo", "1.0", toolBody("Echo", "echo", true, "demo"))
 	a.tool(id, "echo", "2.0", toolBody("Echo 2", "echo", false))
 	require.Equal(t, http.StatusOK, a.do("POST", toolPath(id, "echo", "1.0")+"/invoke", `{"args":{"q":"x"}}`).status)
+	// The call is counted in the background after the answer, and
+	// buffered: wait until the store holds it, so that the archive
+	// carries it.
+	require.Eventually(t, func() bool {
+		require.NoError(t, a.store.Flush(context.Background()))
+		var tl struct {
+			CallCount int `json:"callCount"`
+		}
+		r := a.do("GET", toolPath(id, "echo", "1.0"), "")
+		return r.status == http.StatusOK && json.Unmarshal(r.raw, &tl) == nil && tl.CallCount == 1
+	}, 10*time.Second, 5*time.Millisecond, "the call is counted")
 
 	res, archive := a.send("GET", "/bundles/"+id.String()+"/export", nil, "")
 	require.Equal(t, http.StatusOK, res.StatusCode, "%s", archive)
@@ -76,7 +87,6 @@ func TestExportThenImportThroughTheAPI(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &got))
 	assert.Equal(t, id.String(), got["id"])
 	assert.Equal(t, "wéb", got["slug"])
-	require.NoError(t, a.store.Flush(context.Background()))
 	for _, v := range []string{"1.0", "2.0"} {
 		want, have := a.do("GET", toolPath(id, "echo", v), ""), b.do("GET", toolPath(id, "echo", v), "")
 		require.Equal(t, http.StatusOK, have.status)
