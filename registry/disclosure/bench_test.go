@@ -93,12 +93,7 @@ func listBytes(b testing.TB, reg *registry.Registry) int {
 // share of the full listing ("first-call-%").
 func BenchmarkSearchTools10k(b *testing.B) {
 	full := bigRegistry(b, 10_000)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	front := d.Registry()
+	front := open(b, full).Registry()
 	ctx := context.Background()
 	queries := []string{"weather", "forecast radar", "invoic", "refnud", "send email", "calendar", "get_weather", "transcript summary", "backup database", "deploy", "to", "x"}
 	raws := make([]json.RawMessage, len(queries))
@@ -146,16 +141,11 @@ func BenchmarkSearchTools10k(b *testing.B) {
 // The index is rebuilt in the background once changes settle (20 ms), so
 // a search that comes after the rebuild (~0.1 s here) finds it ready; one
 // that comes sooner builds it, or waits for the rest of the build under
-// way. Reports the p50 and
-// the worst search time of each ("later" searches 250 ms after the change).
+// way. Reports the p50 and the worst search time of each ("later"
+// searches 250 ms after the change).
 func BenchmarkSearchAfterChange10k(b *testing.B) {
 	full := bigRegistry(b, 10_000)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	front := d.Registry()
+	front := open(b, full).Registry()
 	ctx := context.Background()
 	raw, _ := json.Marshal(map[string]any{"query": "weather forecast"})
 	search := func() time.Duration {

@@ -62,6 +62,15 @@ func fullRegistry(t testing.TB, calls *atomic.Int32) *registry.Registry {
 	return reg
 }
 
+// open serves full with progressive disclosure until the test ends.
+func open(t testing.TB, full *registry.Registry) *disclosure.Disclosure {
+	t.Helper()
+	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	return d
+}
+
 func invoke[T any](t *testing.T, reg *registry.Registry, name string, args any) result.Result[T] {
 	t.Helper()
 	raw, err := json.Marshal(args)
@@ -132,9 +141,7 @@ func TestSearchTools_RankedOverNamesDescriptionsAndArguments(t *testing.T) {
 func TestDescribeTool_FullSchemaOnDemand(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	require.NoError(t, err)
-	defer d.Close()
+	d := open(t, full)
 	r := invoke[map[string]any](t, d.Registry(), "describe_tool", map[string]any{"name": "weather.forecast"})
 	require.True(t, r.Success)
 	own, _ := full.Lookup("weather.forecast")
@@ -155,9 +162,7 @@ func TestDescribeTool_FullSchemaOnDemand(t *testing.T) {
 func TestCallTool_SamePipeline(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	require.NoError(t, err)
-	defer d.Close()
+	d := open(t, full)
 	r := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "weather.forecast", "arguments": map[string]any{"city": "Oslo"}})
 	require.True(t, r.Success, r.Error)
 	assert.Equal(t, "sunny in Oslo", r.Value)
@@ -206,9 +211,7 @@ func TestCallTool_ForwardedCallIsTheCallersOwn(t *testing.T) {
 	}, registry.ToolOptions{Doc: "Counts slowly."})
 	require.NoError(t, err)
 	require.NoError(t, full.Add(tl))
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	require.NoError(t, err)
-	defer d.Close()
+	d := open(t, full)
 
 	var progress atomic.Int32
 	ctx := registry.WithProgress(context.Background(), func(context.Context, registry.Progress) error {
@@ -229,9 +232,7 @@ func TestCallTool_ForwardedCallIsTheCallersOwn(t *testing.T) {
 func TestSearchTools_SeesEveryChangeAtOnce(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	require.NoError(t, err)
-	defer d.Close()
+	d := open(t, full)
 	front := d.Registry()
 	search := func(q string) disclosure.SearchResult {
 		raw, _ := json.Marshal(map[string]any{"query": q, "limit": 50})
@@ -277,9 +278,7 @@ func TestSearchTools_SeesEveryChangeAtOnce(t *testing.T) {
 func TestCallTool_AnnotationsLeastPermissive(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	require.NoError(t, err)
-	defer d.Close()
+	d := open(t, full)
 	ct, ok := d.Registry().Lookup("call_tool")
 	require.True(t, ok)
 	assert.True(t, *ct.Annotations.ReadOnly)
@@ -325,9 +324,7 @@ func TestVisibleTools(t *testing.T) {
 func TestOverMCP(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
-	d, err := disclosure.New(full, disclosure.Options{Logger: quiet})
-	require.NoError(t, err)
-	defer d.Close()
+	d := open(t, full)
 	srv := mcpserver.NewServer(d.Registry(), mcpserver.Options{Logger: quiet})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
