@@ -36,14 +36,18 @@ var (
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
 	notifyKeys  = []string{"topics"}
 	topicKeys   = []string{"pattern", "file"}
-	statsKeys   = []string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms", "dsn", "schema", "max_conns", "statement_timeout"}
-	outputKeys  = []string{"max_inline_bytes", "dir", "ttl", "reports_dir", "dsn", "schema", "max_conns", "statement_timeout"}
+	statsKeys   = append([]string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}, pgKeys...)
+	outputKeys  = append([]string{"max_inline_bytes", "dir", "ttl", "reports_dir"}, pgKeys...)
 	docsKeys    = []string{"base_url", "slugs"}
-	catKeys     = []string{"dir", "allowed_hosts", "allow_private", "secrets", "dsn", "schema", "max_conns", "statement_timeout"}
+	catKeys     = append([]string{"dir", "allowed_hosts", "allow_private", "secrets"}, pgKeys...)
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
 	mlxKeys     = []string{"command", "models", "start_timeout"}
 	swKeys      = []string{"base_url", "api_key", "search_tool", "timeout"}
 	wfKeys      = []string{"allow_private", "max_bytes", "max_redirects", "timeout"}
+
+	// pgKeys are the keys of Postgres, shared by the catalogue, stats and
+	// output sections and decoded by decoder.postgres.
+	pgKeys = []string{"dsn", "schema", "max_conns", "statement_timeout"}
 )
 
 // decoder turns the merged tree into a Config, reporting every problem.
@@ -678,7 +682,7 @@ func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
 			if i, ok := d.integer(v, p, 0, "3000"); ok {
 				s.TimePerCallMS = i
 			}
-		case "dsn", "schema", "max_conns", "statement_timeout":
+		default: // one of pgKeys
 			d.postgres(k, v, p, &s.Postgres)
 		}
 	})
@@ -703,7 +707,7 @@ func (d *decoder) output(n *yaml.Node, key string, o *Output) {
 			if t, ok := d.pathValue(v, p); ok {
 				o.ReportsDir = t
 			}
-		case "dsn", "schema", "max_conns", "statement_timeout":
+		default: // one of pgKeys
 			d.postgres(k, v, p, &o.Postgres)
 		}
 	})
@@ -776,7 +780,7 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 			if t, ok := d.pathValue(v, p); ok {
 				c.Dir = t
 			}
-		case "dsn", "schema", "max_conns", "statement_timeout":
+		default: // one of pgKeys
 			d.postgres(k, v, p, &c.Postgres)
 		case "allow_private":
 			if b, ok := d.boolean(v, p); ok {
