@@ -40,6 +40,7 @@
 //	                          search_tools, describe_tool and call_tool (registry/disclosure),
 //	                          for registries too large to list to a model
 //	-visible-tools list       with -disclosure progressive: tools still listed as themselves
+//	                          (ot.result always is: a large output's query field calls it)
 //	-name string              the MCP implementation name reported to clients
 //	                          (default "toolpack-example")
 //

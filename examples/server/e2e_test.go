@@ -318,7 +318,8 @@ func TestE2E_ProgressiveDisclosure(t *testing.T) {
 	for _, tl := range lt.Tools {
 		listed = append(listed, tl.Name)
 	}
-	assert.ElementsMatch(t, []string{"search_tools", "describe_tool", "call_tool", "add"}, listed)
+	assert.ElementsMatch(t, []string{"search_tools", "describe_tool", "call_tool", "add", "ot.result"}, listed,
+		"ot.result stays listed: a stored output's query field calls it")
 
 	text := func(name string, args map[string]any) string {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
@@ -337,12 +338,19 @@ func TestE2E_ProgressiveDisclosure(t *testing.T) {
 	var h struct {
 		Handle     string `json:"handle"`
 		TotalLines int    `json:"total_lines"`
+		Query      string `json:"query"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stored), &h), "a handle object, not 6,000 lines: %.200s", stored)
 	assert.Equal(t, 6000, h.TotalLines)
 	page := text("call_tool", map[string]any{"name": "ot.result", "arguments": map[string]any{"handle": h.Handle, "offset": 5999, "limit": 5}})
 	assert.Contains(t, page, "line 6000")
 	assert.NotContains(t, page, "line 5998")
+	// The query field's call works as written: ot.result is listed.
+	assert.Equal(t, fmt.Sprintf("ot.result(handle=%q, offset=11, limit=100)", h.Handle), h.Query)
+	page = text("ot.result", map[string]any{"handle": h.Handle, "offset": 11, "limit": 100})
+	assert.Contains(t, page, "line 11")
+	assert.Contains(t, page, "line 110")
+	assert.NotContains(t, page, "line 111")
 }
 
 // The seed's transcript-clean server is one command: -stdio -packs

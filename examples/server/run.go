@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -350,13 +351,19 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	served := reg
 	if cfg.progressive {
-		d, err := disclosure.New(reg, disclosure.Options{Visible: cfg.visible, Logger: log})
+		// A stored output's query field is a call of ot.result as written,
+		// so ot.result stays listed as itself.
+		visible := cfg.visible
+		if q := ot.QueryTool(); !slices.Contains(visible, q) {
+			visible = append(slices.Clone(visible), q)
+		}
+		d, err := disclosure.New(reg, disclosure.Options{Visible: visible, Logger: log})
 		if err != nil {
 			return usageError("flag -visible-tools: %v", err)
 		}
 		defer d.Close()
 		served = d.Registry()
-		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(cfg.visible, ","))
+		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(visible, ","))
 	}
 	srv := mcpserver.NewServer(served, mcpserver.Options{Implementation: &sdk.Implementation{Name: cfg.name, Version: version()},
 		Display: cfg.display,

@@ -201,6 +201,12 @@ func (w *Wiring) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// QueryTool is the name ot.result has in the registry (with its prefix,
+// if any): the tool a stored output's query field calls. A host serving the
+// registry a little at a time (package disclosure) keeps this tool listed
+// as itself, so that the query is a call the agent can make as written.
+func (w *Wiring) QueryTool() string { return w.queryTool }
+
 // Recorder is the statistics recorder (for a host that flushes it or reads
 // Summary itself).
 func (w *Wiring) Recorder() *stats.Recorder { return w.rec }
