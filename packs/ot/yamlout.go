@@ -2,8 +2,11 @@ package ot
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -193,6 +196,19 @@ func (d *yamlDoc) node(v any) (*yaml.Node, error) {
 			n.Content = append(n.Content, c)
 		}
 		return n, nil
+	case json.Number:
+		// A configured number decoded exactly (snippet defaults): written
+		// as the number it is, never as a string.
+		return numberNode(x), nil
+	case map[string]any:
+		// A configured object: its keys sorted, its values converted by
+		// these rules (so that numbers inside stay numbers).
+		keys := slices.Sorted(maps.Keys(x))
+		o := make(object, len(keys))
+		for i, k := range keys {
+			o[i] = field{k, x[k]}
+		}
+		return d.mapping(o)
 	case object:
 		return d.mapping(x)
 	case blockObject:
@@ -213,6 +229,21 @@ func (d *yamlDoc) node(v any) (*yaml.Node, error) {
 		n = n.Content[0]
 	}
 	return n, nil
+}
+
+// numberNode is a JSON number as a YAML one: its text is valid YAML 1.2,
+// an integer when it has no fraction or exponent, else a float. A text
+// that is not a number (json.Number does not check) stays a string.
+func numberNode(x json.Number) *yaml.Node {
+	s := string(x)
+	if !json.Valid([]byte(s)) || s == "" || strings.TrimSpace(s) != s || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return str(s)
+	}
+	tag := "!!int"
+	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+		tag = "!!float" // a fraction, an exponent or past int64: YAML reads it as a float
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
 }
 
 func (d *yamlDoc) mapping(o object) (*yaml.Node, error) {

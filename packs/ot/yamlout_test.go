@@ -1,6 +1,7 @@
 package ot
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -51,6 +52,12 @@ func plain(v any) any {
 		return out
 	case blockObject:
 		return plain(object(x))
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return int(n)
+		}
+		f, _ := x.Float64()
+		return f
 	}
 	return v
 }
@@ -178,9 +185,9 @@ func TestYAML_Readability(t *testing.T) {
 
 // genValue draws a value of the output model, at most 5 levels deep.
 func genValue(t *rapid.T, depth int) any {
-	kinds := 8
+	kinds := 9
 	if depth >= 5 {
-		kinds = 5
+		kinds = 6
 	}
 	switch rapid.IntRange(0, kinds-1).Draw(t, "kind") {
 	case 0:
@@ -194,6 +201,12 @@ func genValue(t *rapid.T, depth int) any {
 	case 4:
 		return decimal{rapid.Float64Range(-1e9, 1e9).Draw(t, "float"), rapid.IntRange(0, 3).Draw(t, "prec")}
 	case 5:
+		// A configured number, decoded exactly.
+		if rapid.Bool().Draw(t, "whole") {
+			return json.Number(strconv.FormatInt(rapid.Int64().Draw(t, "n"), 10))
+		}
+		return json.Number(strconv.FormatFloat(rapid.Float64Range(-1e300, 1e300).Draw(t, "f"), 'g', -1, 64))
+	case 6:
 		n := rapid.IntRange(0, 4).Draw(t, "len")
 		out := make([]any, n)
 		for i := range out {
@@ -270,4 +283,32 @@ func TestYAML_DecimalsKeepTheirType(t *testing.T) {
 	s, err = renderYAML(object{{"default", map[string]any{"k": []int{1, 2}}}})
 	require.NoError(t, err)
 	assert.Equal(t, "default: {k: [1, 2]}\n", s)
+}
+
+// TestYAML_ConfiguredNumbersStayNumbers: numbers decoded exactly from a
+// configuration (json.Number), alone or inside a configured object or
+// list, are written as YAML numbers that read back as the same values.
+func TestYAML_ConfiguredNumbersStayNumbers(t *testing.T) {
+	s, err := renderYAML(object{
+		{"int", json.Number("21")},
+		{"neg", json.Number("-7")},
+		{"float", json.Number("2.5")},
+		{"exp", json.Number("1e3")},
+		{"big", json.Number("123456789012345678901234567890")},
+		{"nested", map[string]any{"b": []any{json.Number("1"), "2"}, "a": json.Number("0.5")}},
+		{"notANumber", json.Number("twelve")},
+	})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(s, "int: 21\n"), s)
+	assert.Contains(t, s, "\nbig: 123456789012345678901234567890\n", "every digit is kept in the text")
+	assert.Contains(t, s, "\nnested: {a: 0.5, b: [1, \"2\"]}\n")
+	var m map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(s), &m))
+	assert.Equal(t, 21, m["int"])
+	assert.Equal(t, -7, m["neg"])
+	assert.Equal(t, 2.5, m["float"])
+	assert.Equal(t, 1000.0, m["exp"])
+	assert.Equal(t, map[string]any{"a": 0.5, "b": []any{1, "2"}}, m["nested"])
+	assert.Equal(t, "twelve", m["notANumber"])
+	assert.InDelta(t, 1.2345678901234568e29, m["big"], 1e15)
 }

@@ -171,6 +171,7 @@ snippets:
 	v, ok, _ = f.call(t, "ot.snippets", `{"pattern":"twice","info":"full"}`)
 	require.True(t, ok)
 	assert.Contains(t, v, "r = plus(a=21, b=21)", "the full layout shows the body expanded with the defaults")
+	assert.Contains(t, v, `n: {default: 21, description: "The number"}`, "a number default is shown as a number, as the seed's layout shows")
 
 	// A body that does not parse: the reload is refused, naming the file
 	// line, and the snippet in force keeps working.
