@@ -55,7 +55,12 @@
 // PostgreSQL (the host configuration's stats.dsn), so that every host
 // given the same database records into one table and a Summary on any of
 // them counts the calls of all. A batch the Sink refuses stays buffered
-// for the next flush, as with files.
+// for the next flush, as with files. A Sink that is also an Aggregator
+// (pgstats is) folds a summary's records where they are kept — one row per
+// tool, error type and timeline unit comes back instead of every record —
+// with the same figures, never Truncated: its cost does not depend on
+// Options.MaxReadBytes, and neither does the memory or the network a
+// summary uses.
 //
 // # Summaries and reports
 //

@@ -67,7 +67,8 @@ type Options struct {
 	ReportsDir string
 	// MaxReadBytes bounds the bytes of records one Summary reads; the
 	// newest records are read first and a Summary that reached the bound
-	// says so (Truncated). Zero means DefaultMaxReadBytes.
+	// says so (Truncated). Zero means DefaultMaxReadBytes. A Sink that is
+	// an Aggregator folds the records itself and is not bounded by it.
 	MaxReadBytes int64
 	// MaxPending bounds the records buffered in memory between flushes;
 	// calls beyond it (a store that cannot keep up) are counted as dropped

@@ -88,3 +88,66 @@ func readSink(ctx context.Context, sink Sink, since time.Time, tool string, budg
 	})
 	return readStats{truncated: truncated}, err
 }
+
+// Aggregator is implemented by a Sink that can aggregate its records
+// where it keeps them (pgstats does, in SQL). A Summary over such a Sink
+// reads one row per tool and per timeline unit instead of every record of
+// the period, so it costs the same whatever the number of calls and is
+// never Truncated: Options.MaxReadBytes does not apply.
+type Aggregator interface {
+	// Aggregate folds the records q selects. Its figures must equal those a
+	// Summary computes from the same records read one by one.
+	Aggregate(ctx context.Context, q AggregateQuery) (Aggregate, error)
+}
+
+// AggregateQuery selects and groups the records an Aggregator folds.
+type AggregateQuery struct {
+	// Since keeps the records whose Time is at or after it, to the
+	// nanosecond; zero keeps every record.
+	Since time.Time
+	// Tool, when set, keeps only the records of the tool with this final
+	// name.
+	Tool string
+	// Unit is the timeline's counting unit, a whole number of seconds (an
+	// hour or a day): records are counted by Time truncated to a multiple
+	// of Unit since the Unix epoch.
+	Unit time.Duration
+}
+
+// Aggregate is what an Aggregator returns.
+type Aggregate struct {
+	// Tools has one entry per tool with records, in any order.
+	Tools []ToolAggregate
+	// Units counts the records per timeline unit, in any order.
+	Units []UnitAggregate
+	// First is the earliest record's Time; zero without records.
+	First time.Time
+}
+
+// ToolAggregate is one tool's records folded.
+type ToolAggregate struct {
+	// Tool is the tool's final name.
+	Tool string
+	// Pack is the pack of the tool's latest record.
+	Pack string
+	// Calls counts the records; Successes those of successful calls.
+	Calls, Successes int64
+	// Duration is the sum of the calls' durations.
+	Duration time.Duration
+	// P50 and P95 are the nearest-rank percentiles of the durations: the
+	// value at rank ⌈p × Calls / 100⌉ of the durations sorted ascending.
+	P50, P95 time.Duration
+	// Errors counts the failures by error type; a failure without a type
+	// counts as "unknown".
+	Errors map[string]int64
+	// BytesIn and BytesOut are the sums of the records' sizes.
+	BytesIn, BytesOut int64
+}
+
+// UnitAggregate counts the records of one timeline unit.
+type UnitAggregate struct {
+	// Start is the unit's start.
+	Start time.Time
+	// Calls counts the records; Failures those of failed calls.
+	Calls, Failures int64
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -122,10 +123,12 @@ type Bucket struct {
 }
 
 // Summary flushes what this Recorder has buffered, then reads the records
-// of the query's period from every process sharing the directory and
-// aggregates them. A flush that fails for another reason than ctx is logged
-// and the summary answers from what the files hold. An invalid period is a *PeriodError (ErrInvalidPeriod),
-// a disabled Recorder ErrDisabled; both texts are ready to show.
+// of the query's period from every process sharing the directory (or the
+// Sink) and aggregates them; a Sink that is an Aggregator aggregates them
+// itself. A flush that fails for another reason than ctx is logged and the
+// summary answers from what the store holds. An invalid period is a
+// *PeriodError (ErrInvalidPeriod), a disabled Recorder ErrDisabled; both
+// texts are ready to show.
 func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	length, err := PeriodLength(q.Period)
 	if err != nil {
@@ -151,7 +154,13 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	}
 	agg := newAggregator(q, length, now)
 	var st readStats
-	if cfg.sink != nil {
+	if sa, ok := cfg.sink.(Aggregator); ok {
+		var folded Aggregate
+		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.since, Tool: q.Tool, Unit: agg.unit})
+		if err == nil {
+			agg.merge(folded)
+		}
+	} else if cfg.sink != nil {
 		st, err = readSink(ctx, cfg.sink, agg.since, q.Tool, cfg.maxReadBytes, agg.add)
 	} else {
 		st, err = readRecords(ctx, cfg.dir, agg.since, cfg.maxReadBytes, agg.add)
@@ -190,6 +199,9 @@ type toolAgg struct {
 	durs      []time.Duration
 	errors    map[string]int64
 	in, out   int64
+	// folded: an Aggregator's figures, percentiles given (durs unused).
+	folded   bool
+	p50, p95 time.Duration
 }
 
 func newAggregator(q Query, length time.Duration, now time.Time) *aggregator {
@@ -256,6 +268,34 @@ func (a *aggregator) add(rec *record) {
 	}
 }
 
+// merge takes an Aggregator's figures as the records they fold.
+func (a *aggregator) merge(f Aggregate) {
+	for _, t := range f.Tools {
+		if t.Calls <= 0 {
+			continue
+		}
+		a.calls += t.Calls
+		a.ok += t.Successes
+		var errs map[string]int64
+		if len(t.Errors) > 0 {
+			errs = maps.Clone(t.Errors)
+		}
+		a.tools[t.Tool] = &toolAgg{pack: t.Pack, calls: t.Calls, ok: t.Successes, total: t.Duration, errors: errs,
+			in: t.BytesIn, out: t.BytesOut, folded: true, p50: t.P50, p95: t.P95}
+	}
+	for _, u := range f.Units {
+		key := u.Start.Unix()
+		c := a.units[key]
+		if c == nil {
+			c = new([2]int64)
+			a.units[key] = c
+		}
+		c[0] += u.Calls
+		c[1] += u.Failures
+	}
+	a.first = f.First
+}
+
 // summary builds the result.
 func (a *aggregator) summary(cfg *config) Summary {
 	s := Summary{
@@ -270,15 +310,18 @@ func (a *aggregator) summary(cfg *config) Summary {
 		Tools:        make([]ToolSummary, 0, len(a.tools)),
 	}
 	for name, t := range a.tools {
-		slices.Sort(t.durs)
+		if !t.folded {
+			slices.Sort(t.durs)
+			t.p50, t.p95 = percentile(t.durs, 50), percentile(t.durs, 95)
+		}
 		s.Tools = append(s.Tools, ToolSummary{
 			Tool:        name,
 			Pack:        t.pack,
 			Calls:       t.calls,
 			SuccessRate: rate(t.ok, t.calls),
 			AvgMs:       ms(t.total / time.Duration(t.calls)),
-			P50Ms:       ms(percentile(t.durs, 50)),
-			P95Ms:       ms(percentile(t.durs, 95)),
+			P50Ms:       ms(t.p50),
+			P95Ms:       ms(t.p95),
 			Errors:      t.errors,
 			BytesIn:     t.in,
 			BytesOut:    t.out,

@@ -3,6 +3,8 @@ package pgstats_test
 import (
 	"context"
 	"log/slog"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -41,8 +43,9 @@ func calls(b *testing.B, reg *registry.Registry, n int) {
 }
 
 // BenchmarkSinkVsFiles: the cost per record of a flush (4,096 records)
-// and of a Summary over 100,000 records, with the records in PostgreSQL
-// beside the JSON Lines files (the baseline), same machine, same calls.
+// and of a Summary over 100,000 records (PGSTATS_BENCH_CALLS others), with the records in PostgreSQL
+// (folded by the database, and read record by record) beside the JSON
+// Lines files (the baseline), same machine, same calls.
 func BenchmarkSinkVsFiles(b *testing.B) {
 	dsn := pgtest.DSN(b)
 	stores := []struct {
@@ -52,6 +55,10 @@ func BenchmarkSinkVsFiles(b *testing.B) {
 		{"baseline=files", func(b *testing.B) stats.Options { return stats.Options{Dir: b.TempDir()} }},
 		{"postgresql", func(b *testing.B) stats.Options {
 			return stats.Options{Sink: open(b, dsn, pgtest.FreshSchema(b, dsn)), ReportsDir: b.TempDir()}
+		}},
+		// The same Sink read record by record, as before Aggregate.
+		{"postgresql-read-each", func(b *testing.B) stats.Options {
+			return stats.Options{Sink: recordsOnly{open(b, dsn, pgtest.FreshSchema(b, dsn))}, ReportsDir: b.TempDir()}
 		}},
 	}
 	for _, st := range stores {
@@ -71,7 +78,10 @@ func BenchmarkSinkVsFiles(b *testing.B) {
 		})
 		b.Run(st.name+"/summary", func(b *testing.B) {
 			rec, reg := recorded(b, st.opts(b))
-			const n = 100_000
+			n := 100_000
+			if v, err := strconv.Atoi(os.Getenv("PGSTATS_BENCH_CALLS")); err == nil && v > 0 {
+				n = v
+			}
 			calls(b, reg, n)
 			if err := rec.Flush(context.Background()); err != nil {
 				b.Fatal(err)
@@ -81,7 +91,7 @@ func BenchmarkSinkVsFiles(b *testing.B) {
 				t0 := time.Now()
 				s, err := rec.Summary(context.Background(), stats.Query{})
 				summing += time.Since(t0)
-				if err != nil || s.TotalCalls != n {
+				if err != nil || s.TotalCalls != int64(n) {
 					b.Fatal(err, s.TotalCalls)
 				}
 			}

@@ -10,7 +10,11 @@
 //	defer rec.Close(ctx)
 //
 // A flush is one COPY inside one transaction: a batch is stored whole or
-// not at all, and a writer killed mid-batch leaves nothing of it. The
+// not at all, and a writer killed mid-batch leaves nothing of it. A
+// summary is folded by the database (Sink.Aggregate, a stats.Aggregator)
+// in one read-only snapshot: whatever the number of calls in the period,
+// a row per tool, error type and timeline unit comes back, and the
+// summary is complete. The
 // table's schema is migrated at Open (github.com/jackc/tern) in
 // Options.Schema. Records keep nanoseconds: timestamptz holds the
 // microseconds and a column of its own the rest.
@@ -206,4 +210,148 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		return false, fmt.Errorf("pgstats: reading records: %w", err)
 	}
 	return false, nil
+}
+
+var _ stats.Aggregator = (*Sink)(nil)
+
+// aggregateSQL folds the selected records (filtered by the %[1]s
+// condition) per tool: counts, sums (clamped to int64), the pack of the
+// latest record and the nearest-rank percentiles. percentile_disc(f) is the
+// value at rank ⌈f × n⌉, and the float8 0.95 is just below 0.95, so its
+// rank is stats' ⌈95n / 100⌉ exactly. Grouping by tool in the C collation
+// compares bytes, as stats does, and sorts faster.
+const aggregateSQL = `
+WITH agg AS (
+  SELECT tool COLLATE "C" AS tool, count(*) AS calls, count(*) FILTER (WHERE success) AS ok,
+         LEAST(sum(duration_ns), 9223372036854775807)::bigint AS dur,
+         LEAST(sum(bytes_in), 9223372036854775807)::bigint AS bin,
+         LEAST(sum(bytes_out), 9223372036854775807)::bigint AS bout,
+         max(started_at) AS last_at
+    FROM stats_calls WHERE %[1]s GROUP BY 1
+), pct AS (
+  SELECT tool COLLATE "C" AS tool, percentile_disc(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ns) AS p
+    FROM stats_calls WHERE %[1]s GROUP BY 1
+)
+SELECT agg.tool, (SELECT pack FROM stats_calls WHERE %[1]s AND tool = agg.tool AND started_at = agg.last_at
+                   ORDER BY started_ns DESC LIMIT 1),
+       agg.calls, agg.ok, agg.dur, pct.p[1], pct.p[2], agg.bin, agg.bout
+  FROM agg JOIN pct USING (tool)`
+
+// Aggregate implements stats.Aggregator: the records q selects folded by
+// the database, in one read-only snapshot, so that a summary reads a row
+// per tool, per error type and per timeline unit instead of every record.
+func (s *Sink) Aggregate(ctx context.Context, q stats.AggregateQuery) (stats.Aggregate, error) {
+	if s.closed.Load() {
+		return stats.Aggregate{}, ErrClosed
+	}
+	unit := int64(q.Unit / time.Second)
+	if unit <= 0 || q.Unit%time.Second != 0 {
+		return stats.Aggregate{}, fmt.Errorf("pgstats: Aggregate: AggregateQuery.Unit must be a whole number of seconds > 0, got %v", q.Unit)
+	}
+	where := "true"
+	args := []any{}
+	if !q.Since.IsZero() {
+		// timestamptz holds microseconds; started_ns the rest.
+		t := q.Since.UTC()
+		us := t.Truncate(time.Microsecond)
+		args = append(args, us, int32(t.Sub(us)))
+		where = "started_at >= $1 AND (started_at > $1 OR started_ns >= $2)"
+	}
+	if q.Tool != "" {
+		args = append(args, text(q.Tool))
+		where += fmt.Sprintf(" AND tool = $%d", len(args))
+	}
+	var out stats.Aggregate
+	err := pgpool.ReadRetrying(ctx, s.pool, func() error {
+		out = stats.Aggregate{}
+		return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			return s.aggregate(ctx, tx, where, args, unit, &out)
+		})
+	})
+	if err != nil {
+		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", err)
+	}
+	return out, nil
+}
+
+// aggregate sends the reads of Aggregate in one batch.
+func (s *Sink) aggregate(ctx context.Context, tx pgx.Tx, where string, args []any, unit int64, out *stats.Aggregate) error {
+	b := &pgx.Batch{}
+	// The percentiles sort a period's durations: in memory, up to a point.
+	b.Queue(`SET LOCAL work_mem = '64MB'`)
+	b.Queue(fmt.Sprintf(aggregateSQL, where), args...)
+	b.Queue(`SELECT tool COLLATE "C", CASE WHEN error_type = '' THEN 'unknown' ELSE error_type END, count(*)
+	           FROM stats_calls WHERE `+where+` AND NOT success GROUP BY 1, 2`, args...)
+	b.Queue(fmt.Sprintf(`SELECT date_bin('%d seconds', started_at, 'epoch'), count(*), count(*) FILTER (WHERE NOT success)
+	           FROM stats_calls WHERE %s GROUP BY 1`, unit, where), args...)
+	b.Queue(`SELECT started_at, started_ns FROM stats_calls WHERE `+where+` ORDER BY started_at, started_ns LIMIT 1`, args...)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	byTool := map[string]int{}
+	for rows.Next() {
+		var t stats.ToolAggregate
+		var dur, p50, p95 int64
+		if err := rows.Scan(&t.Tool, &t.Pack, &t.Calls, &t.Successes, &dur, &p50, &p95, &t.BytesIn, &t.BytesOut); err != nil {
+			return err
+		}
+		t.Duration, t.P50, t.P95 = time.Duration(dur), time.Duration(p50), time.Duration(p95)
+		byTool[t.Tool] = len(out.Tools)
+		out.Tools = append(out.Tools, t)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = br.Query()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var tool, errType string
+		var n int64
+		if err := rows.Scan(&tool, &errType, &n); err != nil {
+			return err
+		}
+		if i, ok := byTool[tool]; ok {
+			if out.Tools[i].Errors == nil {
+				out.Tools[i].Errors = map[string]int64{}
+			}
+			out.Tools[i].Errors[errType] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = br.Query()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var u stats.UnitAggregate
+		if err := rows.Scan(&u.Start, &u.Calls, &u.Failures); err != nil {
+			return err
+		}
+		u.Start = u.Start.UTC()
+		out.Units = append(out.Units, u)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var at time.Time
+	var ns int32
+	switch err := br.QueryRow().Scan(&at, &ns); {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return err
+	default:
+		out.First = at.Add(time.Duration(ns)).UTC()
+	}
+	return br.Close()
 }

@@ -282,3 +282,106 @@ func TestSink_ToolFilter(t *testing.T) {
 	assert.True(t, trunc, "4 of the tool's records are in the period, the limit is 2")
 	assert.Len(t, got, 2)
 }
+
+// recordsOnly hides Aggregate: a Recorder over it reads every record and
+// folds them itself, as over any Sink.
+type recordsOnly struct{ stats.Sink }
+
+// The database folds the records exactly as a Summary folds them read one
+// by one: for any records, period and tool filter, the Summary over the
+// aggregating Sink equals the Summary over the same Sink read record by
+// record — totals, rates, per-tool percentiles, error counts, packs and
+// the timeline.
+func TestAggregate_EqualsFoldingEveryRecord(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	sink := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	now := time.Date(2026, 11, 28, 10, 30, 0, 123456789, time.UTC)
+	clock := func() time.Time { return now }
+	newRec := func(s stats.Sink) *stats.Recorder {
+		r, err := stats.New(stats.Options{Enabled: true, Sink: s, FlushInterval: time.Hour, Now: clock, Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = r.Close(context.Background()) })
+		return r
+	}
+	folded, readEach := newRec(sink), newRec(recordsOnly{sink})
+	tools := []string{"add", "web.search", "ot.stats", "x"}
+	next := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 30).Draw(rt, "n")
+		batch := make([]stats.Record, n)
+		for i := range batch {
+			next++
+			r := stats.Record{
+				// Distinct times (the pack shown is that of a tool's latest
+				// call), from 45 days ago to a minute after now.
+				Time:     now.Add(time.Duration(rapid.Int64Range(-45*24*3600*1000, 60*1000).Draw(rt, "ms"))*time.Millisecond + time.Duration(next)),
+				Tool:     rapid.SampledFrom(tools).Draw(rt, "tool"),
+				Pack:     rapid.SampledFrom([]string{"", "web", "oj"}).Draw(rt, "pack"),
+				Duration: time.Duration(rapid.Int64Range(0, int64(10*time.Second)).Draw(rt, "dur")),
+				Success:  rapid.Bool().Draw(rt, "ok"),
+				BytesIn:  rapid.Int64Range(0, 1<<30).Draw(rt, "in"),
+				BytesOut: rapid.Int64Range(0, 1<<30).Draw(rt, "out"),
+			}
+			if !r.Success {
+				r.ErrorType = rapid.SampledFrom([]string{"", "validation_error", "timeout"}).Draw(rt, "err")
+			}
+			batch[i] = r
+		}
+		require.NoError(rt, sink.Append(context.Background(), batch))
+		q := stats.Query{
+			Period: rapid.SampledFrom([]string{"", stats.PeriodDay, stats.PeriodWeek, stats.PeriodMonth, stats.PeriodAll}).Draw(rt, "period"),
+			Tool:   rapid.SampledFrom(append([]string{"", "nope"}, tools...)).Draw(rt, "filter"),
+		}
+		want, err := readEach.Summary(context.Background(), q)
+		require.NoError(rt, err)
+		got, err := folded.Summary(context.Background(), q)
+		require.NoError(rt, err)
+		require.Equal(rt, want, got)
+	})
+}
+
+// A summary over the aggregating Sink is never cut short: MaxReadBytes
+// bounds what a Summary reads record by record, not what the database
+// folds.
+func TestAggregate_NeverTruncated(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	sink := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	now := time.Now().UTC()
+	var batch []stats.Record
+	for i := range 500 {
+		batch = append(batch, stats.Record{Time: now.Add(-time.Duration(i) * time.Second), Tool: "t", Success: i%10 != 0, Duration: time.Duration(i) * time.Millisecond})
+	}
+	require.NoError(t, sink.Append(context.Background(), batch))
+	for name, s := range map[string]stats.Sink{"folded by the database": sink, "read record by record": recordsOnly{sink}} {
+		r, err := stats.New(stats.Options{Enabled: true, Sink: s, MaxReadBytes: 160 * 100, Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		sum, err := r.Summary(context.Background(), stats.Query{Period: stats.PeriodDay})
+		require.NoError(t, err)
+		require.NoError(t, r.Close(context.Background()))
+		if name == "folded by the database" {
+			assert.False(t, sum.Truncated, name)
+			assert.Equal(t, int64(500), sum.TotalCalls, name)
+			assert.Equal(t, 90.0, sum.SuccessRate, name)
+			assert.Equal(t, 474.0, sum.Tools[0].P95Ms, "rank ⌈0.95 × 500⌉ = 475 of 0…499 ms")
+		} else {
+			assert.True(t, sum.Truncated, name)
+			assert.Equal(t, int64(100), sum.TotalCalls, name)
+		}
+	}
+}
+
+// Aggregate checks its query and fails after Close.
+func TestAggregate_BadQueryAndClosed(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	sink := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	_, err := sink.Aggregate(context.Background(), stats.AggregateQuery{Unit: 1500 * time.Millisecond})
+	assert.ErrorContains(t, err, "AggregateQuery.Unit must be a whole number of seconds > 0, got 1.5s")
+	_, err = sink.Aggregate(context.Background(), stats.AggregateQuery{})
+	assert.ErrorContains(t, err, "got 0s")
+	a, err := sink.Aggregate(context.Background(), stats.AggregateQuery{Unit: time.Hour})
+	require.NoError(t, err)
+	assert.Equal(t, stats.Aggregate{}, a, "no records, nothing folded")
+	require.NoError(t, sink.Close())
+	_, err = sink.Aggregate(context.Background(), stats.AggregateQuery{Unit: time.Hour})
+	assert.ErrorIs(t, err, pgstats.ErrClosed)
+}
