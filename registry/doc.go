@@ -88,14 +88,16 @@
 //  2. look up the final name → ErrUnknownTool;
 //  3. Logging (seed 004 messages, see Logging);
 //  4. Recover (a panic anywhere below → internal_error failure);
-//  5. size and depth caps (Options.Decode), then Tool.Decode: a
+//  5. the middleware added with UseOuter, first added outermost: it sees
+//     every call, also those the next stage refuses (statistics, tracing);
+//  6. size and depth caps (Options.Decode), then Tool.Decode: a
 //     *args.ValidationError becomes a validation_error failure listing every
 //     field (error_data), with a nil error;
-//  6. the middleware added with Use, first added outermost; it sees Call.Args;
-//  7. Timeout: Tool.Timeout, else Options.Timeout (see Timeout for a handler
+//  7. the middleware added with Use, first added outermost; it sees Call.Args;
+//  8. Timeout: Tool.Timeout, else Options.Timeout (see Timeout for a handler
 //     that ignores its context, and Tool.Inline for one that does not);
-//  8. Recover again, on the handler's goroutine;
-//  9. the handler, then output validation when the tool has CheckOutput or
+//  9. Recover again, on the handler's goroutine;
+//  10. the handler, then output validation when the tool has CheckOutput or
 //     an output schema (a violation is a protocol error wrapping
 //     ErrInvalidOutput, naming the tool and listing every violation). A
 //     tool built by Func checks its values on the Go side against the
@@ -103,7 +105,7 @@
 //     Func generated, at no marshalling cost; any other schema is compiled
 //     once, at registration, with santhosh-tekuri/jsonschema and checked
 //     against the value's JSON;
-//  10. Options.Instructions fill in a missing instruction.
+//  11. Options.Instructions fill in a missing instruction.
 //
 // The chain of every tool is built when the tool is added or middleware is
 // added, never per call; a tool without an output schema never re-marshals

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -400,6 +401,49 @@ func TestMiddleware_OrderAndDecodedArgs(t *testing.T) {
 		_, err := r.Invoke(t.Context(), name, nil)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"outer:args", "inner:args", "handler", "inner done", "outer done"}, trail, name)
+	}
+}
+
+// Middleware added with UseOuter sees every call of a tool — also those
+// refused for their arguments (failing validation, over the size cap),
+// with Call.Args nil — and sits outside the middleware added with Use,
+// whatever the order of the two calls.
+func TestUseOuter_SeesCallsRefusedForTheirArguments(t *testing.T) {
+	o := noPrefix()
+	o.Decode.MaxBytes = 64
+	r := New(o)
+	var trail []string
+	mw := func(tag string) Middleware {
+		return func(next Handler) Handler {
+			return func(ctx context.Context, c *Call) (result.Result[any], error) {
+				res, err := next(ctx, c)
+				trail = append(trail, fmt.Sprintf("%s args=%v success=%v type=%s", tag, c.Args, res.Success, res.ErrorType))
+				return res, err
+			}
+		}
+	}
+	r.Use(mw("use"))
+	r.UseOuter(mw("outer1"), nil, mw("outer2"))
+	tl := rawTool("x", okHandler(1))
+	tl.Decode = func(raw json.RawMessage) (any, error) {
+		if string(raw) != `{}` {
+			return nil, &args.ValidationError{Errors: []args.FieldError{{Field: "n", Rule: "required", Message: "is required"}}}
+		}
+		return "decoded", nil
+	}
+	require.NoError(t, r.Add(tl))
+
+	_, err := r.Invoke(t.Context(), "x", nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"use args=decoded success=true type=", "outer2 args=decoded success=true type=", "outer1 args=decoded success=true type="}, trail)
+
+	for _, raw := range []string{`{"m":1}`, `{"pad":"` + strings.Repeat("x", 100) + `"}`} {
+		trail = nil
+		res, err := r.Invoke(t.Context(), "x", json.RawMessage(raw))
+		require.NoError(t, err)
+		require.Equal(t, result.ValidationError, res.ErrorType)
+		assert.Equal(t, []string{"outer2 args=<nil> success=false type=validation_error", "outer1 args=<nil> success=false type=validation_error"}, trail,
+			"only the outer middleware sees a call refused for its arguments: %s", raw)
 	}
 }
 

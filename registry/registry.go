@@ -106,7 +106,8 @@ type Registry struct {
 	toolOff map[string]bool              // final names switched off (SetEnabled)
 	packOff map[string]bool              // packs switched off (SetPackEnabled)
 	aliases map[string]string            // alias → target, as set (SetAliases)
-	mw      []Middleware
+	mw      []Middleware                 // Use
+	outer   []Middleware                 // UseOuter
 	subs    []subscriber
 	next    int
 }
@@ -156,11 +157,28 @@ func (r *Registry) Prefix() string { return r.prefix }
 // in the pipeline. The chain of every tool is rebuilt here, once, not per
 // call. Nil entries are ignored.
 func (r *Registry) Use(mw ...Middleware) {
+	r.use(&r.mw, mw)
+}
+
+// UseOuter appends middleware that runs outside argument decoding, so that
+// it sees every call of a tool: also those refused for their arguments
+// (over the size or depth caps, or failing validation), which come back to
+// it as a validation_error failure, Call.Args nil. Call statistics and
+// tracing belong here; middleware that reads Call.Args belongs in Use. The
+// first added is the outermost of the added ones; all of them are inside
+// Logging and Recover and outside the middleware added with Use. Nil
+// entries are ignored.
+func (r *Registry) UseOuter(mw ...Middleware) {
+	r.use(&r.outer, mw)
+}
+
+// use appends mw to the list at dst and rebuilds every tool's chain.
+func (r *Registry) use(dst *[]Middleware, mw []Middleware) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, m := range mw {
 		if m != nil {
-			r.mw = append(r.mw, m)
+			*dst = append(*dst, m)
 		}
 	}
 	// Entries are immutable once published (Invoke reads them without the
@@ -176,8 +194,9 @@ func (r *Registry) Use(mw ...Middleware) {
 
 // chainLocked builds the full pipeline around core; r.mu must be held.
 //
-// Outermost first: Logging, Recover, limits+decode, user middleware,
-// Timeout, Recover, output validation (inside core), handler.
+// Outermost first: Logging, Recover, outer middleware, limits+decode,
+// user middleware, Timeout, Recover, output validation (inside core),
+// handler.
 func (r *Registry) chainLocked(core Handler) Handler {
 	h := Recover(r.log)(core)
 	h = Timeout(r.opts.Timeout)(h)
@@ -185,6 +204,9 @@ func (r *Registry) chainLocked(core Handler) Handler {
 		h = r.mw[i](h)
 	}
 	h = r.decodeStage(h)
+	for i := len(r.outer) - 1; i >= 0; i-- {
+		h = r.outer[i](h)
+	}
 	h = Recover(r.log)(h)
 	return Logging(r.log)(h)
 }

@@ -32,7 +32,7 @@ func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log
 		stop()
 		return nil, err
 	}
-	reg.Use(mw)
+	reg.UseOuter(mw)
 	log.Info("OpenTelemetry export on (OTEL_* environment)", "traces", p.Tracing, "metrics", p.Metrics)
 	return stop, nil
 }

@@ -53,7 +53,7 @@ func benchRegistry(b *testing.B, structured bool, rec *Recorder) *registry.Regis
 		b.Fatal(err)
 	}
 	if rec != nil {
-		reg.Use(rec.Middleware())
+		reg.UseOuter(rec.Middleware())
 	}
 	return reg
 }

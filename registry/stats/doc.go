@@ -10,7 +10,7 @@
 //
 //	rec, err := stats.New(stats.Options{Enabled: true, Dir: "stats"})
 //	…
-//	reg.Use(rec.Middleware())
+//	reg.UseOuter(rec.Middleware())
 //	defer rec.Close(ctx) // writes what is still buffered
 //
 // The middleware costs a few hundred nanoseconds per call (BENCHMARKS.md):
@@ -21,9 +21,12 @@
 // installed and follows the new options (switching recording off makes it
 // a pass-through).
 //
-// Calls refused before the middleware chain (an unknown tool, a disabled
-// tool, arguments that fail validation) are not seen by middleware and so
-// are not recorded.
+// Installed with Registry.UseOuter, the middleware records every call of a
+// tool, also those refused for their arguments (error type
+// validation_error: a model sending bad arguments shows in the success
+// rate); installed with Use, only calls whose arguments passed. Calls
+// refused before any middleware (an unknown tool, a disabled tool) are not
+// recorded.
 //
 // # Files
 //

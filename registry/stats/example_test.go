@@ -43,7 +43,7 @@ func ExampleRecorder() {
 	}, registry.ToolOptions{Doc: "Greets someone."}); err != nil {
 		log.Fatal(err)
 	}
-	reg.Use(rec.Middleware())
+	reg.UseOuter(rec.Middleware())
 
 	for _, name := range []string{"Ada", "Grace", "nobody"} {
 		raw, _ := json.Marshal(greetArgs{Name: name})

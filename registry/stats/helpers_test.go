@@ -79,7 +79,7 @@ func newRegistry(t testing.TB, rec *Recorder) *registry.Registry {
 	require.NoError(t, registry.AddFunc(reg, "broken", func(ctx context.Context, a lookupArgs) (result.Result[string], error) {
 		return result.Result[string]{}, errors.New("backend down")
 	}, registry.ToolOptions{Doc: "Fails."}))
-	reg.Use(rec.Middleware())
+	reg.UseOuter(rec.Middleware())
 	return reg
 }
 

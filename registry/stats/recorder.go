@@ -135,14 +135,13 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 // out (a string, []byte or json.RawMessage value's length; for any other
 // value the length of its encoding/json encoding without HTML escaping,
 // 0 when it cannot be encoded — common shapes are measured without being
-// encoded; a failure's error text). Install it once with Registry.Use; Reconfigure changes what it
-// does. While recording is disabled or after Close it only passes the call
-// on. Recording never blocks a call on disk: records are buffered and
-// written by the flusher.
-//
-// Calls refused before the middleware chain (unknown tools, disabled
-// tools, arguments failing validation) are not seen by middleware, so they
-// are not recorded.
+// encoded; a failure's error text). Install it once with
+// Registry.UseOuter, so that calls refused for their arguments are recorded
+// too (with Use only the calls whose arguments passed are); Reconfigure
+// changes what it does. While recording is disabled or after Close it only
+// passes the call on. Recording never blocks a call on disk: records are
+// buffered and written by the flusher. Calls refused before any middleware
+// (unknown or disabled tools) are not recorded.
 func (r *Recorder) Middleware() registry.Middleware {
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {

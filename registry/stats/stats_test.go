@@ -204,14 +204,14 @@ func TestMiddleware_RecordsEveryCall(t *testing.T) {
 	go func() { time.Sleep(5 * time.Millisecond); cancel() }()
 	_, err := reg2.Invoke(ctx, "wait", nil) // cancelled by the caller
 	require.ErrorIs(t, err, context.Canceled)
-	call(t, reg, "demo_search", "") // refused by validation: never reaches middleware
+	call(t, reg, "demo_search", "") // refused by validation: recorded (UseOuter)
 	_, err = reg.Invoke(context.Background(), "demo_nothing", nil)
-	require.ErrorIs(t, err, registry.ErrUnknownTool)
+	require.ErrorIs(t, err, registry.ErrUnknownTool) // no tool: not recorded
 
 	require.NoError(t, rec.Flush(context.Background()))
 	got, corrupt := readAll(t, o.Dir)
 	require.Zero(t, corrupt)
-	require.Len(t, got, 6)
+	require.Len(t, got, 7)
 	in := int64(len(`{"query":"golang"}`))
 	lookupJSON, _ := json.Marshal(lookupOut{Hits: 3, Query: "golang"})
 
@@ -224,6 +224,11 @@ func TestMiddleware_RecordsEveryCall(t *testing.T) {
 	assert.Equal(t, record{time: t0.Add(time.Second), tool: "demo_lookup", pack: "web", ok: true, bytesIn: in, bytesOut: int64(len(lookupJSON))}, byTool["demo_lookup"])
 	assert.Equal(t, record{time: t0.Add(time.Second), tool: "demo_missing", pack: "db", errType: "not_found", bytesIn: int64(len(`{"query":"row"}`)), bytesOut: int64(len("no such row"))}, byTool["demo_missing"])
 	assert.Equal(t, record{time: t0.Add(time.Second), tool: "demo_broken", errType: ErrorTypeProtocol, bytesIn: int64(len(`{"query":"x"}`))}, byTool["demo_broken"])
+	refused := byTool["demo_search"]
+	assert.Equal(t, "validation_error", refused.errType, "a call refused for its arguments is a failed call")
+	assert.False(t, refused.ok)
+	assert.EqualValues(t, len(`{"query":""}`), refused.bytesIn)
+	assert.Positive(t, refused.bytesOut, "the failure's text")
 	assert.Equal(t, "timeout", byTool["demo_slow"].errType)
 	assert.False(t, byTool["demo_slow"].ok)
 	assert.Equal(t, "cancelled", byTool["wait"].errType)

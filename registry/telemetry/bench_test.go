@@ -39,7 +39,7 @@ func benchRegistry(b *testing.B, mw registry.Middleware) *registry.Registry {
 		b.Fatal(err)
 	}
 	if mw != nil {
-		reg.Use(mw)
+		reg.UseOuter(mw)
 	}
 	return reg
 }

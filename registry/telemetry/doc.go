@@ -6,13 +6,14 @@
 //
 // # The middleware
 //
-// Install it once, as any middleware:
+// Install it once, with Registry.UseOuter so that it sees every call,
+// also those refused for their arguments:
 //
 //	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "my-host"})
 //	…
 //	defer p.Shutdown(context.Background())
 //	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
-//	reg.Use(mw)
+//	reg.UseOuter(mw)
 //
 // Each call gets a span named after the tool as it was declared
 // (Tool.BaseName: "ot.tools", "ot.result", "oj.get_problem"), so the name
@@ -48,9 +49,10 @@
 //	toolpack.tool.bytes_out  counter, By: the size of the value (as the stats middleware
 //	                         counts it) or of the failure's text
 //
-// Calls refused before the middleware chain (unknown or disabled tools,
-// arguments failing validation) are not seen by middleware, so they are
-// neither traced nor counted.
+// Installed with UseOuter, it traces and counts the calls refused for
+// their arguments too (error.type validation_error); installed with Use,
+// it sees only calls whose arguments passed. Calls refused before any
+// middleware (unknown or disabled tools) are neither traced nor counted.
 //
 // # Exporters from the environment
 //

@@ -30,7 +30,7 @@ func ExampleMiddleware() {
 		panic(err)
 	}
 	reg := registry.New(registry.Options{})
-	reg.Use(mw)
+	reg.UseOuter(mw)
 	pk := &registry.Pack{Name: "out", Description: "Stored outputs."}
 	_ = registry.AddFunc(pk, "out.read", func(_ context.Context, a readArgs) (result.Result[string], error) {
 		return result.Ok("line 1"), nil

@@ -147,11 +147,13 @@ func Middleware(opts Options) (registry.Middleware, error) {
 			}
 			start := time.Now()
 			ctx, span := tracer.Start(ctx, name, a.start...)
-			if len(t.TraceArgs) > 0 && span.IsRecording() {
-				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs)...)
-			}
 			res, err := next(ctx, c)
 			elapsed := time.Since(start)
+			// Only arguments that passed the registry's caps and validation
+			// (Call.Args set) are read for attributes.
+			if len(t.TraceArgs) > 0 && c.Args != nil && span.IsRecording() {
+				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs)...)
+			}
 
 			in := int64(len(c.Raw))
 			var out int64

@@ -55,7 +55,7 @@ func newHarness(t *testing.T, prefix string) *harness {
 	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: tp, MeterProvider: mp})
 	require.NoError(t, err)
 	h.reg = registry.New(registry.Options{Prefix: &prefix})
-	h.reg.Use(mw)
+	h.reg.UseOuter(mw)
 	pk := &registry.Pack{Name: "store", Description: "Stored things."}
 	require.NoError(t, errors.Join(
 		registry.AddFunc(pk, "store.lookup", func(_ context.Context, a lookupArgs) (result.Result[lookupOut], error) {
@@ -223,6 +223,43 @@ func TestMiddleware_Metrics(t *testing.T) {
 	require.True(t, okh)
 	require.Len(t, hist.DataPoints, 1)
 	assert.Equal(t, uint64(4), hist.DataPoints[0].Count)
+}
+
+// Installed with UseOuter, the middleware traces and counts a call refused
+// for its arguments: a span with error.type validation_error and a
+// failure counted by that type; none of the refused arguments' values is
+// put on the span, not even those TraceArgs names.
+func TestMiddleware_CallsRefusedForTheirArguments(t *testing.T) {
+	h := newHarness(t, "")
+	ctx := context.Background()
+	res, err := h.reg.Invoke(ctx, "store.lookup", json.RawMessage(`{"offset":"s3cr3t","token":"s3cr3t"}`))
+	require.NoError(t, err)
+	require.Equal(t, result.ValidationError, res.ErrorType)
+
+	spans := h.spans.Ended()
+	require.Len(t, spans, 1)
+	a := attrs(spans[0].Attributes())
+	assert.Equal(t, string(result.ValidationError), a["error.type"].AsString())
+	assert.Equal(t, codes.Error, spans[0].Status().Code)
+	assert.NotContains(t, a, "offset", "arguments that failed validation are not read")
+	assert.NotContains(t, a, "handle")
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, h.reader.Collect(ctx, &rm))
+	var failures int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "toolpack.tool.failures" {
+				continue
+			}
+			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				et, _ := p.Attributes.Value("error.type")
+				assert.Equal(t, string(result.ValidationError), et.AsString())
+				failures += p.Value
+			}
+		}
+	}
+	assert.Equal(t, int64(1), failures)
 }
 
 // clearOTelEnv unsets every variable Setup reads, for the test's span.

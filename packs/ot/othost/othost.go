@@ -157,7 +157,8 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 		}
 	}
 	w.cancelSub = w.reg.Subscribe(func(registry.Change) { w.skipCache.Store(new(sync.Map)) })
-	w.reg.Use(rec.Middleware(), w.outputMiddleware)
+	w.reg.UseOuter(rec.Middleware())
+	w.reg.Use(w.outputMiddleware)
 
 	w.host.OnApply("snippets", w.snippetsHook)
 	w.host.OnApply("stats", w.statsHook)
