@@ -178,3 +178,34 @@ func ReadRetrying(ctx context.Context, pool *pgxpool.Pool, read func() error) er
 	}
 	return err
 }
+
+// TxRetrying runs fn in a transaction of pool, committed when fn returns
+// nil and rolled back otherwise. When the transaction fails because its
+// connection was lost before COMMIT was sent — at BEGIN or in fn — the
+// server has rolled it back and nothing of it was written, so the pool's
+// connections are dropped and the whole transaction runs once more on a new
+// connection (fn must be safe to run again: its statements are redone from
+// the start). A connection lost during COMMIT is not retried: the commit
+// may have happened.
+func TxRetrying(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	committing := false
+	run := func() error {
+		committing = false
+		tx, err := pool.BeginTx(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback(ctx)
+			return err
+		}
+		committing = true
+		return tx.Commit(ctx)
+	}
+	err := run()
+	if !committing && ConnectionLost(ctx, err) {
+		pool.Reset()
+		err = run()
+	}
+	return err
+}

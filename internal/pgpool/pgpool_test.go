@@ -83,6 +83,55 @@ func TestConnectionLost(t *testing.T) {
 	}
 }
 
+// A transaction whose connection is lost before it commits was rolled back
+// by the server: it runs once more, whole, on a new connection, and what
+// it wrote is there once. A transaction failing for another reason is not
+// run again.
+func TestTxRetrying(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx := context.Background()
+	pool, err := pgpool.Open(ctx, "txretry", pgpool.Config{DSN: dsn, Schema: schema, MaxConns: 2})
+	require.NoError(t, err)
+	defer pool.Close()
+	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema+`; CREATE TABLE t (x int PRIMARY KEY)`)
+	require.NoError(t, err)
+	count := func() (n int) {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
+		return n
+	}
+
+	runs := 0
+	err = pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		runs++
+		if _, err := tx.Exec(ctx, `INSERT INTO t VALUES (1)`); err != nil {
+			return err
+		}
+		if runs == 1 {
+			// The server ends this transaction's own session.
+			_, err := tx.Exec(ctx, `SELECT pg_terminate_backend(pg_backend_pid())`)
+			require.Error(t, err)
+			return err
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, runs)
+	assert.Equal(t, 1, count(), "the first run's insert was rolled back, the second committed")
+
+	runs = 0
+	err = pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		runs++
+		_, err := tx.Exec(ctx, `INSERT INTO t VALUES (2), (1)`)
+		return err
+	})
+	var pe *pgconn.PgError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "23505", pe.Code)
+	assert.Equal(t, 1, runs, "a failed statement is not run again")
+	assert.Equal(t, 1, count(), "and rolled back")
+}
+
 // Hosts starting at once on a fresh database each create the schema and
 // apply the migrations: exactly one does, none fails.
 func TestMigrate_HostsStartingAtOnce(t *testing.T) {

@@ -246,7 +246,7 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 	}
 	var out catalogue.Bundle
 	created := false
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		now := s.stamp()
 		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
 		switch {
@@ -395,7 +395,7 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 		return catalogue.Bundle{}, err
 	}
 	var out catalogue.Bundle
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
 			return err
@@ -454,7 +454,7 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 	now := s.stamp()
 	t := catalogue.Tool{ID: id, BundleID: key.BundleID, Slug: key.Slug, Version: key.Version, ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
 	what := fmt.Sprintf("tool %s@%s in bundle %s", key.Slug, key.Version, key.BundleID)
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		// The bundle's row is locked for update: tool puts into one
 		// bundle take turns, so the MaxToolsPerBundle count holds across
 		// hosts.
@@ -557,7 +557,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 	s.flushMu.RLock()
 	defer s.flushMu.RUnlock()
 	var out catalogue.Tool
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		if _, err := bundleForChange(ctx, tx, key.BundleID, "SHARE"); err != nil {
 			return err
 		}
@@ -644,7 +644,7 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		}
 		specs[i] = string(raw)
 	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		if err := s.reserveBundle(ctx, tx); err != nil {
 			return err
 		}
@@ -688,7 +688,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for k, u := range batch {
 			b.Queue(`UPDATE catalogue_tools SET call_count = call_count + $4,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/toolpack-go/toolpack/internal/pgpool"
 	"github.com/toolpack-go/toolpack/registry/results"
 )
 
@@ -44,7 +45,13 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	tx, err := b.pool.Begin(ctx)
+	// Nothing is written yet: a BEGIN that finds its connection gone (the
+	// server restarted, or ended it) runs again on a new one.
+	var tx pgx.Tx
+	err := pgpool.ReadRetrying(ctx, b.pool, func() (err error) {
+		tx, err = b.pool.Begin(ctx)
+		return err
+	})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("pgresults: %w", err)

@@ -100,3 +100,27 @@ func TestFault_ConnectionsDropped(t *testing.T) {
 	require.NoError(t, err, "served again after the drops")
 	require.Equal(t, []string{"line 20000"}, p.Lines)
 }
+
+// The database dropping the store's connections costs no stored output: a
+// write that finds its connection gone before it began runs again on a new
+// one, so the output is stored, not returned inline.
+func TestFault_PutAfterConnectionsDropped(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	st := openPG(t, dsn, schema, results.Options{})
+	admin, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer admin.Close(context.Background())
+	text := strings.Repeat("a line of output\n", 5000)
+	for i := range 10 {
+		_, err := st.Put(context.Background(), strings.NewReader(text))
+		require.NoError(t, err, "put %d", i)
+		_, err = admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, "pgresults:"+schema)
+		require.NoError(t, err)
+		stored, err := st.Put(context.Background(), strings.NewReader(text))
+		require.NoError(t, err, "put right after the connections were dropped (round %d)", i)
+		p, err := st.Query(context.Background(), results.Request{Handle: stored.Handle, Offset: 5000, Limit: 1})
+		require.NoError(t, err)
+		require.Equal(t, []string{"a line of output"}, p.Lines)
+	}
+}

@@ -157,7 +157,7 @@ func (b *Backend) Remove(ctx context.Context, handle string, t results.Tombstone
 	if err := b.check(); err != nil {
 		return err
 	}
-	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+	err := pgpool.TxRetrying(ctx, b.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO result_tombstones (handle, removed_at, evicted) VALUES ($1, $2, $3)
 			ON CONFLICT (handle) DO UPDATE SET removed_at = excluded.removed_at, evicted = excluded.evicted`, handle, t.At, t.Evicted); err != nil {
 			return err
