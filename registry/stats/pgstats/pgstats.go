@@ -291,57 +291,45 @@ func (s *Sink) aggregate(ctx context.Context, tx pgx.Tx, where string, args []an
 	if _, err := br.Exec(); err != nil {
 		return err
 	}
-	rows, err := br.Query()
-	if err != nil {
+	// Each read's rows, scanned into its variables, handed to fn.
+	each := func(fn func() error, dst ...any) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		_, err = pgx.ForEachRow(rows, dst, fn)
 		return err
 	}
 	byTool := map[string]int{}
-	for rows.Next() {
-		var t stats.ToolAggregate
-		var dur, p50, p95 int64
-		if err := rows.Scan(&t.Tool, &t.Pack, &t.Calls, &t.Successes, &dur, &p50, &p95, &t.BytesIn, &t.BytesOut); err != nil {
-			return err
-		}
+	var t stats.ToolAggregate
+	var dur, p50, p95 int64
+	if err := each(func() error {
 		t.Duration, t.P50, t.P95 = time.Duration(dur), time.Duration(p50), time.Duration(p95)
 		byTool[t.Tool] = len(out.Tools)
 		out.Tools = append(out.Tools, t)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, &t.Tool, &t.Pack, &t.Calls, &t.Successes, &dur, &p50, &p95, &t.BytesIn, &t.BytesOut); err != nil {
 		return err
 	}
-	rows, err = br.Query()
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var tool, errType string
-		var n int64
-		if err := rows.Scan(&tool, &errType, &n); err != nil {
-			return err
-		}
+	var tool, errType string
+	var n int64
+	if err := each(func() error {
 		if i, ok := byTool[tool]; ok {
 			if out.Tools[i].Errors == nil {
 				out.Tools[i].Errors = map[string]int64{}
 			}
 			out.Tools[i].Errors[errType] = n
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, &tool, &errType, &n); err != nil {
 		return err
 	}
-	rows, err = br.Query()
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var u stats.UnitAggregate
-		if err := rows.Scan(&u.Start, &u.Calls, &u.Failures); err != nil {
-			return err
-		}
+	var u stats.UnitAggregate
+	if err := each(func() error {
 		u.Start = u.Start.UTC()
 		out.Units = append(out.Units, u)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, &u.Start, &u.Calls, &u.Failures); err != nil {
 		return err
 	}
 	var at time.Time
