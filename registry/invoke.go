@@ -85,6 +85,7 @@ func (r *Registry) decodeStage(next Handler) Handler {
 			}
 			c.Args = a
 		}
+		c.checked = true
 		return next(ctx, c)
 	}
 }

@@ -406,8 +406,8 @@ func TestMiddleware_OrderAndDecodedArgs(t *testing.T) {
 
 // Middleware added with UseOuter sees every call of a tool — also those
 // refused for their arguments (failing validation, over the size cap),
-// with Call.Args nil — and sits outside the middleware added with Use,
-// whatever the order of the two calls.
+// with Call.Args nil and ArgsChecked false — and sits outside the
+// middleware added with Use, whatever the order of the two calls.
 func TestUseOuter_SeesCallsRefusedForTheirArguments(t *testing.T) {
 	o := noPrefix()
 	o.Decode.MaxBytes = 64
@@ -417,7 +417,7 @@ func TestUseOuter_SeesCallsRefusedForTheirArguments(t *testing.T) {
 		return func(next Handler) Handler {
 			return func(ctx context.Context, c *Call) (result.Result[any], error) {
 				res, err := next(ctx, c)
-				trail = append(trail, fmt.Sprintf("%s args=%v success=%v type=%s", tag, c.Args, res.Success, res.ErrorType))
+				trail = append(trail, fmt.Sprintf("%s args=%v checked=%v success=%v type=%s", tag, c.Args, c.ArgsChecked(), res.Success, res.ErrorType))
 				return res, err
 			}
 		}
@@ -435,14 +435,14 @@ func TestUseOuter_SeesCallsRefusedForTheirArguments(t *testing.T) {
 
 	_, err := r.Invoke(t.Context(), "x", nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"use args=decoded success=true type=", "outer2 args=decoded success=true type=", "outer1 args=decoded success=true type="}, trail)
+	assert.Equal(t, []string{"use args=decoded checked=true success=true type=", "outer2 args=decoded checked=true success=true type=", "outer1 args=decoded checked=true success=true type="}, trail)
 
 	for _, raw := range []string{`{"m":1}`, `{"pad":"` + strings.Repeat("x", 100) + `"}`} {
 		trail = nil
 		res, err := r.Invoke(t.Context(), "x", json.RawMessage(raw))
 		require.NoError(t, err)
 		require.Equal(t, result.ValidationError, res.ErrorType)
-		assert.Equal(t, []string{"outer2 args=<nil> success=false type=validation_error", "outer1 args=<nil> success=false type=validation_error"}, trail,
+		assert.Equal(t, []string{"outer2 args=<nil> checked=false success=false type=validation_error", "outer1 args=<nil> checked=false success=false type=validation_error"}, trail,
 			"only the outer middleware sees a call refused for its arguments: %s", raw)
 	}
 }

@@ -138,15 +138,25 @@ type ErrorSpec struct {
 type Call struct {
 	// Tool is the registered tool (final name in Tool.Name).
 	Tool *Tool
-	// Raw is the arguments JSON as received (after size/depth checks).
+	// Raw is the arguments JSON as received. Handlers and middleware added
+	// with Use see it after the size and depth caps and Tool.Decode passed
+	// it; middleware added with UseOuter sees it before (ArgsChecked).
 	Raw json.RawMessage
 	// Args is the decoded, validated arguments value produced by Tool.Decode
 	// (for example an A for a typed tool); nil when the tool has no Decode.
 	Args any
 
-	reg *Registry   // the registry running the call, for Logger
-	ctx callContext // the handler's context; part of Call so it costs no allocation
+	reg     *Registry   // the registry running the call, for Logger
+	ctx     callContext // the handler's context; part of Call so it costs no allocation
+	checked bool        // Raw passed the caps and Tool.Decode
 }
+
+// ArgsChecked reports whether the call's arguments passed the registry's
+// size and depth caps and Tool.Decode. It is always true in handlers and in
+// middleware added with Use; middleware added with UseOuter reads it after
+// the call to tell a call refused for its arguments (false) from one that
+// ran, before reading Raw itself.
+func (c *Call) ArgsChecked() bool { return c != nil && c.checked }
 
 // Handler runs a call. A domain failure is a failed Result with a nil error; a
 // non-nil error is a protocol failure.

@@ -91,9 +91,10 @@ func readSink(ctx context.Context, sink Sink, since time.Time, tool string, budg
 
 // Aggregator is implemented by a Sink that can aggregate its records
 // where it keeps them (pgstats does, in SQL). A Summary over such a Sink
-// reads one row per tool and per timeline unit instead of every record of
-// the period, so it costs the same whatever the number of calls and is
-// never Truncated: Options.MaxReadBytes does not apply.
+// receives one entry per tool and per timeline unit instead of every
+// record of the period, so the Recorder's memory and the traffic to the
+// Sink do not grow with the number of calls, and the Summary is never
+// Truncated: Options.MaxReadBytes does not apply.
 type Aggregator interface {
 	// Aggregate folds the records q selects. Its figures must equal those a
 	// Summary computes from the same records read one by one.

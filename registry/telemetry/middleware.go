@@ -150,8 +150,8 @@ func Middleware(opts Options) (registry.Middleware, error) {
 			res, err := next(ctx, c)
 			elapsed := time.Since(start)
 			// Only arguments that passed the registry's caps and validation
-			// (Call.Args set) are read for attributes.
-			if len(t.TraceArgs) > 0 && c.Args != nil && span.IsRecording() {
+			// are read for attributes.
+			if len(t.TraceArgs) > 0 && c.ArgsChecked() && span.IsRecording() {
 				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs)...)
 			}
 

@@ -260,6 +260,17 @@ func TestMiddleware_CallsRefusedForTheirArguments(t *testing.T) {
 		}
 	}
 	assert.Equal(t, int64(1), failures)
+
+	// A tool without a decoder (a proxy's, a raw handler) has its named
+	// arguments traced once they passed the registry's caps.
+	require.NoError(t, h.reg.Add(&registry.Tool{Name: "raw", Description: "Raw.", TraceArgs: []string{"q"},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`),
+		Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any]("ok"), nil }}))
+	_, err = h.reg.Invoke(ctx, "raw", json.RawMessage(`{"q":"golang"}`))
+	require.NoError(t, err)
+	spans = h.spans.Ended()
+	require.Len(t, spans, 2)
+	assert.Equal(t, "golang", attrs(spans[1].Attributes())["q"].AsString())
 }
 
 // clearOTelEnv unsets every variable Setup reads, for the test's span.
