@@ -265,7 +265,7 @@ func TestMiddleware_CallsRefusedForTheirArguments(t *testing.T) {
 	// arguments traced once they passed the registry's caps.
 	require.NoError(t, h.reg.Add(&registry.Tool{Name: "raw", Description: "Raw.", TraceArgs: []string{"q"},
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`),
-		Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any]("ok"), nil }}))
+		Handler:     func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any]("ok"), nil }}))
 	_, err = h.reg.Invoke(ctx, "raw", json.RawMessage(`{"q":"golang"}`))
 	require.NoError(t, err)
 	spans = h.spans.Ended()
