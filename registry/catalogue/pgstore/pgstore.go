@@ -599,27 +599,32 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 		return err
 	}
 	what := fmt.Sprintf("tool %s@%s", key.Slug, key.Version)
-	var builtIn bool
-	err := s.pool.QueryRow(ctx, `DELETE FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3 AND NOT built_in RETURNING built_in`,
-		key.BundleID, key.Slug, key.Version).Scan(&builtIn)
-	if errors.Is(err, pgx.ErrNoRows) {
-		var exists bool
-		if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3)`,
-			key.BundleID, key.Slug, key.Version).Scan(&exists); err != nil {
-			return passOrWrap(err, what)
+	// One transaction, so that a delete whose connection was lost before
+	// it committed runs again (never twice: the first was rolled back).
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		var builtIn bool
+		err := tx.QueryRow(ctx, `DELETE FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3 AND NOT built_in RETURNING built_in`,
+			key.BundleID, key.Slug, key.Version).Scan(&builtIn)
+		if errors.Is(err, pgx.ErrNoRows) {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3)`,
+				key.BundleID, key.Slug, key.Version).Scan(&exists); err != nil {
+				return err
+			}
+			if exists {
+				return fmt.Errorf("%s: %w", what, catalogue.ErrBuiltIn)
+			}
+			return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
 		}
-		if exists {
-			return fmt.Errorf("%s: %w", what, catalogue.ErrBuiltIn)
+		if err != nil {
+			return err
 		}
-		return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
-	}
+		return s.notify(ctx, tx)
+	})
 	if err != nil {
 		return passOrWrap(err, what)
 	}
 	s.usage.Forget(key)
-	if err := s.notify(ctx, s.pool); err != nil {
-		s.log.Warn("pgstore: notifying the other hosts failed; they see the change at their next resync", "err", err)
-	}
 	return nil
 }
 

@@ -302,6 +302,13 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	}
 	assert.Equal(t, stored, got)
 	assert.Zero(t, failures, "a put right after the connections were dropped runs again on a new one")
+
+	kill()
+	key := catalogue.ToolKey{BundleID: id, Slug: "t0", Version: "1"}
+	require.NoError(t, s.DeleteTool(ctx, key), "a delete right after the connections were dropped")
+	_, err = s.GetTool(ctx, key)
+	require.ErrorIs(t, err, catalogue.ErrNotFound)
+	require.ErrorIs(t, s.DeleteTool(ctx, key), catalogue.ErrNotFound, "deleted once")
 }
 
 // A writer killed with SIGKILL in the middle of importing a bundle of
