@@ -165,6 +165,41 @@ func ExampleMiddleware() {
 	// calls: 2
 }
 
+// Middleware added with UseOuter sees every call of a tool, also one
+// refused for its arguments, which the middleware added with Use never
+// sees: where call statistics belong.
+func ExampleRegistry_UseOuter() {
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
+	tool, _ := registry.Func("add", add, registry.ToolOptions{})
+	_ = r.Add(tool)
+
+	count := func(calls map[string]int) registry.Middleware {
+		return func(next registry.Handler) registry.Handler {
+			return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+				res, err := next(ctx, c)
+				outcome := "ok"
+				if !res.Success {
+					outcome = string(res.ErrorType)
+				}
+				calls[fmt.Sprintf("%s checked=%v", outcome, c.ArgsChecked())]++
+				return res, err
+			}
+		}
+	}
+	outer, inner := map[string]int{}, map[string]int{}
+	r.UseOuter(count(outer))
+	r.Use(count(inner))
+
+	ctx := context.Background()
+	_, _ = r.Invoke(ctx, "add", json.RawMessage(`{"a":1,"b":1}`))
+	_, _ = r.Invoke(ctx, "add", json.RawMessage(`{"a":"one"}`))
+	fmt.Println("UseOuter:", outer)
+	fmt.Println("Use:     ", inner)
+	// Output:
+	// UseOuter: map[ok checked=true:1 validation_error checked=false:1]
+	// Use:      map[ok checked=true:1]
+}
+
 // Logging writes seed 004's messages; LevelTrace sits below slog.LevelDebug.
 func ExampleLogging() {
 	h := slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
