@@ -45,6 +45,69 @@ func (m *memSink) Records(_ context.Context, q RecordQuery, fn func(Record)) (bo
 	return false, nil
 }
 
+// aggSink is a memSink that folds a summary itself (an Aggregator), by the
+// definitions Aggregate documents, so that the Recorder's use of an
+// Aggregator is tested without a database.
+type aggSink struct{ memSink }
+
+func (m *aggSink) Aggregate(_ context.Context, q AggregateQuery) (Aggregate, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out Aggregate
+	tools := map[string]*ToolAggregate{}
+	latest := map[string]time.Time{}
+	durs := map[string][]time.Duration{}
+	units := map[time.Time]*UnitAggregate{}
+	for _, r := range m.recs {
+		if (!q.Since.IsZero() && r.Time.Before(q.Since)) || (q.Tool != "" && r.Tool != q.Tool) {
+			continue
+		}
+		t := tools[r.Tool]
+		if t == nil {
+			t = &ToolAggregate{Tool: r.Tool}
+			tools[r.Tool] = t
+		}
+		t.Calls++
+		t.Duration += r.Duration
+		t.BytesIn += r.BytesIn
+		t.BytesOut += r.BytesOut
+		durs[r.Tool] = append(durs[r.Tool], r.Duration)
+		if !r.Time.Before(latest[r.Tool]) {
+			latest[r.Tool], t.Pack = r.Time, r.Pack
+		}
+		start := time.Unix(r.Time.Unix()/int64(q.Unit/time.Second)*int64(q.Unit/time.Second), 0).UTC()
+		u := units[start]
+		if u == nil {
+			u = &UnitAggregate{Start: start}
+			units[start] = u
+		}
+		u.Calls++
+		if r.Success {
+			t.Successes++
+		} else {
+			u.Failures++
+			if t.Errors == nil {
+				t.Errors = map[string]int64{}
+			}
+			t.Errors[failureType(false, r.ErrorType)]++
+		}
+		if out.First.IsZero() || r.Time.Before(out.First) {
+			out.First = r.Time
+		}
+	}
+	for name, t := range tools {
+		d := durs[name]
+		slices.Sort(d)
+		rank := func(p int64) time.Duration { return d[max((t.Calls*p+99)/100, 1)-1] }
+		t.P50, t.P95 = rank(50), rank(95)
+		out.Tools = append(out.Tools, *t)
+	}
+	for _, u := range units {
+		out.Units = append(out.Units, *u)
+	}
+	return out, nil
+}
+
 // genRecords draws records of the month before t0: a few tools, each of
 // one pack, successes and failures.
 func genRecords(t *rapid.T) []record {
@@ -101,6 +164,40 @@ func TestSink_SummaryEqualsFiles(t *testing.T) {
 		got, err := viaSink.Summary(context.Background(), q)
 		require.NoError(rt, err)
 		assert.Equal(rt, want, got)
+	})
+}
+
+// A Recorder whose Sink is an Aggregator answers every Summary exactly as
+// one reading files, from the Aggregator's figures alone: totals, rates,
+// percentiles, errors, packs and the timeline. (pgstats checks its SQL
+// against record-by-record folding with a database.)
+func TestAggregator_SummaryEqualsFiles(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		recs := genRecords(rt)
+		dir := filepath.Join(t.TempDir(), "stats")
+		files, err := New(Options{Enabled: true, Dir: dir, FlushInterval: time.Hour, Logger: discard, Now: func() time.Time { return t0 }})
+		require.NoError(rt, err)
+		defer files.Close(context.Background())
+		sink := &aggSink{}
+		folded, err := New(Options{Enabled: true, Sink: sink, MaxReadBytes: 1, FlushInterval: time.Hour, Logger: discard, Now: func() time.Time { return t0 }})
+		require.NoError(rt, err)
+		defer folded.Close(context.Background())
+
+		var tc timeCache
+		_, err = writeBatch(context.Background(), dir, recs, nil, &tc)
+		require.NoError(rt, err)
+		_, err = writeSink(context.Background(), sink, recs, nil)
+		require.NoError(rt, err)
+
+		q := Query{
+			Period: rapid.SampledFrom([]string{PeriodDay, PeriodWeek, PeriodMonth, PeriodAll}).Draw(rt, "period"),
+			Tool:   rapid.SampledFrom([]string{"", "a_one", "solo", "nothing"}).Draw(rt, "filter"),
+		}
+		want, err := files.Summary(context.Background(), q)
+		require.NoError(rt, err)
+		got, err := folded.Summary(context.Background(), q)
+		require.NoError(rt, err)
+		assert.Equal(rt, want, got, "MaxReadBytes does not bound an Aggregator")
 	})
 }
 
