@@ -244,22 +244,7 @@ func TestMiddleware_CallsRefusedForTheirArguments(t *testing.T) {
 	assert.NotContains(t, a, "offset", "arguments that failed validation are not read")
 	assert.NotContains(t, a, "handle")
 
-	var rm metricdata.ResourceMetrics
-	require.NoError(t, h.reader.Collect(ctx, &rm))
-	var failures int64
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != "toolpack.tool.failures" {
-				continue
-			}
-			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
-				et, _ := p.Attributes.Value("error.type")
-				assert.Equal(t, string(result.ValidationError), et.AsString())
-				failures += p.Value
-			}
-		}
-	}
-	assert.Equal(t, int64(1), failures)
+	assert.Equal(t, map[string]int64{string(result.ValidationError): 1}, failuresByType(t, h.reader))
 
 	// A tool without a decoder (a proxy's, a raw handler) has its named
 	// arguments traced once they passed the registry's caps.
@@ -271,6 +256,27 @@ func TestMiddleware_CallsRefusedForTheirArguments(t *testing.T) {
 	spans = h.spans.Ended()
 	require.Len(t, spans, 2)
 	assert.Equal(t, "golang", attrs(spans[1].Attributes())["q"].AsString())
+}
+
+// failuresByType collects reader and sums the failures counter by error
+// type.
+func failuresByType(t *testing.T, reader *sdkmetric.ManualReader) map[string]int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	types := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "toolpack.tool.failures" {
+				continue
+			}
+			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				v, _ := p.Attributes.Value("error.type")
+				types[v.AsString()] += p.Value
+			}
+		}
+	}
+	return types
 }
 
 // clearOTelEnv unsets every variable Setup reads, for the test's span.
@@ -406,20 +412,7 @@ func TestMiddleware_FailureTypesBounded(t *testing.T) {
 		_, err := reg.Invoke(ctx, "bad.fail", json.RawMessage(`{"kind":"type_`+strconv.Itoa(i)+`"}`))
 		require.NoError(t, err)
 	}
-	var rm metricdata.ResourceMetrics
-	require.NoError(t, reader.Collect(ctx, &rm))
-	types := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != "toolpack.tool.failures" {
-				continue
-			}
-			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
-				v, _ := p.Attributes.Value("error.type")
-				types[v.AsString()] += p.Value
-			}
-		}
-	}
+	types := failuresByType(t, reader)
 	assert.Len(t, types, 65, "64 types and other")
 	assert.Equal(t, int64(36), types["other"])
 	spans := recorder.Ended()
