@@ -199,8 +199,7 @@ type toolAgg struct {
 	durs      []time.Duration
 	errors    map[string]int64
 	in, out   int64
-	// folded: an Aggregator's figures, percentiles given (durs unused).
-	folded   bool
+	// p50, p95: from durs, or, when durs is nil, an Aggregator's figures.
 	p50, p95 time.Duration
 }
 
@@ -281,7 +280,7 @@ func (a *aggregator) merge(f Aggregate) {
 			errs = maps.Clone(t.Errors)
 		}
 		a.tools[t.Tool] = &toolAgg{pack: t.Pack, calls: t.Calls, ok: t.Successes, total: t.Duration, errors: errs,
-			in: t.BytesIn, out: t.BytesOut, folded: true, p50: t.P50, p95: t.P95}
+			in: t.BytesIn, out: t.BytesOut, p50: t.P50, p95: t.P95}
 	}
 	for _, u := range f.Units {
 		key := u.Start.Unix()
@@ -310,7 +309,7 @@ func (a *aggregator) summary(cfg *config) Summary {
 		Tools:        make([]ToolSummary, 0, len(a.tools)),
 	}
 	for name, t := range a.tools {
-		if !t.folded {
+		if t.durs != nil { // read record by record
 			slices.Sort(t.durs)
 			t.p50, t.p95 = percentile(t.durs, 50), percentile(t.durs, 95)
 		}
