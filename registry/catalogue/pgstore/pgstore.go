@@ -712,26 +712,30 @@ func (s *Store) Flush(ctx context.Context) error {
 // ReapDeleted implements catalogue.Store: one statement removes every
 // bundle soft-deleted at least catalogue.SoftDeleteRetention ago (by the
 // store's clock) that holds no tool, so hosts reaping at once never
-// remove one twice or one that just got a tool.
+// remove one twice or one that just got a tool. It runs in a transaction
+// with its notification, so that a reap whose connection was lost before
+// it committed runs again on a new one and still reports every bundle it
+// removed.
 func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `DELETE FROM catalogue_bundles b
-		WHERE b.soft_deleted_at IS NOT NULL AND b.soft_deleted_at <= $1
-		  AND NOT EXISTS (SELECT 1 FROM catalogue_tools t WHERE t.bundle_id = b.id)
-		RETURNING b.id`, s.now().Add(-catalogue.SoftDeleteRetention))
-	if err != nil {
-		return nil, passOrWrap(err, "reaping")
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return nil, passOrWrap(err, "reaping")
-	}
-	if len(ids) > 0 {
-		if err := s.notify(ctx, s.pool); err != nil {
-			s.log.Warn("pgstore: notifying the other hosts failed; they see the change at their next resync", "err", err)
+	var ids []uuid.UUID
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `DELETE FROM catalogue_bundles b
+			WHERE b.soft_deleted_at IS NOT NULL AND b.soft_deleted_at <= $1
+			  AND NOT EXISTS (SELECT 1 FROM catalogue_tools t WHERE t.bundle_id = b.id)
+			RETURNING b.id`, s.now().Add(-catalogue.SoftDeleteRetention))
+		if err != nil {
+			return err
 		}
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil || len(ids) == 0 {
+			return err
+		}
+		return s.notify(ctx, tx)
+	})
+	if err != nil {
+		return nil, passOrWrap(err, "reaping")
 	}
 	return ids, nil
 }

@@ -249,7 +249,9 @@ func TestWatch_LongestSchemaName(t *testing.T) {
 func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
-	s := open(t, dsn, schema, nil)
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC).UnixMicro())
+	s := open(t, dsn, schema, func() time.Time { return time.UnixMicro(clock.Load()).UTC() })
 	defer s.Close()
 	ctx := context.Background()
 	id, err := catalogue.NewID()
@@ -309,6 +311,20 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	_, err = s.GetTool(ctx, key)
 	require.ErrorIs(t, err, catalogue.ErrNotFound)
 	require.ErrorIs(t, s.DeleteTool(ctx, key), catalogue.ErrNotFound, "deleted once")
+
+	empty, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = s.PutBundle(ctx, empty, catalogue.BundleSpec{Slug: "gone", DisplayName: "Gone", IsEnabled: true})
+	require.NoError(t, err)
+	_, err = s.SoftDeleteBundle(ctx, empty)
+	require.NoError(t, err)
+	clock.Add((catalogue.SoftDeleteRetention + time.Minute).Microseconds())
+	kill()
+	reaped, err := s.ReapDeleted(ctx)
+	require.NoError(t, err, "a reap right after the connections were dropped")
+	assert.Equal(t, []uuid.UUID{empty}, reaped)
+	_, err = s.GetBundle(ctx, empty)
+	require.ErrorIs(t, err, catalogue.ErrNotFound)
 }
 
 // A writer killed with SIGKILL in the middle of importing a bundle of

@@ -178,7 +178,9 @@ func (b *Backend) Tombstone(ctx context.Context, handle string) (results.Tombsto
 		return results.Tombstone{}, false, err
 	}
 	var t results.Tombstone
-	err := b.pool.QueryRow(ctx, `SELECT removed_at, evicted FROM result_tombstones WHERE handle = $1`, handle).Scan(&t.At, &t.Evicted)
+	err := pgpool.ReadRetrying(ctx, b.pool, func() error {
+		return b.pool.QueryRow(ctx, `SELECT removed_at, evicted FROM result_tombstones WHERE handle = $1`, handle).Scan(&t.At, &t.Evicted)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return results.Tombstone{}, false, nil
 	}
@@ -195,7 +197,12 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 	if err := b.check(); err != nil {
 		return err
 	}
-	if _, err := b.pool.Exec(ctx, `DELETE FROM result_tombstones WHERE removed_at <= $1`, now.Add(-keep)); err != nil {
+	// Removing old tombstones may run twice: the second removes nothing.
+	err := pgpool.ReadRetrying(ctx, b.pool, func() error {
+		_, err := b.pool.Exec(ctx, `DELETE FROM result_tombstones WHERE removed_at <= $1`, now.Add(-keep))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("pgresults: removing old tombstones: %w", err)
 	}
 	rows, err := b.pool.Query(ctx, `SELECT handle, header, index_size FROM result_outputs`)
