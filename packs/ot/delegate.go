@@ -48,7 +48,15 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	if p.cfg.Stats == nil {
 		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
 	}
-	q := StatsQuery{Period: period, Now: p.now(), Tool: a.Tool, Output: a.Output}
+	// Records carry the name of the tool that ran: an alias is its
+	// tool's statistics.
+	tool := a.Tool
+	if tool != "" {
+		if t, _, ok := p.cfg.Registry.Resolve(tool); ok {
+			tool = t.Name
+		}
+	}
+	q := StatsQuery{Period: period, Now: p.now(), Tool: tool, Output: a.Output}
 	if d > 0 {
 		q.Since = q.Now.Add(-d)
 	}
@@ -81,8 +89,8 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 		}
 	}
 	out := object{{"period", period}}
-	if a.Tool != "" {
-		out = append(out, field{"tool", a.Tool})
+	if tool != "" {
+		out = append(out, field{"tool", tool})
 	}
 	out = append(out,
 		field{"total_calls", rep.TotalCalls},

@@ -57,6 +57,22 @@ func TestStats_FilterByTool(t *testing.T) {
 	assert.Equal(t, "brave.search", f.stats.queries[0].Tool)
 }
 
+// Calls made through an alias are recorded under the tool that ran, so a
+// filter naming an alias is its tool's statistics.
+func TestStats_FilterByAliasIsItsTool(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.reg.SetAliases(map[string]string{"find": "brave.search"}))
+	m := parseMap(t, f.ok(t, "ot.stats", `{"tool":"find"}`))
+	assert.Equal(t, "brave.search", m["tool"])
+	require.Len(t, f.stats.queries, 1)
+	assert.Equal(t, "brave.search", f.stats.queries[0].Tool)
+
+	f.stats.queries = nil
+	m = parseMap(t, f.ok(t, "ot.stats", `{"tool":"gone.tool"}`))
+	assert.Equal(t, "gone.tool", m["tool"], "a name no tool has now is kept: its past calls are still recorded")
+	assert.Equal(t, "gone.tool", f.stats.queries[0].Tool)
+}
+
 func TestStats_GenerateHTMLReport(t *testing.T) {
 	f := newFixture(t)
 	m := parseMap(t, f.ok(t, "ot.stats", `{"output":"stats.html","period":"week"}`))
