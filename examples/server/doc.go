@@ -236,6 +236,12 @@
 //
 // A server that cannot reach the database refuses the configuration with
 // the key at fault (at start, or on reload, keeping the previous one).
+// A database that goes away later costs no call: tools keep running
+// (the catalogue's from the registry, a large output returned whole when
+// it cannot be stored), ot.stats and ot.result answer "unavailable, try
+// again in a moment", the catalogue API 503 with Retry-After, and call
+// records wait in memory for the database; the server reconnects by
+// itself.
 //
 // Its REST API (registry/catalogue/catalogueapi) shares /tools with the
 // registry's: /tools/bundles…, /tools/tools, /tools/tools/search and

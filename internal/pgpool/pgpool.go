@@ -166,6 +166,17 @@ func ConnectionLost(ctx context.Context, err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
 }
 
+// MarkUnavailable returns err wrapped with sentinel (a package's
+// ErrUnavailable) when it means the database could not be reached or the
+// connection was lost (ConnectionLost): the caller may try again later.
+// Any other error, and nil, is returned as it is.
+func MarkUnavailable(ctx context.Context, err, sentinel error) error {
+	if err == nil || errors.Is(err, sentinel) || !ConnectionLost(ctx, err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", sentinel, err)
+}
+
 // ReadRetrying runs read, an idempotent read through pool; when it fails
 // because its connection was lost, the pool's connections are all dropped
 // (a server that closed one has usually closed every one: a restart, a

@@ -83,6 +83,28 @@ func TestConnectionLost(t *testing.T) {
 	}
 }
 
+// An error meaning the database cannot be reached is marked with the
+// package's sentinel, once, keeping its cause; any other error, a
+// cancelled caller's and nil are returned as they are.
+func TestMarkUnavailable(t *testing.T) {
+	ctx := context.Background()
+	away := errors.New("pkg: unavailable")
+	dial := &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}
+
+	err := pgpool.MarkUnavailable(ctx, fmt.Errorf("connecting: %w", dial), away)
+	assert.ErrorIs(t, err, away)
+	var op *net.OpError
+	assert.ErrorAs(t, err, &op, "the cause stays in the chain")
+	assert.Equal(t, err, pgpool.MarkUnavailable(ctx, err, away), "marked once")
+
+	unique := &pgconn.PgError{Code: "23505"}
+	assert.Equal(t, error(unique), pgpool.MarkUnavailable(ctx, unique, away))
+	assert.NoError(t, pgpool.MarkUnavailable(ctx, nil, away))
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.NotErrorIs(t, pgpool.MarkUnavailable(done, io.ErrUnexpectedEOF, away), away, "the caller gave up")
+}
+
 // A transaction whose connection is lost before it commits was rolled back
 // by the server: it runs once more, whole, on a new connection, and what
 // it wrote is there once. A transaction failing for another reason is not

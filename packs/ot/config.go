@@ -343,6 +343,9 @@ var (
 	ErrInvalidQuery = errors.New("ot: invalid query")
 	// ErrSearchTimeout: the search ran out of its time limit.
 	ErrSearchTimeout = errors.New("ot: search time limit reached")
+	// ErrUnavailable: the store behind ot.stats or ot.result cannot be
+	// reached now (a database that is down); the call may succeed later.
+	ErrUnavailable = errors.New("ot: store unavailable")
 )
 
 // ItemKind is the kind of thing ot.help finds.

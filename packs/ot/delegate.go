@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -21,7 +22,8 @@ var periods = map[string]time.Duration{
 
 // Texts of ot.stats.
 const (
-	statsDisabled = "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration."
+	statsDisabled    = "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration."
+	statsUnavailable = "Error: the statistics store cannot be reached right now; try again in a moment."
 )
 
 func invalidPeriod(p string) string {
@@ -65,6 +67,9 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	switch {
 	case errors.Is(err, ErrDisabled):
 		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
+	case errors.Is(err, ErrUnavailable):
+		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.stats: the statistics store cannot be reached", slog.String("error", err.Error()))
+		return sp.end(result.Failure[string](statsUnavailable, result.Unavailable), nil)
 	case errors.As(err, &re):
 		path := re.Path
 		if path == "" {
@@ -154,6 +159,9 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 		return sp.end(result.Failuref[string](result.ValidationError, "Error: search is not a valid regular expression: %s", strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
 	case errors.Is(err, ErrInvalidQuery):
 		return sp.end(result.Failuref[string](result.ValidationError, "Error: %s", strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")), nil)
+	case errors.Is(err, ErrUnavailable):
+		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.result: the output store cannot be reached", slog.String("error", err.Error()))
+		return sp.end(result.Failuref[string](result.Unavailable, "Error: the output store cannot be reached right now, so '%s' cannot be read; try again in a moment.", q.Handle), nil)
 	case err != nil:
 		return sp.end(result.Result[string]{}, fmt.Errorf("ot: result %q: %w", q.Handle, err))
 	}

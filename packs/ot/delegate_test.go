@@ -266,6 +266,28 @@ func TestResult_SearchTimeout(t *testing.T) {
 	require.Error(t, err)
 }
 
+// A store that cannot be reached (a database that is down) is a failed
+// Result of type unavailable saying to try again, for ot.result and
+// ot.stats alike: not a protocol error, not "not found".
+func TestStoreUnreachable_TryAgain(t *testing.T) {
+	cause := errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+	f := newFixture(t, func(_ *fixture, c *ot.Config) {
+		c.Results = errStore{fmt.Errorf("results: %w: %w", ot.ErrUnavailable, cause)}
+	})
+	res := f.call(t, "ot.result", `{"handle":"abc123"}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Equal(t, "Error: the output store cannot be reached right now, so 'abc123' cannot be read; try again in a moment.", res.Error)
+
+	g := newFixture(t)
+	g.stats.err = fmt.Errorf("stats: %w: %w", ot.ErrUnavailable, cause)
+	res = g.call(t, "ot.stats", `{}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Equal(t, "Error: the statistics store cannot be reached right now; try again in a moment.", res.Error)
+	assert.NotContains(t, res.Error, "5432", "the cause is logged, not shown")
+}
+
 func TestResult_QueryResponseFormat(t *testing.T) {
 	f := newFixture(t)
 	storeLines(f, "abc123", 3, func(i int) string { return fmt.Sprintf("line %d", i) })

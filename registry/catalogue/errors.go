@@ -31,6 +31,9 @@ var (
 	ErrLimit = errors.New("catalogue: limit reached")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("catalogue: store closed")
+	// ErrUnavailable: the store's database cannot be reached now (it is
+	// down or dropped the connection); the request may succeed later.
+	ErrUnavailable = errors.New("catalogue: the store cannot be reached")
 )
 
 // FieldError is one rule broken by one field.

@@ -26,6 +26,10 @@ var (
 	ErrCorrupt = errors.New("results: stored output is corrupt")
 	// ErrClosed: the Store was closed.
 	ErrClosed = errors.New("results: store is closed")
+	// ErrUnavailable: the Backend cannot be reached now (a database that
+	// is down or dropped the connection); the output may be readable
+	// again later. A Backend wraps it.
+	ErrUnavailable = errors.New("results: the store cannot be reached")
 )
 
 // Error is a failure of a Store that a model can act on. Its text is

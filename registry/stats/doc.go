@@ -58,7 +58,11 @@
 // PostgreSQL (the host configuration's stats.dsn), so that every host
 // given the same database records into one table and a Summary on any of
 // them counts the calls of all. A batch the Sink refuses stays buffered
-// for the next flush, as with files. A Sink that is also an Aggregator
+// for the next flush, as with files. While flushes keep failing (a
+// database that is down: its Sink's errors are ErrUnavailable) the
+// flusher waits twice as long after each failure, up to 30 seconds, and
+// logs only the 1st, 2nd, 4th, 8th … failure in a row, then one line when
+// writing works again. A Sink that is also an Aggregator
 // (pgstats is) folds a summary's records where they are kept — one row per
 // tool, error type and timeline unit comes back instead of every record —
 // with the same figures, never Truncated: its cost does not depend on

@@ -100,6 +100,11 @@ var (
 	ErrOutsideReportsDir = errors.New("path escapes the reports directory")
 	// ErrClosed: Flush, Summary or Reconfigure after Close.
 	ErrClosed = errors.New("stats: recorder closed")
+	// ErrUnavailable: the Sink's store cannot be reached now (a database
+	// that is down or dropped the connection); a Sink wraps it so that a
+	// caller can answer "try again later". The Recorder keeps records it
+	// could not write for its next flush.
+	ErrUnavailable = errors.New("stats: the store cannot be reached")
 )
 
 // DisabledMessage is the text of ErrDisabled: what ot.stats answers when

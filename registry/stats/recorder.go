@@ -234,6 +234,7 @@ func (r *Recorder) loop(loopCtx context.Context) {
 	defer close(r.done)
 	t := time.NewTimer(r.cfg.Load().flushInterval)
 	defer t.Stop()
+	failures := 0 // flushes failed in a row
 	for {
 		select {
 		case <-loopCtx.Done():
@@ -243,12 +244,50 @@ func (r *Recorder) loop(loopCtx context.Context) {
 		}
 		cfg := r.cfg.Load()
 		ctx, cancel := context.WithTimeout(loopCtx, flushTimeout)
-		if err := r.flush(ctx); err != nil && loopCtx.Err() == nil {
-			r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records failed (kept for the next try): "+err.Error())
-		}
+		err := r.flush(ctx)
 		cancel()
-		t.Reset(cfg.flushInterval)
+		if loopCtx.Err() != nil {
+			return
+		}
+		failures = r.logFlush(loopCtx, err, failures)
+		t.Reset(retryWait(cfg.flushInterval, failures))
 	}
+}
+
+// maxRetryWait caps the wait between flushes that keep failing.
+const maxRetryWait = 30 * time.Second
+
+// retryWait is the wait before the next flush after failures failed
+// flushes in a row: the interval, doubled for each failure up to
+// maxRetryWait (never below the interval).
+func retryWait(interval time.Duration, failures int) time.Duration {
+	d := interval
+	for i := 0; i < failures && d < maxRetryWait; i++ {
+		d *= 2
+	}
+	return max(interval, min(d, maxRetryWait))
+}
+
+// logFlush logs the outcome of a flush of the flusher and returns the
+// failures in a row after it. A store that stays unreachable is not
+// logged on every try: the 1st, 2nd, 4th, 8th … failure in a row is
+// (with the count), and the first success after failures says so.
+func (r *Recorder) logFlush(ctx context.Context, err error, failures int) int {
+	if err == nil {
+		if failures > 0 {
+			r.log.LogAttrs(ctx, slog.LevelInfo, "stats: writing records again", slog.Int("failed_tries", failures))
+		}
+		return 0
+	}
+	failures++
+	if failures&(failures-1) == 0 {
+		r.mu.Lock()
+		pending := len(r.pending)
+		r.mu.Unlock()
+		r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records failed (kept for the next try): "+err.Error(),
+			slog.Int("failed_tries", failures), slog.Int("pending", pending))
+	}
+	return failures
 }
 
 // Flush writes every buffered record now. It waits for the directory's lock

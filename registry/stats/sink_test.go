@@ -2,9 +2,13 @@ package stats
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,6 +212,83 @@ func TestSink_FlushWritesRecords(t *testing.T) {
 	assert.True(t, byTool["demo_search"].Success)
 	assert.Equal(t, "not_found", byTool["demo_missing"].ErrorType)
 	assert.False(t, byTool["demo_broken"].Success)
+}
+
+// failingSink fails its first failures Appends as a database that is
+// down does, then stores.
+type failingSink struct {
+	memSink
+	failures int
+	appends  atomic.Int32
+}
+
+func (f *failingSink) Append(ctx context.Context, recs []Record) error {
+	if int(f.appends.Add(1)) <= f.failures {
+		return fmt.Errorf("sink: %w: dial tcp: connection refused", ErrUnavailable)
+	}
+	return f.memSink.Append(ctx, recs)
+}
+
+// A store that stays unreachable is not logged on every flush: the 1st,
+// 2nd, 4th … failure in a row is, with the count and the records kept,
+// then one line says writing works again; the flusher waits longer after
+// each failure; no record is lost.
+func TestRecorder_StoreAwayLoggedSparingly(t *testing.T) {
+	sink := &failingSink{failures: 6}
+	log, logs := newLogBuffer()
+	rec, err := New(Options{Enabled: true, Sink: sink, FlushInterval: time.Millisecond, Logger: log})
+	require.NoError(t, err)
+	defer rec.Close(context.Background())
+	reg := newRegistry(t, rec)
+	for range 5 {
+		call(t, reg, "demo_search", "q")
+	}
+	require.Eventually(t, func() bool {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		return len(sink.recs) == 5
+	}, 10*time.Second, time.Millisecond, "the records reach the sink once it works")
+
+	var warns, infos []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		switch m["level"] {
+		case "WARN":
+			warns = append(warns, m)
+		case "INFO":
+			infos = append(infos, m)
+		}
+	}
+	require.Len(t, warns, 3, "failures 1, 2 and 4 of 6 are logged")
+	for i, n := range []float64{1, 2, 4} {
+		assert.Equal(t, n, warns[i]["failed_tries"])
+		assert.Contains(t, warns[i]["msg"], "cannot be reached")
+	}
+	assert.Equal(t, float64(5), warns[0]["pending"], "the records kept are said")
+	require.Len(t, infos, 1)
+	assert.Equal(t, "stats: writing records again", infos[0]["msg"])
+	assert.Equal(t, float64(6), infos[0]["failed_tries"])
+}
+
+// The wait between flushes doubles with each failure in a row, up to
+// 30 seconds, and is never below the interval.
+func TestRetryWait(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		failures int
+		want     time.Duration
+	}{
+		{time.Second, 0, time.Second},
+		{time.Second, 1, 2 * time.Second},
+		{time.Second, 3, 8 * time.Second},
+		{time.Second, 5, 30 * time.Second},
+		{time.Second, 1000, 30 * time.Second},
+		{time.Minute, 3, time.Minute},
+		{time.Millisecond, 2, 4 * time.Millisecond},
+	} {
+		assert.Equal(t, c.want, retryWait(c.interval, c.failures), "%v after %d failures", c.interval, c.failures)
+	}
 }
 
 // Without Dir and without a Sink an enabled Recorder is refused, naming

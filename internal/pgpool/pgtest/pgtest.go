@@ -1,7 +1,8 @@
 // Package pgtest gives the PostgreSQL stores' tests their database: the
 // DSN from the environment (.ci/run starts PostgreSQL 15 and sets it; the
-// tests skip without it) and a fresh schema per test, dropped when the
-// test ends.
+// tests skip without it), a fresh schema per test, dropped when the test
+// ends, and an Outage relay that takes the database away and brings it
+// back.
 package pgtest
 
 import (
@@ -9,9 +10,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,4 +84,114 @@ func StartWriter(t testing.TB, test, env, ready string) *exec.Cmd {
 	_ = cmd.Wait()
 	t.Fatalf("the writer %s ended without printing %q", test, ready)
 	return nil
+}
+
+// Outage is a TCP relay in front of the test database, so that a test can
+// take the database away from a store and bring it back: Down closes the
+// listener and every relayed connection (new connections are refused, as
+// by a stopped server); Up listens again on the same address.
+type Outage struct {
+	t      testing.TB
+	target string // host:port of the database
+	addr   string // the relay's address
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns map[net.Conn]bool
+}
+
+// NewOutage starts a relay to the database of dsn and returns it with
+// the DSN that goes through it. The relay stops when t ends.
+func NewOutage(t testing.TB, dsn string) (*Outage, string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil || u.Host == "" {
+		t.Fatalf("pgtest: NewOutage needs a URL DSN with a host (postgres://user:pw@host:port/db)")
+	}
+	target := u.Host
+	if u.Port() == "" {
+		target = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	o := &Outage{t: t, target: target, conns: map[net.Conn]bool{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.addr = ln.Addr().String()
+	o.serve(ln)
+	t.Cleanup(o.Down)
+	u.Host = o.addr
+	return o, u.String()
+}
+
+// Down takes the database away: the relay stops listening and closes
+// every connection it relays.
+func (o *Outage) Down() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ln != nil {
+		_ = o.ln.Close()
+		o.ln = nil
+	}
+	for c := range o.conns {
+		_ = c.Close()
+	}
+	clear(o.conns)
+}
+
+// Up brings the database back on the relay's address.
+func (o *Outage) Up() {
+	o.t.Helper()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		o.t.Fatalf("pgtest: listening again on %s: %v", o.addr, err)
+	}
+	o.serve(ln)
+}
+
+func (o *Outage) serve(ln net.Listener) {
+	o.mu.Lock()
+	o.ln = ln
+	o.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go o.relay(c)
+		}
+	}()
+}
+
+func (o *Outage) relay(c net.Conn) {
+	d, err := net.DialTimeout("tcp", o.target, 5*time.Second)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	o.mu.Lock()
+	if o.ln == nil { // down meanwhile
+		o.mu.Unlock()
+		_ = c.Close()
+		_ = d.Close()
+		return
+	}
+	o.conns[c], o.conns[d] = true, true
+	o.mu.Unlock()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	pipe := func(dst, src net.Conn) {
+		defer wg.Done()
+		_, _ = io.Copy(dst, src)
+		_ = dst.Close()
+		_ = src.Close()
+	}
+	go pipe(d, c)
+	go pipe(c, d)
+	wg.Wait()
+	o.mu.Lock()
+	delete(o.conns, c)
+	delete(o.conns, d)
+	o.mu.Unlock()
 }

@@ -351,6 +351,9 @@ func (s statsSource) Stats(ctx context.Context, q ot.StatsQuery) (ot.StatsReport
 	if errors.Is(err, stats.ErrDisabled) {
 		return ot.StatsReport{}, fmt.Errorf("%w: %w", ot.ErrDisabled, err)
 	}
+	if errors.Is(err, stats.ErrUnavailable) {
+		return ot.StatsReport{}, fmt.Errorf("%w: %w", ot.ErrUnavailable, err)
+	}
 	if err != nil {
 		return ot.StatsReport{}, err
 	}
@@ -580,6 +583,8 @@ func resultError(err error) error {
 		return fmt.Errorf("%w: %w", ot.ErrHandleExpired, err)
 	case errors.Is(err, results.ErrSearchLimit):
 		return fmt.Errorf("%w: %w", ot.ErrSearchTimeout, err)
+	case errors.Is(err, results.ErrUnavailable):
+		return fmt.Errorf("%w: %w", ot.ErrUnavailable, err)
 	case errors.As(err, &re) && errors.Is(err, results.ErrInvalidQuery):
 		if re.Field == "search" && re.Cause != nil { // the regexp does not compile
 			return fmt.Errorf("%w: %w", ot.ErrInvalidSearch, re.Cause)

@@ -1,6 +1,7 @@
 package othost_test
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
 	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // With stats.dsn two hosts record into one PostgreSQL table: ot.stats on
@@ -88,4 +90,47 @@ func TestSetup_OutputOnPostgresSharedByHosts(t *testing.T) {
 	assert.NotContains(t, err.Error(), "hunter2-secret")
 	_, ok, msg = b.call(t, "ot.result", `{"handle":"`+st.Handle+`","offset":1,"limit":1}`)
 	require.True(t, ok, msg)
+}
+
+// The database going away under a host: calls go on (a large output is
+// returned inline rather than lost), ot.stats and ot.result answer
+// "unavailable, try again in a moment" — not an internal error, not "not
+// found" — and once it is back both answer again, the calls made
+// meanwhile counted.
+func TestSetup_DatabaseAwayIsUnavailable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	t.Setenv("PG_DSN", via)
+	f := newFixture(t, "stats: {enabled: true, dsn: \"${PG_DSN}\", schema: "+schema+", flush_interval: 1h}\n"+
+		"output: {max_inline_bytes: 1000, dsn: \"${PG_DSN}\", schema: "+schema+"}\n")
+	v, ok, _ := f.call(t, "lines", `{"count":5000}`)
+	require.True(t, ok)
+	st, isStored := v.(results.Stored)
+	require.True(t, isStored, "got %T", v)
+
+	outage.Down()
+	_, ok, _ = f.call(t, "add", `{"a":1,"b":2}`)
+	require.True(t, ok, "a call does not need the database")
+	v, ok, _ = f.call(t, "lines", `{"count":200}`)
+	require.True(t, ok)
+	assert.IsType(t, "", v, "an output that cannot be stored is returned as it is")
+	for _, c := range []struct{ tool, args, want string }{
+		{"ot.result", `{"handle":"` + st.Handle + `","offset":10,"limit":1}`, "the output store cannot be reached right now"},
+		{"ot.stats", `{}`, "the statistics store cannot be reached right now"},
+	} {
+		res, err := f.reg.Invoke(t.Context(), c.tool, json.RawMessage(c.args))
+		require.NoError(t, err, c.tool)
+		assert.False(t, res.Success, c.tool)
+		assert.Equal(t, result.Unavailable, res.ErrorType, c.tool)
+		assert.Contains(t, res.Error, c.want, c.tool)
+	}
+
+	outage.Up()
+	v, ok, msg := f.call(t, "ot.result", `{"handle":"`+st.Handle+`","offset":10,"limit":1}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, []any{"line 10"}, yamlOf(t, v)["lines"])
+	v, ok, msg = f.call(t, "ot.stats", `{"tool":"add"}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, 1, yamlOf(t, v)["total_calls"], "the call made while the database was away is counted")
 }

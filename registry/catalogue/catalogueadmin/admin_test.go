@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -366,4 +367,41 @@ func TestLiveTester_NestedObjects(t *testing.T) {
 	code, _, body := s.post(toolURL(tl)+"/run", url.Values{"arg.q": {"go"}, "arg.filter.max": {"many"}}, "same-origin")
 	assert.Equal(t, http.StatusBadRequest, code)
 	assert.Contains(t, body, "filter.max: expected a whole number")
+}
+
+// awayStore is a store whose database cannot be reached.
+type awayStore struct{ catalogue.Store }
+
+var errAway = fmt.Errorf("pgstore: reading: %w: %w", catalogue.ErrUnavailable, errors.New("dial tcp 127.0.0.1:5432: connect: connection refused"))
+
+func (awayStore) ListBundles(context.Context, catalogue.BundleQuery) ([]catalogue.Bundle, error) {
+	return nil, errAway
+}
+
+func (awayStore) GetBundle(context.Context, uuid.UUID) (catalogue.Bundle, error) {
+	return catalogue.Bundle{}, errAway
+}
+
+// A catalogue whose database cannot be reached shows a page saying so,
+// with 503 (the request may be tried again), not a 500 or a "not found";
+// the cause stays in the server log.
+func TestAdmin_StoreAwayIs503(t *testing.T) {
+	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
+	require.NoError(t, err)
+	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: awayStore{st}, API: api, Logger: quiet})
+	require.NoError(t, err)
+	srv := httptest.NewServer(adm)
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
+		assert.Contains(t, string(body), "cannot be reached right now", path)
+		assert.NotContains(t, string(body), "5432", path)
+	}
 }

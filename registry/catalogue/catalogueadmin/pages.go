@@ -67,6 +67,10 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderList(w http.ResponseWriter, r *http.Request, status int, form url.Values, fe fieldErrors) {
 	rows, err := h.bundleRows(r)
+	if errors.Is(err, catalogue.ErrUnavailable) {
+		h.storeFail(w, err)
+		return
+	}
 	if err != nil {
 		h.log.Error("catalogueadmin: listing bundles", "err", err)
 		h.fail(w, http.StatusInternalServerError, "the bundles could not be listed")
@@ -173,6 +177,9 @@ func (h *Handler) storeFail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, catalogue.ErrNotFound):
 		h.fail(w, http.StatusNotFound, "not found")
+	case errors.Is(err, catalogue.ErrUnavailable):
+		h.log.Warn("catalogueadmin: the store cannot be reached", "err", err)
+		h.fail(w, http.StatusServiceUnavailable, "the catalogue's database cannot be reached right now; reload the page in a few seconds")
 	default:
 		h.log.Error("catalogueadmin: store", "err", err)
 		h.fail(w, http.StatusInternalServerError, "the catalogue could not be read")

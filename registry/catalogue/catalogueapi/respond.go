@@ -87,6 +87,10 @@ func fieldsOf(err error, prefix string) []FieldError {
 	return out
 }
 
+// retryAfterSeconds is the Retry-After of an answer given while the
+// store cannot be reached.
+const retryAfterSeconds = "5"
+
 // writeStoreError maps a store error to its status (see the package doc).
 func (h *Handler) writeStoreError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
@@ -107,6 +111,10 @@ func (h *Handler) writeStoreError(w http.ResponseWriter, r *http.Request, err er
 		writeError(w, http.StatusUnprocessableEntity, "limit_reached", "a catalogue limit would be exceeded (such as the number of tools in a bundle)", nil)
 	case errors.Is(err, catalogue.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue is not available; retry later", nil)
+	case errors.Is(err, catalogue.ErrUnavailable):
+		h.log.WarnContext(r.Context(), "catalogueapi: the store cannot be reached", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", retryAfterSeconds)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue's database cannot be reached right now; retry in a few seconds", nil)
 	default:
 		h.log.ErrorContext(r.Context(), "catalogueapi: store failure", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal_error", "the catalogue failed to answer; see the server log", nil)

@@ -2,6 +2,8 @@ package catalogueapi_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -102,6 +104,15 @@ func TestSearchSearcherErrors(t *testing.T) {
 	r := e.do("GET", "/tools/search?q=x", "")
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Equal(t, []string{"q"}, r.fields())
+
+	// A database that cannot be reached: 503 with Retry-After, not 500.
+	rs.err = fmt.Errorf("pgstore: searching: %w: %w", catalogue.ErrUnavailable, errors.New("dial tcp 127.0.0.1:5432: connect: connection refused"))
+	r = e.do("GET", "/tools/search?q=x", "")
+	assert.Equal(t, http.StatusServiceUnavailable, r.status)
+	assert.Equal(t, "unavailable", r.errType())
+	assert.Equal(t, "5", r.header.Get("Retry-After"))
+	assert.Contains(t, r.body["error"], "cannot be reached")
+	assert.NotContains(t, string(r.raw), "5432", "the cause is logged, not sent")
 }
 
 // TestSearchIndexFollowsAPIWrites: writes through the API reach the index

@@ -28,6 +28,11 @@
 // increment, so the counts of every host add up. Reads through the same
 // Store see its buffered counts at once.
 //
+// While the database cannot be reached, every error is
+// catalogue.ErrUnavailable (errors.Is): the catalogue API answers 503 with
+// Retry-After, the registry keeps serving the tools it has, and nothing
+// has to be reopened when the database is back.
+//
 // The DSN is never logged or put in an error.
 package pgstore
 
@@ -191,7 +196,9 @@ func dbErr(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
 	}
-	return fmt.Errorf("pgstore: %s: %w", what, err)
+	// ctx is not at hand: a cancelled call's error is told apart by its
+	// own wrapping of context.Canceled.
+	return fmt.Errorf("pgstore: %s: %w", what, pgpool.MarkUnavailable(context.Background(), err, catalogue.ErrUnavailable))
 }
 
 const bundleCols = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at`
@@ -305,7 +312,7 @@ func (s *Store) reserveBundle(ctx context.Context, tx pgx.Tx) error {
 // the database's.
 func passOrWrap(err error, what string) error {
 	for _, sentinel := range []error{catalogue.ErrInvalid, catalogue.ErrNotFound, catalogue.ErrConflict, catalogue.ErrBundleDisabled,
-		catalogue.ErrBundleDeleted, catalogue.ErrBuiltIn, catalogue.ErrCorrupt, catalogue.ErrLimit, catalogue.ErrClosed} {
+		catalogue.ErrBundleDeleted, catalogue.ErrBuiltIn, catalogue.ErrCorrupt, catalogue.ErrLimit, catalogue.ErrClosed, catalogue.ErrUnavailable} {
 		if errors.Is(err, sentinel) {
 			return err
 		}
@@ -704,7 +711,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	})
 	if err != nil {
 		s.usage.Return(batch)
-		return fmt.Errorf("pgstore: writing usage counts: %w", err)
+		return fmt.Errorf("pgstore: writing usage counts: %w", pgpool.MarkUnavailable(ctx, err, catalogue.ErrUnavailable))
 	}
 	return nil
 }

@@ -327,6 +327,40 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	require.ErrorIs(t, err, catalogue.ErrNotFound)
 }
 
+// The database going away: reads and writes fail with an error that is
+// catalogue.ErrUnavailable (the API answers 503 with Retry-After, not
+// 500), never not-found or conflict; once it is back the store serves
+// again without being reopened.
+func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	s := open(t, via, schema, nil)
+	defer s.Close()
+	ctx := context.Background()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = s.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+
+	outage.Down()
+	_, err = s.GetBundle(ctx, id)
+	require.ErrorIs(t, err, catalogue.ErrUnavailable, "a read")
+	assert.NotErrorIs(t, err, catalogue.ErrNotFound)
+	_, err = s.ListBundles(ctx, catalogue.BundleQuery{})
+	require.ErrorIs(t, err, catalogue.ErrUnavailable, "a listing")
+	_, _, err = s.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web 2", IsEnabled: true})
+	require.ErrorIs(t, err, catalogue.ErrUnavailable, "a write")
+	assert.NotErrorIs(t, err, catalogue.ErrConflict)
+	_, err = s.ReapDeleted(ctx)
+	require.ErrorIs(t, err, catalogue.ErrUnavailable, "a reap")
+
+	outage.Up()
+	b, err := s.GetBundle(ctx, id)
+	require.NoError(t, err, "the database is back")
+	assert.Equal(t, "Web", b.DisplayName, "the write made while it was away did not happen")
+}
+
 // A writer killed with SIGKILL in the middle of importing a bundle of
 // 2,000 tools leaves the bundle wholly there or not at all.
 func TestFault_KilledWriterLeavesNoPartialRecord(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
@@ -123,4 +124,41 @@ func TestFault_PutAfterConnectionsDropped(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{"a line of output"}, p.Lines)
 	}
+}
+
+// The database going away: reading a stored output, or storing one,
+// fails with results.ErrUnavailable (ot.result answers "try again in a
+// moment"), never not-found, expired or corrupt; once the database is
+// back the same page is served and outputs are stored again.
+func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	st := openPG(t, via, schema, results.Options{})
+	ctx := context.Background()
+	text := strings.Repeat("a line of output\n", 5000)
+	stored, err := st.Put(ctx, strings.NewReader(text))
+	require.NoError(t, err)
+
+	outage.Down()
+	for _, req := range []results.Request{
+		{Handle: stored.Handle, Offset: 4000, Limit: 2},
+		{Handle: stored.Handle, Offset: 1, Limit: 5, Search: "line"},
+		{Handle: strings.Repeat("ab", 16), Offset: 1, Limit: 1}, // a handle this host never saw
+	} {
+		_, err = st.Query(ctx, req)
+		require.ErrorIs(t, err, results.ErrUnavailable, "%+v", req)
+		for _, not := range []error{results.ErrNotFound, results.ErrExpired, results.ErrCorrupt} {
+			assert.NotErrorIs(t, err, not, "%+v", req)
+		}
+	}
+	_, err = st.Put(ctx, strings.NewReader(text))
+	require.ErrorIs(t, err, results.ErrUnavailable, "a put")
+
+	outage.Up()
+	p, err := st.Query(ctx, results.Request{Handle: stored.Handle, Offset: 4000, Limit: 2})
+	require.NoError(t, err, "the database is back")
+	assert.Equal(t, []string{"a line of output", "a line of output"}, p.Lines)
+	_, err = st.Put(ctx, strings.NewReader(text))
+	require.NoError(t, err)
 }

@@ -17,6 +17,12 @@
 // offset, each fetching only the bytes it needs (chunks are stored out of
 // line and uncompressed, so substring() reads only its part). The tables
 // are migrated at Open (github.com/jackc/tern) in Options.Schema.
+//
+// While the database cannot be reached, reading or storing an output
+// fails with an error that is results.ErrUnavailable (errors.Is), never
+// ErrNotFound or ErrExpired: ot.result answers "try again in a moment",
+// and the large-output middleware returns an output it cannot store as it
+// is. Nothing has to be reopened when the database is back.
 package pgresults
 
 import (
@@ -146,7 +152,7 @@ func (b *Backend) readRow(ctx context.Context, handle string) (outputRow, error)
 		return row, fmt.Errorf("pgresults: %s: %w", handle, fs.ErrNotExist)
 	}
 	if err != nil {
-		return row, fmt.Errorf("pgresults: opening %s: %w", handle, err)
+		return row, fmt.Errorf("pgresults: opening %s: %w", handle, pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
 	}
 	return row, nil
 }
@@ -167,7 +173,7 @@ func (b *Backend) Remove(ctx context.Context, handle string, t results.Tombstone
 	})
 	b.rows.Remove(handle)
 	if err != nil {
-		return fmt.Errorf("pgresults: removing %s: %w", handle, err)
+		return fmt.Errorf("pgresults: removing %s: %w", handle, pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
 	}
 	return nil
 }
@@ -185,7 +191,7 @@ func (b *Backend) Tombstone(ctx context.Context, handle string) (results.Tombsto
 		return results.Tombstone{}, false, nil
 	}
 	if err != nil {
-		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, err)
+		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
 	}
 	return t, true, nil
 }
@@ -203,11 +209,11 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("pgresults: removing old tombstones: %w", err)
+		return fmt.Errorf("pgresults: removing old tombstones: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
 	}
 	rows, err := b.pool.Query(ctx, `SELECT handle, header, index_size FROM result_outputs`)
 	if err != nil {
-		return fmt.Errorf("pgresults: listing outputs: %w", err)
+		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
 	}
 	var (
 		h    string
@@ -219,7 +225,7 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgresults: listing outputs: %w", err)
+		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
 	}
 	return nil
 }
@@ -317,7 +323,7 @@ func (r chunkReader) ReadAt(p []byte, off int64) (int, error) {
 		return err
 	})
 	if err != nil {
-		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, err)
+		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, pgpool.MarkUnavailable(r.o.ctx, err, results.ErrUnavailable))
 	}
 	if n < len(want) {
 		// Removed (by this host's sweep or another's) since its row was

@@ -18,6 +18,13 @@
 // table's schema is migrated at Open (github.com/jackc/tern) in
 // Options.Schema. Records keep nanoseconds: timestamptz holds the
 // microseconds and a column of its own the rest.
+//
+// While the database cannot be reached (it is down, or dropped the
+// connection and does not take a new one), every error is
+// stats.ErrUnavailable (errors.Is): ot.stats answers "try again in a
+// moment", the Recorder keeps the records it could not write for its next
+// flush (up to stats.Options.MaxPending) and logs the failure sparingly.
+// Nothing has to be reopened when it is back.
 package pgstats
 
 import (
@@ -131,7 +138,7 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 		err = copyAll()
 	}
 	if err != nil {
-		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), err)
+		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
 	}
 	return nil
 }
@@ -181,7 +188,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("pgstats: reading records: %w", err)
+		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
 	}
 	defer rows.Close()
 	var (
@@ -193,7 +200,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 	)
 	for rows.Next() {
 		if err := rows.Scan(&at, &ns, &r.Tool, &r.Pack, &d, &r.Success, &r.ErrorType, &r.BytesIn, &r.BytesOut); err != nil {
-			return false, fmt.Errorf("pgstats: reading records: %w", err)
+			return false, fmt.Errorf("pgstats: reading records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
 		}
 		r.Time = at.Add(time.Duration(ns)).UTC()
 		r.Duration = time.Duration(d)
@@ -207,7 +214,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		fn(r)
 	}
 	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("pgstats: reading records: %w", err)
+		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
 	}
 	return false, nil
 }
@@ -269,7 +276,7 @@ func (s *Sink) Aggregate(ctx context.Context, q stats.AggregateQuery) (stats.Agg
 		})
 	})
 	if err != nil {
-		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", err)
+		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
 	}
 	return out, nil
 }

@@ -259,6 +259,56 @@ func TestFault_ConnectionsDropped(t *testing.T) {
 	}
 }
 
+// The database going away: a summary, a read and a write fail with an
+// error that is stats.ErrUnavailable (ot.stats answers "try again in a
+// moment"); calls still succeed and the
+// Recorder keeps their records; once the database is back, every call
+// made meanwhile is counted.
+func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	sink := open(t, via, schema)
+	rec, err := stats.New(stats.Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer rec.Close(context.Background())
+	reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, registry.AddFunc(reg, "ping", func(context.Context, struct{}) (result.Result[string], error) {
+		return result.Ok("pong"), nil
+	}, registry.ToolOptions{Doc: "Pongs."}))
+	reg.UseOuter(rec.Middleware())
+	ctx := context.Background()
+	ping := func() {
+		t.Helper()
+		res, err := reg.Invoke(ctx, "ping", []byte(`{}`))
+		require.NoError(t, err)
+		require.True(t, res.Success)
+	}
+	ping()
+	ping()
+	s, err := rec.Summary(ctx, stats.Query{})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, s.TotalCalls)
+
+	outage.Down()
+	for range 3 {
+		ping()
+	}
+	_, err = rec.Summary(ctx, stats.Query{})
+	require.ErrorIs(t, err, stats.ErrUnavailable, "a summary")
+	err = sink.Append(ctx, []stats.Record{{Time: time.Now(), Tool: "x"}})
+	require.ErrorIs(t, err, stats.ErrUnavailable, "a write")
+	_, err = sink.Records(ctx, stats.RecordQuery{Limit: 10}, func(stats.Record) {})
+	require.ErrorIs(t, err, stats.ErrUnavailable, "a read")
+	_, err = sink.Aggregate(ctx, stats.AggregateQuery{Unit: time.Hour})
+	require.ErrorIs(t, err, stats.ErrUnavailable, "an aggregate")
+
+	outage.Up()
+	s, err = rec.Summary(ctx, stats.Query{})
+	require.NoError(t, err, "the database is back")
+	assert.EqualValues(t, 5, s.TotalCalls, "the calls made while it was away were kept and written")
+}
+
 // A tool filter is applied by the database: only that tool's records are
 // read, and the limit counts only them.
 func TestSink_ToolFilter(t *testing.T) {
