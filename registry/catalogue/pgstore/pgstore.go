@@ -784,31 +784,46 @@ func (s *Store) Close() error {
 // missed. When the connection is lost, Watch reconnects, with a growing
 // wait up to five seconds, and calls changed once more after it is back,
 // since notifications sent meanwhile were lost: the caller then re-reads
-// the whole catalogue (a full resync). Watch returns when ctx ends;
-// changed runs on Watch's goroutine.
+// the whole catalogue (a full resync). The loss is logged once, the
+// attempts that keep failing only at the 2nd, 4th, 8th …, and the
+// reconnection once. Watch returns when ctx ends; changed runs on Watch's
+// goroutine.
 func (s *Store) Watch(ctx context.Context, changed func()) error {
-	wait := 100 * time.Millisecond
+	const first, most = 100 * time.Millisecond, 5 * time.Second
+	wait, failures := first, 0
 	for {
-		err := s.listen(ctx, changed)
+		listened, err := s.listen(ctx, changed, func() {
+			if failures > 0 {
+				s.log.Info("pgstore: the change feed is back; the catalogue is read again", "failed_tries", failures)
+			}
+			wait, failures = first, 0
+		})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		s.log.Warn("pgstore: the change feed's connection was lost; reconnecting", "err", err, "wait", wait)
+		if listened {
+			s.log.Warn("pgstore: the change feed's connection was lost; reconnecting", "err", err)
+		}
+		failures++
+		if !listened && failures&(failures-1) == 0 {
+			s.log.Warn("pgstore: the change feed cannot reconnect yet; trying again", "err", err, "failed_tries", failures, "wait", wait)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(wait):
 		}
-		wait = min(wait*2, 5*time.Second)
+		wait = min(wait*2, most)
 	}
 }
 
 // listen holds one LISTEN connection until it fails or ctx ends, calling
-// changed once it listens (the resync that covers the time before).
-func (s *Store) listen(ctx context.Context, changed func()) error {
+// up and then changed once it listens (the resync that covers the time
+// before); listened reports that it got that far.
+func (s *Store) listen(ctx context.Context, changed, up func()) (listened bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, s.connCfg.Copy())
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() {
 		closeCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -816,13 +831,14 @@ func (s *Store) listen(ctx context.Context, changed func()) error {
 		_ = conn.Close(closeCtx)
 	}()
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.channel}.Sanitize()); err != nil {
-		return err
+		return false, err
 	}
+	up()
 	changed()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		own := n.Payload == s.instance
 		// Gather the rest of a burst (an import, a script of puts).
@@ -832,12 +848,12 @@ func (s *Store) listen(ctx context.Context, changed func()) error {
 			cancel()
 			if err != nil {
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return true, ctx.Err()
 				}
 				if errors.Is(err, context.DeadlineExceeded) {
 					break
 				}
-				return err
+				return true, err
 			}
 			own = own && m.Payload == s.instance
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/catalogue/storetest"
@@ -193,6 +195,69 @@ func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Watch did not return after its context ended")
 	}
+}
+
+// The database going away under a watching host: the loss is logged
+// once and the failed reconnections only now and then (the 2nd, 4th, 8th
+// …); once the database is back the host listens again, asks for a full
+// resync, says so once, and hears changes again.
+func TestWatch_DatabaseAwayLoggedSparingly(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	var logs testlog.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := pgstore.Open(ctx, via, pgstore.Options{Schema: schema, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), ReapInterval: -1})
+	require.NoError(t, err)
+	defer b.Close()
+	a := open(t, dsn, schema, nil)
+	defer a.Close()
+	heard := make(chan struct{}, 16)
+	go func() { _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
+	expect := func(what string) {
+		t.Helper()
+		select {
+		case <-heard:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no change heard: %s", what)
+		}
+	}
+	expect("the resync once it listens")
+	waitListening(t, dsn, schema)
+
+	outage.Down()
+	time.Sleep(3500 * time.Millisecond) // reconnections at about 0.1, 0.3, 0.7, 1.5 and 3.1 s fail
+	outage.Up()
+	expect("the resync after reconnecting")
+	waitListening(t, dsn, schema)
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	expect("a change after the reconnection")
+
+	var lost, retries, back int
+	var tries float64
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		msg, _ := m["msg"].(string)
+		switch {
+		case strings.Contains(msg, "connection was lost"):
+			lost++
+		case strings.Contains(msg, "cannot reconnect yet"):
+			retries++
+		case strings.Contains(msg, "change feed is back"):
+			back++
+			tries, _ = m["failed_tries"].(float64)
+		}
+	}
+	assert.Equal(t, 1, lost, "the loss is logged once")
+	require.Equal(t, 1, back, "the reconnection is logged once")
+	require.GreaterOrEqual(t, tries, 4.0, "it tried several times while the database was away")
+	assert.LessOrEqual(t, retries, bits.Len(uint(tries)), "failed reconnections are logged only at the 2nd, 4th, 8th … (%v tries)", tries)
+	assert.NotContains(t, logs.String(), "toolpack_ci:toolpack_ci@", "the DSN is never logged")
 }
 
 // waitListening waits until a connection listens on schema's channel.
