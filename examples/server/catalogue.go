@@ -51,6 +51,7 @@ var reservedToolNames = []string{"bundles", "tools", "openapi.json"}
 // serves its tools, and the REST API mounted under /tools.
 type serverCatalogue struct {
 	store *searchindex.Store // over the built-ins over the files
+	pg    *pgstore.Store     // the store under it when catalogue.dsn is set
 	cat   *cataloguehost.Catalogue
 	api   *catalogueapi.Handler
 	admin *catalogueadmin.Handler // the tools admin page, at /admin
@@ -160,6 +161,7 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 		return nil, err
 	}
 	if pg, ok := file.(*pgstore.Store); ok {
+		sc2.pg = pg
 		sc2.stopWatch = watchCatalogue(pg, index, sc2.cat, log)
 	}
 	return sc2, nil

@@ -57,6 +57,11 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{}},"goImpl":{"func":"add"}}`)
 	assert.Equal(t, http.StatusConflict, code, "<slug, version> is unique in the database")
 
+	code, health := doJSON(t, ctx, http.MethodGet, a.base+"/healthz", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.Equal(t, map[string]any{"status": "ok", "databases": map[string]any{"catalogue": "reachable"}}, health["postgresql"],
+		"/healthz checks the catalogue's database")
+
 	second := startHTTP(t, ctx, env, "-config", cfgPath)
 	waitLog(t, ctx, second, "catalogue ready", 1)
 	code, out = restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)

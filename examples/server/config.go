@@ -9,11 +9,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
@@ -148,6 +150,19 @@ func serverStatus(proxy *mcpproxy.Proxy) func() []ot.ServerStatus {
 			out[i] = ot.ServerStatus{Name: s.Name, Connected: s.State == mcpproxy.Connected}
 		}
 		return out
+	}
+}
+
+// catalogueDatabase reports the catalogue's database for ot.health and
+// /healthz once the catalogue runs on PostgreSQL (pg is set after the
+// configuration, and so the ot pack, is in place).
+func catalogueDatabase(pg *atomic.Pointer[pgstore.Store]) func(context.Context) []ot.DatabaseStatus {
+	return func(ctx context.Context) []ot.DatabaseStatus {
+		s := pg.Load()
+		if s == nil {
+			return nil
+		}
+		return []ot.DatabaseStatus{{Name: "catalogue", Reachable: s.Ping(ctx) == nil}}
 	}
 }
 

@@ -9,7 +9,9 @@
 //	/admin/       the tools admin page (registry/catalogue/catalogueadmin): bundles,
 //	              tools, search, switches, forms and a live tester, in a browser
 //	/healthz      {"status":"ok","tools":N,"packs":[…],"proxy":{"status":"ok"|"degraded",
-//	              "server_count":N,"servers":{"name":"connected"|"disconnected"}}}
+//	              "server_count":N,"servers":{"name":"connected"|"disconnected"}},
+//	              "postgresql":{"status":"ok"|"degraded","databases":{"catalogue"|"stats"|"output":
+//	              "reachable"|"unreachable"}}} (postgresql only with a dsn configured)
 //
 // With -stdio it speaks MCP over stdin/stdout instead (for MCP clients that
 // start their servers as child processes); stdout then carries protocol
@@ -241,7 +243,8 @@
 // it cannot be stored), ot.stats and ot.result answer "unavailable, try
 // again in a moment", the catalogue API 503 with Retry-After, and call
 // records wait in memory for the database; the server reconnects by
-// itself.
+// itself. ot.health and /healthz check each database on every call
+// (postgresql: degraded while one cannot be reached).
 //
 // Its REST API (registry/catalogue/catalogueapi) shares /tools with the
 // registry's: /tools/bundles…, /tools/tools, /tools/tools/search and

@@ -205,15 +205,17 @@ func TestE2E_StreamableHTTP(t *testing.T) {
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		var h struct {
-			Status string   `json:"status"`
-			Tools  int      `json:"tools"`
-			Packs  []string `json:"packs"`
+			Status     string   `json:"status"`
+			Tools      int      `json:"tools"`
+			Packs      []string `json:"packs"`
+			PostgreSQL any      `json:"postgresql"`
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
 		assert.Equal(t, "ok", h.Status)
 		assert.Equal(t, len(ojTools)+len(exampleTools)+otToolCount+len(builtInFuncs), h.Tools, "the built-in catalogue bundle serves three example functions")
 		assert.Contains(t, h.Packs, "oj")
 		assert.Contains(t, h.Packs, "example")
+		assert.Nil(t, h.PostgreSQL, "no database configured, no postgresql part")
 	})
 
 	t.Run("REST", func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -119,4 +120,17 @@ func proxyHealth(p *mcpproxy.Proxy) map[string]any {
 		status = p.Health()
 	}
 	return map[string]any{"status": status, "server_count": len(servers), "servers": servers}
+}
+
+// postgresHealth is the postgresql part of /healthz, in ot.health's
+// shape: {"status":"ok"|"degraded","databases":{"catalogue":"reachable"|"unreachable",…}}.
+func postgresHealth(dbs []ot.DatabaseStatus) map[string]any {
+	status, states := "ok", map[string]string{}
+	for _, d := range dbs {
+		states[d.Name] = "reachable"
+		if !d.Reachable {
+			status, states[d.Name] = "degraded", "unreachable"
+		}
+	}
+	return map[string]any{"status": status, "databases": states}
 }

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,8 +25,10 @@ import (
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/packs/example"
+	otpack "github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/disclosure"
 )
 
@@ -321,7 +324,9 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	httpTools := &swapInvoker{}
 	host.OnApply("catalogue", catalogueHook(httpTools, log))
-	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy), Logger: log})
+	var catalDB atomic.Pointer[pgstore.Store]
+	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy),
+		Databases: catalogueDatabase(&catalDB), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -345,6 +350,9 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 			log.Warn("closing the catalogue", "error", err)
 		}
 	}()
+	if catal != nil {
+		catalDB.Store(catal.pg)
+	}
 	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
 	if cfg.config != "" {
 		reloadOnSIGHUP(ctx, host, log)
@@ -397,7 +405,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		return fmt.Errorf("stdio: %w", err)
 	}
-	hs, closeAPI, err := newHTTPServer(ctx, cfg, served, srv, proxy, catal, tokens, log)
+	hs, closeAPI, err := newHTTPServer(ctx, cfg, served, srv, proxy, catal, ot.Databases, tokens, log)
 	if err != nil {
 		return err
 	}
@@ -409,9 +417,11 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 // API under /tools (when catal is not nil) and /healthz on one mux, behind the path check (httpapi.CanonicalPaths) and the guard
 // (Host, Origin, per-write deadline), in an http.Server with the read and
 // idle timeouts of cfg. With tokens, /mcp and both REST APIs require one
-// of them; /healthz stays open for probes. The returned func ends the REST
+// of them; /healthz stays open for probes, and shows the databases
+// reports (nil: none) when there is any. The returned func ends the REST
 // handler's registry subscription.
-func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, catal *serverCatalogue, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
+func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, catal *serverCatalogue,
+	databases func(context.Context) []otpack.DatabaseStatus, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
 	var requireToken func(http.Handler) http.Handler
 	if tokens != nil {
 		requireToken = httpguard.RequireBearer(tokens.Verify, httpguard.BearerOptions{AllowMissingExpiration: true, Logger: log})
@@ -427,14 +437,19 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{
 		MaxSessions: cfg.maxSessions, SessionTimeout: cfg.sessionTimeout, Auth: requireToken, Logger: log,
 	}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		var packs []string
 		for _, p := range reg.Packs() {
 			packs = append(packs, p.Name)
 		}
+		body := map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs, "proxy": proxyHealth(proxy)}
+		if databases != nil {
+			if dbs := databases(r.Context()); len(dbs) > 0 {
+				body["postgresql"] = postgresHealth(dbs)
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs,
-			"proxy": proxyHealth(proxy)})
+		_ = json.NewEncoder(w).Encode(body)
 	})
 	api := mountREST(mux, reg, requireToken, log)
 	if catal != nil {

@@ -177,6 +177,14 @@ func MarkUnavailable(ctx context.Context, err, sentinel error) error {
 	return fmt.Errorf("%w: %w", sentinel, err)
 }
 
+// Ping reports whether the database of pool answers now: a connection
+// lost since the last use (the server restarted) is replaced and asked
+// again, as ReadRetrying does, so that only a database that does not
+// answer fails.
+func Ping(ctx context.Context, pool *pgxpool.Pool) error {
+	return ReadRetrying(ctx, pool, func() error { return pool.Ping(ctx) })
+}
+
 // ReadRetrying runs read, an idempotent read through pool; when it fails
 // because its connection was lost, the pool's connections are all dropped
 // (a server that closed one has usually closed every one: a restart, a

@@ -45,6 +45,11 @@ type Config struct {
 	// connection state, in the order to show them (ot.config lists their
 	// names, ot.health their states). Nil means none.
 	Servers func() []ServerStatus
+	// Databases reports the databases the host keeps its state in (the
+	// catalogue, statistics and stored outputs on PostgreSQL), each
+	// checked when called; ot.health shows them under postgresql when
+	// there is any. nil means none.
+	Databases func(ctx context.Context) []DatabaseStatus
 
 	// Reload re-reads the configuration and applies it (ot.reload). It
 	// returns an error, naming file and line, when the configuration is
@@ -133,6 +138,14 @@ type ServerStatus struct {
 	Name string
 	// Connected reports whether the server is connected now.
 	Connected bool
+}
+
+// DatabaseStatus is the state of one database of the host.
+type DatabaseStatus struct {
+	// Name says what the database keeps: catalogue, stats or output.
+	Name string
+	// Reachable reports whether it answered just now.
+	Reachable bool
 }
 
 // Topic routes ot.notify messages: a topic matching Pattern (a glob as

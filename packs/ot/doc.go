@@ -18,7 +18,8 @@
 //	ot.snippets(pattern, info)  the snippets; pattern matches name or description
 //	ot.help(query, info)        general help, one item's documentation, or a search
 //	ot.config()                 aliases, snippets and servers as configured
-//	ot.health()                 version, Go version, working directory, registry, proxied servers
+//	ot.health()                 version, Go version, working directory, registry, proxied servers,
+//	                            databases (Config.Databases)
 //	ot.version()                the version string
 //	ot.reload()                 re-read the configuration (Config.Reload)
 //	ot.notify(topic, message)   append a message to the topic's file

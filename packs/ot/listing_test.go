@@ -304,6 +304,26 @@ func TestHealth_NoServers(t *testing.T) {
 	assert.Equal(t, map[string]any{"status": "ok", "server_count": 0, "servers": map[string]any{}}, m["proxy"])
 }
 
+// A host keeping its state in PostgreSQL shows its databases, checked on
+// every call, in the proxy's shape: degraded while one cannot be reached.
+// Without databases the seed's output is unchanged (TestHealth_ShowHealth).
+func TestHealth_Databases(t *testing.T) {
+	var calls int
+	dbs := []ot.DatabaseStatus{{Name: "catalogue", Reachable: true}, {Name: "stats", Reachable: false}}
+	f := newFixture(t, func(_ *fixture, c *ot.Config) {
+		c.Databases = func(context.Context) []ot.DatabaseStatus { calls++; return dbs }
+	})
+	out := f.ok(t, "ot.health", `{}`)
+	assert.Contains(t, out, "\npostgresql: {status: degraded, databases: {catalogue: reachable, stats: unreachable}}\n")
+	assert.Equal(t, map[string]any{"status": "degraded", "databases": map[string]any{"catalogue": "reachable", "stats": "unreachable"}},
+		parseMap(t, out)["postgresql"])
+	dbs[1].Reachable = true
+	assert.Equal(t, "ok", parseMap(t, f.ok(t, "ot.health", `{}`))["postgresql"].(map[string]any)["status"])
+	assert.Equal(t, 2, calls, "checked on every call")
+	dbs = nil
+	assert.NotContains(t, parseMap(t, f.ok(t, "ot.health", `{}`)), "postgresql", "no database, no key")
+}
+
 // --- Version ---
 
 func TestVersion_GetVersion(t *testing.T) {

@@ -355,14 +355,30 @@ func (p *pack) health(ctx context.Context, _ NoArgs) (result.Result[string], err
 		}
 		states = append(states, field{s.Name, st})
 	}
-	res, err := okYAML(object{
+	out := object{
 		{"version", quoted(p.version)},
 		{"go", quoted(runtime.Version())},
 		{"cwd", cwd},
 		{"registry", object{{"status", healthOK}, {"tool_count", len(p.reg.List())}}},
 		{"proxy", object{{"status", status}, {"server_count", len(servers)}, {"servers", states}}},
-	})
-	return sp.end(res, err, slog.String("proxy_status", status))
+	}
+	attrs := []slog.Attr{slog.String("proxy_status", status)}
+	if p.cfg.Databases != nil {
+		if dbs := p.cfg.Databases(ctx); len(dbs) > 0 {
+			dbStatus, dbStates := healthOK, object{}
+			for _, d := range dbs {
+				st := "reachable"
+				if !d.Reachable {
+					st, dbStatus = "unreachable", healthDegraded
+				}
+				dbStates = append(dbStates, field{d.Name, st})
+			}
+			out = append(out, field{"postgresql", object{{"status", dbStatus}, {"databases", dbStates}}})
+			attrs = append(attrs, slog.String("postgresql_status", dbStatus))
+		}
+	}
+	res, err := okYAML(out)
+	return sp.end(res, err, attrs...)
 }
 
 func (p *pack) versionTool(ctx context.Context, _ NoArgs) (result.Result[string], error) {

@@ -42,6 +42,11 @@ type Options struct {
 	// ot.health (adapters/mcpproxy's Proxy.Status, converted); nil means
 	// none.
 	Servers func() []ot.ServerStatus
+	// Databases reports the host's other databases for ot.health (such as
+	// a catalogue on PostgreSQL), checked when called; they are listed
+	// before the statistics and output databases, which the Wiring
+	// checks itself. nil means none.
+	Databases func(ctx context.Context) []ot.DatabaseStatus
 	// Logger receives the logs of the statistics recorder and the output
 	// store; nil means slog.Default().
 	Logger *slog.Logger
@@ -73,12 +78,15 @@ type Wiring struct {
 	closed  bool
 
 	skipCache atomic.Pointer[sync.Map] // *registry.Tool → bool, reset on registry changes
+
+	otherDBs  func(context.Context) []ot.DatabaseStatus // Options.Databases
 	cancelSub func()
 }
 
 // liveStore is one open output store and the settings it was opened with.
 type liveStore struct {
 	st   *results.Store
+	pg   *pgresults.Backend // st's backend when it is on PostgreSQL
 	opts outputSettings
 	mw   registry.Middleware
 	done *time.Timer // closes a retired store when its TTL has passed
@@ -114,7 +122,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	if opts.Host.Config() != nil {
 		return nil, errors.New("othost: Setup must run before the first Host.Reload (its hooks apply each configuration)")
 	}
-	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now}
+	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now, otherDBs: opts.Databases}
 	if w.log == nil {
 		w.log = slog.Default()
 	}
@@ -134,6 +142,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 		Snippets:     snippetSource{w},
 		Instructions: func() map[string]string { return w.config().Instructions },
 		Servers:      opts.Servers,
+		Databases:    w.Databases,
 		Reload:       w.host.Reload,
 		Topics:       w.topics,
 		Stats:        statsSource{w},
@@ -342,6 +351,42 @@ func (w *Wiring) setSink(use *sinkUse) {
 	time.AfterFunc(sinkGrace, func() { _ = old.sink.Close() })
 }
 
+// pingTimeout bounds each database's health check.
+const pingTimeout = 2 * time.Second
+
+// Databases checks, at once, the host's other databases
+// (Options.Databases) and those of the statistics and the stored outputs
+// when they are on PostgreSQL, each within two seconds: what ot.health
+// shows under postgresql, and what a host's own health endpoint may show.
+func (w *Wiring) Databases(ctx context.Context) []ot.DatabaseStatus {
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	type check struct {
+		name string
+		ping func(context.Context) error
+	}
+	var checks []check
+	w.mu.Lock()
+	if w.sink != nil {
+		checks = append(checks, check{"stats", w.sink.sink.Ping})
+	}
+	w.mu.Unlock()
+	if ls := w.store.Load(); ls != nil && ls.pg != nil {
+		checks = append(checks, check{"output", ls.pg.Ping})
+	}
+	var other []ot.DatabaseStatus
+	out := make([]ot.DatabaseStatus, len(checks))
+	var wg sync.WaitGroup
+	if w.otherDBs != nil {
+		wg.Go(func() { other = w.otherDBs(ctx) })
+	}
+	for i, c := range checks {
+		wg.Go(func() { out[i] = ot.DatabaseStatus{Name: c.name, Reachable: c.ping(ctx) == nil} })
+	}
+	wg.Wait()
+	return append(other, out...)
+}
+
 type statsSource struct{ w *Wiring }
 
 // Stats answers ot.stats from the recorder, writing the HTML report when
@@ -402,12 +447,13 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 				QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
 				SweepInterval: sweepInterval(next.ttl),
 			}
+			var pgBackend *pgresults.Backend
 			if pg := next.pg; pg.DSN != "" {
 				be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
 				if err != nil {
 					return cfg.Errorf("output.dsn", "%v", err)
 				}
-				o.Backend = be // closed with the Store, or below when Open fails
+				o.Backend, pgBackend = be, be // closed with the Store, or below when Open fails
 			}
 			st, err := results.Open(ctx, o)
 			if err != nil {
@@ -416,7 +462,7 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 				}
 				return cfg.Errorf("output", "cannot open the output store: %v", err)
 			}
-			opened = &liveStore{st: st, opts: next, mw: st.Middleware()}
+			opened = &liveStore{st: st, pg: pgBackend, opts: next, mw: st.Middleware()}
 			w.swapStore(opened)
 			return nil
 		},

@@ -92,8 +92,9 @@ func TestSetup_OutputOnPostgresSharedByHosts(t *testing.T) {
 	require.True(t, ok, msg)
 }
 
-// The database going away under a host: calls go on (a large output is
-// returned inline rather than lost), ot.stats and ot.result answer
+// The database going away under a host: ot.health shows it (postgresql:
+// degraded), calls go on (a large output is returned inline rather than
+// lost), ot.stats and ot.result answer
 // "unavailable, try again in a moment" — not an internal error, not "not
 // found" — and once it is back both answer again, the calls made
 // meanwhile counted.
@@ -108,8 +109,17 @@ func TestSetup_DatabaseAwayIsUnavailable(t *testing.T) {
 	require.True(t, ok)
 	st, isStored := v.(results.Stored)
 	require.True(t, isStored, "got %T", v)
+	health := func() any {
+		t.Helper()
+		v, ok, msg := f.call(t, "ot.health", `{}`)
+		require.True(t, ok, msg)
+		return yamlOf(t, v)["postgresql"]
+	}
+	assert.Equal(t, map[string]any{"status": "ok", "databases": map[string]any{"stats": "reachable", "output": "reachable"}}, health())
 
 	outage.Down()
+	assert.Equal(t, map[string]any{"status": "degraded", "databases": map[string]any{"stats": "unreachable", "output": "unreachable"}}, health(),
+		"ot.health says the databases cannot be reached")
 	_, ok, _ = f.call(t, "add", `{"a":1,"b":2}`)
 	require.True(t, ok, "a call does not need the database")
 	v, ok, _ = f.call(t, "lines", `{"count":200}`)
@@ -127,6 +137,7 @@ func TestSetup_DatabaseAwayIsUnavailable(t *testing.T) {
 	}
 
 	outage.Up()
+	assert.Equal(t, "ok", health().(map[string]any)["status"], "the databases are back")
 	v, ok, msg := f.call(t, "ot.result", `{"handle":"`+st.Handle+`","offset":10,"limit":1}`)
 	require.True(t, ok, msg)
 	assert.Equal(t, []any{"line 10"}, yamlOf(t, v)["lines"])

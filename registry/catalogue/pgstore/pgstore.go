@@ -179,6 +179,19 @@ func (s *Store) checkOpen() error {
 	return nil
 }
 
+// Ping reports whether the database answers now: nil, or an error that is
+// catalogue.ErrUnavailable when it cannot be reached. A host's health
+// check calls it.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := pgpool.Ping(ctx, s.pool); err != nil {
+		return fmt.Errorf("pgstore: ping: %w", pgpool.MarkUnavailable(ctx, err, catalogue.ErrUnavailable))
+	}
+	return nil
+}
+
 // stamp is the store's time, as stored (UTC, microseconds).
 func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 

@@ -123,6 +123,19 @@ func (b *Backend) check() error {
 	return nil
 }
 
+// Ping reports whether the database answers now: nil, or an error that is
+// results.ErrUnavailable when it cannot be reached. A host's health check
+// (ot.health) calls it.
+func (b *Backend) Ping(ctx context.Context) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if err := pgpool.Ping(ctx, b.pool); err != nil {
+		return fmt.Errorf("pgresults: ping: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+	}
+	return nil
+}
+
 // Open implements results.Backend: one read of the output's row (none
 // when it was opened lately); its blobs are read on demand.
 func (b *Backend) Open(ctx context.Context, handle string) (results.Blobs, error) {

@@ -157,6 +157,19 @@ func notStored(ctx context.Context, err error) bool {
 	return pgconn.SafeToRetry(err) || errors.As(err, &pe)
 }
 
+// Ping reports whether the database answers now: nil, or an error that is
+// stats.ErrUnavailable when it cannot be reached. A host's health check
+// (ot.health) calls it.
+func (s *Sink) Ping(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := pgpool.Ping(ctx, s.pool); err != nil {
+		return fmt.Errorf("pgstats: ping: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+	}
+	return nil
+}
+
 // Records implements stats.Sink: the records q selects, newest first, in
 // one streamed query.
 func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.Record)) (bool, error) {
