@@ -243,8 +243,9 @@
 // it cannot be stored), ot.stats and ot.result answer "unavailable, try
 // again in a moment", the catalogue API 503 with Retry-After, and call
 // records wait in memory for the database; the server reconnects by
-// itself. ot.health and /healthz check each database on every call
-// (postgresql: degraded while one cannot be reached).
+// itself. ot.health and /healthz check each database (postgresql:
+// degraded while one cannot be reached); /healthz, open to anyone, at most
+// once a second.
 //
 // Its REST API (registry/catalogue/catalogueapi) shares /tools with the
 // registry's: /tools/bundles…, /tools/tools, /tools/tools/search and

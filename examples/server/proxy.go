@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/packs/ot"
@@ -120,6 +122,34 @@ func proxyHealth(p *mcpproxy.Proxy) map[string]any {
 		status = p.Health()
 	}
 	return map[string]any{"status": status, "server_count": len(servers), "servers": servers}
+}
+
+// dbHealthCache keeps the databases' health for a second: /healthz is
+// open to anyone, and probes hitting it often must not take the pools'
+// connections from the tools. One check runs at a time; probes arriving
+// meanwhile wait for it and share its answer.
+type dbHealthCache struct {
+	check func(context.Context) []ot.DatabaseStatus // nil: no databases
+
+	mu  sync.Mutex
+	at  time.Time
+	dbs []ot.DatabaseStatus
+}
+
+// dbHealthTTL is how long a check's answer is served.
+const dbHealthTTL = time.Second
+
+func (c *dbHealthCache) get(ctx context.Context) []ot.DatabaseStatus {
+	if c.check == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < dbHealthTTL {
+		return c.dbs
+	}
+	c.dbs, c.at = c.check(context.WithoutCancel(ctx)), time.Now()
+	return c.dbs
 }
 
 // postgresHealth is the postgresql part of /healthz, in ot.health's

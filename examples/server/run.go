@@ -437,16 +437,15 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{
 		MaxSessions: cfg.maxSessions, SessionTimeout: cfg.sessionTimeout, Auth: requireToken, Logger: log,
 	}))
+	dbHealth := &dbHealthCache{check: databases}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		var packs []string
 		for _, p := range reg.Packs() {
 			packs = append(packs, p.Name)
 		}
 		body := map[string]any{"status": "ok", "tools": len(reg.List()), "packs": packs, "proxy": proxyHealth(proxy)}
-		if databases != nil {
-			if dbs := databases(r.Context()); len(dbs) > 0 {
-				body["postgresql"] = postgresHealth(dbs)
-			}
+		if dbs := dbHealth.get(r.Context()); len(dbs) > 0 {
+			body["postgresql"] = postgresHealth(dbs)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
