@@ -97,19 +97,29 @@ func TestTwoHosts(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 60, tool.CallCount, "both hosts' counts add up")
 
-	empty, err := catalogue.NewID()
-	require.NoError(t, err)
-	_, _, err = a.PutBundle(ctx, empty, catalogue.BundleSpec{Slug: "gone", DisplayName: "Gone", IsEnabled: true})
-	require.NoError(t, err)
-	_, err = b.SoftDeleteBundle(ctx, empty)
-	require.NoError(t, err)
-	clock.Add((catalogue.SoftDeleteRetention + time.Minute).Microseconds())
+	empty := dueForReaping(t, a, b, &clock)
 	reaped := make(chan []uuid.UUID, 2)
 	for _, s := range []*pgstore.Store{a, b} {
 		go func() { ids, err := s.ReapDeleted(ctx); assert.NoError(t, err); reaped <- ids }()
 	}
 	all := append(<-reaped, <-reaped...)
 	assert.Equal(t, []uuid.UUID{empty}, all, "reaped once, by one host")
+}
+
+// dueForReaping puts an empty bundle through put, soft-deletes it through
+// del and moves clock (microseconds, the stores' clock) past the
+// retention, so that the next reap removes it.
+func dueForReaping(t *testing.T, put, del *pgstore.Store, clock *atomic.Int64) uuid.UUID {
+	t.Helper()
+	ctx := context.Background()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = put.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "gone", DisplayName: "Gone", IsEnabled: true})
+	require.NoError(t, err)
+	_, err = del.SoftDeleteBundle(ctx, id)
+	require.NoError(t, err)
+	clock.Add((catalogue.SoftDeleteRetention + time.Minute).Microseconds())
+	return id
 }
 
 // A DSN that does not parse, or a server that refuses the password, is an
@@ -377,13 +387,7 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	require.ErrorIs(t, err, catalogue.ErrNotFound)
 	require.ErrorIs(t, s.DeleteTool(ctx, key), catalogue.ErrNotFound, "deleted once")
 
-	empty, err := catalogue.NewID()
-	require.NoError(t, err)
-	_, _, err = s.PutBundle(ctx, empty, catalogue.BundleSpec{Slug: "gone", DisplayName: "Gone", IsEnabled: true})
-	require.NoError(t, err)
-	_, err = s.SoftDeleteBundle(ctx, empty)
-	require.NoError(t, err)
-	clock.Add((catalogue.SoftDeleteRetention + time.Minute).Microseconds())
+	empty := dueForReaping(t, s, s, &clock)
 	kill()
 	reaped, err := s.ReapDeleted(ctx)
 	require.NoError(t, err, "a reap right after the connections were dropped")

@@ -230,21 +230,28 @@ func TestSink_Closed(t *testing.T) {
 	assert.ErrorIs(t, err, pgstats.ErrClosed)
 }
 
+// recordedPing is a registry with one tool, ping, whose calls a Recorder
+// (flushing only when asked) records into sink.
+func recordedPing(t *testing.T, sink *pgstats.Sink) (*stats.Recorder, *registry.Registry) {
+	t.Helper()
+	rec, err := stats.New(stats.Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rec.Close(context.Background()) })
+	reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, registry.AddFunc(reg, "ping", func(context.Context, struct{}) (result.Result[string], error) {
+		return result.Ok("pong"), nil
+	}, registry.ToolOptions{Doc: "Pongs."}))
+	reg.UseOuter(rec.Middleware())
+	return rec, reg
+}
+
 // The database dropping the sink's connections costs no summary: a read
 // whose connection was lost before any record came resets the pool and
 // asks again; a flush that fails keeps its records buffered for the next.
 func TestFault_ConnectionsDropped(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
-	sink := open(t, dsn, schema)
-	rec, err := stats.New(stats.Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer rec.Close(context.Background())
-	reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, registry.AddFunc(reg, "ping", func(context.Context, struct{}) (result.Result[string], error) {
-		return result.Ok("pong"), nil
-	}, registry.ToolOptions{Doc: "Pongs."}))
-	reg.Use(rec.Middleware())
+	rec, reg := recordedPing(t, open(t, dsn, schema))
 	admin, err := pgx.Connect(context.Background(), dsn)
 	require.NoError(t, err)
 	defer admin.Close(context.Background())
@@ -269,14 +276,7 @@ func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
 	schema := pgtest.FreshSchema(t, dsn)
 	outage, via := pgtest.NewOutage(t, dsn)
 	sink := open(t, via, schema)
-	rec, err := stats.New(stats.Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	defer rec.Close(context.Background())
-	reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, registry.AddFunc(reg, "ping", func(context.Context, struct{}) (result.Result[string], error) {
-		return result.Ok("pong"), nil
-	}, registry.ToolOptions{Doc: "Pongs."}))
-	reg.UseOuter(rec.Middleware())
+	rec, reg := recordedPing(t, sink)
 	ctx := context.Background()
 	ping := func() {
 		t.Helper()
