@@ -106,6 +106,17 @@ func TestTwoHosts(t *testing.T) {
 	assert.Equal(t, []uuid.UUID{empty}, all, "reaped once, by one host")
 }
 
+// expectHeard waits until a watcher reports a change on heard, failing t
+// after within.
+func expectHeard(t *testing.T, heard <-chan struct{}, within time.Duration, what string) {
+	t.Helper()
+	select {
+	case <-heard:
+	case <-time.After(within):
+		t.Fatalf("no change heard: %s", what)
+	}
+}
+
 // dueForReaping puts an empty bundle through put, soft-deletes it through
 // del and moves clock (microseconds, the stores' clock) past the
 // retention, so that the next reap removes it.
@@ -154,14 +165,7 @@ func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
 	go func() {
 		done <- b.Watch(ctx, func() { heard <- struct{}{} })
 	}()
-	expect := func(what string) {
-		t.Helper()
-		select {
-		case <-heard:
-		case <-time.After(3 * time.Second):
-			t.Fatalf("no change heard: %s", what)
-		}
-	}
+	expect := func(what string) { t.Helper(); expectHeard(t, heard, 3*time.Second, what) }
 	quiet := func(what string) {
 		t.Helper()
 		select {
@@ -225,14 +229,7 @@ func TestWatch_DatabaseAwayLoggedSparingly(t *testing.T) {
 	defer a.Close()
 	heard := make(chan struct{}, 16)
 	go func() { _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
-	expect := func(what string) {
-		t.Helper()
-		select {
-		case <-heard:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no change heard: %s", what)
-		}
-	}
+	expect := func(what string) { t.Helper(); expectHeard(t, heard, 10*time.Second, what) }
 	expect("the resync once it listens")
 	waitListening(t, dsn, schema)
 
