@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -16,7 +17,7 @@ import (
 // does not turn the answer it shares into "unreachable".
 func TestHealthz_DatabaseChecksCached(t *testing.T) {
 	var checks atomic.Int32
-	c := &dbHealthCache{check: func(ctx context.Context) []ot.DatabaseStatus {
+	c := &dbHealthCache{ttl: time.Hour, check: func(ctx context.Context) []ot.DatabaseStatus {
 		checks.Add(1)
 		return []ot.DatabaseStatus{{Name: "catalogue", Reachable: ctx.Err() == nil}}
 	}}
@@ -28,6 +29,9 @@ func TestHealthz_DatabaseChecksCached(t *testing.T) {
 		wg.Go(func() { assert.Len(t, c.get(context.Background()), 1) })
 	}
 	wg.Wait()
-	assert.Equal(t, int32(1), checks.Load(), "one check serves every probe within a second")
+	assert.Equal(t, int32(1), checks.Load(), "one check serves every probe within its time")
+	c.at = c.at.Add(-2 * time.Hour)
+	c.get(context.Background())
+	assert.Equal(t, int32(2), checks.Load(), "an answer past its time is checked again")
 	assert.Nil(t, (&dbHealthCache{}).get(context.Background()), "no databases, nothing to check")
 }

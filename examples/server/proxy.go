@@ -130,6 +130,7 @@ func proxyHealth(p *mcpproxy.Proxy) map[string]any {
 // meanwhile wait for it and share its answer.
 type dbHealthCache struct {
 	check func(context.Context) []ot.DatabaseStatus // nil: no databases
+	ttl   time.Duration                             // 0: dbHealthTTL
 
 	mu  sync.Mutex
 	at  time.Time
@@ -145,7 +146,11 @@ func (c *dbHealthCache) get(ctx context.Context) []ot.DatabaseStatus {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.at.IsZero() && time.Since(c.at) < dbHealthTTL {
+	ttl := c.ttl
+	if ttl == 0 {
+		ttl = dbHealthTTL
+	}
+	if !c.at.IsZero() && time.Since(c.at) < ttl {
 		return c.dbs
 	}
 	c.dbs, c.at = c.check(context.WithoutCancel(ctx)), time.Now()

@@ -248,6 +248,9 @@ func TestRecorder_StoreAwayLoggedSparingly(t *testing.T) {
 		defer sink.mu.Unlock()
 		return len(sink.recs) == 5
 	}, 10*time.Second, time.Millisecond, "the records reach the sink once it works")
+	// The flusher logs its recovery after the write it made returned.
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "writing records again") },
+		10*time.Second, time.Millisecond, "the recovery is logged")
 
 	var warns, infos []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
