@@ -26,26 +26,10 @@ import (
 // logBuffer is a goroutine-safe buffer for a slog JSON handler.
 type logBuffer struct{ testlog.Buffer }
 
-// records parses every JSON log line written so far.
-func (b *logBuffer) records(t *testing.T) []map[string]any {
-	t.Helper()
-	s := b.String()
-	var out []map[string]any
-	for line := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
-		if line == "" {
-			continue
-		}
-		var r map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &r), line)
-		out = append(out, r)
-	}
-	return out
-}
-
 // spans returns the records whose span attribute is name.
 func (b *logBuffer) spans(t *testing.T, name string) []map[string]any {
 	var out []map[string]any
-	for _, r := range b.records(t) {
+	for _, r := range b.Records(t) {
 		if r["span"] == name {
 			out = append(out, r)
 		}

@@ -2,7 +2,6 @@ package stats
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -253,9 +252,7 @@ func TestRecorder_StoreAwayLoggedSparingly(t *testing.T) {
 		10*time.Second, time.Millisecond, "the recovery is logged")
 
 	var warns, infos []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+	for _, m := range logs.Records(t) {
 		switch m["level"] {
 		case "WARN":
 			warns = append(warns, m)

@@ -246,9 +246,7 @@ func TestWatch_DatabaseAwayLoggedSparingly(t *testing.T) {
 
 	var lost, retries, back int
 	var tries float64
-	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
-		var m map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+	for _, m := range logs.Records(t) {
 		msg, _ := m["msg"].(string)
 		switch {
 		case strings.Contains(msg, "connection was lost"):
