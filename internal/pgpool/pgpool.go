@@ -158,6 +158,12 @@ func ConnectionLost(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
+	return brokenConn(err)
+}
+
+// brokenConn reports whether err is one of the connection's own failures
+// (see ConnectionLost), whatever the context.
+func brokenConn(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")
@@ -166,12 +172,39 @@ func ConnectionLost(ctx context.Context, err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
 }
 
-// MarkUnavailable returns err wrapped with sentinel (a package's
-// ErrUnavailable) when it means the database could not be reached or the
-// connection was lost (ConnectionLost): the caller may try again later.
-// Any other error, and nil, is returned as it is.
-func MarkUnavailable(ctx context.Context, err, sentinel error) error {
-	if err == nil || errors.Is(err, sentinel) || !ConnectionLost(ctx, err) {
+// queryCanceled reports whether err is the server's report of a cancelled
+// statement (SQLSTATE 57014), which is what pgx's cancel request on an
+// ended context produces.
+func queryCanceled(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "57014"
+}
+
+// Classify returns err in the form the stores' callers check with
+// errors.Is:
+//
+//   - when ctx has ended and err is what that ends in — the server's
+//     report of the cancelled statement (SQLSTATE 57014, query_canceled)
+//     or the connection cut under it — the result matches ctx.Err()
+//     (context.Canceled or context.DeadlineExceeded), as pgx's own
+//     context errors do;
+//   - otherwise, when err means the database could not be reached or the
+//     connection was lost (ConnectionLost), it is wrapped with sentinel (a
+//     package's ErrUnavailable): the caller may try again later.
+//
+// Any other error, and nil, is returned as it is; the cause always stays
+// in the chain, and an error is never marked twice.
+func Classify(ctx context.Context, err, sentinel error) error {
+	if err == nil {
+		return nil
+	}
+	if ended := ctx.Err(); ended != nil {
+		if !errors.Is(err, ended) && (queryCanceled(err) || brokenConn(err)) {
+			return fmt.Errorf("%w: %w", ended, err)
+		}
+		return err
+	}
+	if errors.Is(err, sentinel) || !ConnectionLost(ctx, err) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)

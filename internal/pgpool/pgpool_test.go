@@ -86,23 +86,50 @@ func TestConnectionLost(t *testing.T) {
 // An error meaning the database cannot be reached is marked with the
 // package's sentinel, once, keeping its cause; any other error, a
 // cancelled caller's and nil are returned as they are.
-func TestMarkUnavailable(t *testing.T) {
+func TestClassify(t *testing.T) {
 	ctx := context.Background()
 	away := errors.New("pkg: unavailable")
 	dial := &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}
 
-	err := pgpool.MarkUnavailable(ctx, fmt.Errorf("connecting: %w", dial), away)
+	err := pgpool.Classify(ctx, fmt.Errorf("connecting: %w", dial), away)
 	assert.ErrorIs(t, err, away)
 	var op *net.OpError
 	assert.ErrorAs(t, err, &op, "the cause stays in the chain")
-	assert.Equal(t, err, pgpool.MarkUnavailable(ctx, err, away), "marked once")
+	assert.Equal(t, err, pgpool.Classify(ctx, err, away), "marked once")
 
 	unique := &pgconn.PgError{Code: "23505"}
-	assert.Equal(t, error(unique), pgpool.MarkUnavailable(ctx, unique, away))
-	assert.NoError(t, pgpool.MarkUnavailable(ctx, nil, away))
+	assert.Equal(t, error(unique), pgpool.Classify(ctx, unique, away))
+	assert.NoError(t, pgpool.Classify(ctx, nil, away))
 	done, cancel := context.WithCancel(ctx)
 	cancel()
-	assert.NotErrorIs(t, pgpool.MarkUnavailable(done, io.ErrUnexpectedEOF, away), away, "the caller gave up")
+	assert.NotErrorIs(t, pgpool.Classify(done, io.ErrUnexpectedEOF, away), away, "the caller gave up")
+}
+
+// A statement cancelled because its context ended matches the context's
+// error, even when the server reported the cancel as its own (57014), so
+// callers can tell "I gave up" from a failing database.
+func TestClassify_EndedContextMatchesIt(t *testing.T) {
+	away := errors.New("pkg: unavailable")
+	cancelled := &pgconn.PgError{Code: "57014", Message: "canceling statement due to user request"}
+
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := pgpool.Classify(done, cancelled, away)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, away)
+	var pe *pgconn.PgError
+	assert.ErrorAs(t, err, &pe, "the server's error stays in the chain")
+	assert.Equal(t, err, pgpool.Classify(done, err, away), "marked once")
+
+	late, stop := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer stop()
+	assert.ErrorIs(t, pgpool.Classify(late, cancelled, away), context.DeadlineExceeded)
+
+	assert.Equal(t, error(cancelled), pgpool.Classify(context.Background(), cancelled, away),
+		"a statement cancelled by someone else (pg_cancel_backend) is left as it is")
+	unique := &pgconn.PgError{Code: "23505"}
+	assert.Equal(t, error(unique), pgpool.Classify(done, unique, away),
+		"a statement's own failure is not blamed on the context that ended after it")
 }
 
 // A transaction whose connection is lost before it commits was rolled back

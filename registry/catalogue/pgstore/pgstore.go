@@ -187,7 +187,7 @@ func (s *Store) Ping(ctx context.Context) error {
 		return err
 	}
 	if err := pgpool.Ping(ctx, s.pool); err != nil {
-		return fmt.Errorf("pgstore: ping: %w", pgpool.MarkUnavailable(ctx, err, catalogue.ErrUnavailable))
+		return fmt.Errorf("pgstore: ping: %w", pgpool.Classify(ctx, err, catalogue.ErrUnavailable))
 	}
 	return nil
 }
@@ -211,7 +211,7 @@ func dbErr(err error, what string) error {
 	}
 	// ctx is not at hand: a cancelled call's error is told apart by its
 	// own wrapping of context.Canceled.
-	return fmt.Errorf("pgstore: %s: %w", what, pgpool.MarkUnavailable(context.Background(), err, catalogue.ErrUnavailable))
+	return fmt.Errorf("pgstore: %s: %w", what, pgpool.Classify(context.Background(), err, catalogue.ErrUnavailable))
 }
 
 const bundleCols = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at`
@@ -724,7 +724,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	})
 	if err != nil {
 		s.usage.Return(batch)
-		return fmt.Errorf("pgstore: writing usage counts: %w", pgpool.MarkUnavailable(ctx, err, catalogue.ErrUnavailable))
+		return fmt.Errorf("pgstore: writing usage counts: %w", pgpool.Classify(ctx, err, catalogue.ErrUnavailable))
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		return err
 	})
 	if err != nil {
-		err = pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable)
+		err = pgpool.Classify(ctx, err, results.ErrUnavailable)
 		cancel()
 		return nil, fmt.Errorf("pgresults: %w", err)
 	}
@@ -83,7 +83,7 @@ func (d *draft) Index() io.Writer { return &d.blobs[blobIndex] }
 
 func (d *draft) fail(err error) error {
 	if d.err == nil {
-		d.err = fmt.Errorf("pgresults: writing %s: %w", d.handle, pgpool.MarkUnavailable(d.ctx, err, results.ErrUnavailable))
+		d.err = fmt.Errorf("pgresults: writing %s: %w", d.handle, pgpool.Classify(d.ctx, err, results.ErrUnavailable))
 	}
 	return d.err
 }

@@ -131,7 +131,7 @@ func (b *Backend) Ping(ctx context.Context) error {
 		return err
 	}
 	if err := pgpool.Ping(ctx, b.pool); err != nil {
-		return fmt.Errorf("pgresults: ping: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: ping: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	return nil
 }
@@ -165,7 +165,7 @@ func (b *Backend) readRow(ctx context.Context, handle string) (outputRow, error)
 		return row, fmt.Errorf("pgresults: %s: %w", handle, fs.ErrNotExist)
 	}
 	if err != nil {
-		return row, fmt.Errorf("pgresults: opening %s: %w", handle, pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return row, fmt.Errorf("pgresults: opening %s: %w", handle, pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	return row, nil
 }
@@ -186,7 +186,7 @@ func (b *Backend) Remove(ctx context.Context, handle string, t results.Tombstone
 	})
 	b.rows.Remove(handle)
 	if err != nil {
-		return fmt.Errorf("pgresults: removing %s: %w", handle, pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: removing %s: %w", handle, pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func (b *Backend) Tombstone(ctx context.Context, handle string) (results.Tombsto
 		return results.Tombstone{}, false, nil
 	}
 	if err != nil {
-		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	return t, true, nil
 }
@@ -222,11 +222,11 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("pgresults: removing old tombstones: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: removing old tombstones: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	rows, err := b.pool.Query(ctx, `SELECT handle, header, index_size FROM result_outputs`)
 	if err != nil {
-		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	var (
 		h    string
@@ -238,7 +238,7 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.MarkUnavailable(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
 	}
 	return nil
 }
@@ -336,7 +336,7 @@ func (r chunkReader) ReadAt(p []byte, off int64) (int, error) {
 		return err
 	})
 	if err != nil {
-		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, pgpool.MarkUnavailable(r.o.ctx, err, results.ErrUnavailable))
+		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, pgpool.Classify(r.o.ctx, err, results.ErrUnavailable))
 	}
 	if n < len(want) {
 		// Removed (by this host's sweep or another's) since its row was

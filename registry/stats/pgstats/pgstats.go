@@ -138,7 +138,7 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 		err = copyAll()
 	}
 	if err != nil {
-		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), pgpool.Classify(ctx, err, stats.ErrUnavailable))
 	}
 	return nil
 }
@@ -165,7 +165,7 @@ func (s *Sink) Ping(ctx context.Context) error {
 		return ErrClosed
 	}
 	if err := pgpool.Ping(ctx, s.pool); err != nil {
-		return fmt.Errorf("pgstats: ping: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+		return fmt.Errorf("pgstats: ping: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
 	}
 	defer rows.Close()
 	var (
@@ -213,7 +213,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 	)
 	for rows.Next() {
 		if err := rows.Scan(&at, &ns, &r.Tool, &r.Pack, &d, &r.Success, &r.ErrorType, &r.BytesIn, &r.BytesOut); err != nil {
-			return false, fmt.Errorf("pgstats: reading records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+			return false, fmt.Errorf("pgstats: reading records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
 		}
 		r.Time = at.Add(time.Duration(ns)).UTC()
 		r.Duration = time.Duration(d)
@@ -227,7 +227,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		fn(r)
 	}
 	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
 	}
 	return false, nil
 }
@@ -289,7 +289,7 @@ func (s *Sink) Aggregate(ctx context.Context, q stats.AggregateQuery) (stats.Agg
 		})
 	})
 	if err != nil {
-		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", pgpool.MarkUnavailable(ctx, err, stats.ErrUnavailable))
+		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
 	}
 	return out, nil
 }
