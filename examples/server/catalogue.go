@@ -118,9 +118,11 @@ func sameHTTPSettings(a, b hostconfig.Catalogue) bool {
 	return slices.Equal(a.AllowedHosts, b.AllowedHosts) && a.AllowPrivate == b.AllowPrivate && maps.Equal(a.Secrets, b.Secrets)
 }
 
-// startCatalogue opens the catalogue of the configuration in force and
-// serves its tools through reg.
-func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.Catalogue, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
+// startCatalogue opens the catalogue of conf, the configuration in force,
+// and serves its tools through reg. A catalogue.dsn that does not work is
+// reported as configError does, at its file and line.
+func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfig.Config, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
+	cfg := conf.Catalogue
 	funcs := cataloguehost.NewFuncs()
 	tools, err := addExampleFuncs(funcs)
 	if err != nil {
@@ -136,7 +138,7 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, cfg hostconfig.
 	if cfg.DSN != "" {
 		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: cfg.PoolSize(), StatementTimeout: cfg.StatementTimeout})
 		if err != nil {
-			return nil, fmt.Errorf("catalogue.dsn: %w", err)
+			return nil, configError(conf.Errorf("catalogue.dsn", "%w", err))
 		}
 		file = pg
 	} else {

@@ -15,8 +15,11 @@ import (
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
+	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/stats"
 )
 
 // dataDir is where the default directories of a configuration without
@@ -129,12 +132,29 @@ func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) er
 		if host.Path() == "" {
 			return fmt.Errorf("configuration: %w", err)
 		}
-		return usageError("flag -config: %v", err)
+		return configError(err)
 	}
 	if host.Path() != "" {
 		log.Info("configuration loaded (SIGHUP reloads it)", describeConfig(host.Config())...)
 	}
 	return nil
+}
+
+// configError reports a configuration that could not be put in force at
+// start. A database it names that cannot be reached is a failure of the
+// moment (exit status 1: the same command works once the database is
+// back); anything else is the file's fault, a usage error (exit status 2).
+func configError(err error) error {
+	if databaseAway(err) {
+		return fmt.Errorf("flag -config: a database it names cannot be reached; check that PostgreSQL runs and that the dsn's host and port are right: %w", err)
+	}
+	return usageError("flag -config: %v", err)
+}
+
+// databaseAway reports whether err says one of the PostgreSQL stores
+// could not reach its database.
+func databaseAway(err error) bool {
+	return errors.Is(err, stats.ErrUnavailable) || errors.Is(err, results.ErrUnavailable) || errors.Is(err, catalogue.ErrUnavailable)
 }
 
 // serverStatus reports the proxy's servers to ot.config and ot.health;

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +23,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolpack-go/toolpack/packs/example"
+	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/stats"
 )
 
 // restInvoke posts args to /tools/{name}/invoke and returns the status and
@@ -205,6 +210,64 @@ func TestRun_ConfigErrorsAtStart(t *testing.T) {
 			assert.NotContains(t, err.Error()+stderr.String(), proxyToken)
 		})
 	}
+}
+
+// A database named in the configuration that cannot be reached at start is
+// a failure of the moment, not a mistake in the file: the error says so,
+// names file, line and key, matches the store's ErrUnavailable and never
+// shows the password, and the server exits with status 1 (the same command
+// works once the database is back). A database that answers but refuses
+// the login is the file's fault: a usage error, status 2.
+func TestRun_DatabaseAwayAtStart(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	const password = "pw-never-shown"
+	dsn := "postgres://u:" + password + "@" + closed + "/db?sslmode=disable&connect_timeout=5"
+	for key, c := range map[string]struct {
+		yaml     string
+		sentinel error
+	}{
+		"stats.dsn":     {"stats:\n  dsn: " + dsn + "\n  enabled: true\n", stats.ErrUnavailable},
+		"output.dsn":    {"output:\n  dsn: " + dsn + "\n", results.ErrUnavailable},
+		"catalogue.dsn": {"catalogue:\n  dsn: " + dsn + "\n", catalogue.ErrUnavailable},
+	} {
+		t.Run(key, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(key, ".", "_")+".yaml")
+			require.NoError(t, os.WriteFile(file, []byte(c.yaml), 0o600))
+			var stderr strings.Builder
+			err := run(context.Background(), []string{"-stdio", "-packs", "example", "-config", file}, strings.NewReader(""), io.Discard, &stderr)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, errUsage, "exit status 1: nothing in the file is wrong")
+			assert.ErrorIs(t, err, c.sentinel)
+			assert.Contains(t, err.Error(), "a database it names cannot be reached")
+			assert.Contains(t, err.Error(), file+":2: "+key+": ")
+			assert.NotContains(t, err.Error()+stderr.String(), password)
+		})
+	}
+
+	t.Run("login refused", func(t *testing.T) {
+		real := os.Getenv("TOOLPACK_TEST_PG_DSN")
+		if real == "" {
+			t.Skip("TOOLPACK_TEST_PG_DSN is not set: no PostgreSQL to refuse the login (.ci/run starts one)")
+		}
+		u, err := url.Parse(real)
+		require.NoError(t, err)
+		u.User = url.UserPassword(u.User.Username(), password)
+		file := filepath.Join(dir, "login.yaml")
+		require.NoError(t, os.WriteFile(file, []byte("stats:\n  enabled: true\n  dsn: "+u.String()+"\n"), 0o600))
+		var stderr strings.Builder
+		err = run(context.Background(), []string{"-stdio", "-packs", "example", "-config", file}, strings.NewReader(""), io.Discard, &stderr)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, errUsage, "a wrong password is the file's mistake")
+		assert.NotErrorIs(t, err, stats.ErrUnavailable)
+		assert.Contains(t, err.Error(), file+":3: stats.dsn: ")
+		assert.NotContains(t, err.Error()+stderr.String(), password)
+	})
 }
 
 func TestRun_NoConfigKeepsTodaysBehaviour(t *testing.T) {

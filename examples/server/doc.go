@@ -237,7 +237,10 @@
 //	output: {dsn: "${OUTPUT_DSN}"}                  # a handle one server returned is paged through any other
 //
 // A server that cannot reach the database refuses the configuration with
-// the key at fault (at start, or on reload, keeping the previous one).
+// the file, line and key at fault: at start it exits with status 1 (not
+// 2: nothing in the file is wrong, and the same command works once the
+// database is back; a refused login is the file's fault, status 2), and
+// on reload it keeps the previous configuration.
 // A database that goes away later costs no call: tools keep running
 // (the catalogue's from the registry, a large output returned whole when
 // it cannot be stored), ot.stats and ot.result answer "unavailable, try

@@ -341,7 +341,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err := loadConfig(ctx, host, log); err != nil {
 		return err
 	}
-	catal, err := startCatalogue(ctx, reg, host.Config().Catalogue, httpTools, log)
+	catal, err := startCatalogue(ctx, reg, host.Config(), httpTools, log)
 	if err != nil {
 		return err
 	}

@@ -115,9 +115,16 @@ func (c *Config) Position(key string) (file string, line int, ok bool) {
 // Errorf returns a *Problem about key located where a file set it (or
 // at the nearest enclosing key a file set), so that a hook's errors name
 // file, line and key like Load's. The message must not quote expanded
-// values (they may be secrets).
+// values (they may be secrets). As with fmt.Errorf, a %w verb keeps its
+// error in the Problem's chain (Problem.Err), so that errors.Is and
+// errors.As reach the cause through the Problem.
 func (c *Config) Errorf(key, format string, a ...any) *Problem {
-	p := &Problem{Key: key, Message: fmt.Sprintf(format, a...)}
+	msg := fmt.Errorf(format, a...)
+	p := &Problem{Key: key, Message: msg.Error()}
+	switch msg.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		p.Err = msg
+	}
 	for k := key; k != ""; {
 		if pos, ok := c.pos[k]; ok {
 			p.File, p.Line = pos.file, pos.line

@@ -2,6 +2,8 @@ package hostconfig_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -577,6 +579,21 @@ func TestConfig_ErrorfLocatesKey(t *testing.T) {
 	assert.Equal(t, 3, p.Line, "the nearest enclosing key a file set")
 	p = hostconfig.Default("").Errorf("aliases.x", "y")
 	assert.Equal(t, "aliases.x: y", p.Error())
+	assert.NoError(t, p.Err, "no cause without %w")
+}
+
+// A hook's Problem made with %w keeps the cause in its chain, so that the
+// host tells "the database is away" from "the file is wrong" with
+// errors.Is, while the text stays file:line: key: message.
+func TestConfig_ErrorfKeepsCause(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "stats:\n  dsn: postgres://db/x\n"})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	away := errors.New("the database cannot be reached")
+	p := cfg.Errorf("stats.dsn", "pgstats: %w", fmt.Errorf("connecting: %w", away))
+	require.ErrorIs(t, p, away)
+	require.ErrorIs(t, p, hostconfig.ErrInvalid)
+	assert.Equal(t, filepath.Join(dir, "c.yaml")+":2: stats.dsn: pgstats: connecting: the database cannot be reached", p.Error())
+	assert.Len(t, hostconfig.Problems(fmt.Errorf("reload: %w", p)), 1)
 }
 
 func TestProblems_ListsEveryProblem(t *testing.T) {

@@ -309,7 +309,7 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 			} else if use == nil || use.pg != pg {
 				sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
 				if err != nil {
-					return cfg.Errorf("stats.dsn", "%v", err)
+					return cfg.Errorf("stats.dsn", "%w", err)
 				}
 				use = &sinkUse{pg: pg, sink: sink}
 			}
@@ -451,7 +451,7 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 			if pg := next.pg; pg.DSN != "" {
 				be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
 				if err != nil {
-					return cfg.Errorf("output.dsn", "%v", err)
+					return cfg.Errorf("output.dsn", "%w", err)
 				}
 				o.Backend, pgBackend = be, be // closed with the Store, or below when Open fails
 			}

@@ -117,14 +117,15 @@ var _ catalogue.Store = (*Store)(nil)
 
 // Open connects to the database named by dsn (a PostgreSQL URL or
 // key=value string), applies the migrations and starts the background
-// flush and reaper.
+// flush and reaper. A database that cannot be reached is
+// catalogue.ErrUnavailable; a refused login or a failing migration is not.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Schema == "" {
 		opts.Schema = pgpool.DefaultSchema
 	}
 	pool, err := pgpool.Open(ctx, "pgstore", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
 	if err != nil {
-		return nil, err
+		return nil, pgpool.Classify(ctx, err, catalogue.ErrUnavailable)
 	}
 	inst, err := uuid.NewRandom()
 	if err != nil {
@@ -142,7 +143,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.maxTools, s.maxBundle = orDefault(opts.MaxToolsPerBundle, catalogue.DefaultMaxToolsPerBundle), orDefault(opts.MaxBundles, catalogue.DefaultMaxBundles)
 	if err := pgpool.Migrate(ctx, "pgstore", pool, opts.Schema, "catalogue_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, pgpool.Classify(ctx, err, catalogue.ErrUnavailable)
 	}
 	s.maint = catalogue.StartMaintenance(opts.FlushInterval, opts.ReapInterval, s.Flush, s.ReapDeleted, s.log)
 	return s, nil

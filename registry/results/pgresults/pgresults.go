@@ -95,14 +95,16 @@ var _ results.Backend = (*Backend)(nil)
 
 // Open connects to the database named by dsn (a PostgreSQL URL or
 // key=value string, never quoted in an error) and applies the migrations.
+// A database that cannot be reached is results.ErrUnavailable; a refused
+// login or a failing migration is not.
 func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 	pool, err := pgpool.Open(ctx, "pgresults", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
 	if err != nil {
-		return nil, err
+		return nil, pgpool.Classify(ctx, err, results.ErrUnavailable)
 	}
 	if err := pgpool.Migrate(ctx, "pgresults", pool, opts.Schema, "results_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, pgpool.Classify(ctx, err, results.ErrUnavailable)
 	}
 	rows, _ := lru.New[string, outputRow](rowCacheSize) // fails only for a size below 1
 	return &Backend{pool: pool, rows: rows}, nil

@@ -71,14 +71,16 @@ var _ stats.Sink = (*Sink)(nil)
 
 // Open connects to the database named by dsn (a PostgreSQL URL or
 // key=value string, never quoted in an error) and applies the migrations.
+// A database that cannot be reached is stats.ErrUnavailable; a refused
+// login or a failing migration is not.
 func Open(ctx context.Context, dsn string, opts Options) (*Sink, error) {
 	pool, err := pgpool.Open(ctx, "pgstats", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
 	if err != nil {
-		return nil, err
+		return nil, pgpool.Classify(ctx, err, stats.ErrUnavailable)
 	}
 	if err := pgpool.Migrate(ctx, "pgstats", pool, opts.Schema, "stats_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, pgpool.Classify(ctx, err, stats.ErrUnavailable)
 	}
 	return &Sink{pool: pool}, nil
 }
