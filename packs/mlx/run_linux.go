@@ -208,7 +208,9 @@ func (p *pack) unload(ctx context.Context, a UnloadArgs) (result.Result[UnloadOu
 	stopped := waitFor(ctx, p.cfg.StopTimeout, func() bool { return !rec.alive() && !listening(ctx, a.Port) })
 	if !stopped {
 		_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
-		waitFor(ctx, p.cfg.StopTimeout, func() bool { return !listening(ctx, a.Port) })
+		// As after SIGTERM: the process gone and the port closed, so that
+		// a port merely slow to answer is not taken for a closed one.
+		waitFor(ctx, p.cfg.StopTimeout, func() bool { return !rec.alive() && !listening(ctx, a.Port) })
 	}
 	if err := p.updateState(func(s state) { delete(s, key) }); err != nil {
 		p.log.Warn("mlx: updating the state file failed", "port", a.Port, "err", err)
