@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -23,11 +24,12 @@ type draft struct {
 	handle string
 	blobs  [2]blobWriter
 
-	rows chan []any // full chunks for the COPY; closed to end it
-	done chan error // the COPY's result
-	err  error      // the first failure: every later call returns it
-	end  bool       // the COPY has ended
-	fin  bool       // committed or aborted
+	rows    chan []any // full chunks for the COPY; closed to end it
+	done    chan error // the COPY's result
+	err     error      // the first failure: every later call returns it
+	end     bool       // the COPY has ended
+	fin     bool       // committed or aborted
+	release func()     // gives back the Backend's writer token
 }
 
 // blobWriter is one blob of a draft.
@@ -38,12 +40,19 @@ type blobWriter struct {
 	tail    []byte // the bytes after them, fewer than ChunkSize
 }
 
-// Create implements results.Backend: it begins the transaction and the
-// COPY of the chunks.
+// Create implements results.Backend: it waits for a writer's turn (see
+// Options.MaxConns), then begins the transaction and the COPY of the
+// chunks.
 func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
+	select {
+	case b.writers <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("pgresults: waiting for a connection to write %s: %w", handle, ctx.Err())
+	}
+	release := func() { <-b.writers }
 	ctx, cancel := context.WithCancel(ctx)
 	// Nothing is written yet: a BEGIN that finds its connection gone (the
 	// server restarted, or ended it) runs again on a new one.
@@ -55,9 +64,11 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 	if err != nil {
 		err = pgpool.Classify(ctx, err, results.ErrUnavailable)
 		cancel()
+		release()
 		return nil, fmt.Errorf("pgresults: %w", err)
 	}
-	d := &draft{ctx: ctx, cancel: cancel, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1)}
+	d := &draft{ctx: ctx, cancel: cancel, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
+		release: sync.OnceFunc(release)}
 	d.blobs[blobText] = blobWriter{d: d, blob: blobText}
 	d.blobs[blobIndex] = blobWriter{d: d, blob: blobIndex}
 	go func() {
@@ -215,6 +226,7 @@ func (d *draft) Commit(ctx context.Context, header []byte) error {
 	}
 	d.fin = true
 	d.cancel()
+	d.release()
 	return nil
 }
 
@@ -231,4 +243,5 @@ func (d *draft) Abort() {
 		<-d.done
 	}
 	_ = d.tx.Rollback(context.Background())
+	d.release()
 }

@@ -65,7 +65,11 @@ type Options struct {
 	// Schema holds the tables; "" means "toolpack". Created when absent.
 	Schema string
 	// MaxConns caps the connection pool; zero means pgxpool's default.
-	// Every output being written holds one connection until it commits.
+	// Every output being written holds one connection until it commits,
+	// so at most MaxConns-1 outputs are written at once (more wait their
+	// turn): one connection is always left for reading pages and for the
+	// health check, which a burst of large outputs would otherwise keep
+	// waiting.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means 30 seconds.
 	StatementTimeout time.Duration
@@ -76,6 +80,9 @@ type Options struct {
 type Backend struct {
 	pool   *pgxpool.Pool
 	closed atomic.Bool
+	// writers holds a token per output being written: its capacity is
+	// the pool's size less the connection kept for reads (at least 1).
+	writers chan struct{}
 	// rows remembers the rows of outputs opened lately: a committed
 	// output never changes, so paging through one reads its row once. A
 	// read that finds the output's chunks gone checks the row again.
@@ -107,7 +114,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 		return nil, pgpool.Classify(ctx, err, results.ErrUnavailable)
 	}
 	rows, _ := lru.New[string, outputRow](rowCacheSize) // fails only for a size below 1
-	return &Backend{pool: pool, rows: rows}, nil
+	return &Backend{pool: pool, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1))}, nil
 }
 
 // Close closes the pool. Later calls do nothing.
