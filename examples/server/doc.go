@@ -236,7 +236,9 @@
 //	stats:  {enabled: true, dsn: "${STATS_DSN}"}    # every server records into one table; ot.stats counts them all
 //	output: {dsn: "${OUTPUT_DSN}"}                  # a handle one server returned is paged through any other
 //
-// A server that cannot reach the database refuses the configuration with
+// Making a connection gives up after 10 s unless the DSN sets
+// connect_timeout, so a database host that never answers is reported, not
+// waited for. A server that cannot reach the database refuses the configuration with
 // the file, line and key at fault: at start it exits with status 1 (not
 // 2: nothing in the file is wrong, and the same command works once the
 // database is back; a refused login is the file's fault, status 2), and

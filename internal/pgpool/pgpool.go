@@ -1,9 +1,9 @@
 // Package pgpool opens the PostgreSQL pools of toolpack's stores (the
 // catalogue, stored results, call statistics) the same way: the DSN parsed
 // without ever quoting it in an error, the tables in a schema of their own
-// reached through search_path, a statement timeout on every connection,
-// UTC timestamps, and embedded migrations applied at open by
-// github.com/jackc/tern.
+// reached through search_path, a statement timeout on every connection, a
+// connect timeout, UTC timestamps, and embedded migrations applied at open
+// by github.com/jackc/tern.
 package pgpool
 
 import (
@@ -29,6 +29,13 @@ const DefaultSchema = "toolpack"
 
 // DefaultStatementTimeout is Config.StatementTimeout's zero value.
 const DefaultStatementTimeout = 30 * time.Second
+
+// DefaultConnectTimeout bounds making a connection when the DSN does not
+// (connect_timeout): a database host that takes the connection but never
+// answers — a hung server, a proxy with nothing behind it — fails the
+// caller after this long instead of holding it (and a server's start)
+// until its context ends, which for background work is never.
+const DefaultConnectTimeout = 10 * time.Second
 
 // Config says where and how to connect.
 type Config struct {
@@ -73,6 +80,9 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	timeout := cfg.StatementTimeout
 	if timeout <= 0 {
 		timeout = DefaultStatementTimeout
+	}
+	if pc.ConnConfig.ConnectTimeout <= 0 {
+		pc.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	pc.ConnConfig.RuntimeParams["search_path"] = schema
 	pc.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
@@ -153,12 +163,26 @@ func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versi
 // connection exception, and 57P, operator intervention: terminated,
 // shutting down, restarting) or the network did (a net.Error, an
 // unexpected end of the stream, an error pgconn says nothing was sent
-// before). A cancelled or expired ctx is never one.
+// before) — or no connection could be made in the connect timeout. A
+// cancelled or expired ctx is never one.
 func ConnectionLost(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	if connectFailed(err) && errors.Is(err, context.DeadlineExceeded) {
+		return true // the connect timeout, not ctx, ended the attempt
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
 	return brokenConn(err)
+}
+
+// connectFailed reports whether err is pgconn's failure to make a new
+// connection (refused, unreachable, timed out, login refused).
+func connectFailed(err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce)
 }
 
 // brokenConn reports whether err is one of the connection's own failures
@@ -221,10 +245,12 @@ func Ping(ctx context.Context, pool *pgxpool.Pool) error {
 // ReadRetrying runs read, an idempotent read through pool; when it fails
 // because its connection was lost, the pool's connections are all dropped
 // (a server that closed one has usually closed every one: a restart, a
-// failover) and read runs once more on a new connection.
+// failover) and read runs once more on a new connection. A failure to
+// make a connection at all is not tried again: a new one would fail the
+// same way, after another connect timeout.
 func ReadRetrying(ctx context.Context, pool *pgxpool.Pool, read func() error) error {
 	err := read()
-	if ConnectionLost(ctx, err) {
+	if ConnectionLost(ctx, err) && !connectFailed(err) {
 		pool.Reset()
 		err = read()
 	}
@@ -238,7 +264,7 @@ func ReadRetrying(ctx context.Context, pool *pgxpool.Pool, read func() error) er
 // connections are dropped and the whole transaction runs once more on a new
 // connection (fn must be safe to run again: its statements are redone from
 // the start). A connection lost during COMMIT is not retried: the commit
-// may have happened.
+// may have happened, and neither is a failure to make a connection at all.
 func TxRetrying(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
 	committing := false
 	run := func() error {
@@ -255,7 +281,7 @@ func TxRetrying(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn 
 		return tx.Commit(ctx)
 	}
 	err := run()
-	if !committing && ConnectionLost(ctx, err) {
+	if !committing && ConnectionLost(ctx, err) && !connectFailed(err) {
 		pool.Reset()
 		err = run()
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,6 +82,60 @@ func TestConnectionLost(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, pgpool.ConnectionLost(c.ctx, c.err), c.name)
 	}
+}
+
+// A database host that takes the connection but never answers (a hung
+// server, a proxy with nothing behind it) fails a caller after the
+// connect timeout — 10 s unless the DSN says connect_timeout — instead of
+// holding it until its context ends; the failure is "unavailable", and a
+// read is not tried again on another connection that would wait as long.
+func TestConnectTimeout_SilentDatabase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	var mu sync.Mutex
+	var held []net.Conn
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	}()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // take it, say nothing
+			mu.Unlock()
+		}
+	}()
+	base := "postgres://u:pw@" + ln.Addr().String() + "/db?sslmode=disable"
+
+	pool, err := pgpool.Open(context.Background(), "silent", pgpool.Config{DSN: base})
+	require.NoError(t, err, "the pool connects lazily")
+	assert.Equal(t, pgpool.DefaultConnectTimeout, pool.Config().ConnConfig.ConnectTimeout, "a DSN without connect_timeout gets the default")
+	pool.Close()
+
+	pool, err = pgpool.Open(context.Background(), "silent", pgpool.Config{DSN: base + "&connect_timeout=1"})
+	require.NoError(t, err)
+	defer pool.Close()
+	assert.Equal(t, time.Second, pool.Config().ConnConfig.ConnectTimeout, "the DSN's connect_timeout is kept")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // the test's own bound, never reached
+	defer cancel()
+	reads := 0
+	err = pgpool.ReadRetrying(ctx, pool, func() error { reads++; return pool.Ping(ctx) })
+	require.Error(t, err)
+	require.NoError(t, ctx.Err(), "the connect timeout ended the wait, not the caller's context")
+	assert.True(t, pgpool.ConnectionLost(ctx, err), "a connection that could not be made in time: %v", err)
+	away := errors.New("pkg: unavailable")
+	assert.ErrorIs(t, pgpool.Classify(ctx, err, away), away)
+	assert.NotContains(t, err.Error(), "pw")
+	assert.Equal(t, 1, reads, "not tried again on a new connection")
 }
 
 // An error meaning the database cannot be reached is marked with the
