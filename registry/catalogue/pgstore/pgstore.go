@@ -196,8 +196,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // stamp is the store's time, as stored (UTC, microseconds).
 func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
-// dbErr maps the database's refusals to the catalogue's errors.
-func dbErr(err error, what string) error {
+// dbErr maps the database's refusals to the catalogue's errors; ctx is
+// the call's, so that a call that ended with it matches ctx.Err() and is
+// never taken for the database being away.
+func dbErr(ctx context.Context, err error, what string) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -210,9 +212,7 @@ func dbErr(err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
 	}
-	// ctx is not at hand: a cancelled call's error is told apart by its
-	// own wrapping of context.Canceled.
-	return fmt.Errorf("pgstore: %s: %w", what, pgpool.Classify(context.Background(), err, catalogue.ErrUnavailable))
+	return fmt.Errorf("pgstore: %s: %w", what, pgpool.Classify(ctx, err, catalogue.ErrUnavailable))
 }
 
 const bundleCols = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at`
@@ -297,7 +297,7 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 		return s.notify(ctx, tx)
 	})
 	if err != nil {
-		return catalogue.Bundle{}, false, passOrWrap(err, "bundle "+id.String())
+		return catalogue.Bundle{}, false, passOrWrap(ctx, err, "bundle "+id.String())
 	}
 	return out, created, nil
 }
@@ -324,14 +324,14 @@ func (s *Store) reserveBundle(ctx context.Context, tx pgx.Tx) error {
 
 // passOrWrap returns the catalogue's own errors as they are and wraps
 // the database's.
-func passOrWrap(err error, what string) error {
+func passOrWrap(ctx context.Context, err error, what string) error {
 	for _, sentinel := range []error{catalogue.ErrInvalid, catalogue.ErrNotFound, catalogue.ErrConflict, catalogue.ErrBundleDisabled,
 		catalogue.ErrBundleDeleted, catalogue.ErrBuiltIn, catalogue.ErrCorrupt, catalogue.ErrLimit, catalogue.ErrClosed, catalogue.ErrUnavailable} {
 		if errors.Is(err, sentinel) {
 			return err
 		}
 	}
-	return dbErr(err, what)
+	return dbErr(ctx, err, what)
 }
 
 // GetBundle implements catalogue.Store.
@@ -345,7 +345,7 @@ func (s *Store) GetBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, 
 		return err
 	})
 	if err != nil {
-		return catalogue.Bundle{}, passOrWrap(err, "bundle "+id.String())
+		return catalogue.Bundle{}, passOrWrap(ctx, err, "bundle "+id.String())
 	}
 	return b, nil
 }
@@ -372,7 +372,7 @@ func (s *Store) ListBundles(ctx context.Context, q catalogue.BundleQuery) ([]cat
 		return err
 	})
 	if err != nil {
-		return nil, passOrWrap(err, "listing bundles")
+		return nil, passOrWrap(ctx, err, "listing bundles")
 	}
 	return out, nil
 }
@@ -435,7 +435,7 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 		return s.notify(ctx, tx)
 	})
 	if err != nil {
-		return catalogue.Bundle{}, passOrWrap(err, "bundle "+id.String())
+		return catalogue.Bundle{}, passOrWrap(ctx, err, "bundle "+id.String())
 	}
 	return out, nil
 }
@@ -502,7 +502,7 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 		return s.notify(ctx, tx)
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(err, what)
+		return catalogue.Tool{}, passOrWrap(ctx, err, what)
 	}
 	return t, nil
 }
@@ -524,7 +524,7 @@ func (s *Store) GetTool(ctx context.Context, key catalogue.ToolKey) (catalogue.T
 		return err
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
+		return catalogue.Tool{}, passOrWrap(ctx, err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
 	}
 	s.usage.Apply(&t)
 	return t, nil
@@ -559,7 +559,7 @@ func (s *Store) ListTools(ctx context.Context, q catalogue.ToolQuery) ([]catalog
 		return err
 	})
 	if err != nil {
-		return nil, passOrWrap(err, "listing tools")
+		return nil, passOrWrap(ctx, err, "listing tools")
 	}
 	for i := range out {
 		s.usage.Apply(&out[i])
@@ -605,7 +605,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 		return nil
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
+		return catalogue.Tool{}, passOrWrap(ctx, err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
 	}
 	s.usage.Apply(&out)
 	return out, nil
@@ -643,7 +643,7 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 		return s.notify(ctx, tx)
 	})
 	if err != nil {
-		return passOrWrap(err, what)
+		return passOrWrap(ctx, err, what)
 	}
 	s.usage.Forget(key)
 	return nil
@@ -690,7 +690,7 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		return s.notify(ctx, tx)
 	})
 	if err != nil {
-		return passOrWrap(err, "importing bundle "+b.ID.String())
+		return passOrWrap(ctx, err, "importing bundle "+b.ID.String())
 	}
 	// Counts buffered for these keys were calls of tools that did not
 	// exist: dropped, as RecordUsage's contract says.
@@ -756,7 +756,7 @@ func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 		return s.notify(ctx, tx)
 	})
 	if err != nil {
-		return nil, passOrWrap(err, "reaping")
+		return nil, passOrWrap(ctx, err, "reaping")
 	}
 	return ids, nil
 }

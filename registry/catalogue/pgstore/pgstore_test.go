@@ -493,3 +493,47 @@ func TestImportChild(t *testing.T) {
 	_ = s.ImportBundle(context.Background(), b, tools)
 	time.Sleep(time.Hour) // killed before this ends
 }
+
+// A call whose context ends while the server runs its statement fails with
+// an error that matches the context's (errors.Is), even when the server
+// answers pgx's cancel request with its own "canceling statement" (57014),
+// and never with ErrUnavailable: the caller gave up, the database is fine.
+func TestCancelledCallMatchesItsContext(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn), nil)
+	defer s.Close()
+	// Another session holds the lock a new bundle takes to count the
+	// bundles, so PutBundle waits in the server until cancelled.
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(context.Background())
+	require.NoError(t, err)
+	defer tx.Rollback(context.Background()) //nolint:errcheck // ends the lock
+	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtext('toolpack.catalogue.bundles'))`)
+	require.NoError(t, err)
+
+	for _, end := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"cancelled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(150*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 150*time.Millisecond)
+		}, context.DeadlineExceeded},
+	} {
+		ctx, cancel := end.ctx()
+		id, err := catalogue.NewID()
+		require.NoError(t, err)
+		_, _, err = s.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "s" + id.String()[:8], DisplayName: "S", IsEnabled: true})
+		cancel()
+		require.Error(t, err, end.name)
+		assert.ErrorIs(t, err, end.want, end.name)
+		assert.NotErrorIs(t, err, catalogue.ErrUnavailable, end.name)
+	}
+}
