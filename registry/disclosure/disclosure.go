@@ -4,8 +4,9 @@
 // it offers three meta-tools:
 //
 //   - search_tools(query, limit): the tools matching the query, ranked
-//     (prefix > whole word > fuzzy) over names, descriptions and argument
-//     names, with one line of description each;
+//     (prefix > whole word > fuzzy) over names, descriptions, argument
+//     names and the aliases that call them (registry.SetAliases), with
+//     one line of description each;
 //   - describe_tool(name): one tool's full description and schemas, on
 //     demand;
 //   - call_tool(name, arguments): runs the tool through the registry's own
@@ -38,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -98,8 +100,9 @@ type Disclosure struct {
 	gen   uint64        // changes of the full registry seen
 	ix    *search.Index // the search index, built from the listing at ixGen
 	ixGen uint64
-	tools []*registry.Tool // by index position in ix
-	shown string           // fingerprint of what the front lists
+	ixAls map[string]string // the full registry's aliases when ix was built
+	tools []*registry.Tool  // by index position in ix
+	shown string            // fingerprint of what the front lists
 
 	buildMu sync.Mutex                // one index build at a time
 	texts   map[*registry.Tool]string // searchText of the tools of the last build; buildMu
@@ -162,9 +165,12 @@ func (d *Disclosure) Close() {
 // the background build buildSoon starts once changes settle, when it is
 // already under way (the search waits for it), else here.
 func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
+	// Aliases change without a change of the tools (a reload): the index
+	// is built again when they differ from the ones it holds.
+	aliases := d.full.Aliases()
 	d.mu.Lock()
 	want := d.gen
-	if d.ix != nil && d.ixGen >= want {
+	if d.ix != nil && d.ixGen >= want && maps.Equal(d.ixAls, aliases) {
 		defer d.mu.Unlock()
 		return d.ix, d.tools
 	}
@@ -172,7 +178,7 @@ func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
 	d.buildMu.Lock()
 	defer d.buildMu.Unlock()
 	d.mu.Lock()
-	if d.ix != nil && d.ixGen >= want { // built while this one waited
+	if d.ix != nil && d.ixGen >= want && maps.Equal(d.ixAls, aliases) { // built while this one waited
 		defer d.mu.Unlock()
 		return d.ix, d.tools
 	}
@@ -181,6 +187,7 @@ func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
 	// Built outside d.mu: a change of the full registry never waits for a
 	// build (its callback only counts it).
 	tools := d.full.List()
+	called := aliasesOf(d.full, aliases)
 	items := make([]search.Item, len(tools))
 	texts := make(map[*registry.Tool]string, len(tools))
 	for i, t := range tools {
@@ -189,16 +196,34 @@ func (d *Disclosure) index() (*search.Index, []*registry.Tool) {
 			text = searchText(t)
 		}
 		texts[t] = text
+		if names := called[t.Name]; len(names) > 0 {
+			text += "\nalso called " + strings.Join(names, " ")
+		}
 		items[i] = search.Item{Name: t.Name, Description: text, Kind: "tool"}
 	}
 	d.texts = texts
 	ix := search.NewIndex(items)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.ix == nil || gen > d.ixGen {
-		d.ix, d.tools, d.ixGen = ix, tools, gen
+	if d.ix == nil || gen > d.ixGen || (gen == d.ixGen && !maps.Equal(d.ixAls, aliases)) {
+		d.ix, d.tools, d.ixGen, d.ixAls = ix, tools, gen, aliases
 	}
 	return d.ix, d.tools
+}
+
+// aliasesOf maps each tool's name to the aliases that call it (through
+// chains and the name prefix, as a call resolves them), sorted.
+func aliasesOf(full *registry.Registry, aliases map[string]string) map[string][]string {
+	out := make(map[string][]string)
+	for a := range aliases {
+		if t, _, ok := full.Resolve(a); ok {
+			out[t.Name] = append(out[t.Name], a)
+		}
+	}
+	for _, names := range out {
+		slices.Sort(names)
+	}
+	return out
 }
 
 // settleTime is how long the full registry must stay unchanged before the

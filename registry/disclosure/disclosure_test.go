@@ -138,6 +138,40 @@ func TestSearchTools_RankedOverNamesDescriptionsAndArguments(t *testing.T) {
 
 // describe_tool gives the tool's own schemas; an unknown name fails with
 // suggestions.
+// An alias (registry.SetAliases, the host configuration's aliases:) finds
+// the tool it calls, through a chain too, and the search follows the
+// aliases as they change, though no tool changed; the one-line description
+// stays the tool's own.
+func TestSearchTools_FindsToolsByTheirAliases(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	front := open(t, full).Registry()
+	search := func(q string) disclosure.SearchResult {
+		t.Helper()
+		r := invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": q})
+		require.True(t, r.Success, r.Error)
+		return r.Value
+	}
+	assert.Zero(t, search("outlook").Total, "no tool is called outlook yet")
+
+	require.NoError(t, full.SetAliases(map[string]string{"outlook": "weather.forecast", "rain": "outlook"}))
+	r := search("outlook")
+	require.Equal(t, 1, r.Total)
+	assert.Equal(t, "weather.forecast", r.Tools[0].Name)
+	assert.Equal(t, "Forecasts the weather for a city.", r.Tools[0].Description)
+	r = search("rain")
+	assert.Equal(t, []string{"weather.forecast"}, names(r.Tools), "an alias of an alias finds the tool at the end")
+	r = search("outlok")
+	assert.Equal(t, []string{"weather.forecast"}, names(r.Tools), "a typo in an alias is forgiven as in a name")
+
+	require.NoError(t, full.SetAliases(map[string]string{"cat": "file.read"}))
+	assert.Zero(t, search("outlook").Total, "a removed alias finds nothing")
+	assert.Equal(t, []string{"file.read"}, names(search("cat").Tools))
+	c := invoke[string](t, front, "call_tool", map[string]any{"name": "cat", "arguments": map[string]any{"path": "/x"}})
+	require.True(t, c.Success, c.Error)
+	assert.Equal(t, "contents of /x", c.Value, "and call_tool runs it by its alias")
+}
+
 func TestDescribeTool_FullSchemaOnDemand(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
