@@ -304,12 +304,13 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 
 // reserveBundle refuses a new bundle past MaxBundles. The count is taken
 // under a transaction-scoped advisory lock, so hosts creating bundles at
-// once cannot both pass it.
+// once cannot both pass it. The lock is the schema's (its name is in the
+// key): catalogues in other schemas of the database never wait for it.
 func (s *Store) reserveBundle(ctx context.Context, tx pgx.Tx) error {
 	if s.maxBundle <= 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('toolpack.catalogue.bundles'))`); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || current_schema(), 0))`); err != nil {
 		return err
 	}
 	var n int

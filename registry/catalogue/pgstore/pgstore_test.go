@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -500,7 +501,8 @@ func TestImportChild(t *testing.T) {
 // and never with ErrUnavailable: the caller gave up, the database is fine.
 func TestCancelledCallMatchesItsContext(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	s := open(t, dsn, pgtest.FreshSchema(t, dsn), nil)
+	schema := pgtest.FreshSchema(t, dsn)
+	s := open(t, dsn, schema, nil)
 	defer s.Close()
 	// Another session holds the lock a new bundle takes to count the
 	// bundles, so PutBundle waits in the server until cancelled.
@@ -510,7 +512,7 @@ func TestCancelledCallMatchesItsContext(t *testing.T) {
 	tx, err := conn.Begin(context.Background())
 	require.NoError(t, err)
 	defer tx.Rollback(context.Background()) //nolint:errcheck // ends the lock
-	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtext('toolpack.catalogue.bundles'))`)
+	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || $1, 0))`, schema)
 	require.NoError(t, err)
 
 	for _, end := range []struct {
@@ -536,4 +538,65 @@ func TestCancelledCallMatchesItsContext(t *testing.T) {
 		assert.ErrorIs(t, err, end.want, end.name)
 		assert.NotErrorIs(t, err, catalogue.ErrUnavailable, end.name)
 	}
+}
+
+// MaxBundles holds across hosts: two hosts creating bundles at once on one
+// schema store exactly the cap between them, every other put failing with
+// ErrLimit. The count's lock is the schema's: a catalogue in another
+// schema of the database creates bundles while it is held.
+func TestMaxBundles_HeldAcrossHosts(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	const most = 5
+	hosts := make([]*pgstore.Store, 2)
+	for i := range hosts {
+		s, err := pgstore.Open(context.Background(), dsn, pgstore.Options{Schema: schema, MaxBundles: most, ReapInterval: -1,
+			Logger: slog.New(slog.DiscardHandler), MaxConns: 4})
+		require.NoError(t, err)
+		defer s.Close()
+		hosts[i] = s
+	}
+	var stored, refused atomic.Int32
+	var wg sync.WaitGroup
+	for h, s := range hosts {
+		for k := range 6 {
+			wg.Go(func() {
+				id, err := catalogue.NewID()
+				require.NoError(t, err)
+				_, _, err = s.PutBundle(context.Background(), id, catalogue.BundleSpec{Slug: fmt.Sprintf("h%d-b%d", h, k), DisplayName: "B", IsEnabled: true})
+				switch {
+				case err == nil:
+					stored.Add(1)
+				case errors.Is(err, catalogue.ErrLimit):
+					refused.Add(1)
+				default:
+					t.Errorf("host %d, bundle %d: %v", h, k, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	assert.Equal(t, int32(most), stored.Load())
+	assert.Equal(t, int32(12-most), refused.Load())
+	all, err := hosts[0].ListBundles(context.Background(), catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+	require.NoError(t, err)
+	assert.Len(t, all, most)
+
+	// Another schema's catalogue does not wait for this one's lock.
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(context.Background())
+	require.NoError(t, err)
+	defer tx.Rollback(context.Background()) //nolint:errcheck // ends the lock
+	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || $1, 0))`, schema)
+	require.NoError(t, err)
+	other := open(t, dsn, pgtest.FreshSchema(t, dsn), nil)
+	defer other.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = other.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "elsewhere", DisplayName: "E", IsEnabled: true})
+	require.NoError(t, err, "a catalogue in another schema waited for this one's lock")
 }
