@@ -540,11 +540,11 @@ func TestCancelledCallMatchesItsContext(t *testing.T) {
 	}
 }
 
-// MaxBundles holds across hosts: two hosts creating bundles at once on one
-// schema store exactly the cap between them, every other put failing with
-// ErrLimit. The count's lock is the schema's: a catalogue in another
+// MaxBundles and MaxToolsPerBundle hold across hosts: two hosts creating
+// bundles (or tool versions in one bundle) at once on one schema store
+// exactly the cap between them, every other put failing with ErrLimit. The count's lock is the schema's: a catalogue in another
 // schema of the database creates bundles while it is held.
-func TestMaxBundles_HeldAcrossHosts(t *testing.T) {
+func TestLimits_HeldAcrossHosts(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
 	const most = 5
@@ -581,6 +581,39 @@ func TestMaxBundles_HeldAcrossHosts(t *testing.T) {
 	all, err := hosts[0].ListBundles(context.Background(), catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
 	require.NoError(t, err)
 	assert.Len(t, all, most)
+
+	// MaxToolsPerBundle likewise, for tool versions put into one bundle.
+	tight := make([]*pgstore.Store, 2)
+	for i := range tight {
+		s, err := pgstore.Open(context.Background(), dsn, pgstore.Options{Schema: schema, MaxToolsPerBundle: most, ReapInterval: -1,
+			Logger: slog.New(slog.DiscardHandler), MaxConns: 4})
+		require.NoError(t, err)
+		defer s.Close()
+		tight[i] = s
+	}
+	bid := all[0].ID
+	spec := catalogue.ToolSpec{DisplayName: "Echo", Description: "Echoes.", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}
+	stored.Store(0)
+	refused.Store(0)
+	for h, s := range tight {
+		for k := range 6 {
+			wg.Go(func() {
+				_, err := s.PutTool(context.Background(), catalogue.ToolKey{BundleID: bid, Slug: fmt.Sprintf("h%d-t%d", h, k), Version: "1"}, spec)
+				switch {
+				case err == nil:
+					stored.Add(1)
+				case errors.Is(err, catalogue.ErrLimit):
+					refused.Add(1)
+				default:
+					t.Errorf("host %d, tool %d: %v", h, k, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	assert.Equal(t, int32(most), stored.Load(), "tool versions stored in one bundle")
+	assert.Equal(t, int32(12-most), refused.Load())
 
 	// Another schema's catalogue does not wait for this one's lock.
 	conn, err := pgx.Connect(context.Background(), dsn)
