@@ -10,13 +10,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,15 +89,18 @@ func StartWriter(t testing.TB, test, env, ready string) *exec.Cmd {
 // Outage is a TCP relay in front of the test database, so that a test can
 // take the database away from a store and bring it back: Down closes the
 // listener and every relayed connection (new connections are refused, as
-// by a stopped server); Up listens again on the same address.
+// by a stopped server); Up listens again on the same address. Silence
+// takes it away without a word instead, as a network that drops packets
+// does: connections stay open and nothing reaches either side.
 type Outage struct {
 	t      testing.TB
 	target string // host:port of the database
 	addr   string // the relay's address
 
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]bool
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]*atomic.Bool // each relayed connection's "silenced"
+	silent bool                      // new connections are silenced too
 }
 
 // NewOutage starts a relay to the database of dsn and returns it with
@@ -112,7 +115,7 @@ func NewOutage(t testing.TB, dsn string) (*Outage, string) {
 	if u.Port() == "" {
 		target = net.JoinHostPort(u.Hostname(), "5432")
 	}
-	o := &Outage{t: t, target: target, conns: map[net.Conn]bool{}}
+	o := &Outage{t: t, target: target, conns: map[net.Conn]*atomic.Bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +140,26 @@ func (o *Outage) Down() {
 		_ = c.Close()
 	}
 	clear(o.conns)
+}
+
+// Silence drops every byte of the connections relayed now, both ways,
+// for good, and every byte of connections made until Speak, without
+// closing any: a caller waits for an answer that never comes, as when a
+// failover moves the database's address or a NAT forgets the connection.
+func (o *Outage) Silence() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.silent = true
+	for _, s := range o.conns {
+		s.Store(true)
+	}
+}
+
+// Speak relays new connections again (the silenced ones stay silent).
+func (o *Outage) Speak() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.silent = false
 }
 
 // Up brings the database back on the relay's address.
@@ -177,13 +200,26 @@ func (o *Outage) relay(c net.Conn) {
 		_ = d.Close()
 		return
 	}
-	o.conns[c], o.conns[d] = true, true
+	silenced := new(atomic.Bool)
+	silenced.Store(o.silent)
+	o.conns[c], o.conns[d] = silenced, silenced
 	o.mu.Unlock()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	pipe := func(dst, src net.Conn) {
 		defer wg.Done()
-		_, _ = io.Copy(dst, src)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 && !silenced.Load() {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		_ = dst.Close()
 		_ = src.Close()
 	}

@@ -88,7 +88,20 @@ type Options struct {
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means 30 seconds.
 	StatementTimeout time.Duration
+	// FeedCheck is how long Watch's connection may stay quiet before it
+	// is asked to answer (within FeedCheck, at most 5 s); zero means
+	// DefaultFeedCheck. A connection a network dropped without a word
+	// (a failover moving the address, a NAT forgetting it) is found dead
+	// so, and Watch reconnects and resyncs, instead of leaving the host
+	// deaf to the others' changes until TCP gives up, tens of minutes later.
+	FeedCheck time.Duration
 }
+
+// DefaultFeedCheck is Options.FeedCheck's zero value.
+const DefaultFeedCheck = 30 * time.Second
+
+// feedAnswer bounds the wait for a quiet feed connection's answer.
+const feedAnswer = 5 * time.Second
 
 // Store is the PostgreSQL catalogue store.
 type Store struct {
@@ -98,6 +111,7 @@ type Store struct {
 	instance  string          // this Store's id, the payload of its notifications
 	now       func() time.Time
 	log       *slog.Logger
+	feedCheck time.Duration // Options.FeedCheck
 	maxTools  int
 	maxBundle int
 
@@ -139,6 +153,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	s.feedCheck = opts.FeedCheck
+	if s.feedCheck <= 0 {
+		s.feedCheck = DefaultFeedCheck
 	}
 	s.maxTools, s.maxBundle = orDefault(opts.MaxToolsPerBundle, catalogue.DefaultMaxToolsPerBundle), orDefault(opts.MaxBundles, catalogue.DefaultMaxBundles)
 	if err := pgpool.Migrate(ctx, "pgstore", pool, opts.Schema, "catalogue_schema_version", migrations, "migrations"); err != nil {
@@ -796,7 +814,9 @@ func (s *Store) Close() error {
 // this Store's own writes are skipped, and a burst arrives as one call).
 // Watch also calls changed once as soon as it listens, so that a change
 // committed between the caller's first read and that moment is not
-// missed. When the connection is lost, Watch reconnects, with a growing
+// missed. A connection quiet for Options.FeedCheck is asked to answer,
+// and one that does not is taken as lost. When the connection is lost,
+// Watch reconnects, with a growing
 // wait up to five seconds, and calls changed once more after it is back,
 // since notifications sent meanwhile were lost: the caller then re-reads
 // the whole catalogue (a full resync). The loss is logged once, the
@@ -832,6 +852,34 @@ func (s *Store) Watch(ctx context.Context, changed func()) error {
 	}
 }
 
+// nextNotification waits for conn's next notification; each time the
+// connection stays quiet for s.feedCheck, it must answer a ping in time,
+// or it is taken as lost.
+func (s *Store) nextNotification(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	for {
+		wctx, cancel := context.WithTimeout(ctx, s.feedCheck)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return n, err
+		}
+		// Quiet for s.feedCheck (the timeout leaves the connection usable).
+		answer := min(s.feedCheck, feedAnswer)
+		pctx, cancel := context.WithTimeout(ctx, answer)
+		err = conn.Ping(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("the connection did not answer a check within %s: %w", answer, err)
+		}
+	}
+}
+
 // listen holds one LISTEN connection until it fails or ctx ends, calling
 // up and then changed once it listens (the resync that covers the time
 // before); listened reports that it got that far.
@@ -851,7 +899,7 @@ func (s *Store) listen(ctx context.Context, changed, up func()) (listened bool, 
 	up()
 	changed()
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		n, err := s.nextNotification(ctx, conn)
 		if err != nil {
 			return true, err
 		}

@@ -215,6 +215,45 @@ func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
 	}
 }
 
+// A feed connection the network drops without a word (no FIN, no RST: a
+// failover moving the address, a NAT forgetting it) is found dead within
+// FeedCheck and a moment more: Watch reconnects and resyncs, so a change
+// whose notification was lost on the dead connection is read all the same.
+// Without the check the host would stay deaf until TCP gave up.
+func TestWatch_SilentlyDroppedConnectionFoundDead(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	var logs testlog.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b, err := pgstore.Open(ctx, via+"&connect_timeout=2", pgstore.Options{Schema: schema, Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+		ReapInterval: -1, FeedCheck: 300 * time.Millisecond})
+	require.NoError(t, err)
+	defer b.Close()
+	a := open(t, dsn, schema, nil)
+	defer a.Close()
+	heard := make(chan struct{}, 16)
+	go func() { _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
+	expectHeard(t, heard, 10*time.Second, "the resync once it listens")
+	waitListening(t, dsn, schema)
+	select {
+	case <-heard:
+		t.Fatal("a quiet feed whose checks are answered resynced")
+	case <-time.After(1200 * time.Millisecond): // several checks, all answered
+	}
+
+	outage.Silence()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err) // its notification goes into the silence
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "did not answer a check") }, 10*time.Second, 20*time.Millisecond,
+		"the silent connection was not found dead; the log:\n%s", logs.String())
+	outage.Speak()
+	expectHeard(t, heard, 20*time.Second, "the resync after the silent loss")
+}
+
 // The database going away under a watching host: the loss is logged
 // once and the failed reconnections only now and then (the 2nd, 4th, 8th
 // …); once the database is back the host listens again, asks for a full
