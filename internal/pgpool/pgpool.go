@@ -2,8 +2,9 @@
 // catalogue, stored results, call statistics) the same way: the DSN parsed
 // without ever quoting it in an error, the tables in a schema of their own
 // reached through search_path, a statement timeout on every connection, a
-// connect timeout, UTC timestamps, and embedded migrations applied at open
-// by github.com/jackc/tern.
+// connect timeout, TCP keep-alive probes and a user timeout that notice a
+// network gone without a word, UTC timestamps, and embedded migrations
+// applied at open by github.com/jackc/tern.
 package pgpool
 
 import (
@@ -84,6 +85,7 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	if pc.ConnConfig.ConnectTimeout <= 0 {
 		pc.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
+	pc.ConnConfig.DialFunc = dial
 	pc.ConnConfig.RuntimeParams["search_path"] = schema
 	pc.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"

@@ -90,10 +90,11 @@ type Options struct {
 	StatementTimeout time.Duration
 	// FeedCheck is how long Watch's connection may stay quiet before it
 	// is asked to answer (within FeedCheck, at most 5 s); zero means
-	// DefaultFeedCheck. A connection a network dropped without a word
-	// (a failover moving the address, a NAT forgetting it) is found dead
-	// so, and Watch reconnects and resyncs, instead of leaving the host
-	// deaf to the others' changes until TCP gives up, tens of minutes later.
+	// DefaultFeedCheck. A connection whose other end went away without a
+	// word is found dead so, and Watch reconnects and resyncs: TCP's
+	// keep-alive probes (about 30 s) cannot tell when something in between
+	// still answers them, such as a proxy whose database is gone, and
+	// the host would stay deaf to the others' changes for good.
 	FeedCheck time.Duration
 }
 
