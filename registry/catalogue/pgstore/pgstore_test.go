@@ -221,22 +221,9 @@ func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
 // whose notification was lost on the dead connection is read all the same.
 // Without the check the host would stay deaf until TCP gave up.
 func TestWatch_SilentlyDroppedConnectionFoundDead(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	schema := pgtest.FreshSchema(t, dsn)
-	outage, via := pgtest.NewOutage(t, dsn)
-	var logs testlog.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := pgstore.Open(ctx, via+"&connect_timeout=2", pgstore.Options{Schema: schema, Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-		ReapInterval: -1, FeedCheck: 300 * time.Millisecond})
-	require.NoError(t, err)
-	defer b.Close()
-	a := open(t, dsn, schema, nil)
-	defer a.Close()
-	heard := make(chan struct{}, 16)
-	go func() { _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
-	expectHeard(t, heard, 10*time.Second, "the resync once it listens")
-	waitListening(t, dsn, schema)
+	ctx := context.Background()
+	r := watchThroughOutage(t, "&connect_timeout=2", pgstore.Options{FeedCheck: 300 * time.Millisecond})
+	outage, a, heard, logs := r.outage, r.a, r.heard, r.logs
 	select {
 	case <-heard:
 		t.Fatal("a quiet feed whose checks are answered resynced")
@@ -254,33 +241,54 @@ func TestWatch_SilentlyDroppedConnectionFoundDead(t *testing.T) {
 	expectHeard(t, heard, 20*time.Second, "the resync after the silent loss")
 }
 
+// feedRig is a host watching a catalogue through a pgtest.Outage.
+type feedRig struct {
+	outage    *pgtest.Outage
+	a         *pgstore.Store  // a host writing to the same schema directly
+	heard     chan struct{}   // the watcher's changed calls
+	logs      *testlog.Buffer // the watcher's log
+	listening func()          // waits until the watcher listens
+}
+
+// watchThroughOutage starts a host watching the catalogue of a fresh
+// schema through a pgtest.Outage (its DSN extended by dsnExtra; o with the
+// schema, no reaper and a JSON logger), and returns once it listens.
+func watchThroughOutage(t *testing.T, dsnExtra string, o pgstore.Options) feedRig {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	logs := new(testlog.Buffer)
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Schema, o.ReapInterval, o.Logger = schema, -1, slog.New(slog.NewJSONHandler(logs, nil))
+	b, err := pgstore.Open(ctx, via+dsnExtra, o)
+	require.NoError(t, err)
+	a := open(t, dsn, schema, nil)
+	heard := make(chan struct{}, 16)
+	watching := make(chan struct{})
+	go func() { defer close(watching); _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
+	t.Cleanup(func() { cancel(); <-watching; _ = b.Close(); _ = a.Close() })
+	expectHeard(t, heard, 10*time.Second, "the resync once it listens")
+	r := feedRig{outage: outage, a: a, heard: heard, logs: logs, listening: func() { waitListening(t, dsn, schema) }}
+	r.listening()
+	return r
+}
+
 // The database going away under a watching host: the loss is logged
 // once and the failed reconnections only now and then (the 2nd, 4th, 8th
 // …); once the database is back the host listens again, asks for a full
 // resync, says so once, and hears changes again.
 func TestWatch_DatabaseAwayLoggedSparingly(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	schema := pgtest.FreshSchema(t, dsn)
-	outage, via := pgtest.NewOutage(t, dsn)
-	var logs testlog.Buffer
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b, err := pgstore.Open(ctx, via, pgstore.Options{Schema: schema, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), ReapInterval: -1})
-	require.NoError(t, err)
-	defer b.Close()
-	a := open(t, dsn, schema, nil)
-	defer a.Close()
-	heard := make(chan struct{}, 16)
-	go func() { _ = b.Watch(ctx, func() { heard <- struct{}{} }) }()
+	ctx := context.Background()
+	r := watchThroughOutage(t, "", pgstore.Options{})
+	outage, a, heard, logs := r.outage, r.a, r.heard, r.logs
 	expect := func(what string) { t.Helper(); expectHeard(t, heard, 10*time.Second, what) }
-	expect("the resync once it listens")
-	waitListening(t, dsn, schema)
 
 	outage.Down()
 	time.Sleep(3500 * time.Millisecond) // reconnections at about 0.1, 0.3, 0.7, 1.5 and 3.1 s fail
 	outage.Up()
 	expect("the resync after reconnecting")
-	waitListening(t, dsn, schema)
+	r.listening()
 	id, err := catalogue.NewID()
 	require.NoError(t, err)
 	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
@@ -534,6 +542,19 @@ func TestImportChild(t *testing.T) {
 	time.Sleep(time.Hour) // killed before this ends
 }
 
+// holdBundleLock holds, until the test ends, the lock a new bundle of
+// schema's catalogue takes to count the bundles.
+func holdBundleLock(t *testing.T, dsn, schema string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close(context.Background()) }) // ends the lock
+	tx, err := conn.Begin(context.Background())
+	require.NoError(t, err)
+	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || $1, 0))`, schema)
+	require.NoError(t, err)
+}
+
 // A call whose context ends while the server runs its statement fails with
 // an error that matches the context's (errors.Is), even when the server
 // answers pgx's cancel request with its own "canceling statement" (57014),
@@ -545,14 +566,7 @@ func TestCancelledCallMatchesItsContext(t *testing.T) {
 	defer s.Close()
 	// Another session holds the lock a new bundle takes to count the
 	// bundles, so PutBundle waits in the server until cancelled.
-	conn, err := pgx.Connect(context.Background(), dsn)
-	require.NoError(t, err)
-	defer conn.Close(context.Background())
-	tx, err := conn.Begin(context.Background())
-	require.NoError(t, err)
-	defer tx.Rollback(context.Background()) //nolint:errcheck // ends the lock
-	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || $1, 0))`, schema)
-	require.NoError(t, err)
+	holdBundleLock(t, dsn, schema)
 
 	for _, end := range []struct {
 		name string
@@ -587,82 +601,67 @@ func TestLimits_HeldAcrossHosts(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
 	const most = 5
-	hosts := make([]*pgstore.Store, 2)
-	for i := range hosts {
-		s, err := pgstore.Open(context.Background(), dsn, pgstore.Options{Schema: schema, MaxBundles: most, ReapInterval: -1,
-			Logger: slog.New(slog.DiscardHandler), MaxConns: 4})
-		require.NoError(t, err)
-		defer s.Close()
-		hosts[i] = s
-	}
-	var stored, refused atomic.Int32
-	var wg sync.WaitGroup
-	for h, s := range hosts {
-		for k := range 6 {
-			wg.Go(func() {
-				id, err := catalogue.NewID()
-				require.NoError(t, err)
-				_, _, err = s.PutBundle(context.Background(), id, catalogue.BundleSpec{Slug: fmt.Sprintf("h%d-b%d", h, k), DisplayName: "B", IsEnabled: true})
-				switch {
-				case err == nil:
-					stored.Add(1)
-				case errors.Is(err, catalogue.ErrLimit):
-					refused.Add(1)
-				default:
-					t.Errorf("host %d, bundle %d: %v", h, k, err)
-				}
-			})
+	hosts := func(o pgstore.Options) []*pgstore.Store {
+		out := make([]*pgstore.Store, 2)
+		for i := range out {
+			o.Schema, o.ReapInterval, o.Logger, o.MaxConns = schema, -1, slog.New(slog.DiscardHandler), 4
+			s, err := pgstore.Open(context.Background(), dsn, o)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = s.Close() })
+			out[i] = s
 		}
+		return out
 	}
-	wg.Wait()
-	assert.Equal(t, int32(most), stored.Load())
-	assert.Equal(t, int32(12-most), refused.Load())
-	all, err := hosts[0].ListBundles(context.Background(), catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+	// atOnce runs put six times on each host, all at once, and counts the
+	// puts stored and those refused with ErrLimit; any other error fails.
+	atOnce := func(hs []*pgstore.Store, put func(s *pgstore.Store, name string) error) (stored, refused int32) {
+		var ok, limited atomic.Int32
+		var wg sync.WaitGroup
+		for h, s := range hs {
+			for k := range 6 {
+				wg.Go(func() {
+					switch err := put(s, fmt.Sprintf("h%d-%d", h, k)); {
+					case err == nil:
+						ok.Add(1)
+					case errors.Is(err, catalogue.ErrLimit):
+						limited.Add(1)
+					default:
+						t.Errorf("host %d, put %d: %v", h, k, err)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		return ok.Load(), limited.Load()
+	}
+
+	stored, refused := atOnce(hosts(pgstore.Options{MaxBundles: most}), func(s *pgstore.Store, name string) error {
+		id, err := catalogue.NewID()
+		if err != nil {
+			return err
+		}
+		_, _, err = s.PutBundle(context.Background(), id, catalogue.BundleSpec{Slug: name, DisplayName: "B", IsEnabled: true})
+		return err
+	})
+	assert.Equal(t, int32(most), stored, "bundles stored")
+	assert.Equal(t, int32(12-most), refused)
+	tight := hosts(pgstore.Options{MaxToolsPerBundle: most})
+	all, err := tight[0].ListBundles(context.Background(), catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
 	require.NoError(t, err)
 	assert.Len(t, all, most)
 
 	// MaxToolsPerBundle likewise, for tool versions put into one bundle.
-	tight := make([]*pgstore.Store, 2)
-	for i := range tight {
-		s, err := pgstore.Open(context.Background(), dsn, pgstore.Options{Schema: schema, MaxToolsPerBundle: most, ReapInterval: -1,
-			Logger: slog.New(slog.DiscardHandler), MaxConns: 4})
-		require.NoError(t, err)
-		defer s.Close()
-		tight[i] = s
-	}
-	bid := all[0].ID
 	spec := catalogue.ToolSpec{DisplayName: "Echo", Description: "Echoes.", IsEnabled: true, Type: catalogue.TypeGo,
 		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}
-	stored.Store(0)
-	refused.Store(0)
-	for h, s := range tight {
-		for k := range 6 {
-			wg.Go(func() {
-				_, err := s.PutTool(context.Background(), catalogue.ToolKey{BundleID: bid, Slug: fmt.Sprintf("h%d-t%d", h, k), Version: "1"}, spec)
-				switch {
-				case err == nil:
-					stored.Add(1)
-				case errors.Is(err, catalogue.ErrLimit):
-					refused.Add(1)
-				default:
-					t.Errorf("host %d, tool %d: %v", h, k, err)
-				}
-			})
-		}
-	}
-	wg.Wait()
-	assert.Equal(t, int32(most), stored.Load(), "tool versions stored in one bundle")
-	assert.Equal(t, int32(12-most), refused.Load())
+	stored, refused = atOnce(tight, func(s *pgstore.Store, name string) error {
+		_, err := s.PutTool(context.Background(), catalogue.ToolKey{BundleID: all[0].ID, Slug: name, Version: "1"}, spec)
+		return err
+	})
+	assert.Equal(t, int32(most), stored, "tool versions stored in one bundle")
+	assert.Equal(t, int32(12-most), refused)
 
 	// Another schema's catalogue does not wait for this one's lock.
-	conn, err := pgx.Connect(context.Background(), dsn)
-	require.NoError(t, err)
-	defer conn.Close(context.Background())
-	tx, err := conn.Begin(context.Background())
-	require.NoError(t, err)
-	defer tx.Rollback(context.Background()) //nolint:errcheck // ends the lock
-	_, err = tx.Exec(context.Background(), `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || $1, 0))`, schema)
-	require.NoError(t, err)
+	holdBundleLock(t, dsn, schema)
 	other := open(t, dsn, pgtest.FreshSchema(t, dsn), nil)
 	defer other.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
