@@ -817,10 +817,10 @@ func (s *Store) Close() error {
 // committed between the caller's first read and that moment is not
 // missed. A connection quiet for Options.FeedCheck is asked to answer,
 // and one that does not is taken as lost. When the connection is lost,
-// Watch reconnects, with a growing
-// wait up to five seconds, and calls changed once more after it is back,
-// since notifications sent meanwhile were lost: the caller then re-reads
-// the whole catalogue (a full resync). The loss is logged once, the
+// Watch reconnects, with a growing wait up to five seconds, and calls
+// changed once more after it is back, since notifications sent meanwhile
+// were lost: the caller then re-reads the whole catalogue (a full
+// resync). The loss is logged once, the
 // attempts that keep failing only at the 2nd, 4th, 8th …, and the
 // reconnection once. Watch returns when ctx ends; changed runs on Watch's
 // goroutine.
