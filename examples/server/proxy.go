@@ -160,12 +160,9 @@ func (c *dbHealthCache) get(ctx context.Context) []ot.DatabaseStatus {
 // postgresHealth is the postgresql part of /healthz, in ot.health's
 // shape: {"status":"ok"|"degraded","databases":{"catalogue":"reachable"|"unreachable",…}}.
 func postgresHealth(dbs []ot.DatabaseStatus) map[string]any {
-	status, states := "ok", map[string]string{}
+	states := map[string]string{}
 	for _, d := range dbs {
-		states[d.Name] = "reachable"
-		if !d.Reachable {
-			status, states[d.Name] = "degraded", "unreachable"
-		}
+		states[d.Name] = d.State()
 	}
-	return map[string]any{"status": status, "databases": states}
+	return map[string]any{"status": ot.DatabasesStatus(dbs), "databases": states}
 }

@@ -148,6 +148,27 @@ type DatabaseStatus struct {
 	Reachable bool
 }
 
+// State is the database's state as ot.health shows it: "reachable" or
+// "unreachable".
+func (d DatabaseStatus) State() string {
+	if d.Reachable {
+		return "reachable"
+	}
+	return "unreachable"
+}
+
+// DatabasesStatus is the status ot.health shows for dbs: "ok" when every
+// one is reachable, else "degraded". A host's own health endpoint uses it
+// (with State) to say the same.
+func DatabasesStatus(dbs []DatabaseStatus) string {
+	for _, d := range dbs {
+		if !d.Reachable {
+			return healthDegraded
+		}
+	}
+	return healthOK
+}
+
 // Topic routes ot.notify messages: a topic matching Pattern (a glob as
 // path.Match reads it: * and ? do not cross '/') is appended to File.
 type Topic struct {

@@ -365,13 +365,9 @@ func (p *pack) health(ctx context.Context, _ NoArgs) (result.Result[string], err
 	attrs := []slog.Attr{slog.String("proxy_status", status)}
 	if p.cfg.Databases != nil {
 		if dbs := p.cfg.Databases(ctx); len(dbs) > 0 {
-			dbStatus, dbStates := healthOK, object{}
+			dbStatus, dbStates := DatabasesStatus(dbs), object{}
 			for _, d := range dbs {
-				st := "reachable"
-				if !d.Reachable {
-					st, dbStatus = "unreachable", healthDegraded
-				}
-				dbStates = append(dbStates, field{d.Name, st})
+				dbStates = append(dbStates, field{d.Name, d.State()})
 			}
 			out = append(out, field{"postgresql", object{{"status", dbStatus}, {"databases", dbStates}}})
 			attrs = append(attrs, slog.String("postgresql_status", dbStatus))

@@ -820,10 +820,9 @@ func (s *Store) Close() error {
 // Watch reconnects, with a growing wait up to five seconds, and calls
 // changed once more after it is back, since notifications sent meanwhile
 // were lost: the caller then re-reads the whole catalogue (a full
-// resync). The loss is logged once, the
-// attempts that keep failing only at the 2nd, 4th, 8th …, and the
-// reconnection once. Watch returns when ctx ends; changed runs on Watch's
-// goroutine.
+// resync). The loss is logged once, the attempts that keep failing only
+// at the 2nd, 4th, 8th …, and the reconnection once. Watch returns when
+// ctx ends; changed runs on Watch's goroutine.
 func (s *Store) Watch(ctx context.Context, changed func()) error {
 	const first, most = 100 * time.Millisecond, 5 * time.Second
 	wait, failures := first, 0
