@@ -66,6 +66,9 @@ func (p *pack) help(ctx context.Context, a HelpArgs) (result.Result[string], err
 		}
 	}
 	res, n, err := p.search(strings.TrimPrefix(q, "$"), lvl)
+	if err == nil && n == 0 {
+		res = result.Ok(noMatch(q)) // the query as it was asked, "$" included
+	}
 	return sp.end(res, err, slog.String("kind", "search"), slog.Int("count", n))
 }
 
@@ -286,8 +289,12 @@ func (p *pack) aliasMarkdown(al Alias) string {
 	return b.String()
 }
 
-// noMatch is ot.help's answer when nothing matches.
+// noMatch is ot.help's answer when nothing matches q; a query for a
+// snippet ($name) is also pointed to the list of snippets.
 func noMatch(q string) string {
+	if strings.HasPrefix(q, "$") {
+		return fmt.Sprintf("No matches found for %q. Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available.", q)
+	}
 	return fmt.Sprintf("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available.", q)
 }
 

@@ -213,6 +213,18 @@ func TestHelp_NoMatches(t *testing.T) {
 	assert.Equal(t, `No matches found for "xyznonexistent". Use ot.tools() or ot.packs() to browse what is available.`, res.Value)
 }
 
+// A $query that names no snippet and matches nothing is answered with the
+// query as it was asked ("$" alone included, not an empty one) and points
+// to the list of snippets as well.
+func TestHelp_NoMatchesForSnippetQuery(t *testing.T) {
+	f := newFixture(t)
+	for _, q := range []string{"$xyznonexistent", "$"} {
+		res := f.call(t, "ot.help", `{"query":"`+q+`"}`)
+		require.True(t, res.Success, q)
+		assert.Equal(t, `No matches found for "`+q+`". Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available.`, res.Value)
+	}
+}
+
 // --- DefaultRank ---
 
 func TestDefaultRank_Order(t *testing.T) {
