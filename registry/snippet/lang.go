@@ -199,8 +199,14 @@ func (p *parser) position(off int) (line, col int) {
 	return line, utf8.RuneCountInString(p.src[start:off]) + 1
 }
 
-// fail stops parsing with a syntax error at off.
+// fail stops parsing with a syntax error at off. A body that ends too
+// early is faulted where its text ends, not after the blank lines that
+// follow it (a YAML block scalar always ends in a newline, so its end is
+// on a line of its own).
 func (p *parser) fail(off int, format string, a ...any) {
+	if off >= len(p.src) {
+		off = len(strings.TrimRight(p.src, " \t\r\n"))
+	}
 	line, col := p.position(off)
 	panic(syntaxError{&ParseError{Snippet: p.name, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)}})
 }

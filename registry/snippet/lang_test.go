@@ -56,6 +56,8 @@ func TestParse_ErrorsNameSnippetAndLine(t *testing.T) {
 		{"duplicate key", `a(x={"k": 1, "k": 2})`, `line 1, column 14: object key "k" is given twice`},
 		{"unclosed string", "a(q=\"abc)\nb()", `line 1, column 5: string literal is not closed on its line`},
 		{"missing parenthesis", `a(x=1`, `line 1, column 6: expected , or ) after the value of "x", got end of body`},
+		{"body ends early before a newline", "a(x=1\n", `line 1, column 6: expected , or ) after the value of "x", got end of body`},
+		{"body ends early before blank lines", "r = a(x=1)\nb(y=\n  \n\n", `line 2, column 5: expected a value (a JSON literal, {{ param }} or a name assigned earlier), got end of body`},
 		{"two calls on a line", `a() b()`, `line 1, column 5: expected the end of the line after the call of a, got 'b'; write one call per line`},
 		{"not a call", `r = 5`, `line 1, column 6: expected ( after the tool name "5", got end of body`},
 		{"no tool", `r = (x=1)`, `line 1, column 5: expected a tool name after ` + "`r =`" + `, got '('`},
