@@ -41,11 +41,13 @@
 // remote leaves out stays nil (not stated). The SDK decodes readOnlyHint
 // and idempotentHint into plain booleans, where false and absent look
 // alike, so the proxy reads them from the raw tools/list answer (see Wire
-// values below). Signature, Args and Returns are derived from
-// the schemas (Signature): required parameters first in "required" order
-// without defaults, then optional ones sorted by name with their default or
-// '...'. The client SDK decodes schemas into maps, so the properties' order
-// in the remote schema is not kept. Tools have no Decode: the arguments go
+// values below). The SDK also decodes the input schema into a map, which
+// sorts its properties, so the proxy serves the schema as the raw answer
+// wrote it: the parameters stay in the order the remote chose (unless a
+// secret had to be redacted from the schema). Signature, Args and Returns
+// are derived from the schemas (Signature): required parameters first
+// without defaults, then optional ones with their default or '...', both
+// in the schema's order. Tools have no Decode: the arguments go
 // to the remote server as they came (empty or null become {}; anything but
 // a JSON object is a validation_error), and the remote server validates.
 //

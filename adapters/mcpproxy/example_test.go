@@ -107,19 +107,20 @@ func ExampleNew_invalidConfig() {
 	// true
 }
 
-// The signature and argument lines of a proxied tool come from its schema.
+// The signature and argument lines of a proxied tool come from its schema:
+// required parameters first, then optional ones, in the schema's order.
 func ExampleSignature() {
-	var schema map[string]any
-	_ = json.Unmarshal([]byte(`{"type":"object","properties":{
+	sig, args := mcpproxy.Signature("github.search", json.RawMessage(`{"type":"object","properties":{
+		"repo":{"type":"string","description":"owner/name"},
 		"query":{"type":"string","description":"Search terms"},
-		"repo":{"type":"string","description":"owner/name"}},"required":["query"]}`), &schema)
-	sig, args := mcpproxy.Signature("github.search", schema)
+		"per_page":{"type":"integer","default":30}},"required":["query"]}`))
 	fmt.Println(sig)
 	fmt.Println(args)
 	// Output:
-	// github.search(query: str, repo: str = '...')
+	// github.search(query: str, repo: str = '...', per_page: int = 30)
 	// query: Search terms
 	// repo: owner/name
+	// per_page: (no description)
 }
 
 // Proxied tools are named "{server}.{remote tool}".

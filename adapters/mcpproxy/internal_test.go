@@ -103,15 +103,15 @@ func TestMapResultErrorKeepsStructuredDetails(t *testing.T) {
 }
 
 func TestConvertToolSkipsBadSchemas(t *testing.T) {
-	_, why := convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "string"}}, 1<<20, newRedactor(Config{}), nil, false)
+	_, why := convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "string"}}, 1<<20, newRedactor(Config{}), rawTool{}, false)
 	assert.Contains(t, why, `"type": "object"`)
-	_, why = convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "description": strings.Repeat("x", 100)}}, 50, newRedactor(Config{}), nil, false)
+	_, why = convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object", "description": strings.Repeat("x", 100)}}, 50, newRedactor(Config{}), rawTool{}, false)
 	assert.Contains(t, why, "exceeds Options.MaxSchemaBytes (50)")
-	_, why = convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}, OutputSchema: map[string]any{"description": strings.Repeat("x", 100)}}, 50, newRedactor(Config{}), nil, false)
+	_, why = convertTool("s", &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}, OutputSchema: map[string]any{"description": strings.Repeat("x", 100)}}, 50, newRedactor(Config{}), rawTool{}, false)
 	assert.Contains(t, why, "output schema")
-	_, why = convertTool("s", &mcp.Tool{Name: "bad name"}, 1<<20, newRedactor(Config{}), nil, false)
+	_, why = convertTool("s", &mcp.Tool{Name: "bad name"}, 1<<20, newRedactor(Config{}), rawTool{}, false)
 	assert.Contains(t, why, "does not match")
-	rt, why := convertTool("s", &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{Title: "From annotations"}}, 1<<20, newRedactor(Config{}), nil, false)
+	rt, why := convertTool("s", &mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{Title: "From annotations"}}, 1<<20, newRedactor(Config{}), rawTool{}, false)
 	assert.Empty(t, why)
 	assert.Equal(t, "From annotations", rt.title)
 	assert.JSONEq(t, `{"type":"object","properties":{}}`, string(rt.inputSchema), "a missing input schema becomes the empty object schema")

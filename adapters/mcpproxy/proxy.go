@@ -647,7 +647,7 @@ func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteToo
 		}
 		listed = append(listed, t)
 	}
-	ann := rawAnnotations(cp.finish())
+	rawListed := rawTools(cp.finish())
 	var out []remoteTool
 	skipped := 0
 	for _, t := range listed {
@@ -655,7 +655,7 @@ func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteToo
 			skipped++
 			continue
 		}
-		raw, known := ann[t.Name]
+		raw, known := rawListed[t.Name]
 		rt, why := convertTool(s.cfg.Name, t, s.p.opts.MaxSchemaBytes, s.red, raw, known)
 		if why != "" {
 			skipped++

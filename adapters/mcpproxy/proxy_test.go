@@ -65,6 +65,41 @@ func TestInMemoryToolsRegisteredAsPack(t *testing.T) {
 	assert.Equal(t, mcpproxy.HealthOK, p.Health())
 }
 
+// A proxied tool keeps the remote's order of its parameters: the input
+// schema the registry serves lists the properties as the remote did (the
+// SDK's decoding into a map would sort them), and the signature and
+// argument lines follow it, required parameters first.
+func TestProxiedToolKeepsTheRemotesParameterOrder(t *testing.T) {
+	remote := mcp.NewServer(&mcp.Implementation{Name: "ordered", Version: "1.0.0"}, nil)
+	remote.AddTool(&mcp.Tool{Name: "search", InputSchema: json.RawMessage(`{"type": "object", "properties": {
+		"query": {"type": "string", "description": "Terms"},
+		"repo": {"type": "string"},
+		"per_page": {"type": "integer", "default": 30},
+		"fuzzy": {"type": "boolean"},
+		"after": {"type": "string", "description": "Cursor"}},
+		"required": ["after", "query"]}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	connect := func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := remote.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}
+	reg := newRegistry()
+	newProxy(t, reg, []mcpproxy.Config{{Name: "gh", Transport: connect}}, mcpproxy.Options{})
+
+	tool, ok := reg.Lookup("gh.search")
+	require.True(t, ok)
+	assert.Equal(t, `{"type":"object","properties":{"query":{"type":"string","description":"Terms"},"repo":{"type":"string"},`+
+		`"per_page":{"type":"integer","default":30},"fuzzy":{"type":"boolean"},"after":{"type":"string","description":"Cursor"}},`+
+		`"required":["after","query"]}`, string(tool.InputSchema), "the remote's schema, compacted, in its order")
+	assert.Equal(t, "gh.search(query: str, after: str, repo: str = '...', per_page: int = 30, fuzzy: bool = '...')", tool.Usage.Signature)
+	assert.Equal(t, "query: Terms\nafter: Cursor\nrepo: (no description)\nper_page: (no description)\nfuzzy: (no description)", tool.Usage.Args)
+}
+
 func TestListsAllPages(t *testing.T) {
 	reg := newRegistry()
 	remote := newMemRemote(testmcp.Options{Extra: 9, PageSize: 2})

@@ -3,7 +3,6 @@ package mcpproxy_test
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -14,11 +13,10 @@ import (
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 )
 
-func schema(t *testing.T, js string) map[string]any {
+func schema(t *testing.T, js string) json.RawMessage {
 	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(js), &m))
-	return m
+	require.True(t, json.Valid([]byte(js)), js)
+	return json.RawMessage(js)
 }
 
 // Seed 001, "Proxy tool signature from schema".
@@ -40,8 +38,8 @@ func TestSignatureFromSchema(t *testing.T) {
 		"where":{"type":"object","default":{"k":[1,false]}},
 		"a":{"type":"number"}},
 		"required":["b","a"]}`))
-	assert.Equal(t, "s.t(b: dict, a: float, any: Any = '...', deep: bool = True, either: str | int = '...', "+
-		"limit: int = 10, mode: str = 'it\\'s', opt: str | None = None, ratio: float = 0.5, tags: list = ['a'], "+
+	assert.Equal(t, "s.t(b: dict, a: float, limit: int = 10, ratio: float = 0.5, deep: bool = True, mode: str = 'it\\'s', "+
+		"tags: list = ['a'], opt: str | None = None, any: Any = '...', either: str | int = '...', "+
 		"where: dict = {'k': [1, False]})", sig)
 
 	sig, args := mcpproxy.Signature("s.none", schema(t, `{"type":"object"}`))
@@ -57,20 +55,22 @@ func TestArgsFromSchema(t *testing.T) {
 		"page":{"type":"integer"}},"required":["query"]}`))
 	assert.Equal(t, []string{
 		"query: Search terms (GitHub syntax)",
-		"page: (no description)",
 		"repo: Repository, owner/name",
+		"page: (no description)",
 	}, strings.Split(args, "\n"))
 }
 
 // For any object schema: every property appears once in the signature and
-// once in the argument lines; required ones first in "required" order and
-// without a default, optional ones after, sorted, each with a default.
+// once in the argument lines; required ones first and without a default,
+// optional ones after, each with a default; both groups in the order the
+// schema lists its properties, whatever the order of "required".
 func TestSignatureProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z_][a-z0-9_]{0,7}`), 0, 8, rapid.ID[string]).Draw(t, "names")
 		types := []string{"string", "integer", "number", "boolean", "array", "object", "null"}
-		props := map[string]any{}
+		var props []string
 		var required []string
+		isReq := map[string]bool{}
 		for _, n := range names {
 			p := map[string]any{"type": rapid.SampledFrom(types).Draw(t, "type")}
 			if rapid.Bool().Draw(t, "hasDefault") {
@@ -79,30 +79,26 @@ func TestSignatureProperty(t *testing.T) {
 			if rapid.Bool().Draw(t, "hasDesc") {
 				p["description"] = rapid.StringMatching(`[A-Za-z ]{1,20}`).Draw(t, "desc")
 			}
-			props[n] = p
+			js, err := json.Marshal(p)
+			require.NoError(t, err)
+			props = append(props, fmt.Sprintf("%q:%s", n, js))
 			if rapid.Bool().Draw(t, "required") {
 				required = append(required, n)
+				isReq[n] = true
 			}
 		}
-		required = rapid.Permutation(required).Draw(t, "order")
-		req := make([]any, len(required))
-		for i, r := range required {
-			req[i] = r
-		}
-		sig, args := mcpproxy.Signature("srv.tool", map[string]any{"type": "object", "properties": props, "required": req})
+		req, err := json.Marshal(rapid.Permutation(required).Draw(t, "order"))
+		require.NoError(t, err)
+		sig, args := mcpproxy.Signature("srv.tool", json.RawMessage(`{"type":"object","properties":{`+strings.Join(props, ",")+`},"required":`+string(req)+`}`))
 
-		isReq := map[string]bool{}
-		for _, r := range required {
-			isReq[r] = true
-		}
-		var optional []string
-		for _, n := range names {
-			if !isReq[n] {
-				optional = append(optional, n)
+		var order []string
+		for _, want := range []bool{true, false} {
+			for _, n := range names {
+				if isReq[n] == want {
+					order = append(order, n)
+				}
 			}
 		}
-		sort.Strings(optional)
-		order := append(append([]string{}, required...), optional...)
 
 		require.True(t, strings.HasPrefix(sig, "srv.tool(") && strings.HasSuffix(sig, ")"), sig)
 		inner := strings.TrimSuffix(strings.TrimPrefix(sig, "srv.tool("), ")")
@@ -122,4 +118,18 @@ func TestSignatureProperty(t *testing.T) {
 			require.True(t, strings.HasPrefix(lines[i], n+": "), fmt.Sprintf("line %d of %q", i, args))
 		}
 	})
+}
+
+// A name that "required" lists without a property is still a required
+// parameter (of type Any), after the others; a boolean property schema
+// is a parameter of type Any; a schema that is not an object gives none.
+func TestSignature_OddSchemas(t *testing.T) {
+	sig, args := mcpproxy.Signature("s.t", schema(t, `{"type":"object","properties":{"x":true,"y":{"type":"string"}},"required":["ghost","y"]}`))
+	assert.Equal(t, "s.t(y: str, ghost: Any, x: Any = '...')", sig)
+	assert.Equal(t, "y: (no description)\nghost: (no description)\nx: (no description)", args)
+	for in, want := range map[string]string{`[]`: "s.t()", `"object"`: "s.t()", `{"properties":[1]}`: "s.t()", `not json`: "s.t()",
+		`{"properties":{"a":1}}`: "s.t(a: Any = '...')"} {
+		sig, _ := mcpproxy.Signature("s.t", json.RawMessage(in))
+		assert.Equal(t, want, sig, in)
+	}
 }

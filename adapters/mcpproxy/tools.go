@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,11 +38,12 @@ type remoteTool struct {
 // convertTool turns a listed tool into a remoteTool; it returns a reason
 // when the tool must be skipped. Secrets of the server are redacted from
 // the title, the description and the schemas (a remote server may echo a
-// credential anywhere). raw is the tool's raw annotations object when the
-// proxy captured the listing (nil when the tool has none), and known tells
-// whether it did: only then can a stated false readOnlyHint or
-// idempotentHint be told from an absent one.
-func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw json.RawMessage, known bool) (remoteTool, string) {
+// credential anywhere). raw is the tool as the proxy captured it in the
+// listing, and known tells whether it did: only then can a stated false
+// readOnlyHint or idempotentHint be told from an absent one, and the input
+// schema be served with its properties in the remote's order (the SDK
+// decodes it into a map, which sorts them).
+func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw rawTool, known bool) (remoteTool, string) {
 	full := ToolName(server, t.Name)
 	if !toolNameRE.MatchString(full) {
 		return remoteTool{}, fmt.Sprintf("name %q does not match [A-Za-z0-9_.-]{1,128}", full)
@@ -77,6 +78,8 @@ func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw j
 		if js, err = json.Marshal(inMap); err != nil {
 			return remoteTool{}, "input schema does not marshal to JSON"
 		}
+	} else if ordered := sameSchema(raw.InputSchema, inMap); ordered != nil && len(ordered) <= maxSchema {
+		js = ordered // its properties in the remote's order
 	}
 	rt.inputSchema = js
 	var outMap map[string]any
@@ -96,8 +99,8 @@ func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw j
 		rt.outputSchema = js
 		_ = json.Unmarshal(js, &outMap)
 	}
-	rt.annotations = convertAnnotations(t.Annotations, raw, known)
-	rt.signature, rt.args = Signature(full, inMap)
+	rt.annotations = convertAnnotations(t.Annotations, raw.Annotations, known)
+	rt.signature, rt.args = Signature(full, rt.inputSchema)
 	rt.returns = "str"
 	if outMap != nil {
 		rt.returns = pysig.PyType(outMap)
@@ -146,77 +149,67 @@ func convertAnnotations(a *mcp.ToolAnnotations, raw json.RawMessage, known bool)
 	return out
 }
 
-// rawAnnotations reads the raw tools/list results captured during a
-// listing: each tool's annotations object by tool name (a nil value for a
-// tool without one).
-func rawAnnotations(pages []json.RawMessage) map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
+// rawTool is what the proxy reads of a tool in the raw tools/list
+// results: the members the SDK's decoding loses.
+type rawTool struct {
+	// Annotations is the annotations object; nil for a tool without one.
+	Annotations json.RawMessage `json:"annotations"`
+	// InputSchema is the input schema as the remote wrote it.
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// rawTools reads the raw tools/list results captured during a listing:
+// each tool by name.
+func rawTools(pages []json.RawMessage) map[string]rawTool {
+	out := map[string]rawTool{}
 	for _, p := range pages {
 		var page struct {
 			Tools []struct {
-				Name        string          `json:"name"`
-				Annotations json.RawMessage `json:"annotations"`
+				Name string `json:"name"`
+				rawTool
 			} `json:"tools"`
 		}
 		if json.Unmarshal(p, &page) != nil {
 			continue
 		}
 		for _, t := range page.Tools {
-			out[t.Name] = t.Annotations
+			out[t.Name] = t.rawTool
 		}
 	}
 	return out
 }
 
+// sameSchema returns raw without insignificant white space when it is
+// the JSON object decoded is, else nil.
+func sameSchema(raw json.RawMessage, decoded map[string]any) json.RawMessage {
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || !reflect.DeepEqual(m, decoded) {
+		return nil
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
 // Signature derives a Python-style call signature and the argument lines
 // from a JSON Schema of type object (seed 001, "Proxy tool signature from
 // schema" and "Proxy tool arguments from schema"). Required parameters come
-// first, in the order of the schema's "required" list, without defaults;
-// optional ones follow sorted by name, each with its default or '...'.
-// Property order within the schema cannot be kept because the MCP client
-// decodes schemas into maps. The argument lines are "name: description",
-// one per parameter in the same order, joined by newlines; a parameter
-// without a description reads "name: (no description)".
-func Signature(name string, schema map[string]any) (signature, args string) {
-	props, _ := schema["properties"].(map[string]any)
-	var required []string
-	isRequired := map[string]bool{}
-	if rs, ok := schema["required"].([]any); ok {
-		for _, r := range rs {
-			if s, ok := r.(string); ok && !isRequired[s] {
-				isRequired[s] = true
-				required = append(required, s)
-			}
-		}
+// first, without defaults, then optional ones, each with its default or
+// '...'; both groups keep the order of the schema's "properties" (a name
+// that "required" lists without a property follows the required ones). The
+// argument lines are "name: description", one per parameter in the same
+// order, joined by newlines; a parameter without a description reads
+// "name: (no description)". A schema that is not a JSON object gives
+// "name()" and no lines.
+func Signature(name string, schema json.RawMessage) (signature, args string) {
+	ps := pysig.Params(schema)
+	lines := make([]string, 0, len(ps))
+	for _, p := range pysig.CallOrder(ps) {
+		lines = append(lines, pysig.ArgLine(p))
 	}
-	var optional []string
-	for k := range props {
-		if !isRequired[k] {
-			optional = append(optional, k)
-		}
-	}
-	sort.Strings(optional)
-	params := make([]string, 0, len(required)+len(optional))
-	lines := make([]string, 0, cap(params))
-	for _, k := range append(append([]string{}, required...), optional...) {
-		p, _ := props[k].(map[string]any)
-		param := k + ": " + pysig.PyType(p)
-		if !isRequired[k] {
-			if d, ok := p["default"]; ok {
-				param += " = " + pysig.PyRepr(d)
-			} else {
-				param += " = '...'"
-			}
-		}
-		params = append(params, param)
-		desc, _ := p["description"].(string)
-		desc = strings.Join(strings.Fields(desc), " ")
-		if desc == "" {
-			desc = "(no description)"
-		}
-		lines = append(lines, k+": "+desc)
-	}
-	return name + "(" + strings.Join(params, ", ") + ")", strings.Join(lines, "\n")
+	return pysig.Signature(name, ps), strings.Join(lines, "\n")
 }
 
 // mapResult turns a remote CallToolResult into a Result: isError → an

@@ -7,6 +7,7 @@
 package pysig
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -110,4 +111,133 @@ func PyRepr(v any) string {
 		return "'...'"
 	}
 	return string(js)
+}
+
+// Param is one parameter of a tool, read from its input schema.
+type Param struct {
+	// Name is the property's name.
+	Name string
+	// Type is the property schema's PyType.
+	Type string
+	// Description is the property's description on one line.
+	Description string
+	// Required reports whether the schema's "required" lists it.
+	Required bool
+	// Default is the decoded default; meaningful when HasDefault.
+	Default any
+	// HasDefault reports whether the property states a default.
+	HasDefault bool
+}
+
+// Params reads the parameters of an object schema in the order its
+// "properties" lists them (the order its author chose, which a decoded map
+// would lose), each once. A name that "required" lists without a property
+// follows them, of type Any. A schema that cannot be read gives none.
+func Params(schema json.RawMessage) []Param {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []any           `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	required := map[string]bool{}
+	var reqOrder []string
+	for _, r := range s.Required {
+		if name, ok := r.(string); ok && !required[name] {
+			required[name] = true
+			reqOrder = append(reqOrder, name)
+		}
+	}
+	var props map[string]json.RawMessage
+	_ = json.Unmarshal(s.Properties, &props)
+	keys := objectKeys(s.Properties)
+	out := make([]Param, 0, len(keys)+len(reqOrder))
+	for _, k := range keys {
+		var p map[string]any
+		_ = json.Unmarshal(props[k], &p) // a boolean schema reads as no keywords
+		desc, _ := p["description"].(string)
+		def, hasDef := p["default"]
+		out = append(out, Param{Name: k, Type: PyType(p), Description: strings.Join(strings.Fields(desc), " "),
+			Required: required[k], Default: def, HasDefault: hasDef})
+	}
+	for _, r := range reqOrder {
+		if _, ok := props[r]; !ok {
+			out = append(out, Param{Name: r, Type: PyType(nil), Required: true})
+		}
+	}
+	return out
+}
+
+// objectKeys returns the keys of a JSON object in document order, each
+// once.
+func objectKeys(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// CallOrder returns ps with the required parameters first and the
+// optional ones after them, each group in its order in ps: the order of a
+// signature, where no parameter without a default follows one with it.
+func CallOrder(ps []Param) []Param {
+	out := make([]Param, 0, len(ps))
+	for _, p := range ps {
+		if p.Required {
+			out = append(out, p)
+		}
+	}
+	for _, p := range ps {
+		if !p.Required {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Signature writes name(params) as seed 001 shows a call signature: the
+// parameters in CallOrder, a required one as "name: type", an optional
+// one as "name: type = default", with '...' when it states no default.
+func Signature(name string, ps []Param) string {
+	parts := make([]string, 0, len(ps))
+	for _, p := range CallOrder(ps) {
+		s := p.Name + ": " + p.Type
+		if !p.Required {
+			d := "'...'"
+			if p.HasDefault {
+				d = PyRepr(p.Default)
+			}
+			s += " = " + d
+		}
+		parts = append(parts, s)
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ArgLine is p as seed 001's argument lists show it: "name: description",
+// or "name: (no description)".
+func ArgLine(p Param) string {
+	if p.Description == "" {
+		return p.Name + ": (no description)"
+	}
+	return p.Name + ": " + p.Description
 }

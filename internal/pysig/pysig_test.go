@@ -1,6 +1,7 @@
 package pysig
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,4 +24,26 @@ func TestPyTypeAndRepr(t *testing.T) {
 	} {
 		assert.Equal(t, want, PyRepr(v))
 	}
+}
+
+// Params keeps the order of "properties" (a duplicated key counts once,
+// where it first appears), marks the required ones, and reads defaults and
+// descriptions; Signature puts the required ones first.
+func TestParams_SchemaOrder(t *testing.T) {
+	ps := Params(json.RawMessage(`{"type":"object","properties":{
+		"z":{"type":"string","description":"  last\n letter "},
+		"a":{"type":"integer","default":3},
+		"z":{"type":"string"},
+		"m":true},"required":["m","nope"]}`))
+	assert.Equal(t, []Param{
+		{Name: "z", Type: "str", Description: "", Required: false},
+		{Name: "a", Type: "int", Default: float64(3), HasDefault: true},
+		{Name: "m", Type: "Any", Required: true},
+		{Name: "nope", Type: "Any", Required: true},
+	}, ps, "the second z, which encoding/json keeps, gives its schema; its place is the first's")
+	assert.Equal(t, "f(m: Any, nope: Any, z: str = '...', a: int = 3)", Signature("f", ps))
+	assert.Equal(t, []string{"m: (no description)", "nope: (no description)", "z: (no description)", "a: (no description)"},
+		[]string{ArgLine(ps[2]), ArgLine(ps[3]), ArgLine(ps[0]), ArgLine(ps[1])})
+	assert.Nil(t, Params(json.RawMessage(`[1]`)))
+	assert.Empty(t, Params(json.RawMessage(`{"type":"object"}`)))
 }

@@ -153,24 +153,24 @@ func (p *pack) toolMarkdown(t *registry.Tool, lvl string) string {
 	}
 	fmt.Fprintf(&b, "\n**Signature:** %s\n", code(signature(t)))
 	b.WriteString("\n**Arguments:**")
-	ps := schemaParams(t.InputSchema)
+	ps := pysig.Params(t.InputSchema)
 	if len(ps) == 0 {
 		b.WriteString(" none\n")
 	} else {
 		b.WriteString("\n")
 		for _, pr := range ps {
-			fmt.Fprintf(&b, "- %s (%s", code(pr.name), pr.typ)
+			fmt.Fprintf(&b, "- %s (%s", code(pr.Name), pr.Type)
 			switch {
-			case pr.required:
+			case pr.Required:
 				b.WriteString(", required")
-			case pr.hasDef:
-				b.WriteString(", default " + pysig.PyRepr(pr.def))
+			case pr.HasDefault:
+				b.WriteString(", default " + pysig.PyRepr(pr.Default))
 			default:
 				b.WriteString(", optional")
 			}
 			b.WriteString(")")
-			if pr.desc != "" {
-				b.WriteString(": " + pr.desc)
+			if pr.Description != "" {
+				b.WriteString(": " + pr.Description)
 			}
 			b.WriteString("\n")
 		}
