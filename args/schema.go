@@ -65,16 +65,6 @@ func (o obj) get(k string) (any, bool) {
 	return nil, false
 }
 
-func (o obj) set(k string, v any) obj {
-	for i, m := range o {
-		if m.k == k {
-			o[i].v = v
-			return o
-		}
-	}
-	return append(o, kv{k, v})
-}
-
 func (o obj) without(keys ...string) obj {
 	out := make(obj, 0, len(o))
 	for _, m := range o {

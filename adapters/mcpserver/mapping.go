@@ -36,10 +36,6 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 	return out, nil
 }
 
-func textResult(text string, isError bool) *sdk.CallToolResult {
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: isError}
-}
-
 // The output shapes of mcpmap, under this package's names.
 type outputShape = mcpmap.Shape
 

@@ -252,7 +252,6 @@ type fixture struct {
 	servers  []ot.ServerStatus
 	topics   []ot.Topic
 	instr    map[string]string
-	aliases  []ot.Alias
 	reloads  int
 	reload   func(context.Context) error
 	now      time.Time
@@ -364,14 +363,6 @@ func (f *fixture) ok(t testing.TB, name, args string) string {
 	res := f.call(t, name, args)
 	require.True(t, res.Success, "%s(%s): %s (%s)", name, args, res.Error, res.ErrorType)
 	return res.Value
-}
-
-// parse reads YAML into a generic value.
-func parse(t testing.TB, s string) any {
-	t.Helper()
-	var v any
-	require.NoError(t, yaml.Unmarshal([]byte(s), &v), "output is not YAML:\n%s", s)
-	return v
 }
 
 // parseList reads a YAML list of objects.

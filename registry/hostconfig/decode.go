@@ -780,8 +780,6 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 			if t, ok := d.pathValue(v, p); ok {
 				c.Dir = t
 			}
-		default: // one of pgKeys
-			d.postgres(k, v, p, &c.Postgres)
 		case "allow_private":
 			if b, ok := d.boolean(v, p); ok {
 				c.AllowPrivate = b
@@ -817,6 +815,8 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 					c.Secrets[name] = t
 				}
 			})
+		default: // one of pgKeys
+			d.postgres(k, v, p, &c.Postgres)
 		}
 	})
 }
