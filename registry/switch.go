@@ -187,6 +187,29 @@ func (r *Registry) Aliases() map[string]string {
 	return out
 }
 
+// TargetName returns the name to call for name as configuration writes
+// it — a snippet's step, a catalogue step, like an alias's target: name
+// itself when a tool or an alias has it, else, under a prefix, the final
+// name of the tool whose undecorated name it is (documentation and
+// configuration use undecorated names; the prefix is the registry's
+// detail). When neither, name comes back unchanged, and calling it fails
+// with ErrUnknownTool naming it. Invoke itself takes final names and
+// aliases only.
+func (r *Registry) TargetName(name string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if _, ok := r.tools[name]; ok {
+		return name
+	}
+	if _, ok := r.aliases[name]; ok || r.prefix == "" {
+		return name
+	}
+	if d := decorate(r.prefix, name); r.tools[d] != nil {
+		return d
+	}
+	return name
+}
+
 // Resolve returns the tool a call of name runs — the tool registered under
 // name, or the one an alias of that name resolves to — and whether it is
 // enabled. ok is false when Invoke would answer ErrUnknownTool. Adapters

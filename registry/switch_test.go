@@ -209,3 +209,30 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// TargetName resolves a name as configuration writes it: a final name or
+// an alias as it is, an undecorated name to its tool's final name under a
+// prefix, anything else unchanged (so that the call names it when it
+// fails). Invoke itself does not take undecorated names.
+func TestTargetName_UndecoratedUnderPrefix(t *testing.T) {
+	r := New(Options{Prefix: new("tp"), Logger: noPrefix().Logger})
+	require.NoError(t, r.Add(rawTool("add", okHandler(42)), rawTool("tp_x", okHandler(1))))
+	require.NoError(t, r.SetAliases(map[string]string{"plus": "add", "x": "add"}))
+	for in, want := range map[string]string{
+		"add":     "tp_add",
+		"tp_add":  "tp_add",
+		"plus":    "plus",
+		"x":       "x", // an alias wins over the tool tp_x's undecorated name
+		"tp_x":    "tp_tp_x",
+		"missing": "missing",
+	} {
+		assert.Equal(t, want, r.TargetName(in), in)
+	}
+	_, err := r.Invoke(t.Context(), "add", nil)
+	require.ErrorIs(t, err, ErrUnknownTool, "Invoke keeps to final names and aliases")
+
+	plain := New(noPrefix())
+	require.NoError(t, plain.Add(rawTool("add", okHandler(1))))
+	assert.Equal(t, "add", plain.TargetName("add"))
+	assert.Equal(t, "nope", plain.TargetName("nope"))
+}

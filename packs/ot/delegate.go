@@ -50,11 +50,11 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	if p.cfg.Stats == nil {
 		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
 	}
-	// Records carry the name of the tool that ran: an alias is its
-	// tool's statistics.
+	// Records carry the final name of the tool that ran: an alias is its
+	// tool's statistics, and so is the undecorated name under a prefix.
 	tool := a.Tool
 	if tool != "" {
-		if t, _, ok := p.cfg.Registry.Resolve(tool); ok {
+		if t, _, ok := p.cfg.Registry.Resolve(p.cfg.Registry.TargetName(tool)); ok {
 			tool = t.Name
 		}
 	}

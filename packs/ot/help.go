@@ -178,8 +178,8 @@ func (p *pack) toolMarkdown(t *registry.Tool, lvl string) string {
 	if t.Usage.Returns != "" {
 		fmt.Fprintf(&b, "\n**Returns:** %s\n", code(t.Usage.Returns))
 	}
-	if t.Usage.Example != "" {
-		fmt.Fprintf(&b, "\n**Example:** %s\n", code(t.Usage.Example))
+	if ex := example(t); ex != "" {
+		fmt.Fprintf(&b, "\n**Example:** %s\n", code(ex))
 	}
 	if u := p.toolDocURL(t); u != "" {
 		fmt.Fprintf(&b, "\n**Documentation:** %s\n", u)

@@ -280,7 +280,30 @@ func TestHelp_PrefixedRegistry(t *testing.T) {
 	out := res.Value.(string)
 	assert.True(t, strings.HasPrefix(out, "# guide_ot.tools\n"), "the undecorated name finds the tool; the heading is the name to call:\n%s", out)
 	assert.Contains(t, out, "**Signature:** `guide_ot.tools(pattern: str = '...', info: str = 'min')`")
+	assert.Contains(t, out, "**Example:** `guide_ot.tools(pattern=\"search\", info=\"full\")`", "the example calls the name to call, as the signature does")
 	res, err = reg.Invoke(t.Context(), "guide_ot.tools", []byte(`{"pattern":"ot.help","info":"list"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "[guide_ot.help]\n", res.Value)
+	res, err = reg.Invoke(t.Context(), "guide_ot.tools", []byte(`{"pattern":"ot.help","info":"full"}`))
+	require.NoError(t, err)
+	assert.Contains(t, res.Value, `example: guide_ot.help(query="web fetch")}`)
+}
+
+// Under a prefix, ot.stats(tool=…) takes the undecorated name too (as
+// documentation writes it): the records carry the final name.
+func TestStats_ToolFilterUndecoratedUnderPrefix(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("guide")})
+	st := &fakeStats{}
+	p, err := ot.New(ot.Config{Registry: reg, Stats: st})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	for _, tool := range []string{"ot.help", "guide_ot.help"} {
+		_, err = reg.Invoke(t.Context(), "guide_ot.stats", []byte(`{"tool":"`+tool+`"}`))
+		require.NoError(t, err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	require.Len(t, st.queries, 2)
+	assert.Equal(t, "guide_ot.help", st.queries[0].Tool)
+	assert.Equal(t, "guide_ot.help", st.queries[1].Tool)
 }

@@ -50,10 +50,23 @@ func toolEntry(t *registry.Tool, level string) object {
 	if t.Usage.Returns != "" {
 		o = append(o, field{"returns", t.Usage.Returns})
 	}
-	if t.Usage.Example != "" {
-		o = append(o, field{"example", t.Usage.Example})
+	if ex := example(t); ex != "" {
+		o = append(o, field{"example", ex})
 	}
 	return o
+}
+
+// example is the tool's Usage.Example calling the tool by the name a
+// client calls, as its signature does: a pack writes the example with the
+// undecorated name, which under a prefix is not the tool's name.
+func example(t *registry.Tool) string {
+	ex := t.Usage.Example
+	if t.Name != t.BaseName && t.BaseName != "" {
+		if rest, ok := strings.CutPrefix(ex, t.BaseName+"("); ok {
+			return t.Name + "(" + rest
+		}
+	}
+	return ex
 }
 
 func (p *pack) tools(ctx context.Context, a ToolsArgs) (result.Result[string], error) {

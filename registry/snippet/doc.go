@@ -52,9 +52,12 @@
 //
 // Snippet.Run makes each call through an Invoker — a *registry.Registry,
 // so every step passes the whole pipeline (validation, middleware,
-// statistics) — and returns the last call's Result. A failing step fails
-// the snippet, naming the line and the tool: a domain failure keeps the
-// step's error type, a protocol error is returned wrapped. Pack turns the
+// statistics) — and returns the last call's Result. A body names tools
+// as configuration does: under a registry prefix, an undecorated name
+// reaches its tool (Registry.TargetName). A failing step fails the
+// snippet, naming the line and the tool: a domain failure keeps the
+// step's error type, a tool that is not served is a failure of type
+// unavailable, another protocol error is returned wrapped. Pack turns the
 // definitions into pack "snippet", whose tools take the parameters as
 // arguments (no default → required) and which a host swaps on every
 // configuration reload with Registry.ReplacePack.

@@ -3,20 +3,31 @@ package snippet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
 // Invoker runs one tool call; *registry.Registry is one. Each step of a
 // snippet is one Invoke, so it passes the whole pipeline (aliases,
 // enable switches, argument validation, middleware such as statistics).
+//
+// An Invoker that also has TargetName(string) string, as
+// *registry.Registry does, has each step's tool name resolved by it
+// before the call: a body names tools as configuration and documentation
+// do, undecorated, and still reaches them when the registry adds a prefix.
 type Invoker interface {
 	Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error)
 }
+
+// targetNamer is the optional method of an Invoker that resolves a step's
+// tool name (registry.Registry.TargetName).
+type targetNamer interface{ TargetName(name string) string }
 
 // ErrorType is the error type of a snippet's own failures at run time: a
 // reference to a field or element the earlier result does not have, or
@@ -45,10 +56,16 @@ type nestingKey struct{}
 //     failed: …`.
 //   - A reference the earlier result cannot satisfy is a failure of type
 //     ErrorType naming the line and the reference.
-//   - A protocol error of a step (unknown tool, cancelled context, …) is
-//     returned wrapped, naming the line and the tool; errors.Is sees the
-//     cause. Cancelling ctx stops the snippet before the next step and
-//     during the running one (as Invoke honours ctx).
+//   - A step calling a tool the Invoker does not know (a typo in the body,
+//     a remote server's tool while the server is away) is a failure of
+//     type unavailable naming the line and the tool: the snippet exists,
+//     so its caller must not be told that it does not (a protocol
+//     ErrUnknownTool would say just that about the snippet).
+//   - Another protocol error of a step (a cancelled context, an output
+//     that breaks its schema, …) is returned wrapped, naming the line and
+//     the tool; errors.Is sees the cause. Cancelling ctx stops the
+//     snippet before the next step and during the running one (as Invoke
+//     honours ctx).
 func (s *Snippet) Run(ctx context.Context, inv Invoker, values map[string]any) (result.Result[any], error) {
 	vals, ve := s.values(values)
 	if ve != nil {
@@ -74,7 +91,14 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		if rerr != nil {
 			return result.Failuref[any](ErrorType, "snippet %q: line %d: %s: %s", s.name, st.line, st.tool, rerr), nil
 		}
-		res, err := inv.Invoke(ctx, st.tool, raw)
+		name := st.tool
+		if tn, ok := inv.(targetNamer); ok {
+			name = tn.TargetName(name)
+		}
+		res, err := inv.Invoke(ctx, name, raw)
+		if errors.Is(err, registry.ErrUnknownTool) && ctx.Err() == nil {
+			return result.Failuref[any](result.Unavailable, "snippet %q: line %d: %s: no such tool is served now (%v)", s.name, st.line, st.tool, err), nil
+		}
 		if err != nil {
 			return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: %s: %w", s.name, st.line, st.tool, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -138,17 +139,60 @@ func TestRun_StepValidationFailure(t *testing.T) {
 	assert.Contains(t, res.Error, `snippet "bad_args": line 1: add failed: invalid arguments: a:`)
 }
 
-// A step's protocol error (here an unknown tool) is returned as an error
-// naming the line and the tool; errors.Is sees the cause.
-func TestRun_StepProtocolError(t *testing.T) {
+// A step calling a tool that is not there is the snippet's failure (type
+// unavailable, naming the line and the tool), not a protocol
+// ErrUnknownTool: that would tell the caller the snippet itself does not
+// exist (an adapter answers "no tool named snippet.x"). The later steps do
+// not run.
+func TestRun_StepCallingAMissingTool(t *testing.T) {
 	rec := newRecorder(t, nil, "ok")
 	s, err := snippet.Parse("proto", snippet.Definition{Body: "ok()\nmissing.tool(x=1)\nok()"})
 	require.NoError(t, err)
+	res, err := s.Run(context.Background(), rec.reg, nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `snippet "proto": line 2: missing.tool: no such tool is served now`)
+	assert.Len(t, rec.recorded(), 1)
+}
+
+// Another protocol error of a step (here an output breaking its schema)
+// is returned as an error naming the line and the tool; errors.Is sees the
+// cause.
+func TestRun_StepProtocolError(t *testing.T) {
+	rec := newRecorder(t, func(int, string, json.RawMessage) (result.Result[any], error) {
+		return result.Result[any]{}, registry.ErrInvalidOutput
+	}, "bad")
+	s, err := snippet.Parse("proto", snippet.Definition{Body: "bad()"})
+	require.NoError(t, err)
 	_, err = s.Run(context.Background(), rec.reg, nil)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, registry.ErrUnknownTool)
-	assert.Contains(t, err.Error(), `snippet "proto": line 2: missing.tool: `)
-	assert.Len(t, rec.recorded(), 1)
+	assert.ErrorIs(t, err, registry.ErrInvalidOutput)
+	assert.Contains(t, err.Error(), `snippet "proto": line 1: bad: `)
+}
+
+// Under a registry prefix a body still names tools undecorated, as
+// configuration and documentation do: each step's name is resolved the way
+// an alias's target is (registry.Registry.TargetName). A final name and an
+// alias work as written.
+func TestRun_StepNamesResolvedUnderPrefix(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("x"), Logger: slog.New(slog.DiscardHandler)})
+	var calls []string
+	for _, name := range []string{"add", "echo"} {
+		require.NoError(t, reg.Add(&registry.Tool{Name: name, Description: "d",
+			Handler: func(_ context.Context, c *registry.Call) (result.Result[any], error) {
+				calls = append(calls, c.Tool.Name)
+				return result.Ok[any](name), nil
+			}}))
+	}
+	require.NoError(t, reg.SetAliases(map[string]string{"plus": "add"}))
+	s, err := snippet.Parse("p", snippet.Definition{Body: "add()\nx_add()\nplus()\necho()"})
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), reg, nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "echo", res.Value)
+	assert.Equal(t, []string{"x_add", "x_add", "x_add", "x_echo"}, calls)
 }
 
 // Cancellation between steps stops the snippet before the next call;

@@ -75,14 +75,17 @@ func TestInvoke_FailureMidSequenceStops(t *testing.T) {
 	assert.Len(t, h.recorded(), 2, "fmt.temp never ran")
 }
 
-// A protocol error of a step (here an unknown tool) is returned wrapped,
-// naming the line; errors.Is sees the cause.
-func TestInvoke_StepProtocolErrorNamesTheLine(t *testing.T) {
+// A step calling a tool the registry does not serve is the steps tool's
+// failure (unavailable, naming the line), not a protocol ErrUnknownTool,
+// which would say the steps tool itself is unknown.
+func TestInvoke_StepCallingAMissingToolNamesTheLine(t *testing.T) {
 	h := newHost(t)
 	h.add(t, "a", ok(1))
-	_, err := h.inv.Invoke(context.Background(), stepsTool(t, "s", `{"type":"object","properties":{}}`, "a()\nmissing.tool()\n"), nil)
-	require.ErrorIs(t, err, registry.ErrUnknownTool)
-	assert.Contains(t, err.Error(), `snippet "s@1": line 2: missing.tool`)
+	res, err := h.inv.Invoke(context.Background(), stepsTool(t, "s", `{"type":"object","properties":{}}`, "a()\nmissing.tool()\n"), nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `snippet "s@1": line 2: missing.tool: no such tool is served now`)
 }
 
 // A reference the earlier result cannot satisfy is a snippet_error naming

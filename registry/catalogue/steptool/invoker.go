@@ -142,9 +142,14 @@ func New(opts Options) (*Invoker, error) {
 //     failure of type ErrTypeOutputMismatch naming the JSON Pointer and
 //     keyword of each violation, never the value.
 //
+// A step calling a tool the registry does not serve is a failure of type
+// unavailable naming the line (step names are resolved as the registry
+// resolves an alias's target: undecorated names reach their tools under a
+// prefix).
+//
 // The error is non-nil for a tool that cannot run as defined
-// (ErrInvalidTool), for a step's protocol error (an unknown tool, …,
-// wrapped and naming the line) and when ctx ends: the sequence stops
+// (ErrInvalidTool), for a step's other protocol errors (an output that
+// breaks its schema, …, wrapped and naming the line) and when ctx ends: the sequence stops
 // before the next step, and errors.Is(err, context.Canceled) (or
 // DeadlineExceeded) holds.
 func (inv *Invoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
