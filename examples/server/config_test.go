@@ -339,6 +339,47 @@ output: {max_inline_bytes: 2000, dir: results, reports_dir: reports}
 	assert.Equal(t, filepath.Join(dir, "reports", "report.html"), st["html_report"])
 }
 
+// TestRun_PrefixedSnippetsAndStats: under -prefix, a snippet whose body
+// names tools undecorated (as the configuration is written) reaches them,
+// ot.stats takes the undecorated name, and a snippet calling a tool that is
+// not served fails as itself, naming the step, instead of being reported
+// as an unknown tool.
+func TestRun_PrefixedSnippetsAndStats(t *testing.T) {
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	t.Setenv("OJ_BASE_URL", "")
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(`snippets:
+  twice:
+    params: {n: {description: The number, default: 21}}
+    body: |
+      r = add(a={{ n }}, b={{ n }})
+  broken:
+    body: |
+      nosuch.tool(x=1)
+stats: {enabled: true, dir: stats, flush_interval: 10ms}
+`), 0o600))
+	cs, _ := runStdio(t, "-prefix", "tp", "-config", cfgPath)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+
+	txt, err := callMCP(t, ctx, cs, "tp_snippet.twice", map[string]any{})
+	require.NoError(t, err)
+	assert.Equal(t, "42", txt)
+
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "tp_snippet.broken", Arguments: map[string]any{}})
+	require.NoError(t, err, "the snippet exists: its step's missing tool is its failure, not a protocol error")
+	require.True(t, res.IsError)
+	assert.Contains(t, textOf(t, res), `snippet "broken": line 1: nosuch.tool: no such tool is served now`)
+
+	txt, err = callMCP(t, ctx, cs, "tp_ot.stats", map[string]any{"tool": "add"})
+	require.NoError(t, err)
+	var st map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(txt), &st))
+	assert.Equal(t, "tp_add", st["tool"])
+	assert.Equal(t, 1, st["total_calls"], "the snippet's step was recorded under the tool's final name:\n%s", txt)
+}
+
 // TestRun_OtReloadSwapsServersSnippetsAndSettings changes, in one edit,
 // the instructions and documentation links ot shows, a snippet and a
 // remote server, and applies it with ot.reload over MCP: everything
