@@ -39,7 +39,8 @@
 //     default}}, body}. A name is 1–64 characters from [A-Za-z0-9_-]
 //     (the snippet becomes the tool snippet.{name}); a parameter name is
 //     an identifier; a parameter without default is required; the body
-//     is kept verbatim for the snippet language.
+//     is kept verbatim for the snippet language, and names tools as
+//     alias targets do (final or undecorated name, or an alias).
 //   - servers: name → {command: [argv…] | url, env, headers,
 //     description, dir}: remote MCP servers served as packs (the rules of
 //     adapters/mcpproxy: exactly one of command and url, env and dir only
