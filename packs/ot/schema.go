@@ -43,11 +43,19 @@ func argLines(t *registry.Tool) []string {
 }
 
 // description is the tool's description without the arguments Markdown
-// that registry.Func appends (ot shows the arguments on their own).
+// that registry.Func appends (ot shows the arguments on their own). A
+// proxied tool's description ending in a "## Arguments" section (as a
+// toolpack server writes it) loses that section too: the proxy derives
+// the arguments from the schema, and ot shows those.
 func description(t *registry.Tool) string {
 	d := t.Description
 	if a := t.Usage.Args; a != "" && strings.HasSuffix(d, a) {
 		d = d[:len(d)-len(a)]
+	} else if strings.HasPrefix(t.Source, registry.SourceProxyPrefix) && a != "" {
+		const heading = "## Arguments\n"
+		if i := strings.LastIndex(d, "\n"+heading); i >= 0 && !strings.Contains(d[i+1+len(heading):], "\n#") {
+			d = d[:i]
+		}
 	}
 	return strings.TrimSpace(d)
 }

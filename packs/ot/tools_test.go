@@ -219,3 +219,33 @@ func TestTools_InfoLevelsProperty(t *testing.T) {
 		}
 	})
 }
+
+// A proxied tool whose description ends in an "## Arguments" section (a
+// toolpack server appends one) is shown without it: ot lists the arguments
+// on their own, from the schema. A section that is not the last one, and a
+// local tool's own text, are left alone.
+func TestTools_ProxyDescriptionWithoutItsArgumentsSection(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("")})
+	usage := registry.Usage{Signature: "r.add(a: int)", Args: "a: First addend."}
+	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer","description":"First addend."}},"required":["a"]}`)
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "r", Tools: []*registry.Tool{
+		{Name: "r.add", Description: "Adds.\n\n## Arguments\n\n- `a` (integer, required): First addend.", Source: "proxy:r",
+			InputSchema: schema, Usage: usage, Handler: rawHandler},
+		{Name: "r.mid", Description: "Mid.\n\n## Arguments\n\n- `a`\n\n## Returns\n\nA number.", Source: "proxy:r",
+			InputSchema: schema, Usage: usage, Handler: rawHandler},
+		{Name: "r.local", Description: "Local.\n\n## Arguments\n\nkept", InputSchema: schema, Handler: rawHandler},
+	}}))
+	p, err := ot.New(ot.Config{Registry: reg})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	res, err := reg.Invoke(t.Context(), "ot.tools", json.RawMessage(`{"pattern":"r.","info":"full"}`))
+	require.NoError(t, err)
+	byName := map[string]map[string]any{}
+	for _, e := range parseList(t, res.Value.(string)) {
+		byName[e["name"].(string)] = e
+	}
+	assert.Equal(t, "Adds.", byName["r.add"]["description"])
+	assert.Equal(t, []any{"a: First addend."}, byName["r.add"]["args"])
+	assert.Equal(t, "Mid.\n\n## Arguments\n\n- `a`\n\n## Returns\n\nA number.", byName["r.mid"]["description"])
+	assert.Equal(t, "Local.\n\n## Arguments\n\nkept", byName["r.local"]["description"])
+}
