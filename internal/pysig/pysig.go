@@ -134,24 +134,23 @@ type Param struct {
 // would lose), each once. A name that "required" lists without a property
 // follows them, of type Any. A schema that cannot be read gives none.
 func Params(schema json.RawMessage) []Param {
-	var s struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []any           `json:"required"`
-	}
+	var s map[string]json.RawMessage
 	if json.Unmarshal(schema, &s) != nil {
 		return nil
 	}
+	var req []any
+	_ = json.Unmarshal(s["required"], &req) // anything but a list requires nothing
 	required := map[string]bool{}
 	var reqOrder []string
-	for _, r := range s.Required {
+	for _, r := range req {
 		if name, ok := r.(string); ok && !required[name] {
 			required[name] = true
 			reqOrder = append(reqOrder, name)
 		}
 	}
 	var props map[string]json.RawMessage
-	_ = json.Unmarshal(s.Properties, &props)
-	keys := objectKeys(s.Properties)
+	_ = json.Unmarshal(s["properties"], &props)
+	keys := objectKeys(s["properties"])
 	out := make([]Param, 0, len(keys)+len(reqOrder))
 	for _, k := range keys {
 		var p map[string]any

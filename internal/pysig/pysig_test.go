@@ -45,5 +45,7 @@ func TestParams_SchemaOrder(t *testing.T) {
 	assert.Equal(t, []string{"m: (no description)", "nope: (no description)", "z: (no description)", "a: (no description)"},
 		[]string{ArgLine(ps[2]), ArgLine(ps[3]), ArgLine(ps[0]), ArgLine(ps[1])})
 	assert.Nil(t, Params(json.RawMessage(`[1]`)))
+	assert.Equal(t, []Param{{Name: "a", Type: "str"}}, Params(json.RawMessage(`{"properties":{"a":{"type":"string"}},"required":true}`)),
+		"a \"required\" that is not a list requires nothing; the properties are still read")
 	assert.Empty(t, Params(json.RawMessage(`{"type":"object"}`)))
 }
