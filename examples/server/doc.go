@@ -149,7 +149,7 @@
 // ot.help, ot.config, ot.health, ot.version, ot.reload, ot.notify,
 // ot.stats, ot.result) is always served, whatever -packs says: it is how a
 // model finds its way around the server. Its answers are YAML text, served
-// as plain text. It is wired to the configuration by packs/ot/othost: the
+// as plain text, -display envelope or not. It is wired to the configuration by packs/ot/othost: the
 // snippets become tools snippet.{name}, calls are recorded when
 // stats.enabled is true, and a text result over output.max_inline_bytes
 // (50,000 by default) is stored and answered with a handle object whose

@@ -300,6 +300,9 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	// ot's answers are YAML and Markdown written to be read: plain text
+	// whatever -display says, as the oj pack's are.
+	plain[otpack.PackName] = true
 	var proxy *mcpproxy.Proxy
 	var fixed []mcpproxy.Config // the -proxy file's servers
 	if cfg.proxy != "" || cfg.config != "" {

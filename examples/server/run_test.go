@@ -153,6 +153,23 @@ func TestRun_PlainPackUnderEnvelopeDefault(t *testing.T) {
 	assert.True(t, strings.HasPrefix(txt, "# "), "plain Markdown: %q", txt)
 }
 
+// Under -display envelope the ot pack still answers plain text (its YAML
+// and Markdown are written to be read), while other tools show the
+// envelope.
+func TestRun_OtPlainUnderEnvelope(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	cs, _ := runStdio(t, "-display", "envelope")
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ot.packs", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(textOf(t, res), "- {name: "), "plain YAML: %q", textOf(t, res))
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"success":true,"value":"hi"}`, textOf(t, res))
+}
+
 func TestRun_LogLevelTraceShowsCalls(t *testing.T) {
 	t.Setenv("OJ_BASE_URL", "")
 	t.Setenv(example.EnvIncludeExampleTools, "true")
