@@ -29,6 +29,20 @@ type Invoker interface {
 // tool name (registry.Registry.TargetName).
 type targetNamer interface{ TargetName(name string) string }
 
+// known reports whether inv serves a tool called name, when inv can say
+// (registry.Registry.Resolve); an unknown tool further down (a tool that
+// itself calls one that is missing) stays that tool's protocol error.
+func known(inv Invoker, name string) bool {
+	r, ok := inv.(interface {
+		Resolve(string) (*registry.Tool, bool, bool)
+	})
+	if !ok {
+		return false
+	}
+	_, _, found := r.Resolve(name)
+	return found
+}
+
 // ErrorType is the error type of a snippet's own failures at run time: a
 // reference to a field or element the earlier result does not have, or
 // snippets calling each other more than MaxNesting deep. A failing step's
@@ -96,7 +110,7 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			name = tn.TargetName(name)
 		}
 		res, err := inv.Invoke(ctx, name, raw)
-		if errors.Is(err, registry.ErrUnknownTool) && ctx.Err() == nil {
+		if errors.Is(err, registry.ErrUnknownTool) && ctx.Err() == nil && !known(inv, name) {
 			return result.Failuref[any](result.Unavailable, "snippet %q: line %d: %s: no such tool is served now (%v)", s.name, st.line, st.tool, err), nil
 		}
 		if err != nil {

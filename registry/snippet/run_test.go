@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 
@@ -154,6 +155,19 @@ func TestRun_StepCallingAMissingTool(t *testing.T) {
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 	assert.Contains(t, res.Error, `snippet "proto": line 2: missing.tool: no such tool is served now`)
 	assert.Len(t, rec.recorded(), 1)
+}
+
+// A step whose tool exists but itself runs into an unknown tool keeps that
+// as a protocol error: the missing tool is not the step's.
+func TestRun_UnknownToolFurtherDownStaysAnError(t *testing.T) {
+	rec := newRecorder(t, func(int, string, json.RawMessage) (result.Result[any], error) {
+		return result.Result[any]{}, fmt.Errorf("calling on: %w: %q", registry.ErrUnknownTool, "deeper")
+	}, "outer")
+	s, err := snippet.Parse("p", snippet.Definition{Body: "outer()"})
+	require.NoError(t, err)
+	_, err = s.Run(context.Background(), rec.reg, nil)
+	require.ErrorIs(t, err, registry.ErrUnknownTool)
+	assert.Contains(t, err.Error(), `snippet "p": line 1: outer: `)
 }
 
 // Another protocol error of a step (here an output breaking its schema)
