@@ -47,6 +47,12 @@ import (
 // failure's error type ("toolpack/error_type").
 const MetaErrorType = mcpmap.MetaErrorType
 
+// MetaWrapped is the _meta key (true) of a tool whose advertised output
+// schema wraps its value as {"value": …}, and of each result whose
+// structuredContent does; a client (adapters/mcpproxy) takes the value
+// back out.
+const MetaWrapped = mcpmap.MetaWrapped
+
 // Options configure the adapter. The zero value shows plain values and
 // logs with slog.Default.
 type Options struct {
@@ -155,6 +161,7 @@ func (b *binding) serverTool(t *registry.Tool) (server.ServerTool, error) {
 			if tool.RawOutputSchema, err = mcpmap.WrapOutputSchema(t.OutputSchema); err != nil {
 				return server.ServerTool{}, err
 			}
+			tool.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaWrapped: true}}
 		}
 	}
 	a := t.Annotations
@@ -196,6 +203,9 @@ func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req
 	}
 	if rep.ErrorType != "" {
 		out.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaErrorType: string(rep.ErrorType)}}
+	}
+	if rep.Wrapped {
+		out.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaWrapped: true}}
 	}
 	return out, nil
 }

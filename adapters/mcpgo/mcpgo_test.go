@@ -118,6 +118,8 @@ func TestListTools_SameMappingAsMCPServer(t *testing.T) {
 	assert.True(t, *byName["add"].Annotations.ReadOnlyHint)
 	out, _ := json.Marshal(byName["add"].OutputSchema)
 	assert.Contains(t, string(out), `"value"`, "a number result is advertised wrapped")
+	require.NotNil(t, byName["add"].Meta)
+	assert.Equal(t, true, byName["add"].Meta.AdditionalFields[mcpgo.MetaWrapped], "and its _meta says so")
 	out, _ = json.Marshal(byName["origin"].OutputSchema)
 	assert.Contains(t, string(out), `"x"`)
 	assert.Empty(t, byName["say"].OutputSchema.Type, "a text tool advertises no output schema")
@@ -135,6 +137,8 @@ func TestCallTool_ThroughThePipeline(t *testing.T) {
 	assert.Equal(t, "5", text(t, r))
 	sc, _ := json.Marshal(r.StructuredContent)
 	assert.JSONEq(t, `{"value":5}`, string(sc))
+	require.NotNil(t, r.Meta)
+	assert.Equal(t, true, r.Meta.AdditionalFields[mcpgo.MetaWrapped], "the result says its value is wrapped")
 
 	r, err = call(t, c, "add", map[string]any{"a": "x", "c": 1})
 	require.NoError(t, err)

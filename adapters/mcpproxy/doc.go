@@ -56,7 +56,14 @@
 //   - isError → failure with error type upstream_failure, the text content
 //     joined by newlines (structuredContent, if any, in ErrorData);
 //   - structuredContent → success with that value, numbers as json.Number
-//     (so that 2^53+1 keeps every digit; see Wire values);
+//     (so that 2^53+1 keeps every digit; see Wire values). A value that is
+//     not an object travels wrapped in an object of one member; when the
+//     remote says so, the proxy takes it back out, and the proxied tool
+//     has the value's own output schema: a toolpack server says so in
+//     the tool's or the result's _meta ("toolpack/wrapped", member
+//     "value"), FastMCP in the schema ("x-fastmcp-wrap-result", member
+//     "result"). A wrapper whose schema holds a "$ref" stays whole, as
+//     does one nothing marks;
 //   - otherwise → success with the text content joined by newlines (other
 //     content kinds become bracketed placeholders; embedded text resources
 //     their text);

@@ -688,7 +688,7 @@ func (s *server) register(tools []remoteTool, remote string) error {
 			Annotations:  rt.annotations,
 			Source:       s.source,
 			Usage:        registry.Usage{Signature: rt.signature, Args: rt.args, Returns: rt.returns},
-			Handler:      s.handler(rt.name),
+			Handler:      s.handler(rt),
 		})
 	}
 	p := s.p
@@ -885,14 +885,15 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // handler forwards calls of one remote tool.
-func (s *server) handler(remote string) registry.Handler {
+func (s *server) handler(rt remoteTool) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
-		return s.call(ctx, remote, c.Raw)
+		return s.call(ctx, rt, c.Raw)
 	}
 }
 
 // call forwards one call with the raw arguments.
-func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (result.Result[any], error) {
+func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (result.Result[any], error) {
+	remote := rt.name
 	if err := ctx.Err(); err != nil {
 		return ctxFailure(err), nil
 	}
@@ -956,7 +957,7 @@ func (s *server) call(ctx context.Context, remote string, raw json.RawMessage) (
 	if len(raws) == 1 {
 		rawResult = raws[0]
 	}
-	return mapResult(res, rawResult, s.p.opts.MaxResultBytes, s.red), nil
+	return unwrapValue(mapResult(res, rawResult, s.p.opts.MaxResultBytes, s.red), rt, res.Meta), nil
 }
 
 // remoteError is the *RemoteError of a JSON-RPC error answer to a call of

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -98,6 +99,85 @@ func TestProxiedToolKeepsTheRemotesParameterOrder(t *testing.T) {
 		`"required":["after","query"]}`, string(tool.InputSchema), "the remote's schema, compacted, in its order")
 	assert.Equal(t, "gh.search(query: str, after: str, repo: str = '...', per_page: int = 30, fuzzy: bool = '...')", tool.Usage.Signature)
 	assert.Equal(t, "query: Terms\nafter: Cursor\nrepo: (no description)\nper_page: (no description)\nfuzzy: (no description)", tool.Usage.Args)
+}
+
+// inMemory connects to srv over in-memory transports, a new pair per
+// connection.
+func inMemory(srv *mcp.Server) func(context.Context) (mcp.Transport, error) {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}
+}
+
+// A value that is not an object travels in structuredContent wrapped in an
+// object of one member. When the remote says so — a toolpack server in the
+// tool's and the result's _meta, FastMCP in the schema's
+// "x-fastmcp-wrap-result" — the proxied tool returns the value itself and
+// has the value's own output schema; a wrapper that does not say so, or
+// whose schema holds a "$ref", is passed on as it is.
+func TestProxiedWrappedValuesComeBackAsThemselves(t *testing.T) {
+	// A toolpack server: add has an integer output schema (wrapped), pair
+	// no schema at all (its list value is wrapped), obj an object.
+	inner := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
+	add, err := registry.Func("add", func(_ context.Context, a struct {
+		A int `json:"a" validate:"required" description:"First."`
+		B int `json:"b" validate:"required" description:"Second."`
+	}) (result.Result[int], error) {
+		return result.Ok(a.A + a.B), nil
+	}, registry.ToolOptions{Doc: "Adds."})
+	require.NoError(t, err)
+	require.NoError(t, inner.Add(add,
+		&registry.Tool{Name: "pair", Description: "A list.", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+			return result.Ok[any]([]any{1, "x"}), nil
+		}},
+		&registry.Tool{Name: "obj", Description: "An object.", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+			return result.Ok[any](map[string]any{"value": 1}), nil
+		}}))
+
+	// A FastMCP-like server, and one that wraps without saying so.
+	other := mcp.NewServer(&mcp.Implementation{Name: "py", Version: "1"}, nil)
+	addRaw := func(name, outSchema, structured string) {
+		other.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(outSchema)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "t"}}, StructuredContent: json.RawMessage(structured)}, nil
+			})
+	}
+	addRaw("items", `{"type":"object","properties":{"result":{"type":"array","items":{"type":"integer"}}},"required":["result"],"x-fastmcp-wrap-result":true}`, `{"result":[1,2]}`)
+	addRaw("refd", `{"type":"object","properties":{"result":{"$ref":"#/$defs/N"}},"required":["result"],"$defs":{"N":{"type":"integer"}},"x-fastmcp-wrap-result":true}`, `{"result":3}`)
+	addRaw("plain", `{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"]}`, `{"value":4}`)
+
+	reg := newRegistry()
+	newProxy(t, reg, []mcpproxy.Config{
+		{Name: "tp", Transport: inMemory(mcpserver.NewServer(inner, mcpserver.Options{}))},
+		{Name: "py", Transport: inMemory(other)},
+	}, mcpproxy.Options{})
+
+	for name, want := range map[string]any{
+		"tp.add": json.Number("42"), "tp.pair": []any{json.Number("1"), "x"}, "tp.obj": map[string]any{"value": json.Number("1")},
+		"py.items": []any{json.Number("1"), json.Number("2")}, "py.refd": map[string]any{"result": json.Number("3")},
+		"py.plain": map[string]any{"value": json.Number("4")},
+	} {
+		res, err := reg.Invoke(t.Context(), name, json.RawMessage(`{"a":40,"b":2}`))
+		require.NoError(t, err, name)
+		require.True(t, res.Success, "%s: %s", name, res.Error)
+		assert.Equal(t, want, res.Value, name)
+	}
+	for name, want := range map[string]struct{ schema, returns string }{
+		"tp.add":   {`{"type":"integer"}`, "int"},
+		"py.items": {`{"type":"array","items":{"type":"integer"}}`, "list"},
+		"py.plain": {`{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"]}`, "dict"},
+	} {
+		tool, ok := reg.Lookup(name)
+		require.True(t, ok, name)
+		assert.JSONEq(t, want.schema, string(tool.OutputSchema), name)
+		assert.Equal(t, want.returns, tool.Usage.Returns, name)
+	}
+	refd, _ := reg.Lookup("py.refd")
+	assert.Contains(t, string(refd.OutputSchema), `"$defs"`, "a wrapper with a $ref stays whole")
 }
 
 func TestListsAllPages(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -33,6 +34,11 @@ type remoteTool struct {
 	signature    string
 	args         string
 	returns      string
+	// unwrap is the member of the remote's structuredContent that holds
+	// the tool's value ("value" for a toolpack server, "result" for
+	// FastMCP), when the remote wraps a value that is not an object and
+	// says so; outputSchema is then the value's own schema.
+	unwrap string
 }
 
 // convertTool turns a listed tool into a remoteTool; it returns a reason
@@ -98,6 +104,9 @@ func convertTool(server string, t *mcp.Tool, maxSchema int, red *redactor, raw r
 		}
 		rt.outputSchema = js
 		_ = json.Unmarshal(js, &outMap)
+		if key, inner, innerMap := wrappedSchema(t.Meta, outMap, js); key != "" {
+			rt.unwrap, rt.outputSchema, outMap = key, inner, innerMap
+		}
 	}
 	rt.annotations = convertAnnotations(t.Annotations, raw.Annotations, known)
 	rt.signature, rt.args = Signature(full, rt.inputSchema)
@@ -147,6 +156,66 @@ func convertAnnotations(a *mcp.ToolAnnotations, raw json.RawMessage, known bool)
 	out.ReadOnly = stated("readOnlyHint")
 	out.Idempotent = stated("idempotentHint")
 	return out
+}
+
+// wrappedSchema recognises an output schema that wraps a value that is
+// not an object in an object of one member, as structuredContent requires,
+// when the remote says so: a toolpack server with the tool's _meta
+// (mcpmap.MetaWrapped, member "value"), FastMCP with the schema's
+// "x-fastmcp-wrap-result" (member "result"). It returns the member and the
+// member's own schema (as JSON and decoded); key is "" when the schema is
+// not such a wrapper, or when it holds a "$ref" (which would point
+// elsewhere once the member's schema stands alone).
+func wrappedSchema(meta mcp.Meta, outMap map[string]any, js json.RawMessage) (key string, inner json.RawMessage, innerMap map[string]any) {
+	switch {
+	case meta[mcpmap.MetaWrapped] == true:
+		key = mcpmap.WrapKey
+	case outMap["x-fastmcp-wrap-result"] == true:
+		key = "result"
+	default:
+		return "", nil, nil
+	}
+	props, _ := outMap["properties"].(map[string]any)
+	member, ok := props[key]
+	if typ, _ := outMap["type"].(string); !ok || len(props) != 1 || typ != "object" || bytes.Contains(js, []byte(`"$ref"`)) {
+		return "", nil, nil
+	}
+	switch m := member.(type) {
+	case map[string]any:
+		innerMap = m
+	case bool: // a boolean schema: true accepts anything, false nothing
+		innerMap = map[string]any{}
+		if !m {
+			innerMap["not"] = map[string]any{}
+		}
+	default:
+		return "", nil, nil
+	}
+	inner, err := json.Marshal(innerMap)
+	if err != nil {
+		return "", nil, nil
+	}
+	return key, inner, innerMap
+}
+
+// unwrapValue takes a tool's value out of the wrapper its remote put it in
+// for structuredContent: when the tool's schema was unwrapped (rt.unwrap),
+// or, for a tool without an output schema, when the result's _meta says
+// it is wrapped (mcpmap.MetaWrapped). Anything else is returned as it is.
+func unwrapValue(r result.Result[any], rt remoteTool, meta mcp.Meta) result.Result[any] {
+	key := rt.unwrap
+	if key == "" && rt.outputSchema == nil && meta[mcpmap.MetaWrapped] == true {
+		key = mcpmap.WrapKey
+	}
+	if key == "" || !r.Success {
+		return r
+	}
+	if m, ok := r.Value.(map[string]any); ok && len(m) == 1 {
+		if v, ok := m[key]; ok {
+			r.Value = v
+		}
+	}
+	return r
 }
 
 // rawTool is what the proxy reads of a tool in the raw tools/list

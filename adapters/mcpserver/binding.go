@@ -251,7 +251,8 @@ func (b *binding) snapshot() []*served {
 // tool's output shape (shapeOf): an object schema as it is, a string
 // schema (a text tool) not at all, any other schema wrapped as the schema
 // of {"value": …} (wrapOutputSchema), so that every structuredContent the
-// handler sends is an object that matches it.
+// handler sends is an object that matches it; such a tool's _meta says so
+// (mcpmap.MetaWrapped), as each of its results does.
 func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		return nil, err
@@ -279,6 +280,7 @@ func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 		if st.OutputSchema, err = wrapOutputSchema(t.OutputSchema); err != nil {
 			return nil, err
 		}
+		st.Meta = sdk.Meta{mcpmap.MetaWrapped: true}
 	}
 	return st, nil
 }

@@ -123,6 +123,10 @@
 //	other domain failure                    isError: true, no structuredContent; the error
 //	                                        text and the instruction | the envelope
 //	any domain failure, both displays       _meta {"toolpack/error_type": its error_type}
+//	success sent as {"value": …}            _meta {"toolpack/wrapped": true} (MetaWrapped),
+//	                                        which the tool's own _meta in tools/list also
+//	                                        carries when its schema is the wrapper, so that
+//	                                        a client (a proxy) can take the value back out
 //	non-nil error from Invoke               JSON-RPC error, never a tool result:
 //	  unknown tool (registry.ErrUnknownTool)  -32602 invalid params, "unknown tool \"x\""
 //	  cancelled / timed out                   -32603, "tool \"x\": call cancelled|timed out"

@@ -33,6 +33,9 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 	if rep.ErrorType != "" {
 		out.Meta = sdk.Meta{mcpmap.MetaErrorType: string(rep.ErrorType)}
 	}
+	if rep.Wrapped {
+		out.Meta = sdk.Meta{mcpmap.MetaWrapped: true}
+	}
 	return out, nil
 }
 

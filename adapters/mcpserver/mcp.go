@@ -53,6 +53,12 @@ func (d Display) valid() bool { return d == DisplayEnvelope || d == DisplayValue
 // failure's error type ("toolpack/error_type").
 const MetaErrorType = mcpmap.MetaErrorType
 
+// MetaWrapped is the _meta key (true) of a tool whose advertised output
+// schema wraps its value as {"value": …}, and of each result whose
+// structuredContent does; a client (adapters/mcpproxy) takes the value
+// back out.
+const MetaWrapped = mcpmap.MetaWrapped
+
 // Options configure Register, NewServer and ServeStdio. The zero value is
 // usable: every tool shows its plain value (DisplayValue), the server is
 // named "toolpack" and logs go to slog.Default().

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -220,7 +221,7 @@ func genValue() *rapid.Generator[string] {
 
 // TestSDKToolAdvertisesByShape: tools/list shows an object schema as it
 // is, no schema for a text tool or a tool without one, and the wrapped
-// schema otherwise.
+// schema otherwise, with the tool's _meta saying so.
 func TestSDKToolAdvertisesByShape(t *testing.T) {
 	in := json.RawMessage(`{"type":"object","properties":{}}`)
 	for out, want := range map[string]string{
@@ -231,6 +232,8 @@ func TestSDKToolAdvertisesByShape(t *testing.T) {
 	} {
 		st, err := sdkTool(&registry.Tool{Name: "x", InputSchema: in, OutputSchema: json.RawMessage(out)})
 		require.NoError(t, err, out)
+		assert.Equal(t, strings.Contains(want, `"value"`), st.Meta[mcpmap.MetaWrapped] == true,
+			"a tool whose schema is the wrapper says so in its _meta: %s", out)
 		if want == "" {
 			assert.Nil(t, st.OutputSchema, out)
 			continue
@@ -299,6 +302,10 @@ func TestMappingShapes(t *testing.T) {
 				b, err := json.Marshal(out.StructuredContent)
 				require.NoError(t, err)
 				assert.JSONEq(t, byValue[v.name], string(b))
+				// A wrapper says so in the result's _meta; an object sent as
+				// it is does not.
+				wrapped := strings.HasPrefix(byValue[v.name], `{"value":`)
+				assert.Equal(t, wrapped, out.Meta[mcpmap.MetaWrapped] == true, "_meta %v", out.Meta)
 			})
 		}
 	}

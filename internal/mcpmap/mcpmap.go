@@ -28,6 +28,10 @@ type Reply struct {
 	Content result.Contents
 	// Structured is the structuredContent (a JSON object); nil for none.
 	Structured json.RawMessage
+	// Wrapped reports that Structured is {"value": v} around the tool's
+	// value v (which is not an object), sent in the result's _meta under
+	// MetaWrapped so that a client (a proxy) can take v back out.
+	Wrapped bool
 	// IsError marks a domain failure.
 	IsError bool
 	// ErrorType is a failure's error type, sent in the result's _meta
@@ -40,6 +44,17 @@ type Reply struct {
 // MetaErrorType is the _meta key of a failed tool result that holds its
 // error type.
 const MetaErrorType = "toolpack/error_type"
+
+// MetaWrapped is the _meta key, set to true, that marks a value wrapped as
+// {"value": v} for structuredContent (which must be an object): on a
+// result whose structuredContent is such a wrapper, and on a tool (in
+// tools/list) whose output schema is WrapOutputSchema of the tool's own.
+// A client unwraps v; adapters/mcpproxy does.
+const MetaWrapped = "toolpack/wrapped"
+
+// WrapKey is the member of a wrapped structuredContent that holds the
+// value.
+const WrapKey = "value"
 
 // Map maps a Result from the pipeline to an MCP tool result: the text
 // shows the plain value (or, with envelope, the whole Result as JSON), the
@@ -70,7 +85,7 @@ func Map(r result.Result[any], envelope bool, shape Shape) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	st, err := structured(v, shape)
+	st, wrapped, err := structured(v, shape)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -90,7 +105,7 @@ func Map(r result.Result[any], envelope bool, shape Shape) (Reply, error) {
 	default:
 		text = v.Text()
 	}
-	return Reply{Content: result.Contents{result.Text(text)}, Structured: st}, nil
+	return Reply{Content: result.Contents{result.Text(text)}, Structured: st, Wrapped: wrapped}, nil
 }
 
 // richSchemas are the output schemas registry.Func gives tools returning
@@ -133,37 +148,35 @@ func OrNone(b []byte) string {
 }
 
 // structured is the value's structuredContent for a tool of the given
-// shape; nil means none.
-func structured(v toolmsg.Value, shape Shape) (json.RawMessage, error) {
+// shape; nil means none. wrapped reports that it is {"value": v}.
+func structured(v toolmsg.Value, shape Shape) (st json.RawMessage, wrapped bool, err error) {
 	switch shape {
 	case ShapeObject:
 		if !v.IsObject() {
-			return nil, fmt.Errorf("value: the tool's output schema requires a JSON object, got %s", v.Kind())
+			return nil, false, fmt.Errorf("value: the tool's output schema requires a JSON object, got %s", v.Kind())
 		}
-		return v.Raw, nil
+		return v.Raw, false, nil
 	case ShapeWrapped:
 		raw, err := v.JSON()
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return wrapValue(raw), nil
+		return wrapValue(raw), true, nil
 	default: // ShapeFree: no schema advertised
 		switch {
 		case v.IsObject():
-			return v.Raw, nil
+			return v.Raw, false, nil
 		case v.IsString, v.IsNull():
-			return nil, nil
+			return nil, false, nil
 		default:
-			return wrapValue(v.Raw), nil
+			return wrapValue(v.Raw), true, nil
 		}
 	}
 }
 
-// wrapValue is the object form of a value that is not an object:
-// {"value": raw}.
 func wrapValue(raw json.RawMessage) json.RawMessage {
 	out := make(json.RawMessage, 0, len(raw)+10)
-	out = append(out, `{"value":`...)
+	out = append(out, `{"`+WrapKey+`":`...)
 	out = append(out, raw...)
 	return append(out, '}')
 }
