@@ -82,15 +82,8 @@ func TestProxiedToolKeepsTheRemotesParameterOrder(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 		})
-	connect := func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := remote.Connect(ctx, st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}
 	reg := newRegistry()
-	newProxy(t, reg, []mcpproxy.Config{{Name: "gh", Transport: connect}}, mcpproxy.Options{})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "gh", Transport: inMemory(remote)}}, mcpproxy.Options{})
 
 	tool, ok := reg.Lookup("gh.search")
 	require.True(t, ok)

@@ -281,15 +281,23 @@ func TestRun_NoConfigKeepsTodaysBehaviour(t *testing.T) {
 	assert.Contains(t, out.String(), `"serverInfo"`)
 }
 
+// exampleConfig serves the example tools (and not the oj pack) and writes
+// body as config.yaml in a new directory, returned with the file's path.
+func exampleConfig(t *testing.T, body string) (dir, path string) {
+	t.Helper()
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	t.Setenv("OJ_BASE_URL", "")
+	dir = t.TempDir()
+	path = filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o600))
+	return dir, path
+}
+
 // TestRun_OtPackWithConfigOverMCP runs the server as a user would, with a
 // configuration file, and drives the ot pack, a snippet, the large-output
 // store and the statistics through a real MCP client.
 func TestRun_OtPackWithConfigOverMCP(t *testing.T) {
-	t.Setenv(example.EnvIncludeExampleTools, "true")
-	t.Setenv("OJ_BASE_URL", "")
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, []byte(`snippets:
+	dir, cfgPath := exampleConfig(t, `snippets:
   twice:
     description: Add a number to itself
     params: {n: {description: The number, default: 21}}
@@ -297,7 +305,7 @@ func TestRun_OtPackWithConfigOverMCP(t *testing.T) {
       r = add(a={{ n }}, b={{ n }})
 stats: {enabled: true, dir: stats}
 output: {max_inline_bytes: 2000, dir: results, reports_dir: reports}
-`), 0o600))
+`)
 	cs, _ := runStdio(t, "-config", cfgPath)
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
@@ -345,11 +353,7 @@ output: {max_inline_bytes: 2000, dir: results, reports_dir: reports}
 // not served fails as itself, naming the step, instead of being reported
 // as an unknown tool.
 func TestRun_PrefixedSnippetsAndStats(t *testing.T) {
-	t.Setenv(example.EnvIncludeExampleTools, "true")
-	t.Setenv("OJ_BASE_URL", "")
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(cfgPath, []byte(`snippets:
+	_, cfgPath := exampleConfig(t, `snippets:
   twice:
     params: {n: {description: The number, default: 21}}
     body: |
@@ -358,7 +362,7 @@ func TestRun_PrefixedSnippetsAndStats(t *testing.T) {
     body: |
       nosuch.tool(x=1)
 stats: {enabled: true, dir: stats, flush_interval: 10ms}
-`), 0o600))
+`)
 	cs, _ := runStdio(t, "-prefix", "tp", "-config", cfgPath)
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
