@@ -189,11 +189,12 @@ func (r *Registry) Aliases() map[string]string {
 
 // TargetName returns the name to call for name as configuration writes
 // it — a snippet's step, a catalogue step, like an alias's target: name
-// itself when a tool or an alias has it, else, under a prefix, the final
-// name of the tool whose undecorated name it is (documentation and
+// itself when a tool or an alias has it, else, under a prefix, name with
+// the registry's prefix when a tool has that final name (documentation and
 // configuration use undecorated names; the prefix is the registry's
-// detail). When neither, name comes back unchanged, and calling it fails
-// with ErrUnknownTool naming it. Invoke itself takes final names and
+// detail; a tool with a prefix of its own, Tool.Prefix, is reached by its
+// final name). When neither, name comes back unchanged, and calling it
+// fails with ErrUnknownTool naming it. Invoke itself takes final names and
 // aliases only.
 func (r *Registry) TargetName(name string) string {
 	r.mu.RLock()
