@@ -65,10 +65,7 @@ func (p *pack) help(ctx context.Context, a HelpArgs) (result.Result[string], err
 			return sp.end(result.Ok(md), nil, slog.String("kind", kind))
 		}
 	}
-	res, n, err := p.search(strings.TrimPrefix(q, "$"), lvl)
-	if err == nil && n == 0 {
-		res = result.Ok(noMatch(q)) // the query as it was asked, "$" included
-	}
+	res, n, err := p.search(q, lvl)
 	return sp.end(res, err, slog.String("kind", "search"), slog.Int("count", n))
 }
 
@@ -298,8 +295,9 @@ func noMatch(q string) string {
 	return fmt.Sprintf("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available.", q)
 }
 
-// search ranks tools, packs, snippets and aliases against q and lists
-// the matches grouped by type, best first.
+// search ranks tools, packs, snippets and aliases against q (a leading
+// "$" left out) and lists the matches grouped by type, best first; the
+// no-match answer quotes q as it was asked.
 func (p *pack) search(q, lvl string) (result.Result[string], int, error) {
 	tools := p.reg.List()
 	pks := p.reg.Packs()
@@ -318,7 +316,7 @@ func (p *pack) search(q, lvl string) (result.Result[string], int, error) {
 	for _, al := range als {
 		items = append(items, SearchItem{Kind: KindAlias, Name: al.Name, Description: "alias of " + al.Target})
 	}
-	hits := p.rank(q, items)
+	hits := p.rank(strings.TrimPrefix(q, "$"), items)
 	groups := map[ItemKind][]int{}
 	seen := map[int]bool{}
 	for _, h := range hits {
