@@ -29,7 +29,8 @@ type Reply struct {
 	// Structured is the structuredContent (a JSON object); nil for none.
 	Structured json.RawMessage
 	// Wrapped reports that Structured is {"value": v} around the tool's
-	// value v (which is not an object), sent in the result's _meta under
+	// value v (any value of a ShapeWrapped tool; a value that is not an
+	// object under ShapeFree), sent in the result's _meta under
 	// MetaWrapped so that a client (a proxy) can take v back out.
 	Wrapped bool
 	// IsError marks a domain failure.
