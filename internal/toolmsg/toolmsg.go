@@ -136,15 +136,28 @@ func RichContents(v any) (result.Contents, bool) {
 	return nil, false
 }
 
+// invalidArguments opens the error of a validation failure with field
+// errors, as the registry writes it.
+const invalidArguments = "invalid arguments"
+
 // FailureText is the text of a domain failure: its error (or, for a
-// validation failure with field errors, a line asking to correct them),
-// then one line per field problem, then the instruction for the agent.
+// validation failure with field errors, a line asking to correct them,
+// keeping any context a wrapper put in front of the error), then one line
+// per field problem, then the instruction for the agent.
 func FailureText(r result.Result[any]) string {
 	var sb strings.Builder
 	fes := FieldErrors(r.ErrorData)
 	switch {
 	case r.ErrorType == result.ValidationError && len(fes) > 0:
-		fmt.Fprintf(&sb, "invalid arguments (%d %s); correct every one and call again:", len(fes), plural(len(fes), "problem", "problems"))
+		if at := strings.Index(r.Error, invalidArguments); at > 0 {
+			// A failure passed up with its context in front (a snippet's
+			// step: `snippet "s": line 2: add failed: invalid arguments:
+			// …`): the context says where the problems are, and the
+			// caller's own arguments may well be right.
+			fmt.Fprintf(&sb, "%s%s (%d %s):", r.Error[:at], invalidArguments, len(fes), plural(len(fes), "problem", "problems"))
+			break
+		}
+		fmt.Fprintf(&sb, "%s (%d %s); correct every one and call again:", invalidArguments, len(fes), plural(len(fes), "problem", "problems"))
 	case r.Error != "":
 		sb.WriteString(r.Error)
 	case r.ErrorType != "":

@@ -56,7 +56,10 @@
 // as configuration does: under a registry prefix, an undecorated name
 // reaches its tool (Registry.TargetName). A failing step fails the
 // snippet, naming the line and the tool: a domain failure keeps the
-// step's error type, a tool that is not served is a failure of type
+// step's error type (a step's invalid arguments stay a validation failure
+// with the step's field errors, and the text an MCP client or agent is
+// shown begins `snippet "s": line 2: add failed: invalid arguments`, so
+// that nobody is asked to correct fields the snippet does not have), a tool that is not served is a failure of type
 // unavailable, another protocol error is returned wrapped. Pack turns the
 // definitions into pack "snippet", whose tools take the parameters as
 // arguments (no default → required) and which a host swaps on every

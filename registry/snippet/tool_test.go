@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 	"github.com/toolpack-go/toolpack/result"
@@ -183,4 +184,28 @@ func compile(t testing.TB, schema json.RawMessage) *jsonschema.Schema {
 	sch, err := c.Compile("snippet.json")
 	require.NoError(t, err)
 	return sch
+}
+
+// A step given arguments its tool refuses fails the snippet as a
+// validation failure that names the snippet and the line: the field
+// problems are the step's (here "a" of add, fed from the untyped
+// parameter n), and the text a client shows keeps saying where they are.
+func TestPack_StepValidationFailureNamesTheLine(t *testing.T) {
+	reg := newRegistry()
+	addTool(t, reg)
+	p, err := snippet.Pack(map[string]snippet.Definition{"loose": {
+		Description: "Adds n to one",
+		Params:      map[string]snippet.Param{"n": {Description: "untyped"}},
+		Body:        "one = add(a=1, b=1)\nadd(a={{ n }}, b=one)\n",
+	}}, reg)
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+
+	res, err := reg.Invoke(context.Background(), "snippet.loose", json.RawMessage(`{"n":"3"}`))
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Equal(t, `snippet "loose": line 2: add failed: invalid arguments: a: expected integer, got string "3"`, res.Error)
+	assert.Equal(t, `snippet "loose": line 2: add failed: invalid arguments (1 problem):`+"\n"+
+		`- a: expected integer, got string "3" [type]`, toolmsg.FailureText(res))
 }
