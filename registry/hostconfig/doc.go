@@ -38,7 +38,8 @@
 //   - snippets: name → {description, params: {name: {description,
 //     default}}, body}. A name is 1–64 characters from [A-Za-z0-9_-]
 //     (the snippet becomes the tool snippet.{name}); a parameter name is
-//     an identifier; a parameter without default is required; the body
+//     an identifier; a parameter without default is required (one with
+//     `default: null` is optional, and null when left out); the body
 //     is kept verbatim for the snippet language, and names tools as
 //     alias targets do (final or undecorated name, or an alias).
 //   - servers: name → {command: [argv…] | url, env, headers,

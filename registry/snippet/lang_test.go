@@ -1,6 +1,8 @@
 package snippet_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -117,13 +119,50 @@ func TestParse_Name(t *testing.T) {
 	assert.NoError(t, err)
 }
 
-// A default must be JSON and not null (a null default would be
-// indistinguishable from "required").
+// A default must be JSON; a nil value (here a nil pointer) is refused, as
+// it would be indistinguishable from "required". A null default is said
+// with NullDefault.
 func TestParse_Defaults(t *testing.T) {
 	var nilPtr *int
 	_, err := snippet.Parse("d", snippet.Definition{Params: map[string]snippet.Param{"p": {Default: nilPtr}}, Body: "a()"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `param "p": default is null; leave the default out to make the parameter required`)
+	assert.Contains(t, err.Error(), `param "p": default is a nil value; leave the default out to make the parameter required, or give snippet.NullDefault for a null default`)
+}
+
+// A null default (NullDefault, or the raw JSON null a host holding JSON
+// passes, as a configuration's `default: null` gives it) makes the
+// parameter optional: the schema says default null and requires nothing,
+// any type may be given, and a call leaving it out runs with null.
+func TestParse_NullDefault(t *testing.T) {
+	for name, def := range map[string]any{"NullDefault": snippet.NullDefault, "raw": json.RawMessage(" null ")} {
+		t.Run(name, func(t *testing.T) {
+			rec := newRecorder(t, nil, "t")
+			s, err := snippet.Parse("n", snippet.Definition{
+				Params: map[string]snippet.Param{"o": {Description: "optional", Default: def}, "r": {}},
+				Body:   "t(o={{ o }}, r={{ r }})",
+			})
+			require.NoError(t, err)
+			ps := s.Params()
+			require.Len(t, ps, 2)
+			assert.Equal(t, snippet.ParamInfo{Name: "r", Required: true}, ps[0], "required parameters come first")
+			assert.Equal(t, snippet.ParamInfo{Name: "o", Description: "optional"}, ps[1])
+			assert.JSONEq(t, `{"type":"object","properties":{"r":{},"o":{"description":"optional","default":null}},"required":["r"],"additionalProperties":false}`,
+				string(s.InputSchema()))
+			assert.Equal(t, `{"type":"object","properties":{"r":{},"o":{"description":"optional","default":null}},"required":["r"],"additionalProperties":false}`,
+				string(s.InputSchema()), "the properties are in the parameters' order")
+
+			res, err := s.Run(context.Background(), rec.reg, map[string]any{"r": 1})
+			require.NoError(t, err)
+			require.True(t, res.Success, res.Error)
+			res, err = s.Run(context.Background(), rec.reg, map[string]any{"r": 1, "o": map[string]any{"k": "v"}})
+			require.NoError(t, err)
+			require.True(t, res.Success, res.Error)
+			calls := rec.recorded()
+			require.Len(t, calls, 2)
+			assert.JSONEq(t, `{"o":null,"r":1}`, calls[0].Args, "left out, the parameter is null")
+			assert.JSONEq(t, `{"o":{"k":"v"},"r":1}`, calls[1].Args, "given, it may be of any type")
+		})
+	}
 }
 
 // Caps: body size, lines, calls, nesting depth, reference path length,

@@ -36,8 +36,30 @@ type Param struct {
 	// parameter required. Its JSON type (string, integer, number, boolean,
 	// array, object) is the type a call must give; a Go integer (or a JSON
 	// number without fraction or exponent) gives integer, any other number
-	// gives number.
+	// gives number. NullDefault (JSON null, as a configuration's
+	// `default: null` gives it) makes the parameter optional with null as
+	// its default, and then a call may give any type.
 	Default any
+}
+
+// NullDefault is the Default of a parameter whose default is JSON null: a
+// call may leave it out, and its placeholders then expand to null.
+const NullDefault = nullDefault("null")
+
+// nullDefault is NullDefault's type: a constant that no other value
+// equals, so that a nil Default still means "required".
+type nullDefault string
+
+// isNullDefault reports whether d is NullDefault or, as a host holding
+// JSON passes it, the raw JSON null.
+func isNullDefault(d any) bool {
+	switch d := d.(type) {
+	case nullDefault:
+		return true
+	case json.RawMessage:
+		return string(bytes.TrimSpace(d)) == "null"
+	}
+	return false
 }
 
 // ParamInfo describes a parsed parameter.
@@ -49,7 +71,8 @@ type ParamInfo struct {
 	// Required is true when the parameter has no default.
 	Required bool
 	// Default is the default as JSON data (strings, bools, json.Number,
-	// []any, map[string]any); nil when required.
+	// []any, map[string]any); nil when required, and when the default is
+	// null (NullDefault).
 	Default any
 	// Type is the JSON Schema type inferred from the default; "" (any
 	// value) for a required parameter.
@@ -97,7 +120,7 @@ func Parse(name string, d Definition) (*Snippet, error) {
 		}
 		known[pn] = true
 		info := ParamInfo{Name: pn, Description: p.Description, Required: p.Default == nil}
-		if p.Default != nil {
+		if p.Default != nil && !isNullDefault(p.Default) {
 			def, typ, err := inferDefault(p.Default)
 			if err != nil {
 				bad("param %q: %v", pn, err)
@@ -160,7 +183,7 @@ func inferDefault(v any) (any, string, error) {
 	}
 	switch d.(type) {
 	case nil:
-		return nil, "", errors.New("default is null; leave the default out to make the parameter required")
+		return nil, "", errors.New("default is a nil value; leave the default out to make the parameter required, or give snippet.NullDefault for a null default")
 	case string:
 		typ = "string"
 	case bool:

@@ -32,23 +32,44 @@ func (s *Snippet) InputSchema() json.RawMessage {
 		Description string `json:"description,omitempty"`
 		Default     any    `json:"default,omitempty"`
 	}
-	schema := struct {
-		Type                 string          `json:"type"`
-		Properties           map[string]prop `json:"properties"`
-		Required             []string        `json:"required,omitempty"`
-		AdditionalProperties bool            `json:"additionalProperties"`
-	}{Type: "object", Properties: map[string]prop{}}
-	for _, p := range s.params {
-		schema.Properties[p.Name] = prop{Type: p.Type, Description: p.Description, Default: p.Default}
-		if p.Required {
-			schema.Required = append(schema.Required, p.Name)
+	// The properties are written in the parameters' order (required ones
+	// first, as in the signature), which a map would lose: clients list
+	// the arguments in the schema's order.
+	var b bytes.Buffer
+	b.WriteString(`{"type":"object","properties":{`)
+	var required []string
+	for i, p := range s.params {
+		pr := prop{Type: p.Type, Description: p.Description, Default: p.Default}
+		switch {
+		case p.Required:
+			required = append(required, p.Name)
+		case p.Default == nil:
+			pr.Default = json.RawMessage("null") // NullDefault: say it, omitempty would not
 		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		mustEncode(&b, s.name, p.Name)
+		b.WriteByte(':')
+		mustEncode(&b, s.name, pr)
 	}
-	b, err := json.Marshal(schema)
-	if err != nil { // JSON data always encodes
-		panic(fmt.Sprintf("snippet %q: input schema: %v", s.name, err))
+	b.WriteByte('}')
+	if len(required) > 0 {
+		b.WriteString(`,"required":`)
+		mustEncode(&b, s.name, required)
 	}
-	return b
+	b.WriteString(`,"additionalProperties":false}`)
+	return b.Bytes()
+}
+
+// mustEncode appends the JSON of v, which is JSON data and so always
+// encodes.
+func mustEncode(b *bytes.Buffer, name string, v any) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("snippet %q: input schema: %v", name, err))
+	}
+	b.Write(raw)
 }
 
 // DecodeArguments reads a call's raw JSON arguments: an object whose keys

@@ -725,6 +725,9 @@ func definition(s hostconfig.Snippet) (d snippet.Definition, param string, err e
 			if def, err = decodeJSON(p.Default); err != nil {
 				return d, p.Name, err
 			}
+			if def == nil { // `default: null` is a default, not its absence
+				def = snippet.NullDefault
+			}
 		}
 		d.Params[p.Name] = snippet.Param{Description: p.Description, Default: def}
 	}

@@ -391,6 +391,30 @@ snippets:
 	assert.True(t, stored, "the snippet's own large value is stored for its caller")
 }
 
+// A parameter written `default: null` has a default, as the configuration
+// says (and ot.snippets shows): it may be left out, and its placeholder
+// then expands to null.
+func TestSetup_SnippetNullDefaultIsOptional(t *testing.T) {
+	f := newFixture(t, `snippets:
+  say:
+    params:
+      text: {description: what to say}
+      suffix: {default: null, description: optional}
+    body: |
+      echo(text="{{ text }} {{ suffix }}")
+`)
+	v, ok, msg := f.call(t, "snippet.say", `{"text":"hi"}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, "hi null", v)
+	v, ok, msg = f.call(t, "snippet.say", `{"text":"hi","suffix":"there"}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, "hi there", v)
+	tl, found := f.reg.Lookup("snippet.say")
+	require.True(t, found)
+	assert.JSONEq(t, `{"type":"object","properties":{"text":{"description":"what to say"},"suffix":{"description":"optional","default":null}},"required":["text"],"additionalProperties":false}`,
+		string(tl.InputSchema))
+}
+
 // A reload that changes the output settings while a call runs: the call's
 // large output is stored (by the store in force when it returns), never
 // returned inline because the store it started with was replaced.
