@@ -65,7 +65,10 @@ func writeReport(reportsDir, output string, s Summary) (string, error) {
 		return fail(err)
 	}
 	rel, err := filepath.Rel(dir, target)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if err == nil && rel == "." {
+		return fail(errors.New("this is the reports directory itself; give a file name in it, such as stats.html"))
+	}
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return fail(fmt.Errorf("%w %s", ErrOutsideReportsDir, dir))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
