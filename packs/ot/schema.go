@@ -43,21 +43,39 @@ func argLines(t *registry.Tool) []string {
 }
 
 // description is the tool's description without the arguments Markdown
-// that registry.Func appends (ot shows the arguments on their own). A
-// proxied tool's description ending in a "## Arguments" section (as a
-// toolpack server writes it) loses that section too: the proxy derives
-// the arguments from the schema, and ot shows those.
+// that registry.Func appends (ot shows the arguments on their own). Any
+// other description ending in such a section — "## Arguments" and only
+// "- `name` …" lines — loses it too: a proxied tool's, as a toolpack
+// server writes it, or a catalogue tool's, whose description was taken
+// from a function's. ot derives the arguments from the schema and shows
+// those. A section with other text is the author's, and stays.
 func description(t *registry.Tool) string {
 	d := t.Description
 	if a := t.Usage.Args; a != "" && strings.HasSuffix(d, a) {
 		d = d[:len(d)-len(a)]
-	} else if strings.HasPrefix(t.Source, registry.SourceProxyPrefix) && a != "" {
+	} else {
 		const heading = "## Arguments\n"
-		if i := strings.LastIndex(d, "\n"+heading); i >= 0 && !strings.Contains(d[i+1+len(heading):], "\n#") {
+		if i := strings.LastIndex(d, "\n"+heading); i >= 0 && argumentLines(d[i+1+len(heading):]) {
 			d = d[:i]
 		}
 	}
 	return strings.TrimSpace(d)
+}
+
+// argumentLines reports whether s holds only an arguments list as
+// args.Markdown writes it: "- `name` …" lines (and blank ones).
+func argumentLines(s string) bool {
+	items := 0
+	for l := range strings.SplitSeq(s, "\n") {
+		switch l = strings.TrimRight(l, " \r\t"); {
+		case l == "":
+		case strings.HasPrefix(l, "- `"):
+			items++
+		default:
+			return false
+		}
+	}
+	return items > 0
 }
 
 // summary is the first paragraph of s on one line.

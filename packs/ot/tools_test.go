@@ -220,11 +220,12 @@ func TestTools_InfoLevelsProperty(t *testing.T) {
 	})
 }
 
-// A proxied tool whose description ends in an "## Arguments" section (a
-// toolpack server appends one) is shown without it: ot lists the arguments
-// on their own, from the schema. A section that is not the last one, and a
-// local tool's own text, are left alone.
-func TestTools_ProxyDescriptionWithoutItsArgumentsSection(t *testing.T) {
+// A tool whose description ends in a generated "## Arguments" list (a
+// toolpack server appends one to a proxied tool's; a catalogue tool made
+// from a function carries the function's) is shown without it: ot lists
+// the arguments on their own, from the schema. A section that is not the
+// last one, and a section of other text, are left alone.
+func TestTools_DescriptionWithoutAGeneratedArgumentsSection(t *testing.T) {
 	reg := registry.New(registry.Options{Prefix: new("")})
 	usage := registry.Usage{Signature: "r.add(a: int)", Args: "a: First addend."}
 	schema := json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer","description":"First addend."}},"required":["a"]}`)
@@ -234,6 +235,7 @@ func TestTools_ProxyDescriptionWithoutItsArgumentsSection(t *testing.T) {
 		{Name: "r.mid", Description: "Mid.\n\n## Arguments\n\n- `a`\n\n## Returns\n\nA number.", Source: "proxy:r",
 			InputSchema: schema, Usage: usage, Handler: rawHandler},
 		{Name: "r.local", Description: "Local.\n\n## Arguments\n\nkept", InputSchema: schema, Handler: rawHandler},
+		{Name: "r.catalogued", Description: "Catalogued.\n\n## Arguments\n\n- `a` (integer, required): First addend.\n", InputSchema: schema, Handler: rawHandler},
 	}}))
 	p, err := ot.New(ot.Config{Registry: reg})
 	require.NoError(t, err)
@@ -247,5 +249,8 @@ func TestTools_ProxyDescriptionWithoutItsArgumentsSection(t *testing.T) {
 	assert.Equal(t, "Adds.", byName["r.add"]["description"])
 	assert.Equal(t, []any{"a: First addend."}, byName["r.add"]["args"])
 	assert.Equal(t, "Mid.\n\n## Arguments\n\n- `a`\n\n## Returns\n\nA number.", byName["r.mid"]["description"])
-	assert.Equal(t, "Local.\n\n## Arguments\n\nkept", byName["r.local"]["description"])
+	assert.Equal(t, "Local.\n\n## Arguments\n\nkept", byName["r.local"]["description"], "a section of other text is the author's")
+	assert.Equal(t, "Catalogued.", byName["r.catalogued"]["description"],
+		"a local tool's description carrying a generated arguments list (a catalogue tool made from a function) loses it too")
+	assert.Equal(t, []any{"a: First addend."}, byName["r.catalogued"]["args"])
 }
