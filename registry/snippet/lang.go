@@ -419,6 +419,21 @@ func (p *parser) parseArgs(st *step) {
 	}
 }
 
+// pythonLiteral returns the JSON literal a Python spelling (True, False,
+// None) stands for, which a body written by someone used to Python calls
+// may hold.
+func pythonLiteral(word string) (string, bool) {
+	switch word {
+	case "True":
+		return "true", true
+	case "False":
+		return "false", true
+	case "None":
+		return "null", true
+	}
+	return "", false
+}
+
 // parseValue reads one value; depth counts enclosing arrays and objects.
 func (p *parser) parseValue(depth int) value {
 	if depth > MaxDepth {
@@ -444,7 +459,15 @@ func (p *parser) parseValue(depth int) value {
 		case "true", "false", "null":
 			return literal{raw: json.RawMessage(word)}
 		}
+		if lit, python := pythonLiteral(word); python {
+			if _, assigned := p.assigned[word]; !assigned {
+				p.fail(at, "%s is not a value here; values are JSON, so write %s", word, lit)
+			}
+		}
 		return p.parseRef(at, word)
+	}
+	if c == '\'' {
+		p.fail(at, "expected a value, got a single quote; strings are JSON strings, in double quotes (\"text\")")
 	}
 	p.fail(at, "expected a value (a JSON literal, {{ param }} or a name assigned earlier), got %s", p.describe(at))
 	return nil

@@ -74,6 +74,9 @@ func TestParse_ErrorsNameSnippetAndLine(t *testing.T) {
 		{"bad index", `r = a()` + "\n" + `b(x=r[-1])`, `line 2, column 7: expected an index (0 to 999999999) or a quoted key after [`},
 		{"empty body", "# nothing\n\n", `snippet "s": body has no tool call`},
 		{"column counts characters", `a(x="é", y=@)`, `line 1, column 12: expected a value`},
+		{"single-quoted string", `a(x='abc')`, `line 1, column 5: expected a value, got a single quote; strings are JSON strings, in double quotes ("text")`},
+		{"Python True", `a(x=True)`, `line 1, column 5: True is not a value here; values are JSON, so write true`},
+		{"Python None in an array", `a(x=[1, None])`, `line 1, column 9: None is not a value here; values are JSON, so write null`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
