@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/internal/pysig"
@@ -33,7 +34,17 @@ func (p *pack) docURL(packName string) string {
 	if !ok || slug == "" {
 		slug = defaultSlug(packName)
 	}
-	return base + slug + "/"
+	return base + escapeSegment(slug) + "/"
+}
+
+// escapeSegment writes a slug as a URL path segment: characters a path
+// segment cannot hold (a space, a non-ASCII letter) are percent-encoded,
+// and a slug already written with escapes keeps them (not encoded twice).
+func escapeSegment(slug string) string {
+	if u, err := url.PathUnescape(slug); err == nil {
+		slug = u
+	}
+	return url.PathEscape(slug)
 }
 
 // toolDocURL is the documentation URL of a tool: its pack's, or, for a

@@ -199,11 +199,19 @@ func TestHelp_DocumentationURLGeneration(t *testing.T) {
 	// Base URL and slugs are configurable; the defaults stay for the others.
 	g := newFixture(t, func(_ *fixture, c *ot.Config) {
 		c.Docs = func() ot.Docs {
-			return ot.Docs{BaseURL: "https://docs.example.test/tools", Slugs: map[string]string{"demo": "demonstration"}}
+			return ot.Docs{BaseURL: "https://docs.example.test/tools", Slugs: map[string]string{"demo": "demonstration", "web": "web fetch", "llm": "tr%C3%A4nsform", "db": "dätabase"}}
 		}
 	})
 	assert.Contains(t, g.ok(t, "ot.help", `{"query":"demo.foo"}`), "**Documentation:** https://docs.example.test/tools/demonstration/")
 	assert.Contains(t, g.ok(t, "ot.help", `{"query":"brave"}`), "**Documentation:** https://docs.example.test/tools/brave-search/")
+	for _, name := range []string{"db", "llm"} {
+		require.NoError(t, g.reg.AddPack(&registry.Pack{Name: name}))
+	}
+	// A slug is written as a URL path segment: a space or a non-ASCII
+	// letter percent-encoded, escapes already written kept as they are.
+	assert.Contains(t, g.ok(t, "ot.help", `{"query":"web.fetch"}`), "**Documentation:** https://docs.example.test/tools/web%20fetch/")
+	assert.Contains(t, g.ok(t, "ot.help", `{"query":"llm"}`), "**Documentation:** https://docs.example.test/tools/tr%C3%A4nsform/")
+	assert.Contains(t, g.ok(t, "ot.help", `{"query":"db"}`), "**Documentation:** https://docs.example.test/tools/d%C3%A4tabase/")
 }
 
 func TestHelp_NoMatches(t *testing.T) {
