@@ -58,7 +58,8 @@ type Config struct {
 	// Env is added to the current process environment of the command. Its
 	// values are secrets: they are redacted from logs, errors, Status, the
 	// command's standard error and the results of its tools (see the
-	// package documentation, Secrets).
+	// package documentation, Secrets) — all but plain settings that no
+	// credential is (true, off, debug, error, 8080, …).
 	Env map[string]string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string

@@ -147,3 +147,22 @@ func TestConfigValidationProperty(t *testing.T) {
 		require.NotContains(t, err.Error(), secret)
 	})
 }
+
+// Environment values that are plain settings no credential is (a boolean
+// word, a log level, a short number) are not secrets: a server started
+// with DEBUG=true must not have every "true" of its results redacted. A
+// value that merely starts like one, and a long number, still are.
+func TestRedactorLeavesPlainSettings(t *testing.T) {
+	r := newRedactor(Config{Env: map[string]string{
+		"DEBUG": "true", "QUIET": "OFF", "LOG_LEVEL": "error", "PORT": "8080", "RETRIES": "-1000",
+		"TOKEN": "true-secret", "PIN": "12345678", "ID": "80x80",
+	}})
+	out := r.text("it is true, OFF, an error on port 8080 after -1000 tries; true-secret 12345678 80x80")
+	assert.Equal(t, "it is true, OFF, an error on port 8080 after -1000 tries; [REDACTED] [REDACTED] [REDACTED]", out)
+	for _, v := range []string{"True", "no", "Warning", "0", "+42", "1234567"} {
+		assert.True(t, plainSetting(v), v)
+	}
+	for _, v := range []string{"truer", "12345678", "--12", "+-1", "", "1.5", "0x10", "abcd"} {
+		assert.False(t, plainSetting(v), v)
+	}
+}

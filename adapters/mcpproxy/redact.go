@@ -58,7 +58,9 @@ func newRedactor(c Config) *redactor {
 		forms = append(forms, headerForms(v)...)
 	}
 	for _, v := range c.Env {
-		forms = append(forms, secretForms(v)...)
+		if !plainSetting(v) {
+			forms = append(forms, secretForms(v)...)
+		}
 	}
 	if c.URL != "" {
 		forms = append(forms, urlForms(c.URL)...)
@@ -104,6 +106,31 @@ func newRedactor(c Config) *redactor {
 		}
 	}
 	return r
+}
+
+// plainSetting reports whether an environment value is a setting that no
+// credential is: a boolean word (true, off, …), a log level (debug,
+// error, …), or a whole number of fewer than minSplitLen digits (a port,
+// a count). A server is often started with such values (DEBUG=true,
+// LOG_LEVEL=error, PORT=8080), and redacting them would garble every
+// result and message that merely holds the word: "the result is
+// [REDACTED] or false".
+func plainSetting(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off", "enabled", "disabled", "none", "null",
+		"trace", "debug", "info", "notice", "warn", "warning", "error", "critical", "fatal":
+		return true
+	}
+	digits := strings.TrimLeft(v, "+-")
+	if len(v)-len(digits) > 1 || digits == "" || len(digits) >= minSplitLen {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // secretForms returns v and the forms it takes once encoded: JSON string
