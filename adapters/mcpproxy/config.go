@@ -69,7 +69,9 @@ type Config struct {
 	URL string
 	// Headers are sent with every HTTP request (for example Authorization).
 	// Their values are secrets: they are redacted from logs, errors, Status
-	// and the results of the server's tools.
+	// and the results of the server's tools — all but those of standard
+	// headers describing the request (Accept, Content-Type, User-Agent, …)
+	// and plain settings (true, 8080, …).
 	Headers map[string]string
 
 	// Transport, when set, supplies the transport directly (tests use

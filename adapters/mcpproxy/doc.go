@@ -124,16 +124,17 @@
 //
 // A server's secrets are the values its Config carries: header values
 // (and, after an authentication scheme such as "Bearer", the credential
-// alone; for "Basic", also the decoded "user:password" and the password),
-// environment values, and the user name, password and query values of
-// the URL (and the Basic form Go's HTTP client makes of the user
-// information). Values shorter than four bytes are not secrets, and
-// neither are environment values that are plain settings no credential
-// is — a boolean word (true, false, yes, no, on, off, enabled,
-// disabled), a log level (trace, debug, info, warn, error, …), none,
-// null, or a whole number of at most seven digits (a port, a count) —
-// since redacting DEBUG=true would turn every "true" of every result
-// into [REDACTED]. Each is
+// alone; for "Basic", also the decoded "user:password" and the password)
+// but those of the standard headers that describe a request (Accept,
+// Content-Type, User-Agent, …), environment values, and the user name,
+// password and query values of the URL (and the Basic form Go's HTTP
+// client makes of the user information). Values shorter than four bytes
+// are not secrets, and neither are environment and header values that
+// are plain settings no credential is — a boolean word (true, false,
+// yes, no, on, off, enabled, disabled), a log level (trace, debug, info,
+// warn, error, …), none, null, or a whole number of at most seven digits
+// (a port, a count) — since redacting DEBUG=true would turn every "true"
+// of every result into [REDACTED]. Each is
 // looked for as it is and in the forms a remote or an error gives it back:
 // JSON-escaped (with and without HTML escaping), URL query- and
 // path-escaped. A secret of eight bytes or more (white space aside) is

@@ -148,10 +148,12 @@ func TestConfigValidationProperty(t *testing.T) {
 	})
 }
 
-// Environment values that are plain settings no credential is (a boolean
-// word, a log level, a short number) are not secrets: a server started
-// with DEBUG=true must not have every "true" of its results redacted. A
-// value that merely starts like one, and a long number, still are.
+// Environment and header values that are plain settings no credential is
+// (a boolean word, a log level, a short number), and the values of the
+// standard headers describing a request (Accept, User-Agent), are not
+// secrets: a server started with DEBUG=true must not have every "true" of
+// its results redacted. A value that merely starts like one, a long
+// number, and other headers' values still are.
 func TestRedactorLeavesPlainSettings(t *testing.T) {
 	r := newRedactor(Config{Env: map[string]string{
 		"DEBUG": "true", "QUIET": "OFF", "LOG_LEVEL": "error", "PORT": "8080", "RETRIES": "-1000",
@@ -159,6 +161,13 @@ func TestRedactorLeavesPlainSettings(t *testing.T) {
 	}})
 	out := r.text("it is true, OFF, an error on port 8080 after -1000 tries; true-secret 12345678 80x80")
 	assert.Equal(t, "it is true, OFF, an error on port 8080 after -1000 tries; [REDACTED] [REDACTED] [REDACTED]", out)
+	r = newRedactor(Config{Headers: map[string]string{
+		"accept": "application/json", "User-Agent": "my-agent/1.0", "X-Debug": "true",
+		"Authorization": "Bearer tok-en-123", "X-Api-Key": "application/json-key",
+	}})
+	out = r.text("application/json from my-agent/1.0, debug true; tok-en-123 application/json-key")
+	assert.Equal(t, "application/json from my-agent/1.0, debug true; [REDACTED] [REDACTED]", out,
+		"the values of standard request headers and plain settings are not secrets; other headers' are")
 	for _, v := range []string{"True", "no", "Warning", "0", "+42", "1234567"} {
 		assert.True(t, plainSetting(v), v)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -54,8 +55,10 @@ type redactor struct {
 func newRedactor(c Config) *redactor {
 	r := &redactor{marker: redacted}
 	var forms []string
-	for _, v := range c.Headers {
-		forms = append(forms, headerForms(v)...)
+	for k, v := range c.Headers {
+		if !publicHeader(k) && !plainSetting(v) {
+			forms = append(forms, headerForms(v)...)
+		}
 	}
 	for _, v := range c.Env {
 		if !plainSetting(v) {
@@ -131,6 +134,19 @@ func plainSetting(v string) bool {
 		}
 	}
 	return true
+}
+
+// publicHeader reports whether a header is one of the standard ones that
+// describe the request, never a credential (Accept, Content-Type,
+// User-Agent, …): a server configured with Accept: application/json must
+// not have that text redacted from everything it returns.
+func publicHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Accept-Charset", "Accept-Encoding", "Accept-Language", "Cache-Control",
+		"Content-Language", "Content-Type", "Mcp-Protocol-Version", "Origin", "Pragma", "Referer", "User-Agent":
+		return true
+	}
+	return false
 }
 
 // secretForms returns v and the forms it takes once encoded: JSON string
