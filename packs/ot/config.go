@@ -170,7 +170,8 @@ func DatabasesStatus(dbs []DatabaseStatus) string {
 }
 
 // Topic routes ot.notify messages: a topic matching Pattern (a glob as
-// path.Match reads it: * and ? do not cross '/') is appended to File.
+// Python's fnmatch reads it: * and ? match any character, '/' included) is
+// appended to File.
 type Topic struct {
 	// Pattern is the glob topics are matched against.
 	Pattern string

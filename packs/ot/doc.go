@@ -92,11 +92,13 @@
 // # Notifications
 //
 // ot.notify appends one YAML document (---, timestamp, topic, message)
-// per call to the file of the first topic whose pattern (path.Match)
-// matches, in a single write with O_APPEND under an exclusive file lock
-// (github.com/gofrs/flock) on a lock file beside it (file + ".lock"):
-// writers in many goroutines and processes never interleave or lose a
-// document. No match answers "SKIP: no matching topic".
+// per call to the file of the first topic whose pattern matches (a glob
+// read as Python's fnmatch reads it: * and ? match any character, '/'
+// included, so "notes*" routes "notes/2026" too), in a single write with
+// O_APPEND under an exclusive file lock (github.com/gofrs/flock) on a
+// lock file beside it (file + ".lock"): writers in many goroutines and
+// processes never interleave or lose a document. It answers
+// "OK: {topic} -> {file}"; no match answers "SKIP: no matching topic".
 //
 // # Logging
 //

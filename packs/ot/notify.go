@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/toolpack-go/toolpack/internal/topicglob"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -34,7 +34,7 @@ func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string],
 		topics = p.cfg.Topics()
 	}
 	for _, t := range topics {
-		ok, err := path.Match(t.Pattern, a.Topic)
+		ok, err := topicglob.Match(t.Pattern, a.Topic)
 		if err != nil {
 			return sp.end(result.Failuref[string](ErrTypeConfig, "Error: the configured topic pattern %q is not a valid glob: %v", t.Pattern, err), nil)
 		}
@@ -51,7 +51,7 @@ func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string],
 			}
 			return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v", t.File, errors.Unwrap(err)), nil, slog.String("file", t.File))
 		}
-		return sp.end(result.Ok("OK: appended to "+t.File), nil, slog.String("file", t.File))
+		return sp.end(result.Ok("OK: "+a.Topic+" -> "+t.File), nil, slog.String("file", t.File))
 	}
 	return sp.end(result.Ok(notifySkip), nil, slog.Bool("matched", false))
 }

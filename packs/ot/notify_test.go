@@ -51,7 +51,8 @@ func TestNotify_SendNotification(t *testing.T) {
 	f := newFixture(t, func(f *fixture, _ *ot.Config) {
 		f.topics = []ot.Topic{{Pattern: "notes*", File: notes}, {Pattern: "*", File: all}}
 	})
-	assert.Equal(t, "OK: appended to "+notes, f.ok(t, "ot.notify", `{"topic":"notes","message":"Remember to review PR #123"}`))
+	assert.Equal(t, "OK: notes -> "+notes, f.ok(t, "ot.notify", `{"topic":"notes","message":"Remember to review PR #123"}`),
+		"the answer names the topic and the file it went to")
 	want := "---\ntimestamp: \"2026-03-04T05:06:07.00000089Z\"\ntopic: notes\nmessage: 'Remember to review PR #123'\n"
 	data, err := os.ReadFile(notes)
 	require.NoError(t, err)
@@ -70,6 +71,11 @@ func TestNotify_SendNotification(t *testing.T) {
 	// Another topic goes to the catch-all file.
 	f.ok(t, "ot.notify", `{"topic":"build:done","message":"ok"}`)
 	assert.Equal(t, "build:done", readDocuments(t, all)[0]["topic"])
+
+	// A topic is a name, not a path: "notes*" routes "notes/2026/11" too,
+	// as fnmatch does.
+	assert.Equal(t, "OK: notes/2026/11 -> "+notes, f.ok(t, "ot.notify", `{"topic":"notes/2026/11","message":"m"}`))
+	assert.Len(t, readDocuments(t, notes), 3)
 }
 
 func TestNotify_NoMatchingTopic(t *testing.T) {

@@ -3,11 +3,12 @@ package hostconfig
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolpack-go/toolpack/internal/topicglob"
 )
 
 // Defaults of the settings, used by Default and for keys a configuration
@@ -208,8 +209,9 @@ type Notify struct {
 
 // Topic routes notifications whose topic matches Pattern to File.
 type Topic struct {
-	// Pattern is a glob in path.Match syntax ("notes*" matches "notes"
-	// and "notes:work").
+	// Pattern is a glob as Python's fnmatch reads it: * and ? match any
+	// character, '/' included ("notes*" matches "notes", "notes:work" and
+	// "notes/2026"); [set], [^set] and \ quoting as in path.Match.
 	Pattern string
 	// File is the YAML file messages are appended to.
 	File string
@@ -218,7 +220,7 @@ type Topic struct {
 // Match returns the first topic whose pattern matches topic.
 func (n Notify) Match(topic string) (Topic, bool) {
 	for _, t := range n.Topics {
-		if ok, _ := path.Match(t.Pattern, topic); ok {
+		if ok, _ := topicglob.Match(t.Pattern, topic); ok {
 			return t, true
 		}
 	}

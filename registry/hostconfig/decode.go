@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolpack-go/toolpack/internal/pgschema"
+	"github.com/toolpack-go/toolpack/internal/topicglob"
 	"github.com/toolpack-go/toolpack/netguard"
 	"github.com/toolpack-go/toolpack/registry"
 )
@@ -633,7 +633,7 @@ func (d *decoder) topics(n *yaml.Node, key string) []Topic {
 			case "pattern":
 				s, good := d.text(v, kp, true)
 				if good {
-					if _, err := path.Match(s, ""); err != nil || strings.TrimSpace(s) == "" {
+					if !topicglob.Valid(s) || strings.TrimSpace(s) == "" {
 						d.bad(v, kp, "expected a glob pattern such as \"notes*\", got %s", quote(deref(v).Value))
 						good = false
 					}
