@@ -124,16 +124,8 @@ func plainSetting(v string) bool {
 		"trace", "debug", "info", "notice", "warn", "warning", "error", "critical", "fatal":
 		return true
 	}
-	digits := strings.TrimLeft(v, "+-")
-	if len(v)-len(digits) > 1 || digits == "" || len(digits) >= minSplitLen {
-		return false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return false
-		}
-	}
-	return true
+	_, err := strconv.ParseInt(v, 10, 64)
+	return err == nil && len(strings.TrimLeft(v, "+-")) < minSplitLen
 }
 
 // publicHeader reports whether a header is one of the standard ones that
