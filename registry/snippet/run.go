@@ -43,6 +43,22 @@ func known(inv Invoker, name string) bool {
 	return found
 }
 
+// snippetHint points a step that names a snippet without its "snippet."
+// prefix (twice(n=2) for snippet.twice) to the tool's name; "" otherwise.
+func snippetHint(inv Invoker, tool string) string {
+	if strings.HasPrefix(tool, ToolPrefix) {
+		return ""
+	}
+	name := ToolPrefix + tool
+	if tn, ok := inv.(targetNamer); ok {
+		name = tn.TargetName(name)
+	}
+	if !known(inv, name) {
+		return ""
+	}
+	return fmt.Sprintf("; a snippet is called by its tool name: %s%s(…)", ToolPrefix, tool)
+}
+
 // ErrorType is the error type of a snippet's own failures at run time: a
 // reference to a field or element the earlier result does not have, or
 // snippets calling each other more than MaxNesting deep. A failing step's
@@ -111,7 +127,7 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		}
 		res, err := inv.Invoke(ctx, name, raw)
 		if errors.Is(err, registry.ErrUnknownTool) && ctx.Err() == nil && !known(inv, name) {
-			return result.Failuref[any](result.Unavailable, "snippet %q: line %d: %s: no such tool is served now (%v)", s.name, st.line, st.tool, err), nil
+			return result.Failuref[any](result.Unavailable, "snippet %q: line %d: %s: no such tool is served now (%v)%s", s.name, st.line, st.tool, err, snippetHint(inv, st.tool)), nil
 		}
 		if err != nil {
 			return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: %s: %w", s.name, st.line, st.tool, err)

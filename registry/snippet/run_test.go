@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -155,6 +156,27 @@ func TestRun_StepCallingAMissingTool(t *testing.T) {
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 	assert.Contains(t, res.Error, `snippet "proto": line 2: missing.tool: no such tool is served now`)
 	assert.Len(t, rec.recorded(), 1)
+}
+
+// A step naming another snippet without its tool prefix (twice(…) for
+// snippet.twice) is told the name to call, under a registry prefix too.
+func TestRun_StepNamingASnippetWithoutItsPrefix(t *testing.T) {
+	for _, prefix := range []string{"", "x_"} {
+		reg := registry.New(registry.Options{Prefix: new(prefix), Logger: slog.New(slog.DiscardHandler)})
+		addTool(t, reg)
+		p, err := snippet.Pack(map[string]snippet.Definition{
+			"twice": twice,
+			"quad":  {Body: "r = twice(n=1)\nsnippet.twice(n=r)"},
+		}, reg)
+		require.NoError(t, err)
+		require.NoError(t, reg.AddPack(p))
+		res, err := reg.Invoke(context.Background(), prefix+"snippet.quad", nil)
+		require.NoError(t, err)
+		require.False(t, res.Success)
+		assert.Equal(t, result.Unavailable, res.ErrorType)
+		assert.Contains(t, res.Error, `snippet "quad": line 1: twice: no such tool is served now`, prefix)
+		assert.True(t, strings.HasSuffix(res.Error, "; a snippet is called by its tool name: snippet.twice(…)"), res.Error)
+	}
 }
 
 // A step whose tool exists but itself runs into an unknown tool keeps that
