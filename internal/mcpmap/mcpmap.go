@@ -175,6 +175,8 @@ func structured(v toolmsg.Value, shape Shape) (st json.RawMessage, wrapped bool,
 	}
 }
 
+// wrapValue is the object form of a value that is not an object:
+// {"value": raw} (WrapKey).
 func wrapValue(raw json.RawMessage) json.RawMessage {
 	out := make(json.RawMessage, 0, len(raw)+10)
 	out = append(out, `{"`+WrapKey+`":`...)
