@@ -201,11 +201,8 @@ func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req
 	if rep.Structured != nil {
 		out.StructuredContent = rep.Structured
 	}
-	if rep.ErrorType != "" {
-		out.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaErrorType: string(rep.ErrorType)}}
-	}
-	if rep.Wrapped {
-		out.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaWrapped: true}}
+	if m := rep.Meta(); m != nil {
+		out.Meta = &mcp.Meta{AdditionalFields: m}
 	}
 	return out, nil
 }

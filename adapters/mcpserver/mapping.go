@@ -30,12 +30,7 @@ func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.
 	if rep.Structured != nil {
 		out.StructuredContent = rep.Structured
 	}
-	if rep.ErrorType != "" {
-		out.Meta = sdk.Meta{mcpmap.MetaErrorType: string(rep.ErrorType)}
-	}
-	if rep.Wrapped {
-		out.Meta = sdk.Meta{mcpmap.MetaWrapped: true}
-	}
+	out.Meta = rep.Meta()
 	return out, nil
 }
 

@@ -57,6 +57,19 @@ const MetaWrapped = "toolpack/wrapped"
 // value.
 const WrapKey = "value"
 
+// Meta is the result's _meta members: the failure's error type
+// (MetaErrorType) or the mark of a wrapped value (MetaWrapped); nil when
+// it has neither. Both adapters send it as it is.
+func (r Reply) Meta() map[string]any {
+	switch {
+	case r.ErrorType != "":
+		return map[string]any{MetaErrorType: string(r.ErrorType)}
+	case r.Wrapped:
+		return map[string]any{MetaWrapped: true}
+	}
+	return nil
+}
+
 // Map maps a Result from the pipeline to an MCP tool result: the text
 // shows the plain value (or, with envelope, the whole Result as JSON), the
 // structured content follows the tool's output shape, and a failure is
