@@ -357,6 +357,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		catalDB.Store(catal.pg)
 	}
 	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
+	ot.WarnUnservedInstructions()
 	if cfg.config != "" {
 		reloadOnSIGHUP(ctx, host, log)
 	}

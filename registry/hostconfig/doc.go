@@ -46,7 +46,8 @@
 //     description, dir}: remote MCP servers served as packs (the rules of
 //     adapters/mcpproxy: exactly one of command and url, env and dir only
 //     with command, headers only with url, http or https URLs).
-//   - instructions: pack → text shown with the pack.
+//   - instructions: pack → text shown with the pack (packs/ot/othost warns
+//     about a name that no served pack or configured server has).
 //   - notify: {topics: [{pattern, file}]}: notifications whose topic
 //     matches the glob pattern (as Python's fnmatch reads it: * and ? match any character, '/' included) are appended to file.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),

@@ -42,7 +42,7 @@ func ExampleMiddleware() {
 	s := spans.Ended()[0]
 	fmt.Println(s.Name())
 	for _, kv := range s.Attributes() {
-		fmt.Printf("%s=%s\n", kv.Key, kv.Value.Emit())
+		fmt.Printf("%s=%s\n", kv.Key, kv.Value.String())
 	}
 	// Output:
 	// out.read

@@ -12,6 +12,8 @@
 //	w, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host})
 //	defer w.Close(context.Background())
 //	if err := host.Reload(ctx); err != nil { … } // the first configuration
+//	… add packs that the configuration names (a catalogue) …
+//	w.WarnUnservedInstructions() // instructions: for a pack not served
 //
 // What each configuration key drives:
 //
@@ -23,7 +25,11 @@
 //	output         the large-output store (ot.result): successes whose text
 //	               is over max_inline_bytes become a handle object; dir, ttl
 //	output.reports_dir  the only directory ot.stats(output=…) writes to
-//	instructions, notify, docs   read by ot.packs, ot.help, ot.notify
+//	instructions, notify, docs   read by ot.packs, ot.help, ot.notify; an
+//	               instructions entry naming no served pack nor configured
+//	               server is logged as a warning (file, line and key) by
+//	               WarnUnservedInstructions and at every reload, as a
+//	               misspelt pack name would show nowhere
 //
 // Only what reaches the outermost caller is stored: the steps of a snippet
 // (and any tool calling another with its own context) read each other's

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -172,6 +173,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	w.host.OnApply("snippets", w.snippetsHook)
 	w.host.OnApply("stats", w.statsHook)
 	w.host.OnApply("output", w.outputHook)
+	w.host.OnApply("instructions", w.instructionsHook)
 	return w, nil
 }
 
@@ -638,6 +640,86 @@ func resultError(err error) error {
 		return fmt.Errorf("%w: %s", ot.ErrInvalidQuery, re.Msg)
 	}
 	return err
+}
+
+// ---- instructions ----
+
+// maxListedPacks bounds the pack names a warning lists.
+const maxListedPacks = 20
+
+// instructionsHook warns, at every reload once the configuration is in
+// force, about each instructions: entry that names no pack (see
+// WarnUnservedInstructions). The first configuration is checked by
+// WarnUnservedInstructions, as a host may register packs after it (a
+// catalogue whose store the configuration names).
+func (w *Wiring) instructionsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+	if old == nil || len(cfg.Instructions) == 0 {
+		return hostconfig.Step{}, nil
+	}
+	return hostconfig.Step{Apply: func(context.Context) error {
+		w.warnUnservedInstructions(cfg)
+		return nil
+	}}, nil
+}
+
+// WarnUnservedInstructions logs a warning, naming file, line and key, for
+// each instructions: entry of the configuration in force that names no
+// pack: ot.packs and ot.help show instructions only with their pack, so a
+// misspelt name would otherwise go unnoticed. A configured server counts
+// as a pack (it may still be connecting), and so does the snippet pack
+// when snippets are configured; a catalogue bundle counts while it is
+// served. Nothing is refused: a pack may come later.
+//
+// Call it once, when every pack of the host is registered after the first
+// Host.Reload; every later reload checks by itself.
+func (w *Wiring) WarnUnservedInstructions() {
+	if c := w.host.Config(); c != nil {
+		w.warnUnservedInstructions(c)
+	}
+}
+
+func (w *Wiring) warnUnservedInstructions(cfg *hostconfig.Config) {
+	for _, msg := range unknownInstructions(cfg, w.reg.Packs()) {
+		w.log.Warn("configuration: instructions for a pack that is not served", "problem", msg)
+	}
+}
+
+// unknownInstructions returns a warning for each instructions: entry of cfg
+// that names neither one of packs nor a configured server, sorted by name.
+func unknownInstructions(cfg *hostconfig.Config, packs []*registry.Pack) []string {
+	known := map[string]bool{}
+	var names []string
+	for _, p := range packs {
+		known[p.Name] = true
+		names = append(names, p.Name)
+	}
+	for n := range cfg.Servers {
+		if !known[n] {
+			known[n] = true
+			names = append(names, n)
+		}
+	}
+	if len(cfg.Snippets) > 0 && !known[snippet.PackName] {
+		known[snippet.PackName] = true
+		names = append(names, snippet.PackName)
+	}
+	slices.Sort(names)
+	listed := strings.Join(names, ", ")
+	if len(names) > maxListedPacks {
+		listed = strings.Join(names[:maxListedPacks], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
+	}
+	if listed == "" {
+		listed = "none"
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(cfg.Instructions)) {
+		if known[name] {
+			continue
+		}
+		out = append(out, cfg.Errorf("instructions."+name,
+			"no pack %q is served, so these instructions are shown nowhere until one is (packs: %s)", name, listed).Error())
+	}
+	return out
 }
 
 // ---- snippets ----

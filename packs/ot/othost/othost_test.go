@@ -1,10 +1,12 @@
 package othost_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -505,4 +507,50 @@ func TestSetup_SnippetErrorsLocatedInTheFile(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, "%q", tc.body)
 		require.NoError(t, w.Close(context.Background()))
 	}
+}
+
+// Instructions for a pack that is not served are shown nowhere, so a
+// misspelt pack name is logged as a warning naming file, line and key
+// (when the host says its packs are in, then at every reload); a served
+// pack, a configured server and the snippet pack are not.
+func TestSetup_InstructionsForAnUnservedPackWarned(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `snippets:
+  one: {body: 'add(a=1, b=1)'}
+servers:
+  kid: {url: "http://127.0.0.1:1/mcp"}
+instructions:
+  example: "Use add for sums."
+  snippet: "Snippets run several tools."
+  kid: "The child server."
+  exmaple: "A typo."
+`)
+	reg, host := newBare(t, dir)
+	var logs bytes.Buffer
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
+	require.NoError(t, host.Reload(t.Context()))
+	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnservedInstructions")
+	w.WarnUnservedInstructions()
+
+	out := logs.String()
+	assert.Equal(t, 1, strings.Count(out, "level=WARN"), out)
+	assert.Contains(t, out, `config.yaml:9: instructions.exmaple: no pack \"exmaple\" is served`)
+	assert.Contains(t, out, "packs: example, kid, ot, snippet")
+	for _, served := range []string{"instructions.example:", "instructions.snippet", "instructions.kid"} {
+		assert.NotContains(t, out, served)
+	}
+
+	// A reload checks by itself.
+	logs.Reset()
+	require.NoError(t, host.Reload(t.Context()))
+	assert.Equal(t, 1, strings.Count(logs.String(), "instructions.exmaple"), logs.String())
+
+	// Fixed: the next reload warns no more.
+	logs.Reset()
+	writeConfig(t, dir, "instructions: {example: \"Use add for sums.\"}\n")
+	require.NoError(t, host.Reload(t.Context()))
+	assert.Empty(t, logs.String())
 }
