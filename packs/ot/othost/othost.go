@@ -65,6 +65,8 @@ type Wiring struct {
 	log  *slog.Logger
 	now  func() time.Time
 
+	servers func() []ot.ServerStatus // Options.Servers; may be nil
+
 	rec       *stats.Recorder
 	queryTool string // the final name of ot.result, as a model calls it
 
@@ -123,7 +125,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	if opts.Host.Config() != nil {
 		return nil, errors.New("othost: Setup must run before the first Host.Reload (its hooks apply each configuration)")
 	}
-	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now, otherDBs: opts.Databases}
+	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now, otherDBs: opts.Databases, servers: opts.Servers}
 	if w.log == nil {
 		w.log = slog.Default()
 	}
@@ -665,8 +667,8 @@ func (w *Wiring) instructionsHook(_ context.Context, old, cfg *hostconfig.Config
 // WarnUnservedInstructions logs a warning, naming file, line and key, for
 // each instructions: entry of the configuration in force that names no
 // pack: ot.packs and ot.help show instructions only with their pack, so a
-// misspelt name would otherwise go unnoticed. A configured server counts
-// as a pack (it may still be connecting), and so does the snippet pack
+// misspelt name would otherwise go unnoticed. A configured server (servers:
+// or Options.Servers) counts as a pack (it may still be connecting), and so does the snippet pack
 // when snippets are configured; a catalogue bundle counts while it is
 // served. Nothing is refused: a pack may come later.
 //
@@ -679,21 +681,28 @@ func (w *Wiring) WarnUnservedInstructions() {
 }
 
 func (w *Wiring) warnUnservedInstructions(cfg *hostconfig.Config) {
-	for _, msg := range unknownInstructions(cfg, w.reg.Packs()) {
+	var servers []string
+	if w.servers != nil {
+		for _, st := range w.servers() {
+			servers = append(servers, st.Name)
+		}
+	}
+	for _, msg := range unknownInstructions(cfg, w.reg.Packs(), servers) {
 		w.log.Warn("configuration: instructions for a pack that is not served", "problem", msg)
 	}
 }
 
 // unknownInstructions returns a warning for each instructions: entry of cfg
-// that names neither one of packs nor a configured server, sorted by name.
-func unknownInstructions(cfg *hostconfig.Config, packs []*registry.Pack) []string {
+// that names neither one of packs nor a server (of cfg, or of servers: the
+// host's others), sorted by name.
+func unknownInstructions(cfg *hostconfig.Config, packs []*registry.Pack, servers []string) []string {
 	known := map[string]bool{}
 	var names []string
 	for _, p := range packs {
 		known[p.Name] = true
 		names = append(names, p.Name)
 	}
-	for n := range cfg.Servers {
+	for _, n := range slices.Concat(slices.Collect(maps.Keys(cfg.Servers)), servers) {
 		if !known[n] {
 			known[n] = true
 			names = append(names, n)

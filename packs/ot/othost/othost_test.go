@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/toolpack-go/toolpack/packs/example"
+	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
@@ -523,11 +524,13 @@ instructions:
   example: "Use add for sums."
   snippet: "Snippets run several tools."
   kid: "The child server."
+  far: "A server of the host's own (a -proxy file)."
   exmaple: "A typo."
 `)
 	reg, host := newBare(t, dir)
 	var logs bytes.Buffer
 	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
+		Servers: func() []ot.ServerStatus { return []ot.ServerStatus{{Name: "far"}} },
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
@@ -537,9 +540,9 @@ instructions:
 
 	out := logs.String()
 	assert.Equal(t, 1, strings.Count(out, "level=WARN"), out)
-	assert.Contains(t, out, `config.yaml:9: instructions.exmaple: no pack \"exmaple\" is served`)
-	assert.Contains(t, out, "packs: example, kid, ot, snippet")
-	for _, served := range []string{"instructions.example:", "instructions.snippet", "instructions.kid"} {
+	assert.Contains(t, out, `config.yaml:10: instructions.exmaple: no pack \"exmaple\" is served`)
+	assert.Contains(t, out, "packs: example, far, kid, ot, snippet")
+	for _, served := range []string{"instructions.example:", "instructions.snippet", "instructions.kid", "instructions.far"} {
 		assert.NotContains(t, out, served)
 	}
 
