@@ -149,7 +149,7 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 	for i, hk := range h.hooks {
 		st, err := hk.fn(ctx, old, cfg)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("hostconfig: %s: %w", hk.name, err))
+			errs = append(errs, hookError(err, "%s", hk.name))
 			continue
 		}
 		steps[i] = st
@@ -165,7 +165,7 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 			continue
 		}
 		if err := st.Apply(ctx); err != nil {
-			err = fmt.Errorf("hostconfig: applying %s: %w", h.hooks[i].name, err)
+			err = hookError(err, "applying %s", h.hooks[i].name)
 			return errors.Join(err, undo(ctx, h.hooks, steps[:i]))
 		}
 	}
@@ -175,6 +175,35 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 	}
 	h.cur.Store(cfg)
 	return nil
+}
+
+// hookError returns a hook's error as it is when it is made only of
+// problems that name their file (Config.Errorf): they say where and what,
+// as Load's do, and a prefix would stand before the file name. Any other
+// error is prefixed with the hook (what, formatted).
+func hookError(err error, what string, a ...any) error {
+	if located(err) {
+		return err
+	}
+	return fmt.Errorf("hostconfig: %s: %w", fmt.Sprintf(what, a...), err)
+}
+
+// located reports whether err is a *Problem naming its file, or joins only
+// such errors.
+func located(err error) bool {
+	switch e := err.(type) {
+	case *Problem:
+		return e.File != ""
+	case interface{ Unwrap() []error }:
+		errs := e.Unwrap()
+		for _, x := range errs {
+			if !located(x) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	return false
 }
 
 // undo calls the Undo of applied steps in reverse order.

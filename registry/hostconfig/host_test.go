@@ -220,8 +220,10 @@ func TestHost_HookPrepareErrorAppliesNothing(t *testing.T) {
 	err := h.Reload(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, []string{"first:ok"}, applied, "no step is applied when a hook refuses")
-	assert.Contains(t, err.Error(), "hostconfig: snippets: "+path+":2: snippets.s.body: line 1: the body says FAIL")
-	assert.Contains(t, err.Error(), "hostconfig: settings: "+path+":3: stats.dir: cannot create the directory", "every hook's problem is reported")
+	// Each problem reads as Load's do: file, line, key and message.
+	assert.Equal(t, path+":2: snippets.s.body: line 1: the body says FAIL\n"+
+		path+":3: stats.dir: cannot create the directory", err.Error(), "every hook's problem is reported")
+	assert.Len(t, hostconfig.Problems(err), 2)
 	assert.Equal(t, map[string]string{"plus": "add"}, reg.Aliases())
 	res, err := invoke(t, reg, "snippet.s", `{}`)
 	require.NoError(t, err)
