@@ -264,7 +264,17 @@ func extract(body []byte, contentType string, page *url.URL, rawHTML bool) (Fetc
 	if err != nil || res == nil {
 		return FetchOutput{}, errors.New("no readable text was found in the page")
 	}
-	clean := strings.TrimSpace(res.ContentText)
+	content := res.ContentNode
+	if utf8.RuneCountInString(res.ContentText) < trafilatura.DefaultConfig().MinExtractedSize {
+		// Below this size go-trafilatura falls back to its baseline, which
+		// runs the title and the body's text together; a page this short
+		// is read whole (its scripts, navigation, forms and footer left
+		// out). The tree parsed above has been through the extractor.
+		if content, err = html.Parse(strings.NewReader(text)); err != nil {
+			return FetchOutput{}, fmt.Errorf("the HTML does not parse: %v", err)
+		}
+	}
+	clean := strings.TrimSpace(pageText(content))
 	if clean == "" || !utf8.ValidString(clean) {
 		return FetchOutput{}, errors.New("no readable text was found in the page")
 	}

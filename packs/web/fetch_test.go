@@ -46,6 +46,16 @@ func newSite(t *testing.T) *site {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write(article)
 	})
+	mux.HandleFunc("/short/{n}", func(w http.ResponseWriter, r *http.Request) {
+		pages := map[string]string{
+			"hello": `<html><head><title>T</title></head><body><p>Hello world</p></body></html>`,
+			"install": `<html><head><title>Small</title><style>p{color:red}</style><script>var x = "hidden";</script></head>
+<body><nav><a href="/">Home</a> <a href="/docs">Docs</a></nav><h1>Install</h1><p>Run the <b>installer</b>.</p><p>Then restart.</p>
+<ul><li>one</li><li>two</li></ul><footer>Copyright</footer></body></html>`,
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(pages[r.PathValue("n")]))
+	})
 	mux.HandleFunc("/fr-meta", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write(fr)
@@ -191,6 +201,35 @@ func TestFetch_NewsArticle(t *testing.T) {
 
 	out = fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/article", "include_raw_html": true}))
 	assert.Contains(t, out.RawHTML, "<title>Harbour town rebuilds its lighthouse")
+}
+
+// clean_text keeps the page's blocks apart: every paragraph of the article
+// is a line of its own, whole.
+func TestFetch_CleanTextKeepsParagraphs(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/article"}))
+	lines := strings.Split(out.CleanText, "\n")
+	assert.Equal(t, "Harbour town rebuilds its lighthouse", lines[0], "the heading is a line")
+	assert.Contains(t, lines, "After a decade of fundraising, volunteers in Portwick have finished rebuilding the town's "+
+		"nineteenth-century lighthouse, which was badly damaged by a storm in 2015.")
+	assert.Contains(t, lines, "The lighthouse will open to visitors on summer weekends, with the keepers' cottage turned "+
+		"into a small museum of the town's fishing history.")
+	assert.GreaterOrEqual(t, len(lines), 7, "%q", out.CleanText)
+}
+
+// A short page is read whole, block by block: not its title run into its
+// text ("THello world", as the extractor's fallback for short pages
+// gives), nor its scripts, styles, navigation or footer.
+func TestFetch_ShortPageReadWhole(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/short/hello"}))
+	assert.Equal(t, "Hello world", out.CleanText)
+	assert.Equal(t, "T", deref(out.Title))
+	out = fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/short/install"}))
+	assert.Equal(t, "Install\nRun the installer.\nThen restart.\n- one\n- two", out.CleanText)
+	require.NoError(t, args.ValidateOutput(out))
 }
 
 // A windows-1252 page comes out right whether the charset is declared in

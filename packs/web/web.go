@@ -17,8 +17,14 @@
 // The page is decoded to UTF-8 from the charset its Content-Type header,
 // byte-order mark or <meta> declares (windows-1252, Shift_JIS, …), and the
 // article is extracted with go-trafilatura (with its readability and
-// DOM-distiller fallbacks). text/plain pages are returned as they are;
-// other content types are parse_failed.
+// DOM-distiller fallbacks). clean_text is the extracted article block by
+// block: a line per paragraph, heading, list item ("- ", nested ones
+// indented) and table row (cells joined with " | "), preformatted text with
+// its own lines, links and emphasis as their text. A page whose article is
+// under 250 characters is read whole instead (the extractor's fallback for
+// short pages runs the title into the text): its body, without scripts,
+// styles, navigation, forms, asides and footer. text/plain pages are
+// returned as they are; other content types are parse_failed.
 //
 // search.web is served when SearchConfig.BaseURL is set: it posts
 // {query, max_results} to {base}/v1/search/{search_tool} with the key as a
