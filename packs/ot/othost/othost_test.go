@@ -531,7 +531,7 @@ instructions:
 	var logs bytes.Buffer
 	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
 		Servers: func() []ot.ServerStatus { return []ot.ServerStatus{{Name: "far"}} },
-		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
 	require.NoError(t, host.Reload(t.Context()))
