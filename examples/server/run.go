@@ -291,6 +291,13 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	reg := registry.New(registry.Options{Prefix: cfg.prefix, Logger: log})
+	if p := reg.Prefix(); p != "" && !registry.ValidName(p) {
+		src := "flag -prefix"
+		if cfg.prefix == nil {
+			src = "$" + registry.EnvToolPrefix
+		}
+		return usageError("%s: %q is not a tool-name prefix; expected 1 to %d characters from [A-Za-z0-9_.-]", src, p, registry.MaxNameLen)
+	}
 	stopTelemetry, err := startTelemetry(ctx, reg, cfg.stdio, log)
 	if err != nil {
 		return err

@@ -43,6 +43,7 @@ func TestRun_FlagErrorsNameTheFlag(t *testing.T) {
 		"bad disclosure":           {[]string{"-disclosure", "lazy"}, `flag -disclosure: got "lazy"; expected full or progressive`},
 		"visible, not progressive": {[]string{"-visible-tools", "add"}, "flag -visible-tools: only with -disclosure progressive"},
 		"unknown visible tool":     {[]string{"-disclosure", "progressive", "-visible-tools", "nope", "-stdio"}, `flag -visible-tools: disclosure: Options.Visible[0]: the registry has no tool "nope"`},
+		"bad prefix":               {[]string{"-prefix", "a b", "-stdio"}, `flag -prefix: "a b" is not a tool-name prefix; expected 1 to 128 characters from [A-Za-z0-9_.-]`},
 	}
 	t.Setenv(envAuthToken, "")
 	for name, c := range cases {
@@ -125,6 +126,12 @@ func TestRun_PrefixFlagAndEnvironment(t *testing.T) {
 		t.Setenv("MCP_TOOL_PREFIX", "envp")
 		cs, _ := runStdio(t)
 		assert.Contains(t, toolNames(t, cs), "envp_get_problem")
+	})
+	t.Run("a bad MCP_TOOL_PREFIX is a usage error naming the variable", func(t *testing.T) {
+		t.Setenv("MCP_TOOL_PREFIX", "x/y")
+		err := run(context.Background(), []string{"-stdio"}, strings.NewReader(""), io.Discard, io.Discard)
+		require.ErrorIs(t, err, errUsage)
+		assert.Contains(t, err.Error(), `$MCP_TOOL_PREFIX: "x/y" is not a tool-name prefix`)
 	})
 	t.Run("an explicit empty -prefix wins over MCP_TOOL_PREFIX", func(t *testing.T) {
 		t.Setenv("MCP_TOOL_PREFIX", "envp")
