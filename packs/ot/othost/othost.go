@@ -667,10 +667,10 @@ func (w *Wiring) instructionsHook(_ context.Context, old, cfg *hostconfig.Config
 // WarnUnservedInstructions logs a warning, naming file, line and key, for
 // each instructions: entry of the configuration in force that names no
 // pack: ot.packs and ot.help show instructions only with their pack, so a
-// misspelt name would otherwise go unnoticed. A configured server (servers:
-// or Options.Servers) counts as a pack (it may still be connecting), and so does the snippet pack
-// when snippets are configured; a catalogue bundle counts while it is
-// served. Nothing is refused: a pack may come later.
+// misspelt name would otherwise go unnoticed. A configured server
+// (servers: or Options.Servers) counts as a pack, as it may still be
+// connecting, and so does the snippet pack when snippets are configured.
+// Nothing is refused: a pack may come later.
 //
 // Call it once, when every pack of the host is registered after the first
 // Host.Reload; every later reload checks by itself.
