@@ -11,7 +11,7 @@ import (
 // FuzzChunks: any transcript, any size: chunks fit and keep every
 // non-space character in order.
 func FuzzChunks(f *testing.F) {
-	for _, s := range []string{"Hello there. How are you?", "no punctuation at all just words", "Ünïcödé… sentences! here.\nNew line", "x", strings.Repeat("a", 100)} {
+	for _, s := range []string{"Hello there. How are you?", "no punctuation at all just words", "Ünïcödé… sentences! here.\nNew line", "x", strings.Repeat("a", 100), "今日は晴れです。明日は雨ですか？はい！"} {
 		f.Add(s, 10)
 	}
 	f.Fuzz(func(t *testing.T, text string, n int) {

@@ -284,19 +284,20 @@ func Chunks(text string, n int) []string {
 	return out
 }
 
-// sentences splits text after ., !, ? or … followed by white space, and
-// at line breaks; the pieces keep their separators.
+// sentences splits text after ., !, ?, … or । followed by white space,
+// after the full-width 。！？ of Chinese and Japanese (written without a
+// space after them), and at line breaks; the pieces keep their separators.
 func sentences(text string) []string {
 	var out []string
 	start := 0
 	for i, r := range text {
 		end := i + utf8.RuneLen(r)
-		if r == '\n' {
+		if r == '\n' || r == '。' || r == '！' || r == '？' {
 			out = append(out, text[start:end])
 			start = end
 			continue
 		}
-		if r == '.' || r == '!' || r == '?' || r == '…' {
+		if r == '.' || r == '!' || r == '?' || r == '…' || r == '।' {
 			if next, _ := utf8.DecodeRuneInString(text[end:]); end < len(text) && unicode.IsSpace(next) {
 				out = append(out, text[start:end])
 				start = end

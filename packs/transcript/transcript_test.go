@@ -230,7 +230,7 @@ func nonSpace(s string) string {
 // character of the text in order.
 func TestChunksProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		text := rapid.StringMatching(`([A-Za-zé ]{0,30}[.!?…]? ?\n?){0,20}`).Draw(t, "text")
+		text := rapid.StringMatching(`([A-Za-zé今日は ]{0,30}[.!?…。！？]? ?\n?){0,20}`).Draw(t, "text")
 		n := rapid.IntRange(1, 40).Draw(t, "n")
 		chunks := transcript.Chunks(text, n)
 		for _, c := range chunks {
@@ -239,6 +239,13 @@ func TestChunksProperty(t *testing.T) {
 		}
 		assert.Equal(t, nonSpace(text), nonSpace(strings.Join(chunks, "")))
 	})
+}
+
+// Chinese and Japanese sentences end at 。！？ with no space after them: a
+// transcript in them is split there, not in the middle of a sentence.
+func TestChunks_FullWidthSentenceEnds(t *testing.T) {
+	assert.Equal(t, []string{"今日は晴れです。", "明日は雨ですか？", "はい！"}, transcript.Chunks("今日は晴れです。明日は雨ですか？はい！", 9))
+	assert.Equal(t, []string{"मैं घर जा रहा हूँ।", "तुम कहाँ हो?"}, transcript.Chunks("मैं घर जा रहा हूँ। तुम कहाँ हो?", 18))
 }
 
 // A transcript is split at sentence ends into pieces that fit; a sentence
