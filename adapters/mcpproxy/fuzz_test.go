@@ -134,14 +134,21 @@ func checkConfigErrors(t *testing.T, err error) {
 	}
 }
 
-// configSecrets lists the values of c that are secrets.
+// configSecrets lists the values of c that are secrets: every header and
+// environment value but the plain settings and standard request headers
+// the redactor leaves alone (plainSetting, publicHeader), and the URL's
+// user information and query values.
 func configSecrets(c Config) []string {
 	var out []string
-	for _, v := range c.Headers {
-		out = append(out, v)
+	for k, v := range c.Headers {
+		if !publicHeader(k) && !plainSetting(v) {
+			out = append(out, v)
+		}
 	}
 	for _, v := range c.Env {
-		out = append(out, v)
+		if !plainSetting(v) {
+			out = append(out, v)
+		}
 	}
 	if u, err := url.Parse(c.URL); err == nil && c.URL != "" {
 		if u.User != nil {
