@@ -15,7 +15,7 @@ import (
 // catalogue tool of type "steps" takes them from the top-level properties
 // of its argument schema. params are the names a {{ placeholder }} may
 // use (names that are not identifiers, which no placeholder can spell, are
-// ignored; so are repeats). name labels the errors (`snippet "name": …`)
+// ignored; so are repeats). name labels the errors (`steps "name": …`)
 // and is not checked: a snippet parsed here is run with RunChecked, not
 // served as a tool by Pack.
 //
@@ -25,7 +25,7 @@ import (
 // ErrInvalid, joined. The snippet's Params are the identifier names of
 // params, each required and without description.
 func ParseBody(name, body string, params []string) (*Snippet, error) {
-	s := &Snippet{name: name, def: Definition{Body: body}, byName: map[string]*ParamInfo{}}
+	s := &Snippet{kind: KindSteps, name: name, def: Definition{Body: body}, byName: map[string]*ParamInfo{}}
 	known := map[string]bool{}
 	for _, pn := range params {
 		if !isIdent(pn) || known[pn] {
@@ -38,7 +38,7 @@ func ParseBody(name, body string, params []string) (*Snippet, error) {
 	for i := range s.params {
 		s.byName[s.params[i].Name] = &s.params[i]
 	}
-	p, errs := parseBody(name, body, known)
+	p, errs := parseBody(KindSteps, name, body, known)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -105,7 +105,7 @@ func (s *Snippet) RunChecked(ctx context.Context, inv Invoker, values map[string
 		return args.Failure[any](&args.ValidationError{Errors: fes}), nil
 	}
 	if inv == nil {
-		return result.Result[any]{}, fmt.Errorf("snippet %q: RunChecked needs an Invoker, got nil", s.name)
+		return result.Result[any]{}, fmt.Errorf("%s: RunChecked needs an Invoker, got nil", s.label())
 	}
 	return s.run(ctx, inv, vals)
 }

@@ -34,6 +34,9 @@ var ErrInvalid = errors.New("snippet: invalid definition")
 // positions in the body (Column counts characters, not bytes); both are 0
 // for a problem outside the body (a parameter, the name).
 type ParseError struct {
+	// Kind is what the body belongs to, as the error text names it:
+	// KindSnippet (also when empty) or KindSteps.
+	Kind string
 	// Snippet is the snippet's name.
 	Snippet string
 	// Line is the body line, or 0.
@@ -44,15 +47,33 @@ type ParseError struct {
 	Msg string
 }
 
-// Error returns `snippet "name": line L, column C: msg`.
+// Error returns `snippet "name": line L, column C: msg` (`steps "name": …`
+// for a steps tool's body).
 func (e *ParseError) Error() string {
+	label := label(e.Kind, e.Snippet)
 	switch {
 	case e.Line == 0:
-		return fmt.Sprintf("snippet %q: %s", e.Snippet, e.Msg)
+		return fmt.Sprintf("%s: %s", label, e.Msg)
 	case e.Column == 0:
-		return fmt.Sprintf("snippet %q: line %d: %s", e.Snippet, e.Line, e.Msg)
+		return fmt.Sprintf("%s: line %d: %s", label, e.Line, e.Msg)
 	}
-	return fmt.Sprintf("snippet %q: line %d, column %d: %s", e.Snippet, e.Line, e.Column, e.Msg)
+	return fmt.Sprintf("%s: line %d, column %d: %s", label, e.Line, e.Column, e.Msg)
+}
+
+// What a body belongs to, as errors name it.
+const (
+	// KindSnippet is a snippet's body (Parse).
+	KindSnippet = "snippet"
+	// KindSteps is the body of a catalogue tool of type steps (ParseBody).
+	KindSteps = "steps"
+)
+
+// label is `kind "name"`, the subject of an error text.
+func label(kind, name string) string {
+	if kind == "" {
+		kind = KindSnippet
+	}
+	return fmt.Sprintf("%s %q", kind, name)
 }
 
 // Unwrap returns ErrInvalid.
@@ -132,6 +153,7 @@ type subst struct {
 // parser reads a body. Syntax errors stop it (the first is reported);
 // meaning errors (unknown names, duplicates) are collected.
 type parser struct {
+	kind     string // KindSnippet or KindSteps, for the errors
 	name     string
 	src      string
 	pos      int
@@ -147,8 +169,8 @@ type parser struct {
 // syntaxError stops the parser; it carries the ParseError.
 type syntaxError struct{ err *ParseError }
 
-func parseBody(name, src string, params map[string]bool) (*parser, []error) {
-	p := &parser{name: name, src: src, params: params, assigned: map[string]int{}, used: map[string]bool{}}
+func parseBody(kind, name, src string, params map[string]bool) (*parser, []error) {
+	p := &parser{kind: kind, name: name, src: src, params: params, assigned: map[string]int{}, used: map[string]bool{}}
 	if len(src) > MaxBodyBytes {
 		return nil, []error{&ParseError{Snippet: name, Msg: fmt.Sprintf("body is %d bytes; at most %d are accepted", len(src), MaxBodyBytes)}}
 	}
@@ -208,7 +230,7 @@ func (p *parser) fail(off int, format string, a ...any) {
 		off = len(strings.TrimRight(p.src, " \t\r\n"))
 	}
 	line, col := p.position(off)
-	panic(syntaxError{&ParseError{Snippet: p.name, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)}})
+	panic(syntaxError{&ParseError{Kind: p.kind, Snippet: p.name, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)}})
 }
 
 // problem records a meaning error at off and goes on. Past MaxErrors it
@@ -219,7 +241,7 @@ func (p *parser) problem(off int, format string, a ...any) {
 		return
 	}
 	line, col := p.position(off)
-	p.errs = append(p.errs, &ParseError{Snippet: p.name, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)})
+	p.errs = append(p.errs, &ParseError{Kind: p.kind, Snippet: p.name, Line: line, Column: col, Msg: fmt.Sprintf(format, a...)})
 }
 
 func (p *parser) peek() byte {

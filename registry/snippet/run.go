@@ -108,18 +108,21 @@ func (s *Snippet) Run(ctx context.Context, inv Invoker, values map[string]any) (
 func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (result.Result[any], error) {
 	depth, _ := ctx.Value(nestingKey{}).(int)
 	if depth >= MaxNesting {
-		return result.Failuref[any](ErrorType, "snippet %q: snippets run each other more than %d deep; does a snippet call itself?", s.name, MaxNesting), nil
+		if s.kind == KindSteps {
+			return result.Failuref[any](ErrorType, "%s: steps tools and snippets run each other more than %d deep; does a tool call itself?", s.label(), MaxNesting), nil
+		}
+		return result.Failuref[any](ErrorType, "%s: snippets run each other more than %d deep; does a snippet call itself?", s.label(), MaxNesting), nil
 	}
 	ctx = context.WithValue(ctx, nestingKey{}, depth+1)
 	env := map[string]any{}
 	var last result.Result[any]
 	for _, st := range s.prog.steps {
 		if err := ctx.Err(); err != nil {
-			return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: %s not called: %w", s.name, st.line, st.tool, err)
+			return result.Result[any]{}, fmt.Errorf("%s: line %d: %s not called: %w", s.label(), st.line, st.tool, err)
 		}
 		raw, rerr := st.arguments(vals, env)
 		if rerr != nil {
-			return result.Failuref[any](ErrorType, "snippet %q: line %d: %s: %s", s.name, st.line, st.tool, rerr), nil
+			return result.Failuref[any](ErrorType, "%s: line %d: %s: %s", s.label(), st.line, st.tool, rerr), nil
 		}
 		name := st.tool
 		if tn, ok := inv.(targetNamer); ok {
@@ -127,19 +130,19 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		}
 		res, err := inv.Invoke(ctx, name, raw)
 		if errors.Is(err, registry.ErrUnknownTool) && ctx.Err() == nil && !known(inv, name) {
-			return result.Failuref[any](result.Unavailable, "snippet %q: line %d: %s: no such tool is served now (%v)%s", s.name, st.line, st.tool, err, snippetHint(inv, st.tool)), nil
+			return result.Failuref[any](result.Unavailable, "%s: line %d: %s: no such tool is served now (%v)%s", s.label(), st.line, st.tool, err, snippetHint(inv, st.tool)), nil
 		}
 		if err != nil {
-			return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: %s: %w", s.name, st.line, st.tool, err)
+			return result.Result[any]{}, fmt.Errorf("%s: line %d: %s: %w", s.label(), st.line, st.tool, err)
 		}
 		if !res.Success {
-			res.Error = fmt.Sprintf("snippet %q: line %d: %s failed: %s", s.name, st.line, st.tool, res.Error)
+			res.Error = fmt.Sprintf("%s: line %d: %s failed: %s", s.label(), st.line, st.tool, res.Error)
 			return res, nil
 		}
 		if st.assign != "" && s.used[st.assign] {
 			v, err := normalize(res.Value)
 			if err != nil {
-				return result.Result[any]{}, fmt.Errorf("snippet %q: line %d: the value of %s cannot be read as JSON: %w", s.name, st.line, st.tool, err)
+				return result.Result[any]{}, fmt.Errorf("%s: line %d: the value of %s cannot be read as JSON: %w", s.label(), st.line, st.tool, err)
 			}
 			env[st.assign] = v
 		}

@@ -82,6 +82,7 @@ type ParamInfo struct {
 // Snippet is a parsed definition, ready to expand, run or serve as a tool.
 // It is immutable and safe for concurrent use.
 type Snippet struct {
+	kind   string // KindSnippet or KindSteps, for the errors
 	name   string
 	def    Definition
 	params []ParamInfo // required first, then optional, each by name
@@ -100,10 +101,10 @@ type Snippet struct {
 // on an earlier line, a name assigned twice, an argument given twice, or
 // a cap exceeded (MaxBodyBytes, MaxLines, MaxCalls, MaxDepth, MaxParams).
 func Parse(name string, d Definition) (*Snippet, error) {
-	s := &Snippet{name: name, def: d, byName: map[string]*ParamInfo{}}
+	s := &Snippet{kind: KindSnippet, name: name, def: d, byName: map[string]*ParamInfo{}}
 	var errs []error
 	bad := func(format string, a ...any) {
-		errs = append(errs, &ParseError{Snippet: name, Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &ParseError{Kind: KindSnippet, Snippet: name, Msg: fmt.Sprintf(format, a...)})
 	}
 	if name == "" || !registry.ValidName(ToolPrefix+name) {
 		bad("the name must be 1 to %d characters from [A-Za-z0-9_.-]", registry.MaxNameLen-len(ToolPrefix))
@@ -142,7 +143,7 @@ func Parse(name string, d Definition) (*Snippet, error) {
 	for i := range s.params {
 		s.byName[s.params[i].Name] = &s.params[i]
 	}
-	p, perrs := parseBody(name, d.Body, known)
+	p, perrs := parseBody(KindSnippet, name, d.Body, known)
 	errs = append(errs, perrs...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -226,6 +227,10 @@ func decodeJSON(b []byte) (any, error) {
 
 // Name returns the snippet's name.
 func (s *Snippet) Name() string { return s.name }
+
+// label is `snippet "name"` (`steps "name"` for a steps tool's body), the
+// subject of the errors.
+func (s *Snippet) label() string { return label(s.kind, s.name) }
 
 // Description returns the definition's description.
 func (s *Snippet) Description() string { return s.def.Description }
@@ -402,7 +407,7 @@ func article(typ string) string {
 func (s *Snippet) Expand(values map[string]any) (string, error) {
 	vals, ve := s.values(values)
 	if ve != nil {
-		return "", fmt.Errorf("snippet %q: %w", s.name, ve)
+		return "", fmt.Errorf("%s: %w", s.label(), ve)
 	}
 	var b strings.Builder
 	last := 0

@@ -168,7 +168,7 @@ func (s *Snippet) Tool(inv Invoker) *registry.Tool {
 		Handler: func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
 			vals, ok := c.Args.(map[string]any)
 			if !ok {
-				return result.Result[any]{}, fmt.Errorf("snippet %q: arguments are %T; expected the map DecodeArguments returns (was Call.Args replaced by a middleware?)", s.name, c.Args)
+				return result.Result[any]{}, fmt.Errorf("%s: arguments are %T; expected the map DecodeArguments returns (was Call.Args replaced by a middleware?)", s.label(), c.Args)
 			}
 			return s.run(ctx, inv, vals)
 		},

@@ -71,7 +71,7 @@ func TestInvoke_FailureMidSequenceStops(t *testing.T) {
 	require.False(t, res.Success)
 	assert.Equal(t, result.NotFound, res.ErrorType)
 	assert.Equal(t, map[string]any{"lat": 0}, res.ErrorData)
-	assert.Equal(t, `snippet "weather@1": line 2: weather.now failed: no station near 0,0`, res.Error)
+	assert.Equal(t, `steps "weather@1": line 2: weather.now failed: no station near 0,0`, res.Error)
 	assert.Len(t, h.recorded(), 2, "fmt.temp never ran")
 }
 
@@ -85,7 +85,7 @@ func TestInvoke_StepCallingAMissingToolNamesTheLine(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.Success)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
-	assert.Contains(t, res.Error, `snippet "s@1": line 2: missing.tool: no such tool is served now`)
+	assert.Contains(t, res.Error, `steps "s@1": line 2: missing.tool: no such tool is served now`)
 }
 
 // A reference the earlier result cannot satisfy is a snippet_error naming
@@ -114,7 +114,7 @@ func TestInvoke_NestingBound(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.Success)
 	assert.Equal(t, snippet.ErrorType, res.ErrorType)
-	assert.Contains(t, res.Error, fmt.Sprintf("more than %d deep", snippet.MaxNesting))
+	assert.Contains(t, res.Error, fmt.Sprintf(`steps "self@1": steps tools and snippets run each other more than %d deep; does a tool call itself?`, snippet.MaxNesting))
 	assert.Len(t, h.recorded(), snippet.MaxNesting, "one count() per level that ran")
 }
 

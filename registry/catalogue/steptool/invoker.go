@@ -134,7 +134,7 @@ func New(opts Options) (*Invoker, error) {
 //     failed Result of type validation_error; no step runs.
 //   - A step that fails stops the sequence: the Result is the step's
 //     failure (its error type and data kept) with the error text
-//     `snippet "slug@version": line N: tool failed: …`.
+//     `steps "slug@version": line N: tool failed: …`.
 //   - A reference an earlier result cannot satisfy, or steps tools and
 //     snippets calling each other more than snippet.MaxNesting deep (a
 //     tool calling itself), is a failure of type snippet.ErrorType.
