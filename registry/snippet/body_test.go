@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,9 +51,17 @@ func TestParseBody_ErrorsNameLineAndColumn(t *testing.T) {
 	assert.Contains(t, pes[0].Msg, "parameters: city")
 	assert.Equal(t, 2, pes[1].Line)
 	assert.Contains(t, pes[1].Msg, `"nope" is not assigned`)
+	for _, pe := range pes {
+		assert.Equal(t, snippet.KindSteps, pe.Kind)
+		assert.True(t, strings.HasPrefix(pe.Error(), `steps "t": line `), pe.Error())
+	}
 
-	_, err = snippet.ParseBody("t", "", nil)
-	require.ErrorIs(t, err, snippet.ErrInvalid, "an empty body has no call")
+	// Problems of the body as a whole name a steps tool too.
+	for _, body := range []string{"", strings.Repeat("a()\n", snippet.MaxLines+1), "a(x=\"\xff\")"} {
+		_, err = snippet.ParseBody("t", body, nil)
+		require.ErrorIs(t, err, snippet.ErrInvalid)
+		assert.True(t, strings.HasPrefix(err.Error(), `steps "t": `), err.Error())
+	}
 }
 
 // RunChecked runs without the parameter check: values of any JSON type,

@@ -172,14 +172,14 @@ type syntaxError struct{ err *ParseError }
 func parseBody(kind, name, src string, params map[string]bool) (*parser, []error) {
 	p := &parser{kind: kind, name: name, src: src, params: params, assigned: map[string]int{}, used: map[string]bool{}}
 	if len(src) > MaxBodyBytes {
-		return nil, []error{&ParseError{Snippet: name, Msg: fmt.Sprintf("body is %d bytes; at most %d are accepted", len(src), MaxBodyBytes)}}
+		return nil, []error{&ParseError{Kind: kind, Snippet: name, Msg: fmt.Sprintf("body is %d bytes; at most %d are accepted", len(src), MaxBodyBytes)}}
 	}
 	if !utf8.ValidString(src) {
 		line, col := p.position(invalidUTF8At(src))
-		return nil, []error{&ParseError{Snippet: name, Line: line, Column: col, Msg: "body is not valid UTF-8"}}
+		return nil, []error{&ParseError{Kind: kind, Snippet: name, Line: line, Column: col, Msg: "body is not valid UTF-8"}}
 	}
 	if n := strings.Count(src, "\n") + 1; n > MaxLines {
-		return nil, []error{&ParseError{Snippet: name, Msg: fmt.Sprintf("body has %d lines; at most %d are accepted", n, MaxLines)}}
+		return nil, []error{&ParseError{Kind: kind, Snippet: name, Msg: fmt.Sprintf("body has %d lines; at most %d are accepted", n, MaxLines)}}
 	}
 	func() {
 		defer func() {
@@ -194,10 +194,10 @@ func parseBody(kind, name, src string, params map[string]bool) (*parser, []error
 		p.parseProgram()
 	}()
 	if len(p.errs) == 0 && len(p.prog.steps) == 0 {
-		p.errs = append(p.errs, &ParseError{Snippet: name, Msg: "body has no tool call; expected lines like `r = tool(arg=1)`"})
+		p.errs = append(p.errs, &ParseError{Kind: kind, Snippet: name, Msg: "body has no tool call; expected lines like `r = tool(arg=1)`"})
 	}
 	if p.more {
-		p.errs = append(p.errs, &ParseError{Snippet: name, Msg: fmt.Sprintf("more problems were found; only the first %d are reported", MaxErrors)})
+		p.errs = append(p.errs, &ParseError{Kind: kind, Snippet: name, Msg: fmt.Sprintf("more problems were found; only the first %d are reported", MaxErrors)})
 	}
 	return p, p.errs
 }
