@@ -114,10 +114,10 @@ func newRedactor(c Config) *redactor {
 // plainSetting reports whether an environment or header value is a
 // setting that no credential is: a boolean word (true, off, …), a log
 // level (debug, error, …), or a whole number of fewer than minSplitLen
-// digits (a port, a count). A server is often started with such values (DEBUG=true,
-// LOG_LEVEL=error, PORT=8080), and redacting them would garble every
-// result and message that merely holds the word: "the result is
-// [REDACTED] or false".
+// digits (a port, a count). A server is often started with such values
+// (DEBUG=true, LOG_LEVEL=error, PORT=8080), and redacting them would
+// garble every result and message that merely holds the word: "the result
+// is [REDACTED] or false".
 func plainSetting(v string) bool {
 	switch strings.ToLower(v) {
 	case "true", "false", "yes", "no", "on", "off", "enabled", "disabled", "none", "null",

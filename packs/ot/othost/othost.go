@@ -697,22 +697,19 @@ func (w *Wiring) warnUnservedInstructions(cfg *hostconfig.Config) {
 // host's others), sorted by name.
 func unknownInstructions(cfg *hostconfig.Config, packs []*registry.Pack, servers []string) []string {
 	known := map[string]bool{}
-	var names []string
 	for _, p := range packs {
 		known[p.Name] = true
-		names = append(names, p.Name)
 	}
-	for _, n := range slices.Concat(slices.Collect(maps.Keys(cfg.Servers)), servers) {
-		if !known[n] {
-			known[n] = true
-			names = append(names, n)
-		}
+	for n := range cfg.Servers {
+		known[n] = true
 	}
-	if len(cfg.Snippets) > 0 && !known[snippet.PackName] {
+	for _, n := range servers {
+		known[n] = true
+	}
+	if len(cfg.Snippets) > 0 {
 		known[snippet.PackName] = true
-		names = append(names, snippet.PackName)
 	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(known))
 	listed := strings.Join(names, ", ")
 	if len(names) > maxListedPacks {
 		listed = strings.Join(names[:maxListedPacks], ", ") + fmt.Sprintf(", … (%d in all)", len(names))
