@@ -24,6 +24,10 @@ import (
 	"github.com/toolpack-go/toolpack/result"
 )
 
+// minArticleRunes is the extractor's own threshold: below it go-trafilatura
+// falls back to its baseline extraction.
+var minArticleRunes = trafilatura.DefaultConfig().MinExtractedSize
+
 // FetchConfig configures web.fetch (host configuration key web_fetch:).
 // Zero fields take the defaults.
 type FetchConfig struct {
@@ -265,7 +269,7 @@ func extract(body []byte, contentType string, page *url.URL, rawHTML bool) (Fetc
 		return FetchOutput{}, errors.New("no readable text was found in the page")
 	}
 	content := res.ContentNode
-	if utf8.RuneCountInString(res.ContentText) < trafilatura.DefaultConfig().MinExtractedSize {
+	if utf8.RuneCountInString(res.ContentText) < minArticleRunes {
 		// Below this size go-trafilatura falls back to its baseline, which
 		// runs the title and the body's text together; a page this short
 		// is read whole (its scripts, navigation, forms and footer left
