@@ -66,3 +66,15 @@ func (r *recorder) reset() {
 func newRegistry() *registry.Registry {
 	return registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
 }
+
+// withAdd registers add(a, b int) on reg.
+func withAdd(t require.TestingT, reg *registry.Registry) *registry.Registry {
+	type addArgs struct {
+		A int `json:"a" validate:"required"`
+		B int `json:"b" validate:"required"`
+	}
+	require.NoError(t, registry.AddFunc(reg, "add", func(ctx context.Context, a addArgs) (result.Result[int], error) {
+		return result.Ok(a.A + a.B), nil
+	}, registry.ToolOptions{}))
+	return reg
+}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry"
@@ -67,10 +69,64 @@ const ErrorType result.ErrorType = "snippet_error"
 
 // MaxNesting bounds snippets running snippets (a snippet whose body calls
 // snippet.x runs x inside itself); deeper calls fail with ErrorType, so a
-// snippet calling itself ends instead of recursing forever.
+// snippet calling itself ends instead of recursing forever. The failure
+// is named once, by the outermost snippet's line, and lists the chain up
+// to the first snippet met again:
+//
+//	snippet "loop": line 1: snippet.loop failed: snippets run each other more
+//	than 8 deep (snippet "loop" line 1 → snippet "loop" again); does a
+//	snippet call itself?
 const MaxNesting = 8
 
 type nestingKey struct{}
+
+// nesting is one running snippet in a chain of snippets running each
+// other, kept in the context: the bound is counted on it, and when it is
+// reached the chain tells the caller which snippets and lines led there.
+type nesting struct {
+	parent *nesting
+	depth  int    // 1 for the outermost snippet
+	label  string // snippet "name" or steps "slug@version"
+	line   int    // the line of the step running now
+	// tripped holds the bound's failure text once a snippet of this chain
+	// has reached it (shared by the whole chain): the levels between pass
+	// that failure up as it is, and only the outermost names its own line.
+	tripped *atomic.Pointer[string]
+}
+
+// nestingFailure is the failure text for s refused at the bound under
+// the chain ending in n: the labels and lines from the outermost, up to
+// the first snippet met again (a cycle), or all of them.
+func (s *Snippet) nestingFailure(n *nesting) string {
+	var chain []*nesting
+	for f := n; f != nil; f = f.parent {
+		chain = append(chain, f)
+	}
+	slices.Reverse(chain)
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range chain {
+		if seen[f.label] {
+			fmt.Fprintf(&b, "%s again", f.label)
+			return s.nestingText(b.String())
+		}
+		seen[f.label] = true
+		fmt.Fprintf(&b, "%s line %d → ", f.label, f.line)
+	}
+	if seen[s.label()] {
+		fmt.Fprintf(&b, "%s again", s.label())
+	} else {
+		b.WriteString(s.label())
+	}
+	return s.nestingText(b.String())
+}
+
+func (s *Snippet) nestingText(chain string) string {
+	if s.kind == KindSteps {
+		return fmt.Sprintf("steps tools and snippets run each other more than %d deep (%s); does a tool call itself?", MaxNesting, chain)
+	}
+	return fmt.Sprintf("snippets run each other more than %d deep (%s); does a snippet call itself?", MaxNesting, chain)
+}
 
 // Run runs the body: each call in order through inv.Invoke with its
 // arguments as a JSON object, with placeholders replaced by values (or
@@ -106,14 +162,19 @@ func (s *Snippet) Run(ctx context.Context, inv Invoker, values map[string]any) (
 
 // run runs with checked values.
 func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (result.Result[any], error) {
-	depth, _ := ctx.Value(nestingKey{}).(int)
-	if depth >= MaxNesting {
-		if s.kind == KindSteps {
-			return result.Failuref[any](ErrorType, "%s: steps tools and snippets run each other more than %d deep; does a tool call itself?", s.label(), MaxNesting), nil
-		}
-		return result.Failuref[any](ErrorType, "%s: snippets run each other more than %d deep; does a snippet call itself?", s.label(), MaxNesting), nil
+	outer, _ := ctx.Value(nestingKey{}).(*nesting)
+	if outer != nil && outer.depth >= MaxNesting {
+		msg := s.nestingFailure(outer)
+		outer.tripped.Store(&msg)
+		return result.Failure[any](msg, ErrorType), nil
 	}
-	ctx = context.WithValue(ctx, nestingKey{}, depth+1)
+	me := &nesting{parent: outer, depth: 1, label: s.label()}
+	if outer != nil {
+		me.depth, me.tripped = outer.depth+1, outer.tripped
+	} else {
+		me.tripped = new(atomic.Pointer[string])
+	}
+	ctx = context.WithValue(ctx, nestingKey{}, me)
 	env := map[string]any{}
 	var last result.Result[any]
 	for _, st := range s.prog.steps {
@@ -125,6 +186,7 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			return result.Failuref[any](ErrorType, "%s: line %d: %s: %s", s.label(), st.line, st.tool, rerr), nil
 		}
 		name := st.tool
+		me.line = st.line
 		if tn, ok := inv.(targetNamer); ok {
 			name = tn.TargetName(name)
 		}
@@ -136,6 +198,9 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			return result.Result[any]{}, fmt.Errorf("%s: line %d: %s: %w", s.label(), st.line, st.tool, err)
 		}
 		if !res.Success {
+			if t := me.tripped.Load(); outer != nil && t != nil && res.Error == *t {
+				return res, nil // the bound's failure, named once by the outermost snippet
+			}
 			res.Error = fmt.Sprintf("%s: line %d: %s failed: %s", s.label(), st.line, st.tool, res.Error)
 			return res, nil
 		}

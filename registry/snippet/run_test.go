@@ -125,14 +125,7 @@ func TestRun_StepDomainFailure(t *testing.T) {
 // A step's invalid arguments are the registry's validation_error, passed
 // on with the line.
 func TestRun_StepValidationFailure(t *testing.T) {
-	reg := newRegistry()
-	type addArgs struct {
-		A int `json:"a" validate:"required"`
-		B int `json:"b" validate:"required"`
-	}
-	require.NoError(t, registry.AddFunc(reg, "add", func(ctx context.Context, a addArgs) (result.Result[int], error) {
-		return result.Ok(a.A + a.B), nil
-	}, registry.ToolOptions{}))
+	reg := withAdd(t, newRegistry())
 	s, err := snippet.Parse("bad_args", snippet.Definition{Body: `add(a="x", b=1)`})
 	require.NoError(t, err)
 	res, err := s.Run(context.Background(), reg, nil)
@@ -284,7 +277,8 @@ func TestRun_InvalidValues(t *testing.T) {
 }
 
 // A snippet that runs itself stops after MaxNesting levels with ErrorType
-// instead of recursing forever.
+// instead of recursing forever, and the failure says so once, naming the
+// line that calls it again (not once per level).
 func TestRun_NestingBounded(t *testing.T) {
 	reg := newRegistry()
 	p, err := snippet.Pack(map[string]snippet.Definition{"loop": {Body: "snippet.loop()"}}, reg)
@@ -294,17 +288,69 @@ func TestRun_NestingBounded(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.Success)
 	assert.Equal(t, snippet.ErrorType, res.ErrorType)
-	assert.Contains(t, res.Error, `snippets run each other more than 8 deep`)
-	assert.Equal(t, 8, countPrefix(res.Error, `snippet "loop": line 1: snippet.loop failed: `), "each level names its line")
+	assert.Equal(t, `snippet "loop": line 1: snippet.loop failed: snippets run each other more than 8 deep `+
+		`(snippet "loop" line 1 → snippet "loop" again); does a snippet call itself?`, res.Error)
 }
 
-func countPrefix(s, p string) int {
-	n := 0
-	for len(s) >= len(p) && s[:len(p)] == p {
-		n++
-		s = s[len(p):]
+// The nesting failure shows the chain from the outermost snippet up to the
+// first one met again, so a cycle through several snippets is found from
+// the message; a chain deeper than the bound without a cycle is listed
+// whole.
+func TestRun_NestingFailureNamesTheChain(t *testing.T) {
+	reg := withAdd(t, newRegistry())
+	defs := map[string]snippet.Definition{
+		"top": {Body: "add(a=1, b=2)\nsnippet.a()"},
+		"a":   {Body: "snippet.b()"},
+		"b":   {Body: "add(a=1, b=2)\nadd(a=1, b=2)\nsnippet.a()"},
 	}
-	return n
+	for i := 1; i <= 9; i++ {
+		body := fmt.Sprintf("snippet.d%d()", i+1)
+		if i == 9 {
+			body = "add(a=1, b=2)"
+		}
+		defs[fmt.Sprintf("d%d", i)] = snippet.Definition{Body: body}
+	}
+	p, err := snippet.Pack(defs, reg)
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+
+	res, err := reg.Invoke(context.Background(), "snippet.top", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, snippet.ErrorType, res.ErrorType)
+	assert.Equal(t, `snippet "top": line 2: snippet.a failed: snippets run each other more than 8 deep `+
+		`(snippet "top" line 2 → snippet "a" line 1 → snippet "b" line 3 → snippet "a" again); does a snippet call itself?`, res.Error)
+
+	res, err = reg.Invoke(context.Background(), "snippet.d1", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	var chain []string
+	for i := 1; i <= 8; i++ {
+		chain = append(chain, fmt.Sprintf(`snippet "d%d" line 1`, i))
+	}
+	assert.Equal(t, `snippet "d1": line 1: snippet.d2 failed: snippets run each other more than 8 deep (`+
+		strings.Join(chain, " → ")+` → snippet "d9"); does a snippet call itself?`, res.Error)
+
+	// Eight deep is allowed: d2 … d9 run.
+	res, err = reg.Invoke(context.Background(), "snippet.d2", nil)
+	require.NoError(t, err)
+	assert.True(t, res.Success, res.Error)
+}
+
+// A nested step's ordinary failure is still named by every level: only
+// the bound's failure passes up unchanged.
+func TestRun_NestedOrdinaryFailureNamedAtEveryLevel(t *testing.T) {
+	reg := withAdd(t, newRegistry())
+	p, err := snippet.Pack(map[string]snippet.Definition{
+		"outer": {Body: "snippet.inner()"},
+		"inner": {Body: "add(a=\"x\", b=1)"},
+	}, reg)
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	res, err := reg.Invoke(context.Background(), "snippet.outer", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.True(t, strings.HasPrefix(res.Error, `snippet "outer": line 1: snippet.inner failed: snippet "inner": line 1: add failed: `), res.Error)
 }
 
 // Run works with any Invoker, not only a registry.

@@ -114,7 +114,8 @@ func TestInvoke_NestingBound(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.Success)
 	assert.Equal(t, snippet.ErrorType, res.ErrorType)
-	assert.Contains(t, res.Error, fmt.Sprintf(`steps "self@1": steps tools and snippets run each other more than %d deep; does a tool call itself?`, snippet.MaxNesting))
+	assert.Equal(t, fmt.Sprintf(`steps "self@1": line 2: steps.self failed: steps tools and snippets run each other more than %d deep `+
+		`(steps "self@1" line 2 → steps "self@1" again); does a tool call itself?`, snippet.MaxNesting), res.Error)
 	assert.Len(t, h.recorded(), snippet.MaxNesting, "one count() per level that ran")
 }
 
