@@ -10,7 +10,10 @@
 //	defer rec.Close(ctx)
 //
 // A flush is one COPY inside one transaction: a batch is stored whole or
-// not at all, and a writer killed mid-batch leaves nothing of it. A
+// not at all, and a writer killed mid-batch leaves nothing of it. A batch
+// whose connection was lost before its COMMIT was sent (the server
+// terminated it) is written once more on a new connection; one lost
+// during the COMMIT is not, as it may be stored. A
 // summary is folded by the database (Sink.Aggregate, a stats.Aggregator)
 // in one read-only snapshot: whatever the number of calls in the period,
 // a row per tool, error type and timeline unit comes back, and the
@@ -37,7 +40,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolpack-go/toolpack/internal/pgpool"
@@ -116,7 +118,11 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 			return fmt.Errorf("pgstats: record %d: expected a time, a tool and no negative duration or size", i)
 		}
 	}
-	copyAll := func() error {
+	// COPY inside a transaction: a connection lost before COMMIT was sent
+	// (the server terminating it, a write failing mid-COPY) rolled it
+	// back, so it runs once more on a new connection; one lost during
+	// COMMIT is not retried, as the records may be stored.
+	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		i := 0
 		src := pgx.CopyFromFunc(func() ([]any, error) {
 			if i == len(recs) {
@@ -129,34 +135,13 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 			return []any{us, int32(t.Sub(us)), text(r.Tool), text(r.Pack), int64(r.Duration), r.Success,
 				text(r.ErrorType), r.BytesIn, r.BytesOut}, nil
 		})
-		// CopyFrom outside a transaction is already one statement, all or
-		// nothing.
-		_, err := s.pool.CopyFrom(ctx, pgx.Identifier{"stats_calls"}, columns, src)
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"stats_calls"}, columns, src)
 		return err
-	}
-	err := copyAll()
-	if notStored(ctx, err) {
-		s.pool.Reset()
-		err = copyAll()
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), pgpool.Classify(ctx, err, stats.ErrUnavailable))
 	}
 	return nil
-}
-
-// notStored reports whether a COPY that failed with err certainly stored
-// nothing and lost its connection, so that it can run again on a new one
-// without writing its records twice: pgconn says nothing was sent, or the
-// server ended the connection (SQLSTATE 57P01–57P03, class 08), which
-// aborts an unfinished COPY. A network error after the data was sent is
-// not retried: the COPY may have committed.
-func notStored(ctx context.Context, err error) bool {
-	if !pgpool.ConnectionLost(ctx, err) {
-		return false
-	}
-	var pe *pgconn.PgError
-	return pgconn.SafeToRetry(err) || errors.As(err, &pe)
 }
 
 // Ping reports whether the database answers now: nil, or an error that is
