@@ -62,7 +62,8 @@ type serverCatalogue struct {
 }
 
 // swapInvoker is the http-tool runner of the configuration in force: a
-// reload that changes catalogue.allowed_hosts, allow_private or secrets
+// reload that changes catalogue.allowed_hosts, allow_private, allow_addrs
+// or secrets
 // replaces it; calls already running finish on the old one.
 type swapInvoker struct {
 	cur atomic.Pointer[httptool.Invoker]
@@ -74,7 +75,7 @@ func (s *swapInvoker) Invoke(ctx context.Context, tool catalogue.Tool, args json
 
 func newHTTPInvoker(c hostconfig.Catalogue, log *slog.Logger) (*httptool.Invoker, error) {
 	return httptool.New(httptool.Options{AllowedHosts: slices.Clone(c.AllowedHosts), AllowPrivate: c.AllowPrivate,
-		Secrets: c.Secrets, Logger: log})
+		AllowAddrs: slices.Clone(c.AllowAddrs), Secrets: c.Secrets, Logger: log})
 }
 
 // catalogueHook applies the catalogue settings of each configuration:
@@ -115,7 +116,8 @@ func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 // sameHTTPSettings reports whether two configurations give http tools
 // the same destinations and secrets.
 func sameHTTPSettings(a, b hostconfig.Catalogue) bool {
-	return slices.Equal(a.AllowedHosts, b.AllowedHosts) && a.AllowPrivate == b.AllowPrivate && maps.Equal(a.Secrets, b.Secrets)
+	return slices.Equal(a.AllowedHosts, b.AllowedHosts) && a.AllowPrivate == b.AllowPrivate &&
+		slices.Equal(a.AllowAddrs, b.AllowAddrs) && maps.Equal(a.Secrets, b.Secrets)
 }
 
 // startCatalogue opens the catalogue of conf, the configuration in force,

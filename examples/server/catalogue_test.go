@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -261,4 +262,13 @@ func TestCatalogueHook_ReplacesTheRunnerOnlyWhenSettingsChange(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, step.Apply(ctx))
 	assert.NotSame(t, first, sc.cur.Load(), "a new secret replaces it")
+
+	second := sc.cur.Load()
+	opened := hostconfig.Default(t.TempDir())
+	opened.Catalogue.Secrets = map[string]string{"K": "w"}
+	opened.Catalogue.AllowAddrs = []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}
+	step, err = hook(ctx, changed, opened)
+	require.NoError(t, err)
+	require.NoError(t, step.Apply(ctx))
+	assert.NotSame(t, second, sc.cur.Load(), "a new allow_addrs replaces it")
 }

@@ -124,8 +124,8 @@
 //	go run ./examples/server -stdio -packs transcript -name transcript-clean -config transcript.yaml
 //
 // The web pack (web.fetch, search.web) is served when -packs names it or
-// the -config file sets its keys (web_fetch: allow_private, max_bytes,
-// max_redirects, timeout; search_web: base_url, api_key as ${ENV},
+// the -config file sets its keys (web_fetch: allow_private, allow_addrs,
+// max_bytes, max_redirects, timeout; search_web: base_url, api_key as ${ENV},
 // search_tool, timeout — search.web only with a base_url): it reaches the
 // internet, so it is never served unasked. The seed's MCP server is
 //
@@ -216,6 +216,7 @@
 //	  dir: catalogue
 //	  allowed_hosts: [api.example.com, "*.example.org"]  # where http tools may go (none: every public host)
 //	  allow_private: false                               # loopback, private, link-local and metadata addresses
+//	  allow_addrs: [10.1.0.0/16]                         # or only these non-public addresses (metadata stays refused)
 //	  secrets: {API_KEY: "${API_KEY}"}                   # what "${API_KEY}" in a tool resolves to
 //	  dsn: "${CATALOGUE_DSN}"                            # keep it in PostgreSQL instead (registry/catalogue/pgstore)
 //	  schema: toolpack                                   # its PostgreSQL schema
@@ -274,6 +275,7 @@
 // is built in:
 // the example pack's echo, add and text_stats functions, read-only but
 // for their enabled switch. A reload
-// applies new allowed_hosts, allow_private and secrets to the next call;
+// applies new allowed_hosts, allow_private, allow_addrs and secrets to the
+// next call;
 // a new catalogue.dir waits for a restart.
 package main

@@ -82,3 +82,39 @@ func TestE2E_WebFetchServer(t *testing.T) {
 	require.NoError(t, cs.Close())
 	assert.NotContains(t, stderr.String(), "sk-e2e-search")
 }
+
+// web_fetch.allow_addrs opens chosen non-public addresses only: the
+// configured 127.0.0.1 is fetched, while another loopback address and the
+// cloud metadata address stay refused (allow_private would open both).
+func TestE2E_WebFetchAllowAddrs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<html><head><title>Intranet</title></head><body><p>Canteen closes at three today.</p></body></html>`))
+	}))
+	defer site.Close()
+	cfgPath := filepath.Join(t.TempDir(), "web.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("web_fetch:\n  allow_addrs: [127.0.0.1/32]\n  timeout: 10s\n"), 0o600))
+	cmd := exec.Command(binPath, "-stdio", "-packs", "web", "-config", cfgPath)
+	cmd.Env = serverEnv("http://127.0.0.1:1")
+	cmd.Stderr = &syncBuffer{}
+	cs, err := newClient().Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web.fetch", Arguments: map[string]any{"url": site.URL + "/today"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%v", res.Content)
+	sc, _ := json.Marshal(res.StructuredContent)
+	assert.Contains(t, string(sc), "Canteen closes at three today.")
+
+	other := "http://127.0.0.2:" + site.URL[len("http://127.0.0.1:"):] + "/today"
+	for _, u := range []string{other, "http://169.254.169.254/latest/meta-data/"} {
+		res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "web.fetch", Arguments: map[string]any{"url": u}})
+		require.NoError(t, err)
+		require.True(t, res.IsError, u)
+		text := res.Content[0].(*sdk.TextContent).Text
+		assert.Contains(t, text, "the destination is refused: non-public address", u)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/packs/example"
@@ -188,7 +189,8 @@ func newMLX(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 // search_web: keys: web.fetch always, search.web when
 // search_web.base_url is set. The search gateway is the operator's own, so
 // it may be a loopback or private address; web.fetch reaches only public
-// ones unless web_fetch.allow_private.
+// ones unless web_fetch.allow_private (or the prefixes of
+// web_fetch.allow_addrs).
 func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 	f, s := cfg.WebFetch, cfg.SearchWeb
 	redirects := f.MaxRedirects
@@ -196,7 +198,7 @@ func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 		redirects = -1 // web_fetch.max_redirects: 0 follows none
 	}
 	return web.New(web.Config{
-		Fetch:  web.FetchConfig{AllowPrivate: f.AllowPrivate, MaxBytes: int64(f.MaxBytes), MaxRedirects: redirects, Timeout: f.Timeout},
+		Fetch:  web.FetchConfig{AllowPrivate: f.AllowPrivate, AllowAddrs: slices.Clone(f.AllowAddrs), MaxBytes: int64(f.MaxBytes), MaxRedirects: redirects, Timeout: f.Timeout},
 		Search: web.SearchConfig{BaseURL: s.BaseURL, APIKey: s.APIKey, SearchTool: s.SearchTool, Timeout: s.Timeout, AllowPrivate: true},
 		Logger: log,
 	})
@@ -205,7 +207,9 @@ func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 // webConfigured reports whether the configuration sets search_web or
 // changes web_fetch.
 func webConfigured(cfg *hostconfig.Config) bool {
-	return cfg.SearchWeb != (hostconfig.SearchWeb{}) || cfg.WebFetch != (hostconfig.WebFetch{MaxRedirects: hostconfig.DefaultMaxRedirects})
+	f := cfg.WebFetch
+	return cfg.SearchWeb != (hostconfig.SearchWeb{}) || f.AllowPrivate || len(f.AllowAddrs) > 0 || f.MaxBytes != 0 ||
+		f.MaxRedirects != hostconfig.DefaultMaxRedirects || f.Timeout != 0
 }
 
 // configPackHook registers a pack built from the host configuration each

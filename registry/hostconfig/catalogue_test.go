@@ -1,6 +1,7 @@
 package hostconfig_test
 
 import (
+	"net/netip"
 	"path/filepath"
 	"testing"
 	"time"
@@ -135,6 +136,38 @@ func TestLoad_WebKeys(t *testing.T) {
 		assert.Contains(t, msg, want)
 	}
 	assert.NotContains(t, msg, "sk-search-secret")
+}
+
+// allow_addrs (catalogue: and web_fetch:) admits chosen non-public
+// addresses: prefixes as written, a single address as its /32 or /128;
+// anything else, and a prefix with bits past its length, is named with
+// what was expected.
+func TestLoad_AllowAddrs(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `
+catalogue: {allow_addrs: [10.1.0.0/16, 10.9.8.7, "fd00::/8"]}
+web_fetch: {allow_addrs: ["127.0.0.1/32", "::1"]}
+`})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("10.9.8.7/32"), netip.MustParsePrefix("fd00::/8")}, cfg.Catalogue.AllowAddrs)
+	assert.Equal(t, []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}, cfg.WebFetch.AllowAddrs)
+	assert.False(t, cfg.WebFetch.AllowPrivate)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": `
+catalogue: {allow_addrs: 10.0.0.0/8}
+web_fetch: {allow_addrs: [10.1.2.3/8, intranet.local, "10.0.0.0/33", "fe80::1%eth0", 7, []]}
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	texts := problemTexts(t, dir, err)
+	assert.Equal(t, []string{
+		`c.yaml:2: catalogue.allow_addrs: expected a list of addresses or prefixes (10.1.2.3, 10.1.0.0/16, fd00::/8), got "10.0.0.0/8"`,
+		`c.yaml:3: web_fetch.allow_addrs[0]: "10.1.2.3/8" has address bits set past its /8; expected 10.0.0.0/8 (or the single address 10.1.2.3)`,
+		`c.yaml:3: web_fetch.allow_addrs[1]: expected an IP address or a prefix such as 10.1.0.0/16, got "intranet.local"`,
+		`c.yaml:3: web_fetch.allow_addrs[2]: expected an IP address or a prefix such as 10.1.0.0/16, got "10.0.0.0/33"`,
+		`c.yaml:3: web_fetch.allow_addrs[3]: expected an IP address or a prefix such as 10.1.0.0/16, got "fe80::1%eth0"`,
+		`c.yaml:3: web_fetch.allow_addrs[4]: expected an IP address or a prefix such as 10.1.0.0/16, got "7"`,
+		"c.yaml:3: web_fetch.allow_addrs[5]: expected a string, got a list",
+	}, texts)
 }
 
 // catalogue.dsn moves the catalogue to PostgreSQL: the DSN comes from the

@@ -3,6 +3,7 @@ package hostconfig
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -304,6 +305,11 @@ type Catalogue struct {
 	// AllowPrivate lets http tools reach loopback, private, link-local
 	// and metadata addresses (catalogue.allow_private); default false.
 	AllowPrivate bool
+	// AllowAddrs admits only these non-public addresses or prefixes
+	// (catalogue.allow_addrs: 10.1.2.3, 10.1.0.0/16), every other one
+	// staying refused: an internal service without opening the cloud
+	// metadata address with it, as allow_private would.
+	AllowAddrs []netip.Prefix
 	// Secrets maps a secret's name to its value (catalogue.secrets),
 	// written as ${ENV} in the file so that the value stays out of it.
 	// Tools refer to them as "${NAME}". Never log or print the values.
@@ -335,6 +341,10 @@ type WebFetch struct {
 	// AllowPrivate lets web.fetch reach loopback, private, link-local and
 	// metadata addresses (web_fetch.allow_private); default false.
 	AllowPrivate bool
+	// AllowAddrs admits only these non-public addresses or prefixes
+	// (web_fetch.allow_addrs: 10.1.2.3, 10.1.0.0/16), every other one
+	// staying refused.
+	AllowAddrs []netip.Prefix
 	// MaxBytes caps the page read (web_fetch.max_bytes).
 	MaxBytes int
 	// MaxRedirects is how many redirects are followed

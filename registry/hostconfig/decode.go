@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -39,11 +40,11 @@ var (
 	statsKeys   = append([]string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}, pgKeys...)
 	outputKeys  = append([]string{"max_inline_bytes", "dir", "ttl", "reports_dir"}, pgKeys...)
 	docsKeys    = []string{"base_url", "slugs"}
-	catKeys     = append([]string{"dir", "allowed_hosts", "allow_private", "secrets"}, pgKeys...)
+	catKeys     = append([]string{"dir", "allowed_hosts", "allow_private", "allow_addrs", "secrets"}, pgKeys...)
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
 	mlxKeys     = []string{"command", "models", "start_timeout"}
 	swKeys      = []string{"base_url", "api_key", "search_tool", "timeout"}
-	wfKeys      = []string{"allow_private", "max_bytes", "max_redirects", "timeout"}
+	wfKeys      = []string{"allow_private", "allow_addrs", "max_bytes", "max_redirects", "timeout"}
 
 	// pgKeys are the keys of Postgres, shared by the catalogue, stats and
 	// output sections and decoded by decoder.postgres.
@@ -139,6 +140,15 @@ func (d *decoder) text(n *yaml.Node, key string, expandEnv bool) (string, bool) 
 	}
 	return v, true
 }
+
+// shown quotes a scalar's value for a problem as the file writes it: a
+// ${VAR} reference is named, never the value it expands to, which may be
+// a secret.
+func shown(n *yaml.Node) string { return quote(deref(n).Value) }
+
+// fromEnv reports whether the text t of n came (in part) from the
+// environment, so that nothing derived from it may be shown.
+func fromEnv(n *yaml.Node, t string) bool { return deref(n).Value != t }
 
 // secretText is text for values that may be secrets: the messages never
 // show the value.
@@ -757,7 +767,7 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
 	case "schema":
 		if t, ok := d.text(v, p, true); ok {
 			if !pgschema.Valid(t) {
-				d.bad(v, p, "expected %s, got %s", pgschema.Expected, quote(t))
+				d.bad(v, p, "expected %s, got %s", pgschema.Expected, shown(v))
 				return
 			}
 			pg.Schema = t
@@ -784,6 +794,8 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 			if b, ok := d.boolean(v, p); ok {
 				c.AllowPrivate = b
 			}
+		case "allow_addrs":
+			c.AllowAddrs = d.prefixes(v, p)
 		case "allowed_hosts":
 			seq := deref(v)
 			if seq.Kind != yaml.SequenceNode {
@@ -798,7 +810,11 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 					continue
 				}
 				if err := netguard.CheckAllowedHost(t); err != nil {
-					d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s: %v", quote(t), err)
+					if fromEnv(e, t) {
+						d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s", shown(e))
+					} else {
+						d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s: %v", shown(e), err)
+					}
 					continue
 				}
 				hosts = append(hosts, t)
@@ -821,6 +837,50 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 	})
 }
 
+// prefixes reads allow_addrs: a list of address prefixes (10.1.0.0/16,
+// fd00::/8) or single addresses (10.1.2.3, a /32 or /128). A prefix with
+// bits set past its length (10.1.2.3/8) is refused rather than masked:
+// what was meant is not known.
+func (d *decoder) prefixes(v *yaml.Node, p string) []netip.Prefix {
+	seq := deref(v)
+	if seq.Kind != yaml.SequenceNode {
+		d.bad(v, p, "expected a list of addresses or prefixes (10.1.2.3, 10.1.0.0/16, fd00::/8), got %s", kindOf(seq))
+		return nil
+	}
+	out := make([]netip.Prefix, 0, len(seq.Content))
+	for i, e := range seq.Content {
+		ep := fmt.Sprintf("%s[%d]", p, i)
+		t, ok := d.text(e, ep, true)
+		if !ok {
+			continue
+		}
+		if !strings.Contains(t, "/") {
+			a, err := netip.ParseAddr(t)
+			if err != nil || a.Zone() != "" {
+				d.bad(e, ep, "expected an IP address or a prefix such as 10.1.0.0/16, got %s", shown(e))
+				continue
+			}
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		pf, err := netip.ParsePrefix(t)
+		if err != nil {
+			d.bad(e, ep, "expected an IP address or a prefix such as 10.1.0.0/16, got %s", shown(e))
+			continue
+		}
+		if m := pf.Masked(); m != pf {
+			if fromEnv(e, t) {
+				d.bad(e, ep, "%s has address bits set past its prefix length; expected a prefix such as 10.1.0.0/16", shown(e))
+			} else {
+				d.bad(e, ep, "%s has address bits set past its /%d; expected %s (or the single address %s)", shown(e), pf.Bits(), m, pf.Addr())
+			}
+			continue
+		}
+		out = append(out, pf)
+	}
+	return out
+}
+
 // baseURL reads an endpoint's base URL: http or https with a host.
 func (d *decoder) baseURL(n *yaml.Node, key string) (string, bool) {
 	u, ok := d.text(n, key, true)
@@ -828,7 +888,7 @@ func (d *decoder) baseURL(n *yaml.Node, key string) (string, bool) {
 		return "", false
 	}
 	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-		d.bad(n, key, "expected an http or https URL, got %s", quote(u))
+		d.bad(n, key, "expected an http or https URL, got %s", shown(n))
 		return "", false
 	}
 	return u, true
@@ -900,7 +960,7 @@ func (d *decoder) words(n *yaml.Node, key, example string) ([]string, bool) {
 		case !good:
 			ok = false
 		case strings.TrimSpace(t) == "":
-			d.bad(e, ep, "expected a non-empty string, got %s", quote(t))
+			d.bad(e, ep, "expected a non-empty string, got %s", shown(e))
 			ok = false
 		default:
 			out = append(out, t)
@@ -923,7 +983,7 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 		case "search_tool":
 			if t, ok := d.text(v, p, true); ok {
 				if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "/?#") {
-					d.bad(v, p, "expected the gateway's search tool name (for example tavily-search), got %s", quote(t))
+					d.bad(v, p, "expected the gateway's search tool name (for example tavily-search), got %s", shown(v))
 					return
 				}
 				s.SearchTool = t
@@ -943,6 +1003,8 @@ func (d *decoder) webFetch(n *yaml.Node, key string, w *WebFetch) {
 			if b, ok := d.boolean(v, p); ok {
 				w.AllowPrivate = b
 			}
+		case "allow_addrs":
+			w.AllowAddrs = d.prefixes(v, p)
 		case "max_bytes":
 			if i, ok := d.integer(v, p, 1024, "5242880"); ok {
 				w.MaxBytes = i

@@ -66,14 +66,16 @@
 //   - docs: {base_url (onetool's reference URL), slugs (added to
 //     DefaultSlugs)}.
 //   - catalogue: {dir (catalogue), allowed_hosts (none: every public
-//     host), allow_private (false), secrets (none)}: the tools
-//     catalogue's data directory and what its http tools may reach.
-//     allowed_hosts entries are an exact host, host:port or *.suffix;
-//     allow_private lets them reach loopback, private, link-local and
-//     metadata addresses; secrets maps a name (the "${NAME}" tools use)
-//     to its value, written as ${ENV} so that it stays out of the file.
-//     dsn (none), schema (toolpack), max_conns and statement_timeout
-//     (30s): with a dsn the
+//     host), allow_private (false), allow_addrs (none), secrets (none)}:
+//     the tools catalogue's data directory and what its http tools may
+//     reach. allowed_hosts entries are an exact host, host:port or
+//     *.suffix; allow_private lets them reach loopback, private,
+//     link-local and metadata addresses; allow_addrs lets them reach only
+//     the listed non-public addresses or prefixes (10.1.2.3, 10.1.0.0/16,
+//     fd00::/8) — an internal service without the cloud metadata address;
+//     secrets maps a name (the "${NAME}" tools use) to its value, written
+//     as ${ENV} so that it stays out of the file. dsn (none), schema
+//     (toolpack), max_conns and statement_timeout (30s): with a dsn the
 //     catalogue lives in PostgreSQL (registry/catalogue/pgstore), shared
 //     by every host given the same dsn; write it as ${ENV}.
 //   - transcript: {base_url, api_key, model, context_tokens (8192),
@@ -84,8 +86,9 @@
 //     LiteLLM-style search gateway of the web pack's search.web
 //     (packs/web); api_key written as ${ENV}. Without base_url search.web
 //     is not served.
-//   - web_fetch: {allow_private (false), max_bytes (5242880),
-//     max_redirects (10), timeout (30s)}: the web pack's web.fetch.
+//   - web_fetch: {allow_private (false), allow_addrs (none), max_bytes
+//     (5242880), max_redirects (10), timeout (30s)}: the web pack's
+//     web.fetch; allow_private and allow_addrs as in catalogue:.
 //   - mlx: {command (mlx_lm.server --model {model} --port {port}), models,
 //     start_timeout (60s)}: the local model servers of the mlx pack
 //     (packs/mlx). command is a list, one element per argument, never run

@@ -29,6 +29,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("snippets: {s: {body: x, params: {p: {default: [1, {a: .inf}]}}}}\n"), []byte(""))
 	f.Add([]byte("a: &a [x, *a]\n"), []byte("--- \n---\n"))
 	f.Add([]byte("servers: {s: {url: \"${SECRET}\", headers: {\"K\": \"${SECRET}\\r\\n\"}}}\n"), []byte("\t- :"))
+	f.Add([]byte("catalogue: {allowed_hosts: [\"${SECRET}\", \"x${SECRET}:1\"], schema: \"${SECRET}\"}\nsearch_web: {base_url: \"${SECRET}\", search_tool: \"a/${SECRET}\"}\n"), []byte("mlx: {models: [a], command: [\"${EMPTY}\"]}\ndocs: {base_url: \"x${SECRET}\"}\nstats: {schema: \"${SECRET}\"}\n"))
+	f.Add([]byte("include: more.yaml\nweb_fetch: {allow_addrs: [10.1.2.3/8, \"${SECRET}\", \"::ffff:10.0.0.1/128\"]}\n"), []byte("catalogue: {allow_addrs: [10.0.0.0/8, fe80::1%eth0]}\n"))
 	// One directory per fuzzing process, its files rewritten for each
 	// input, in memory (/dev/shm) where there is one: creating and removing
 	// a directory per input on a busy disk would be most of the cost.

@@ -345,12 +345,18 @@ servers:
   a: {url: "${SECRET_URL}", headers: {X-Key: "${SECRET_CRLF}"}}
   b: {command: [x], env: {TOKEN: [nested]}}
 docs: {base_url: "${SECRET}"}
+catalogue: {allowed_hosts: ["${SECRET}", "${SECRET}:1"], schema: "${SECRET}", allow_addrs: ["${SECRET}", "${NET}"]}
+search_web: {base_url: "${SECRET}", search_tool: "a/${SECRET}"}
+transcript: {base_url: "${SECRET_URL}"}
+web_fetch: {allow_addrs: ["x${SECRET}"]}
 `})
-	vars := map[string]string{"SECRET": secret, "SECRET_URL": "gopher://" + secret, "SECRET_CRLF": secret + "\r\nX: y"}
+	vars := map[string]string{"SECRET": secret + " ", "SECRET_URL": "gopher://" + secret, "SECRET_CRLF": secret + "\r\nX: y", "NET": "10.1.2.3/8"}
 	_, err := load(t, dir, "c.yaml", vars)
 	require.Error(t, err)
 	texts := problemTexts(t, dir, err)
-	assert.Len(t, texts, 6, "%v", texts)
+	assert.Len(t, texts, 15, "%v", texts)
+	assert.NotContains(t, err.Error(), "10.1.2.3", "nothing derived from a value is shown either")
+	assert.Contains(t, err.Error(), `catalogue.allowed_hosts[1]: expected an exact host, host:port or *.suffix, got "${SECRET}:1"`)
 	assert.NotContains(t, err.Error(), secret)
 	assert.Contains(t, err.Error(), `stats.flush_interval: expected a duration such as 1s, got "${SECRET}"`,
 		"the config text is quoted, not the expanded value")
