@@ -47,6 +47,8 @@
 // another method is a JSON 405 with an Allow header. GET endpoints answer
 // HEAD. Every answer is application/json with X-Content-Type-Options:
 // nosniff; GET answers and errors also carry Cache-Control: no-store.
+// Strings are written as they are ("a < b & c"), not HTML-escaped
+// (\u003c), as over MCP.
 //
 // Invoke goes through Registry.Invoke only: the registry decodes, validates
 // and caps the arguments, runs middleware and the tool and checks the output.

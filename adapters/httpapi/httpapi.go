@@ -148,6 +148,7 @@ func New(reg *registry.Registry, opts Options) *Handler {
 	h.bufs.New = func() any {
 		o := &outBuf{}
 		o.enc = json.NewEncoder(&o.buf)
+		o.enc.SetEscapeHTML(false) // JSON for JSON clients: "a < b", not "a \u003c b"
 		return o
 	}
 
@@ -482,6 +483,19 @@ func (h *Handler) writeResult(w http.ResponseWriter, r *http.Request, name strin
 	writeJSON(w, status, o.buf.Bytes(), false)
 }
 
+// marshal is json.Marshal without HTML escaping: the answers are
+// application/json with nosniff, never HTML, so <, > and & are written as
+// they are, as the MCP adapter writes them.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // envelope is the JSON body of every error this package writes itself.
 type envelope struct {
 	OK        bool             `json:"ok"`
@@ -491,7 +505,7 @@ type envelope struct {
 }
 
 func writeError(w http.ResponseWriter, status int, typ result.ErrorType, msg string, details any) {
-	b, err := json.Marshal(envelope{Error: msg, ErrorType: typ, Details: details})
+	b, err := marshal(envelope{Error: msg, ErrorType: typ, Details: details})
 	if err != nil {
 		// Only details could fail; they are always marshalable here.
 		b = []byte(`{"ok":false,"error":"internal error","error_type":"internal_error"}`)

@@ -124,6 +124,24 @@ func TestDescribeUnknownTool(t *testing.T) {
 	requireError(t, do(t, http.MethodGet, srv.URL+"/tools/no%20pe", "", nil), http.StatusBadRequest, "invalid_name")
 }
 
+// Answers are JSON for JSON clients (application/json, nosniff): <, > and
+// & come back as written, as over MCP, not as \u003c escapes — in a
+// result, in an error and in a tool's description.
+func TestAnswersAreNotHTMLEscaped(t *testing.T) {
+	srv, _ := newServer(t, httpapi.Options{})
+	r := invoke(t, srv.URL, "echo", `{"text":"a < b && c > d"}`)
+	require.Equal(t, http.StatusOK, r.Status)
+	assert.Contains(t, string(r.Body), `"a < b && c > d"`)
+	r = invoke(t, srv.URL, "echo", `{"text":1, "<x>":2}`)
+	assert.Contains(t, string(r.Body), `<x>`)
+	assert.NotContains(t, string(r.Body), `\u003c`)
+	for _, p := range []string{"/tools", "/tools/echo", "/openapi.json", "/tools/<nope>"} {
+		g := do(t, http.MethodGet, srv.URL+p, "", nil)
+		assert.NotContains(t, string(g.Body), `\u003c`, p)
+		assert.NotContains(t, string(g.Body), `\u0026`, p)
+	}
+}
+
 func TestInvokeSuccess(t *testing.T) {
 	srv, _ := newServer(t, httpapi.Options{})
 	r := invoke(t, srv.URL, "search", goodSearch)

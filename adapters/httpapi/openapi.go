@@ -359,7 +359,7 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 		d.Tags = append(d.Tags, oaTag{Name: name})
 	}
 	sort.Slice(d.Tags, func(i, j int) bool { return d.Tags[i].Name < d.Tags[j].Name })
-	b, err := json.Marshal(d)
+	b, err := marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("httpapi: marshal OpenAPI document: %w", err)
 	}

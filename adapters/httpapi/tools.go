@@ -186,7 +186,7 @@ func (h *Handler) describe(w http.ResponseWriter, r *http.Request) {
 // writeValue writes v as a 200 JSON body; a value that cannot be marshalled
 // (such as a tool schema that is not JSON) is a logged 500.
 func (h *Handler) writeValue(w http.ResponseWriter, r *http.Request, name string, v any) {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		h.internal(w, r, name, fmt.Errorf("marshal response: %w", err))
 		return
