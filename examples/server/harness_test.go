@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,8 +50,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// A fuzzing worker process runs only the fuzz target, which needs no
+	// binary: building (and linking) it in every worker kept the fuzzer
+	// from ever getting past its first inputs.
+	flag.Parse()
+	fuzzWorker := false
+	if fw := flag.Lookup("test.fuzzworker"); fw != nil {
+		fuzzWorker = fw.Value.String() == "true"
+	}
 	goBin, err := exec.LookPath("go")
-	if err == nil {
+	if err == nil && !fuzzWorker {
 		cmd := exec.Command(goBin, "build", "-o", binPath, ".")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		err = cmd.Run()
