@@ -186,7 +186,7 @@ func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (result.Result[FetchOu
 		return failed("the request could not be made: %v", err)
 	}
 	req.Header.Set("User-Agent", userAgent)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5")
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,text/*;q=0.8,application/json;q=0.8,*/*;q=0.5")
 	resp, err := f.client.Do(ctx, req)
 	if err != nil {
 		return f.doFailure(ctx, err)
@@ -232,8 +232,16 @@ func (f *fetcher) doFailure(ctx context.Context, err error) (result.Result[Fetch
 	return result.Failuref[FetchOutput](ErrFetchFailed, "the page could not be fetched: %v", err), nil
 }
 
+// textual reports whether a media type other than HTML is text that
+// web.fetch returns as it is: text/* (plain, Markdown, CSV, …) and JSON
+// and XML in any of their forms (application/json, application/ld+json,
+// application/x-ndjson, application/rss+xml, …).
+func textual(mt string) bool {
+	return strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "json") || strings.HasSuffix(mt, "xml")
+}
+
 // extract turns a page's bytes into the output (FinalURL left to the
-// caller): HTML through the article extractor, text/plain as it is.
+// caller): HTML through the article extractor, other text as it is.
 func extract(body []byte, contentType string, page *url.URL, rawHTML bool) (FetchOutput, error) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if contentType == "" || err != nil {
@@ -248,16 +256,16 @@ func extract(body []byte, contentType string, page *url.URL, rawHTML bool) (Fetc
 		return FetchOutput{}, fmt.Errorf("the page could not be decoded: %v", err)
 	}
 	text := strings.ToValidUTF8(string(decoded), "\uFFFD")
-	switch mt {
-	case "text/html", "application/xhtml+xml":
-	case "text/plain", "text/markdown":
+	switch {
+	case mt == "text/html" || mt == "application/xhtml+xml":
+	case textual(mt):
 		clean := strings.TrimSpace(text)
 		if clean == "" {
 			return FetchOutput{}, errors.New("the page is empty")
 		}
 		return FetchOutput{CleanText: clean}, nil
 	default:
-		return FetchOutput{}, fmt.Errorf("content type %s is not a page this tool reads text from (HTML or plain text)", mt)
+		return FetchOutput{}, fmt.Errorf("content type %s is not a page this tool reads text from (HTML, plain text, JSON or XML)", mt)
 	}
 	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {

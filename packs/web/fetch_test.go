@@ -102,6 +102,22 @@ func newSite(t *testing.T) *site {
 		w.Header().Set("Content-Type", "application/pdf")
 		_, _ = w.Write([]byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"))
 	})
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.api+json")
+		_, _ = w.Write([]byte(`{"data":{"id":"7","title":"a < b & c"}}` + "\n"))
+	})
+	mux.HandleFunc("/feed", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml; charset=iso-8859-1")
+		_, _ = w.Write([]byte("<rss><channel><title>Caf\xe9</title></channel></rss>"))
+	})
+	mux.HandleFunc("/table.csv", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		_, _ = w.Write([]byte("name,qty\napples,3\n"))
+	})
+	mux.HandleFunc("/image", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n"))
+	})
 	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("  Release notes: version 2 fixes the flux capacitor.  \n"))
@@ -335,6 +351,27 @@ func TestFetch_FailureCodes(t *testing.T) {
 	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/plain"}))
 	assert.Equal(t, "Release notes: version 2 fixes the flux capacitor.", out.CleanText)
 	assert.Nil(t, out.Title)
+}
+
+// Text that is not HTML — JSON and XML of any kind, text/* such as CSV —
+// comes back as it is (decoded from its charset, trimmed); a type that is
+// not text is parse_failed naming it.
+func TestFetch_OtherTextReturnedAsItIs(t *testing.T) {
+	s := newSite(t)
+	reg := newWeb(t, web.Config{})
+	for path, want := range map[string]string{
+		"/api":       `{"data":{"id":"7","title":"a < b & c"}}`,
+		"/feed":      "<rss><channel><title>Café</title></channel></rss>",
+		"/table.csv": "name,qty\napples,3",
+	} {
+		out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + path}))
+		assert.Equal(t, want, out.CleanText, path)
+		assert.Nil(t, out.Title, path)
+	}
+	r := invoke(t, reg, "web.fetch", map[string]any{"url": s.URL + "/image"})
+	require.False(t, r.Success)
+	assert.Equal(t, web.ErrParseFailed, r.ErrorType)
+	assert.Contains(t, r.Error, "content type image/png is not a page this tool reads text from (HTML, plain text, JSON or XML)")
 }
 
 func closedPort(t *testing.T) int {

@@ -35,6 +35,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("\xff\xfe<\x00h\x00t\x00m\x00l\x00>\x00"), "")
 	f.Add([]byte("<p>x</p>"), "text/html; charset=nonsense")
 	f.Add([]byte("%PDF-1.7"), "application/pdf")
+	f.Add([]byte(`{"a":[1,"\u00e9"]}`), "application/ld+json; charset=utf-8")
+	f.Add([]byte("<rss><title>Caf\xe9</title></rss>"), "application/rss+xml; charset=iso-8859-1")
 	f.Add([]byte("<title>T</title><p>Hello world</p>"), "text/html")
 	f.Add([]byte("<ul><li>a<ul><li>b</li></ul></li></ul><table><tr><td>1</td><td>2</td></tr></table><pre>x\n  y</pre><div><code>z</code></div>"), "text/html")
 	f.Fuzz(func(t *testing.T, body []byte, ct string) {

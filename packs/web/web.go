@@ -23,8 +23,10 @@
 // its own lines, links and emphasis as their text. A page whose article is
 // under 250 characters is read whole instead (the extractor's fallback for
 // short pages runs the title into the text): its body, without scripts,
-// styles, navigation, forms, asides and footer. text/plain pages are
-// returned as they are; other content types are parse_failed.
+// styles, navigation, forms, asides and footer. Other text — text/* (plain,
+// Markdown, CSV), JSON and XML of any kind (application/json,
+// application/ld+json, application/rss+xml, …) — is returned as it is,
+// trimmed; other content types (PDF, images, …) are parse_failed.
 //
 // search.web is served when SearchConfig.BaseURL is set: it posts
 // {query, max_results} to {base}/v1/search/{search_tool} with the key as a
@@ -93,13 +95,13 @@ func New(cfg Config) (*registry.Pack, error) {
 	}
 	if err := registry.AddFunc(pk, "web.fetch", f.fetch, registry.ToolOptions{
 		Title:       "Fetch a web page",
-		Description: "Fetches a web page (http or https) and returns its readable article: final URL after redirects, title, byline, publication date, language and clean text; the raw HTML too when include_raw_html is true.",
+		Description: "Fetches a web page (http or https) and returns its readable article: final URL after redirects, title, byline, publication date, language and clean text; the raw HTML too when include_raw_html is true. Text that is not HTML (plain text, Markdown, CSV, JSON, XML) comes back as it is.",
 		Annotations: registry.Annotations{ReadOnly: new(true), Idempotent: new(true), OpenWorld: new(true)},
 		Prefix:      new(""),
 		Timeout:     f.cfg.Timeout,
 		Errors: []registry.ErrorSpec{
 			{Type: ErrFetchFailed, Status: http.StatusBadGateway, Description: "the page could not be fetched (refused address, network failure, HTTP error)"},
-			{Type: ErrParseFailed, Status: http.StatusUnprocessableEntity, Description: "no readable text could be extracted from the page"},
+			{Type: ErrParseFailed, Status: http.StatusUnprocessableEntity, Description: "no readable text could be extracted from the page, or it is not text (PDF, image, …)"},
 			{Type: ErrTimeout, Status: http.StatusGatewayTimeout, Description: "the page was not fetched in time"},
 		},
 	}); err != nil {
