@@ -87,7 +87,10 @@ type nesting struct {
 	parent *nesting
 	depth  int    // 1 for the outermost snippet
 	label  string // snippet "name" or steps "slug@version"
-	line   int    // the line of the step running now
+	// line is the line of the step running now; atomic, as a step a
+	// timeout gave up on may still run (and read it) on its own goroutine
+	// while this snippet has moved on.
+	line atomic.Int32
 	// tripped holds the bound's failure text once a snippet of this chain
 	// has reached it (shared by the whole chain): the levels between pass
 	// that failure up as it is, and only the outermost names its own line.
@@ -111,7 +114,7 @@ func (s *Snippet) nestingFailure(n *nesting) string {
 			return s.nestingText(b.String())
 		}
 		seen[f.label] = true
-		fmt.Fprintf(&b, "%s line %d → ", f.label, f.line)
+		fmt.Fprintf(&b, "%s line %d → ", f.label, f.line.Load())
 	}
 	if seen[s.label()] {
 		fmt.Fprintf(&b, "%s again", s.label())
@@ -186,7 +189,7 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			return result.Failuref[any](ErrorType, "%s: line %d: %s: %s", s.label(), st.line, st.tool, rerr), nil
 		}
 		name := st.tool
-		me.line = st.line
+		me.line.Store(int32(st.line))
 		if tn, ok := inv.(targetNamer); ok {
 			name = tn.TargetName(name)
 		}
