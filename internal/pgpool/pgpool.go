@@ -289,3 +289,80 @@ func TxRetrying(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn 
 	}
 	return err
 }
+
+// TxSettled is TxRetrying that also settles a COMMIT whose connection was
+// lost, for writers that must store a batch exactly once and retry it
+// themselves on failure (a statistics flush): before COMMIT it reads the
+// transaction's id, and when the connection is lost during COMMIT it asks
+// the database on a new connection whether that transaction committed
+// (txid_status): committed is success, aborted runs the transaction once
+// more like a loss before COMMIT, and an answer that does not come (the
+// database still away, the transaction still in progress after a few
+// tries) returns the original error — the writer's retry may then store
+// the batch twice, the one case left. The id costs one more round trip
+// per transaction.
+func TxSettled(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	var xid int64
+	committing := false
+	run := func() error {
+		committing = false
+		tx, err := pool.BeginTx(ctx, opts)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback(ctx)
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid); err != nil {
+			_ = tx.Rollback(ctx)
+			return err
+		}
+		committing = true
+		return tx.Commit(ctx)
+	}
+	lost := func(err error) bool { return ConnectionLost(ctx, err) && !connectFailed(err) }
+	err := run()
+	if err == nil || !lost(err) {
+		return err
+	}
+	pool.Reset()
+	if committing {
+		if st := settled(ctx, pool, xid); st != "aborted" {
+			if st == "committed" {
+				return nil
+			}
+			return err
+		}
+	}
+	err = run()
+	if err != nil && committing && lost(err) {
+		pool.Reset()
+		if settled(ctx, pool, xid) == "committed" {
+			return nil
+		}
+	}
+	return err
+}
+
+// settled asks, on a new connection, what became of transaction xid:
+// "committed", "aborted", or "" when the database does not say (it cannot
+// be reached, or the transaction is still in progress after a few short
+// waits).
+func settled(ctx context.Context, pool *pgxpool.Pool, xid int64) string {
+	for wait := 10 * time.Millisecond; wait <= 160*time.Millisecond; wait *= 2 {
+		var status *string
+		if err := pool.QueryRow(ctx, `SELECT txid_status($1)`, xid).Scan(&status); err != nil || status == nil {
+			return ""
+		}
+		if *status != "in progress" {
+			return *status
+		}
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-time.After(wait):
+		}
+	}
+	return ""
+}

@@ -236,6 +236,70 @@ func TestTxRetrying(t *testing.T) {
 	assert.Equal(t, 1, count(), "and rolled back")
 }
 
+// A COMMIT whose answer is lost (the connection cut right after it reached
+// the database, which committed): TxRetrying can only report the error,
+// and a writer retrying its batch would store it twice; TxSettled asks the
+// database on a new connection and reports the commit as the success it
+// was, without running the transaction again. Losses before COMMIT are
+// run again as by TxRetrying.
+func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	out, relayed := pgtest.NewOutage(t, dsn)
+	ctx := context.Background()
+	pool, err := pgpool.Open(ctx, "txsettled", pgpool.Config{DSN: relayed, Schema: schema, MaxConns: 2})
+	require.NoError(t, err)
+	defer pool.Close()
+	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema+`; CREATE TABLE t (x int PRIMARY KEY)`)
+	require.NoError(t, err)
+	count := func() (n int) {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
+		return n
+	}
+	insert := func(x int, runs *int) func(pgx.Tx) error {
+		return func(tx pgx.Tx) error {
+			*runs++
+			_, err := tx.Exec(ctx, `INSERT INTO t VALUES ($1)`, x)
+			return err
+		}
+	}
+
+	runs := 0
+	out.CutNextCommit()
+	err = pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, insert(1, &runs))
+	require.Error(t, err, "TxRetrying cannot tell")
+	assert.Equal(t, 1, count(), "yet the transaction committed")
+
+	runs = 0
+	out.CutNextCommit()
+	require.NoError(t, pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, insert(2, &runs)))
+	assert.Equal(t, 1, runs, "not run again: it committed")
+	assert.Equal(t, 2, count())
+
+	runs = 0
+	err = pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		runs++
+		if _, err := tx.Exec(ctx, `INSERT INTO t VALUES (3)`); err != nil {
+			return err
+		}
+		if runs == 1 {
+			_, err := tx.Exec(ctx, `SELECT pg_terminate_backend(pg_backend_pid())`)
+			return err
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, runs, "lost before COMMIT: run once more")
+	assert.Equal(t, 3, count())
+
+	runs = 0
+	err = pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, insert(3, &runs))
+	var pe *pgconn.PgError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "23505", pe.Code)
+	assert.Equal(t, 1, runs, "a failed statement is not run again")
+}
+
 // Hosts starting at once on a fresh database each create the schema and
 // apply the migrations: exactly one does, none fails.
 func TestMigrate_HostsStartingAtOnce(t *testing.T) {

@@ -7,6 +7,7 @@ package pgtest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -97,6 +98,10 @@ type Outage struct {
 	target string // host:port of the database
 	addr   string // the relay's address
 
+	// cutCommit, when set, makes the next COMMIT relayed to the database
+	// lose its answer (CutNextCommit).
+	cutCommit atomic.Bool
+
 	mu     sync.Mutex
 	ln     net.Listener
 	conns  map[net.Conn]*atomic.Bool // each relayed connection's "silenced"
@@ -155,6 +160,12 @@ func (o *Outage) Silence() {
 	}
 }
 
+// CutNextCommit makes the next COMMIT sent through the relay reach the
+// database, which commits it, while its connection is closed towards the
+// client before the answer comes back: the client cannot know whether its
+// transaction committed.
+func (o *Outage) CutNextCommit() { o.cutCommit.Store(true) }
+
 // Speak relays new connections again (the silenced ones stay silent).
 func (o *Outage) Speak() {
 	o.mu.Lock()
@@ -206,14 +217,28 @@ func (o *Outage) relay(c net.Conn) {
 	o.mu.Unlock()
 	var wg sync.WaitGroup
 	wg.Add(2)
+	cut := new(atomic.Bool) // a COMMIT was cut on this connection
 	pipe := func(dst, src net.Conn) {
 		defer wg.Done()
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := src.Read(buf)
+			if n > 0 && cut.Load() && src == d {
+				break // the database answered the cut COMMIT: it ran
+			}
 			if n > 0 && !silenced.Load() {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					break
+				}
+				// A COMMIT to the database, armed: the client's connection
+				// is closed and nothing more reaches it; the database's
+				// stays open until it has answered, so that the COMMIT runs.
+				if dst == d && bytes.Contains(bytes.ToLower(buf[:n]), []byte("commit")) && o.cutCommit.CompareAndSwap(true, false) {
+					cut.Store(true)
+					silenced.Store(true)
+					_ = d.SetReadDeadline(time.Now().Add(5 * time.Second))
+					_ = c.Close()
+					return
 				}
 			}
 			if err != nil {

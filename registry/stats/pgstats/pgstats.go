@@ -12,8 +12,10 @@
 // A flush is one COPY inside one transaction: a batch is stored whole or
 // not at all, and a writer killed mid-batch leaves nothing of it. A batch
 // whose connection was lost before its COMMIT was sent (the server
-// terminated it) is written once more on a new connection; one lost
-// during the COMMIT is not, as it may be stored. A
+// terminated it) is written once more on a new connection; for one lost
+// during the COMMIT the database is asked on a new connection whether it
+// committed (txid_status), so that a stored batch is not written twice.
+// A
 // summary is folded by the database (Sink.Aggregate, a stats.Aggregator)
 // in one read-only snapshot: whatever the number of calls in the period,
 // a row per tool, error type and timeline unit comes back, and the
@@ -120,9 +122,10 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 	}
 	// COPY inside a transaction: a connection lost before COMMIT was sent
 	// (the server terminating it, a write failing mid-COPY) rolled it
-	// back, so it runs once more on a new connection; one lost during
-	// COMMIT is not retried, as the records may be stored.
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	// back, so it runs once more on a new connection; for one lost during
+	// COMMIT the database is asked whether it committed, so that the
+	// Recorder does not write a stored batch again.
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		i := 0
 		src := pgx.CopyFromFunc(func() ([]any, error) {
 			if i == len(recs) {

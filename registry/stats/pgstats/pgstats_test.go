@@ -266,6 +266,27 @@ func TestFault_ConnectionsDropped(t *testing.T) {
 	}
 }
 
+// A flush whose COMMIT reached the database but whose answer was lost
+// (the connection cut right after it) is counted once: the sink asks the
+// database whether the batch committed instead of failing and having the
+// Recorder write it again on its next flush.
+func TestFault_CommitAnswerLostCountsOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	out, relayed := pgtest.NewOutage(t, dsn)
+	rec, reg := recordedPing(t, open(t, relayed, pgtest.FreshSchema(t, dsn)))
+	for i := range 3 {
+		_, err := reg.Invoke(context.Background(), "ping", []byte(`{}`))
+		require.NoError(t, err)
+		out.CutNextCommit()
+		s, err := rec.Summary(context.Background(), stats.Query{}) // flushes, then reads
+		require.NoError(t, err)
+		require.Equal(t, int64(i+1), s.TotalCalls, "round %d", i)
+	}
+	s, err := rec.Summary(context.Background(), stats.Query{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), s.TotalCalls, "no batch written twice")
+}
+
 // The database going away: a summary, a read and a write fail with an
 // error that is stats.ErrUnavailable (ot.stats answers "try again in a
 // moment"); calls still succeed and the
