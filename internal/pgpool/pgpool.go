@@ -252,7 +252,7 @@ func Ping(ctx context.Context, pool *pgxpool.Pool) error {
 // same way, after another connect timeout.
 func ReadRetrying(ctx context.Context, pool *pgxpool.Pool, read func() error) error {
 	err := read()
-	if ConnectionLost(ctx, err) && !connectFailed(err) {
+	if retryable(ctx, err) {
 		pool.Reset()
 		err = read()
 	}
@@ -268,26 +268,33 @@ func ReadRetrying(ctx context.Context, pool *pgxpool.Pool, read func() error) er
 // the start). A connection lost during COMMIT is not retried: the commit
 // may have happened, and neither is a failure to make a connection at all.
 func TxRetrying(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
-	committing := false
-	run := func() error {
-		committing = false
-		tx, err := pool.BeginTx(ctx, opts)
-		if err != nil {
-			return err
-		}
-		if err := fn(tx); err != nil {
-			_ = tx.Rollback(ctx)
-			return err
-		}
-		committing = true
-		return tx.Commit(ctx)
-	}
-	err := run()
-	if !committing && ConnectionLost(ctx, err) && !connectFailed(err) {
+	committing, err := runTx(ctx, pool, opts, fn)
+	if !committing && retryable(ctx, err) {
 		pool.Reset()
-		err = run()
+		_, err = runTx(ctx, pool, opts, fn)
 	}
 	return err
+}
+
+// runTx runs fn in a transaction of pool, then commits it; committing
+// reports whether COMMIT was sent (fn and BEGIN succeeded).
+func runTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) (committing bool, err error) {
+	tx, err := pool.BeginTx(ctx, opts)
+	if err != nil {
+		return false, err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback(ctx)
+		return false, err
+	}
+	return true, tx.Commit(ctx)
+}
+
+// retryable reports whether work that failed with err lost its
+// connection and may run again on a new one (a failure to connect at all
+// would fail the same way again).
+func retryable(ctx context.Context, err error) bool {
+	return ConnectionLost(ctx, err) && !connectFailed(err)
 }
 
 // TxSettled is TxRetrying that also settles a COMMIT whose connection was
@@ -303,40 +310,28 @@ func TxRetrying(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn 
 // per transaction.
 func TxSettled(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
 	var xid int64
-	committing := false
-	run := func() error {
-		committing = false
-		tx, err := pool.BeginTx(ctx, opts)
-		if err != nil {
-			return err
-		}
+	withID := func(tx pgx.Tx) error {
 		if err := fn(tx); err != nil {
-			_ = tx.Rollback(ctx)
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid); err != nil {
-			_ = tx.Rollback(ctx)
-			return err
-		}
-		committing = true
-		return tx.Commit(ctx)
+		return tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid)
 	}
-	lost := func(err error) bool { return ConnectionLost(ctx, err) && !connectFailed(err) }
-	err := run()
-	if err == nil || !lost(err) {
+	committing, err := runTx(ctx, pool, opts, withID)
+	if err == nil || !retryable(ctx, err) {
 		return err
 	}
 	pool.Reset()
 	if committing {
-		if st := settled(ctx, pool, xid); st != "aborted" {
-			if st == "committed" {
-				return nil
-			}
+		switch settled(ctx, pool, xid) {
+		case "committed":
+			return nil
+		case "aborted": // rolled back: run it again
+		default:
 			return err
 		}
 	}
-	err = run()
-	if err != nil && committing && lost(err) {
+	committing, err = runTx(ctx, pool, opts, withID)
+	if committing && retryable(ctx, err) {
 		pool.Reset()
 		if settled(ctx, pool, xid) == "committed" {
 			return nil

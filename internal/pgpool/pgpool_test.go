@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -193,20 +194,11 @@ func TestClassify_EndedContextMatchesIt(t *testing.T) {
 // run again.
 func TestTxRetrying(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	schema := pgtest.FreshSchema(t, dsn)
 	ctx := context.Background()
-	pool, err := pgpool.Open(ctx, "txretry", pgpool.Config{DSN: dsn, Schema: schema, MaxConns: 2})
-	require.NoError(t, err)
-	defer pool.Close()
-	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema+`; CREATE TABLE t (x int PRIMARY KEY)`)
-	require.NoError(t, err)
-	count := func() (n int) {
-		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
-		return n
-	}
+	pool, count := tableT(t, dsn, pgtest.FreshSchema(t, dsn))
 
 	runs := 0
-	err = pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		runs++
 		if _, err := tx.Exec(ctx, `INSERT INTO t VALUES (1)`); err != nil {
 			return err
@@ -236,6 +228,22 @@ func TestTxRetrying(t *testing.T) {
 	assert.Equal(t, 1, count(), "and rolled back")
 }
 
+// tableT opens a pool on schema of dsn with a table t (x int PRIMARY KEY)
+// and returns it with a function counting t's rows.
+func tableT(t *testing.T, dsn, schema string) (*pgxpool.Pool, func() int) {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgpool.Open(ctx, "txtest", pgpool.Config{DSN: dsn, Schema: schema, MaxConns: 2})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema+`; CREATE TABLE t (x int PRIMARY KEY)`)
+	require.NoError(t, err)
+	return pool, func() (n int) {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
+		return n
+	}
+}
+
 // A COMMIT whose answer is lost (the connection cut right after it reached
 // the database, which committed): TxRetrying can only report the error,
 // and a writer retrying its batch would store it twice; TxSettled asks the
@@ -244,18 +252,9 @@ func TestTxRetrying(t *testing.T) {
 // run again as by TxRetrying.
 func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	schema := pgtest.FreshSchema(t, dsn)
 	out, relayed := pgtest.NewOutage(t, dsn)
 	ctx := context.Background()
-	pool, err := pgpool.Open(ctx, "txsettled", pgpool.Config{DSN: relayed, Schema: schema, MaxConns: 2})
-	require.NoError(t, err)
-	defer pool.Close()
-	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema+`; CREATE TABLE t (x int PRIMARY KEY)`)
-	require.NoError(t, err)
-	count := func() (n int) {
-		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
-		return n
-	}
+	pool, count := tableT(t, relayed, pgtest.FreshSchema(t, dsn))
 	insert := func(x int, runs *int) func(pgx.Tx) error {
 		return func(tx pgx.Tx) error {
 			*runs++
@@ -266,7 +265,7 @@ func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
 
 	runs := 0
 	out.CutNextCommit()
-	err = pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, insert(1, &runs))
+	err := pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, insert(1, &runs))
 	require.Error(t, err, "TxRetrying cannot tell")
 	assert.Equal(t, 1, count(), "yet the transaction committed")
 
