@@ -12,7 +12,12 @@
 // Integrity is the database's: <slug, version> is unique in a bundle by
 // the tools table's primary key, and every write is one statement or one
 // transaction, so a host dying mid-call leaves either the whole record or
-// nothing. Tools are listed by bundle id, then slug and version compared
+// nothing. A write whose connection is lost before its COMMIT was sent
+// runs once more on a new connection (the server rolled it back); one
+// whose COMMIT reached the database but whose answer was lost is settled
+// by asking the database whether it committed, so that the caller is told
+// what happened (a tool version stored is not reported as failed, and
+// usage counts are not added twice). Tools are listed by bundle id, then slug and version compared
 // byte by byte, and a page cursor is a row comparison on that key, so
 // pages never skip or repeat a tool however the data changes. The reaper
 // removes due bundles in one statement, safe when every host runs it.
@@ -286,7 +291,7 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 	}
 	var out catalogue.Bundle
 	created := false
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		now := s.stamp()
 		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
 		switch {
@@ -436,7 +441,7 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 		return catalogue.Bundle{}, err
 	}
 	var out catalogue.Bundle
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
 			return err
@@ -495,7 +500,7 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 	now := s.stamp()
 	t := catalogue.Tool{ID: id, BundleID: key.BundleID, Slug: key.Slug, Version: key.Version, ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
 	what := fmt.Sprintf("tool %s@%s in bundle %s", key.Slug, key.Version, key.BundleID)
-	err = pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err = pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		// The bundle's row is locked for update: tool puts into one
 		// bundle take turns, so the MaxToolsPerBundle count holds across
 		// hosts.
@@ -598,7 +603,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 	s.flushMu.RLock()
 	defer s.flushMu.RUnlock()
 	var out catalogue.Tool
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		if _, err := bundleForChange(ctx, tx, key.BundleID, "SHARE"); err != nil {
 			return err
 		}
@@ -642,7 +647,7 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 	what := fmt.Sprintf("tool %s@%s", key.Slug, key.Version)
 	// One transaction, so that a delete whose connection was lost before
 	// it committed runs again (never twice: the first was rolled back).
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		var builtIn bool
 		err := tx.QueryRow(ctx, `DELETE FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3 AND NOT built_in RETURNING built_in`,
 			key.BundleID, key.Slug, key.Version).Scan(&builtIn)
@@ -690,7 +695,7 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		}
 		specs[i] = string(raw)
 	}
-	err = pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err = pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		if err := s.reserveBundle(ctx, tx); err != nil {
 			return err
 		}
@@ -734,7 +739,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for k, u := range batch {
 			b.Queue(`UPDATE catalogue_tools SET call_count = call_count + $4,
@@ -762,7 +767,7 @@ func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 		return nil, err
 	}
 	var ids []uuid.UUID
-	err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `DELETE FROM catalogue_bundles b
 			WHERE b.soft_deleted_at IS NOT NULL AND b.soft_deleted_at <= $1
 			  AND NOT EXISTS (SELECT 1 FROM catalogue_tools t WHERE t.bundle_id = b.id)

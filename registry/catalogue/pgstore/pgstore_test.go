@@ -442,6 +442,46 @@ func TestFault_ConnectionsDroppedMidWork(t *testing.T) {
 	require.ErrorIs(t, err, catalogue.ErrNotFound)
 }
 
+// A write whose COMMIT reached the database but whose answer was lost is
+// reported as what it was: a bundle or tool version stored is a success
+// (not a failure whose retry then meets a conflict), and a usage flush is
+// not added a second time by the next one.
+func TestFault_CommitAnswerLostIsSettled(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	outage, via := pgtest.NewOutage(t, dsn)
+	s := open(t, via, pgtest.FreshSchema(t, dsn), nil)
+	defer s.Close()
+	ctx := context.Background()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+
+	outage.CutNextCommit()
+	_, created, err := s.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	assert.True(t, created)
+	_, err = s.GetBundle(ctx, id)
+	require.NoError(t, err)
+
+	key := catalogue.ToolKey{BundleID: id, Slug: "echo", Version: "1"}
+	spec := catalogue.ToolSpec{DisplayName: "Echo", Description: "Echoes.", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}
+	outage.CutNextCommit()
+	_, err = s.PutTool(ctx, key, spec)
+	require.NoError(t, err, "stored, so not a failure")
+	_, err = s.PutTool(ctx, key, spec)
+	require.ErrorIs(t, err, catalogue.ErrConflict, "and stored once")
+
+	for range 5 {
+		require.NoError(t, s.RecordUsage(ctx, key, time.Now()))
+	}
+	outage.CutNextCommit()
+	require.NoError(t, s.Flush(ctx))
+	require.NoError(t, s.Flush(ctx))
+	tool, err := s.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.EqualValues(t, 5, tool.CallCount, "the settled flush's counts are not added again")
+}
+
 // The database going away: reads and writes fail with an error that is
 // catalogue.ErrUnavailable (the API answers 503 with Retry-After, not
 // 500), never not-found or conflict; once it is back the store serves
