@@ -310,40 +310,55 @@ func retryable(ctx context.Context, err error) bool {
 // per transaction.
 func TxSettled(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
 	var xid int64
-	withID := func(tx pgx.Tx) error {
+	withID := func(tx pgx.Tx) (err error) {
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid)
+		xid, err = TxID(ctx, tx)
+		return err
 	}
 	committing, err := runTx(ctx, pool, opts, withID)
 	if err == nil || !retryable(ctx, err) {
 		return err
 	}
-	pool.Reset()
 	if committing {
-		switch settled(ctx, pool, xid) {
+		switch Settle(ctx, pool, xid) {
 		case "committed":
 			return nil
 		case "aborted": // rolled back: run it again
 		default:
 			return err
 		}
+	} else {
+		pool.Reset()
 	}
 	committing, err = runTx(ctx, pool, opts, withID)
-	if committing && retryable(ctx, err) {
-		pool.Reset()
-		if settled(ctx, pool, xid) == "committed" {
-			return nil
-		}
+	if committing && retryable(ctx, err) && Settle(ctx, pool, xid) == "committed" {
+		return nil
 	}
 	return err
 }
 
-// settled asks, on a new connection, what became of transaction xid:
-// "committed", "aborted", or "" when the database does not say (it cannot
-// be reached, or the transaction is still in progress after a few short
+// TxID reads the id of tx's transaction (txid_current), for Settle after
+// a COMMIT whose answer was lost.
+func TxID(ctx context.Context, tx pgx.Tx) (int64, error) {
+	var xid int64
+	err := tx.QueryRow(ctx, `SELECT txid_current()`).Scan(&xid)
+	return xid, err
+}
+
+// Settle tells what became of transaction xid (read with TxID before its
+// COMMIT) once the connection was lost during that COMMIT: the pool's
+// connections are dropped and the database is asked on a new one —
+// "committed", "aborted", or "" when it does not say (it cannot be
+// reached, or the transaction is still in progress after a few short
 // waits).
+func Settle(ctx context.Context, pool *pgxpool.Pool, xid int64) string {
+	pool.Reset()
+	return settled(ctx, pool, xid)
+}
+
+// settled asks the database what became of transaction xid (Settle).
 func settled(ctx context.Context, pool *pgxpool.Pool, xid int64) string {
 	for wait := 10 * time.Millisecond; wait <= 160*time.Millisecond; wait *= 2 {
 		var status *string

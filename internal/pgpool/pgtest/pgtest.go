@@ -226,19 +226,22 @@ func (o *Outage) relay(c net.Conn) {
 			if n > 0 && cut.Load() && src == d {
 				break // the database answered the cut COMMIT: it ran
 			}
+			// A COMMIT to the database, armed: the client's connection is
+			// closed and nothing more reaches it — before the COMMIT is
+			// passed on, so that its answer cannot slip through; the
+			// database's side stays open until it has answered, so that
+			// the COMMIT runs.
+			if n > 0 && dst == d && !silenced.Load() && bytes.Contains(bytes.ToLower(buf[:n]), []byte("commit")) && o.cutCommit.CompareAndSwap(true, false) {
+				cut.Store(true)
+				silenced.Store(true)
+				_ = c.Close()
+				_ = d.SetReadDeadline(time.Now().Add(5 * time.Second))
+				_, _ = d.Write(buf[:n])
+				return
+			}
 			if n > 0 && !silenced.Load() {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					break
-				}
-				// A COMMIT to the database, armed: the client's connection
-				// is closed and nothing more reaches it; the database's
-				// stays open until it has answered, so that the COMMIT runs.
-				if dst == d && bytes.Contains(bytes.ToLower(buf[:n]), []byte("commit")) && o.cutCommit.CompareAndSwap(true, false) {
-					cut.Store(true)
-					silenced.Store(true)
-					_ = d.SetReadDeadline(time.Now().Add(5 * time.Second))
-					_ = c.Close()
-					return
 				}
 			}
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/toolpack-go/toolpack/internal/pgpool"
 	"github.com/toolpack-go/toolpack/registry/results"
@@ -20,6 +21,7 @@ import (
 type draft struct {
 	ctx    context.Context
 	cancel context.CancelFunc
+	pool   *pgxpool.Pool // to settle a COMMIT whose answer was lost
 	tx     pgx.Tx
 	handle string
 	blobs  [2]blobWriter
@@ -67,7 +69,7 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		release()
 		return nil, fmt.Errorf("pgresults: %w", err)
 	}
-	d := &draft{ctx: ctx, cancel: cancel, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
+	d := &draft{ctx: ctx, cancel: cancel, pool: b.pool, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
 		release: sync.OnceFunc(release)}
 	d.blobs[blobText] = blobWriter{d: d, blob: blobText}
 	d.blobs[blobIndex] = blobWriter{d: d, blob: blobIndex}
@@ -200,7 +202,8 @@ func (w *blobWriter) truncate(size int64) error {
 }
 
 // Commit implements results.Draft: the tails, then the output's row, then
-// COMMIT.
+// COMMIT. A COMMIT whose answer was lost is settled by asking the
+// database whether it committed (pgpool.Settle).
 func (d *draft) Commit(ctx context.Context, header []byte) error {
 	if d.err != nil {
 		return d.err
@@ -221,8 +224,17 @@ func (d *draft) Commit(ctx context.Context, header []byte) error {
 		d.handle, header, text, index+results.HeaderSize); err != nil {
 		return d.fail(err)
 	}
-	if err := d.tx.Commit(ctx); err != nil {
+	xid, err := pgpool.TxID(d.ctx, d.tx)
+	if err != nil {
 		return d.fail(err)
+	}
+	if err := d.tx.Commit(ctx); err != nil {
+		// A COMMIT whose answer was lost may have landed: the database
+		// says, so that a stored output is not reported as failed (and
+		// returned inline while its stored copy waits to expire).
+		if !pgpool.ConnectionLost(ctx, err) || pgpool.Settle(ctx, d.pool, xid) != "committed" {
+			return d.fail(err)
+		}
 	}
 	d.fin = true
 	d.cancel()

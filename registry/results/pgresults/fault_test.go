@@ -126,6 +126,23 @@ func TestFault_PutAfterConnectionsDropped(t *testing.T) {
 	}
 }
 
+// A Put whose COMMIT reached the database but whose answer was lost (the
+// connection cut right after it) is a stored output: the store asks the
+// database whether it committed and returns the handle, which pages as
+// any other.
+func TestFault_CommitAnswerLostIsStored(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	outage, via := pgtest.NewOutage(t, dsn)
+	st := openPG(t, via, pgtest.FreshSchema(t, dsn), results.Options{})
+	ctx := context.Background()
+	outage.CutNextCommit()
+	stored, err := st.Put(ctx, strings.NewReader(strings.Repeat("a line of output\n", 5000)))
+	require.NoError(t, err)
+	p, err := st.Query(ctx, results.Request{Handle: stored.Handle, Offset: 4999, Limit: 5})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a line of output", "a line of output"}, p.Lines)
+}
+
 // The database going away: reading a stored output, or storing one,
 // fails with results.ErrUnavailable (ot.result answers "try again in a
 // moment"), never not-found, expired or corrupt; once the database is
