@@ -179,7 +179,7 @@ func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 	case "false":
 		return false, true
 	}
-	d.bad(n, key, "expected true or false, got %s", quote(deref(n).Value))
+	d.bad(n, key, "expected true or false, got %s", shown(n))
 	return false, false
 }
 
@@ -190,7 +190,7 @@ func (d *decoder) integer(n *yaml.Node, key string, min int, example string) (in
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || i < min {
-		d.bad(n, key, "expected a whole number of at least %d such as %s, got %s", min, example, quote(deref(n).Value))
+		d.bad(n, key, "expected a whole number of at least %d such as %s, got %s", min, example, shown(n))
 		return 0, false
 	}
 	return i, true
@@ -203,7 +203,7 @@ func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
 	}
 	dur, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil || dur <= 0 {
-		d.bad(n, key, "expected a duration such as 1s, got %s", quote(deref(n).Value))
+		d.bad(n, key, "expected a duration such as 1s, got %s", shown(n))
 		return 0, false
 	}
 	return dur, true
@@ -644,7 +644,7 @@ func (d *decoder) topics(n *yaml.Node, key string) []Topic {
 				s, good := d.text(v, kp, true)
 				if good {
 					if !topicglob.Valid(s) || strings.TrimSpace(s) == "" {
-						d.bad(v, kp, "expected a glob pattern such as \"notes*\", got %s", quote(deref(v).Value))
+						d.bad(v, kp, "expected a glob pattern such as \"notes*\", got %s", shown(v))
 						good = false
 					}
 				}
@@ -797,28 +797,18 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 		case "allow_addrs":
 			c.AllowAddrs = d.prefixes(v, p)
 		case "allowed_hosts":
-			seq := deref(v)
-			if seq.Kind != yaml.SequenceNode {
-				d.bad(v, p, "expected a list of hosts (exact host, host:port or *.suffix), got %s", kindOf(seq))
-				return
-			}
-			hosts := make([]string, 0, len(seq.Content))
-			for i, e := range seq.Content {
-				ep := fmt.Sprintf("%s[%d]", p, i)
-				t, ok := d.text(e, ep, true)
-				if !ok {
-					continue
-				}
+			hosts := []string{}
+			d.eachText(v, p, "a list of hosts (exact host, host:port or *.suffix)", func(e *yaml.Node, ep, t string) {
 				if err := netguard.CheckAllowedHost(t); err != nil {
 					if fromEnv(e, t) {
 						d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s", shown(e))
 					} else {
 						d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s: %v", shown(e), err)
 					}
-					continue
+					return
 				}
 				hosts = append(hosts, t)
-			}
+			})
 			c.AllowedHosts = hosts
 		case "secrets":
 			c.Secrets = map[string]string{}
@@ -842,31 +832,21 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 // bits set past its length (10.1.2.3/8) is refused rather than masked:
 // what was meant is not known.
 func (d *decoder) prefixes(v *yaml.Node, p string) []netip.Prefix {
-	seq := deref(v)
-	if seq.Kind != yaml.SequenceNode {
-		d.bad(v, p, "expected a list of addresses or prefixes (10.1.2.3, 10.1.0.0/16, fd00::/8), got %s", kindOf(seq))
-		return nil
-	}
-	out := make([]netip.Prefix, 0, len(seq.Content))
-	for i, e := range seq.Content {
-		ep := fmt.Sprintf("%s[%d]", p, i)
-		t, ok := d.text(e, ep, true)
-		if !ok {
-			continue
-		}
+	out := []netip.Prefix{}
+	d.eachText(v, p, "a list of addresses or prefixes (10.1.2.3, 10.1.0.0/16, fd00::/8)", func(e *yaml.Node, ep, t string) {
 		if !strings.Contains(t, "/") {
 			a, err := netip.ParseAddr(t)
 			if err != nil || a.Zone() != "" {
 				d.bad(e, ep, "expected an IP address or a prefix such as 10.1.0.0/16, got %s", shown(e))
-				continue
+				return
 			}
 			out = append(out, netip.PrefixFrom(a, a.BitLen()))
-			continue
+			return
 		}
 		pf, err := netip.ParsePrefix(t)
 		if err != nil {
 			d.bad(e, ep, "expected an IP address or a prefix such as 10.1.0.0/16, got %s", shown(e))
-			continue
+			return
 		}
 		if m := pf.Masked(); m != pf {
 			if fromEnv(e, t) {
@@ -874,11 +854,28 @@ func (d *decoder) prefixes(v *yaml.Node, p string) []netip.Prefix {
 			} else {
 				d.bad(e, ep, "%s has address bits set past its /%d; expected %s (or the single address %s)", shown(e), pf.Bits(), m, pf.Addr())
 			}
-			continue
+			return
 		}
 		out = append(out, pf)
-	}
+	})
 	return out
+}
+
+// eachText walks a list of strings (${VAR} expanded), calling fn with each
+// element that is one, its key and its text; anything but a list is a
+// problem saying that expected was.
+func (d *decoder) eachText(v *yaml.Node, p, expected string, fn func(e *yaml.Node, ep, t string)) {
+	seq := deref(v)
+	if seq.Kind != yaml.SequenceNode {
+		d.bad(v, p, "expected %s, got %s", expected, kindOf(seq))
+		return
+	}
+	for i, e := range seq.Content {
+		ep := fmt.Sprintf("%s[%d]", p, i)
+		if t, ok := d.text(e, ep, true); ok {
+			fn(e, ep, t)
+		}
+	}
 }
 
 // baseURL reads an endpoint's base URL: http or https with a host.
