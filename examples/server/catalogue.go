@@ -63,8 +63,7 @@ type serverCatalogue struct {
 
 // swapInvoker is the http-tool runner of the configuration in force: a
 // reload that changes catalogue.allowed_hosts, allow_private, allow_addrs
-// or secrets
-// replaces it; calls already running finish on the old one.
+// or secrets replaces it; calls already running finish on the old one.
 type swapInvoker struct {
 	cur atomic.Pointer[httptool.Invoker]
 }

@@ -17,9 +17,10 @@
 // whose COMMIT reached the database but whose answer was lost is settled
 // by asking the database whether it committed, so that the caller is told
 // what happened (a tool version stored is not reported as failed, and
-// usage counts are not added twice). Tools are listed by bundle id, then slug and version compared
-// byte by byte, and a page cursor is a row comparison on that key, so
-// pages never skip or repeat a tool however the data changes. The reaper
+// usage counts are not added twice). Tools are listed by bundle id, then
+// slug and version compared byte by byte, and a page cursor is a row
+// comparison on that key, so pages never skip or repeat a tool however the
+// data changes. The reaper
 // removes due bundles in one statement, safe when every host runs it.
 //
 // Several hosts, one catalogue: every write notifies the others through

@@ -12,9 +12,9 @@
 //
 // An output is written in one transaction — its text and its line index
 // in chunks of ChunkSize bytes (one COPY), then its row — so a writer
-// killed mid-way leaves nothing (and a write whose COMMIT answer was lost
+// killed mid-way leaves nothing, and a write whose COMMIT answer was lost
 // asks the database whether it landed, so that a stored output is never
-// reported as failed), and a page is read as on files: one
+// reported as failed. A page is read as on files: one
 // indexed read of its line offsets and one of its text, whatever the
 // offset, each fetching only the bytes it needs (chunks are stored out of
 // line and uncompressed, so substring() reads only its part). The tables

@@ -15,14 +15,14 @@
 // terminated it) is written once more on a new connection; for one lost
 // during the COMMIT the database is asked on a new connection whether it
 // committed (txid_status), so that a stored batch is not written twice.
-// A
-// summary is folded by the database (Sink.Aggregate, a stats.Aggregator)
-// in one read-only snapshot: whatever the number of calls in the period,
-// a row per tool, error type and timeline unit comes back, and the
-// summary is complete. The
-// table's schema is migrated at Open (github.com/jackc/tern) in
-// Options.Schema. Records keep nanoseconds: timestamptz holds the
-// microseconds and a column of its own the rest.
+//
+// A summary is folded by the database (Sink.Aggregate, a
+// stats.Aggregator) in one read-only snapshot: whatever the number of
+// calls in the period, a row per tool, error type and timeline unit comes
+// back, and the summary is complete. The table's schema is migrated at
+// Open (github.com/jackc/tern) in Options.Schema. Records keep
+// nanoseconds: timestamptz holds the microseconds and a column of its own
+// the rest.
 //
 // While the database cannot be reached (it is down, or dropped the
 // connection and does not take a new one), every error is
