@@ -25,7 +25,7 @@ import (
 // ErrInvalid, joined. The snippet's Params are the identifier names of
 // params, each required and without description.
 func ParseBody(name, body string, params []string) (*Snippet, error) {
-	s := &Snippet{kind: KindSteps, name: name, def: Definition{Body: body}, byName: map[string]*ParamInfo{}}
+	s := &Snippet{kind: KindSteps, name: name, lbl: label(KindSteps, name), def: Definition{Body: body}, byName: map[string]*ParamInfo{}}
 	known := map[string]bool{}
 	for _, pn := range params {
 		if !isIdent(pn) || known[pn] {

@@ -84,6 +84,7 @@ type ParamInfo struct {
 type Snippet struct {
 	kind   string // KindSnippet or KindSteps, for the errors
 	name   string
+	lbl    string // kind "name", as errors begin (label)
 	def    Definition
 	params []ParamInfo // required first, then optional, each by name
 	byName map[string]*ParamInfo
@@ -101,7 +102,7 @@ type Snippet struct {
 // on an earlier line, a name assigned twice, an argument given twice, or
 // a cap exceeded (MaxBodyBytes, MaxLines, MaxCalls, MaxDepth, MaxParams).
 func Parse(name string, d Definition) (*Snippet, error) {
-	s := &Snippet{kind: KindSnippet, name: name, def: d, byName: map[string]*ParamInfo{}}
+	s := &Snippet{kind: KindSnippet, name: name, lbl: label(KindSnippet, name), def: d, byName: map[string]*ParamInfo{}}
 	var errs []error
 	bad := func(format string, a ...any) {
 		errs = append(errs, &ParseError{Kind: KindSnippet, Snippet: name, Msg: fmt.Sprintf(format, a...)})
@@ -230,7 +231,7 @@ func (s *Snippet) Name() string { return s.name }
 
 // label is `snippet "name"` (`steps "name"` for a steps tool's body), the
 // subject of the errors.
-func (s *Snippet) label() string { return label(s.kind, s.name) }
+func (s *Snippet) label() string { return s.lbl }
 
 // Description returns the definition's description.
 func (s *Snippet) Description() string { return s.def.Description }
