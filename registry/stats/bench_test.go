@@ -257,3 +257,41 @@ func threadCPU() time.Duration {
 	d, _ := cputime.Thread()
 	return d
 }
+
+// BenchmarkParseRecord: reading record lines in the writer's layout
+// directly against reading them with encoding/json (the baseline), in
+// alternating blocks of 1,000 lines; x-json-time is the ratio of the median
+// blocks (below 1 is faster).
+func BenchmarkParseRecord(b *testing.B) {
+	tools := []string{"web.search", "web.fetch", "db.query", "ot.stats"}
+	var tc timeCache
+	lines := make([][]byte, 1000)
+	now := time.Now()
+	for i := range lines {
+		r := record{time: now.Add(time.Duration(i) * time.Millisecond), tool: tools[i%len(tools)], pack: "p", dur: time.Duration(i) * time.Microsecond, ok: i%9 != 0, errType: "timeout", bytesIn: 100, bytesOut: 2000}
+		l := appendRecord(nil, &r, &tc)
+		lines[i] = l[:len(l)-1]
+	}
+	var direct, viaJSON []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		for _, l := range lines {
+			if _, err := parseViaJSON(l); err != nil {
+				b.Fatal(err)
+			}
+		}
+		viaJSON = append(viaJSON, time.Since(start))
+		start = time.Now()
+		var p lineParser
+		for _, l := range lines {
+			if _, err := p.parse(l); err != nil {
+				b.Fatal(err)
+			}
+		}
+		direct = append(direct, time.Since(start))
+	}
+	md, mj := float64(median(direct)), float64(median(viaJSON))
+	b.ReportMetric(md/mj, "x-json-time")
+	b.ReportMetric(md/float64(len(lines)), "ns/line")
+	b.ReportMetric(mj/float64(len(lines)), "json-ns/line")
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -152,43 +153,281 @@ type lineJSON struct {
 	BytesOut   int64      `json:"bytes_out"`
 }
 
+// fields are a line's values as read, before they are checked.
+type fields struct {
+	time               time.Time
+	tool, pack, errTyp string
+	dur                int64
+	ok                 bool
+	hasTime, hasDur    bool
+	hasOK              bool
+	in, out            int64
+}
+
 var errCorrupt = errors.New("corrupt record")
 
-// parseRecord reads one line (without its newline). Anything that is not a
+// lineParser reads record lines. A line in the exact layout appendRecord
+// writes is read directly; any other line (another field order, escapes,
+// white space, unknown fields) by encoding/json, with the same outcome.
+// Its names map keeps one copy of each tool, pack and error type text
+// met, so that reading a file does not allocate them per record. The zero
+// value is ready; it is not safe for concurrent use.
+type lineParser struct {
+	names map[string]string
+	// sec is the Unix second of the last time read in the UTC form the
+	// writer uses ("2006-01-02T15:04:05[.fraction]Z"), secText its text up
+	// to the seconds; the writer's records mostly share their second.
+	sec     int64
+	secText [19]byte
+	hasSec  bool
+}
+
+// maxInterned bounds the texts a lineParser keeps.
+const maxInterned = 4096
+
+// parse reads one line (without its newline). Anything that is not a
 // complete, plausible record is errCorrupt: a line cut short by a crash,
 // garbage, a missing field, a negative duration or size, an over-long field.
 // Unknown fields are ignored, so that later versions can add some.
-func parseRecord(line []byte) (record, error) {
+func (p *lineParser) parse(line []byte) (record, error) {
 	if len(line) == 0 || len(line) > maxLineBytes {
 		return record{}, fmt.Errorf("%w: %d bytes", errCorrupt, len(line))
 	}
-	var l lineJSON
-	if err := json.Unmarshal(line, &l); err != nil {
-		return record{}, fmt.Errorf("%w: %v", errCorrupt, err)
+	f, ok := p.canonical(line)
+	if !ok {
+		var err error
+		if f, err = decodeJSON(line); err != nil {
+			return record{}, err
+		}
 	}
+	return f.record()
+}
+
+// record checks the values read and makes them a record.
+func (f *fields) record() (record, error) {
 	switch {
-	case l.Time == nil || l.Time.IsZero():
+	case !f.hasTime || f.time.IsZero():
 		return record{}, fmt.Errorf("%w: no time", errCorrupt)
-	case l.Tool == "" || len(l.Tool) > maxField || len(l.Pack) > maxField || len(l.ErrorType) > maxField:
+	case f.tool == "" || len(f.tool) > maxField || len(f.pack) > maxField || len(f.errTyp) > maxField:
 		return record{}, fmt.Errorf("%w: tool, pack or error_type empty or too long", errCorrupt)
-	case l.DurationNs == nil || *l.DurationNs < 0:
+	case !f.hasDur || f.dur < 0:
 		return record{}, fmt.Errorf("%w: duration_ns missing or negative", errCorrupt)
-	case l.Success == nil:
+	case !f.hasOK:
 		return record{}, fmt.Errorf("%w: no success", errCorrupt)
-	case l.BytesIn < 0 || l.BytesOut < 0:
+	case f.in < 0 || f.out < 0:
 		return record{}, fmt.Errorf("%w: negative byte count", errCorrupt)
 	}
-	r := record{
-		time:     *l.Time,
-		tool:     l.Tool,
-		pack:     l.Pack,
-		dur:      time.Duration(*l.DurationNs),
-		ok:       *l.Success,
-		bytesIn:  l.BytesIn,
-		bytesOut: l.BytesOut,
+	return record{
+		time:     f.time,
+		tool:     f.tool,
+		pack:     f.pack,
+		dur:      time.Duration(f.dur),
+		ok:       f.ok,
+		errType:  failureType(f.ok, f.errTyp),
+		bytesIn:  f.in,
+		bytesOut: f.out,
+	}, nil
+}
+
+// decodeJSON reads a line with encoding/json.
+func decodeJSON(line []byte) (fields, error) {
+	var l lineJSON
+	if err := json.Unmarshal(line, &l); err != nil {
+		return fields{}, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
-	r.errType = failureType(r.ok, l.ErrorType)
-	return r, nil
+	f := fields{tool: l.Tool, pack: l.Pack, errTyp: l.ErrorType, in: l.BytesIn, out: l.BytesOut}
+	if l.Time != nil {
+		f.time, f.hasTime = *l.Time, true
+	}
+	if l.DurationNs != nil {
+		f.dur, f.hasDur = *l.DurationNs, true
+	}
+	if l.Success != nil {
+		f.ok, f.hasOK = *l.Success, true
+	}
+	return f, nil
+}
+
+// canonical reads line when it is exactly in appendRecord's layout, its
+// strings free of escapes and control characters and valid UTF-8, its
+// numbers plain non-negative integers within int64; otherwise ok is
+// false and nothing is decided (encoding/json reads the line).
+func (p *lineParser) canonical(line []byte) (f fields, ok bool) {
+	c := cursor{b: line}
+	if !c.lit(`{"time":`) {
+		return f, false
+	}
+	ts, ok := c.str()
+	if !ok {
+		return f, false
+	}
+	if f.time, ok = p.time(line[ts.from-1 : ts.to+1]); !ok || !c.lit(`,"tool":`) {
+		return f, false
+	}
+	f.hasTime = true
+	s, ok := c.str()
+	if !ok {
+		return f, false
+	}
+	f.tool = p.intern(line[s.from:s.to])
+	if c.lit(`,"pack":`) {
+		if s, ok = c.str(); !ok {
+			return f, false
+		}
+		f.pack = p.intern(line[s.from:s.to])
+	}
+	if !c.lit(`,"duration_ns":`) {
+		return f, false
+	}
+	if f.dur, ok = c.int(); !ok || !c.lit(`,"success":`) {
+		return f, false
+	}
+	f.hasDur = true
+	switch {
+	case c.lit("true"):
+		f.ok = true
+	case c.lit("false"):
+	default:
+		return f, false
+	}
+	f.hasOK = true
+	if c.lit(`,"error_type":`) {
+		if s, ok = c.str(); !ok {
+			return f, false
+		}
+		f.errTyp = p.intern(line[s.from:s.to])
+	}
+	if !c.lit(`,"bytes_in":`) {
+		return f, false
+	}
+	if f.in, ok = c.int(); !ok || !c.lit(`,"bytes_out":`) {
+		return f, false
+	}
+	if f.out, ok = c.int(); !ok || !c.lit("}") || c.i != len(line) {
+		return f, false
+	}
+	return f, true
+}
+
+// time reads a quoted time as time.Time's UnmarshalJSON does (which
+// encoding/json calls), reading only the fraction when the seconds are the
+// last UTC time's.
+func (p *lineParser) time(quoted []byte) (time.Time, bool) {
+	text := quoted[1 : len(quoted)-1]
+	if p.hasSec && len(text) >= 20 && [19]byte(text[:19]) == p.secText {
+		if ns, ok := utcFraction(text[19:]); ok {
+			return time.Unix(p.sec, ns).UTC(), true
+		}
+	}
+	var t time.Time
+	if t.UnmarshalJSON(quoted) != nil {
+		return t, false
+	}
+	if len(text) >= 20 {
+		if _, ok := utcFraction(text[19:]); ok {
+			p.sec, p.secText, p.hasSec = t.Unix(), [19]byte(text[:19]), true
+		}
+	}
+	return t, true
+}
+
+// utcFraction reads what follows the seconds of a UTC time as the writer
+// writes it: "Z", or "." with one to nine digits and "Z".
+func utcFraction(b []byte) (int64, bool) {
+	if len(b) == 1 && b[0] == 'Z' {
+		return 0, true
+	}
+	if len(b) < 3 || len(b) > 11 || b[0] != '.' || b[len(b)-1] != 'Z' {
+		return 0, false
+	}
+	var ns int64
+	for _, d := range b[1 : len(b)-1] {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		ns = ns*10 + int64(d-'0')
+	}
+	for range 9 - (len(b) - 2) { // to nanoseconds
+		ns *= 10
+	}
+	return ns, true
+}
+
+// intern returns b as a string, the same string for the same text while
+// the parser's table has room.
+func (p *lineParser) intern(b []byte) string {
+	if s, ok := p.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if p.names == nil {
+		p.names = make(map[string]string)
+	}
+	if len(p.names) < maxInterned {
+		p.names[s] = s
+	}
+	return s
+}
+
+// cursor walks a line for lineParser.canonical.
+type cursor struct {
+	b []byte
+	i int
+}
+
+// span is a string's content: b[from:to], between its quotes.
+type span struct{ from, to int }
+
+// lit consumes s when the line continues with it.
+func (c *cursor) lit(s string) bool {
+	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
+		return false
+	}
+	c.i += len(s)
+	return true
+}
+
+// str consumes a JSON string with no escape, no control character and
+// valid UTF-8 content.
+func (c *cursor) str() (span, bool) {
+	if c.i >= len(c.b) || c.b[c.i] != '"' {
+		return span{}, false
+	}
+	from := c.i + 1
+	ascii := true
+	for j := from; j < len(c.b); j++ {
+		switch ch := c.b[j]; {
+		case ch == '"':
+			if !ascii && !utf8.Valid(c.b[from:j]) {
+				return span{}, false
+			}
+			c.i = j + 1
+			return span{from, j}, true
+		case ch == '\\' || ch < 0x20:
+			return span{}, false
+		case ch >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return span{}, false
+}
+
+// int consumes a JSON integer 0 or [1-9][0-9]* that fits an int64.
+func (c *cursor) int() (int64, bool) {
+	j := c.i
+	var v int64
+	for ; j < len(c.b) && c.b[j] >= '0' && c.b[j] <= '9'; j++ {
+		d := int64(c.b[j] - '0')
+		if v > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if n := j - c.i; n == 0 || (n > 1 && c.b[c.i] == '0') {
+		return 0, false
+	}
+	c.i = j
+	return v, true
 }
 
 // failureType is a record's error type: "" for a success, t for a

@@ -47,6 +47,7 @@ var tricky = []rune{'"', '\\', '\n', '\r', '\t', 0, 0x1f, 0x7f, '\u2028', '\u202
 func TestRecord_RoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var tc timeCache
+		var p lineParser // one for the three lines, as a file is read
 		base := rapid.Int64Range(0, 1<<62).Draw(t, "ns")
 		for i := range 3 {
 			ns := base + rapid.Int64Range(-2e9, 2e9).Draw(t, "delta")
@@ -73,7 +74,7 @@ func TestRecord_RoundTrip(t *testing.T) {
 			require.True(t, bytes.HasSuffix(line, []byte("\n")))
 			require.True(t, bytes.HasPrefix(line, []byte(`{"time":"`+r.time.UTC().Format(time.RFC3339Nano)+`","tool":`)), "record %d: %s", i, line)
 			require.LessOrEqual(t, len(line), maxLineBytes, "a stored line is within the reader's cap")
-			got, err := parseRecord(line[:len(line)-1])
+			got, err := p.parse(line[:len(line)-1])
 			require.NoError(t, err, "%s", line)
 			require.True(t, r.time.Equal(got.time))
 			got.time = r.time
@@ -149,4 +150,95 @@ func FuzzSummaryOfFile(f *testing.F) {
 		}
 		require.Equal(t, s.TotalCalls, sum)
 	})
+}
+
+// A line in the writer's own layout is read without encoding/json, with
+// the same outcome: for any record the writer stores, the direct reading
+// takes it whenever its texts need no escapes, and whenever it takes a line
+// it reads what encoding/json reads.
+func TestRecord_DirectReadingAgreesWithEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := rapid.OneOf(
+			rapid.StringMatching(`[A-Za-z0-9_.-]{1,40}`),
+			rapid.StringOf(rapid.SampledFrom(tricky)),
+		)
+		r := record{
+			time:     time.Unix(0, rapid.Int64Range(1, 1<<62).Draw(t, "ns")),
+			tool:     cleanField(text.Draw(t, "tool")),
+			pack:     cleanField(text.Draw(t, "pack")),
+			dur:      time.Duration(rapid.Int64Range(0, 1<<62).Draw(t, "dur")),
+			ok:       rapid.Bool().Draw(t, "ok"),
+			errType:  cleanField(text.Draw(t, "errType")),
+			bytesIn:  rapid.Int64Range(0, 1<<62).Draw(t, "in"),
+			bytesOut: rapid.Int64Range(0, 1<<62).Draw(t, "out"),
+		}
+		line := appendRecord(nil, &r, &timeCache{})
+		line = line[:len(line)-1]
+		var p lineParser
+		direct, ok := p.canonical(line)
+		plain := !strings.ContainsAny(r.tool+r.pack+r.errType, "\"\\\x00\x1f\n\r\t")
+		if plain {
+			require.True(t, ok, "a line of the writer's layout is read directly: %s", line)
+		}
+		if ok {
+			viaJSON, err := decodeJSON(line)
+			require.NoError(t, err)
+			requireSameFields(t, viaJSON, direct, line)
+		}
+	})
+}
+
+func requireSameFields(t require.TestingT, want, got fields, line []byte) {
+	require.True(t, want.time.Equal(got.time), "time of %s", line)
+	require.Equal(t, want.time.Location().String(), got.time.Location().String())
+	want.time, got.time = time.Time{}, time.Time{}
+	require.Equal(t, want, got, "%s", line)
+}
+
+// FuzzParseRecord: for any lines, reading them one after the other (as a
+// file is read) gives what encoding/json's reading of each gives — the same
+// record or, both ways, a corrupt line.
+func FuzzParseRecord(f *testing.F) {
+	var tc timeCache
+	good := appendRecord(nil, &record{time: t0, tool: "demo_search", pack: "web", dur: time.Millisecond, ok: true, bytesIn: 3, bytesOut: 4}, &tc)
+	f.Add(good)
+	f.Add(append(append(append([]byte{}, good...), appendRecord(nil, &record{time: t0.Add(123 * time.Millisecond), tool: "a\"b", dur: 5, errType: "not_found"}, &tc)...),
+		appendRecord(nil, &record{time: t0.Add(time.Second + 1), tool: "c", dur: 5, ok: true}, &tc)...))
+	f.Add([]byte(`{"time":"2026-11-23T15:30:00Z","tool":"x","duration_ns":01,"success":true,"bytes_in":0,"bytes_out":0}`))
+	f.Add([]byte(`{"time":"2026-11-23T15:30:00Z","tool":"x","duration_ns":1,"success":true,"bytes_in":0,"bytes_out":0} `))
+	f.Add([]byte(`{"time":"2026-11-23T15:30:00+01:00","tool":"\u00e9","duration_ns":1,"success":false,"error_type":"","bytes_in":0,"bytes_out":99999999999999999999}`))
+	f.Add([]byte(`{"time":"2026-11-23T24:30:00Z","tool":"x","duration_ns":1,"success":true,"bytes_in":0,"bytes_out":0}`))
+	f.Add([]byte("{\"time\":\"2026-11-23T15:30:00Z\",\"tool\":\"\xff\",\"duration_ns\":1,\"success\":true,\"bytes_in\":0,\"bytes_out\":0}"))
+	f.Add([]byte(`{"time":"2026-11-23T15:30:00.5Z","tool":"x","duration_ns":1,"success":true,"bytes_in":0,"bytes_out":0}` + "\n" +
+		`{"time":"2026-11-23T15:30:00.1234567891Z","tool":"x","duration_ns":1,"success":true,"bytes_in":0,"bytes_out":0}` + "\n" +
+		`{"time":"2026-11-23T15:30:00.Z","tool":"x","duration_ns":1,"success":true,"bytes_in":0,"bytes_out":0}` + "\n" +
+		`{"time":"2026-11-23T15:30:00,5Z","tool":"x","duration_ns":1,"success":true,"bytes_in":0,"bytes_out":0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p lineParser
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			got, err := p.parse(line)
+			want, wantErr := parseViaJSON(line)
+			if wantErr != nil {
+				require.ErrorIs(t, err, errCorrupt, "%q", line)
+				continue
+			}
+			require.NoError(t, err, "%q", line)
+			require.True(t, want.time.Equal(got.time), "%q: %v, want %v", line, got.time, want.time)
+			require.Equal(t, want.time.Location().String(), got.time.Location().String())
+			want.time, got.time = time.Time{}, time.Time{}
+			require.Equal(t, want, got, "%q", line)
+		}
+	})
+}
+
+// parseViaJSON is lineParser.parse reading every line with encoding/json.
+func parseViaJSON(line []byte) (record, error) {
+	if len(line) == 0 || len(line) > maxLineBytes {
+		return record{}, errCorrupt
+	}
+	f, err := decodeJSON(line)
+	if err != nil {
+		return record{}, err
+	}
+	return f.record()
 }

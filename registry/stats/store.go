@@ -229,10 +229,13 @@ func readFile(ctx context.Context, path string, offset, size int64, fn func(*rec
 // scanLines reads record lines from r. A line over maxLineBytes, a line that
 // does not parse and an unterminated last line (a writer that crashed
 // mid-line) count as corrupt. With skipFirst the first line, which starts
-// before r does, is skipped uncounted.
+// before r does, is skipped uncounted. fn gets every record in one variable
+// that the next line overwrites: it copies what it keeps.
 func scanLines(ctx context.Context, r io.Reader, skipFirst bool, fn func(*record)) (int64, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var corrupt int64
+	var p lineParser
+	var rec record // one for every line: fn must not keep the pointer
 	for n := 0; ; n++ {
 		if n&4095 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -258,7 +261,8 @@ func scanLines(ctx context.Context, r io.Reader, skipFirst bool, fn func(*record
 		case errors.Is(err, io.EOF): // unterminated: a writer stopped mid-line
 			corrupt++
 		default:
-			if rec, perr := parseRecord(text); perr != nil {
+			var perr error
+			if rec, perr = p.parse(text); perr != nil {
 				corrupt++
 			} else {
 				fn(&rec)
