@@ -23,6 +23,9 @@ const (
 	// DefaultTimePerCallMS is stats.time_per_call_ms (estimated
 	// milliseconds one call saves).
 	DefaultTimePerCallMS = 3000
+	// MaxKeepDays is the largest stats.keep_days (a century; the stats
+	// package's limit).
+	MaxKeepDays = 36500
 	// DefaultMaxInlineBytes is output.max_inline_bytes.
 	DefaultMaxInlineBytes = 50000
 	// DefaultTTL is output.ttl.
@@ -247,6 +250,10 @@ type Stats struct {
 	// TimePerCallMS is the estimated milliseconds one call saves (for
 	// ot.stats' time_saved_ms).
 	TimePerCallMS int
+	// KeepDays, when positive, is how many days of call records are kept:
+	// older ones are removed and no longer counted (stats.keep_days; 0, the
+	// default, keeps every record; at most MaxKeepDays).
+	KeepDays int
 }
 
 // Output configures the large-output store.

@@ -37,7 +37,7 @@ var (
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
 	notifyKeys  = []string{"topics"}
 	topicKeys   = []string{"pattern", "file"}
-	statsKeys   = append([]string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms"}, pgKeys...)
+	statsKeys   = append([]string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms", "keep_days"}, pgKeys...)
 	outputKeys  = append([]string{"max_inline_bytes", "dir", "ttl", "reports_dir"}, pgKeys...)
 	docsKeys    = []string{"base_url", "slugs"}
 	catKeys     = append([]string{"dir", "allowed_hosts", "allow_private", "allow_addrs", "secrets"}, pgKeys...)
@@ -691,6 +691,14 @@ func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
 		case "time_per_call_ms":
 			if i, ok := d.integer(v, p, 0, "3000"); ok {
 				s.TimePerCallMS = i
+			}
+		case "keep_days":
+			if i, ok := d.integer(v, p, 0, "90"); ok {
+				if i > MaxKeepDays {
+					d.bad(v, p, "expected at most %d days (0 keeps every record), got %s", MaxKeepDays, shown(v))
+				} else {
+					s.KeepDays = i
+				}
 			}
 		default: // one of pgKeys
 			d.postgres(k, v, p, &s.Postgres)

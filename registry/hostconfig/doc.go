@@ -52,10 +52,12 @@
 //     matches the glob pattern (as Python's fnmatch reads it: * and ?
 //     match any character, '/' included) are appended to file.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
-//     context_per_call (2000), time_per_call_ms (3000), dsn, schema,
-//     max_conns, statement_timeout}: with a dsn the records go to
-//     PostgreSQL (registry/stats/pgstats) instead of dir, and ot.stats on
-//     any host given the same dsn counts every host's calls.
+//     context_per_call (2000), time_per_call_ms (3000), keep_days (0:
+//     every record kept), dsn, schema, max_conns, statement_timeout}:
+//     with a dsn the records go to PostgreSQL (registry/stats/pgstats)
+//     instead of dir, and ot.stats on any host given the same dsn counts
+//     every host's calls; with keep_days, records older than that many
+//     days are removed (hourly) and no longer counted.
 //   - output: {max_inline_bytes (50000), dir (results), ttl (1h),
 //     reports_dir (reports), dsn, schema, max_conns, statement_timeout}.
 //   - dsn (none), schema (toolpack), max_conns (the driver's default) and
@@ -130,7 +132,7 @@
 // and key path:
 //
 //	more.yaml:3: stats.flush_interval: expected a duration such as 1s, got "soon"
-//	config.yaml:2: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, dsn, schema, max_conns, statement_timeout
+//	config.yaml:2: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, keep_days, dsn, schema, max_conns, statement_timeout
 //
 // Unknown keys are refused at every level. A value shown in a message is
 // quoted as the file writes it, before expansion, so a secret taken from

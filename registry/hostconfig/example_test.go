@@ -52,7 +52,7 @@ func ExampleLoad_errors() {
 	}
 	// Output:
 	// config.yaml:2: stats.flush_interval: expected a duration such as 1s, got "soon"
-	// config.yaml:3: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, dsn, schema, max_conns, statement_timeout
+	// config.yaml:3: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, keep_days, dsn, schema, max_conns, statement_timeout
 }
 
 // A Host applies the configuration to a registry and re-applies it on

@@ -294,7 +294,7 @@ docs: {url: x}
 		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, headers, description, dir`,
 		`c.yaml:9: notify.other: unknown key "other"; expected one of topics`,
 		`c.yaml:9: notify.topics[0].mode: unknown key "mode"; expected one of pattern, file`,
-		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, dsn, schema, max_conns, statement_timeout`,
+		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, keep_days, dsn, schema, max_conns, statement_timeout`,
 		`c.yaml:11: output.size: unknown key "size"; expected one of max_inline_bytes, dir, ttl, reports_dir, dsn, schema, max_conns, statement_timeout`,
 		`c.yaml:12: docs.url: unknown key "url"; expected one of base_url, slugs`,
 	}, problemTexts(t, dir, err))
@@ -628,4 +628,29 @@ func TestLoad_RelativeMainPath(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `conf/m.yaml:1: stats.flush_interval: expected a duration such as 1s, got "soon"`, err.Error(),
 		"files are named as they were opened")
+}
+
+// stats.keep_days: how many days of call records are kept; 0 (the default)
+// keeps every record; a negative number, a fraction or more than
+// MaxKeepDays is named with file and line.
+func TestLoad_StatsKeepDays(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"default.yaml": "stats: {enabled: true}\n",
+		"ok.yaml":      "stats: {enabled: true, keep_days: 90}\n",
+		"bad.yaml":     "stats:\n  keep_days: -1\n",
+		"frac.yaml":    "stats:\n  keep_days: 1.5\n",
+		"huge.yaml":    "stats:\n  keep_days: 36501\n",
+	})
+	c, err := load(t, dir, "default.yaml", nil)
+	require.NoError(t, err)
+	assert.Zero(t, c.Stats.KeepDays)
+	c, err = load(t, dir, "ok.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 90, c.Stats.KeepDays)
+	_, err = load(t, dir, "bad.yaml", nil)
+	assert.Equal(t, []string{`bad.yaml:2: stats.keep_days: expected a whole number of at least 0 such as 90, got "-1"`}, problemTexts(t, dir, err))
+	_, err = load(t, dir, "frac.yaml", nil)
+	assert.Equal(t, []string{`frac.yaml:2: stats.keep_days: expected a whole number of at least 0 such as 90, got "1.5"`}, problemTexts(t, dir, err))
+	_, err = load(t, dir, "huge.yaml", nil)
+	assert.Equal(t, []string{`huge.yaml:2: stats.keep_days: expected at most 36500 days (0 keeps every record), got "36501"`}, problemTexts(t, dir, err))
 }

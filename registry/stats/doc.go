@@ -36,9 +36,14 @@
 //	{"time":"2026-11-23T16:52:00.123456789Z","tool":"brave.search","pack":"brave","duration_ns":1234567,"success":true,"bytes_in":42,"bytes_out":5120}
 //	{"time":"2026-11-23T16:52:01.5Z","tool":"brave.search","pack":"brave","duration_ns":30000000000,"success":false,"error_type":"timeout","bytes_in":42,"bytes_out":36}
 //
-// Old days are removed by deleting their files; a Summary only opens the
-// files its period reaches. Records survive restarts: a new Recorder on the
-// same directory sees them.
+// A Summary only opens the files its period reaches. Records survive
+// restarts: a new Recorder on the same directory sees them. They are kept
+// until Options.KeepDays (stats.keep_days) says otherwise: with it, the
+// flusher removes the day files that hold nothing newer than that many
+// days, when it starts and then every PruneInterval, and every Summary
+// leaves older records out (also those of a day file still kept); a Sink
+// removes its rows itself (Pruner). Deleting a day's file by hand removes
+// that day too.
 //
 // Several processes may record into one directory. Each batch is appended
 // while holding an exclusive lock on stats.lock in that directory

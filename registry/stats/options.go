@@ -25,6 +25,8 @@ const (
 	// DefaultMaxPending bounds the records buffered in memory between two
 	// flushes when Options.MaxPending is zero.
 	DefaultMaxPending = 1 << 18
+	// MaxKeepDays is the largest Options.KeepDays (a century).
+	MaxKeepDays = 36500
 	// ReportsSubdir is where reports go, under Options.Dir, when
 	// Options.ReportsDir is empty.
 	ReportsSubdir = "reports"
@@ -32,8 +34,8 @@ const (
 
 // Options configure a Recorder. They mirror the host configuration's
 // `stats:` section (enabled, dir, flush_interval, context_per_call,
-// time_per_call_ms) and `output.reports_dir`; the host resolves relative
-// paths against the directory of the file that set them.
+// time_per_call_ms, keep_days) and `output.reports_dir`; the host resolves
+// relative paths against the directory of the file that set them.
 //
 // The zero value is a disabled Recorder: its middleware records nothing and
 // Summary returns ErrDisabled. Every other zero field takes the default
@@ -62,6 +64,14 @@ type Options struct {
 	// (config stats.time_per_call_ms): time_saved_ms = calls × this. Zero
 	// means DefaultTimePerCallMs.
 	TimePerCallMs int64
+	// KeepDays, when positive, is how many days of records are kept
+	// (config stats.keep_days): records of calls that started longer ago
+	// are left out of every Summary and removed from the store — the day
+	// files that hold nothing newer, or, with a Sink, the rows (the Sink
+	// must be a Pruner). The flusher removes them when it starts and then
+	// every PruneInterval; Prune removes them at once. Zero keeps every
+	// record.
+	KeepDays int
 	// ReportsDir is the only directory HTML reports are written to (config
 	// output.reports_dir); empty means Dir/ReportsSubdir.
 	ReportsDir string
@@ -156,6 +166,7 @@ type config struct {
 	contextPerCall int64
 	timePerCallMs  int64
 	reportsDir     string
+	keep           time.Duration // KeepDays; 0 keeps everything
 	maxReadBytes   int64
 	maxPending     int
 	now            func() time.Time
@@ -171,6 +182,7 @@ func resolve(o Options) (*config, error) {
 		contextPerCall: o.ContextPerCall,
 		timePerCallMs:  o.TimePerCallMs,
 		reportsDir:     o.ReportsDir,
+		keep:           time.Duration(o.KeepDays) * 24 * time.Hour,
 		maxReadBytes:   o.MaxReadBytes,
 		maxPending:     o.MaxPending,
 		now:            o.Now,
@@ -190,6 +202,12 @@ func resolve(o Options) (*config, error) {
 	}
 	if o.TimePerCallMs < 0 {
 		bad("TimePerCallMs (stats.time_per_call_ms)", "must be >= 0, got %d", o.TimePerCallMs)
+	}
+	if o.KeepDays < 0 || o.KeepDays > MaxKeepDays {
+		bad("KeepDays (stats.keep_days)", "must be between 0 (keep every record) and %d, got %d", MaxKeepDays, o.KeepDays)
+	}
+	if _, ok := o.Sink.(Pruner); o.KeepDays > 0 && o.Sink != nil && !ok {
+		bad("KeepDays (stats.keep_days)", "the Sink (%T) cannot remove old records: it has no Prune method (see Pruner)", o.Sink)
 	}
 	if o.MaxReadBytes < 0 {
 		bad("MaxReadBytes", "must be >= 0, got %d", o.MaxReadBytes)

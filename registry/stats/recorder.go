@@ -235,6 +235,8 @@ func (r *Recorder) loop(loopCtx context.Context) {
 	t := time.NewTimer(r.cfg.Load().flushInterval)
 	defer t.Stop()
 	failures := 0 // flushes failed in a row
+	var prunedCfg *config
+	var prunedAt time.Time
 	for {
 		select {
 		case <-loopCtx.Done():
@@ -250,8 +252,53 @@ func (r *Recorder) loop(loopCtx context.Context) {
 			return
 		}
 		failures = r.logFlush(loopCtx, err, failures)
+		if cfg.enabled && cfg.keep > 0 && (cfg != prunedCfg || time.Since(prunedAt) >= PruneInterval) {
+			ctx, cancel := context.WithTimeout(loopCtx, flushTimeout)
+			if err := r.prune(ctx, cfg); err != nil && loopCtx.Err() == nil {
+				r.log.LogAttrs(loopCtx, slog.LevelWarn, err.Error()+" (tried again in "+PruneInterval.String()+")")
+			}
+			cancel()
+			prunedCfg, prunedAt = cfg, time.Now()
+		}
 		t.Reset(retryWait(cfg.flushInterval, failures))
 	}
+}
+
+// PruneInterval is how often the flusher removes records older than
+// Options.KeepDays (it also does when it starts and after Reconfigure).
+const PruneInterval = time.Hour
+
+// Prune removes the records older than Options.KeepDays now: the day files
+// that hold nothing newer or, with a Sink, its rows (Pruner). It does
+// nothing when KeepDays is zero or recording is disabled.
+func (r *Recorder) Prune(ctx context.Context) error {
+	if r.closed.Load() {
+		return ErrClosed
+	}
+	return r.prune(ctx, r.cfg.Load())
+}
+
+func (r *Recorder) prune(ctx context.Context, cfg *config) error {
+	if !cfg.enabled || cfg.keep <= 0 {
+		return nil
+	}
+	cutoff := cfg.clock().Add(-cfg.keep)
+	var n int64
+	var err error
+	unit := "files"
+	if p, ok := cfg.sink.(Pruner); ok {
+		n, err = p.Prune(ctx, cutoff)
+		unit = "records"
+	} else if cfg.sink == nil {
+		n, err = pruneFiles(ctx, cfg.dir, cutoff)
+	}
+	if err != nil {
+		return fmt.Errorf("stats: removing records older than %d days: %w", cfg.keep/(24*time.Hour), err)
+	}
+	if n > 0 {
+		r.log.LogAttrs(ctx, slog.LevelInfo, "stats: removed old records", slog.Int64(unit, n), slog.Time("before", cutoff))
+	}
+	return nil
 }
 
 // maxRetryWait caps the wait between flushes that keep failing.

@@ -38,6 +38,14 @@ type Sink interface {
 	Records(ctx context.Context, q RecordQuery, fn func(Record)) (truncated bool, err error)
 }
 
+// Pruner is a Sink that removes old records, for Options.KeepDays.
+type Pruner interface {
+	// Prune removes the records of calls that started before cutoff and
+	// returns how many it removed. Several hosts may prune one store at
+	// once.
+	Prune(ctx context.Context, cutoff time.Time) (int64, error)
+}
+
 // RecordQuery selects the records a Sink reads back for a Summary.
 type RecordQuery struct {
 	// Since keeps the records whose Time is at or after it; zero keeps

@@ -117,6 +117,41 @@ func appendFile(path string, data []byte) error {
 	return nil
 }
 
+// pruneFiles removes the day files under dir whose whole day is before
+// cutoff, holding the directory's exclusive lock (no process is writing or
+// reading them meanwhile), and returns how many it removed. A file another
+// process removed first is not an error.
+func pruneFiles(ctx context.Context, dir string, cutoff time.Time) (int64, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	l, err := lockDir(ctx, dir, false)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Unlock() }()
+	files, err := listDayFiles(dir, time.Time{})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	var errs []error
+	for _, f := range files {
+		if f.day.Add(24 * time.Hour).After(cutoff) {
+			continue
+		}
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	if len(errs) > 0 {
+		return n, fmt.Errorf("stats: %w", errors.Join(errs...))
+	}
+	return n, nil
+}
+
 // dayFile is one record file found under the directory.
 type dayFile struct {
 	path string

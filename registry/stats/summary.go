@@ -153,17 +153,20 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 		now = cfg.clock()
 	}
 	agg := newAggregator(q, length, now)
+	if cfg.keep > 0 {
+		agg.floor = now.Add(-cfg.keep)
+	}
 	var st readStats
 	if sa, ok := cfg.sink.(Aggregator); ok {
 		var folded Aggregate
-		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.since, Tool: q.Tool, Unit: agg.unit})
+		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.from(), Tool: q.Tool, Unit: agg.unit})
 		if err == nil {
 			agg.merge(folded)
 		}
 	} else if cfg.sink != nil {
-		st, err = readSink(ctx, cfg.sink, agg.since, q.Tool, cfg.maxReadBytes, agg.add)
+		st, err = readSink(ctx, cfg.sink, agg.from(), q.Tool, cfg.maxReadBytes, agg.add)
 	} else {
-		st, err = readRecords(ctx, cfg.dir, agg.since, cfg.maxReadBytes, agg.add)
+		st, err = readRecords(ctx, cfg.dir, agg.from(), cfg.maxReadBytes, agg.add)
 	}
 	if err != nil {
 		return Summary{}, err
@@ -182,6 +185,7 @@ type aggregator struct {
 	period string
 	tool   string
 	since  time.Time // zero for all
+	floor  time.Time // Options.KeepDays before now; zero keeps all
 	now    time.Time
 	unit   time.Duration // timeline counting unit: an hour or a day
 
@@ -226,7 +230,7 @@ func newAggregator(q Query, length time.Duration, now time.Time) *aggregator {
 
 // add counts rec when it falls in the period and matches the tool filter.
 func (a *aggregator) add(rec *record) {
-	if (!a.since.IsZero() && rec.time.Before(a.since)) || (a.tool != "" && rec.tool != a.tool) {
+	if from := a.from(); (!from.IsZero() && rec.time.Before(from)) || (a.tool != "" && rec.tool != a.tool) {
 		return
 	}
 	a.calls++
@@ -265,6 +269,15 @@ func (a *aggregator) add(rec *record) {
 	if a.first.IsZero() || rec.time.Before(a.first) {
 		a.first = rec.time
 	}
+}
+
+// from is the earliest start a record may have to count: the period's
+// start or the kept days' start, the later one (zero: any).
+func (a *aggregator) from() time.Time {
+	if a.floor.After(a.since) {
+		return a.floor
+	}
+	return a.since
 }
 
 // merge takes an Aggregator's figures as the records they fold.

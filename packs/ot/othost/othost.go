@@ -272,6 +272,7 @@ func (w *Wiring) statsOptions(c *hostconfig.Config) stats.Options {
 		FlushInterval:  c.Stats.FlushInterval,
 		ContextPerCall: int64(c.Stats.ContextPerCall),
 		TimePerCallMs:  int64(c.Stats.TimePerCallMS),
+		KeepDays:       c.Stats.KeepDays,
 		ReportsDir:     c.Output.ReportsDir,
 	}
 }

@@ -222,6 +222,44 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 	return false, nil
 }
 
+var _ stats.Pruner = (*Sink)(nil)
+
+// pruneBatch is the most records one DELETE of Prune removes, so that no
+// statement runs into the statement timeout however much is old.
+const pruneBatch = 50_000
+
+// Prune implements stats.Pruner: the records of calls that started before
+// cutoff (to the nanosecond) are deleted, in transactions of at most
+// 50,000 rows found through the start-time index. Hosts pruning at once
+// each delete what is left.
+func (s *Sink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	t := cutoff.UTC()
+	us := t.Truncate(time.Microsecond)
+	ns := int32(t.Sub(us))
+	var total int64
+	for {
+		var n int64
+		err := pgpool.TxRetrying(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+			tag, err := tx.Exec(ctx, `DELETE FROM stats_calls WHERE ctid IN (
+			    SELECT ctid FROM stats_calls
+			     WHERE started_at < $1 OR (started_at = $1 AND started_ns < $2)
+			     LIMIT $3)`, us, ns, pruneBatch)
+			n = tag.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("pgstats: removing records before %s: %w", t.Format(time.RFC3339), pgpool.Classify(ctx, err, stats.ErrUnavailable))
+		}
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}
+
 var _ stats.Aggregator = (*Sink)(nil)
 
 // aggregateSQL folds the selected records (filtered by the %[1]s

@@ -456,3 +456,61 @@ func TestAggregate_BadQueryAndClosed(t *testing.T) {
 	_, err = sink.Aggregate(context.Background(), stats.AggregateQuery{Unit: time.Hour})
 	assert.ErrorIs(t, err, pgstats.ErrClosed)
 }
+
+// Prune deletes exactly the records that started before the cutoff, to the
+// nanosecond (below timestamptz's microsecond), however many there are;
+// two hosts pruning at once both succeed and together delete each record
+// once; a Recorder with KeepDays leaves the older ones out of summaries.
+func TestSink_Prune(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	s := open(t, dsn, schema)
+	other := open(t, dsn, schema)
+	ctx := context.Background()
+	cutoff := time.Date(2026, 11, 20, 12, 0, 0, 500, time.UTC)
+	old := make([]stats.Record, 120_000) // more than one batch
+	for i := range old {
+		old[i] = stats.Record{Time: cutoff.Add(-time.Duration(i+1) * time.Second), Tool: "old", Success: true}
+	}
+	old[0].Time = cutoff.Add(-time.Nanosecond) // same microsecond, before
+	require.NoError(t, s.Append(ctx, old))
+	kept := []stats.Record{
+		{Time: cutoff, Tool: "kept", Success: true},
+		{Time: cutoff.Add(time.Nanosecond), Tool: "kept", Success: true},
+		{Time: cutoff.Add(48 * time.Hour), Tool: "kept", Success: true},
+	}
+	require.NoError(t, s.Append(ctx, kept))
+
+	var n [2]int64
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, sink := range []*pgstats.Sink{s, other} {
+		wg.Go(func() { n[i], errs[i] = sink.Prune(ctx, cutoff) })
+	}
+	wg.Wait()
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	assert.EqualValues(t, len(old), n[0]+n[1], "every old record deleted once")
+	left := all(t, s, time.Time{})
+	require.Len(t, left, len(kept))
+	for _, r := range left {
+		assert.Equal(t, "kept", r.Tool)
+	}
+	n0, err := s.Prune(ctx, cutoff)
+	require.NoError(t, err)
+	assert.Zero(t, n0, "nothing left to delete")
+
+	rec, err := stats.New(stats.Options{Enabled: true, Sink: s, KeepDays: 1, FlushInterval: time.Hour,
+		Now: func() time.Time { return cutoff.Add(48*time.Hour + time.Minute) }, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	defer func() { _ = rec.Close(ctx) }()
+	sum, err := rec.Summary(ctx, stats.Query{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, sum.TotalCalls, "only the last day's record counts with keep_days 1")
+	require.NoError(t, rec.Prune(ctx))
+	assert.Len(t, all(t, s, time.Time{}), 1)
+
+	require.NoError(t, s.Close())
+	_, err = s.Prune(ctx, cutoff)
+	require.ErrorIs(t, err, pgstats.ErrClosed)
+}
