@@ -26,6 +26,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(issueExample), []byte("aliases: {m: add}\n"))
 	f.Add([]byte("include: [more.yaml]\n"), []byte("include: [main.yaml]\n"))
 	f.Add([]byte("include: more.yaml\nstats: {flush_interval: \"${SECRET}\"}\n"), []byte("include: [sub/x.yaml]\n"))
+	f.Add([]byte("include: more.yaml\nstats: {keep_days: \"${SECRET}\"}\n"), []byte("stats: {keep_days: 36501, enabled: true}\n"))
 	f.Add([]byte("snippets: {s: {body: x, params: {p: {default: [1, {a: .inf}]}}}}\n"), []byte(""))
 	f.Add([]byte("a: &a [x, *a]\n"), []byte("--- \n---\n"))
 	f.Add([]byte("servers: {s: {url: \"${SECRET}\", headers: {\"K\": \"${SECRET}\\r\\n\"}}}\n"), []byte("\t- :"))
