@@ -265,16 +265,13 @@ func (p *lineParser) canonical(line []byte) (f fields, ok bool) {
 		return f, false
 	}
 	f.hasTime = true
-	s, ok := c.str()
-	if !ok {
+	if f.tool, ok = p.text(&c); !ok {
 		return f, false
 	}
-	f.tool = p.intern(line[s.from:s.to])
 	if c.lit(`,"pack":`) {
-		if s, ok = c.str(); !ok {
+		if f.pack, ok = p.text(&c); !ok {
 			return f, false
 		}
-		f.pack = p.intern(line[s.from:s.to])
 	}
 	if !c.lit(`,"duration_ns":`) {
 		return f, false
@@ -292,10 +289,9 @@ func (p *lineParser) canonical(line []byte) (f fields, ok bool) {
 	}
 	f.hasOK = true
 	if c.lit(`,"error_type":`) {
-		if s, ok = c.str(); !ok {
+		if f.errTyp, ok = p.text(&c); !ok {
 			return f, false
 		}
-		f.errTyp = p.intern(line[s.from:s.to])
 	}
 	if !c.lit(`,"bytes_in":`) {
 		return f, false
@@ -351,6 +347,16 @@ func utcFraction(b []byte) (int64, bool) {
 		ns *= 10
 	}
 	return ns, true
+}
+
+// text consumes the string at c (see cursor.str) and returns its text,
+// interned.
+func (p *lineParser) text(c *cursor) (string, bool) {
+	s, ok := c.str()
+	if !ok {
+		return "", false
+	}
+	return p.intern(c.b[s.from:s.to]), true
 }
 
 // intern returns b as a string, the same string for the same text while
