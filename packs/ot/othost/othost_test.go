@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -230,6 +231,32 @@ func TestSetup_StatsFollowTheConfiguration(t *testing.T) {
 	assert.False(t, res.Success)
 	assert.True(t, strings.HasPrefix(res.Error, "Error: Cannot write to '"), res.Error)
 	assert.Equal(t, result.ValidationError, res.ErrorType, "a path outside the reports directory is the caller's mistake, not a write failure")
+}
+
+// stats.keep_days reaches the Recorder: a reload that sets it makes ot.stats
+// leave out, and the flusher remove, the records older than that many days.
+func TestSetup_StatsKeepDays(t *testing.T) {
+	f := newFixture(t, "stats: {enabled: true, dir: st}\n")
+	dir := filepath.Join(f.dir, "st")
+	old := time.Now().UTC().Add(-10 * 24 * time.Hour)
+	line := `{"time":"` + old.Format(time.RFC3339Nano) + `","tool":"add","duration_ns":5,"success":true,"bytes_in":1,"bytes_out":1}` + "\n"
+	oldFile := filepath.Join(dir, "stats-"+old.Format("2006-01-02")+".jsonl")
+	require.NoError(t, os.WriteFile(oldFile, []byte(line), 0o644))
+	_, ok, _ := f.call(t, "add", `{"a":1,"b":2}`)
+	require.True(t, ok)
+	v, ok, msg := f.call(t, "ot.stats", `{}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, 2, yamlOf(t, v)["total_calls"], "without keep_days every record counts")
+
+	writeConfig(t, f.dir, "stats: {enabled: true, dir: st, keep_days: 7, flush_interval: 10ms}\n")
+	require.NoError(t, f.host.Reload(t.Context()))
+	v, ok, msg = f.call(t, "ot.stats", `{}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, 2, yamlOf(t, v)["total_calls"], "the 10-day-old record is left out: add and the first ot.stats count")
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(oldFile)
+		return errors.Is(err, fs.ErrNotExist)
+	}, 5*time.Second, 10*time.Millisecond, "the flusher removes its day file")
 }
 
 func TestSetup_ReloadToolAndHelp(t *testing.T) {
