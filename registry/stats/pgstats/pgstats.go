@@ -263,8 +263,8 @@ func (s *Sink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 var _ stats.Aggregator = (*Sink)(nil)
 
 // aggregateSQL folds the selected records (filtered by the %[1]s
-// condition) per tool: counts, sums (clamped to int64), the pack of the
-// latest record and the nearest-rank percentiles. percentile_disc(f) is the
+// condition) per tool, in one scan: counts, sums (clamped to int64), the
+// nearest-rank percentiles and then the pack of the latest record. percentile_disc(f) is the
 // value at rank ⌈f × n⌉, and the float8 0.95 is just below 0.95, so its
 // rank is stats' ⌈95n / 100⌉ exactly. Grouping by tool in the C collation
 // compares bytes, as stats does, and sorts faster.
@@ -274,16 +274,14 @@ WITH agg AS (
          LEAST(sum(duration_ns), 9223372036854775807)::bigint AS dur,
          LEAST(sum(bytes_in), 9223372036854775807)::bigint AS bin,
          LEAST(sum(bytes_out), 9223372036854775807)::bigint AS bout,
-         max(started_at) AS last_at
-    FROM stats_calls WHERE %[1]s GROUP BY 1
-), pct AS (
-  SELECT tool COLLATE "C" AS tool, percentile_disc(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ns) AS p
+         max(started_at) AS last_at,
+         percentile_disc(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY duration_ns) AS p
     FROM stats_calls WHERE %[1]s GROUP BY 1
 )
 SELECT agg.tool, (SELECT pack FROM stats_calls WHERE %[1]s AND tool = agg.tool AND started_at = agg.last_at
                    ORDER BY started_ns DESC LIMIT 1),
-       agg.calls, agg.ok, agg.dur, pct.p[1], pct.p[2], agg.bin, agg.bout
-  FROM agg JOIN pct USING (tool)`
+       agg.calls, agg.ok, agg.dur, agg.p[1], agg.p[2], agg.bin, agg.bout
+  FROM agg`
 
 // Aggregate implements stats.Aggregator: the records q selects folded by
 // the database, in one read-only snapshot, so that a summary reads a row
