@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/stats"
@@ -77,4 +78,45 @@ func ExampleRecorder() {
 	// html_report: today.html
 	// Error: Invalid period 'year'. Valid: day, week, month, all. Example: ot.stats(period='day')
 	// true
+}
+
+// With KeepDays, records older than that many days stop counting and their
+// day files are removed: by the flusher every hour, or at once with Prune.
+func ExampleRecorder_Prune() {
+	dir, err := os.MkdirTemp("", "stats-prune-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	// Two days of records, as an earlier run of the host left them.
+	for day, line := range map[string]string{
+		"2026-09-01": `{"time":"2026-09-01T10:00:00Z","tool":"greet","duration_ns":1000,"success":true,"bytes_in":2,"bytes_out":12}`,
+		"2026-11-20": `{"time":"2026-11-20T10:00:00Z","tool":"greet","duration_ns":1000,"success":true,"bytes_in":2,"bytes_out":12}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "stats-"+day+".jsonl"), []byte(line+"\n"), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	now := func() time.Time { return time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC) }
+	rec, err := stats.New(stats.Options{Enabled: true, Dir: dir, KeepDays: 30, Now: now, FlushInterval: time.Hour})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() { _ = rec.Close(context.Background()) }()
+
+	s, err := rec.Summary(context.Background(), stats.Query{Period: stats.PeriodAll})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("total_calls:", s.TotalCalls)
+	if err := rec.Prune(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "stats-*.jsonl"))
+	for _, f := range files {
+		fmt.Println(filepath.Base(f))
+	}
+	// Output:
+	// total_calls: 1
+	// stats-2026-11-20.jsonl
 }
