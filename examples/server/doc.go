@@ -151,7 +151,8 @@
 // model finds its way around the server. Its answers are YAML text, served
 // as plain text, -display envelope or not. It is wired to the configuration by packs/ot/othost: the
 // snippets become tools snippet.{name}, calls are recorded when
-// stats.enabled is true, and a text result over output.max_inline_bytes
+// stats.enabled is true (for stats.keep_days days when set, else for
+// good), and a text result over output.max_inline_bytes
 // (50,000 by default) is stored and answered with a handle object whose
 // query field is the ot.result call that reads it page by page (try
 // lines(count=100000) of the example pack).
