@@ -263,11 +263,11 @@ func (s *Sink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 var _ stats.Aggregator = (*Sink)(nil)
 
 // aggregateSQL folds the selected records (filtered by the %[1]s
-// condition) per tool, in one scan: counts, sums (clamped to int64), the
-// nearest-rank percentiles and then the pack of the latest record. percentile_disc(f) is the
-// value at rank ⌈f × n⌉, and the float8 0.95 is just below 0.95, so its
-// rank is stats' ⌈95n / 100⌉ exactly. Grouping by tool in the C collation
-// compares bytes, as stats does, and sorts faster.
+// condition) per tool, in one scan: counts, sums (clamped to int64) and the
+// nearest-rank percentiles, then the pack of the latest record.
+// percentile_disc(f) is the value at rank ⌈f × n⌉, and the float8 0.95 is
+// just below 0.95, so its rank is stats' ⌈95n / 100⌉ exactly. Grouping by
+// tool in the C collation compares bytes, as stats does, and sorts faster.
 const aggregateSQL = `
 WITH agg AS (
   SELECT tool COLLATE "C" AS tool, count(*) AS calls, count(*) FILTER (WHERE success) AS ok,
