@@ -2,7 +2,9 @@ package cataloguehost_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -54,4 +56,62 @@ func BenchmarkPutToolKeepsRegistryInStep(b *testing.B) {
 	if _, ok := f.reg.Lookup(fmt.Sprintf("bench.t%d.1", b.N-1)); !ok {
 		b.Fatal("the last tool is not served")
 	}
+}
+
+// BenchmarkSyncServesNewTools: one Sync that finds 5,000 new steps tools in
+// the store and serves them, against listing the same tools from the store
+// alone (the baseline, in the same run): x-list-time is the ratio, heap-B/tool
+// the memory the served tools keep.
+func BenchmarkSyncServesNewTools(b *testing.B) {
+	const n = 5000
+	ctx := context.Background()
+	spec := func(i int) catalogue.ToolSpec {
+		return catalogue.ToolSpec{DisplayName: fmt.Sprintf("Tool %d", i), Description: fmt.Sprintf("Adds %d to n.", i), IsEnabled: true, Type: catalogue.TypeSteps,
+			ArgSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"n":{"type":"integer","description":"the number","maximum":%d}},"required":["n"],"additionalProperties":false}`, 1000+i)),
+			StepsImpl: &catalogue.StepsImpl{Body: fmt.Sprintf("r = add(a={{ n }}, b=%d)", i)}}
+	}
+	var sync, list time.Duration
+	var heap uint64
+	for b.Loop() {
+		b.StopTimer()
+		f := newFixture(&testing.T{}, nil)
+		bundle := f.bundle(&testing.T{}, "bulk")
+		for i := range n {
+			if _, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: bundle, Slug: fmt.Sprintf("t%d", i), Version: "1"}, spec(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		b.StartTimer()
+		t0 := time.Now()
+		if err := f.cat.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		listed, err := f.store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{bundle}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		seen := len(listed)
+		list += time.Since(t1)
+		sync += t1.Sub(t0)
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		heap += m1.HeapInuse - m0.HeapInuse
+		if seen != n {
+			b.Fatal("listed", seen)
+		}
+		if _, ok := f.reg.Lookup(fmt.Sprintf("bulk.t%d.1", n-1)); !ok {
+			b.Fatal("the last tool is not served")
+		}
+		_ = f.cat.Close()
+		_ = f.store.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(sync)/float64(list), "x-list-time")
+	b.ReportMetric(float64(sync)/float64(b.N*n), "ns/tool")
+	b.ReportMetric(float64(heap)/float64(b.N*n), "heap-B/tool")
 }

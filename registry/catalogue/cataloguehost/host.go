@@ -310,12 +310,7 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 		if s, ok := current[name]; ok && s.id == d.id {
 			continue
 		}
-		rt, err := c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, "")))
-		if err != nil {
-			c.log.Warn("cataloguehost: tool left out", "name", name, "err", err)
-			continue
-		}
-		add = append(add, rt)
+		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, ""))))
 		addNames = append(addNames, name)
 	}
 	if len(add) > 0 {
@@ -405,11 +400,7 @@ func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
 			"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
 		return
 	}
-	rt, err := c.registryTool(&t, strings.TrimPrefix(name, finalName(prefix, "")))
-	if err == nil {
-		err = c.reg.Add(rt)
-	}
-	if err != nil {
+	if err := c.reg.Add(c.registryTool(&t, strings.TrimPrefix(name, finalName(prefix, "")))); err != nil {
 		c.log.Warn("cataloguehost: the registry refused a catalogue tool; left out", "name", name, "err", err)
 		return
 	}
@@ -420,11 +411,8 @@ func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
 }
 
 // registryTool builds the registry tool serving t under base name base.
-func (c *Catalogue) registryTool(t *catalogue.Tool, base string) (*registry.Tool, error) {
-	schema, err := catalogue.CompileSchema(t.ArgSchema)
-	if err != nil {
-		return nil, fmt.Errorf("stored argSchema does not compile: %w", err)
-	}
+func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool {
+	schema := &lazySchema{raw: t.ArgSchema}
 	tool := *t // versions are immutable: the copy is what every call runs
 	tool.Tags = append([]string(nil), t.Tags...)
 	desc := t.Description
@@ -438,7 +426,11 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) (*registry.Tool
 		InputSchema: t.ArgSchema,
 		Pack:        c.pack,
 		Decode: func(raw json.RawMessage) (any, error) {
-			return nil, validateArgs(schema, raw)
+			s, err := schema.get()
+			if err != nil {
+				return nil, err
+			}
+			return nil, validateArgs(s, raw)
 		},
 		// The runners check values against the outputSchema themselves.
 		CheckOutput: func(any) error { return nil },
@@ -456,7 +448,31 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) (*registry.Tool
 			rt.Annotations.Idempotent = new(true)
 		}
 	}
-	return rt, nil
+	return rt
+}
+
+// lazySchema is a tool's argSchema, compiled when the tool is first
+// called: a catalogue of many tools is served without compiling (and
+// keeping in memory) the schemas of tools nobody calls. The store checked
+// the schema when the version was written, so compiling it again only
+// fails for a store changed behind its back; that call then fails as a
+// protocol error naming the cause, and so does every later one.
+type lazySchema struct {
+	raw    json.RawMessage
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+func (l *lazySchema) get() (*jsonschema.Schema, error) {
+	l.once.Do(func() {
+		l.schema, l.err = catalogue.CompileSchema(l.raw)
+		if l.err != nil {
+			l.err = fmt.Errorf("stored argSchema does not compile: %w", l.err)
+		}
+		l.raw = nil
+	})
+	return l.schema, l.err
 }
 
 // validateArgs checks raw against the tool's argSchema, listing every

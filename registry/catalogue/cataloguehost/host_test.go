@@ -195,6 +195,30 @@ func TestCatalogue_ArgumentsValidatedAgainstArgSchema(t *testing.T) {
 	}
 }
 
+// A tool's argSchema is compiled when the tool is first called (a large
+// catalogue starts without compiling schemas nobody uses), once, whatever
+// the number of first calls arriving together; every one of them is
+// validated.
+func TestCatalogue_ArgSchemaCompiledOnFirstCall(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, nil)
+	web := f.bundle(t, "web")
+	_, err := f.w.PutTool(ctx, catalogue.ToolKey{BundleID: web, Slug: "echo", Version: "1"}, echoSpec("http://127.0.0.1:1/"))
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	results := make([]result.Result[any], 32)
+	errs := make([]error, len(results))
+	for i := range results {
+		wg.Go(func() { results[i], errs[i] = f.reg.Invoke(ctx, "web.echo.1", json.RawMessage(`{"q":"x"}`)) })
+	}
+	wg.Wait()
+	for i, res := range results {
+		require.NoError(t, errs[i])
+		assert.False(t, res.Success)
+		assert.Equal(t, result.ValidationError, res.ErrorType, "call %d: q is too short", i)
+	}
+}
+
 func TestCatalogue_ChangesReachTheRegistryAndMCPClients(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, nil)
