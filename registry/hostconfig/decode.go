@@ -525,24 +525,14 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 			s.Description, ok = t, ok && good
 		case "command":
 			cmdNode = knode
-			seq := deref(v)
-			if seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
-				d.bad(v, p, "expected a list of strings such as [uvx, mcp-package-version], got %s", kindOf(seq))
-				ok = false
-				return
-			}
-			for i, c := range seq.Content {
-				t, good := d.text(c, fmt.Sprintf("%s[%d]", p, i), true)
-				if !good {
-					ok = false
-					continue
-				}
+			good := d.eachText(v, p, "a list of strings such as [uvx, mcp-package-version]", true, func(i int, c *yaml.Node, cp, t string) {
 				if i == 0 && strings.TrimSpace(t) == "" {
-					d.bad(c, p+"[0]", "expected the program to run, got an empty string")
+					d.bad(c, cp, "expected the program to run, got an empty string")
 					ok = false
 				}
 				s.Command = append(s.Command, t)
-			}
+			})
+			ok = ok && good
 		case "url":
 			urlNode = knode
 			t, good := d.text(v, p, true)
@@ -806,7 +796,7 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 			c.AllowAddrs = d.prefixes(v, p)
 		case "allowed_hosts":
 			hosts := []string{}
-			d.eachText(v, p, "a list of hosts (exact host, host:port or *.suffix)", func(e *yaml.Node, ep, t string) {
+			d.eachText(v, p, "a list of hosts (exact host, host:port or *.suffix)", false, func(_ int, e *yaml.Node, ep, t string) {
 				if err := netguard.CheckAllowedHost(t); err != nil {
 					if fromEnv(e, t) {
 						d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s", shown(e))
@@ -841,7 +831,7 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 // what was meant is not known.
 func (d *decoder) prefixes(v *yaml.Node, p string) []netip.Prefix {
 	out := []netip.Prefix{}
-	d.eachText(v, p, "a list of addresses or prefixes (10.1.2.3, 10.1.0.0/16, fd00::/8)", func(e *yaml.Node, ep, t string) {
+	d.eachText(v, p, "a list of addresses or prefixes (10.1.2.3, 10.1.0.0/16, fd00::/8)", false, func(_ int, e *yaml.Node, ep, t string) {
 		if !strings.Contains(t, "/") {
 			a, err := netip.ParseAddr(t)
 			if err != nil || a.Zone() != "" {
@@ -870,20 +860,27 @@ func (d *decoder) prefixes(v *yaml.Node, p string) []netip.Prefix {
 }
 
 // eachText walks a list of strings (${VAR} expanded), calling fn with each
-// element that is one, its key and its text; anything but a list is a
-// problem saying that expected was.
-func (d *decoder) eachText(v *yaml.Node, p, expected string, fn func(e *yaml.Node, ep, t string)) {
+// element that is one: its index, node, key and text. Anything but a list
+// (or, with nonEmpty, an empty list) is a problem saying that expected was.
+// It reports whether v was such a list of strings only; fn reports its own
+// problems.
+func (d *decoder) eachText(v *yaml.Node, p, expected string, nonEmpty bool, fn func(i int, e *yaml.Node, ep, t string)) bool {
 	seq := deref(v)
-	if seq.Kind != yaml.SequenceNode {
+	if seq.Kind != yaml.SequenceNode || (nonEmpty && len(seq.Content) == 0) {
 		d.bad(v, p, "expected %s, got %s", expected, kindOf(seq))
-		return
+		return false
 	}
+	ok := true
 	for i, e := range seq.Content {
 		ep := fmt.Sprintf("%s[%d]", p, i)
-		if t, ok := d.text(e, ep, true); ok {
-			fn(e, ep, t)
+		t, good := d.text(e, ep, true)
+		if !good {
+			ok = false
+			continue
 		}
+		fn(i, e, ep, t)
 	}
+	return ok
 }
 
 // baseURL reads an endpoint's base URL: http or https with a host.
@@ -951,27 +948,15 @@ func (d *decoder) mlx(n *yaml.Node, key string, m *MLX) {
 
 // words reads a non-empty list of non-empty strings (${VAR} expanded).
 func (d *decoder) words(n *yaml.Node, key, example string) ([]string, bool) {
-	seq := deref(n)
-	if seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
-		d.bad(n, key, "expected a list of strings such as %s, got %s", example, kindOf(seq))
-		return nil, false
-	}
-	out := make([]string, 0, len(seq.Content))
-	ok := true
-	for i, e := range seq.Content {
-		ep := fmt.Sprintf("%s[%d]", key, i)
-		t, good := d.text(e, ep, true)
-		switch {
-		case !good:
-			ok = false
-		case strings.TrimSpace(t) == "":
+	var out []string
+	ok := d.eachText(n, key, "a list of strings such as "+example, true, func(_ int, e *yaml.Node, ep, t string) {
+		if strings.TrimSpace(t) == "" {
 			d.bad(e, ep, "expected a non-empty string, got %s", shown(e))
-			ok = false
-		default:
-			out = append(out, t)
+			return
 		}
-	}
-	return out, ok
+		out = append(out, t)
+	})
+	return out, ok && len(out) == len(deref(n).Content)
 }
 
 func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
