@@ -105,6 +105,14 @@ func text(s string) string {
 	return s
 }
 
+// split is t as stored: started_at, its microseconds in UTC (what
+// timestamptz holds), and started_ns, the nanoseconds below them.
+func split(t time.Time) (time.Time, int32) {
+	t = t.UTC()
+	us := t.Truncate(time.Microsecond)
+	return us, int32(t.Sub(us))
+}
+
 var columns = []string{"started_at", "started_ns", "tool", "pack", "duration_ns", "success", "error_type", "bytes_in", "bytes_out"}
 
 // Append implements stats.Sink: one COPY in one transaction.
@@ -133,9 +141,8 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 			}
 			r := recs[i]
 			i++
-			t := r.Time.UTC()
-			us := t.Truncate(time.Microsecond)
-			return []any{us, int32(t.Sub(us)), text(r.Tool), text(r.Pack), int64(r.Duration), r.Success,
+			us, ns := split(r.Time)
+			return []any{us, ns, text(r.Tool), text(r.Pack), int64(r.Duration), r.Success,
 				text(r.ErrorType), r.BytesIn, r.BytesOut}, nil
 		})
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"stats_calls"}, columns, src)
@@ -236,9 +243,7 @@ func (s *Sink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	t := cutoff.UTC()
-	us := t.Truncate(time.Microsecond)
-	ns := int32(t.Sub(us))
+	us, ns := split(cutoff)
 	var total int64
 	for {
 		var n int64
@@ -251,7 +256,7 @@ func (s *Sink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 			return err
 		})
 		if err != nil {
-			return total, fmt.Errorf("pgstats: removing records before %s: %w", t.Format(time.RFC3339), pgpool.Classify(ctx, err, stats.ErrUnavailable))
+			return total, fmt.Errorf("pgstats: removing records before %s: %w", cutoff.UTC().Format(time.RFC3339), pgpool.Classify(ctx, err, stats.ErrUnavailable))
 		}
 		total += n
 		if n < pruneBatch {
@@ -297,10 +302,8 @@ func (s *Sink) Aggregate(ctx context.Context, q stats.AggregateQuery) (stats.Agg
 	where := "true"
 	args := []any{}
 	if !q.Since.IsZero() {
-		// timestamptz holds microseconds; started_ns the rest.
-		t := q.Since.UTC()
-		us := t.Truncate(time.Microsecond)
-		args = append(args, us, int32(t.Sub(us)))
+		us, ns := split(q.Since)
+		args = append(args, us, ns)
 		where = "started_at >= $1 AND (started_at > $1 OR started_ns >= $2)"
 	}
 	if q.Tool != "" {
