@@ -412,7 +412,20 @@ func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
 
 // registryTool builds the registry tool serving t under base name base.
 func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool {
-	schema := &lazySchema{raw: t.ArgSchema}
+	// The argSchema is compiled when the tool is first called: a catalogue
+	// of many tools is served without compiling (and keeping in memory)
+	// the schemas of tools nobody calls. The store checked the schema when
+	// the version was written, so compiling it again only fails for a
+	// store changed behind its back; that call then fails as a protocol
+	// error naming the cause, and so does every later one.
+	argSchema := t.ArgSchema
+	schema := sync.OnceValues(func() (*jsonschema.Schema, error) {
+		s, err := catalogue.CompileSchema(argSchema)
+		if err != nil {
+			return nil, fmt.Errorf("stored argSchema does not compile: %w", err)
+		}
+		return s, nil
+	})
 	tool := *t // versions are immutable: the copy is what every call runs
 	tool.Tags = append([]string(nil), t.Tags...)
 	desc := t.Description
@@ -426,7 +439,7 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool 
 		InputSchema: t.ArgSchema,
 		Pack:        c.pack,
 		Decode: func(raw json.RawMessage) (any, error) {
-			s, err := schema.get()
+			s, err := schema()
 			if err != nil {
 				return nil, err
 			}
@@ -449,30 +462,6 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool 
 		}
 	}
 	return rt
-}
-
-// lazySchema is a tool's argSchema, compiled when the tool is first
-// called: a catalogue of many tools is served without compiling (and
-// keeping in memory) the schemas of tools nobody calls. The store checked
-// the schema when the version was written, so compiling it again only
-// fails for a store changed behind its back; that call then fails as a
-// protocol error naming the cause, and so does every later one.
-type lazySchema struct {
-	raw    json.RawMessage
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
-
-func (l *lazySchema) get() (*jsonschema.Schema, error) {
-	l.once.Do(func() {
-		l.schema, l.err = catalogue.CompileSchema(l.raw)
-		if l.err != nil {
-			l.err = fmt.Errorf("stored argSchema does not compile: %w", l.err)
-		}
-		l.raw = nil
-	})
-	return l.schema, l.err
 }
 
 // validateArgs checks raw against the tool's argSchema, listing every
