@@ -34,6 +34,14 @@ type site struct {
 	bigWritten atomic.Int64 // bytes of /big written before the reader stopped
 }
 
+// static answers every request with body as contentType.
+func static(contentType, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
 func newSite(t *testing.T) *site {
 	t.Helper()
 	article, err := os.ReadFile("testdata/pages/article.html")
@@ -60,10 +68,7 @@ func newSite(t *testing.T) *site {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write(fr)
 	})
-	mux.HandleFunc("/fr-header", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=windows-1252")
-		_, _ = w.Write([]byte(strings.Replace(string(fr), `<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">`, "", 1)))
-	})
+	mux.HandleFunc("/fr-header", static("text/html; charset=windows-1252", strings.Replace(string(fr), `<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">`, "", 1)))
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		head := strings.Replace(string(article), "</article>", "</article><div class=\"filler\">", 1)
@@ -94,34 +99,13 @@ func newSite(t *testing.T) *site {
 		http.Redirect(w, r, "http://intranet.test:"+r.URL.Port()+"/article", http.StatusFound)
 	})
 	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
-	mux.HandleFunc("/empty", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte(`<html><head><script>var x = 1;</script><style>p{}</style></head><body><img src="/a.png"><script>track()</script></body></html>`))
-	})
-	mux.HandleFunc("/pdf", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/pdf")
-		_, _ = w.Write([]byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"))
-	})
-	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/vnd.api+json")
-		_, _ = w.Write([]byte(`{"data":{"id":"7","title":"a < b & c"}}` + "\n"))
-	})
-	mux.HandleFunc("/feed", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/rss+xml; charset=iso-8859-1")
-		_, _ = w.Write([]byte("<rss><channel><title>Caf\xe9</title></channel></rss>"))
-	})
-	mux.HandleFunc("/table.csv", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/csv")
-		_, _ = w.Write([]byte("name,qty\napples,3\n"))
-	})
-	mux.HandleFunc("/image", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n"))
-	})
-	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write([]byte("  Release notes: version 2 fixes the flux capacitor.  \n"))
-	})
+	mux.HandleFunc("/empty", static("text/html", `<html><head><script>var x = 1;</script><style>p{}</style></head><body><img src="/a.png"><script>track()</script></body></html>`))
+	mux.HandleFunc("/pdf", static("application/pdf", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"))
+	mux.HandleFunc("/api", static("application/vnd.api+json", `{"data":{"id":"7","title":"a < b & c"}}`+"\n"))
+	mux.HandleFunc("/feed", static("application/rss+xml; charset=iso-8859-1", "<rss><channel><title>Caf\xe9</title></channel></rss>"))
+	mux.HandleFunc("/table.csv", static("text/csv", "name,qty\napples,3\n"))
+	mux.HandleFunc("/image", static("image/png", "\x89PNG\r\n\x1a\n"))
+	mux.HandleFunc("/plain", static("text/plain; charset=utf-8", "  Release notes: version 2 fixes the flux capacitor.  \n"))
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(3 * time.Second):
