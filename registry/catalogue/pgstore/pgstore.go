@@ -20,8 +20,8 @@
 // usage counts are not added twice). Tools are listed by bundle id, then
 // slug and version compared byte by byte, and a page cursor is a row
 // comparison on that key, so pages never skip or repeat a tool however the
-// data changes. The reaper
-// removes due bundles in one statement, safe when every host runs it.
+// data changes. The reaper removes due bundles in one statement, safe when
+// every host runs it.
 //
 // Several hosts, one catalogue: every write notifies the others through
 // PostgreSQL's LISTEN/NOTIFY, and Store.Watch calls a host back when
