@@ -248,8 +248,8 @@ func tableT(t *testing.T, dsn, schema string) (*pgxpool.Pool, func() int) {
 // the database, which committed): TxRetrying can only report the error,
 // and a writer retrying its batch would store it twice; TxSettled asks the
 // database on a new connection and reports the commit as the success it
-// was, without running the transaction again. Losses before COMMIT are
-// run again as by TxRetrying.
+// was, without running the transaction again. Losses before COMMIT, and a
+// COMMIT lost on its way (the database says aborted), are run again.
 func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	out, relayed := pgtest.NewOutage(t, dsn)
@@ -298,6 +298,12 @@ func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "23505", pe.Code)
 	assert.Equal(t, 1, runs, "a failed statement is not run again")
+
+	runs = 0
+	out.LoseNextCommit()
+	require.NoError(t, pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, insert(4, &runs)))
+	assert.Equal(t, 2, runs, "the COMMIT never reached the database, which says aborted: run once more")
+	assert.Equal(t, 4, count())
 }
 
 // Hosts starting at once on a fresh database each create the schema and

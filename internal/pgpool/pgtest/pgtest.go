@@ -99,8 +99,9 @@ type Outage struct {
 	addr   string // the relay's address
 
 	// cutCommit, when set, makes the next COMMIT relayed to the database
-	// lose its answer (CutNextCommit).
-	cutCommit atomic.Bool
+	// lose its answer (CutNextCommit); loseCommit, set with it, loses the
+	// COMMIT itself (LoseNextCommit).
+	cutCommit, loseCommit atomic.Bool
 
 	mu     sync.Mutex
 	ln     net.Listener
@@ -161,10 +162,22 @@ func (o *Outage) Silence() {
 }
 
 // CutNextCommit makes the next COMMIT sent through the relay reach the
-// database, which commits it, while its connection is closed towards the
-// client before the answer comes back: the client cannot know whether its
-// transaction committed.
-func (o *Outage) CutNextCommit() { o.cutCommit.Store(true) }
+// database, which runs it to its end, while its answer is dropped and the
+// connection closed towards the client: the client cannot know whether
+// its transaction committed.
+func (o *Outage) CutNextCommit() {
+	o.loseCommit.Store(false)
+	o.cutCommit.Store(true)
+}
+
+// LoseNextCommit makes the next COMMIT sent through the relay never reach
+// the database: its connection is closed both ways instead, so the
+// database rolls the transaction back while the client, as with
+// CutNextCommit, cannot know what became of it.
+func (o *Outage) LoseNextCommit() {
+	o.loseCommit.Store(true)
+	o.cutCommit.Store(true)
+}
 
 // Speak relays new connections again (the silenced ones stay silent).
 func (o *Outage) Speak() {
@@ -226,15 +239,22 @@ func (o *Outage) relay(c net.Conn) {
 			if n > 0 && cut.Load() && src == d {
 				break // the database answered the cut COMMIT: it ran
 			}
-			// A COMMIT to the database, armed: the client's connection is
-			// closed and nothing more reaches it — before the COMMIT is
-			// passed on, so that its answer cannot slip through; the
-			// database's side stays open until it has answered, so that
-			// the COMMIT runs.
+			// A COMMIT to the database, armed: nothing more reaches the
+			// client (silenced before the COMMIT is passed on, so that its
+			// answer cannot slip through), and the client's connection is
+			// closed only once the database has answered (above), so that
+			// the COMMIT has run to its end. Closing it earlier would let
+			// the client's driver cancel the COMMIT still running (pgx
+			// sends a cancel request when its connection breaks): a
+			// different fault, whose outcome is a race.
 			if n > 0 && dst == d && !silenced.Load() && bytes.Contains(bytes.ToLower(buf[:n]), []byte("commit")) && o.cutCommit.CompareAndSwap(true, false) {
 				cut.Store(true)
 				silenced.Store(true)
-				_ = c.Close()
+				if o.loseCommit.Load() {
+					_ = c.Close()
+					_ = d.Close()
+					return
+				}
 				_ = d.SetReadDeadline(time.Now().Add(5 * time.Second))
 				_, _ = d.Write(buf[:n])
 				return

@@ -179,3 +179,26 @@ func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
 	_, err = st.Put(ctx, strings.NewReader(text))
 	require.NoError(t, err)
 }
+
+// A COMMIT lost on its way (the connection broke as it was sent) is an
+// output not stored: the store asks the database, which rolled the
+// transaction back, and the Put fails with results.ErrUnavailable (the
+// caller gets the output inline) with no row or chunk of it left; the
+// next Put is stored.
+func TestFault_CommitLostIsNotStored(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	st := openPG(t, via, schema, results.Options{})
+	ctx := context.Background()
+	text := strings.Repeat("a line of output\n", 5000)
+	outage.LoseNextCommit()
+	_, err := st.Put(ctx, strings.NewReader(text))
+	require.ErrorIs(t, err, results.ErrUnavailable)
+	assertEmpty(t, dsn, schema)
+	stored, err := st.Put(ctx, strings.NewReader(text))
+	require.NoError(t, err, "the next put")
+	p, err := st.Query(ctx, results.Request{Handle: stored.Handle, Offset: 5000, Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a line of output"}, p.Lines)
+}
