@@ -166,7 +166,7 @@ web_fetch: {allow_addrs: [10.1.2.3/8, intranet.local, "10.0.0.0/33", "fe80::1%et
 		`c.yaml:3: web_fetch.allow_addrs[2]: expected an IP address or a prefix such as 10.1.0.0/16, got "10.0.0.0/33"`,
 		`c.yaml:3: web_fetch.allow_addrs[3]: expected an IP address or a prefix such as 10.1.0.0/16, got "fe80::1%eth0"`,
 		`c.yaml:3: web_fetch.allow_addrs[4]: expected an IP address or a prefix such as 10.1.0.0/16, got "7"`,
-		"c.yaml:3: web_fetch.allow_addrs[5]: expected a string, got a list",
+		"c.yaml:3: web_fetch.allow_addrs[5]: expected a string, got an empty list",
 	}, texts)
 }
 

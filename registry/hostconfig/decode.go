@@ -125,9 +125,16 @@ func (d *decoder) entries(n *yaml.Node, key, what string, fn func(name string, k
 // text returns a scalar's text with ${VAR} expanded (when expandEnv),
 // reporting a problem and returning ok false otherwise.
 func (d *decoder) text(n *yaml.Node, key string, expandEnv bool) (string, bool) {
+	return d.scalar(n, key, "a string", expandEnv)
+}
+
+// scalar is text for a value that must be written as a scalar: a list, a
+// mapping or an empty value is reported as not being what is expected (a
+// duration, a whole number, …).
+func (d *decoder) scalar(n *yaml.Node, key, expected string, expandEnv bool) (string, bool) {
 	s := deref(n)
 	if s == nil || s.Kind != yaml.ScalarNode || s.Tag == "!!null" {
-		d.bad(n, key, "expected a string, got %s", kindOf(s))
+		d.bad(n, key, "expected %s, got %s", expected, kindOf(s))
 		return "", false
 	}
 	if !expandEnv {
@@ -155,12 +162,9 @@ func fromEnv(n *yaml.Node, t string) bool { return deref(n).Value != t }
 func (d *decoder) secretText(n *yaml.Node, key string) (string, bool) {
 	s := deref(n)
 	if s == nil || s.Kind != yaml.ScalarNode || s.Tag == "!!null" {
-		what := "a mapping"
-		switch {
-		case s == nil || s.Kind == yaml.ScalarNode:
-			what = "an empty value"
-		case s.Kind == yaml.SequenceNode:
-			what = "a list"
+		what := "an empty value"
+		if s != nil && s.Kind != yaml.ScalarNode {
+			what = kindOf(s) // a list or a mapping: no value shown
 		}
 		d.bad(n, key, "expected a string, got %s", what)
 		return "", false
@@ -169,7 +173,7 @@ func (d *decoder) secretText(n *yaml.Node, key string) (string, bool) {
 }
 
 func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
-	v, ok := d.text(n, key, true)
+	v, ok := d.scalar(n, key, "true or false", true)
 	if !ok {
 		return false, false
 	}
@@ -184,20 +188,21 @@ func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 }
 
 func (d *decoder) integer(n *yaml.Node, key string, min int, example string) (int, bool) {
-	v, ok := d.text(n, key, true)
+	expected := fmt.Sprintf("a whole number of at least %d such as %s", min, example)
+	v, ok := d.scalar(n, key, expected, true)
 	if !ok {
 		return 0, false
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || i < min {
-		d.bad(n, key, "expected a whole number of at least %d such as %s, got %s", min, example, shown(n))
+		d.bad(n, key, "expected %s, got %s", expected, shown(n))
 		return 0, false
 	}
 	return i, true
 }
 
 func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
-	v, ok := d.text(n, key, true)
+	v, ok := d.scalar(n, key, "a duration such as 1s", true)
 	if !ok {
 		return 0, false
 	}
@@ -212,7 +217,7 @@ func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
 // pathValue returns a path, joined to the directory of the file that set
 // it when relative.
 func (d *decoder) pathValue(n *yaml.Node, key string) (string, bool) {
-	v, ok := d.text(n, key, true)
+	v, ok := d.scalar(n, key, "a path", true)
 	if !ok {
 		return "", false
 	}

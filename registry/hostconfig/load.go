@@ -459,8 +459,12 @@ func kindOf(n *yaml.Node) string {
 	switch {
 	case n == nil:
 		return "nothing"
+	case n.Kind == yaml.MappingNode && len(n.Content) == 0:
+		return "an empty mapping"
 	case n.Kind == yaml.MappingNode:
 		return "a mapping"
+	case n.Kind == yaml.SequenceNode && len(n.Content) == 0:
+		return "an empty list"
 	case n.Kind == yaml.SequenceNode:
 		return "a list"
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":

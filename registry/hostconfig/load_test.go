@@ -529,6 +529,35 @@ func TestLoad_YAMLProblems(t *testing.T) {
 	}
 }
 
+// A value of the wrong shape is named with what the key expects (a
+// duration, a whole number, true or false, a path) and what was written,
+// an empty list or mapping told from one with entries.
+func TestLoad_WrongShapeNamesWhatIsExpected(t *testing.T) {
+	content := `servers:
+  x: {command: []}
+mlx: {models: {}}
+stats: {flush_interval: [1s], enabled: [], keep_days: {a: 1}, dir: [x]}
+output: {max_inline_bytes: [3], ttl: {}}
+aliases: []
+`
+	dir := writeFiles(t, map[string]string{"c.yaml": content})
+	_, err := load(t, dir, "c.yaml", nil)
+	texts := problemTexts(t, dir, err)
+	for _, want := range []string{
+		"c.yaml:2: servers.x.command: expected a list of strings such as [uvx, mcp-package-version], got an empty list",
+		"c.yaml:3: mlx.models: expected a list of strings such as [mlx-community/Qwen3-4B-4bit], got an empty mapping",
+		"c.yaml:4: stats.flush_interval: expected a duration such as 1s, got a list",
+		"c.yaml:4: stats.enabled: expected true or false, got an empty list",
+		"c.yaml:4: stats.keep_days: expected a whole number of at least 0 such as 90, got a mapping",
+		"c.yaml:4: stats.dir: expected a path, got a list",
+		"c.yaml:5: output.max_inline_bytes: expected a whole number of at least 1 such as 50000, got a list",
+		"c.yaml:5: output.ttl: expected a duration such as 1s, got an empty mapping",
+		"c.yaml:6: aliases: expected a mapping of alias names to tool names, got an empty list",
+	} {
+		assert.Contains(t, texts, want)
+	}
+}
+
 func TestLoad_YAMLAliasesDoNotExplode(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("x0: &a0 [v, v, v, v, v, v, v, v, v, v]\n")
