@@ -103,6 +103,15 @@ type Problem struct {
 // for every process sharing the directory. Open cleans temporary files a
 // crashed writer left behind and reports files that are not whole records
 // (see [FileStore.Problems]); reads skip them.
+//
+// Tools read are kept decoded in memory (about a kilobyte each) while
+// their files stay unchanged: same inode, size and modification time, the
+// file last changed at least two seconds before it was read. Reading such
+// a tool again costs a stat instead of an open, a read and a decode, so a
+// host starting on a large catalogue, which lists it whole several times,
+// and every later listing read each file once. A change made behind the
+// store's back is seen as soon as the file's inode, size or modification
+// time differs; every tool returned is a copy of its own.
 type FileStore struct {
 	dir        string
 	now        func() time.Time
@@ -125,6 +134,8 @@ type FileStore struct {
 
 	probMu   sync.Mutex
 	problems map[string]error
+
+	decoded toolCache // tools read, kept while their files are unchanged
 
 	maint     *Maintenance
 	closeOnce sync.Once
@@ -288,19 +299,30 @@ func (s *FileStore) lockFile(ctx context.Context, mu chan struct{}, name, what s
 
 // readCapped reads a whole file of at most s.maxFile bytes.
 func (s *FileStore) readCapped(path string) ([]byte, error) {
+	data, _, err := s.readCappedInfo(path)
+	return data, err
+}
+
+// readCappedInfo is readCapped that also describes the file read (its
+// inode, size and modification time, taken from the open file).
+func (s *FileStore) readCappedInfo(path string) ([]byte, fs.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, s.maxFile+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if int64(len(data)) > s.maxFile {
-		return nil, fmt.Errorf("%w: larger than %d bytes", ErrCorrupt, s.maxFile)
+		return nil, nil, fmt.Errorf("%w: larger than %d bytes", ErrCorrupt, s.maxFile)
 	}
-	return data, nil
+	return data, fi, nil
 }
 
 // writeAtomic replaces path with data: temp file, fsync, rename, fsync of
@@ -400,7 +422,11 @@ func checkBundleRecord(data []byte, id uuid.UUID, b *Bundle) error {
 // readTool reads a tool file: ErrNotFound if absent, ErrCorrupt (and a
 // reported problem) if not a whole record of key (want nil: any key).
 func (s *FileStore) readTool(path string, bundleID uuid.UUID, want *ToolKey) (Tool, error) {
-	data, err := s.readCapped(path)
+	name := filepath.Base(path)
+	if t, ok := s.decoded.get(bundleID, name, path); ok {
+		return wantTool(t, want)
+	}
+	data, fi, err := s.readCappedInfo(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Tool{}, fmt.Errorf("tool %s: %w", filepath.Base(path), ErrNotFound)
 	}
@@ -409,14 +435,21 @@ func (s *FileStore) readTool(path string, bundleID uuid.UUID, want *ToolKey) (To
 	}
 	var t Tool
 	if err == nil {
-		err = checkToolRecord(data, bundleID, filepath.Base(path), &t)
+		err = checkToolRecord(data, bundleID, name, &t)
 	}
 	if err != nil {
-		err = fmt.Errorf("tool file %s: %w", filepath.Base(path), err)
+		err = fmt.Errorf("tool file %s: %w", name, err)
 		s.report(path, err)
 		return Tool{}, err
 	}
 	s.forget(path)
+	s.decoded.put(bundleID, name, fi, &t)
+	return wantTool(t, want)
+}
+
+// wantTool returns t, or ErrNotFound when it is not the tool of key want
+// (want nil: any tool).
+func wantTool(t Tool, want *ToolKey) (Tool, error) {
 	if want != nil && t.Key() != *want {
 		return Tool{}, fmt.Errorf("tool %s@%s: %w", want.Slug, want.Version, ErrNotFound)
 	}
@@ -859,6 +892,7 @@ func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.decoded.keepBundles(ids)
 	want := idSet(q.BundleIDs)
 	afterName := ""
 	if q.After.BundleID != uuid.Nil {
@@ -885,6 +919,7 @@ func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) 
 		if err != nil {
 			return nil, err
 		}
+		s.decoded.keepOnly(id, names)
 		for _, n := range names {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -997,6 +1032,7 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
 	}
 	s.forget(path)
+	s.decoded.drop(key.BundleID, filepath.Base(path))
 	s.usage.Forget(key)
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
