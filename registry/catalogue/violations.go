@@ -2,10 +2,15 @@ package catalogue
 
 import (
 	"errors"
+	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	jskind "github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -59,8 +64,13 @@ type Violation struct {
 
 // Violations lists the innermost violations of a schema validation error
 // (from a schema compiled with [CompileSchema]), one per failing leaf, in
-// the validator's order. Any other error gives one violation of the whole
-// value with keyword "schema".
+// the validator's order. A missing required property and a property the
+// schema does not allow are each a violation of that property ("/n"
+// required: "is required"); the common keywords' messages say what was
+// expected in the words the registry's own argument checks use
+// ("expected integer, got string", "must be at most 10, got 11"). Any
+// other error gives one violation of the whole value with keyword
+// "schema".
 func Violations(err error) []Violation {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -70,24 +80,106 @@ func Violations(err error) []Violation {
 		return []Violation{{Keyword: "schema", Message: err.Error()}}
 	}
 	var out []Violation
-	var walk func(u *jsonschema.OutputUnit)
-	walk = func(u *jsonschema.OutputUnit) {
-		if u.Error != nil && len(u.Errors) == 0 {
-			kw := u.KeywordLocation[strings.LastIndexByte(u.KeywordLocation, '/')+1:]
-			if kw == "" || kw[0] >= '0' && kw[0] <= '9' {
-				kw = "schema"
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
 			}
-			out = append(out, Violation{Pointer: u.InstanceLocation, Keyword: kw, Message: u.Error.String()})
+			return
 		}
-		for i := range u.Errors {
-			walk(&u.Errors[i])
-		}
+		out = append(out, leafViolations(e)...)
 	}
-	walk(ve.BasicOutput())
+	walk(ve)
 	if len(out) == 0 {
 		out = append(out, Violation{Keyword: "schema", Message: ve.Error()})
 	}
 	return out
+}
+
+// leafViolations describes one failing keyword.
+func leafViolations(e *jsonschema.ValidationError) []Violation {
+	ptr := pointer(e.InstanceLocation)
+	kw := "schema"
+	if path := e.ErrorKind.KeywordPath(); len(path) > 0 {
+		kw = path[0]
+	}
+	each := func(names []string, msg string) []Violation {
+		vs := make([]Violation, len(names))
+		for i, n := range names {
+			vs[i] = Violation{Pointer: ptr + "/" + escapePointer(n), Keyword: kw, Message: msg}
+		}
+		return vs
+	}
+	var msg string
+	switch k := e.ErrorKind.(type) {
+	case *jskind.Required:
+		return each(k.Missing, "is required")
+	case *jskind.AdditionalProperties:
+		return each(k.Properties, "unknown field; the schema does not allow it")
+	case *jskind.Type:
+		msg = fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)
+	case *jskind.Minimum:
+		msg = fmt.Sprintf("must be at least %s, got %s", number(k.Want), number(k.Got))
+	case *jskind.Maximum:
+		msg = fmt.Sprintf("must be at most %s, got %s", number(k.Want), number(k.Got))
+	case *jskind.ExclusiveMinimum:
+		msg = fmt.Sprintf("must be greater than %s, got %s", number(k.Want), number(k.Got))
+	case *jskind.ExclusiveMaximum:
+		msg = fmt.Sprintf("must be less than %s, got %s", number(k.Want), number(k.Got))
+	case *jskind.MinLength:
+		msg = fmt.Sprintf("must be at least %s long, got %d", plural(k.Want, "character"), k.Got)
+	case *jskind.MaxLength:
+		msg = fmt.Sprintf("must be at most %s long, got %d", plural(k.Want, "character"), k.Got)
+	case *jskind.MinItems:
+		msg = fmt.Sprintf("must have at least %s, got %d", plural(k.Want, "item"), k.Got)
+	case *jskind.MaxItems:
+		msg = fmt.Sprintf("must have at most %s, got %d", plural(k.Want, "item"), k.Got)
+	case *jskind.MinProperties:
+		msg = fmt.Sprintf("must have at least %s, got %d", plural(k.Want, "field"), k.Got)
+	case *jskind.MaxProperties:
+		msg = fmt.Sprintf("must have at most %s, got %d", plural(k.Want, "field"), k.Got)
+	default:
+		msg = e.ErrorKind.LocalizedString(english)
+	}
+	return []Violation{{Pointer: ptr, Keyword: kw, Message: msg}}
+}
+
+// plural writes n of word: "1 item", "2 items".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// english prints the validator's own messages.
+var english = message.NewPrinter(language.English)
+
+// pointer is the JSON Pointer of a location's tokens.
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString("/" + escapePointer(t))
+	}
+	return b.String()
+}
+
+func escapePointer(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}
+
+// number writes a schema bound or a value compared with it: whole numbers
+// of up to 64 bits exactly, others to ten significant digits ("0.25",
+// "1e+400").
+func number(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() && r.Num().BitLen() <= 64 {
+		return r.Num().String()
+	}
+	return new(big.Float).SetRat(r).Text('g', 10)
 }
 
 // FieldPath turns a JSON Pointer into the field path used in field

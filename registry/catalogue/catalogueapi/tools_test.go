@@ -144,9 +144,9 @@ func TestInvokeValidatesArgsListingEveryViolation(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.raw)
 	assert.Equal(t, false, r.body["ok"])
 	f := r.fields()
-	assert.Contains(t, f, "args", "missing required q: %s", r.raw)
+	assert.Contains(t, f, "args.q", "missing required q: %s", r.raw)
 	assert.Contains(t, f, "args.n", "minimum: %s", r.raw)
-	assert.GreaterOrEqual(t, len(f), 3, "additionalProperties too: %s", r.raw)
+	assert.Contains(t, f, "args.zzz", "additionalProperties too: %s", r.raw)
 	assert.Equal(t, 0, e.inv.count(), "the invoker is not called with bad args")
 }
 

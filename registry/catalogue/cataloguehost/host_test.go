@@ -172,8 +172,8 @@ func TestCatalogue_ArgumentsValidatedAgainstArgSchema(t *testing.T) {
 		fields []string
 	}{
 		{`{"q":"x"}`, []string{"q"}},
-		{`{}`, []string{""}},
-		{`{"q":"x","n":"two","extra":1}`, []string{"q", "n", ""}},
+		{`{}`, []string{"q"}},
+		{`{"q":"x","n":"two","extra":1}`, []string{"q", "n", "extra"}},
 	} {
 		res, err := f.reg.Invoke(ctx, "web.echo.1", json.RawMessage(tc.args))
 		require.NoError(t, err, tc.args)

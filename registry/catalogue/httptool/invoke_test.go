@@ -118,7 +118,7 @@ func TestOutputSchemaMismatchNamesThePath(t *testing.T) {
 	assert.ElementsMatch(t, []httptool.Violation{
 		{Pointer: "/items/1/name", Keyword: "type"},
 		{Pointer: "/total", Keyword: "type"},
-		{Pointer: "", Keyword: "required"},
+		{Pointer: "/next", Keyword: "required"},
 	}, vs)
 	assert.Contains(t, res.Error, "/items/1/name: type")
 	assert.NotContains(t, res.Error, "many", "values are never quoted")

@@ -215,7 +215,7 @@ func TestInvoke_OutputSchema(t *testing.T) {
 	require.False(t, res.Success)
 	assert.Equal(t, steptool.ErrTypeOutputMismatch, res.ErrorType)
 	assert.Equal(t, httptool.ErrTypeOutputMismatch, res.ErrorType, "the same error type as http tools")
-	assert.ElementsMatch(t, []catalogue.Violation{{Pointer: "", Keyword: "required"}, {Pointer: "/name", Keyword: "type"}}, res.ErrorData)
+	assert.ElementsMatch(t, []catalogue.Violation{{Pointer: "/elevation", Keyword: "required"}, {Pointer: "/name", Keyword: "type"}}, res.ErrorData)
 	assert.Contains(t, res.Error, "/name: type")
 	assert.NotContains(t, res.Error, "secret-place")
 }
