@@ -69,8 +69,8 @@ type Options struct {
 	// are left out of every Summary and removed from the store — the day
 	// files that hold nothing newer, or, with a Sink, the rows (the Sink
 	// must be a Pruner). The flusher removes them when it starts and then
-	// every PruneInterval; Prune removes them at once. Zero keeps every
-	// record.
+	// every PruneInterval, on a goroutine of its own so that flushes go
+	// on meanwhile; Prune removes them at once. Zero keeps every record.
 	KeepDays int
 	// ReportsDir is the only directory HTML reports are written to (config
 	// output.reports_dir); empty means Dir/ReportsSubdir.

@@ -81,6 +81,53 @@ func TestPrune_FlusherPrunesOnItsOwn(t *testing.T) {
 		"the flusher removes the 30-day-old file once KeepDays is 7")
 }
 
+// blockingSink's Prune waits until released (or its context ends), as a
+// first prune of a large table does.
+type blockingSink struct {
+	pruningSink
+	started chan struct{}
+	release chan struct{}
+}
+
+func (s *blockingSink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
+	select {
+	case s.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	return s.pruningSink.Prune(ctx, cutoff)
+}
+
+// A long prune holds back no flush: while the Sink's Prune runs, the calls
+// recorded meanwhile are written on the flush interval; the prune then
+// ends, and Close waits for it.
+func TestPrune_LongPruneHoldsBackNoFlush(t *testing.T) {
+	sink := &blockingSink{started: make(chan struct{}, 1), release: make(chan struct{})}
+	rec, err := New(Options{Enabled: true, Sink: sink, KeepDays: 1, FlushInterval: 10 * time.Millisecond, Logger: discard})
+	require.NoError(t, err)
+	select {
+	case <-sink.started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the flusher did not start a prune")
+	}
+	reg := newRegistry(t, rec)
+	for range 3 {
+		call(t, reg, "demo_search", "q")
+	}
+	require.Eventually(t, func() bool {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		return len(sink.recs) == 3
+	}, 5*time.Second, 10*time.Millisecond, "the calls are written while the prune runs")
+	close(sink.release)
+	require.NoError(t, rec.Close(context.Background()))
+	assert.NotEmpty(t, sink.cutoffs, "the prune ended")
+}
+
 // KeepDays is checked: negative or past MaxKeepDays, or with a Sink that
 // cannot remove records, it is refused, named.
 func TestOptions_KeepDaysChecked(t *testing.T) {

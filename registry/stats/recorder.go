@@ -237,6 +237,11 @@ func (r *Recorder) loop(loopCtx context.Context) {
 	failures := 0 // flushes failed in a row
 	var prunedCfg *config
 	var prunedAt time.Time
+	// A prune runs on a goroutine of its own, one at a time, so that a
+	// long one (a first prune of a large table) holds back no flush.
+	pruning := make(chan struct{}, 1)
+	var pruners sync.WaitGroup
+	defer pruners.Wait()
 	for {
 		select {
 		case <-loopCtx.Done():
@@ -253,20 +258,34 @@ func (r *Recorder) loop(loopCtx context.Context) {
 		}
 		failures = r.logFlush(loopCtx, err, failures)
 		if cfg.enabled && cfg.keep > 0 && (cfg != prunedCfg || time.Since(prunedAt) >= PruneInterval) {
-			ctx, cancel := context.WithTimeout(loopCtx, flushTimeout)
-			if err := r.prune(ctx, cfg); err != nil && loopCtx.Err() == nil {
-				r.log.LogAttrs(loopCtx, slog.LevelWarn, err.Error()+" (tried again in "+PruneInterval.String()+")")
+			select {
+			case pruning <- struct{}{}:
+				prunedCfg, prunedAt = cfg, time.Now()
+				pruners.Add(1)
+				go func() {
+					defer pruners.Done()
+					defer func() { <-pruning }()
+					ctx, cancel := context.WithTimeout(loopCtx, pruneTimeout)
+					defer cancel()
+					if err := r.prune(ctx, cfg); err != nil && loopCtx.Err() == nil {
+						r.log.LogAttrs(loopCtx, slog.LevelWarn, err.Error()+" (tried again in "+PruneInterval.String()+")")
+					}
+				}()
+			default: // the last prune still runs: due again after the next flush
 			}
-			cancel()
-			prunedCfg, prunedAt = cfg, time.Now()
 		}
 		t.Reset(retryWait(cfg.flushInterval, failures))
 	}
 }
 
 // PruneInterval is how often the flusher removes records older than
-// Options.KeepDays (it also does when it starts and after Reconfigure).
+// Options.KeepDays (it also does when it starts and after Reconfigure),
+// on a goroutine of its own: flushes go on while it runs.
 const PruneInterval = time.Hour
+
+// pruneTimeout bounds one prune by the flusher; what it could not remove
+// is removed by the next.
+const pruneTimeout = 10 * time.Minute
 
 // Prune removes the records older than Options.KeepDays now: the day files
 // that hold nothing newer or, with a Sink, its rows (Pruner). It does
