@@ -131,9 +131,7 @@ func TestFault_PutAfterConnectionsDropped(t *testing.T) {
 // database whether it committed and returns the handle, which pages as
 // any other.
 func TestFault_CommitAnswerLostIsStored(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	outage, via := pgtest.NewOutage(t, dsn)
-	st := openPG(t, via, pgtest.FreshSchema(t, dsn), results.Options{})
+	_, _, outage, st := storeBehindOutage(t)
 	ctx := context.Background()
 	outage.CutNextCommit()
 	stored, err := st.Put(ctx, strings.NewReader(strings.Repeat("a line of output\n", 5000)))
@@ -148,10 +146,7 @@ func TestFault_CommitAnswerLostIsStored(t *testing.T) {
 // moment"), never not-found, expired or corrupt; once the database is
 // back the same page is served and outputs are stored again.
 func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	schema := pgtest.FreshSchema(t, dsn)
-	outage, via := pgtest.NewOutage(t, dsn)
-	st := openPG(t, via, schema, results.Options{})
+	_, _, outage, st := storeBehindOutage(t)
 	ctx := context.Background()
 	text := strings.Repeat("a line of output\n", 5000)
 	stored, err := st.Put(ctx, strings.NewReader(text))
@@ -186,10 +181,7 @@ func TestFault_DatabaseAwayIsUnavailable(t *testing.T) {
 // caller gets the output inline) with no row or chunk of it left; the
 // next Put is stored.
 func TestFault_CommitLostIsNotStored(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	schema := pgtest.FreshSchema(t, dsn)
-	outage, via := pgtest.NewOutage(t, dsn)
-	st := openPG(t, via, schema, results.Options{})
+	dsn, schema, outage, st := storeBehindOutage(t)
 	ctx := context.Background()
 	text := strings.Repeat("a line of output\n", 5000)
 	outage.LoseNextCommit()
@@ -201,4 +193,14 @@ func TestFault_CommitLostIsNotStored(t *testing.T) {
 	p, err := st.Query(ctx, results.Request{Handle: stored.Handle, Offset: 5000, Limit: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a line of output"}, p.Lines)
+}
+
+// storeBehindOutage opens a store on a fresh schema of the test database,
+// reached through an Outage relay.
+func storeBehindOutage(t *testing.T) (dsn, schema string, outage *pgtest.Outage, st *results.Store) {
+	t.Helper()
+	dsn = pgtest.DSN(t)
+	schema = pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	return dsn, schema, outage, openPG(t, via, schema, results.Options{})
 }
