@@ -108,11 +108,11 @@ type Problem struct {
 // Tools read are kept decoded in memory (about a kilobyte each) while
 // their files stay unchanged: same inode, size and modification time, the
 // file last changed at least two seconds before it was read. Reading such
-// a tool again costs a stat instead of an open, a read and a decode, so a
-// host starting on a large catalogue, which lists it whole several times,
-// and every later listing read each file once. A change made behind the
-// store's back is seen as soon as the file's inode, size or modification
-// time differs; every tool returned is a copy of its own.
+// a tool again costs a stat instead of an open, a read and a decode: a
+// host starting on a large catalogue lists it whole several times but
+// reads each file once. A change made behind the store's back is seen as
+// soon as the file's inode, size or modification time differs; every
+// tool returned is a copy of its own.
 type FileStore struct {
 	dir        string
 	now        func() time.Time
