@@ -430,6 +430,25 @@ func TestNewServer_SessionLifecycleLogsAtDebug(t *testing.T) {
 	}
 }
 
+// A client that cannot take a notification (a streamable HTTP session
+// with no stream open, as most clients call) is not warned about on every
+// registry change: the SDK's warning is logged at DEBUG.
+func TestNewServer_UndeliverableNotificationsLogAtDebug(t *testing.T) {
+	logs := &syncBuffer{}
+	log := slogTo(logs)
+	reg := newTestRegistry(t)
+	srv := mcpserver.NewServer(reg, mcpserver.Options{Logger: log})
+	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{Logger: log}))
+	defer hs.Close()
+	initSession(t, hs.URL) // no GET stream: a notification has nowhere to go
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "later", Description: "Added later.",
+		Tools: []*registry.Tool{mustFunc(t, "later", greet, registry.ToolOptions{Doc: "Greets, later."})}}))
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), `level=DEBUG msg="calling notifications/tools/list_changed`)
+	}, 10*time.Second, 10*time.Millisecond, "the SDK tried to notify the session: %s", logs.String())
+	assert.NotContains(t, logs.String(), "level=WARN")
+}
+
 func TestHTTPHandler_StreamableOptionsPassThrough(t *testing.T) {
 	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Logger: discardLogger()})
 	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{Logger: discardLogger(),

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -28,12 +29,17 @@ func TokenInfoMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 // sdkLogger returns the logger given to the SDK: the SDK logs every
 // session's start, initialization and end at INFO, which is one line per
 // client (and a flood of them under a flood of sessions), so INFO records
-// become DEBUG; warnings and errors keep their level.
+// become DEBUG. It also warns, for every session, each time a
+// notification (tools/list_changed after a registry change) finds the
+// session unable to take it — a streamable HTTP client with no stream
+// open, which is how most clients call, or one closing: those warnings
+// become DEBUG too. Other warnings and errors keep their level.
 func sdkLogger(l *slog.Logger) *slog.Logger {
 	return slog.New(demoteInfo{l.Handler()})
 }
 
-// demoteInfo is a slog.Handler that logs records in [INFO, WARN) at DEBUG.
+// demoteInfo is a slog.Handler that logs records in [INFO, WARN), and the
+// SDK's warnings of a notification a session could not take, at DEBUG.
 type demoteInfo struct{ h slog.Handler }
 
 func demoted(l slog.Level) slog.Level {
@@ -43,7 +49,25 @@ func demoted(l slog.Level) slog.Level {
 	return l
 }
 
-// Enabled implements slog.Handler.
+// undeliverable reports whether msg is the SDK's warning of a
+// notification that a session could not take because it has no stream
+// open or is closing ("calling notifications/…: rejected by transport:
+// undelivered message: stream not connected or already closed",
+// "calling notifications/…: client is closing").
+func undeliverable(msg string) bool {
+	if !strings.HasPrefix(msg, "calling notifications/") {
+		return false
+	}
+	for _, why := range []string{"undelivered message", "is closing", "connection closed"} {
+		if strings.Contains(msg, why) {
+			return true
+		}
+	}
+	return false
+}
+
+// Enabled implements slog.Handler. A warning stays enabled when DEBUG is
+// not, since whether it is demoted depends on its message.
 func (d demoteInfo) Enabled(ctx context.Context, l slog.Level) bool {
 	return d.h.Enabled(ctx, demoted(l))
 }
@@ -51,6 +75,12 @@ func (d demoteInfo) Enabled(ctx context.Context, l slog.Level) bool {
 // Handle implements slog.Handler.
 func (d demoteInfo) Handle(ctx context.Context, r slog.Record) error {
 	r.Level = demoted(r.Level)
+	if r.Level == slog.LevelWarn && undeliverable(r.Message) {
+		if !d.h.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
 	return d.h.Handle(ctx, r)
 }
 
