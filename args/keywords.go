@@ -11,6 +11,8 @@ import (
 	sj "github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	xmessage "golang.org/x/text/message"
+
+	"github.com/toolpack-go/toolpack/internal/jsonnum"
 )
 
 // SchemaKeywords is implemented by a result struct type that adds JSON
@@ -95,6 +97,9 @@ func (b *planBuilder) keywordsOf(t reflect.Type, where string) (*keywords, error
 	if err != nil {
 		return nil, fmt.Errorf("args: %s: %s.JSONSchemaKeywords: %w: %w", where, t, err, ErrUnsupportedType)
 	}
+	if ptr, bad := jsonnum.Unreadable(doc); bad {
+		return nil, fmt.Errorf("args: %s: %s.JSONSchemaKeywords: at %q: expected %s: %w", where, t, ptr, jsonnum.Expected, ErrUnsupportedType)
+	}
 	c := sj.NewCompiler()
 	c.DefaultDraft(sj.Draft2020)
 	const url = "mem://args/keywords.json"
@@ -130,6 +135,10 @@ func (c *checker) checkKeywords(v reflect.Value, k *keywords) {
 	doc, err := sj.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
 		c.fail("type", "cannot be read back as JSON: "+err.Error())
+		return
+	}
+	if ptr, bad := jsonnum.Unreadable(doc); bad {
+		c.fail("type", fmt.Sprintf("at %q: expected %s", ptr, jsonnum.Expected))
 		return
 	}
 	if err := k.compiled.Validate(doc); err != nil {

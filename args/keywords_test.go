@@ -93,3 +93,39 @@ func TestSchemaKeywords_Misuse(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnsupportedType)
 	assert.ErrorContains(t, err, "result types only")
 }
+
+// hugeBound states a bound past what the schema validator reads.
+type hugeBound struct {
+	N json.Number `json:"n"`
+}
+
+func (hugeBound) JSONSchemaKeywords() json.RawMessage {
+	return json.RawMessage(`{"allOf":[{"properties":{"n":{"minimum":1e1000001}}}]}`)
+}
+
+// rawNumber carries a number as written (json.Number), checked by its
+// type's keywords.
+type rawNumber struct {
+	N json.Number `json:"n"`
+}
+
+func (rawNumber) JSONSchemaKeywords() json.RawMessage {
+	return json.RawMessage(`{"allOf":[{"properties":{"n":{"minimum":0}}}]}`)
+}
+
+// A number past the schema validator's bounds (more than 400 digits or an
+// exponent beyond ±400) is refused, named: in keywords when the type is
+// described, in a value when it is checked — never a panic (the validator
+// panicked comparing 1e1000001 with a bound).
+func TestSchemaKeywords_NumbersPastTheBoundsRefused(t *testing.T) {
+	_, err := OutputSchemaFor[hugeBound]()
+	assert.ErrorIs(t, err, ErrUnsupportedType)
+	assert.ErrorContains(t, err, `at "/allOf/0/properties/n/minimum": expected a number written with at most 400 digits`)
+
+	require.NoError(t, ValidateOutput(rawNumber{N: "1e300"}))
+	err = ValidateOutput(rawNumber{N: "1e1000001"})
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "type", ve.Errors[0].Rule)
+	assert.Contains(t, ve.Errors[0].Message, `at "/n": expected a number written with at most 400 digits`)
+}

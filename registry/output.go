@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/jsonnum"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -35,6 +36,9 @@ func compileOutputSchema(name string, src json.RawMessage) (*jsonschema.Schema, 
 		if _, isBool := doc.(bool); !isBool {
 			return nil, errors.New("OutputSchema: expected a JSON object (or boolean) schema")
 		}
+	}
+	if ptr, bad := jsonnum.Unreadable(doc); bad {
+		return nil, fmt.Errorf("OutputSchema: at %q: expected %s", ptr, jsonnum.Expected)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refusingLoader{})
@@ -61,7 +65,20 @@ func validateOutput(s *jsonschema.Schema, v any) error {
 	if err != nil {
 		return errMarshal{err}
 	}
+	if ptr, bad := jsonnum.Unreadable(doc); bad {
+		// Not given to the validator, which reads every number it
+		// compares exactly (see internal/jsonnum).
+		return &numberError{ptr: ptr}
+	}
 	return s.Validate(doc)
+}
+
+// numberError is a number of a value that is not given to the validator
+// (see internal/jsonnum): its pointer.
+type numberError struct{ ptr string }
+
+func (e *numberError) Error() string {
+	return "at " + strconv.Quote(e.ptr) + ": expected " + jsonnum.Expected
 }
 
 // errMarshal marks a value that does not marshal to JSON.
@@ -133,9 +150,12 @@ func outputError(tool string, err error) *OutputError {
 	var ve *jsonschema.ValidationError
 	var ae *args.ValidationError
 	var me errMarshal
+	var ne *numberError
 	switch {
 	case errors.As(err, &me):
 		oe.Violations = []Violation{{Rule: "json"}}
+	case errors.As(err, &ne):
+		oe.Violations = []Violation{{Location: ne.ptr, Rule: "number"}}
 	case errors.As(err, &ve):
 		schemaLeaves(ve, &oe.Violations)
 	case errors.As(err, &ae):

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -185,4 +186,30 @@ func TestOutput_TypedCheckAgreesWithSchema(t *testing.T) {
 			rt.Fatalf("validator=%v schema=%v for %+v (schema %s)", byValidator, bySchema, v, tool.OutputSchema)
 		}
 	})
+}
+
+// A value holding a number past the validator's bounds (an exponent
+// beyond ±400, or more than 400 digits) is an invalid output naming where,
+// never a panic and never seconds spent comparing it; a schema with such a
+// bound is refused when the tool is added.
+func TestOutput_NumbersPastTheBoundsRefused(t *testing.T) {
+	r := New(noPrefix())
+	huge := rawTool("huge", okHandler(json.RawMessage(`{"n":[1, 1e1000001]}`)))
+	huge.OutputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"array","items":{"exclusiveMinimum":0}}}}`)
+	slow := rawTool("slow", okHandler(json.RawMessage(`{"n":[`+strings.Repeat(`1e999999,`, 99)+`1]}`)))
+	slow.OutputSchema = huge.OutputSchema
+	require.NoError(t, r.Add(huge, slow))
+	for name, at := range map[string]string{"huge": "/n/1", "slow": "/n/0"} {
+		_, err := r.Invoke(t.Context(), name, nil)
+		require.ErrorIs(t, err, ErrInvalidOutput, name)
+		var oe *OutputError
+		require.ErrorAs(t, err, &oe)
+		assert.Equal(t, []Violation{{Location: at, Rule: "number"}}, oe.Violations, name)
+		assert.Contains(t, oe.Err.Error(), "at most 400 digits and an exponent between -400 and 400", name)
+	}
+	bound := rawTool("bound", okHandler(1))
+	bound.OutputSchema = json.RawMessage(`{"minimum":1e1000001}`)
+	err := r.Add(bound)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `at "/minimum": expected a number written with at most 400 digits`)
 }

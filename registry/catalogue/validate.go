@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolpack-go/toolpack/internal/jsonnum"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
@@ -254,6 +255,9 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("expected JSON: %w", err)
 	}
+	if ptr, bad := jsonnum.Unreadable(doc); bad {
+		return nil, fmt.Errorf("at %q: expected %s (the validator reads every bound exactly)", ptr, jsonnum.Expected)
+	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	const loc = "urn:toolpack:catalogue:schema"
@@ -449,7 +453,12 @@ func checkDefaults(p *problems, argSchema json.RawMessage, defaults map[string]j
 		if err != nil {
 			continue // ReadStepParams compacted it: it is JSON
 		}
-		if err := sch.Validate(v); err != nil {
+		if err := ValidateValue(sch, v); err != nil {
+			var ne *NumberError
+			if errors.As(err, &ne) {
+				p.add(fmt.Sprintf("argSchema.properties[%q].default", name), "expected %s", jsonnum.Expected)
+				continue
+			}
 			// The first line names the schema's internal location; the
 			// others are the problems ("- at '/x': maximum: got 12, want 9").
 			lines := strings.Split(err.Error(), "\n")

@@ -12,6 +12,8 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/toolpack-go/toolpack/internal/jsonnum"
+
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -72,6 +74,10 @@ type Violation struct {
 // other error gives one violation of the whole value with keyword
 // "schema".
 func Violations(err error) []Violation {
+	var ne *NumberError
+	if errors.As(err, &ne) {
+		return []Violation{{Pointer: ne.Pointer, Keyword: "type", Message: "expected " + jsonnum.Expected}}
+	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		if err == nil {
@@ -95,6 +101,35 @@ func Violations(err error) []Violation {
 		out = append(out, Violation{Keyword: "schema", Message: ve.Error()})
 	}
 	return out
+}
+
+// NumberError is ValidateValue's refusal of a number the validator is not
+// given: one written with more than 400 digits or an exponent beyond ±400
+// (see [ValidateValue]).
+type NumberError struct {
+	// Pointer is the JSON Pointer of the number.
+	Pointer string
+}
+
+func (e *NumberError) Error() string {
+	at := e.Pointer
+	if at == "" {
+		at = "(value)"
+	}
+	return fmt.Sprintf("%s: expected %s", at, jsonnum.Expected)
+}
+
+// ValidateValue checks v (as jsonschema.UnmarshalJSON decodes it) against
+// s. A number written with more than 400 digits or an exponent beyond
+// ±400 is refused first, with a *NumberError: the validator reads every
+// number it compares exactly, so such a number could cost it seconds,
+// and one past ±1,000,000 it cannot read at all. [Violations] reads both
+// kinds of error.
+func ValidateValue(s *jsonschema.Schema, v any) error {
+	if ptr, bad := jsonnum.Unreadable(v); bad {
+		return &NumberError{Pointer: ptr}
+	}
+	return s.Validate(v)
 }
 
 // leafViolations describes one failing keyword.

@@ -1,8 +1,10 @@
 package catalogue_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,4 +91,127 @@ func TestViolations_FieldByFieldInTheRegistrysWords(t *testing.T) {
 		}
 		assert.ElementsMatch(t, want, got, in)
 	}
+}
+
+// FuzzViolations: for any schema and any value, ValidateValue and
+// Violations never panic (the validator alone panics on 1e1000001 against
+// exclusiveMinimum, the first finding, kept in the corpus) and every
+// violation is usable: a keyword and a message, and a pointer
+// into the value — at the failing value itself, or, for a missing
+// required property, at the property's place in an object that lacks it.
+func FuzzViolations(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"n":{"type":"integer","maximum":3}},"required":["n","m"],"additionalProperties":false}`), []byte(`{"n":4,"x":1}`))
+	f.Add([]byte(`{"type":"array","items":{"type":"string","maxLength":2},"maxItems":1}`), []byte(`["abc",1]`))
+	f.Add([]byte(`{"$defs":{"p":{"type":"object","required":["a/b~c"]}},"properties":{"o":{"$ref":"#/$defs/p"}}}`), []byte(`{"o":{}}`))
+	f.Add([]byte(`{"anyOf":[{"type":"string"},{"type":"number","exclusiveMinimum":1e400}]}`), []byte(`1e300`))
+	f.Fuzz(func(t *testing.T, schema, value []byte) {
+		s, err := catalogue.CompileSchema(json.RawMessage(schema))
+		if err != nil {
+			return
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(value))
+		if err != nil {
+			return
+		}
+		verr := catalogue.ValidateValue(s, inst)
+		vs := catalogue.Violations(verr)
+		if verr == nil {
+			if vs != nil {
+				t.Fatalf("no error, yet violations %+v", vs)
+			}
+			return
+		}
+		if len(vs) == 0 {
+			t.Fatalf("error %v, no violation", verr)
+		}
+		for _, v := range vs {
+			if v.Keyword == "" || v.Message == "" {
+				t.Fatalf("violation without keyword or message: %+v", v)
+			}
+			if v.Pointer != "" && v.Pointer[0] != '/' {
+				t.Fatalf("pointer %q is not a JSON Pointer", v.Pointer)
+			}
+			_ = catalogue.FieldPath(v.Pointer)
+			if v.Keyword == "schema" {
+				continue // the whole value, or a keyword the validator does not name
+			}
+			at, found := resolvePointer(inst, v.Pointer)
+			if v.Keyword == "required" {
+				if v.Pointer == "" {
+					t.Fatalf("required violation on the whole value, not on the missing property: %+v", v)
+				}
+				parent, _ := resolvePointer(inst, v.Pointer[:strings.LastIndexByte(v.Pointer, '/')])
+				if _, isObject := parent.(map[string]any); found || !isObject {
+					t.Fatalf("required %q: present %v, parent %T", v.Pointer, found, parent)
+				}
+				continue
+			}
+			if !found {
+				t.Fatalf("%s violation at %q, which the value does not hold (%v)", v.Keyword, v.Pointer, at)
+			}
+		}
+	})
+}
+
+// resolvePointer follows a JSON Pointer into a value decoded by
+// jsonschema.UnmarshalJSON.
+func resolvePointer(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// A value holding a number past the validator's bounds (an exponent
+// beyond ±400, or more than 400 digits) is refused before the validator
+// sees it, as a violation at the number: the validator panics on
+// 1e1000001 against a bound and spends 35 ms on each 1e999999. A schema
+// with such a number is refused when compiled (the validator would skip
+// the bound without a word).
+func TestValidateValue_NumbersPastTheBoundsRefused(t *testing.T) {
+	s, err := catalogue.CompileSchema(json.RawMessage(`{"type":"object","properties":{
+		"x":{"type":"number","exclusiveMinimum":0},"l":{"type":"array","items":{"minimum":0}}}}`))
+	require.NoError(t, err)
+	for in, at := range map[string]string{
+		`{"x":1e1000001}`:   "/x",
+		`{"x":-1e-1000001}`: "/x",
+		`{"x":1e401}`:       "/x",
+		`{"l":[` + strings.Repeat(`1e999999,`, 99) + `1]}`: "/l/0",
+		`{"l":[1,` + strings.Repeat("9", 401) + `]}`:       "/l/1",
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(in))
+		require.NoError(t, err)
+		verr := catalogue.ValidateValue(s, inst)
+		var ne *catalogue.NumberError
+		require.ErrorAs(t, verr, &ne, in)
+		assert.Equal(t, []catalogue.Violation{{Pointer: at, Keyword: "type",
+			Message: "expected a number written with at most 400 digits and an exponent between -400 and 400"}},
+			catalogue.Violations(verr), in)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"x":1.7976931348623157e308,"l":[4.9e-324, 0]}`))
+	require.NoError(t, err)
+	assert.NoError(t, catalogue.ValidateValue(s, inst), "every float64 passes")
+
+	_, err = catalogue.CompileSchema(json.RawMessage(`{"properties":{"x":{"minimum":1e1000001}}}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `at "/properties/x/minimum": expected a number written with at most 400 digits`)
 }

@@ -155,7 +155,7 @@ func (h *Handler) invoke(w http.ResponseWriter, r *http.Request, p params) {
 		writeInvalid(w, []FieldError{{Field: "args", Problem: "expected a JSON object of arguments"}})
 		return
 	}
-	if err := schema.Validate(inst); err != nil {
+	if err := catalogue.ValidateValue(schema, inst); err != nil {
 		writeInvalid(w, violations(err))
 		return
 	}

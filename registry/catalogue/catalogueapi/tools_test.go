@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,6 +135,27 @@ func TestInvokeInvokerErrorIs502(t *testing.T) {
 	assert.Equal(t, false, r.body["ok"])
 	assert.NotContains(t, string(r.raw), "exploded", "internal error text is logged, not sent")
 	assert.Contains(t, e.logs.String(), "backend exploded")
+}
+
+// A number past the validator's bounds is a 400 naming the field, in the
+// arguments of an invoke and in an argSchema; before, the invoke's
+// connection was dropped by a panic in the validator.
+func TestHugeNumbersRefusedNamingTheField(t *testing.T) {
+	e := newEnv(t, catalogueapi.Options{})
+	id := e.bundle("b")
+	e.tool(id, "echo", "1", toolBody("Echo", "echo", true))
+	r := e.do("POST", toolPath(id, "echo", "1")+"/invoke", `{"args":{"q":"x","n":1e1000001}}`)
+	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.raw)
+	assert.Equal(t, []string{"args.n"}, r.fields())
+	assert.Contains(t, string(r.raw), "expected a number written with at most 400 digits and an exponent between -400 and 400")
+	assert.Equal(t, 0, e.inv.count())
+
+	body := strings.Replace(toolBody("Echo", "echo", true), `"minimum":1`, `"minimum":1e1000001`, 1)
+	r = e.do("PUT", toolPath(id, "echo", "2"), body)
+	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.raw)
+	assert.Equal(t, []string{"argSchema"}, r.fields())
+	assert.Contains(t, string(r.raw), `/properties/n/minimum`)
+	assert.Contains(t, string(r.raw), `expected a number written with at most 400 digits`)
 }
 
 func TestInvokeValidatesArgsListingEveryViolation(t *testing.T) {

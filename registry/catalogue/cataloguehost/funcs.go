@@ -181,7 +181,7 @@ func (d *Dispatcher) checkOutput(tool *catalogue.Tool, res result.Result[any]) (
 	if err != nil {
 		return result.Result[any]{}, fmt.Errorf("cataloguehost: tool %s@%s: value does not decode: %w", tool.Slug, tool.Version, err)
 	}
-	if err := s.Validate(inst); err != nil {
+	if err := catalogue.ValidateValue(s, inst); err != nil {
 		return catalogue.OutputMismatch("the value", err), nil
 	}
 	return res, nil

@@ -471,7 +471,7 @@ func validateArgs(s *jsonschema.Schema, raw json.RawMessage) error {
 	if err != nil {
 		return &args.ValidationError{Errors: []args.FieldError{{Rule: "syntax", Message: "expected a JSON object of arguments"}}}
 	}
-	if err := s.Validate(inst); err != nil {
+	if err := catalogue.ValidateValue(s, inst); err != nil {
 		vs := catalogue.Violations(err)
 		fe := make([]args.FieldError, len(vs))
 		for i, v := range vs {

@@ -195,6 +195,26 @@ func TestCatalogue_ArgumentsValidatedAgainstArgSchema(t *testing.T) {
 	}
 }
 
+// Arguments holding a number past the validator's bounds are a
+// validation failure naming the field, not an internal error: the
+// validator alone panicked on 1e1000001 against a bound.
+func TestCatalogue_HugeNumberArgumentRefused(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, nil)
+	web := f.bundle(t, "web")
+	spec := echoSpec("http://127.0.0.1:1/")
+	spec.ArgSchema = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"x":{"type":"number","minimum":0}},"required":["q"]}`)
+	_, err := f.w.PutTool(ctx, catalogue.ToolKey{BundleID: web, Slug: "echo", Version: "1"}, spec)
+	require.NoError(t, err)
+	for _, x := range []string{"1e1000001", "-1e-1000001", "1e401"} {
+		res, err := f.reg.Invoke(ctx, "web.echo.1", json.RawMessage(`{"q":"a","x":`+x+`}`))
+		require.NoError(t, err, x)
+		require.False(t, res.Success, x)
+		assert.Equal(t, result.ValidationError, res.ErrorType, x)
+		assert.Contains(t, res.Error, "x: expected a number written with at most 400 digits and an exponent between -400 and 400", x)
+	}
+}
+
 // A tool's argSchema is compiled when the tool is first called (a large
 // catalogue starts without compiling schemas nobody uses), once, whatever
 // the number of first calls arriving together; every one of them is

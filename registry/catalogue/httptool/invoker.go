@@ -582,7 +582,7 @@ func (inv *Invoker) finish(e *entry, v any) (result.Result[any], error) {
 		}
 	}
 	if e.out != nil {
-		if err := e.out.Validate(v); err != nil {
+		if err := catalogue.ValidateValue(e.out, v); err != nil {
 			return outputFailure(err), nil
 		}
 	}

@@ -200,7 +200,7 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 	if err != nil {
 		return result.Result[any]{}, fmt.Errorf("steps tool %q: the last step's value cannot be read as JSON: %w", e.label, err)
 	}
-	if err := e.out.Validate(data); err != nil {
+	if err := catalogue.ValidateValue(e.out, data); err != nil {
 		return catalogue.OutputMismatch(fmt.Sprintf("steps tool %q: the last step's value", e.label), err), nil
 	}
 	return res, nil
