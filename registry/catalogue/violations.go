@@ -59,8 +59,8 @@ type Violation struct {
 	Pointer string `json:"pointer"`
 	// Keyword is the schema keyword that failed ("type", "required", …).
 	Keyword string `json:"keyword"`
-	// Message is the validator's description of the problem, for people
-	// and for models correcting a call.
+	// Message says what was expected there, for people and for models
+	// correcting a call.
 	Message string `json:"-"`
 }
 
@@ -111,6 +111,7 @@ type NumberError struct {
 	Pointer string
 }
 
+// Error says where the number is and what was expected.
 func (e *NumberError) Error() string {
 	at := e.Pointer
 	if at == "" {
