@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
@@ -129,4 +130,30 @@ func ExampleFileStore_RecordUsage() {
 	// Output:
 	// 3
 	// 3
+}
+
+// Arguments are checked against a tool's argSchema with ValidateValue;
+// Violations says, field by field, what was expected.
+func ExampleValidateValue() {
+	schema, err := catalogue.CompileSchema([]byte(`{"type":"object",
+		"properties":{"n":{"type":"integer","maximum":10},"tags":{"type":"array","maxItems":2}},
+		"required":["n","q"],"additionalProperties":false}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, args := range []string{`{"n":11,"tags":[1,2,3],"x":true}`, `{"n":1e1000001,"q":1}`} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, vi := range catalogue.Violations(catalogue.ValidateValue(schema, v)) {
+			fmt.Printf("%s: %s\n", catalogue.FieldPath(vi.Pointer), vi.Message)
+		}
+	}
+	// Unordered output:
+	// q: is required
+	// x: unknown field; the schema does not allow it
+	// n: must be at most 10, got 11
+	// tags: must have at most 2 items, got 3
+	// n: expected a number written with at most 400 digits and an exponent between -400 and 400
 }
