@@ -84,6 +84,43 @@ func TestExport_GeminiOnlySupportedKeywords(t *testing.T) {
 	}
 }
 
+// A keyword Gemini takes, holding a value its Schema type cannot decode (a
+// schema written by hand or by a remote server: "minimum": ""), is
+// dropped and reported, not sent to be refused by the provider.
+func TestExport_GeminiKeywordOfTheWrongTypeDropped(t *testing.T) {
+	tool := &registry.Tool{Name: "odd", Description: "d", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"n":{"type":"integer","minimum":"","maximum":1e400,"description":"ok"},
+		"s":{"type":"string","minLength":1.5,"maxLength":3,"title":7,"pattern":"^a"}}}`)}
+	defs, err := llm.ExportTools([]*registry.Tool{tool}, llm.Gemini, llm.Options{})
+	require.NoError(t, err)
+	require.Len(t, defs.Tools, 1)
+	dec := json.NewDecoder(bytes.NewReader(defs.Tools[0].JSON))
+	dec.DisallowUnknownFields()
+	var fd genai.FunctionDeclaration
+	require.NoError(t, dec.Decode(&fd), "%s", defs.Tools[0].JSON)
+	n, s := fd.Parameters.Properties["n"], fd.Parameters.Properties["s"]
+	assert.Nil(t, n.Minimum)
+	assert.Nil(t, n.Maximum)
+	assert.Equal(t, "ok", n.Description)
+	assert.Nil(t, s.MinLength)
+	require.NotNil(t, s.MaxLength)
+	assert.EqualValues(t, 3, *s.MaxLength)
+	assert.Empty(t, s.Title)
+	assert.Equal(t, "^a", s.Pattern)
+	var dropped []string
+	for _, is := range defs.Issues {
+		if is.Action == llm.Dropped {
+			dropped = append(dropped, is.Path+" "+is.Keyword+": "+is.Detail)
+		}
+	}
+	assert.ElementsMatch(t, []string{
+		`/properties/n minimum: Gemini takes minimum as a number, got ""`,
+		`/properties/n maximum: Gemini takes maximum as a number, got 1e400`,
+		`/properties/s minLength: Gemini takes minLength as a whole number, got 1.5`,
+		`/properties/s title: Gemini takes title as a string, got 7`,
+	}, dropped)
+}
+
 func checkGemini(t *testing.T, tool string, s *genai.Schema) {
 	t.Helper()
 	valid := []genai.Type{genai.TypeString, genai.TypeNumber, genai.TypeInteger, genai.TypeBoolean, genai.TypeArray, genai.TypeObject, genai.TypeNULL}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -14,6 +15,33 @@ var (
 	geminiKeep    = []string{"description", "title", "default", "pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "minProperties", "maxProperties"}
 	geminiFormats = []string{"enum", "date-time", "date", "time", "email", "byte", "password", "int32", "int64", "float", "double", "uuid", "duration"}
 )
+
+// geminiFits reports whether v can be given to Gemini as keyword k (its
+// Schema type decodes strings, whole numbers and finite numbers), and
+// what it takes otherwise. A schema the registry serves may hold anything
+// under a keyword (a remote server's, written by hand).
+func geminiFits(k string, v any) (string, bool) {
+	switch k {
+	case "description", "title", "pattern":
+		_, ok := v.(string)
+		return "a string", ok
+	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+		n, ok := v.(json.Number)
+		if !ok {
+			return "a whole number", false
+		}
+		_, err := strconv.ParseInt(string(n), 10, 64)
+		return "a whole number", err == nil
+	case "minimum", "maximum":
+		n, ok := v.(json.Number)
+		if !ok {
+			return "a number", false
+		}
+		_, err := strconv.ParseFloat(string(n), 64)
+		return "a number", err == nil
+	}
+	return "", true // default: any JSON value
+}
 
 // geminiParamName: a letter or underscore, then letters, digits and
 // underscores, at most 64 in all.
@@ -150,7 +178,11 @@ func (c *conv) gemini(n map[string]any, path string, root bool) map[string]any {
 				c.note(path, k, Adapted, "the first of the examples sent as Gemini's example")
 			}
 		case slices.Contains(geminiKeep, k):
-			out[k] = v
+			if want, ok := geminiFits(k, v); ok {
+				out[k] = v
+			} else {
+				c.note(path, k, Dropped, "Gemini takes %s as %s, got %s", k, want, compactJSON(v))
+			}
 		case slices.Contains(metaKeywords, k):
 		default:
 			c.note(path, k, Dropped, "Gemini does not take %s; the registry still checks it", k)
