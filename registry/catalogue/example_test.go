@@ -152,7 +152,7 @@ func ExampleValidateValue() {
 	}
 	// Unordered output:
 	// q: is required
-	// x: unknown field; the schema does not allow it
+	// x: unknown field; expected one of: n, tags
 	// n: must be at most 10, got 11
 	// tags: must have at most 2 items, got 3
 	// n: expected a number written with at most 400 digits and an exponent between -400 and 400

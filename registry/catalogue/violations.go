@@ -3,7 +3,9 @@ package catalogue
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,6 +87,22 @@ func Violations(err error) []Violation {
 		}
 		return []Violation{{Keyword: "schema", Message: err.Error()}}
 	}
+	// The properties an object may have, when the schema is known
+	// (ValidateValue's errors), for unknown-property violations.
+	var se *schemaError
+	var schemas map[string]*jsonschema.Schema
+	allowed := func(loc string) []string {
+		if !errors.As(err, &se) {
+			return nil
+		}
+		if schemas == nil {
+			schemas = schemasByLocation(se.root)
+		}
+		if s := schemas[loc]; s != nil {
+			return slices.Sorted(maps.Keys(s.Properties))
+		}
+		return nil
+	}
 	var out []Violation
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -94,7 +112,7 @@ func Violations(err error) []Violation {
 			}
 			return
 		}
-		out = append(out, leafViolations(e)...)
+		out = append(out, leafViolations(e, allowed)...)
 	}
 	walk(ve)
 	if len(out) == 0 {
@@ -130,11 +148,75 @@ func ValidateValue(s *jsonschema.Schema, v any) error {
 	if ptr, bad := jsonnum.Unreadable(v); bad {
 		return &NumberError{Pointer: ptr}
 	}
-	return s.Validate(v)
+	if err := s.Validate(v); err != nil {
+		return &schemaError{err: err, root: s}
+	}
+	return nil
+}
+
+// schemaError is a validation error with the schema checked against, so
+// that Violations can name the properties an object may have. It unwraps
+// to the *jsonschema.ValidationError.
+type schemaError struct {
+	err  error
+	root *jsonschema.Schema
+}
+
+func (e *schemaError) Error() string { return e.err.Error() }
+func (e *schemaError) Unwrap() error { return e.err }
+
+// schemasByLocation indexes every schema reachable from root by its
+// location (what a ValidationError's SchemaURL names).
+func schemasByLocation(root *jsonschema.Schema) map[string]*jsonschema.Schema {
+	out := map[string]*jsonschema.Schema{}
+	var visit func(s *jsonschema.Schema)
+	visitAny := func(v any) {
+		switch x := v.(type) {
+		case *jsonschema.Schema:
+			visit(x)
+		case []*jsonschema.Schema:
+			for _, c := range x {
+				visit(c)
+			}
+		}
+	}
+	visit = func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if _, seen := out[s.Location]; seen {
+			return
+		}
+		out[s.Location] = s
+		for _, c := range []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.PropertyNames,
+			s.UnevaluatedProperties, s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema} {
+			visit(c)
+		}
+		for _, l := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems} {
+			visitAny(l)
+		}
+		for _, c := range s.Properties {
+			visit(c)
+		}
+		for _, c := range s.PatternProperties {
+			visit(c)
+		}
+		for _, c := range s.DependentSchemas {
+			visit(c)
+		}
+		for _, c := range s.Dependencies {
+			visitAny(c)
+		}
+		visitAny(s.AdditionalProperties)
+		visitAny(s.Items)
+		visitAny(s.AdditionalItems)
+	}
+	visit(root)
+	return out
 }
 
 // leafViolations describes one failing keyword.
-func leafViolations(e *jsonschema.ValidationError) []Violation {
+func leafViolations(e *jsonschema.ValidationError, allowed func(schemaURL string) []string) []Violation {
 	ptr := pointer(e.InstanceLocation)
 	kw := "schema"
 	if path := e.ErrorKind.KeywordPath(); len(path) > 0 {
@@ -152,6 +234,9 @@ func leafViolations(e *jsonschema.ValidationError) []Violation {
 	case *jskind.Required:
 		return each(k.Missing, "is required")
 	case *jskind.AdditionalProperties:
+		if names := allowed(e.SchemaURL); len(names) > 0 {
+			return each(k.Properties, "unknown field; expected one of: "+strings.Join(names, ", "))
+		}
 		return each(k.Properties, "unknown field; the schema does not allow it")
 	case *jskind.Type:
 		msg = fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)

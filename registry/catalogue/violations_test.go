@@ -93,6 +93,26 @@ func TestViolations_FieldByFieldInTheRegistrysWords(t *testing.T) {
 	}
 }
 
+// Through ValidateValue, which knows the schema, an unknown property is
+// told with the properties its object may have, as the registry's own
+// checks do — at the root and in an object reached through $ref.
+func TestValidateValue_UnknownFieldNamesTheAllowedOnes(t *testing.T) {
+	s, err := catalogue.CompileSchema(json.RawMessage(`{"type":"object","additionalProperties":false,
+		"properties":{"a":{},"o":{"$ref":"#/$defs/o"}},
+		"$defs":{"o":{"type":"object","properties":{"k":{},"j":{}},"additionalProperties":false}}}`))
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"b":1,"o":{"z":2}}`))
+	require.NoError(t, err)
+	var got []string
+	for _, v := range catalogue.Violations(catalogue.ValidateValue(s, inst)) {
+		got = append(got, v.Pointer+" "+v.Keyword+": "+v.Message)
+	}
+	assert.ElementsMatch(t, []string{
+		"/b additionalProperties: unknown field; expected one of: a, o",
+		"/o/z additionalProperties: unknown field; expected one of: j, k",
+	}, got)
+}
+
 // FuzzViolations: for any schema and any value, ValidateValue and
 // Violations never panic (the validator alone panics on 1e1000001 against
 // exclusiveMinimum, the first finding, kept in the corpus) and every
