@@ -251,6 +251,22 @@ func (refuseLoader) Load(u string) (any, error) {
 // says otherwise in $schema). References outside the document are refused:
 // compiling never reads a file or the network.
 func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	c, err := schemaCompiler(raw)
+	if err != nil {
+		return nil, err
+	}
+	return c.Compile(schemaLoc)
+}
+
+// schemaLoc is where schemaCompiler puts the schema document.
+const schemaLoc = "urn:toolpack:catalogue:schema"
+
+// schemaCompiler returns a compiler holding the schema document raw at
+// schemaLoc, references outside it refused. A number in it that the
+// validator is not given (see internal/jsonnum) is refused here, before
+// anything is compiled: every schema of the catalogue is compiled from a
+// compiler made here.
+func schemaCompiler(raw json.RawMessage) (*jsonschema.Compiler, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("expected JSON: %w", err)
@@ -260,11 +276,10 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
-	const loc = "urn:toolpack:catalogue:schema"
-	if err := c.AddResource(loc, doc); err != nil {
+	if err := c.AddResource(schemaLoc, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(loc)
+	return c, nil
 }
 
 func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {
@@ -428,15 +443,9 @@ func checkDefaults(p *problems, argSchema json.RawMessage, defaults map[string]j
 	if len(defaults) == 0 {
 		return
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(argSchema))
+	c, err := schemaCompiler(argSchema)
 	if err != nil {
-		return
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	const loc = "urn:toolpack:catalogue:schema"
-	if c.AddResource(loc, doc) != nil {
-		return
+		return // reported under argSchema
 	}
 	names := make([]string, 0, len(defaults))
 	for name := range defaults {
@@ -445,7 +454,7 @@ func checkDefaults(p *problems, argSchema json.RawMessage, defaults map[string]j
 	sort.Strings(names)
 	for _, name := range names {
 		ptr := "/properties/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
-		sch, err := c.Compile(loc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment())
+		sch, err := c.Compile(schemaLoc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment())
 		if err != nil {
 			return // the whole schema is refused under argSchema
 		}
@@ -453,12 +462,8 @@ func checkDefaults(p *problems, argSchema json.RawMessage, defaults map[string]j
 		if err != nil {
 			continue // ReadStepParams compacted it: it is JSON
 		}
-		if err := ValidateValue(sch, v); err != nil {
-			var ne *NumberError
-			if errors.As(err, &ne) {
-				p.add(fmt.Sprintf("argSchema.properties[%q].default", name), "expected %s", jsonnum.Expected)
-				continue
-			}
+		// v is part of argSchema: its numbers were checked with it.
+		if err := sch.Validate(v); err != nil {
 			// The first line names the schema's internal location; the
 			// others are the problems ("- at '/x': maximum: got 12, want 9").
 			lines := strings.Split(err.Error(), "\n")

@@ -266,3 +266,16 @@ func TestValidate_StepsDefaultsMatchTheirSchema(t *testing.T) {
 	ok := stepsSpec("a(x={{ city }}, y={{ unit }})")
 	require.NoError(t, ok.Validate(), "the fixture's default C is valid")
 }
+
+// A steps tool whose argSchema holds a number the validator is not given
+// (here a multipleOf past ±1,000,000, with a default to check against it)
+// is refused under argSchema, naming where — never a panic: the defaults
+// are checked with a compiler made like every other, which refuses the
+// number before compiling.
+func TestValidate_StepsDefaultsAgainstAHugeBoundRefused(t *testing.T) {
+	s := stepsSpec("a(x={{ n }})")
+	s.ArgSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","multipleOf":1e1000001,"default":3}}}`)
+	f := decodeErrFields(t, s.Validate())
+	assert.Contains(t, f["argSchema"], `at "/properties/n/multipleOf": expected a number written with at most 400 digits`)
+	assert.NotContains(t, f, `argSchema.properties["n"].default`)
+}
