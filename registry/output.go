@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/jsonnum"
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -184,11 +185,7 @@ func schemaLeaves(e *jsonschema.ValidationError, out *[]Violation) {
 			rule = kp[len(kp)-1]
 		}
 	}
-	loc := ""
-	for _, tok := range e.InstanceLocation {
-		loc += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-	}
-	*out = append(*out, Violation{Location: loc, Rule: rule})
+	*out = append(*out, Violation{Location: jsonptr.FromTokens(e.InstanceLocation), Rule: rule})
 }
 
 // pointerOf turns an args field path ("filter.tags[2]", "m[key]") into a
@@ -200,7 +197,7 @@ func pointerOf(path string) string {
 	var b strings.Builder
 	seg := func(s string) {
 		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
+		b.WriteString(jsonptr.Escape(s))
 	}
 	start := 0
 	for i := 0; i < len(path); i++ {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
 
 // Gemini's Schema (an OpenAPI 3.0 subset) takes these keywords as they
@@ -205,7 +207,7 @@ func (c *conv) gemini(n map[string]any, path string, root bool) map[string]any {
 	outProps := make(map[string]any, len(props))
 	var reqList []any
 	for _, name := range slices.Sorted(maps.Keys(props)) {
-		p := path + "/properties/" + escapePointer(name)
+		p := path + "/properties/" + jsonptr.Escape(name)
 		if !geminiParamName(name) {
 			c.note(p, "", Excluded, "Gemini property names start with a letter or underscore and hold only letters, digits and underscores (at most 64); %q does not", name)
 			continue

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
 
 // Action says what an export did about something a provider cannot take
@@ -116,7 +118,7 @@ func (c *conv) parseSchema(raw json.RawMessage) (map[string]any, bool) {
 	for _, k := range []string{"$defs", "definitions"} {
 		if m, ok := root[k].(map[string]any); ok {
 			for name, d := range m {
-				defs["#/"+k+"/"+escapePointer(name)] = d
+				defs["#/"+k+"/"+jsonptr.Escape(name)] = d
 			}
 		}
 	}
@@ -185,7 +187,7 @@ func (c *conv) inline(n any, defs map[string]any, stack []string, path string) a
 			if sm, ok := v.(map[string]any); ok {
 				o := make(map[string]any, len(sm))
 				for name, s := range sm {
-					o[name] = c.inline(s, defs, stack, path+"/"+k+"/"+escapePointer(name))
+					o[name] = c.inline(s, defs, stack, path+"/"+k+"/"+jsonptr.Escape(name))
 				}
 				v = o
 			}
@@ -203,10 +205,6 @@ func (c *conv) inline(n any, defs map[string]any, stack []string, path string) a
 		out[k] = v
 	}
 	return out
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func jsonKind(v any) string {

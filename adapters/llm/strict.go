@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
 
 // OpenAI strict mode takes these keywords (beside the structural ones
@@ -138,7 +140,7 @@ func (c *conv) strict(n map[string]any, path string, depth int) map[string]any {
 	names := slices.Sorted(maps.Keys(props))
 	c.props += len(names)
 	for _, name := range names {
-		p := path + "/properties/" + escapePointer(name)
+		p := path + "/properties/" + jsonptr.Escape(name)
 		pm, ok := props[name].(map[string]any)
 		if !ok {
 			c.note(p, "", Excluded, "strict mode needs a schema object for every property, got %s", compactJSON(props[name]))

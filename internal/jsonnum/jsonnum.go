@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
 
 // Bounds of a number given to the validator (see the package doc).
@@ -45,7 +47,7 @@ func Unreadable(v any) (string, bool) {
 			}
 		case map[string]any:
 			for k, e := range x {
-				walk(e, ptr+"/"+escape(k))
+				walk(e, ptr+"/"+jsonptr.Escape(k))
 			}
 		case []any:
 			for i, e := range x {
@@ -73,8 +75,4 @@ func Readable(n string) bool {
 	}
 	e, err := strconv.Atoi(strings.TrimPrefix(exp, "+"))
 	return err == nil && e >= -MaxExponent && e <= MaxExponent
-}
-
-func escape(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/internal/jsonnum"
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
@@ -453,7 +454,7 @@ func checkDefaults(p *problems, argSchema json.RawMessage, defaults map[string]j
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		ptr := "/properties/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+		ptr := jsonptr.FromTokens([]string{"properties", name})
 		sch, err := c.Compile(schemaLoc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment())
 		if err != nil {
 			return // the whole schema is refused under argSchema

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/toolpack-go/toolpack/internal/jsonnum"
-
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -217,7 +217,7 @@ func schemasByLocation(root *jsonschema.Schema) map[string]*jsonschema.Schema {
 
 // leafViolations describes one failing keyword.
 func leafViolations(e *jsonschema.ValidationError, allowed func(schemaURL string) []string) []Violation {
-	ptr := pointer(e.InstanceLocation)
+	ptr := jsonptr.FromTokens(e.InstanceLocation)
 	kw := "schema"
 	if path := e.ErrorKind.KeywordPath(); len(path) > 0 {
 		kw = path[0]
@@ -225,7 +225,7 @@ func leafViolations(e *jsonschema.ValidationError, allowed func(schemaURL string
 	each := func(names []string, msg string) []Violation {
 		vs := make([]Violation, len(names))
 		for i, n := range names {
-			vs[i] = Violation{Pointer: ptr + "/" + escapePointer(n), Keyword: kw, Message: msg}
+			vs[i] = Violation{Pointer: ptr + "/" + jsonptr.Escape(n), Keyword: kw, Message: msg}
 		}
 		return vs
 	}
@@ -276,19 +276,6 @@ func plural(n int, word string) string {
 
 // english prints the validator's own messages.
 var english = message.NewPrinter(language.English)
-
-// pointer is the JSON Pointer of a location's tokens.
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteString("/" + escapePointer(t))
-	}
-	return b.String()
-}
-
-func escapePointer(t string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-}
 
 // number writes a schema bound or a value compared with it: whole numbers
 // of up to 64 bits exactly, others to ten significant digits ("0.25",

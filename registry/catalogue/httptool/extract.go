@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
 
 // ErrExtract is wrapped by every error about the text of an extract path.
@@ -133,7 +135,7 @@ func (p Path) Apply(v any) (any, error) {
 				return nil, &ExtractError{Path: p.text, Pointer: ptr, Reason: fmt.Sprintf("no member %q", clip(s.key))}
 			}
 			v = next
-			ptr += "/" + escapePointer(s.key)
+			ptr += "/" + jsonptr.Escape(s.key)
 		case []any:
 			if !s.isIdx {
 				return nil, &ExtractError{Path: p.text, Pointer: ptr, Reason: fmt.Sprintf("expected an object for member %q, got an array", clip(s.key))}
@@ -152,10 +154,6 @@ func (p Path) Apply(v any) (any, error) {
 		}
 	}
 	return v, nil
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func jsonKind(v any) string {
