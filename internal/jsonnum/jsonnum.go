@@ -38,24 +38,33 @@ const Expected = "a number written with at most 400 digits and an exponent betwe
 func Unreadable(v any) (string, bool) {
 	var best string
 	found := false
-	var walk func(v any, ptr string)
-	walk = func(v any, ptr string) {
+	// The path is kept as tokens and written as a pointer only for a
+	// number refused: a value that passes builds no pointer.
+	var path []string
+	var walk func(v any)
+	walk = func(v any) {
 		switch x := v.(type) {
 		case json.Number:
-			if !Readable(string(x)) && (!found || ptr < best) {
-				best, found = ptr, true
+			if !Readable(string(x)) {
+				if ptr := jsonptr.FromTokens(path); !found || ptr < best {
+					best, found = ptr, true
+				}
 			}
 		case map[string]any:
 			for k, e := range x {
-				walk(e, ptr+"/"+jsonptr.Escape(k))
+				path = append(path, k)
+				walk(e)
+				path = path[:len(path)-1]
 			}
 		case []any:
 			for i, e := range x {
-				walk(e, ptr+"/"+strconv.Itoa(i))
+				path = append(path, strconv.Itoa(i))
+				walk(e)
+				path = path[:len(path)-1]
 			}
 		}
 	}
-	walk(v, "")
+	walk(v)
 	return best, found
 }
 
