@@ -165,22 +165,24 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 	}
 	if pg, ok := file.(*pgstore.Store); ok {
 		sc2.pg = pg
-		sc2.stopWatch = watchCatalogue(pg, index, sc2.cat, log)
 	}
+	sc2.stopWatch = watchCatalogue(store, index, sc2.cat, log)
 	return sc2, nil
 }
 
 // watchCatalogue keeps this server in step with the other servers on the
-// same PostgreSQL catalogue: each change one of them commits (or, after a
-// lost connection, a full resync) re-reads the search index and the
+// same catalogue: each change one of them makes (found by the file
+// store's change counter, or PostgreSQL's change feed; after a lost
+// connection, a full resync), and each switch of a built-in made by a
+// server sharing catalogue.dir, re-reads the search index and the
 // registry's catalogue tools, and MCP clients get list_changed. It
 // returns the function that stops it.
-func watchCatalogue(pg *pgstore.Store, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) func() {
+func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = pg.Watch(ctx, func() {
+		_ = w.Watch(ctx, func() {
 			sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
 			defer scancel()
 			if err := index.Resync(sctx); err != nil {

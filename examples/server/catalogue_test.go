@@ -272,3 +272,66 @@ func TestCatalogueHook_ReplacesTheRunnerOnlyWhenSettingsChange(t *testing.T) {
 	require.NoError(t, step.Apply(ctx))
 	assert.NotSame(t, second, sc.cur.Load(), "a new allow_addrs replaces it")
 }
+
+// Two server processes on one catalogue.dir behave as one catalogue: a
+// tool PUT through the first is served by the running second within
+// moments, and its MCP clients are told (list_changed); a built-in the
+// first disables is gone from the second too.
+func TestRun_CatalogueFilesSharedByTwoServers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("catalogue: {dir: cat}\n"), 0o600))
+	env := serverEnv(startBackend(t))
+	a := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, a, "catalogue ready", 1)
+	b := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, b, "catalogue ready", 1)
+
+	changed := make(chan struct{}, 64)
+	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: b.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	require.Contains(t, toolNamesOver(t, ctx, cs), "examples.add.1")
+
+	bid, err := catalogue.NewID()
+	require.NoError(t, err)
+	code, _ := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String(), `{"slug":"math","displayName":"Math","isEnabled":true,"description":"d"}`)
+	require.Equal(t, http.StatusCreated, code)
+	code, out := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"a+b",
+		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
+		"goImpl":{"func":"add"}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+	start := time.Now()
+	require.Eventually(t, func() bool {
+		code, _ := restInvoke(t, ctx, b.base, "math.sum.1", `{"a":40,"b":2}`)
+		return code == http.StatusOK
+	}, 10*time.Second, 50*time.Millisecond, "the second server serves the tool the first stored; its log:\n%s", b.stderr)
+	t.Logf("the second server served the new tool %s after the put", time.Since(start).Round(time.Millisecond))
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("the second server's MCP client got no list_changed")
+	}
+	assert.Contains(t, toolNamesOver(t, ctx, cs), "math.sum.1")
+	code, out = doJSON(t, ctx, http.MethodGet, b.base+"/tools/tools/search?q=sum", "")
+	require.Equal(t, http.StatusOK, code)
+	assert.NotEmpty(t, out["tools"], "the second server's search index has the tool too")
+
+	// A built-in switched off through the first server.
+	code, _ = doJSON(t, ctx, http.MethodPatch, a.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":false}`)
+	require.Equal(t, http.StatusOK, code)
+	require.Eventually(t, func() bool {
+		code, _ := restInvoke(t, ctx, b.base, "examples.add.1", `{"a":1,"b":2}`)
+		return code == http.StatusNotFound
+	}, 10*time.Second, 50*time.Millisecond, "the second server stops serving the built-in; its log:\n%s", b.stderr)
+	assert.NotContains(t, toolNamesOver(t, ctx, cs), "examples.add.1")
+}

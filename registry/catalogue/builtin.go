@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,9 @@ type BuiltInOptions struct {
 	// FlushInterval is how often buffered usage counts of built-ins are
 	// written to the overlay. Zero means one second.
 	FlushInterval time.Duration
+	// WatchInterval is how often Watch reads the overlay for switches
+	// made by other processes. Zero means DefaultWatchInterval.
+	WatchInterval time.Duration
 	// Logger receives background write failures; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -84,11 +88,17 @@ type BuiltInStore struct {
 
 	mu      sync.Mutex
 	ov      overlay
-	ovStamp fileStamp
-	pending map[uuid.UUID]Usage // built-in tool id → counts not yet written
-	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
+	ovStamp fs.FileInfo // of the overlay file last read; nil: read it
+	// known is the switches as of this process's last look: Watch reports
+	// a difference from them; foreign is set when a write of this
+	// process found switches it did not know (another process's).
+	known      map[uuid.UUID]bool
+	foreign    bool
+	watchEvery time.Duration
+	pending    map[uuid.UUID]Usage // built-in tool id → counts not yet written
+	closed     bool
+	stop       chan struct{}
+	done       chan struct{}
 }
 
 type builtInBundle struct {
@@ -105,12 +115,6 @@ type overlay struct {
 	FirstSeen map[uuid.UUID]time.Time `json:"firstSeen"`
 	// Calls are the usage counts of built-in tools.
 	Calls map[uuid.UUID]Usage `json:"calls"`
-}
-
-type fileStamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
 }
 
 var _ Store = (*BuiltInStore)(nil)
@@ -147,6 +151,9 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 	if opts.Dir == "" {
 		return nil, errors.New("catalogue: WithBuiltIns: BuiltInOptions.Dir: expected the overlay directory, got an empty path")
 	}
+	if opts.WatchInterval < 0 {
+		return nil, fmt.Errorf("catalogue: WithBuiltIns: BuiltInOptions.WatchInterval: expected zero or a positive duration, got %s", opts.WatchInterval)
+	}
 	s := &BuiltInStore{inner: inner, hasFunc: opts.HasFunc, now: opts.Now, log: opts.Logger,
 		path: filepath.Join(opts.Dir, "builtins.json"), lock: filepath.Join(opts.Dir, "builtins.lock"),
 		bundles: map[uuid.UUID]*builtInBundle{}, pending: map[uuid.UUID]Usage{},
@@ -157,6 +164,7 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.watchEvery = cmp.Or(opts.WatchInterval, DefaultWatchInterval)
 	if err := s.declare(opts.Bundles); err != nil {
 		return nil, err
 	}
@@ -184,6 +192,9 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 	}); err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.known = maps.Clone(s.ov.Enabled)
+	s.mu.Unlock()
 	every := opts.FlushInterval
 	if every <= 0 {
 		every = time.Second
@@ -269,15 +280,14 @@ func (s *BuiltInStore) allIDs() []uuid.UUID {
 func (s *BuiltInStore) readOverlay() error {
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		s.ov, s.ovStamp = overlay{}, fileStamp{}
+		s.ov, s.ovStamp = overlay{}, nil
 		s.ov.init()
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("catalogue: built-ins overlay: %w", err)
 	}
-	st := fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
-	if st == s.ovStamp && s.ov.Enabled != nil {
+	if s.ovStamp != nil && sameFile(s.ovStamp, fi) && s.ov.Enabled != nil {
 		return nil
 	}
 	data, err := readFileCapped(s.path, DefaultMaxFileBytes)
@@ -289,7 +299,7 @@ func (s *BuiltInStore) readOverlay() error {
 		return fmt.Errorf("catalogue: built-ins overlay %s: %w: %v", s.path, ErrCorrupt, err)
 	}
 	ov.init()
-	s.ov, s.ovStamp = ov, st
+	s.ov, s.ovStamp = ov, fi
 	return nil
 }
 
@@ -330,9 +340,12 @@ func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) e
 	defer func() { _ = fl.Unlock(); _ = fl.Close() }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ovStamp = fileStamp{} // always read under the lock
+	s.ovStamp = nil // always read under the lock
 	if err := s.readOverlay(); err != nil {
 		return err
+	}
+	if s.known != nil && !maps.Equal(s.known, s.ov.Enabled) {
+		s.foreign = true
 	}
 	if !change(&s.ov) {
 		return nil
@@ -346,7 +359,10 @@ func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) e
 		return fmt.Errorf("catalogue: writing the built-ins overlay: %w", err)
 	}
 	if fi, err := os.Stat(s.path); err == nil {
-		s.ovStamp = fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+		s.ovStamp = fi
+	}
+	if s.known != nil {
+		s.known = maps.Clone(s.ov.Enabled)
 	}
 	return nil
 }
@@ -754,4 +770,74 @@ func (s *BuiltInStore) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	return errors.Join(err, s.inner.Close())
+}
+
+// Watch implements [Watcher]. It watches the wrapped store when that is a
+// Watcher ([FileStore], the PostgreSQL store), and every
+// BuiltInOptions.WatchInterval the overlay file, whose enabled switches
+// other processes sharing the directory may change (the usage counts
+// they write there are not changes): a switch made elsewhere since the
+// store was made, and not made through this store, is reported. changed is never called from two goroutines at once.
+// Watch returns when ctx ends or the wrapped store's Watch returns, with
+// its error.
+func (s *BuiltInStore) Watch(ctx context.Context, changed func()) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var callMu sync.Mutex
+	call := func() {
+		callMu.Lock()
+		defer callMu.Unlock()
+		changed()
+	}
+	innerDone := make(chan error, 1)
+	if w, ok := s.inner.(Watcher); ok {
+		go func() { innerDone <- w.Watch(ctx, call) }()
+		defer func() { cancel(); <-innerDone }()
+	}
+	t := time.NewTicker(s.watchEvery)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-innerDone:
+			innerDone <- err // for the deferred wait
+			return err
+		case <-t.C:
+		}
+		switched, err := s.switched()
+		switch {
+		case errors.Is(err, ErrClosed):
+			return err
+		case err != nil && !failing:
+			s.log.Warn("catalogue: reading the built-ins overlay for other processes' switches failed", "err", err)
+			failing = true
+		case err == nil:
+			failing = false
+			if switched {
+				call()
+			}
+		}
+	}
+}
+
+// switched reads the overlay (when its file changed) and reports whether
+// its switches differ from the ones this process knew, or a write of this
+// process found ones it did not know.
+func (s *BuiltInStore) switched() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, ErrClosed
+	}
+	if err := s.readOverlay(); err != nil {
+		return false, err
+	}
+	if !s.foreign && maps.Equal(s.known, s.ov.Enabled) {
+		return false, nil
+	}
+	s.foreign = false
+	s.known = maps.Clone(s.ov.Enabled)
+	return true, nil
 }

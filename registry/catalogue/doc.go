@@ -54,6 +54,20 @@
 // temporary files are cleaned, and a file that is not a whole record is
 // skipped and reported by [FileStore.Problems].
 //
+// A host sharing a store with others learns of their changes through
+// [Watcher]: [FileStore.Watch] polls the directory's change counter, which
+// every change made through a FileStore increments (within
+// [DefaultWatchInterval] by default), [BuiltInStore.Watch] adds the
+// switches of built-ins, and the PostgreSQL store listens to the
+// database. Each reports only the changes made elsewhere; the host then
+// re-reads the catalogue (cataloguehost's Sync):
+//
+//	go store.Watch(ctx, func() {
+//		if err := cat.Sync(ctx); err != nil {
+//			log.Warn("catalogue: re-reading after another host's change", "err", err)
+//		}
+//	})
+//
 // Usage metrics ([Store.RecordUsage]) never block a call: counts are
 // buffered in memory and written in the background and at Close.
 package catalogue

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -56,6 +57,9 @@ type FileOptions struct {
 	// MaxFileBytes caps every stored file, read or written. Zero means
 	// DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// WatchInterval is how often Watch looks for changes made by other
+	// processes. Zero means DefaultWatchInterval.
+	WatchInterval time.Duration
 	// MaxToolsPerBundle caps the tool versions of one bundle; a PutTool
 	// beyond it fails with ErrLimit. Zero means DefaultMaxToolsPerBundle;
 	// negative means no cap.
@@ -86,6 +90,8 @@ type Problem struct {
 //	<dir>/bundles/<bundleID>/bundle.json            the bundle manifest
 //	<dir>/bundles/<bundleID>/tools/<name>.json      one file per tool version
 //	<dir>/locks/<bundleID>.lock                     the bundle's lock (kept forever)
+//	<dir>/changes                                   the change counter (see Watch)
+//	<dir>/locks/changes.lock                        its lock
 //
 // A tool file's name is "<slug>@<version>~<hash>.json" (the slug@version
 // part shortened to 200 bytes if needed; the hash is of the exact slug and
@@ -113,6 +119,10 @@ type Problem struct {
 // reads each file once. A change made behind the store's back is seen as
 // soon as the file's inode, size or modification time differs; every
 // tool returned is a copy of its own.
+//
+// Every change also increments the directory's change counter, which
+// [FileStore.Watch] polls: a host sharing the directory with others
+// learns of their changes within WatchInterval.
 type FileStore struct {
 	dir        string
 	now        func() time.Time
@@ -137,6 +147,10 @@ type FileStore struct {
 	problems map[string]error
 
 	decoded toolCache // tools read, kept while their files are unchanged
+
+	changes       *changeCount // <dir>/changes, for other processes' watchers
+	changesAtOpen []byte       // its content when the store was opened
+	watchEvery    time.Duration
 
 	maint     *Maintenance
 	closeOnce sync.Once
@@ -177,6 +191,11 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 	if s.maxBundles == 0 {
 		s.maxBundles = DefaultMaxBundles
 	}
+	if opts.WatchInterval < 0 {
+		return nil, fmt.Errorf("catalogue: open file store: FileOptions.WatchInterval: expected zero or a positive duration, got %s", opts.WatchInterval)
+	}
+	s.watchEvery = cmp.Or(opts.WatchInterval, DefaultWatchInterval)
+	s.changes = newChangeCount(dir)
 	s.creating = make(chan struct{}, 1)
 	for i := range s.stripes {
 		s.stripes[i] = make(chan struct{}, 1)
@@ -485,6 +504,8 @@ func (s *FileStore) recover(ctx context.Context) error {
 	if err := s.removeStaging(ctx); err != nil {
 		return err
 	}
+	// Read before any record: Watch reports every change counted after.
+	s.changesAtOpen, _ = s.changes.read()
 	ids, err := s.bundleIDs()
 	if err != nil {
 		return err
@@ -683,6 +704,7 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 	if err := s.writeBundle(b); err != nil {
 		return Bundle{}, false, err
 	}
+	s.changed(ctx)
 	return b, created, nil
 }
 
@@ -813,7 +835,11 @@ func (s *FileStore) updateBundle(ctx context.Context, id uuid.UUID, change func(
 	if sameBundle(before, b) {
 		return b, nil
 	}
-	return b, s.writeBundle(b)
+	if err := s.writeBundle(b); err != nil {
+		return Bundle{}, err
+	}
+	s.changed(ctx)
+	return b, nil
 }
 
 func sameBundle(a, b Bundle) bool {
@@ -890,6 +916,7 @@ func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (To
 	if err := s.writeAtomic(path, data); err != nil {
 		return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
 	}
+	s.changed(ctx)
 	return t, nil
 }
 
@@ -1023,6 +1050,7 @@ func (s *FileStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled boo
 		if err := s.writeAtomic(path, data); err != nil {
 			return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
 		}
+		s.changed(ctx)
 	}
 	s.usage.Apply(&t)
 	return t, nil
@@ -1062,6 +1090,7 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 	s.forget(path)
 	s.decoded.drop(key.BundleID, filepath.Base(path))
 	s.usage.Forget(key)
+	s.changed(ctx)
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
 	}
@@ -1232,6 +1261,7 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
 	}
 	done = true
+	s.changed(ctx)
 	// Counts buffered for these keys are calls of tools that did not
 	// exist: they are dropped, as RecordUsage's contract says. (A flush
 	// that took them from the buffer just before would apply them; only a
@@ -1365,6 +1395,11 @@ func (s *FileStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 		return nil, err
 	}
 	var reaped []uuid.UUID
+	defer func() {
+		if len(reaped) > 0 {
+			s.changed(ctx)
+		}
+	}()
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return reaped, err

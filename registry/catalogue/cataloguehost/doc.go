@@ -21,8 +21,10 @@
 // Writes made through Catalogue.Store (the REST API's, or a host's own)
 // reach the registry before they return, and MCP clients get
 // notifications/tools/list_changed. Writes made by another process
-// sharing the store arrive with Options.ResyncInterval or an explicit
-// Sync.
+// sharing the store arrive with an explicit Sync: call it when the
+// store's Watch (catalogue.Watcher: the file store, the built-ins, the
+// PostgreSQL store) reports a change, or set Options.ResyncInterval to
+// re-read on a timer.
 //
 // # Tool names
 //

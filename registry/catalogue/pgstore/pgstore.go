@@ -815,7 +815,9 @@ func (s *Store) Close() error {
 	return s.closeErr
 }
 
-// Watch calls changed when another Store on the same database and schema
+var _ catalogue.Watcher = (*Store)(nil)
+
+// Watch implements catalogue.Watcher: it calls changed when another Store on the same database and schema
 // (another host) changes the catalogue, within moments of its commit
 // (PostgreSQL's LISTEN/NOTIFY on a connection of its own; notifications of
 // this Store's own writes are skipped, and a burst arrives as one call).
