@@ -229,6 +229,18 @@ func decodeJSON(b []byte) (any, error) {
 // Name returns the snippet's name.
 func (s *Snippet) Name() string { return s.name }
 
+// Named returns the snippet under another name: the same definition and
+// body, its errors and call chains naming it name (a steps tool's body
+// parsed once and run under the name each call knows it by).
+func (s *Snippet) Named(name string) *Snippet {
+	if name == s.name {
+		return s
+	}
+	c := *s
+	c.name, c.lbl = name, label(s.kind, name)
+	return &c
+}
+
 // label is `snippet "name"` (`steps "name"` for a steps tool's body), the
 // subject of the errors.
 func (s *Snippet) label() string { return s.lbl }

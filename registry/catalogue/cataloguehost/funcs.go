@@ -131,7 +131,7 @@ func (d *Dispatcher) Invoke(ctx context.Context, tool catalogue.Tool, args json.
 			if tool.GoImpl != nil {
 				fn = tool.GoImpl.Func
 			}
-			return result.Failure[any](fmt.Sprintf("the Go function %q of tool %s@%s is not registered with this host", fn, tool.Slug, tool.Version),
+			return result.Failure[any](fmt.Sprintf("the Go function %q of tool %s is not registered with this host", fn, catalogue.CalledAs(ctx, tool.Key())),
 				result.Unavailable), nil
 		}
 		res, err := d.Funcs.Invoke(ctx, tool.GoImpl.Func, args)

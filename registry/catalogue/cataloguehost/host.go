@@ -448,7 +448,8 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool 
 		// The runners check values against the outputSchema themselves.
 		CheckOutput: func(any) error { return nil },
 		Handler: func(ctx context.Context, call *registry.Call) (result.Result[any], error) {
-			return c.run(ctx, c.inv, tool, call.Raw)
+			// The runners' failures name the tool as it was called.
+			return c.run(catalogue.WithCalledAs(ctx, tool.Key(), call.Tool.Name), c.inv, tool, call.Raw)
 		},
 	}
 	if raw := bytes.TrimSpace(t.OutputSchema); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {

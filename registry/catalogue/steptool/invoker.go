@@ -85,7 +85,6 @@ type cacheKey struct {
 // entry is a compiled tool.
 type entry struct {
 	key      cacheKey
-	label    string
 	body     *snippet.Snippet
 	defaults map[string]any // argument defaults, as JSON data
 	out      *jsonschema.Schema
@@ -134,7 +133,9 @@ func New(opts Options) (*Invoker, error) {
 //     failed Result of type validation_error; no step runs.
 //   - A step that fails stops the sequence: the Result is the step's
 //     failure (its error type and data kept) with the error text
-//     `steps "slug@version": line N: tool failed: …`.
+//     `steps "name": line N: tool failed: …`, name being the tool as
+//     its caller called it (catalogue.CalledAs: the registry name
+//     cataloguehost gives each call, else slug@version).
 //   - A reference an earlier result cannot satisfy, or steps tools and
 //     snippets calling each other more than snippet.MaxNesting deep (a
 //     tool calling itself), is a failure of type snippet.ErrorType.
@@ -161,7 +162,7 @@ func (inv *Invoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.R
 		return result.Result[any]{}, err
 	}
 	start := time.Now()
-	res, err := inv.call(ctx, e, args)
+	res, err := inv.call(ctx, e, catalogue.CalledAs(ctx, tool.Key()), args)
 	level := slog.LevelDebug
 	if err != nil || !res.Success {
 		level = slog.LevelWarn
@@ -179,7 +180,9 @@ func (inv *Invoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.R
 	return res, err
 }
 
-func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (result.Result[any], error) {
+// call runs the entry's body; name is the tool as the caller knows it
+// (catalogue.CalledAs), for the errors.
+func (inv *Invoker) call(ctx context.Context, e *entry, name string, raw json.RawMessage) (result.Result[any], error) {
 	if int64(len(raw)) > inv.maxArgs {
 		return result.Failuref[any](result.ValidationError, "arguments: %d bytes; expected at most %d", len(raw), inv.maxArgs), nil
 	}
@@ -192,16 +195,16 @@ func (inv *Invoker) call(ctx context.Context, e *entry, raw json.RawMessage) (re
 			vals[name] = d
 		}
 	}
-	res, err := e.body.RunChecked(ctx, inv.tools, vals)
+	res, err := e.body.Named(name).RunChecked(ctx, inv.tools, vals)
 	if err != nil || !res.Success || e.out == nil {
 		return res, err
 	}
 	data, err := jsonData(res.Value)
 	if err != nil {
-		return result.Result[any]{}, fmt.Errorf("steps tool %q: the last step's value cannot be read as JSON: %w", e.label, err)
+		return result.Result[any]{}, fmt.Errorf("steps tool %q: the last step's value cannot be read as JSON: %w", name, err)
 	}
 	if err := catalogue.ValidateValue(e.out, data); err != nil {
-		return catalogue.OutputMismatch(fmt.Sprintf("steps tool %q: the last step's value", e.label), err), nil
+		return catalogue.OutputMismatch(fmt.Sprintf("steps tool %q: the last step's value", name), err), nil
 	}
 	return res, nil
 }
@@ -251,7 +254,7 @@ func compile(tool *catalogue.Tool) (*entry, error) {
 	if err != nil { // Validate has parsed it already
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidTool, label, err)
 	}
-	e := &entry{key: keyOf(tool), label: label, body: body, defaults: make(map[string]any, len(sp.Defaults))}
+	e := &entry{key: keyOf(tool), body: body, defaults: make(map[string]any, len(sp.Defaults))}
 	for name, raw := range sp.Defaults {
 		d, err := decodeData(raw)
 		if err != nil {
