@@ -9,13 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
 // With catalogue.dsn the catalogue lives in PostgreSQL: a tool PUT
@@ -45,15 +42,9 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 
 	a := startHTTP(t, ctx, env, "-config", cfgPath)
 	waitLog(t, ctx, a, "catalogue ready", 1)
-	bid, err := catalogue.NewID()
-	require.NoError(t, err)
-	code, _ := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String(), `{"slug":"math","displayName":"Math","isEnabled":true,"description":"d"}`)
-	require.Equal(t, http.StatusCreated, code)
-	code, out := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"a+b",
-		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
-		"goImpl":{"func":"add"}}`)
-	require.Equal(t, http.StatusCreated, code, "%v", out)
-	code, _ = doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"again",
+	bid := putMathBundle(t, ctx, a.base)
+	putSumTool(t, ctx, a.base, bid, "1")
+	code, _ := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"again",
 		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{}},"goImpl":{"func":"add"}}`)
 	assert.Equal(t, http.StatusConflict, code, "<slug, version> is unique in the database")
 
@@ -64,23 +55,15 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 
 	second := startHTTP(t, ctx, env, "-config", cfgPath)
 	waitLog(t, ctx, second, "catalogue ready", 1)
-	code, out = restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)
+	code, out := restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)
 	require.Equal(t, http.StatusOK, code, "the second server serves the tool the first stored: %v", out)
 	assert.Equal(t, float64(42), out["value"])
 
 	// A change made through the first server now reaches the running
 	// second one within a second or so (LISTEN/NOTIFY), its registry
 	// included.
-	code, out = doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/2", `{"displayName":"Sum 2","description":"a+b",
-		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
-		"goImpl":{"func":"add"}}`)
-	require.Equal(t, http.StatusCreated, code, "%v", out)
-	start := time.Now()
-	require.Eventually(t, func() bool {
-		code, _ := restInvoke(t, ctx, second.base, "math.sum.2", `{"a":1,"b":2}`)
-		return code == http.StatusOK
-	}, 5*time.Second, 50*time.Millisecond, "the second server serves the new version; its log:\n%s", second.stderr)
-	t.Logf("the second server served the new version %s after the put", time.Since(start).Round(time.Millisecond))
+	putSumTool(t, ctx, a.base, bid, "2")
+	waitServed(t, ctx, second, "math.sum.2", http.StatusOK)
 
 	// The catalogue's cross-process race, through the two servers: both
 	// PUT the same <slug, version> at once, round after round; exactly

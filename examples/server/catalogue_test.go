@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,6 +63,24 @@ func toolNamesOver(t *testing.T, ctx context.Context, cs *sdk.ClientSession) []s
 	return out
 }
 
+// connectWatching connects an MCP client to the server at base; the
+// channel receives the server's tools/list_changed notifications.
+func connectWatching(t *testing.T, ctx context.Context, base string) (*sdk.ClientSession, <-chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 64)
+	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, changed
+}
+
 // TestRun_CatalogueServedBesideTheRegistry runs the server binary with a
 // catalogue: section and uses it as a person would: the catalogue's REST
 // routes under /tools next to the registry's, a tool PUT as data and
@@ -94,17 +113,7 @@ func TestRun_CatalogueServedBesideTheRegistry(t *testing.T) {
 	s := startHTTP(t, ctx, env, "-config", cfgPath, "-log-level", "trace")
 	waitLog(t, ctx, s, "catalogue ready", 1)
 
-	changed := make(chan struct{}, 64)
-	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}})
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
-	require.NoError(t, err)
-	defer cs.Close()
+	cs, changed := connectWatching(t, ctx, s.base)
 	assert.Equal(t, []string{"examples.add.1", "examples.echo.1", "examples.text-stats.1"}, toolNamesOver(t, ctx, cs),
 		"the built-in bundle serves the example functions")
 
@@ -289,49 +298,59 @@ func TestRun_CatalogueFilesSharedByTwoServers(t *testing.T) {
 	b := startHTTP(t, ctx, env, "-config", cfgPath)
 	waitLog(t, ctx, b, "catalogue ready", 1)
 
-	changed := make(chan struct{}, 64)
-	client := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}})
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: b.base + "/mcp", MaxRetries: -1}, nil)
-	require.NoError(t, err)
-	defer cs.Close()
+	cs, changed := connectWatching(t, ctx, b.base)
 	require.Contains(t, toolNamesOver(t, ctx, cs), "examples.add.1")
 
-	bid, err := catalogue.NewID()
-	require.NoError(t, err)
-	code, _ := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String(), `{"slug":"math","displayName":"Math","isEnabled":true,"description":"d"}`)
-	require.Equal(t, http.StatusCreated, code)
-	code, out := doJSON(t, ctx, http.MethodPut, a.base+"/tools/bundles/"+bid.String()+"/tools/sum/version/1", `{"displayName":"Sum","description":"a+b",
-		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
-		"goImpl":{"func":"add"}}`)
-	require.Equal(t, http.StatusCreated, code, "%v", out)
-	start := time.Now()
-	require.Eventually(t, func() bool {
-		code, _ := restInvoke(t, ctx, b.base, "math.sum.1", `{"a":40,"b":2}`)
-		return code == http.StatusOK
-	}, 10*time.Second, 50*time.Millisecond, "the second server serves the tool the first stored; its log:\n%s", b.stderr)
-	t.Logf("the second server served the new tool %s after the put", time.Since(start).Round(time.Millisecond))
+	bid := putMathBundle(t, ctx, a.base)
+	putSumTool(t, ctx, a.base, bid, "1")
+	waitServed(t, ctx, b, "math.sum.1", http.StatusOK)
 	select {
 	case <-changed:
 	case <-ctx.Done():
 		t.Fatal("the second server's MCP client got no list_changed")
 	}
 	assert.Contains(t, toolNamesOver(t, ctx, cs), "math.sum.1")
-	code, out = doJSON(t, ctx, http.MethodGet, b.base+"/tools/tools/search?q=sum", "")
+	code, out := doJSON(t, ctx, http.MethodGet, b.base+"/tools/tools/search?q=sum", "")
 	require.Equal(t, http.StatusOK, code)
 	assert.NotEmpty(t, out["tools"], "the second server's search index has the tool too")
 
 	// A built-in switched off through the first server.
 	code, _ = doJSON(t, ctx, http.MethodPatch, a.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":false}`)
 	require.Equal(t, http.StatusOK, code)
-	require.Eventually(t, func() bool {
-		code, _ := restInvoke(t, ctx, b.base, "examples.add.1", `{"a":1,"b":2}`)
-		return code == http.StatusNotFound
-	}, 10*time.Second, 50*time.Millisecond, "the second server stops serving the built-in; its log:\n%s", b.stderr)
+	waitServed(t, ctx, b, "examples.add.1", http.StatusNotFound)
 	assert.NotContains(t, toolNamesOver(t, ctx, cs), "examples.add.1")
+}
+
+// putMathBundle creates the enabled bundle "math" through the catalogue
+// API at base and returns its id.
+func putMathBundle(t *testing.T, ctx context.Context, base string) uuid.UUID {
+	t.Helper()
+	bid, err := catalogue.NewID()
+	require.NoError(t, err)
+	code, _ := doJSON(t, ctx, http.MethodPut, base+"/tools/bundles/"+bid.String(), `{"slug":"math","displayName":"Math","isEnabled":true,"description":"d"}`)
+	require.Equal(t, http.StatusCreated, code)
+	return bid
+}
+
+// putSumTool creates the go tool sum (the server's "add", a+b) of that
+// version in bundle bid through the catalogue API at base.
+func putSumTool(t *testing.T, ctx context.Context, base string, bid uuid.UUID, version string) {
+	t.Helper()
+	code, out := doJSON(t, ctx, http.MethodPut, base+"/tools/bundles/"+bid.String()+"/tools/sum/version/"+version, `{"displayName":"Sum","description":"a+b",
+		"isEnabled":true,"type":"go","argSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},
+		"goImpl":{"func":"add"}}`)
+	require.Equal(t, http.StatusCreated, code, "%v", out)
+}
+
+// waitServed waits (ten seconds at most) until a REST call of the tool
+// name on srv answers code — 200 once another server's change reached
+// it, 404 once a tool it removed is gone — and logs how long it took.
+func waitServed(t *testing.T, ctx context.Context, srv *httpServer, name string, code int) {
+	t.Helper()
+	start := time.Now()
+	require.Eventually(t, func() bool {
+		got, _ := restInvoke(t, ctx, srv.base, name, `{"a":1,"b":2}`)
+		return got == code
+	}, 10*time.Second, 50*time.Millisecond, "a call of %s never answered %d; the server's log:\n%s", name, code, srv.stderr)
+	t.Logf("a call of %s answered %d %s later", name, code, time.Since(start).Round(time.Millisecond))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -75,6 +76,13 @@ func (w *watching) drain() {
 	}
 }
 
+// putBundle puts the bundle "math" under id with that display name.
+func putBundle(t *testing.T, s catalogue.Store, id uuid.UUID, display string) {
+	t.Helper()
+	_, _, err := s.PutBundle(context.Background(), id, catalogue.BundleSpec{Slug: "math", DisplayName: display, IsEnabled: true})
+	require.NoError(t, err)
+}
+
 func openWatched(t *testing.T, dir string) *catalogue.FileStore {
 	t.Helper()
 	s, err := catalogue.OpenFileStore(context.Background(), dir, catalogue.FileOptions{Logger: discardLog,
@@ -95,10 +103,9 @@ func TestFileStore_WatchReportsEveryChangeMadeElsewhere(t *testing.T) {
 	w.quiet(t, "nothing changed")
 
 	id := v7(t)
-	_, _, err := a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true})
-	require.NoError(t, err)
+	putBundle(t, a, id, "Math")
 	w.called(t, "a bundle was created")
-	_, err = b.GetBundle(ctx, id)
+	_, err := b.GetBundle(ctx, id)
 	require.NoError(t, err, "the other store reads the change it was told of")
 
 	key := catalogue.ToolKey{BundleID: id, Slug: "add", Version: "1"}
@@ -155,36 +162,28 @@ func exportOf(ctx context.Context, t *testing.T, s *catalogue.FileStore) (catalo
 // (its host already follows them), but is told when another's change
 // falls between them.
 func TestFileStore_WatchSkipsItsOwnChanges(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := openWatched(t, dir), openWatched(t, dir)
 	w := watch(t, b)
 	id := v7(t)
-	_, _, err := b.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true})
-	require.NoError(t, err)
+	putBundle(t, b, id, "Math")
 	for i := range 20 {
-		_, _, err := b.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "Math " + strconv.Itoa(i), IsEnabled: true})
-		require.NoError(t, err)
+		putBundle(t, b, id, "Math "+strconv.Itoa(i))
 	}
 	w.quiet(t, "only the watched store changed the catalogue")
 
-	_, _, err = b.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "by b", IsEnabled: true})
-	require.NoError(t, err)
-	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "by a", IsEnabled: true})
-	require.NoError(t, err)
-	_, _, err = b.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "by b again", IsEnabled: true})
-	require.NoError(t, err)
+	putBundle(t, b, id, "by b")
+	putBundle(t, a, id, "by a")
+	putBundle(t, b, id, "by b again")
 	w.called(t, "another store changed the catalogue between two of the watched store's changes")
 }
 
 // A change made after the store was opened but before Watch began is
 // reported: the host's first read may have missed it.
 func TestFileStore_WatchReportsChangesSinceOpen(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := openWatched(t, dir), openWatched(t, dir)
-	_, _, err := a.PutBundle(ctx, v7(t), catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true})
-	require.NoError(t, err)
+	putBundle(t, a, v7(t), "Math")
 	w := watch(t, b)
 	w.called(t, "a change made before Watch began")
 	w.quiet(t, "it was reported")
@@ -199,8 +198,7 @@ func TestFileStore_WatchSurvivesADamagedCounter(t *testing.T) {
 	a, b := openWatched(t, dir), openWatched(t, dir)
 	w := watch(t, b)
 	id := v7(t)
-	_, _, err := a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true})
-	require.NoError(t, err)
+	putBundle(t, a, id, "Math")
 	w.called(t, "a bundle was created")
 
 	for _, content := range []string{"", "garbage", "99999999999999999999999999", "3"} {
@@ -212,7 +210,7 @@ func TestFileStore_WatchSurvivesADamagedCounter(t *testing.T) {
 	}
 	require.NoError(t, os.Remove(filepath.Join(dir, "changes")))
 	w.called(t, "the counter was removed")
-	_, err = a.SetBundleEnabled(ctx, id, false)
+	_, err := a.SetBundleEnabled(ctx, id, false)
 	require.NoError(t, err)
 	w.called(t, "a change after the counter was removed")
 }
@@ -221,21 +219,18 @@ func TestFileStore_WatchSurvivesADamagedCounter(t *testing.T) {
 // through again are other stores' though this store once wrote the same
 // numbers: their changes are reported.
 func TestFileStore_WatchAfterACounterResetMissesNothing(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	a, b := openWatched(t, dir), openWatched(t, dir)
 	w := watch(t, b)
 	id := v7(t)
 	for i := range 5 {
-		_, _, err := b.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "Math " + strconv.Itoa(i), IsEnabled: true})
-		require.NoError(t, err)
+		putBundle(t, b, id, "Math "+strconv.Itoa(i))
 	}
 	w.quiet(t, "the watched store counted 1 to 5")
 	require.NoError(t, os.Remove(filepath.Join(dir, "changes")))
 	w.called(t, "the counter was removed")
 	for i := range 2 {
-		_, _, err := a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "by a " + strconv.Itoa(i), IsEnabled: true})
-		require.NoError(t, err)
+		putBundle(t, a, id, "by a "+strconv.Itoa(i))
 		w.called(t, "another store counted "+strconv.Itoa(i+1)+" again")
 	}
 }
