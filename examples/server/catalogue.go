@@ -56,8 +56,9 @@ type serverCatalogue struct {
 	api   *catalogueapi.Handler
 	admin *catalogueadmin.Handler // the tools admin page, at /admin
 	http  *swapInvoker
-	// stopWatch ends the change feed of a PostgreSQL catalogue (nil for
-	// files).
+	// stopWatch ends the watch for other servers' changes (the file
+	// store's change counter or PostgreSQL's change feed, and built-ins'
+	// switches).
 	stopWatch func()
 }
 
