@@ -131,7 +131,9 @@
 // and one POST /tools/<tool>/invoke per tool: operationId = the tool name,
 // summary = title, description, tag = pack, requestBody = the input schema
 // inlined byte for byte, 200 = {"ok":true,"value": <output schema, or {} when
-// none>} and every error status above with the ErrorEnvelope schema. Local
-// "#/…" $refs inside a tool's schema are not rewritten (the registry's
-// generated schemas have none).
+// none>} and every error status above with the ErrorEnvelope schema. A
+// tool schema with local references ("$ref": "#/$defs/item", as remote MCP
+// servers' and catalogue tools' schemas often have) is placed under
+// components/schemas instead, as "{tool}.input" or "{tool}.output", with
+// its references rebased there, so that they resolve in the document.
 package httpapi

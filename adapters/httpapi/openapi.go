@@ -1,13 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -219,6 +222,40 @@ func statusDescription(status int) string {
 	return fmt.Sprintf("a domain failure of type %v", types)
 }
 
+// place returns the schema to embed for a tool's schema s. A schema with
+// local references ("$ref": "#/$defs/item", "#") is moved to
+// components/schemas under name (a tool name and ".input" or ".output":
+// never another's, never a fixed component's) with its references rebased
+// there, and the reference to it is returned: inlined, "#/$defs/item"
+// would point into the OpenAPI document's root, where nothing is. Any
+// other schema is inlined byte for byte, as is one whose root has an
+// "$id" of its own (its references are relative to it).
+func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
+	if !bytes.Contains(s, []byte(`"$ref"`)) {
+		return s
+	}
+	dec := json.NewDecoder(bytes.NewReader(s))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return s
+	}
+	if id, ok := m["$id"].(string); ok && !strings.HasPrefix(id, "#") {
+		return s
+	}
+	base := "#/components/schemas/" + name // tool names need no escaping: [A-Za-z0-9_.-]
+	jsonptr.RebaseRefs(m, base)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return s
+	}
+	c.Schemas[name] = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	ref, _ := json.Marshal(map[string]string{"$ref": base})
+	return ref
+}
+
 func jsonContent(schema string) map[string]oaMediaType {
 	return map[string]oaMediaType{"application/json": {Schema: json.RawMessage(schema)}}
 }
@@ -227,8 +264,10 @@ func jsonContent(schema string) map[string]oaMediaType {
 // handler's endpoints for tools: the list endpoints and one POST operation
 // per tool (operationId = tool name, summary = title, requestBody = the
 // input schema inlined, 200 = {"ok":true,"value": output schema} and every
-// error status with the ErrorEnvelope schema). A tool schema that is not
-// valid JSON is an error naming the tool.
+// error status with the ErrorEnvelope schema). A schema with local
+// references is a component instead ("{tool}.input", "{tool}.output"),
+// its references rebased. A tool schema that is not valid JSON is an error
+// naming the tool.
 func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 	if o.Title == "" {
 		o.Title = "toolpack"
@@ -312,12 +351,13 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 		if !json.Valid(in) {
 			return nil, fmt.Errorf("httpapi: tool %q: input schema is not valid JSON", t.Name)
 		}
+		in = d.Components.place(t.Name+".input", in)
 		out := json.RawMessage(`{}`)
 		if len(t.OutputSchema) > 0 {
 			if !json.Valid(t.OutputSchema) {
 				return nil, fmt.Errorf("httpapi: tool %q: output schema is not valid JSON", t.Name)
 			}
-			out = t.OutputSchema
+			out = d.Components.place(t.Name+".output", t.OutputSchema)
 		}
 		ok := `{"type":"object","required":["ok","value"],"properties":{"ok":{"const":true},"value":` + string(out) +
 			`,"message":{"type":"string"},"instruction":{"type":"string"}},"additionalProperties":false}`

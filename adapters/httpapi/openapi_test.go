@@ -322,3 +322,74 @@ func TestConcurrentUse(t *testing.T) {
 		require.Equal(t, i%2 == 1, has, "dyn%d", i)
 	}
 }
+
+// A tool schema with local references — "$defs" and "$ref", as remote MCP
+// servers' and catalogue tools' schemas often have, a recursive one
+// included — gives a document whose references resolve: it is moved to
+// components/schemas with its references rebased. Requests and responses
+// are then checked against the referenced definitions.
+func TestOpenAPILocalRefsResolve(t *testing.T) {
+	tool := &registry.Tool{Name: "tree.walk", Pack: "tree", Description: "Walks a tree.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"root":{"$ref":"#/$defs/Node"},
+			"opts":{"$ref":"#/definitions/Opts"}},
+			"required":["root"],
+			"$defs":{"Node":{"type":"object","properties":{"n":{"type":"integer"},"next":{"$ref":"#/$defs/Node"}},"required":["n"]}},
+			"definitions":{"Opts":{"type":"object","properties":{"deep":{"type":"boolean"}}}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"count":{"$ref":"#/$defs/Count"}},"required":["count"],
+			"$defs":{"Count":{"type":"integer","minimum":0}}}`),
+		Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+			return result.Ok[any](map[string]any{"count": 1}), nil
+		}}
+	plain := &registry.Tool{Name: "plain", Description: "No references.", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`),
+		Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any]("ok"), nil }}
+	doc, err := httpapi.BuildOpenAPI([]*registry.Tool{tool, plain}, httpapi.DocOptions{})
+	require.NoError(t, err)
+	v := newValidator(t, doc)
+	ok, errs := v.ValidateDocument()
+	for _, e := range errs {
+		t.Errorf("%s: %s", e.Message, e.Reason)
+	}
+	require.True(t, ok)
+
+	var parsed struct {
+		Paths      map[string]map[string]json.RawMessage
+		Components struct{ Schemas map[string]map[string]any }
+	}
+	require.NoError(t, json.Unmarshal(doc, &parsed))
+	in := parsed.Components.Schemas["tree.walk.input"]
+	require.NotNil(t, in, "the schema with references is a component")
+	props := in["properties"].(map[string]any)
+	assert.Equal(t, "#/components/schemas/tree.walk.input/$defs/Node", props["root"].(map[string]any)["$ref"])
+	assert.Equal(t, "#/components/schemas/tree.walk.input/definitions/Opts", props["opts"].(map[string]any)["$ref"])
+	assert.Contains(t, string(parsed.Paths["/tools/tree.walk/invoke"]["post"]), `{"$ref":"#/components/schemas/tree.walk.input"}`)
+	assert.Contains(t, parsed.Components.Schemas, "tree.walk.output")
+	assert.NotContains(t, parsed.Components.Schemas, "plain.input", "a schema without references stays inline")
+	assert.Contains(t, string(parsed.Paths["/tools/plain/invoke"]["post"]), `"x":{"type":"string"}`)
+
+	check := func(body string, want bool) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, "/tools/tree.walk/invoke", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		ok, errs := v.ValidateHttpRequest(req)
+		assert.Equal(t, want, ok, "request %s: %v", body, errs)
+	}
+	check(`{"root":{"n":1,"next":{"n":2}},"opts":{"deep":true}}`, true)
+	check(`{"root":{"n":1,"next":{"n":"two"}}}`, false) // through the recursive reference
+	check(`{"root":{"n":1},"opts":{"deep":"yes"}}`, false)
+	check(`{"root":{}}`, false)
+
+	respond := func(body string, want bool) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, "/tools/tree.walk/invoke", strings.NewReader(`{"root":{"n":1}}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: req}
+		ok, errs := v.ValidateHttpResponse(req, resp)
+		assert.Equal(t, want, ok, "response %s: %v", body, errs)
+	}
+	respond(`{"ok":true,"value":{"count":3}}`, true)
+	respond(`{"ok":true,"value":{"count":-1}}`, false)
+}

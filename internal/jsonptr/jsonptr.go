@@ -1,5 +1,6 @@
 // Package jsonptr writes JSON Pointers (RFC 6901), the locations the
-// project's errors name ("/items/2/name").
+// project's errors name ("/items/2/name"), and moves a JSON Schema's local
+// references when the schema is placed inside a larger document.
 package jsonptr
 
 import "strings"
@@ -19,4 +20,57 @@ func FromTokens(tokens []string) string {
 		b.WriteString(escaper.Replace(t))
 	}
 	return b.String()
+}
+
+// RebaseRefs moves the local references of the JSON Schema m (decoded
+// into maps and slices) under base, the pointer ("#/components/schemas/x",
+// "#/properties/value") where m is placed inside a larger document:
+// "$ref": "#/$defs/a" becomes base + "/$defs/a", and "#" (or "") base
+// itself, so that each still points where it did. Only the values of
+// keywords that hold subschemas (JSON Schema drafts 4 to 2020-12) are
+// visited; values of other keywords (enum, const, default, examples, …)
+// are data and are never rewritten. A subschema with its own "$id" (other
+// than a plain-name fragment) starts a resource of its own, whose
+// references are relative to it: it is left alone. References that are not
+// local ("other.json#/a") are left alone too.
+func RebaseRefs(m map[string]any, base string) {
+	if ref, ok := m["$ref"].(string); ok {
+		switch {
+		case ref == "" || ref == "#": // the document itself
+			m["$ref"] = base
+		case strings.HasPrefix(ref, "#/"):
+			m["$ref"] = base + ref[1:]
+		}
+	}
+	visit := func(v any) {
+		sub, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		if id, ok := sub["$id"].(string); ok && !strings.HasPrefix(id, "#") {
+			return
+		}
+		RebaseRefs(sub, base)
+	}
+	for k, v := range m {
+		switch k {
+		case "additionalItems", "additionalProperties", "contains", "contentSchema", "else", "if", "not",
+			"propertyNames", "then", "unevaluatedItems", "unevaluatedProperties":
+			visit(v)
+		case "allOf", "anyOf", "oneOf", "prefixItems", "items": // items: a schema or (drafts 4–2019) an array of them
+			if a, ok := v.([]any); ok {
+				for _, e := range a {
+					visit(e)
+				}
+			} else {
+				visit(v)
+			}
+		case "$defs", "definitions", "dependencies", "dependentSchemas", "patternProperties", "properties":
+			if mm, ok := v.(map[string]any); ok {
+				for _, e := range mm {
+					visit(e)
+				}
+			}
+		}
+	}
 }

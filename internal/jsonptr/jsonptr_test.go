@@ -1,6 +1,7 @@
 package jsonptr_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -23,4 +24,33 @@ func TestEscapeAndFromTokens(t *testing.T) {
 func ExampleFromTokens() {
 	fmt.Println(jsonptr.FromTokens([]string{"items", "2", "a/b"}))
 	// Output: /items/2/a~1b
+}
+
+// RebaseRefs rewrites the local references of every subschema — under
+// properties, $defs, items (one or many), allOf, not … — and leaves alone
+// what is data (const, default, enum, examples), references that are not
+// local, and a nested resource with its own "$id".
+func TestRebaseRefs_OnlySchemaLocationsAndLocalReferences(t *testing.T) {
+	decode := func(s string) map[string]any {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := decode(`{"$ref":"#","properties":{"a":{"$ref":"#/$defs/A"},"b":{"items":[{"$ref":"#/$defs/A"}]},"c":{"items":{"$ref":""}}},
+		"$defs":{"A":{"allOf":[{"not":{"$ref":"#/definitions/B"}}]}},
+		"default":{"$ref":"#/$defs/A"},"const":{"$ref":"#"},"enum":[{"$ref":"#/x"}],"examples":[{"$ref":"#/x"}],
+		"patternProperties":{"^x":{"$ref":"other.json#/a"}},
+		"dependentSchemas":{"d":{"$id":"https://example.test/d","$ref":"#/inner"}},
+		"additionalProperties":{"$id":"#frag","$ref":"#/$defs/A"}}`)
+	jsonptr.RebaseRefs(m, "#/components/schemas/t.input")
+	want := decode(`{"$ref":"#/components/schemas/t.input","properties":{"a":{"$ref":"#/components/schemas/t.input/$defs/A"},
+		"b":{"items":[{"$ref":"#/components/schemas/t.input/$defs/A"}]},"c":{"items":{"$ref":"#/components/schemas/t.input"}}},
+		"$defs":{"A":{"allOf":[{"not":{"$ref":"#/components/schemas/t.input/definitions/B"}}]}},
+		"default":{"$ref":"#/$defs/A"},"const":{"$ref":"#"},"enum":[{"$ref":"#/x"}],"examples":[{"$ref":"#/x"}],
+		"patternProperties":{"^x":{"$ref":"other.json#/a"}},
+		"dependentSchemas":{"d":{"$id":"https://example.test/d","$ref":"#/inner"}},
+		"additionalProperties":{"$id":"#frag","$ref":"#/components/schemas/t.input/$defs/A"}}`)
+	assert.Equal(t, want, m)
 }

@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strings"
 	"sync"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -373,7 +373,7 @@ func WrapOutputSchema(s json.RawMessage) (json.RawMessage, error) {
 				delete(inner, k)
 			}
 		}
-		rewriteLocalRefs(inner)
+		jsonptr.RebaseRefs(inner, wrappedPointer)
 	default:
 		return nil, fmt.Errorf("field OutputSchema: expected a JSON Schema (an object or a boolean), got %s", OrNone(s))
 	}
@@ -389,52 +389,3 @@ func WrapOutputSchema(s json.RawMessage) (json.RawMessage, error) {
 
 // wrappedPointer is where a wrapped schema sits in its wrapper.
 const wrappedPointer = "#/properties/value"
-
-// rewriteLocalRefs moves the local JSON-pointer references of schema m
-// (and of its subschemas) under wrappedPointer. Only the values of
-// keywords that hold subschemas (JSON Schema drafts 4 to 2020-12) are
-// visited; values of other keywords (enum, const, default, examples, …)
-// are data and are never rewritten. A subschema with its own "$id" (other
-// than a plain-name fragment) starts a resource of its own, whose
-// references are relative to it: it is left alone.
-func rewriteLocalRefs(m map[string]any) {
-	if ref, ok := m["$ref"].(string); ok {
-		switch {
-		case ref == "" || ref == "#": // the document itself
-			m["$ref"] = wrappedPointer
-		case strings.HasPrefix(ref, "#/"):
-			m["$ref"] = wrappedPointer + ref[1:]
-		}
-	}
-	visit := func(v any) {
-		sub, ok := v.(map[string]any)
-		if !ok {
-			return
-		}
-		if id, ok := sub["$id"].(string); ok && !strings.HasPrefix(id, "#") {
-			return
-		}
-		rewriteLocalRefs(sub)
-	}
-	for k, v := range m {
-		switch k {
-		case "additionalItems", "additionalProperties", "contains", "contentSchema", "else", "if", "not",
-			"propertyNames", "then", "unevaluatedItems", "unevaluatedProperties":
-			visit(v)
-		case "allOf", "anyOf", "oneOf", "prefixItems", "items": // items: a schema or (drafts 4–2019) an array of them
-			if a, ok := v.([]any); ok {
-				for _, e := range a {
-					visit(e)
-				}
-			} else {
-				visit(v)
-			}
-		case "$defs", "definitions", "dependencies", "dependentSchemas", "patternProperties", "properties":
-			if mm, ok := v.(map[string]any); ok {
-				for _, e := range mm {
-					visit(e)
-				}
-			}
-		}
-	}
-}
