@@ -3,7 +3,10 @@
 // references when the schema is placed inside a larger document.
 package jsonptr
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // escaper writes a reference token: "~" as "~0", then "/" as "~1".
 var escaper = strings.NewReplacer("~", "~0", "/", "~1")
@@ -73,4 +76,35 @@ func RebaseRefs(m map[string]any, base string) {
 			}
 		}
 	}
+}
+
+// Resolve returns the value a local reference ("#", "#/$defs/a~1b")
+// points at in doc (decoded into maps and slices); ok is false when the
+// reference is not local or points at nothing.
+func Resolve(doc any, ref string) (v any, ok bool) {
+	switch {
+	case ref == "#" || ref == "":
+		return doc, true
+	case !strings.HasPrefix(ref, "#/"):
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			if cur, ok = c[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) || (len(tok) > 1 && tok[0] == '0') {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }

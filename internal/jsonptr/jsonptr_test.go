@@ -54,3 +54,27 @@ func TestRebaseRefs_OnlySchemaLocationsAndLocalReferences(t *testing.T) {
 		"additionalProperties":{"$id":"#frag","$ref":"#/components/schemas/t.input/$defs/A"}}`)
 	assert.Equal(t, want, m)
 }
+
+// Resolve follows a local reference through objects and arrays, tokens
+// unescaped as RFC 6901 says; anything else points at nothing.
+func TestResolve_LocalReferences(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(`{"$defs":{"a/b":{"c~d":[10,{"e":true}]}},"x":null}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]any{
+		"#/$defs/a~1b/c~0d/0": float64(10), "#/$defs/a~1b/c~0d/1/e": true, "#/x": nil,
+	} {
+		got, ok := jsonptr.Resolve(doc, ref)
+		assert.True(t, ok, ref)
+		assert.Equal(t, want, got, ref)
+	}
+	got, ok := jsonptr.Resolve(doc, "#")
+	assert.True(t, ok)
+	assert.Equal(t, doc, got)
+	for _, ref := range []string{"#/nope", "#/$defs/a/b", "#/$defs/a~1b/c~0d/2", "#/$defs/a~1b/c~0d/01", "#/$defs/a~1b/c~0d/-1",
+		"#/x/y", "other.json#/x", "#x", "#/$defs/a~1b/c~0d/0/z"} {
+		_, ok := jsonptr.Resolve(doc, ref)
+		assert.False(t, ok, ref)
+	}
+}

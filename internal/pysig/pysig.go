@@ -9,17 +9,36 @@ package pysig
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
 
 // PyType names a schema's type the Python way (str, int, float, bool, list,
-// dict, None); unions are joined with " | "; unknown is "Any".
-func PyType(s map[string]any) string {
-	if s == nil {
+// dict, None); unions (a list of types, anyOf, oneOf, an enum of several
+// kinds) are joined with " | "; unknown is "Any". A local "$ref"
+// ("#/$defs/Item") is followed within s itself, an allOf by its first
+// part of a known type, a const or enum by the kind of its values.
+func PyType(s map[string]any) string { return typeIn(s, s, 0, new(maxTypeVisits)) }
+
+// maxRefDepth bounds the references and combinators typeIn follows (a
+// recursive schema ends there, as Any).
+const maxRefDepth = 16
+
+// maxTypeVisits bounds the subschemas one type name visits: alternatives
+// that refer to alternatives would otherwise multiply at every level.
+const maxTypeVisits = 256
+
+// typeIn is PyType of s, a subschema of root, its local references
+// resolved in root; budget counts down the subschemas it may still visit.
+func typeIn(root, s map[string]any, depth int, budget *int) string {
+	if s == nil || depth > maxRefDepth || *budget <= 0 {
 		return "Any"
 	}
+	*budget--
 	one := func(t string) string {
 		switch t {
 		case "string":
@@ -39,6 +58,10 @@ func PyType(s map[string]any) string {
 		}
 		return "Any"
 	}
+	sub := func(v any) string {
+		m, _ := v.(map[string]any)
+		return typeIn(root, m, depth+1, budget)
+	}
 	var parts []string
 	switch t := s["type"].(type) {
 	case string:
@@ -51,12 +74,37 @@ func PyType(s map[string]any) string {
 		}
 	}
 	if len(parts) == 0 {
+		if ref, ok := s["$ref"].(string); ok {
+			if target, ok := jsonptr.Resolve(root, ref); ok {
+				parts = append(parts, sub(target))
+			}
+		}
+	}
+	if len(parts) == 0 {
 		for _, key := range []string{"anyOf", "oneOf"} {
 			if alts, ok := s[key].([]any); ok {
 				for _, a := range alts {
-					m, _ := a.(map[string]any)
-					parts = append(parts, PyType(m))
+					parts = append(parts, sub(a))
 				}
+			}
+		}
+	}
+	if len(parts) == 0 {
+		if all, ok := s["allOf"].([]any); ok {
+			for _, a := range all {
+				if t := sub(a); t != "Any" {
+					parts = append(parts, t)
+					break
+				}
+			}
+		}
+	}
+	if len(parts) == 0 {
+		if c, ok := s["const"]; ok {
+			parts = append(parts, valueType(c))
+		} else if e, ok := s["enum"].([]any); ok {
+			for _, v := range e {
+				parts = append(parts, valueType(v))
 			}
 		}
 	}
@@ -72,6 +120,33 @@ func PyType(s map[string]any) string {
 		}
 	}
 	return strings.Join(out, " | ")
+}
+
+// valueType is the Python type of a JSON value (a whole number is int).
+func valueType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return "int"
+		}
+		return "float"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "int"
+		}
+		return "float"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return "Any"
 }
 
 // PyRepr writes a JSON default the Python way.
@@ -150,14 +225,19 @@ func Params(schema json.RawMessage) []Param {
 	}
 	var props map[string]json.RawMessage
 	_ = json.Unmarshal(s["properties"], &props)
+	var root map[string]any // what local references resolve in
+	_ = json.Unmarshal(schema, &root)
 	keys := objectKeys(s["properties"])
 	out := make([]Param, 0, len(keys)+len(reqOrder))
 	for _, k := range keys {
 		var p map[string]any
 		_ = json.Unmarshal(props[k], &p) // a boolean schema reads as no keywords
 		desc, _ := p["description"].(string)
+		if desc == "" {
+			desc = refDescription(root, p)
+		}
 		def, hasDef := p["default"]
-		out = append(out, Param{Name: k, Type: PyType(p), Description: strings.Join(strings.Fields(desc), " "),
+		out = append(out, Param{Name: k, Type: typeIn(root, p, 0, new(maxTypeVisits)), Description: strings.Join(strings.Fields(desc), " "),
 			Required: required[k], Default: def, HasDefault: hasDef})
 	}
 	for _, r := range reqOrder {
@@ -166,6 +246,25 @@ func Params(schema json.RawMessage) []Param {
 		}
 	}
 	return out
+}
+
+// refDescription is the description of what p's local "$ref" points at
+// (following references up to maxRefDepth), or "".
+func refDescription(root, p map[string]any) string {
+	for range maxRefDepth {
+		ref, ok := p["$ref"].(string)
+		if !ok {
+			return ""
+		}
+		target, ok := jsonptr.Resolve(root, ref)
+		if p, ok = target.(map[string]any); !ok {
+			return ""
+		}
+		if d, ok := p["description"].(string); ok && d != "" {
+			return d
+		}
+	}
+	return ""
 }
 
 // objectKeys returns the keys of a JSON object in document order, each
