@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/internal/textcut"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
@@ -119,15 +120,55 @@ func formFields(schema json.RawMessage, posted url.Values) ([]formField, string)
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, "the argument schema could not be read"
 	}
-	return formFieldsOf(s, "", posted, 0), ""
+	var root any // what local references resolve in
+	_ = json.Unmarshal(schema, &root)
+	return formFieldsOf(root, s, "", posted, 0), ""
 }
 
-func formFieldsOf(s objSchema, prefix string, posted url.Values, depth int) []formField {
+// maxRefHops bounds the references followed for one property.
+const maxRefHops = 8
+
+// resolved returns a property's schema with its local "$ref" (to
+// "#/$defs/Address", say) replaced by what it points at in root, the
+// property's own keywords (a description, a default) kept over the
+// target's; a property without one, or whose reference points at
+// nothing, is returned as it is.
+func resolved(root any, raw json.RawMessage) json.RawMessage {
+	if !bytes.Contains(raw, []byte(`"$ref"`)) {
+		return raw
+	}
+	for range maxRefHops {
+		var own map[string]any
+		if json.Unmarshal(raw, &own) != nil {
+			return raw
+		}
+		ref, ok := own["$ref"].(string)
+		if !ok {
+			return raw
+		}
+		target, ok := jsonptr.Resolve(root, ref)
+		m, isObj := target.(map[string]any)
+		if !ok || !isObj {
+			return raw
+		}
+		merged := maps.Clone(m)
+		delete(own, "$ref")
+		maps.Copy(merged, own)
+		b, err := json.Marshal(merged)
+		if err != nil {
+			return raw
+		}
+		raw = b
+	}
+	return raw
+}
+
+func formFieldsOf(root any, s objSchema, prefix string, posted url.Values, depth int) []formField {
 	names := slices.Sorted(maps.Keys(s.Properties))
 	out := make([]formField, 0, len(names))
 	for _, n := range names {
 		var p propSchema
-		_ = json.Unmarshal(s.Properties[n], &p)
+		_ = json.Unmarshal(resolved(root, s.Properties[n]), &p)
 		f := formField{Name: n, Path: prefix + n, Kind: p.kind(depth), Required: slices.Contains(s.Required, n), Description: p.Description}
 		for _, e := range p.Enum {
 			if e != nil {
@@ -137,7 +178,7 @@ func formFieldsOf(s objSchema, prefix string, posted url.Values, depth int) []fo
 		}
 		switch {
 		case f.Kind == "object":
-			f.Fields = formFieldsOf(p.objSchema, f.Path+".", posted, depth+1)
+			f.Fields = formFieldsOf(root, p.objSchema, f.Path+".", posted, depth+1)
 		case posted != nil:
 			f.Value = posted.Get(f.FormName())
 		case len(bytes.TrimSpace(p.Default)) > 0:

@@ -16,6 +16,7 @@ func FuzzFormArgs(f *testing.F) {
 		{`{"type":"object","properties":{"n":{"type":["number","null"]},"ok":{"type":"boolean"},"l":{"type":"array"}}}`, "arg.n=1e3&arg.ok=maybe&arg.l=%5B1%2C"},
 		{`{"properties":{"e":{"enum":[1,"1",null,true]}}}`, "arg.e=1&arg.e=true"},
 		{`[]`, "a=%zz"},
+		{`{"properties":{"h":{"$ref":"#/$defs/A","description":"d"},"r":{"$ref":"#"},"x":{"$ref":"#/$defs/B/0"}},"$defs":{"A":{"type":"object","properties":{"c":{"type":"integer"}}},"B":[{"enum":[1]}]}}`, "arg.h.c=7&arg.r.r.h.c=x&arg.x=1"},
 	} {
 		f.Add([]byte(seed.schema), seed.form)
 	}
