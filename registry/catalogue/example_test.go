@@ -157,3 +157,46 @@ func ExampleValidateValue() {
 	// tags: must have at most 2 items, got 3
 	// n: expected a number written with at most 400 digits and an exponent between -400 and 400
 }
+
+// Two hosts sharing one catalogue directory: each watches the store, and
+// reads the catalogue again when the other changes it. (Here both stores
+// are in one process; across processes it is the same.)
+func ExampleFileStore_Watch() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "catalogue")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	open := func() *catalogue.FileStore {
+		s, err := catalogue.OpenFileStore(ctx, dir, catalogue.FileOptions{WatchInterval: 10 * time.Millisecond})
+		if err != nil {
+			log.Fatal(err)
+		}
+		return s
+	}
+	hostA, hostB := open(), open()
+	defer hostA.Close()
+	defer hostB.Close()
+
+	changed := make(chan struct{}, 1)
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		_ = hostB.Watch(watchCtx, func() { // a host would call cataloguehost's Sync here
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+
+	id, _ := catalogue.NewID()
+	if _, _, err := hostA.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true}); err != nil {
+		log.Fatal(err)
+	}
+	<-changed
+	b, err := hostB.GetBundle(ctx, id)
+	fmt.Println(b.Slug, err)
+	// Output: math <nil>
+}
