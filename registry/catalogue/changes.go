@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +50,8 @@ type changeCount struct {
 	ownMu sync.Mutex
 	own   map[uint64]struct{} // counts written by this store, newest ownKept
 	top   uint64              // the highest of them
+
+	failing atomic.Bool // the last bump failed (logged once until one succeeds)
 }
 
 // ownKept bounds the counts a store remembers writing. A watcher that
@@ -207,13 +210,19 @@ func (c *changeCount) watch(ctx context.Context, last []byte, every time.Duratio
 
 // changed records a change made through the store for the other
 // processes' watchers. The change itself is made: a counter that cannot
-// be written is logged, never returned. It goes on when ctx is cancelled
-// (the change was made), for at most ten seconds.
+// be written is logged (once, until it can be written again), never
+// returned. It goes on when ctx is cancelled (the change was made), for at
+// most ten seconds.
 func (s *FileStore) changed(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := s.changes.bump(ctx, s.lockFile); err != nil {
-		s.log.Warn("catalogue: recording a change for other processes failed; they see it at their next resync", "err", err)
+	err := s.changes.bump(ctx, s.lockFile)
+	switch {
+	case err != nil && !s.changes.failing.Swap(true):
+		s.log.Warn("catalogue: recording changes for other processes fails; they see them only when they re-read the catalogue (logged once until it works again)",
+			"err", err)
+	case err == nil && s.changes.failing.Swap(false):
+		s.log.Info("catalogue: recording changes for other processes works again")
 	}
 }
 

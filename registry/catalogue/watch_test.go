@@ -3,9 +3,11 @@ package catalogue_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
@@ -213,6 +216,36 @@ func TestFileStore_WatchSurvivesADamagedCounter(t *testing.T) {
 	_, err := a.SetBundleEnabled(ctx, id, false)
 	require.NoError(t, err)
 	w.called(t, "a change after the counter was removed")
+}
+
+// A counter that cannot be written (a directory made in its place) fails
+// no change, and is logged once until it can be written again.
+func TestFileStore_UnwritableCounterLoggedOnceFailsNoWrite(t *testing.T) {
+	dir := t.TempDir()
+	logs := &testlog.Buffer{}
+	s, err := catalogue.OpenFileStore(context.Background(), dir, catalogue.FileOptions{FlushInterval: -1, ReapInterval: -1,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "changes"), 0o750))
+	id := v7(t)
+	for i := range 3 {
+		putBundle(t, s, id, "Math "+strconv.Itoa(i))
+	}
+	count := func(level string) int {
+		n := 0
+		for _, r := range logs.Records(t) {
+			if r["level"] == level && strings.Contains(r["msg"].(string), "recording changes for other processes") {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 1, count("WARN"), "logged once: %s", logs)
+	require.NoError(t, os.Remove(filepath.Join(dir, "changes")))
+	putBundle(t, s, id, "Math again")
+	assert.Equal(t, 1, count("INFO"), "its return is logged: %s", logs)
+	assert.FileExists(t, filepath.Join(dir, "changes"))
 }
 
 // After the counter is reset (removed by hand), the counts it runs
