@@ -200,3 +200,17 @@ func ExampleFileStore_Watch() {
 	fmt.Println(b.Slug, err)
 	// Output: math <nil>
 }
+
+// A runner names the tool in its failures as the caller called it: the
+// host gives each call the tool's registry name; without it, the tool is
+// slug@version.
+func ExampleCalledAs() {
+	key := catalogue.ToolKey{BundleID: uuid.MustParse("01a20a2e-ca02-72e4-83b7-3ccb89a10ff3"), Slug: "sum", Version: "1"}
+	ctx := catalogue.WithCalledAs(context.Background(), key, "math.sum.1")
+	fmt.Println(catalogue.CalledAs(ctx, key))
+	other := catalogue.ToolKey{BundleID: key.BundleID, Slug: "add", Version: "2"}
+	fmt.Println(catalogue.CalledAs(ctx, other))
+	// Output:
+	// math.sum.1
+	// add@2
+}
