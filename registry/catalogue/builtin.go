@@ -777,9 +777,10 @@ func (s *BuiltInStore) Close() error {
 // BuiltInOptions.WatchInterval the overlay file, whose enabled switches
 // other processes sharing the directory may change (the usage counts
 // they write there are not changes): a switch made elsewhere since the
-// store was made, and not made through this store, is reported. changed is never called from two goroutines at once.
-// Watch returns when ctx ends or the wrapped store's Watch returns, with
-// its error.
+// store was made, and not made through this store, is reported. changed
+// is never called from two goroutines at once. Watch returns when ctx
+// ends, the store is closed, or the wrapped store's Watch returns (with
+// its error).
 func (s *BuiltInStore) Watch(ctx context.Context, changed func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
