@@ -256,8 +256,8 @@ func refDescription(root, p map[string]any) string {
 		if !ok {
 			return ""
 		}
-		target, ok := jsonptr.Resolve(root, ref)
-		if p, ok = target.(map[string]any); !ok {
+		target, found := jsonptr.Resolve(root, ref)
+		if p, ok = target.(map[string]any); !found || !ok {
 			return ""
 		}
 		if d, ok := p["description"].(string); ok && d != "" {
