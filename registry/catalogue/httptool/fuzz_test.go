@@ -112,9 +112,9 @@ func shape(t *testing.T, b []byte) string {
 		if err != nil {
 			t.Fatalf("tokens: %v", err)
 		}
-		switch tok.(type) {
+		switch tok := tok.(type) {
 		case json.Delim:
-			out.WriteString(tok.(json.Delim).String())
+			out.WriteString(tok.String())
 		case string:
 			out.WriteString("s")
 		case nil:
