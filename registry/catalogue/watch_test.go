@@ -326,10 +326,11 @@ func TestBuiltIns_WatchReportsOtherProcessesSwitches(t *testing.T) {
 		require.NoError(t, a.RecordUsage(ctx, key, time.Now()))
 		time.Sleep(2 * watchEvery)
 	}
+	require.Eventually(t, func() bool {
+		got, err := b.GetTool(ctx, key)
+		return err == nil && got.CallCount == 5
+	}, 10*time.Second, watchEvery, "the usage counts reach the overlay")
 	w.quiet(t, "another host wrote usage counts of a built-in")
-	got, err := b.GetTool(ctx, key)
-	require.NoError(t, err)
-	require.EqualValues(t, 5, got.CallCount, "the usage counts were written to the overlay meanwhile")
 
 	_, _, err = a.PutBundle(ctx, v7(t), catalogue.BundleSpec{Slug: "stored", DisplayName: "Stored", IsEnabled: true})
 	require.NoError(t, err)
