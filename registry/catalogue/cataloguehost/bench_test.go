@@ -58,6 +58,59 @@ func BenchmarkPutToolKeepsRegistryInStep(b *testing.B) {
 	}
 }
 
+// BenchmarkBundlePutKeepsRegistryInStep measures a bundle PUT (its
+// display name changed) through Catalogue.Store — the store's write plus
+// the registry update — against the same PUT straight into the file
+// store, alternating the two in one loop, in a catalogue of 2,000 tools in
+// two bundles and twenty small ones. x-store-time is the ratio of their
+// times; the update reads the bundles and the changed bundle's tools, not
+// every tool.
+func BenchmarkBundlePutKeepsRegistryInStep(b *testing.B) {
+	ctx := context.Background()
+	f := newFixture(&testing.T{}, nil)
+	defer f.store.Close()
+	bundle := f.bundle(&testing.T{}, "bench")
+	other, err := catalogue.NewID()
+	require.NoError(b, err)
+	_, _, err = f.file.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "raw", DisplayName: "raw", IsEnabled: true})
+	require.NoError(b, err)
+	spec := echoSpec("http://127.0.0.1:1/")
+	for i := 0; i < 1000; i++ {
+		for _, id := range []uuid.UUID{bundle, other} {
+			_, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: fmt.Sprintf("seed%d", i), Version: "1"}, spec)
+			require.NoError(b, err)
+		}
+	}
+	small := f.bundle(&testing.T{}, "small")
+	for i := range 20 {
+		id := f.bundle(&testing.T{}, fmt.Sprintf("s%d", i))
+		_, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: "one", Version: "1"}, spec)
+		require.NoError(b, err)
+	}
+	require.NoError(b, f.cat.Sync(ctx))
+	var via, direct time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		name := fmt.Sprintf("Small %d", i)
+		t0 := time.Now()
+		_, _, err := f.w.PutBundle(ctx, small, catalogue.BundleSpec{Slug: "small", DisplayName: name, IsEnabled: true})
+		t1 := time.Now()
+		_, _, err2 := f.file.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "raw", DisplayName: name, IsEnabled: true})
+		t2 := time.Now()
+		if err != nil || err2 != nil {
+			b.Fatal(err, err2)
+		}
+		via += t1.Sub(t0)
+		direct += t2.Sub(t1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(via)/float64(direct), "x-store-time")
+	b.ReportMetric(float64(via-direct)/float64(b.N)/1e3, "overhead-µs")
+	if _, ok := f.reg.Lookup("bench.seed999.1"); !ok {
+		b.Fatal("a tool of the big bundle is not served")
+	}
+}
+
 // BenchmarkSyncServesNewTools: one Sync that finds 5,000 new steps tools in
 // the store and serves them, against listing the same tools from the store
 // alone (the baseline, in the same run): x-list-time is the ratio, heap-B/tool

@@ -20,7 +20,10 @@
 //
 // Writes made through Catalogue.Store (the REST API's, or a host's own)
 // reach the registry before they return, and MCP clients get
-// notifications/tools/list_changed. Writes made by another process
+// notifications/tools/list_changed. Each reads back only what it touched:
+// a tool write that tool, a bundle write the bundles and that bundle's
+// tools, so a write costs about the same whatever the catalogue's size.
+// Writes made by another process
 // sharing the store arrive with an explicit Sync: call it when the
 // store's Watch (catalogue.Watcher: the file store, the built-ins, the
 // PostgreSQL store) reports a change, or set Options.ResyncInterval to

@@ -313,21 +313,7 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, ""))))
 		addNames = append(addNames, name)
 	}
-	if len(add) > 0 {
-		if err := c.reg.Add(add...); err == nil {
-			for _, n := range addNames {
-				next[n] = desired[n]
-			}
-		} else {
-			for i, rt := range add { // find the ones the registry refuses
-				if err := c.reg.Add(rt); err != nil {
-					c.log.Warn("cataloguehost: the registry refused a catalogue tool; left out", "name", addNames[i], "err", err)
-					continue
-				}
-				next[addNames[i]] = desired[addNames[i]]
-			}
-		}
-	}
+	c.addTools(add, addNames, desired, next)
 	names := make(map[catalogue.ToolKey]string, len(next))
 	for n, s := range next {
 		names[s.key] = n
@@ -336,6 +322,142 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 	c.current, c.names, c.parts = next, names, parts
 	c.mu.Unlock()
 	return nil
+}
+
+// bundleChanged brings one bundle's tools up to date after a write that
+// touched only that bundle's record or contents (put, switch, soft
+// delete, import): the bundles and that bundle's tools are read, not every
+// tool, so the write costs the same whatever the catalogue's size. When
+// the names of other bundles' tools change too (a bundle took or gave up
+// a slug another bundle shares, which decides who gets a discriminator),
+// or the bundle's tools are unknown, it falls back to a full Sync.
+func (c *Catalogue) bundleChanged(ctx context.Context, id uuid.UUID) {
+	ctx = context.WithoutCancel(ctx)
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	if err := c.syncBundleLocked(ctx, id); err != nil {
+		c.log.Warn("cataloguehost: updating the registry after a change", "err", err)
+	}
+}
+
+// syncBundleLocked is bundleChanged's work; syncMu must be held.
+func (c *Catalogue) syncBundleLocked(ctx context.Context, id uuid.UUID) error {
+	bundles, err := c.store.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+	if err != nil {
+		return fmt.Errorf("cataloguehost: listing bundles: %w", err)
+	}
+	parts := bundleParts(bundles)
+	c.mu.RLock()
+	same := c.parts != nil
+	for bid, part := range parts {
+		if old, ok := c.parts[bid]; bid != id && (!ok || old != part) {
+			same = false
+		}
+	}
+	for bid := range c.parts {
+		if _, ok := parts[bid]; !ok && bid != id {
+			same = false
+		}
+	}
+	c.mu.RUnlock()
+	if !same {
+		return c.syncLocked(ctx)
+	}
+	// The bundle's enabled tools (none when it is disabled or
+	// soft-deleted), in the store's order, as a full Sync reads them.
+	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{id}})
+	if err != nil {
+		return fmt.Errorf("cataloguehost: listing tools: %w", err)
+	}
+	prefix := c.reg.Prefix()
+	budget := nameBudget(prefix)
+	c.mu.RLock()
+	current := c.current
+	c.mu.RUnlock()
+
+	desired := make(map[string]served, len(tools))
+	toolOf := make(map[string]*catalogue.Tool, len(tools))
+	part, ok := parts[id]
+	for i := range tools {
+		t := &tools[i]
+		if !ok || t.BundleID != id {
+			continue
+		}
+		name := finalName(prefix, nameOf(part, t, budget))
+		if prev, dup := desired[name]; dup {
+			c.log.Warn("cataloguehost: two catalogue tools have the same registry name; serving the first",
+				"name", name, "kept", prev.key.Slug+"@"+prev.key.Version, "left_out", t.Slug+"@"+t.Version)
+			continue
+		}
+		if other, mine := current[name]; mine && other.key.BundleID != id {
+			// Another bundle's tool has this name: which one is served
+			// depends on the order of every tool, as a full Sync reads it.
+			return c.syncLocked(ctx)
+		} else if !mine {
+			if _, exists := c.reg.IsEnabled(name); exists {
+				c.log.Warn("cataloguehost: a tool of another pack has this catalogue tool's name; left out", "name", name,
+					"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
+				continue
+			}
+		}
+		desired[name] = served{id: t.ID, key: t.Key()}
+		toolOf[name] = t
+	}
+
+	next := make(map[string]served, len(current)+len(desired))
+	for name, s := range current {
+		if s.key.BundleID != id {
+			next[name] = s
+			continue
+		}
+		if d, ok := desired[name]; ok && d.id == s.id {
+			next[name] = s
+			continue
+		}
+		if err := c.reg.Remove(name); err != nil && !errors.Is(err, registry.ErrUnknownTool) {
+			c.log.Warn("cataloguehost: removing a tool", "name", name, "err", err)
+		}
+	}
+	var add []*registry.Tool
+	var addNames []string
+	for name, d := range desired {
+		if s, ok := current[name]; ok && s.id == d.id {
+			continue
+		}
+		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, ""))))
+		addNames = append(addNames, name)
+	}
+	c.addTools(add, addNames, desired, next)
+	names := make(map[catalogue.ToolKey]string, len(next))
+	for n, s := range next {
+		names[s.key] = n
+	}
+	c.mu.Lock()
+	c.current, c.names, c.parts = next, names, parts
+	c.mu.Unlock()
+	return nil
+}
+
+// addTools registers add (named addNames) and records in next the ones
+// the registry took; a batch the registry refuses is retried tool by tool,
+// so that one bad tool leaves out only itself.
+func (c *Catalogue) addTools(add []*registry.Tool, addNames []string, desired, next map[string]served) {
+	if len(add) == 0 {
+		return
+	}
+	if err := c.reg.Add(add...); err == nil {
+		for _, n := range addNames {
+			next[n] = desired[n]
+		}
+		return
+	}
+	for i, rt := range add { // find the ones the registry refuses
+		if err := c.reg.Add(rt); err != nil {
+			c.log.Warn("cataloguehost: the registry refused a catalogue tool; left out", "name", addNames[i], "err", err)
+			continue
+		}
+		next[addNames[i]] = desired[addNames[i]]
+	}
 }
 
 // toolChanged brings one tool version up to date after a write that
@@ -497,7 +619,7 @@ type syncingStore struct {
 func (s *syncingStore) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.BundleSpec) (catalogue.Bundle, bool, error) {
 	b, created, err := s.Store.PutBundle(ctx, id, spec)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.bundleChanged(ctx, id)
 	}
 	return b, created, err
 }
@@ -505,7 +627,7 @@ func (s *syncingStore) PutBundle(ctx context.Context, id uuid.UUID, spec catalog
 func (s *syncingStore) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabled bool) (catalogue.Bundle, error) {
 	b, err := s.Store.SetBundleEnabled(ctx, id, enabled)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.bundleChanged(ctx, id)
 	}
 	return b, err
 }
@@ -513,7 +635,7 @@ func (s *syncingStore) SetBundleEnabled(ctx context.Context, id uuid.UUID, enabl
 func (s *syncingStore) SoftDeleteBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, error) {
 	b, err := s.Store.SoftDeleteBundle(ctx, id)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.bundleChanged(ctx, id)
 	}
 	return b, err
 }
@@ -545,7 +667,7 @@ func (s *syncingStore) DeleteTool(ctx context.Context, key catalogue.ToolKey) er
 func (s *syncingStore) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []catalogue.Tool) error {
 	err := s.Store.ImportBundle(ctx, b, tools)
 	if err == nil {
-		s.c.changed(ctx)
+		s.c.bundleChanged(ctx, b.ID)
 	}
 	return err
 }

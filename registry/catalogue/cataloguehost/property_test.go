@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,7 @@ func TestCatalogue_IncrementalUpdatesEqualAFreshStart(t *testing.T) {
 		var keys []catalogue.ToolKey
 		slugs := []string{"web", "météo", "web2"}
 		for i := 0; i < rapid.IntRange(1, 10).Draw(rt, "ops"); i++ {
-			switch op := rapid.IntRange(0, 7).Draw(rt, "op"); {
+			switch op := rapid.IntRange(0, 8).Draw(rt, "op"); {
 			case op == 0 || len(bundles) == 0:
 				id, err := catalogue.NewID()
 				require.NoError(rt, err)
@@ -72,6 +73,20 @@ func TestCatalogue_IncrementalUpdatesEqualAFreshStart(t *testing.T) {
 				_, _ = f.w.SetBundleEnabled(ctx, rapid.SampledFrom(bundles).Draw(rt, "bundle"), rapid.Bool().Draw(rt, "on"))
 			case op == 7:
 				_, _ = f.w.SoftDeleteBundle(ctx, rapid.SampledFrom(bundles).Draw(rt, "bundle"))
+			case op == 8:
+				id, err := catalogue.NewID()
+				require.NoError(rt, err)
+				tid, err := catalogue.NewID()
+				require.NoError(rt, err)
+				now := time.Now().UTC().Truncate(time.Microsecond)
+				spec := echoSpec("http://127.0.0.1:1/")
+				spec.IsEnabled = rapid.Bool().Draw(rt, "enabled")
+				tl := catalogue.Tool{ID: tid, BundleID: id, Slug: "echo", Version: "1", ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
+				b := catalogue.Bundle{ID: id, CreatedAt: now, ModifiedAt: now, BundleSpec: catalogue.BundleSpec{
+					Slug: rapid.SampledFrom(slugs).Draw(rt, "slug"), DisplayName: "I", IsEnabled: rapid.Bool().Draw(rt, "on")}}
+				require.NoError(rt, f.w.ImportBundle(ctx, b, []catalogue.Tool{tl}))
+				bundles = append(bundles, id)
+				keys = append(keys, tl.Key())
 			}
 		}
 		got := servedSet(rt, f.reg, f.cat, f.store)
