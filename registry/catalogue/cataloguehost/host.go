@@ -330,7 +330,9 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 // tool, so the write costs the same whatever the catalogue's size. When
 // the names of other bundles' tools change too (a bundle took or gave up
 // a slug another bundle shares, which decides who gets a discriminator),
-// or the bundle's tools are unknown, it falls back to a full Sync.
+// another bundle's tool holds a name this bundle needs, or a bundle
+// appeared that this catalogue has not read, it falls back to a full
+// Sync.
 func (c *Catalogue) bundleChanged(ctx context.Context, id uuid.UUID) {
 	ctx = context.WithoutCancel(ctx)
 	c.syncMu.Lock()
