@@ -183,16 +183,30 @@ func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *catalogu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = w.Watch(ctx, func() {
+		reread := func(bundles []uuid.UUID) {
 			sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
 			defer scancel()
-			if err := index.Resync(sctx); err != nil {
-				log.Warn("catalogue: re-reading the search index after another server's change failed", "err", err)
+			// Only the bundles the change touched when they are known
+			// (the file store's change log), else everything.
+			indexErr, catErr := error(nil), error(nil)
+			if bundles == nil {
+				indexErr, catErr = index.Resync(sctx), cat.Sync(sctx)
+			} else {
+				indexErr = index.ResyncBundles(sctx, bundles)
+				catErr = cat.SyncBundles(sctx, bundles)
 			}
-			if err := cat.Sync(sctx); err != nil {
-				log.Warn("catalogue: re-reading the catalogue after another server's change failed", "err", err)
+			if indexErr != nil {
+				log.Warn("catalogue: re-reading the search index after another server's change failed", "err", indexErr)
 			}
-		})
+			if catErr != nil {
+				log.Warn("catalogue: re-reading the catalogue after another server's change failed", "err", catErr)
+			}
+		}
+		if bw, ok := w.(catalogue.BundleWatcher); ok {
+			_ = bw.WatchBundles(ctx, reread)
+			return
+		}
+		_ = w.Watch(ctx, func() { reread(nil) })
 	}()
 	return func() { cancel(); <-done }
 }

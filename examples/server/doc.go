@@ -234,7 +234,8 @@
 // logged. Servers on one machine may share catalogue.dir the same way:
 // each change one makes, built-ins switched on or off included, reaches
 // the others within half a second (the file store's change counter, which
-// they poll), and <slug, version> stays unique across them (file locks).
+// they poll; each re-reads only the bundles the change touched), and
+// <slug, version> stays unique across them (file locks).
 //
 // Call statistics (ot.stats) and stored large outputs (ot.result) can live
 // in PostgreSQL too, each section with its own dsn, schema, max_conns and

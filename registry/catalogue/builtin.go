@@ -782,17 +782,28 @@ func (s *BuiltInStore) Close() error {
 // ends, the store is closed, or the wrapped store's Watch returns (with
 // its error).
 func (s *BuiltInStore) Watch(ctx context.Context, changed func()) error {
+	return s.WatchBundles(ctx, func([]uuid.UUID) { changed() })
+}
+
+// WatchBundles implements [BundleWatcher]: Watch, with the bundles each
+// change touched — the wrapped store's, when it is a BundleWatcher (nil
+// otherwise), and the built-in bundles for a switch.
+func (s *BuiltInStore) WatchBundles(ctx context.Context, changed func(bundles []uuid.UUID)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var callMu sync.Mutex
-	call := func() {
+	call := func(ids []uuid.UUID) {
 		callMu.Lock()
 		defer callMu.Unlock()
-		changed()
+		changed(ids)
 	}
 	innerDone := make(chan error, 1)
-	if w, ok := s.inner.(Watcher); ok {
-		go func() { innerDone <- w.Watch(ctx, call) }()
+	switch w := s.inner.(type) {
+	case BundleWatcher:
+		go func() { innerDone <- w.WatchBundles(ctx, call) }()
+		defer func() { cancel(); <-innerDone }()
+	case Watcher:
+		go func() { innerDone <- w.Watch(ctx, func() { call(nil) }) }()
 		defer func() { cancel(); <-innerDone }()
 	}
 	t := time.NewTicker(s.watchEvery)
@@ -817,7 +828,7 @@ func (s *BuiltInStore) Watch(ctx context.Context, changed func()) error {
 		case err == nil:
 			failing = false
 			if switched {
-				call()
+				call(slices.Clone(s.order))
 			}
 		}
 	}

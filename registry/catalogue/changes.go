@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // DefaultWatchInterval is how often [FileStore.Watch] and
@@ -31,14 +33,27 @@ type Watcher interface {
 	Watch(ctx context.Context, changed func()) error
 }
 
+// BundleWatcher is a Watcher that can also tell which bundles each change
+// touched, so that a host re-reads those bundles only (searchindex's
+// ResyncBundles, cataloguehost's SyncBundles). WatchBundles calls changed
+// as Watch does, with the bundles' ids, or with nil when they are not
+// known (re-read everything). [FileStore] and [BuiltInStore] implement it.
+type BundleWatcher interface {
+	Watcher
+	WatchBundles(ctx context.Context, changed func(bundles []uuid.UUID)) error
+}
+
 var (
-	_ Watcher = (*FileStore)(nil)
-	_ Watcher = (*BuiltInStore)(nil)
+	_ BundleWatcher = (*FileStore)(nil)
+	_ BundleWatcher = (*BuiltInStore)(nil)
 )
 
 // changeCount is a store directory's change counter: the file "changes"
 // holds a decimal count that every change made through a FileStore on
-// the directory increments, under the flock of locks/changes.lock. It is
+// the directory increments, under the flock of locks/changes.lock, and
+// the file "changes.log" a line "<count> <bundle id>" for each bundle the
+// change touched (started afresh past maxChangesLog bytes, and whenever
+// the count starts again). It is
 // a hint for watchers, not a record: it is overwritten in place, always
 // with the same number of bytes and without fsync (a rename over it would
 // make some file systems flush it: a millisecond on every change), and a
@@ -66,9 +81,20 @@ const countWidth = 21
 // maxChangesFile caps the read of the counter file.
 const maxChangesFile = 64
 
+// maxChangesLog caps the change log (about 1,100 lines); past it the log
+// starts afresh, and a watcher that finds a count missing from it re-reads
+// everything.
+const maxChangesLog = 64 << 10
+
+// maxLoggedBundles is the most bundles one change logs; a change touching
+// more (a reap of many) is not logged, so watchers re-read everything.
+const maxLoggedBundles = 64
+
 func newChangeCount(dir string) *changeCount {
 	return &changeCount{path: filepath.Join(dir, "changes"), mu: make(chan struct{}, 1), own: map[uint64]struct{}{}}
 }
+
+func (c *changeCount) logPath() string { return c.path + ".log" }
 
 // read returns the counter file's content (nil when it does not exist).
 func (c *changeCount) read() ([]byte, error) {
@@ -91,10 +117,13 @@ func count(raw []byte) (uint64, bool) {
 	return n, err == nil
 }
 
-// bump increments the counter under the lock; lock takes the lock file
-// (FileStore.lockFile). The count written is remembered as this store's.
-// A missing file or one that does not hold a count starts again from 1.
-func (c *changeCount) bump(ctx context.Context, lock func(context.Context, chan struct{}, string, string) (func(), error)) error {
+// bump increments the counter under the lock, logging the bundles the
+// change touched; lock takes the lock file (FileStore.lockFile). The count
+// written is remembered as this store's. A missing file or one that does
+// not hold a count starts again from 1, with an empty log. The log is
+// written before the count, so a watcher that reads the count finds its
+// lines.
+func (c *changeCount) bump(ctx context.Context, lock func(context.Context, chan struct{}, string, string) (func(), error), ids []uuid.UUID) error {
 	unlock, err := lock(ctx, c.mu, "changes.lock", "the change counter")
 	if err != nil {
 		return err
@@ -109,8 +138,11 @@ func (c *changeCount) bump(ctx context.Context, lock func(context.Context, chan 
 	if err != nil {
 		return err
 	}
-	n, _ := count(raw)
+	n, ok := count(raw)
 	n++
+	if err := c.log(n, !ok, ids); err != nil {
+		return err
+	}
 	c.remember(n)
 	if _, err := f.WriteAt(fmt.Appendf(nil, "%020d\n", n), 0); err != nil {
 		return err
@@ -119,6 +151,84 @@ func (c *changeCount) bump(ctx context.Context, lock func(context.Context, chan 
 		return f.Truncate(countWidth)
 	}
 	return nil
+}
+
+// log appends the lines of count n to the change log, started afresh when
+// fresh is set or it is past maxChangesLog. A change touching more than
+// maxLoggedBundles bundles is not logged.
+func (c *changeCount) log(n uint64, fresh bool, ids []uuid.UUID) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if fi, err := os.Stat(c.logPath()); fresh || (err == nil && fi.Size() > maxChangesLog) {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(c.logPath(), flags, 0o640)
+	if err != nil {
+		return err
+	}
+	var lines []byte
+	if len(ids) <= maxLoggedBundles {
+		for _, id := range ids {
+			lines = fmt.Appendf(lines, "%020d %s\n", n, id)
+		}
+	}
+	if len(lines) > 0 {
+		_, err = f.Write(lines)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// bundlesOf returns the bundles the log names for the counts after from
+// up to to that this store did not write; ok is false when one of those
+// counts is not in the log (cut short, started afresh, or not logged), so
+// that everything must be read again.
+func (c *changeCount) bundlesOf(from, to uint64) (ids []uuid.UUID, ok bool) {
+	f, err := os.Open(c.logPath())
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 2*maxChangesLog))
+	if err != nil {
+		return nil, false
+	}
+	c.ownMu.Lock()
+	need := map[uint64]bool{}
+	for n := from + 1; n <= to; n++ {
+		if _, mine := c.own[n]; !mine {
+			need[n] = true
+		}
+	}
+	c.ownMu.Unlock()
+	seen := map[uint64]bool{}
+	have := map[uuid.UUID]bool{}
+	for line := range bytes.Lines(data) {
+		num, rest, found := bytes.Cut(bytes.TrimSuffix(line, []byte("\n")), []byte(" "))
+		if !found || !bytes.HasSuffix(line, []byte("\n")) {
+			continue // a line being written
+		}
+		n, err := strconv.ParseUint(string(num), 10, 64)
+		if err != nil || !need[n] {
+			continue
+		}
+		id, err := uuid.ParseBytes(rest)
+		if err != nil {
+			continue
+		}
+		seen[n] = true
+		if !have[id] {
+			have[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for n := range need {
+		if !seen[n] {
+			return nil, false
+		}
+	}
+	return ids, true
 }
 
 // remember records n as written by this store, before it can be read.
@@ -134,6 +244,27 @@ func (c *changeCount) remember(n uint64) {
 			}
 		}
 	}
+}
+
+// touched returns the bundles the changes from one read of the counter to
+// the next touched, or nil when they cannot be known.
+func (c *changeCount) touched(from, to []byte) []uuid.UUID {
+	a, okA := count(from)
+	if !okA && len(from) == 0 {
+		a, okA = 0, true
+	}
+	b, okB := count(to)
+	if !okA || !okB || b <= a || b-a > ownKept {
+		return nil
+	}
+	ids, ok := c.bundlesOf(a, b)
+	if !ok {
+		return nil
+	}
+	if ids == nil {
+		ids = []uuid.UUID{} // counted, but touched no bundle
+	}
+	return ids
 }
 
 // allOwn reports whether every count after from up to to was written by
@@ -170,7 +301,7 @@ func (c *changeCount) allOwn(from, to []byte) bool {
 // made by this store. It returns ctx's error when ctx ends, or ErrClosed
 // when closed reports true. A counter that cannot be read is logged once
 // (warn) and, once it can be read again, taken as changed.
-func (c *changeCount) watch(ctx context.Context, last []byte, every time.Duration, closed func() bool, warn func(error), changed func()) error {
+func (c *changeCount) watch(ctx context.Context, last []byte, every time.Duration, closed func() bool, warn func(error), changed func([]uuid.UUID)) error {
 	failing := false
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -195,14 +326,14 @@ func (c *changeCount) watch(ctx context.Context, last []byte, every time.Duratio
 			// Changes may have been missed while it could not be read.
 			failing = false
 			last = raw
-			changed()
+			changed(nil)
 			continue
 		}
 		if bytes.Equal(raw, last) {
 			continue
 		}
 		if !c.allOwn(last, raw) {
-			changed()
+			changed(c.touched(last, raw))
 		}
 		last = raw
 	}
@@ -213,10 +344,10 @@ func (c *changeCount) watch(ctx context.Context, last []byte, every time.Duratio
 // be written is logged (once, until it can be written again), never
 // returned. It goes on when ctx is cancelled (the change was made), for at
 // most ten seconds.
-func (s *FileStore) changed(ctx context.Context) {
+func (s *FileStore) changed(ctx context.Context, bundles ...uuid.UUID) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	err := s.changes.bump(ctx, s.lockFile)
+	err := s.changes.bump(ctx, s.lockFile, bundles)
 	switch {
 	case err != nil && !s.changes.failing.Swap(true):
 		s.log.Warn("catalogue: recording changes for other processes fails; they see them only when they re-read the catalogue (logged once until it works again)",
@@ -235,6 +366,14 @@ func (s *FileStore) changed(ctx context.Context) {
 // returns ctx's error when ctx ends, or ErrClosed once the store is
 // closed.
 func (s *FileStore) Watch(ctx context.Context, changed func()) error {
+	return s.WatchBundles(ctx, func([]uuid.UUID) { changed() })
+}
+
+// WatchBundles implements [BundleWatcher]: Watch, with the bundles the
+// changes touched, read from the directory's change log ("changes.log");
+// nil when the log no longer holds them all (it starts afresh past 64
+// KiB), so that the caller re-reads everything.
+func (s *FileStore) WatchBundles(ctx context.Context, changed func(bundles []uuid.UUID)) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}

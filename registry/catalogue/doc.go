@@ -60,7 +60,10 @@
 // [DefaultWatchInterval] by default), [BuiltInStore.Watch] adds the
 // switches of built-ins, and the PostgreSQL store listens to the
 // database. Each reports only the changes made elsewhere; the host then
-// re-reads the catalogue (cataloguehost's Sync):
+// re-reads the catalogue (cataloguehost's Sync). [BundleWatcher]'s
+// WatchBundles (the file and built-in stores) also names the bundles the
+// changes touched, so that a host re-reads only those (searchindex's
+// ResyncBundles, cataloguehost's SyncBundles):
 //
 //	go store.Watch(ctx, func() {
 //		if err := cat.Sync(ctx); err != nil {

@@ -91,7 +91,8 @@ type Problem struct {
 //	<dir>/bundles/<bundleID>/tools/<name>.json      one file per tool version
 //	<dir>/locks/<bundleID>.lock                     the bundle's lock (kept forever)
 //	<dir>/changes                                   the change counter (see Watch)
-//	<dir>/locks/changes.lock                        its lock
+//	<dir>/changes.log                               the bundles each change touched (see WatchBundles)
+//	<dir>/locks/changes.lock                        their lock
 //
 // A tool file's name is "<slug>@<version>~<hash>.json" (the slug@version
 // part shortened to 200 bytes if needed; the hash is of the exact slug and
@@ -704,7 +705,7 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 	if err := s.writeBundle(b); err != nil {
 		return Bundle{}, false, err
 	}
-	s.changed(ctx)
+	s.changed(ctx, id)
 	return b, created, nil
 }
 
@@ -838,7 +839,7 @@ func (s *FileStore) updateBundle(ctx context.Context, id uuid.UUID, change func(
 	if err := s.writeBundle(b); err != nil {
 		return Bundle{}, err
 	}
-	s.changed(ctx)
+	s.changed(ctx, id)
 	return b, nil
 }
 
@@ -916,7 +917,7 @@ func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (To
 	if err := s.writeAtomic(path, data); err != nil {
 		return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
 	}
-	s.changed(ctx)
+	s.changed(ctx, key.BundleID)
 	return t, nil
 }
 
@@ -1050,7 +1051,7 @@ func (s *FileStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled boo
 		if err := s.writeAtomic(path, data); err != nil {
 			return Tool{}, fmt.Errorf("catalogue: writing tool: %w", err)
 		}
-		s.changed(ctx)
+		s.changed(ctx, key.BundleID)
 	}
 	s.usage.Apply(&t)
 	return t, nil
@@ -1090,7 +1091,7 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 	s.forget(path)
 	s.decoded.drop(key.BundleID, filepath.Base(path))
 	s.usage.Forget(key)
-	s.changed(ctx)
+	s.changed(ctx, key.BundleID)
 	if err := syncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
 	}
@@ -1261,7 +1262,7 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 		return fmt.Errorf("catalogue: importing bundle %s: %w", b.ID, err)
 	}
 	done = true
-	s.changed(ctx)
+	s.changed(ctx, b.ID)
 	// Counts buffered for these keys are calls of tools that did not
 	// exist: they are dropped, as RecordUsage's contract says. (A flush
 	// that took them from the buffer just before would apply them; only a
@@ -1397,7 +1398,7 @@ func (s *FileStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 	var reaped []uuid.UUID
 	defer func() {
 		if len(reaped) > 0 {
-			s.changed(ctx)
+			s.changed(ctx, reaped...)
 		}
 	}()
 	for _, id := range ids {

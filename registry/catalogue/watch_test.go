@@ -407,3 +407,43 @@ func TestBuiltIns_WatchCallsNeverOverlap(t *testing.T) {
 	assert.False(t, overlapped, "changed ran twice at once")
 	assert.Positive(t, calls)
 }
+
+// WatchBundles names the bundles another store's changes touched, and
+// the built-in bundle for another host's switch of a built-in.
+func TestWatchBundles_NamesTheBundlesTouched(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	a, b := openBuiltIns(t, f, time.Hour, watchEvery), openBuiltIns(t, f, time.Hour, watchEvery)
+	got := make(chan []uuid.UUID, 100)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- b.WatchBundles(wctx, func(ids []uuid.UUID) { got <- ids }) }()
+	t.Cleanup(func() { cancel(); <-done })
+	collect := func(want ...uuid.UUID) {
+		t.Helper()
+		seen := map[uuid.UUID]bool{}
+		deadline := time.After(10 * time.Second)
+		for len(seen) < len(want) {
+			select {
+			case ids := <-got:
+				require.NotNil(t, ids, "the log names the bundles")
+				for _, id := range ids {
+					require.Contains(t, want, id)
+					seen[id] = true
+				}
+			case <-deadline:
+				t.Fatalf("bundles reported: %v; want %v", seen, want)
+			}
+		}
+	}
+	x, y := v7(t), v7(t)
+	putBundle(t, a, x, "X")
+	putBundle(t, a, y, "Y")
+	collect(x, y)
+	_, err := a.PutTool(ctx, catalogue.ToolKey{BundleID: y, Slug: "t", Version: "1"}, builtinGoSpec("T", "add"))
+	require.NoError(t, err)
+	collect(y)
+	_, err = a.SetBundleEnabled(ctx, f.builtin, false)
+	require.NoError(t, err)
+	collect(f.builtin)
+}

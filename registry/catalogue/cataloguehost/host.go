@@ -342,6 +342,22 @@ func (c *Catalogue) bundleChanged(ctx context.Context, id uuid.UUID) {
 	}
 }
 
+// SyncBundles makes the registry's tools of the given bundles match the
+// store, as Sync does for all: for another process's changes whose
+// bundles are known (catalogue.BundleWatcher). Only the bundles and those
+// bundles' tools are read, unless other bundles' names change too (then
+// everything is). No ids: nothing to do.
+func (c *Catalogue) SyncBundles(ctx context.Context, ids []uuid.UUID) error {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	for _, id := range ids {
+		if err := c.syncBundleLocked(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // syncBundleLocked is bundleChanged's work; syncMu must be held.
 func (c *Catalogue) syncBundleLocked(ctx context.Context, id uuid.UUID) error {
 	bundles, err := c.store.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})

@@ -1,8 +1,11 @@
 package searchindex_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +133,14 @@ type world struct {
 	scan    *searchindex.Scan
 	bundles []uuid.UUID
 	keys    []catalogue.ToolKey
+	touched map[uuid.UUID]bool // bundles written to, when not nil
+}
+
+// touch records that bundle id was written to.
+func (w *world) touch(id uuid.UUID) {
+	if w.touched != nil {
+		w.touched[id] = true
+	}
 }
 
 func newWorld(t require.TestingT) *world {
@@ -156,24 +167,37 @@ func (w *world) write(t *rapid.T) {
 		_, _, err := w.idx.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "b", DisplayName: "B", IsEnabled: true})
 		require.NoError(t, err)
 		w.bundles = append(w.bundles, id)
+		w.touch(id)
 	case op <= 4:
 		key := catalogue.ToolKey{BundleID: rapid.SampledFrom(w.bundles).Draw(t, "bundle"), Slug: drawSlug(t),
 			Version: rapid.SampledFrom([]string{"1", "2", "1.0"}).Draw(t, "version")}
 		if _, err := w.idx.PutTool(ctx, key, drawSpec(t)); err == nil {
 			w.keys = append(w.keys, key)
 		}
+		w.touch(key.BundleID)
 	case op == 5 && len(w.keys) > 0:
-		_, _ = w.idx.SetToolEnabled(ctx, rapid.SampledFrom(w.keys).Draw(t, "key"), rapid.Bool().Draw(t, "on"))
+		key := rapid.SampledFrom(w.keys).Draw(t, "key")
+		_, _ = w.idx.SetToolEnabled(ctx, key, rapid.Bool().Draw(t, "on"))
+		w.touch(key.BundleID)
 	case op == 6 && len(w.keys) > 0:
-		_ = w.idx.DeleteTool(ctx, rapid.SampledFrom(w.keys).Draw(t, "key"))
+		key := rapid.SampledFrom(w.keys).Draw(t, "key")
+		_ = w.idx.DeleteTool(ctx, key)
+		w.touch(key.BundleID)
 	case op == 7:
-		_, _ = w.idx.SetBundleEnabled(ctx, rapid.SampledFrom(w.bundles).Draw(t, "bundle"), rapid.Bool().Draw(t, "on"))
+		id := rapid.SampledFrom(w.bundles).Draw(t, "bundle")
+		_, _ = w.idx.SetBundleEnabled(ctx, id, rapid.Bool().Draw(t, "on"))
+		w.touch(id)
 	case op == 8:
-		_, _ = w.idx.SoftDeleteBundle(ctx, rapid.SampledFrom(w.bundles).Draw(t, "bundle"))
+		id := rapid.SampledFrom(w.bundles).Draw(t, "bundle")
+		_, _ = w.idx.SoftDeleteBundle(ctx, id)
+		w.touch(id)
 	case op == 9:
 		w.clock.t = w.clock.t.Add(catalogue.SoftDeleteRetention)
-		_, err := w.idx.ReapDeleted(ctx)
+		reaped, err := w.idx.ReapDeleted(ctx)
 		require.NoError(t, err)
+		for _, id := range reaped {
+			w.touch(id)
+		}
 	}
 	if len(w.keys) > 0 && rapid.IntRange(0, 5).Draw(t, "use") == 0 {
 		require.NoError(t, w.idx.RecordUsage(ctx, rapid.SampledFrom(w.keys).Draw(t, "key"), w.clock.t))
@@ -251,6 +275,38 @@ func TestIndexEqualsScanAfterResync(t *testing.T) {
 			other.write(t)
 		}
 		require.NoError(t, w.idx.Resync(context.Background()))
+		for range 4 {
+			checkEqual(t, w.scan, w.idx, drawQuery(t), rapid.Bool().Draw(t, "includeDisabled"), rapid.IntRange(1, 7).Draw(t, "limit"))
+		}
+	})
+}
+
+// TestIndexEqualsScanAfterResyncBundles: an index updated in place for
+// the bundles another process wrote to (ResyncBundles, as after a change
+// feed that names them) answers as the scan, while this process's own
+// writes go on.
+func TestIndexEqualsScanAfterResyncBundles(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := newWorld(t)
+		for range rapid.IntRange(1, 30).Draw(t, "writes") {
+			w.write(t)
+		}
+		mem, err := searchindex.Wrap(context.Background(), w.mem, searchindex.Options{}) // another process's view
+		require.NoError(t, err)
+		other := &world{clock: w.clock, mem: w.mem, idx: mem, bundles: w.bundles, keys: w.keys, touched: map[uuid.UUID]bool{}}
+		for range rapid.IntRange(1, 20).Draw(t, "other-writes") {
+			other.write(t)
+		}
+		w.bundles, w.keys = other.bundles, other.keys
+		ids := slices.Collect(maps.Keys(other.touched))
+		slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+		require.NoError(t, w.idx.ResyncBundles(context.Background(), ids))
+		for range rapid.IntRange(0, 5).Draw(t, "own-writes") {
+			w.write(t)
+		}
+		fresh, err := searchindex.Wrap(context.Background(), w.mem, searchindex.Options{})
+		require.NoError(t, err)
+		require.Equal(t, fresh.Len(), w.idx.Len(), "the index holds as many tools as one built afresh")
 		for range 4 {
 			checkEqual(t, w.scan, w.idx, drawQuery(t), rapid.Bool().Draw(t, "includeDisabled"), rapid.IntRange(1, 7).Draw(t, "limit"))
 		}

@@ -125,6 +125,71 @@ func (s *Store) Resync(ctx context.Context) error {
 	return err
 }
 
+// ResyncBundles re-reads the given bundles and their tools from the store
+// and updates the index in place: for writes made by other processes
+// whose bundles are known (catalogue.BundleWatcher), at the cost of those
+// bundles alone. A bundle the store no longer holds is marked gone and
+// its tools dropped. Writes made through this Store meanwhile are applied
+// again after the update, as Resync does. No ids: nothing to do.
+func (s *Store) ResyncBundles(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	s.resyncMu.Lock()
+	defer s.resyncMu.Unlock()
+	s.mu.Lock()
+	s.recording, s.journal = true, nil
+	s.mu.Unlock()
+	// Tools before bundles, as build reads them.
+	tools, err := s.Store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: ids, IncludeDisabled: true, IncludeDeleted: true})
+	var bundles []catalogue.Bundle
+	if err == nil {
+		bundles, err = s.Store.ListBundles(ctx, catalogue.BundleQuery{IDs: ids, IncludeDisabled: true, IncludeDeleted: true})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() { s.recording, s.journal = false, nil }()
+	if err != nil {
+		return fmt.Errorf("searchindex: re-reading bundles: %w", err)
+	}
+	want := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	found := map[uuid.UUID]bool{}
+	for i := range bundles {
+		if want[bundles[i].ID] {
+			s.ix.setBundle(&bundles[i])
+			found[bundles[i].ID] = true
+		}
+	}
+	for id := range want {
+		if !found[id] {
+			s.ix.dropBundle(id)
+		}
+	}
+	read := make(map[catalogue.ToolKey]bool, len(tools))
+	for i := range tools {
+		if want[tools[i].BundleID] {
+			s.ix.put(&tools[i])
+			read[tools[i].Key()] = true
+		}
+	}
+	var gone []catalogue.ToolKey
+	for key := range s.ix.slots {
+		if want[key.BundleID] && !read[key] {
+			gone = append(gone, key)
+		}
+	}
+	for _, key := range gone {
+		s.ix.remove(key)
+	}
+	for _, f := range s.journal {
+		f(s.ix)
+	}
+	return nil
+}
+
 // build reads the store into a new index. Tools are read before bundles:
 // a bundle created in between holds none of the tools read.
 func (s *Store) build(ctx context.Context) (*index, error) {
