@@ -14,6 +14,28 @@ import (
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
+// benchCatalogue is a fixture holding two bundles of 1,000 tools: bundle
+// ("bench", written through the registry's store) and other ("raw",
+// written straight into the file store), and the tools' spec. Both
+// bundles are the same size: the file store's cost grows with it.
+func benchCatalogue(b *testing.B) (f *fixture, bundle, other uuid.UUID, spec catalogue.ToolSpec) {
+	ctx := context.Background()
+	f = newFixture(&testing.T{}, nil)
+	bundle = f.bundle(&testing.T{}, "bench")
+	other, err := catalogue.NewID()
+	require.NoError(b, err)
+	_, _, err = f.file.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "raw", DisplayName: "raw", IsEnabled: true})
+	require.NoError(b, err)
+	spec = echoSpec("http://127.0.0.1:1/")
+	for i := 0; i < 1000; i++ {
+		for _, id := range []uuid.UUID{bundle, other} {
+			_, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: fmt.Sprintf("seed%d", i), Version: "1"}, spec)
+			require.NoError(b, err)
+		}
+	}
+	return f, bundle, other, spec
+}
+
 // BenchmarkPutToolKeepsRegistryInStep measures a tool PUT through
 // Catalogue.Store — the store's write plus the registry update — against
 // the same PUT straight into the file store, in a catalogue already
@@ -21,20 +43,8 @@ import (
 // the ratio of their times: what keeping the registry in step costs.
 func BenchmarkPutToolKeepsRegistryInStep(b *testing.B) {
 	ctx := context.Background()
-	f := newFixture(&testing.T{}, nil)
+	f, bundle, other, spec := benchCatalogue(b)
 	defer f.store.Close()
-	bundle := f.bundle(&testing.T{}, "bench")
-	other, err := catalogue.NewID()
-	require.NoError(b, err)
-	_, _, err = f.file.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "raw", DisplayName: "raw", IsEnabled: true})
-	require.NoError(b, err)
-	spec := echoSpec("http://127.0.0.1:1/")
-	for i := 0; i < 1000; i++ { // both bundles the same size: the file store's cost grows with it
-		for _, id := range []uuid.UUID{bundle, other} {
-			_, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: fmt.Sprintf("seed%d", i), Version: "1"}, spec)
-			require.NoError(b, err)
-		}
-	}
 	require.NoError(b, f.cat.Sync(ctx))
 	var via, direct time.Duration
 	b.ResetTimer()
@@ -67,20 +77,8 @@ func BenchmarkPutToolKeepsRegistryInStep(b *testing.B) {
 // every tool.
 func BenchmarkBundlePutKeepsRegistryInStep(b *testing.B) {
 	ctx := context.Background()
-	f := newFixture(&testing.T{}, nil)
+	f, _, other, spec := benchCatalogue(b)
 	defer f.store.Close()
-	bundle := f.bundle(&testing.T{}, "bench")
-	other, err := catalogue.NewID()
-	require.NoError(b, err)
-	_, _, err = f.file.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "raw", DisplayName: "raw", IsEnabled: true})
-	require.NoError(b, err)
-	spec := echoSpec("http://127.0.0.1:1/")
-	for i := 0; i < 1000; i++ {
-		for _, id := range []uuid.UUID{bundle, other} {
-			_, err := f.file.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: fmt.Sprintf("seed%d", i), Version: "1"}, spec)
-			require.NoError(b, err)
-		}
-	}
 	small := f.bundle(&testing.T{}, "small")
 	for i := range 20 {
 		id := f.bundle(&testing.T{}, fmt.Sprintf("s%d", i))

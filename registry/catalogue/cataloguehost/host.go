@@ -294,8 +294,23 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 		toolOf[name] = t
 	}
 
-	next := make(map[string]served, len(desired))
+	c.applyLocked(current, desired, toolOf, func(served) bool { return true }, prefix, parts)
+	return nil
+}
+
+// applyLocked makes the registry serve desired (name → tool, the tools
+// in toolOf) in place of the current tools inScope selects — all of them
+// for a full Sync, one bundle's for a bundle's — keeping the others as
+// they are, and records the result with the bundles' name parts. syncMu
+// must be held.
+func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[string]*catalogue.Tool, inScope func(served) bool,
+	prefix string, parts map[uuid.UUID]string) {
+	next := make(map[string]served, max(len(current), len(desired)))
 	for name, s := range current {
+		if !inScope(s) {
+			next[name] = s
+			continue
+		}
 		if d, ok := desired[name]; ok && d.id == s.id {
 			next[name] = s
 			continue
@@ -321,7 +336,6 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 	c.mu.Lock()
 	c.current, c.names, c.parts = next, names, parts
 	c.mu.Unlock()
-	return nil
 }
 
 // bundleChanged brings one bundle's tools up to date after a write that
@@ -422,37 +436,7 @@ func (c *Catalogue) syncBundleLocked(ctx context.Context, id uuid.UUID) error {
 		toolOf[name] = t
 	}
 
-	next := make(map[string]served, len(current)+len(desired))
-	for name, s := range current {
-		if s.key.BundleID != id {
-			next[name] = s
-			continue
-		}
-		if d, ok := desired[name]; ok && d.id == s.id {
-			next[name] = s
-			continue
-		}
-		if err := c.reg.Remove(name); err != nil && !errors.Is(err, registry.ErrUnknownTool) {
-			c.log.Warn("cataloguehost: removing a tool", "name", name, "err", err)
-		}
-	}
-	var add []*registry.Tool
-	var addNames []string
-	for name, d := range desired {
-		if s, ok := current[name]; ok && s.id == d.id {
-			continue
-		}
-		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, ""))))
-		addNames = append(addNames, name)
-	}
-	c.addTools(add, addNames, desired, next)
-	names := make(map[catalogue.ToolKey]string, len(next))
-	for n, s := range next {
-		names[s.key] = n
-	}
-	c.mu.Lock()
-	c.current, c.names, c.parts = next, names, parts
-	c.mu.Unlock()
+	c.applyLocked(current, desired, toolOf, func(s served) bool { return s.key.BundleID == id }, prefix, parts)
 	return nil
 }
 
