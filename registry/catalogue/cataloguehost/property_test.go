@@ -3,6 +3,7 @@ package cataloguehost_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -98,5 +99,52 @@ func TestCatalogue_IncrementalUpdatesEqualAFreshStart(t *testing.T) {
 		want := servedSet(rt, fresh, c2, f.store)
 		require.Equal(rt, want, got, fmt.Sprintf("served after writes vs a fresh start (%d bundles)", len(bundles)))
 		require.True(rt, slices.Equal(names(fresh, "catalogue"), names(f.reg, "catalogue")))
+	})
+}
+
+// Writes made behind the catalogue's back (another process, straight into
+// the store), then SyncBundles of the bundles they touched: the registry
+// serves what a fresh start serves.
+func TestCatalogue_SyncBundlesEqualsAFreshStart(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		ctx := context.Background()
+		f := newFixture(t, nil)
+		slugs := []string{"web", "météo", "web2"}
+		var bundles []uuid.UUID
+		for range rapid.IntRange(1, 4).Draw(rt, "bundles") {
+			id, err := catalogue.NewID()
+			require.NoError(rt, err)
+			_, _, err = f.w.PutBundle(ctx, id, catalogue.BundleSpec{Slug: rapid.SampledFrom(slugs).Draw(rt, "slug"), DisplayName: "B", IsEnabled: true})
+			require.NoError(rt, err)
+			bundles = append(bundles, id)
+		}
+		touched := map[uuid.UUID]bool{}
+		for range rapid.IntRange(1, 10).Draw(rt, "ops") {
+			id := rapid.SampledFrom(bundles).Draw(rt, "bundle")
+			touched[id] = true
+			switch rapid.IntRange(0, 4).Draw(rt, "op") {
+			case 0:
+				_, _, _ = f.file.PutBundle(ctx, id, catalogue.BundleSpec{Slug: rapid.SampledFrom(slugs).Draw(rt, "slug"), DisplayName: "B",
+					IsEnabled: rapid.Bool().Draw(rt, "on")})
+			case 1, 2:
+				spec := echoSpec("http://127.0.0.1:1/")
+				spec.IsEnabled = rapid.Bool().Draw(rt, "enabled")
+				_, _ = f.file.PutTool(ctx, catalogue.ToolKey{BundleID: id, Slug: rapid.SampledFrom([]string{"echo", "prévision"}).Draw(rt, "tool"),
+					Version: rapid.SampledFrom([]string{"1", "1.0"}).Draw(rt, "v")}, spec)
+			case 3:
+				_ = f.file.DeleteTool(ctx, catalogue.ToolKey{BundleID: id, Slug: "echo", Version: "1"})
+			case 4:
+				_, _ = f.file.SoftDeleteBundle(ctx, id)
+			}
+		}
+		ids := slices.Collect(maps.Keys(touched))
+		require.NoError(rt, f.cat.SyncBundles(ctx, ids))
+		got := servedSet(rt, f.reg, f.cat, f.store)
+
+		fresh := registry.New(registry.Options{})
+		c2, err := cataloguehost.New(ctx, cataloguehost.Options{Store: f.store, Registry: fresh, Invoker: &cataloguehost.Dispatcher{}, Logger: discard})
+		require.NoError(rt, err)
+		defer c2.Close()
+		require.Equal(rt, servedSet(rt, fresh, c2, f.store), got)
 	})
 }
