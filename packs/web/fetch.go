@@ -199,7 +199,7 @@ func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (result.Result[FetchOu
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBytes))
 	if err != nil {
 		if timedOut(ctx, err) {
-			return result.Failure[FetchOutput]("the page was not read in time", ErrTimeout), nil
+			return result.Failuref[FetchOutput](ErrTimeout, "the page was not read in time (the limit is %s)", f.cfg.Timeout), nil
 		}
 		return failed("the page could not be read: %v", err)
 	}
@@ -212,12 +212,14 @@ func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (result.Result[FetchOu
 }
 
 // doFailure maps a failed request: out of time, refused by the guard, or
-// a network failure.
+// a network failure. A timeout names the limit, as the registry's own
+// timeout of the tool (the same duration) does: whichever ends the call
+// first, the caller reads the same limit.
 func (f *fetcher) doFailure(ctx context.Context, err error) (result.Result[FetchOutput], error) {
 	var be *netguard.BlockedError
 	switch {
 	case timedOut(ctx, err):
-		return result.Failure[FetchOutput]("the page was not fetched in time", ErrTimeout), nil
+		return result.Failuref[FetchOutput](ErrTimeout, "the page was not fetched in time (the limit is %s)", f.cfg.Timeout), nil
 	case errors.As(err, &be):
 		msg := "the destination is refused: " + be.Reason.Error()
 		if be.Detail != "" {

@@ -358,14 +358,6 @@ func TestFetch_OtherTextReturnedAsItIs(t *testing.T) {
 	assert.Contains(t, r.Error, "content type image/png is not a page this tool reads text from (HTML, plain text, JSON or XML)")
 }
 
-func closedPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	return port
-}
 
 // A URL that is not an absolute http or https one is a validation
 // failure naming url, and nothing is fetched.

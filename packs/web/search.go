@@ -142,7 +142,7 @@ func (s *searcher) search(ctx context.Context, a SearchArgs) (result.Result[Sear
 	resp, err := s.client.Do(ctx, req)
 	if err != nil {
 		if timedOut(ctx, err) {
-			return result.Failure[SearchOutput]("the search gateway did not answer in time", ErrTimeout), nil
+			return result.Failuref[SearchOutput](ErrTimeout, "the search gateway did not answer in time (the limit is %s)", s.cfg.Timeout), nil
 		}
 		s.pack.log.Warn("web: search gateway", "err", err)
 		return result.Failure[SearchOutput]("the search gateway could not be reached", ErrUpstream), nil
@@ -151,7 +151,7 @@ func (s *searcher) search(ctx context.Context, a SearchArgs) (result.Result[Sear
 	answer, err := io.ReadAll(resp.Body)
 	if err != nil {
 		if timedOut(ctx, err) {
-			return result.Failure[SearchOutput]("the search gateway did not answer in time", ErrTimeout), nil
+			return result.Failuref[SearchOutput](ErrTimeout, "the search gateway did not answer in time (the limit is %s)", s.cfg.Timeout), nil
 		}
 		return result.Failure[SearchOutput]("the search gateway's answer could not be read", ErrUpstream), nil
 	}
