@@ -358,7 +358,6 @@ func TestFetch_OtherTextReturnedAsItIs(t *testing.T) {
 	assert.Contains(t, r.Error, "content type image/png is not a page this tool reads text from (HTML, plain text, JSON or XML)")
 }
 
-
 // A URL that is not an absolute http or https one is a validation
 // failure naming url, and nothing is fetched.
 func TestFetch_BadURLRefused(t *testing.T) {
