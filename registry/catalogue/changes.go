@@ -53,11 +53,11 @@ var (
 // the directory increments, under the flock of locks/changes.lock, and
 // the file "changes.log" a line "<count> <bundle id>" for each bundle the
 // change touched (started afresh past maxChangesLog bytes, and whenever
-// the count starts again). It is
-// a hint for watchers, not a record: it is overwritten in place, always
-// with the same number of bytes and without fsync (a rename over it would
-// make some file systems flush it: a millisecond on every change), and a
-// count lost, cut short or reset reads as one more change.
+// the count starts again). It is a hint for watchers, not a record: it is
+// overwritten in place, always with the same number of bytes and without
+// fsync (a rename over it would make some file systems flush it: a
+// millisecond on every change), and a count lost, cut short or reset
+// reads as one more change.
 type changeCount struct {
 	path string
 	mu   chan struct{} // the in-process half of the lock
@@ -180,11 +180,10 @@ func (c *changeCount) log(n uint64, fresh bool, ids []uuid.UUID) error {
 	return err
 }
 
-// bundlesOf returns the bundles the log names for the counts after from
-// up to to that this store did not write; ok is false when one of those
-// counts is not in the log (cut short, started afresh, or not logged), so
-// that everything must be read again.
-func (c *changeCount) bundlesOf(from, to uint64) (ids []uuid.UUID, ok bool) {
+// bundlesOf returns the bundles the log names for the counts in need; ok
+// is false when one of them is not in the log (cut short, started afresh,
+// or not logged), so that everything must be read again.
+func (c *changeCount) bundlesOf(need map[uint64]bool) (ids []uuid.UUID, ok bool) {
 	f, err := os.Open(c.logPath())
 	if err != nil {
 		return nil, false
@@ -194,14 +193,6 @@ func (c *changeCount) bundlesOf(from, to uint64) (ids []uuid.UUID, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	c.ownMu.Lock()
-	need := map[uint64]bool{}
-	for n := from + 1; n <= to; n++ {
-		if _, mine := c.own[n]; !mine {
-			need[n] = true
-		}
-	}
-	c.ownMu.Unlock()
 	seen := map[uint64]bool{}
 	have := map[uuid.UUID]bool{}
 	for line := range bytes.Lines(data) {
@@ -246,54 +237,48 @@ func (c *changeCount) remember(n uint64) {
 	}
 }
 
-// touched returns the bundles the changes from one read of the counter to
-// the next touched, or nil when they cannot be known.
-func (c *changeCount) touched(from, to []byte) []uuid.UUID {
-	a, okA := count(from)
-	if !okA && len(from) == 0 {
-		a, okA = 0, true
-	}
-	b, okB := count(to)
-	if !okA || !okB || b <= a || b-a > ownKept {
-		return nil
-	}
-	ids, ok := c.bundlesOf(a, b)
-	if !ok {
-		return nil
-	}
-	if ids == nil {
-		ids = []uuid.UUID{} // counted, but touched no bundle
-	}
-	return ids
-}
-
-// allOwn reports whether every count after from up to to was written by
-// this store: the change from one read to the next was its own. A count
-// that went back or does not parse (a counter reset) is not, and the
+// news reads the counter's move from one read (from) to the next (to):
+// moved is false when every count between was written by this store;
+// otherwise ids are the bundles the other counts touched (empty when they
+// touched none), or nil when they cannot be known. A count that went back
+// or does not parse (a counter reset) is news of unknown bundles, and the
 // counts remembered are forgotten: they may come again, written by
 // others.
-func (c *changeCount) allOwn(from, to []byte) bool {
+func (c *changeCount) news(from, to []byte) (moved bool, ids []uuid.UUID) {
 	a, okA := count(from)
-	b, okB := count(to)
 	if !okA && len(from) == 0 {
 		a, okA = 0, true // no file yet
 	}
+	b, okB := count(to)
 	c.ownMu.Lock()
-	defer c.ownMu.Unlock()
 	if !okA || !okB || b <= a {
 		clear(c.own)
 		c.top = 0
-		return false
+		c.ownMu.Unlock()
+		return true, nil
 	}
 	if b-a > ownKept {
-		return false
+		c.ownMu.Unlock()
+		return true, nil
 	}
+	need := map[uint64]bool{}
 	for n := a + 1; n <= b; n++ {
-		if _, ok := c.own[n]; !ok {
-			return false
+		if _, mine := c.own[n]; !mine {
+			need[n] = true
 		}
 	}
-	return true
+	c.ownMu.Unlock()
+	if len(need) == 0 {
+		return false, nil
+	}
+	ids, ok := c.bundlesOf(need)
+	if !ok {
+		return true, nil
+	}
+	if ids == nil {
+		ids = []uuid.UUID{}
+	}
+	return true, ids
 }
 
 // watch polls the counter every interval and calls changed whenever the
@@ -332,8 +317,8 @@ func (c *changeCount) watch(ctx context.Context, last []byte, every time.Duratio
 		if bytes.Equal(raw, last) {
 			continue
 		}
-		if !c.allOwn(last, raw) {
-			changed(c.touched(last, raw))
+		if moved, ids := c.news(last, raw); moved {
+			changed(ids)
 		}
 		last = raw
 	}
