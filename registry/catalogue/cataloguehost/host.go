@@ -262,20 +262,32 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 		return fmt.Errorf("cataloguehost: listing tools: %w", err)
 	}
 	parts := bundleParts(bundles)
-	prefix := c.reg.Prefix()
-	budget := nameBudget(prefix)
-
 	c.mu.RLock()
 	current := c.current
 	c.mu.RUnlock()
+	all := func(uuid.UUID) bool { return true }
+	desired, toolOf, _ := c.desire(tools, parts, all, current)
+	c.applyLocked(current, desired, toolOf, all, parts)
+	return nil
+}
 
-	desired := make(map[string]served, len(tools))
-	toolOf := make(map[string]*catalogue.Tool, len(tools))
+// desire names the tools (of the bundles inScope selects) the registry is
+// to serve: name → tool, in the tools' order, the first of two with one
+// name kept, a name another pack's tool holds left out (both logged).
+// clash reports a tool whose name is held by a catalogue tool outside the
+// scope: which one is served depends on the order of every tool, so the
+// caller reads them all.
+func (c *Catalogue) desire(tools []catalogue.Tool, parts map[uuid.UUID]string, inScope func(uuid.UUID) bool,
+	current map[string]served) (desired map[string]served, toolOf map[string]*catalogue.Tool, clash bool) {
+	prefix := c.reg.Prefix()
+	budget := nameBudget(prefix)
+	desired = make(map[string]served, len(tools))
+	toolOf = make(map[string]*catalogue.Tool, len(tools))
 	for i := range tools {
 		t := &tools[i]
 		part, ok := parts[t.BundleID]
-		if !ok {
-			continue // the bundle went away between the two reads
+		if !ok || !inScope(t.BundleID) {
+			continue // out of scope, or its bundle went away between the two reads
 		}
 		name := finalName(prefix, nameOf(part, t, budget))
 		if prev, dup := desired[name]; dup {
@@ -283,7 +295,9 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 				"name", name, "kept", prev.key.Slug+"@"+prev.key.Version, "left_out", t.Slug+"@"+t.Version)
 			continue
 		}
-		if _, mine := current[name]; !mine {
+		if other, mine := current[name]; mine && !inScope(other.key.BundleID) {
+			return nil, nil, true
+		} else if !mine {
 			if _, exists := c.reg.IsEnabled(name); exists {
 				c.log.Warn("cataloguehost: a tool of another pack has this catalogue tool's name; left out", "name", name,
 					"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
@@ -293,9 +307,7 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 		desired[name] = served{id: t.ID, key: t.Key()}
 		toolOf[name] = t
 	}
-
-	c.applyLocked(current, desired, toolOf, func(served) bool { return true }, prefix, parts)
-	return nil
+	return desired, toolOf, false
 }
 
 // applyLocked makes the registry serve desired (name → tool, the tools
@@ -303,11 +315,12 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 // for a full Sync, one bundle's for a bundle's — keeping the others as
 // they are, and records the result with the bundles' name parts. syncMu
 // must be held.
-func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[string]*catalogue.Tool, inScope func(served) bool,
-	prefix string, parts map[uuid.UUID]string) {
+func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[string]*catalogue.Tool, inScope func(uuid.UUID) bool,
+	parts map[uuid.UUID]string) {
+	prefix := c.reg.Prefix()
 	next := make(map[string]served, max(len(current), len(desired)))
 	for name, s := range current {
-		if !inScope(s) {
+		if !inScope(s.key.BundleID) {
 			next[name] = s
 			continue
 		}
@@ -351,7 +364,7 @@ func (c *Catalogue) bundleChanged(ctx context.Context, id uuid.UUID) {
 	ctx = context.WithoutCancel(ctx)
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	if err := c.syncBundleLocked(ctx, id); err != nil {
+	if err := c.syncBundlesLocked(ctx, []uuid.UUID{id}); err != nil {
 		c.log.Warn("cataloguehost: updating the registry after a change", "err", err)
 	}
 }
@@ -362,81 +375,56 @@ func (c *Catalogue) bundleChanged(ctx context.Context, id uuid.UUID) {
 // bundles' tools are read, unless other bundles' names change too (then
 // everything is). No ids: nothing to do.
 func (c *Catalogue) SyncBundles(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	for _, id := range ids {
-		if err := c.syncBundleLocked(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.syncBundlesLocked(ctx, ids)
 }
 
-// syncBundleLocked is bundleChanged's work; syncMu must be held.
-func (c *Catalogue) syncBundleLocked(ctx context.Context, id uuid.UUID) error {
+// syncBundlesLocked is the work of bundleChanged and SyncBundles: one
+// read of the bundles, one of the given bundles' tools; syncMu must be
+// held.
+func (c *Catalogue) syncBundlesLocked(ctx context.Context, ids []uuid.UUID) error {
 	bundles, err := c.store.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
 	if err != nil {
 		return fmt.Errorf("cataloguehost: listing bundles: %w", err)
 	}
+	scope := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		scope[id] = true
+	}
+	inScope := func(id uuid.UUID) bool { return scope[id] }
 	parts := bundleParts(bundles)
 	c.mu.RLock()
 	same := c.parts != nil
 	for bid, part := range parts {
-		if old, ok := c.parts[bid]; bid != id && (!ok || old != part) {
+		if old, ok := c.parts[bid]; !inScope(bid) && (!ok || old != part) {
 			same = false
 		}
 	}
 	for bid := range c.parts {
-		if _, ok := parts[bid]; !ok && bid != id {
+		if _, ok := parts[bid]; !ok && !inScope(bid) {
 			same = false
 		}
 	}
+	current := c.current
 	c.mu.RUnlock()
 	if !same {
 		return c.syncLocked(ctx)
 	}
-	// The bundle's enabled tools (none when it is disabled or
-	// soft-deleted), in the store's order, as a full Sync reads them.
-	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{id}})
+	// The bundles' enabled tools (none of a disabled or soft-deleted one),
+	// in the store's order, as a full Sync reads them.
+	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: ids})
 	if err != nil {
 		return fmt.Errorf("cataloguehost: listing tools: %w", err)
 	}
-	prefix := c.reg.Prefix()
-	budget := nameBudget(prefix)
-	c.mu.RLock()
-	current := c.current
-	c.mu.RUnlock()
-
-	desired := make(map[string]served, len(tools))
-	toolOf := make(map[string]*catalogue.Tool, len(tools))
-	part, ok := parts[id]
-	for i := range tools {
-		t := &tools[i]
-		if !ok || t.BundleID != id {
-			continue
-		}
-		name := finalName(prefix, nameOf(part, t, budget))
-		if prev, dup := desired[name]; dup {
-			c.log.Warn("cataloguehost: two catalogue tools have the same registry name; serving the first",
-				"name", name, "kept", prev.key.Slug+"@"+prev.key.Version, "left_out", t.Slug+"@"+t.Version)
-			continue
-		}
-		if other, mine := current[name]; mine && other.key.BundleID != id {
-			// Another bundle's tool has this name: which one is served
-			// depends on the order of every tool, as a full Sync reads it.
-			return c.syncLocked(ctx)
-		} else if !mine {
-			if _, exists := c.reg.IsEnabled(name); exists {
-				c.log.Warn("cataloguehost: a tool of another pack has this catalogue tool's name; left out", "name", name,
-					"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
-				continue
-			}
-		}
-		desired[name] = served{id: t.ID, key: t.Key()}
-		toolOf[name] = t
+	desired, toolOf, clash := c.desire(tools, parts, inScope, current)
+	if clash {
+		return c.syncLocked(ctx)
 	}
-
-	c.applyLocked(current, desired, toolOf, func(s served) bool { return s.key.BundleID == id }, prefix, parts)
+	c.applyLocked(current, desired, toolOf, inScope, parts)
 	return nil
 }
 
