@@ -188,9 +188,10 @@ func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *catalogu
 			defer scancel()
 			// Only the bundles the change touched when they are known
 			// (the file store's change log), else everything.
-			indexErr, catErr := error(nil), error(nil)
+			var indexErr, catErr error
 			if bundles == nil {
-				indexErr, catErr = index.Resync(sctx), cat.Sync(sctx)
+				indexErr = index.Resync(sctx)
+				catErr = cat.Sync(sctx)
 			} else {
 				indexErr = index.ResyncBundles(sctx, bundles)
 				catErr = cat.SyncBundles(sctx, bundles)

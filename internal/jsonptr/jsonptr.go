@@ -14,6 +14,12 @@ var escaper = strings.NewReplacer("~", "~0", "/", "~1")
 // Escape writes one reference token of a pointer: "a/b~c" → "a~1b~0c".
 func Escape(token string) string { return escaper.Replace(token) }
 
+// unescaper reads a reference token back: "~1" as "/", then "~0" as "~".
+var unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+// Unescape reads one reference token of a pointer: "a~1b~0c" → "a/b~c".
+func Unescape(token string) string { return unescaper.Replace(token) }
+
 // FromTokens joins reference tokens into a pointer: ["a/b", "2"] →
 // "/a~1b/2"; none → "" (the whole document).
 func FromTokens(tokens []string) string {
@@ -90,7 +96,7 @@ func Resolve(doc any, ref string) (v any, ok bool) {
 	}
 	cur := doc
 	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = Unescape(tok)
 		switch c := cur.(type) {
 		case map[string]any:
 			if cur, ok = c[tok]; !ok {

@@ -16,7 +16,9 @@ import (
 func TestEscapeAndFromTokens(t *testing.T) {
 	for in, want := range map[string]string{"": "", "a": "a", "a/b": "a~1b", "~": "~0", "~1": "~01", "/~": "~1~0", "é x": "é x"} {
 		assert.Equal(t, want, jsonptr.Escape(in), in)
+		assert.Equal(t, in, jsonptr.Unescape(want), "Unescape reads back %q", want)
 	}
+	assert.Equal(t, "~1", jsonptr.Unescape("~01"), "~0 read after ~1, never twice")
 	assert.Equal(t, "", jsonptr.FromTokens(nil))
 	assert.Equal(t, "/a~1b/2/", jsonptr.FromTokens([]string{"a/b", "2", ""}))
 }

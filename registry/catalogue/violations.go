@@ -298,7 +298,7 @@ func FieldPath(ptr string) string {
 	}
 	var b strings.Builder
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = jsonptr.Unescape(tok)
 		if _, err := strconv.Atoi(tok); err == nil {
 			b.WriteString("[" + tok + "]")
 			continue
