@@ -225,8 +225,10 @@ func Params(schema json.RawMessage) []Param {
 	}
 	var props map[string]json.RawMessage
 	_ = json.Unmarshal(s["properties"], &props)
-	var root map[string]any // what local references resolve in
-	_ = json.Unmarshal(schema, &root)
+	var root map[string]any // what local references resolve in, when there are any
+	if bytes.Contains(schema, []byte(`"$ref"`)) {
+		_ = json.Unmarshal(schema, &root)
+	}
 	keys := objectKeys(s["properties"])
 	out := make([]Param, 0, len(keys)+len(reqOrder))
 	for _, k := range keys {

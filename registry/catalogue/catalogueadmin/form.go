@@ -120,8 +120,10 @@ func formFields(schema json.RawMessage, posted url.Values) ([]formField, string)
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, "the argument schema could not be read"
 	}
-	var root any // what local references resolve in
-	_ = json.Unmarshal(schema, &root)
+	var root any // what local references resolve in, when there are any
+	if bytes.Contains(schema, []byte(`"$ref"`)) {
+		_ = json.Unmarshal(schema, &root)
+	}
 	return formFieldsOf(root, s, "", posted, 0), ""
 }
 
