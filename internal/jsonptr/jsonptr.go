@@ -43,14 +43,27 @@ func FromTokens(tokens []string) string {
 // references are relative to it: it is left alone. References that are not
 // local ("other.json#/a") are left alone too.
 func RebaseRefs(m map[string]any, base string) {
-	if ref, ok := m["$ref"].(string); ok {
-		switch {
-		case ref == "" || ref == "#": // the document itself
-			m["$ref"] = base
-		case strings.HasPrefix(ref, "#/"):
-			m["$ref"] = base + ref[1:]
+	EachSchema(m, func(sub map[string]any) {
+		if ref, ok := sub["$ref"].(string); ok {
+			switch {
+			case ref == "" || ref == "#": // the document itself
+				sub["$ref"] = base
+			case strings.HasPrefix(ref, "#/"):
+				sub["$ref"] = base + ref[1:]
+			}
 		}
-	}
+	})
+}
+
+// EachSchema calls fn with the JSON Schema m (decoded into maps and
+// slices) and each of its subschemas: the values of keywords that hold
+// subschemas (JSON Schema drafts 4 to 2020-12), never the values of other
+// keywords (enum, const, default, examples, …), which are data. A
+// subschema with its own "$id" (other than a plain-name fragment) starts
+// a resource of its own, whose references are relative to it: it and its
+// subschemas are not visited.
+func EachSchema(m map[string]any, fn func(map[string]any)) {
+	fn(m)
 	visit := func(v any) {
 		sub, ok := v.(map[string]any)
 		if !ok {
@@ -59,7 +72,7 @@ func RebaseRefs(m map[string]any, base string) {
 		if id, ok := sub["$id"].(string); ok && !strings.HasPrefix(id, "#") {
 			return
 		}
-		RebaseRefs(sub, base)
+		EachSchema(sub, fn)
 	}
 	for k, v := range m {
 		switch k {

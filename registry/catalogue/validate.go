@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -275,12 +276,45 @@ func schemaCompiler(raw json.RawMessage) (*jsonschema.Compiler, error) {
 	if ptr, bad := jsonnum.Unreadable(doc); bad {
 		return nil, fmt.Errorf("at %q: expected %s (the validator reads every bound exactly)", ptr, jsonnum.Expected)
 	}
+	if m, ok := doc.(map[string]any); ok {
+		if chain := refCycle(m); chain != nil {
+			return nil, fmt.Errorf("the reference %q leads back to itself through references alone (%s): no value can be checked against it",
+				chain[0], strings.Join(chain, " → "))
+		}
+	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
 	if err := c.AddResource(schemaLoc, doc); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// refCycle returns the first chain of local references in the schema m
+// that comes back to where it started through references alone
+// ("#/$defs/a" whose target is {"$ref": "#/$defs/a"}), or nil. The
+// compiler accepts such a schema, and the validator then refuses every
+// value that reaches it, naming the cycle as if the value were wrong.
+func refCycle(m map[string]any) []string {
+	var chain []string
+	jsonptr.EachSchema(m, func(sub map[string]any) {
+		for cur, seen := sub, []string(nil); chain == nil; {
+			ref, ok := cur["$ref"].(string)
+			if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) {
+				return
+			}
+			if slices.Contains(seen, ref) {
+				chain = append(seen, ref)
+				return
+			}
+			seen = append(seen, ref)
+			target, found := jsonptr.Resolve(m, ref)
+			if cur, ok = target.(map[string]any); !found || !ok {
+				return
+			}
+		}
+	})
+	return chain
 }
 
 func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {

@@ -366,3 +366,35 @@ func TestValidate_TemplateLengths(t *testing.T) {
 	assert.Contains(t, f["httpImpl.request.body"], "at most 65536 runes")
 	assert.Contains(t, f[`httpImpl.request.query["q"]`], "at most 8192 runes")
 }
+
+// A schema whose references come back to themselves through references
+// alone is refused where it is stored, naming the chain: the validator
+// would accept it and then refuse every value reaching it, blaming the
+// value. A recursive schema that goes through a property is accepted.
+func TestCompileSchema_ReferenceCycleRefused(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/A"}}}`,
+		`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"type":"object","$ref":"#/$defs/A"}}}`,
+		`{"$ref":"#"}`,
+	} {
+		_, err := CompileSchema(json.RawMessage(s))
+		require.Error(t, err, s)
+		assert.Contains(t, err.Error(), "leads back to itself through references alone", s)
+	}
+	_, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/A"}}}`))
+	assert.ErrorContains(t, err, `(#/$defs/A → #/$defs/A)`)
+	for _, s := range []string{
+		`{"type":"object","properties":{"root":{"$ref":"#/$defs/Node"}},"$defs":{"Node":{"type":"object","properties":{"next":{"$ref":"#/$defs/Node"}}}}}`,
+		`{"type":"object","properties":{"self":{"$ref":"#"}}}`,
+		`{"type":"object","default":{"$ref":"#/default"}}`,
+	} {
+		_, err := CompileSchema(json.RawMessage(s))
+		assert.NoError(t, err, s)
+	}
+	spec := ToolSpec{DisplayName: "L", Description: "d", IsEnabled: true, Type: TypeSteps,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/A"}}}`),
+		StepsImpl: &StepsImpl{Body: "add(a=1, b=2)"}}
+	err = spec.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "argSchema")
+}
