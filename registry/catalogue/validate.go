@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -295,19 +294,31 @@ func schemaCompiler(raw json.RawMessage) (*jsonschema.Compiler, error) {
 // ("#/$defs/a" whose target is {"$ref": "#/$defs/a"}), or nil. The
 // compiler accepts such a schema, and the validator then refuses every
 // value that reaches it, naming the cycle as if the value were wrong.
+// Each reference is followed once: a long chain costs its length.
 func refCycle(m map[string]any) []string {
 	var chain []string
+	ends := map[string]bool{} // references known to end at a schema that is no reference
 	jsonptr.EachSchema(m, func(sub map[string]any) {
-		for cur, seen := sub, []string(nil); chain == nil; {
+		var seen []string
+		onChain := map[string]bool{}
+		defer func() {
+			if chain == nil {
+				for _, r := range seen {
+					ends[r] = true
+				}
+			}
+		}()
+		for cur := sub; chain == nil; {
 			ref, ok := cur["$ref"].(string)
-			if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) {
+			if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) || ends[ref] {
 				return
 			}
-			if slices.Contains(seen, ref) {
+			if onChain[ref] {
 				chain = append(seen, ref)
 				return
 			}
 			seen = append(seen, ref)
+			onChain[ref] = true
 			target, found := jsonptr.Resolve(m, ref)
 			if cur, ok = target.(map[string]any); !found || !ok {
 				return
