@@ -187,7 +187,8 @@ func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *catalogu
 			sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
 			defer scancel()
 			// Only the bundles the change touched when they are known
-			// (the file store's change log), else everything.
+			// (the file store's change log, PostgreSQL's notifications),
+			// else everything.
 			var indexErr, catErr error
 			if bundles == nil {
 				indexErr = index.Resync(sctx)

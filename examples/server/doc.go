@@ -226,10 +226,11 @@
 //
 // With catalogue.dsn several servers share one catalogue: what one stores
 // the others serve, within moments of its commit (PostgreSQL's
-// LISTEN/NOTIFY; their MCP clients get list_changed, and after a lost
-// connection — one a network dropped without a word is found within about
-// 35 s, by a check of the quiet connection every 30 s — a server re-reads
-// the whole catalogue), and <slug, version>
+// LISTEN/NOTIFY, whose notifications name the bundles a change touched:
+// the others re-read only those; their MCP clients get list_changed, and
+// after a lost connection — one a network dropped without a word is found
+// within about 35 s, by a check of the quiet connection every 30 s — a
+// server re-reads the whole catalogue), and <slug, version>
 // stays unique across them, enforced by the database. The DSN is never
 // logged. Servers on one machine may share catalogue.dir the same way:
 // each change one makes, built-ins switched on or off included, reaches

@@ -37,7 +37,8 @@ type Watcher interface {
 // touched, so that a host re-reads those bundles only (searchindex's
 // ResyncBundles, cataloguehost's SyncBundles). WatchBundles calls changed
 // as Watch does, with the bundles' ids, or with nil when they are not
-// known (re-read everything). [FileStore] and [BuiltInStore] implement it.
+// known (re-read everything). [FileStore], [BuiltInStore] and the
+// PostgreSQL store (pgstore) implement it.
 type BundleWatcher interface {
 	Watcher
 	WatchBundles(ctx context.Context, changed func(bundles []uuid.UUID)) error

@@ -61,7 +61,7 @@
 // switches of built-ins, and the PostgreSQL store listens to the
 // database. Each reports only the changes made elsewhere; the host then
 // re-reads the catalogue (cataloguehost's Sync). [BundleWatcher]'s
-// WatchBundles (the file and built-in stores) also names the bundles the
+// WatchBundles (the file, built-in and PostgreSQL stores) also names the bundles the
 // changes touched, so that a host re-reads only those (searchindex's
 // ResyncBundles, cataloguehost's SyncBundles):
 //

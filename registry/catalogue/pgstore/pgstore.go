@@ -27,7 +27,11 @@
 // PostgreSQL's LISTEN/NOTIFY, and Store.Watch calls a host back when
 // another host changed the catalogue (and once more after a lost
 // connection, for a full resync) — what cataloguehost.Catalogue.Sync and
-// searchindex's Resync need to keep a registry in step.
+// searchindex's Resync need to keep a registry in step. Each notification
+// names the bundles the change touched, and Store.WatchBundles passes them
+// on, so that a host re-reads only those (SyncBundles, ResyncBundles): with
+// 100,000 tools, a tool one host puts is served by another in a fifth of a
+// second rather than three to four.
 //
 // Usage counts are buffered in memory (RecordUsage never waits for the
 // database) and added to the stored counts by a periodic flush — an
@@ -272,13 +276,14 @@ func scanTool(row pgx.Row) (catalogue.Tool, error) {
 	return t, nil
 }
 
-// notify tells the hosts watching this catalogue (Watch) that it changed;
+// notify tells the hosts watching this catalogue (Watch, WatchBundles)
+// that it changed, and which bundles the change touched (notifyPayload);
 // inside a transaction the notification is sent at commit, and not at
 // all on rollback.
 func (s *Store) notify(ctx context.Context, q interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}) error {
-	_, err := q.Exec(ctx, `SELECT pg_notify($1, $2)`, s.channel, s.instance)
+}, bundles ...uuid.UUID) error {
+	_, err := q.Exec(ctx, `SELECT pg_notify($1, $2)`, s.channel, notifyPayload(s.instance, bundles))
 	return err
 }
 
@@ -305,7 +310,7 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now); err != nil {
 				return err
 			}
-			return s.notify(ctx, tx)
+			return s.notify(ctx, tx, id)
 		case err != nil:
 			return err
 		case b.SoftDeletedAt != nil:
@@ -319,7 +324,7 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 			id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx)
+		return s.notify(ctx, tx, id)
 	})
 	if err != nil {
 		return catalogue.Bundle{}, false, passOrWrap(ctx, err, "bundle "+id.String())
@@ -458,7 +463,7 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 		if _, err := tx.Exec(ctx, sql, args...); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx)
+		return s.notify(ctx, tx, id)
 	})
 	if err != nil {
 		return catalogue.Bundle{}, passOrWrap(ctx, err, "bundle "+id.String())
@@ -525,7 +530,7 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`, key.BundleID, key.Slug, key.Version, id, string(raw), nonNil(spec.Tags), spec.IsEnabled, now); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx)
+		return s.notify(ctx, tx, key.BundleID)
 	})
 	if err != nil {
 		return catalogue.Tool{}, passOrWrap(ctx, err, what)
@@ -623,7 +628,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 				key.BundleID, key.Slug, key.Version, enabled, string(raw)); err != nil {
 				return err
 			}
-			if err := s.notify(ctx, tx); err != nil {
+			if err := s.notify(ctx, tx, key.BundleID); err != nil {
 				return err
 			}
 		}
@@ -666,7 +671,7 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 		if err != nil {
 			return err
 		}
-		return s.notify(ctx, tx)
+		return s.notify(ctx, tx, key.BundleID)
 	})
 	if err != nil {
 		return passOrWrap(ctx, err, what)
@@ -713,7 +718,7 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx)
+		return s.notify(ctx, tx, b.ID)
 	})
 	if err != nil {
 		return passOrWrap(ctx, err, "importing bundle "+b.ID.String())
@@ -779,7 +784,7 @@ func (s *Store) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 		if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil || len(ids) == 0 {
 			return err
 		}
-		return s.notify(ctx, tx)
+		return s.notify(ctx, tx, ids...)
 	})
 	if err != nil {
 		return nil, passOrWrap(ctx, err, "reaping")
@@ -815,12 +820,15 @@ func (s *Store) Close() error {
 	return s.closeErr
 }
 
-var _ catalogue.Watcher = (*Store)(nil)
+var _ catalogue.BundleWatcher = (*Store)(nil)
 
 // Watch implements catalogue.Watcher: it calls changed when another Store on the same database and schema
 // (another host) changes the catalogue, within moments of its commit
 // (PostgreSQL's LISTEN/NOTIFY on a connection of its own; notifications of
-// this Store's own writes are skipped, and a burst arrives as one call).
+// this Store's own writes are skipped, and a burst arrives as one call:
+// the notifications that follow each other within 50 ms, for at most
+// 250 ms, so that a steady stream of changes is still reported four
+// times a second).
 // Watch also calls changed once as soon as it listens, so that a change
 // committed between the caller's first read and that moment is not
 // missed. A connection quiet for Options.FeedCheck is asked to answer,
@@ -832,6 +840,16 @@ var _ catalogue.Watcher = (*Store)(nil)
 // at the 2nd, 4th, 8th …, and the reconnection once. Watch returns when
 // ctx ends; changed runs on Watch's goroutine.
 func (s *Store) Watch(ctx context.Context, changed func()) error {
+	return s.WatchBundles(ctx, func([]uuid.UUID) { changed() })
+}
+
+// WatchBundles implements catalogue.BundleWatcher: Watch, with the
+// bundles the changes touched, which every notification names; nil (re-read
+// everything) for the call once it listens, for a change touching more
+// than 64 bundles (a reap), for a burst touching more than 1,024, and for
+// a change made by an older version of this package, whose notifications
+// did not name them.
+func (s *Store) WatchBundles(ctx context.Context, changed func(bundles []uuid.UUID)) error {
 	const first, most = 100 * time.Millisecond, 5 * time.Second
 	wait, failures := first, 0
 	for {
@@ -891,7 +909,7 @@ func (s *Store) nextNotification(ctx context.Context, conn *pgx.Conn) (*pgconn.N
 // listen holds one LISTEN connection until it fails or ctx ends, calling
 // up and then changed once it listens (the resync that covers the time
 // before); listened reports that it got that far.
-func (s *Store) listen(ctx context.Context, changed, up func()) (listened bool, err error) {
+func (s *Store) listen(ctx context.Context, changed func([]uuid.UUID), up func()) (listened bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, s.connCfg.Copy())
 	if err != nil {
 		return false, err
@@ -905,16 +923,21 @@ func (s *Store) listen(ctx context.Context, changed, up func()) (listened bool, 
 		return false, err
 	}
 	up()
-	changed()
+	changed(nil)
 	for {
 		n, err := s.nextNotification(ctx, conn)
 		if err != nil {
 			return true, err
 		}
-		own := n.Payload == s.instance
+		var g gathered
+		g.add(n.Payload, s.instance)
 		// Gather the rest of a burst (an import, a script of puts).
-		for {
-			wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		for end := time.Now().Add(burstMost); ; {
+			wait := min(burstQuiet, time.Until(end))
+			if wait <= 0 {
+				break
+			}
+			wctx, cancel := context.WithTimeout(ctx, wait)
 			m, err := conn.WaitForNotification(wctx)
 			cancel()
 			if err != nil {
@@ -926,10 +949,17 @@ func (s *Store) listen(ctx context.Context, changed, up func()) (listened bool, 
 				}
 				return true, err
 			}
-			own = own && m.Payload == s.instance
+			g.add(m.Payload, s.instance)
 		}
-		if !own {
-			changed()
+		if g.foreign {
+			changed(g.bundles())
 		}
 	}
 }
+
+// A burst of notifications is the ones that follow each other within
+// burstQuiet, for at most burstMost: reported as one change.
+const (
+	burstQuiet = 50 * time.Millisecond
+	burstMost  = 250 * time.Millisecond
+)

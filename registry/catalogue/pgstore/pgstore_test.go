@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/bits"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,6 +214,172 @@ func TestWatch_OtherHostsChangesAndResyncAfterLostConnection(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Watch did not return after its context ended")
 	}
+}
+
+// watchBundles starts b watching with WatchBundles and returns the
+// channel of its calls, after the first (the resync once it listens, nil)
+// and once it listens.
+func watchBundles(t *testing.T, ctx context.Context, b *pgstore.Store, dsn, schema string) <-chan []uuid.UUID {
+	t.Helper()
+	calls := make(chan []uuid.UUID, 64)
+	go func() { _ = b.WatchBundles(ctx, func(ids []uuid.UUID) { calls <- ids }) }()
+	select {
+	case ids := <-calls:
+		require.Nil(t, ids, "the resync once it listens re-reads everything")
+	case <-time.After(5 * time.Second):
+		t.Fatal("WatchBundles never listened")
+	}
+	waitListening(t, dsn, schema)
+	return calls
+}
+
+// nextCall waits for the watcher's next call.
+func nextCall(t *testing.T, calls <-chan []uuid.UUID, what string) []uuid.UUID {
+	t.Helper()
+	select {
+	case ids := <-calls:
+		return ids
+	case <-time.After(3 * time.Second):
+		t.Fatalf("no change heard: %s", what)
+		return nil
+	}
+}
+
+// WatchBundles names the bundles another host's change touched — a
+// bundle put, a tool put, switched or deleted, an import, a reap —
+// so that a host re-reads those only; the host's own changes are not
+// reported; a notification that names no bundles (an older version's)
+// reads as a change to everything.
+func TestWatchBundles_NamesTheBundlesTouched(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC).UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	a, b := open(t, dsn, schema, now), open(t, dsn, schema, now)
+	defer a.Close()
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := watchBundles(t, ctx, b, dsn, schema)
+	expect := func(want []uuid.UUID, what string) {
+		t.Helper()
+		assert.Equal(t, want, nextCall(t, calls, what), what)
+	}
+
+	x, y := newID(t), newID(t)
+	for _, id := range []uuid.UUID{x, y} {
+		_, _, err := a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "b" + id.String()[30:], DisplayName: "B", IsEnabled: true})
+		require.NoError(t, err)
+		// One at a time, so that each is its own burst.
+		expect([]uuid.UUID{id}, "a bundle put")
+	}
+	spec := catalogue.ToolSpec{DisplayName: "Echo", Description: "Echoes.", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "echo"}}
+	key := catalogue.ToolKey{BundleID: y, Slug: "echo", Version: "1"}
+	_, err := a.PutTool(ctx, key, spec)
+	require.NoError(t, err)
+	expect([]uuid.UUID{y}, "a tool put")
+	_, err = a.SetToolEnabled(ctx, key, false)
+	require.NoError(t, err)
+	expect([]uuid.UUID{y}, "a tool switched off")
+	require.NoError(t, a.DeleteTool(ctx, key))
+	expect([]uuid.UUID{y}, "a tool deleted")
+	_, err = a.SetBundleEnabled(ctx, x, false)
+	require.NoError(t, err)
+	expect([]uuid.UUID{x}, "a bundle switched off")
+	imported := catalogue.Bundle{ID: newID(t), BundleSpec: catalogue.BundleSpec{Slug: "imported", DisplayName: "I", IsEnabled: true}, CreatedAt: now(), ModifiedAt: now()}
+	require.NoError(t, a.ImportBundle(ctx, imported, nil))
+	expect([]uuid.UUID{imported.ID}, "an import")
+
+	// Writes in quick succession: heard as one call naming all, or as
+	// several naming some each.
+	expectAll := func(want []uuid.UUID, what string) {
+		t.Helper()
+		var union []uuid.UUID
+		for len(union) < len(want) {
+			for _, id := range nextCall(t, calls, what) {
+				require.Contains(t, want, id, what)
+				if !slices.Contains(union, id) {
+					union = append(union, id)
+				}
+			}
+		}
+	}
+	_, err = a.PutTool(ctx, catalogue.ToolKey{BundleID: y, Slug: "one", Version: "1"}, spec)
+	require.NoError(t, err)
+	_, err = a.SetBundleEnabled(ctx, x, true)
+	require.NoError(t, err)
+	expectAll([]uuid.UUID{x, y}, "two writes")
+
+	_, _, err = b.PutBundle(ctx, newID(t), catalogue.BundleSpec{Slug: "own", DisplayName: "Own", IsEnabled: true})
+	require.NoError(t, err)
+	select {
+	case ids := <-calls:
+		t.Fatalf("the watching host's own change heard: %v", ids)
+	case <-time.After(300 * time.Millisecond):
+	}
+
+	gone := dueForReaping(t, a, a, &clock)
+	expectAll([]uuid.UUID{gone}, "the put and soft-delete of a bundle to reap")
+	select {
+	case ids := <-calls:
+		require.Equal(t, []uuid.UUID{gone}, ids, "the soft-delete heard apart")
+	case <-time.After(300 * time.Millisecond):
+	}
+	reaped, err := a.ReapDeleted(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []uuid.UUID{gone}, reaped)
+	expect([]uuid.UUID{gone}, "a reap")
+
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `SELECT pg_notify($1, $2)`, "toolpack_catalogue_"+schema, "an-older-host")
+	require.NoError(t, err)
+	expect(nil, "a notification naming no bundles")
+}
+
+// A steady stream of other hosts' changes, closer together than the
+// 50 ms that ends a burst, is still reported while it lasts (a burst is
+// cut at 250 ms), with every bundle it named.
+func TestWatchBundles_SteadyStreamStillReported(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	b := open(t, dsn, schema, nil)
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := watchBundles(t, ctx, b, dsn, schema)
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+
+	other := uuid.NewString()
+	sent := map[uuid.UUID]bool{}
+	heard := map[uuid.UUID]bool{}
+	heardDuring := 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		id := newID(t)
+		sent[id] = true
+		_, err := conn.Exec(ctx, `SELECT pg_notify($1, $2)`, "toolpack_catalogue_"+schema, other+" "+id.String())
+		require.NoError(t, err)
+		select {
+		case ids := <-calls:
+			heardDuring++
+			for _, id := range ids {
+				heard[id] = true
+			}
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	assert.Positive(t, heardDuring, "changes were reported while the stream lasted")
+	for len(heard) < len(sent) {
+		for _, id := range nextCall(t, calls, "the rest of the stream") {
+			heard[id] = true
+		}
+	}
+	assert.Equal(t, sent, heard, "every bundle named is reported")
 }
 
 // A feed connection the network drops without a word (no FIN, no RST: a
@@ -710,4 +877,11 @@ func TestLimits_HeldAcrossHosts(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = other.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "elsewhere", DisplayName: "E", IsEnabled: true})
 	require.NoError(t, err, "a catalogue in another schema waited for this one's lock")
+}
+
+func newID(t *testing.T) uuid.UUID {
+	t.Helper()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	return id
 }
