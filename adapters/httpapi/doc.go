@@ -135,5 +135,10 @@
 // tool schema with local references ("$ref": "#/$defs/item", as remote MCP
 // servers' and catalogue tools' schemas often have) is placed under
 // components/schemas instead, as "{tool}.input" or "{tool}.output", with
-// its references rebased there, so that they resolve in the document.
+// its references rebased there, so that they resolve in the document. A
+// schema whose references cannot be followed — one points at nothing, or
+// some loop back through references alone — is described instead as "The
+// tool's schema is not shown: …" with the reason, so that one remote
+// tool's broken schema never makes the document unreadable for the rest;
+// calls are still checked against the schema the tool declared.
 package httpapi

@@ -2,13 +2,18 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
+	"github.com/toolpack-go/toolpack/internal/jsonptr"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // documentedStatuses are every status the handler may send (package doc).
@@ -102,5 +107,80 @@ func FuzzListQuery(f *testing.F) {
 			t.Fatalf("status %d for %q: %s", rec.Code, rawQuery, rec.Body)
 		}
 		checkEnvelope(t, rec, false)
+	})
+}
+
+// FuzzOpenAPIToolSchema: any JSON a tool's input schema may hold (a remote
+// server's, through the proxy) gives a document that is JSON, in which
+// every local reference of the tool's schema — inline or moved to
+// components — points at something that is reached without a loop of
+// references alone.
+func FuzzOpenAPIToolSchema(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object"}`,
+		`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}}`,
+		`{"properties":{"next":{"$ref":"#"}}}`,
+		`{"$ref":"#"}`,
+		`{"properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"$ref":"#/$defs/A"}}}`,
+		`{"properties":{"p":{"$ref":"#/$defs/Missing"}}}`,
+		`{"$id":"https://x.test/s","properties":{"p":{"$ref":"#/$defs/A"}}}`,
+		`{"items":[{"$ref":"#/items/0/x"}],"default":{"$ref":"#/nowhere"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		var m map[string]any
+		if json.Unmarshal(schema, &m) != nil || m == nil {
+			return // the registry holds JSON objects only
+		}
+		if id, ok := m["$id"].(string); ok && !strings.HasPrefix(id, "#") {
+			return // references relative to the schema's own $id: shown as they are
+		}
+		tool := &registry.Tool{Name: "t", Description: "d", InputSchema: schema,
+			Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any](1), nil }}
+		doc, err := httpapi.BuildOpenAPI([]*registry.Tool{tool}, httpapi.DocOptions{})
+		if err != nil {
+			t.Fatalf("BuildOpenAPI: %v", err)
+		}
+		var d map[string]any
+		if err := json.Unmarshal(doc, &d); err != nil {
+			t.Fatalf("the document is not JSON: %v", err)
+		}
+		paths, _ := d["paths"].(map[string]any)
+		op, _ := paths["/tools/t/invoke"].(map[string]any)
+		post, _ := op["post"].(map[string]any)
+		body, _ := post["requestBody"].(map[string]any)
+		content, _ := body["content"].(map[string]any)
+		mt, _ := content["application/json"].(map[string]any)
+		in, ok := mt["schema"].(map[string]any)
+		if !ok {
+			t.Fatalf("no request schema (the tool's schema: %s)", schema)
+		}
+		check := func(s map[string]any) {
+			jsonptr.EachSchema(s, func(sub map[string]any) {
+				ref, ok := sub["$ref"].(string)
+				if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) {
+					return
+				}
+				for range 1000 {
+					target, found := jsonptr.Resolve(d, ref)
+					if !found {
+						t.Fatalf("%q points at nothing (the tool's schema: %s)", ref, schema)
+					}
+					next, isMap := target.(map[string]any)
+					if !isMap {
+						return
+					}
+					if ref, ok = next["$ref"].(string); !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) {
+						return
+					}
+				}
+				t.Fatalf("references loop through references alone (the tool's schema: %s)", schema)
+			})
+		}
+		check(in)
+		if comps, ok := d["components"].(map[string]any)["schemas"].(map[string]any)["t.input"].(map[string]any); ok {
+			check(comps)
+		}
 	})
 }

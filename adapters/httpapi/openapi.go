@@ -229,7 +229,12 @@ func statusDescription(status int) string {
 // there, and the reference to it is returned: inlined, "#/$defs/item"
 // would point into the OpenAPI document's root, where nothing is. Any
 // other schema is inlined byte for byte, as is one whose root has an
-// "$id" of its own (its references are relative to it).
+// "$id" of its own (its references are relative to it). A schema whose
+// local references cannot be followed — one points at nothing, or a chain
+// of them comes back to where it started through references alone (a
+// remote server's tool can send either) — is not shown: in its place is a
+// schema saying so and why, so that one tool cannot make the whole
+// document unreadable. Calls are still checked against the tool's schema.
 func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
 	if !bytes.Contains(s, []byte(`"$ref"`)) {
 		return s
@@ -243,6 +248,9 @@ func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
 	if id, ok := m["$id"].(string); ok && !strings.HasPrefix(id, "#") {
 		return s
 	}
+	if why := unfollowable(m); why != "" {
+		return notShown(why)
+	}
 	base := "#/components/schemas/" + name // tool names need no escaping: [A-Za-z0-9_.-]
 	jsonptr.RebaseRefs(m, base)
 	var buf bytes.Buffer
@@ -254,6 +262,28 @@ func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
 	c.Schemas[name] = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	ref, _ := json.Marshal(map[string]string{"$ref": base})
 	return ref
+}
+
+// unfollowable says why the local references of the schema m cannot be
+// followed, or "" when they can.
+func unfollowable(m map[string]any) string {
+	if ref := jsonptr.Dangling(m); ref != "" {
+		return fmt.Sprintf("the reference %q points at nothing", ref)
+	}
+	if chain := jsonptr.RefCycle(m); chain != nil {
+		return fmt.Sprintf("the reference %q leads back to itself through references alone (%s)", chain[0], strings.Join(chain, " → "))
+	}
+	return ""
+}
+
+// notShown is the schema shown in place of one that cannot be: any value,
+// described as not shown, and why.
+func notShown(why string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]string{"description": "The tool's schema is not shown: " + why + "."}) // strings always encode
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 func jsonContent(schema string) map[string]oaMediaType {

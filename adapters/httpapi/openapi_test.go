@@ -393,3 +393,60 @@ func TestOpenAPILocalRefsResolve(t *testing.T) {
 	respond(`{"ok":true,"value":{"count":3}}`, true)
 	respond(`{"ok":true,"value":{"count":-1}}`, false)
 }
+
+// A tool schema whose references cannot be followed — one that loops
+// through references alone, or names a definition that is not there (a
+// remote server's tool through the proxy can have either) — cannot break
+// the document for every other tool: that tool's schema is described as
+// not shown, and why, and the document stays valid.
+func TestOpenAPIUnfollowableRefsKeepTheDocumentValid(t *testing.T) {
+	handler := func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any]("ok"), nil }
+	tools := []*registry.Tool{
+		{Name: "loop", Description: "Loops.", Handler: handler,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"$ref":"#/$defs/A"}}}`)},
+		{Name: "self", Description: "Refers to itself.", Handler: handler,
+			InputSchema: json.RawMessage(`{"$ref":"#"}`)},
+		{Name: "dangling", Description: "Refers to nothing.", Handler: handler,
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"p":{"$ref":"#/$defs/Missing"}}}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"$ref":"#/properties/none"}}}`)},
+		{Name: "fine", Description: "Recursive through a property.", Handler: handler,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"next":{"$ref":"#"}}}`)},
+	}
+	doc, err := httpapi.BuildOpenAPI(tools, httpapi.DocOptions{})
+	require.NoError(t, err)
+	v := newValidator(t, doc)
+	ok, errs := v.ValidateDocument()
+	for _, e := range errs {
+		t.Errorf("%s: %s", e.Message, e.Reason)
+	}
+	require.True(t, ok)
+	var parsed struct {
+		Paths map[string]struct {
+			Post struct {
+				RequestBody struct {
+					Content map[string]struct{ Schema map[string]any }
+				}
+				Responses map[string]struct {
+					Content map[string]struct{ Schema map[string]any }
+				}
+			}
+		}
+		Components struct{ Schemas map[string]map[string]any }
+	}
+	require.NoError(t, json.Unmarshal(doc, &parsed))
+	input := func(tool string) map[string]any {
+		return parsed.Paths["/tools/"+tool+"/invoke"].Post.RequestBody.Content["application/json"].Schema
+	}
+	const notShown = "The tool's schema is not shown: the reference "
+	assert.Regexp(t, `^`+notShown+`"#/\$defs/(A|B)" leads back to itself through references alone \(#/\$defs/(A → #/\$defs/B → #/\$defs/A|B → #/\$defs/A → #/\$defs/B)\)\.$`,
+		input("loop")["description"])
+	assert.Equal(t, map[string]any{"description": notShown + `"#" leads back to itself through references alone (# → #).`}, input("self"))
+	assert.Equal(t, map[string]any{"description": notShown + `"#/$defs/Missing" points at nothing.`}, input("dangling"))
+	out := parsed.Paths["/tools/dangling/invoke"].Post.Responses["200"].Content["application/json"].Schema["properties"].(map[string]any)["value"]
+	assert.Equal(t, map[string]any{"description": notShown + `"#/properties/none" points at nothing.`}, out)
+	assert.Equal(t, map[string]any{"$ref": "#/components/schemas/fine.input"}, input("fine"), "recursion through a property is shown")
+	assert.Equal(t, map[string]any{"$ref": "#/components/schemas/fine.input"}, parsed.Components.Schemas["fine.input"]["properties"].(map[string]any)["next"])
+	for _, name := range []string{"loop.input", "self.input", "dangling.input", "dangling.output"} {
+		assert.NotContains(t, parsed.Components.Schemas, name)
+	}
+}

@@ -127,3 +127,59 @@ func Resolve(doc any, ref string) (v any, ok bool) {
 	}
 	return cur, true
 }
+
+// RefCycle returns a chain of local references in the schema m
+// that comes back to where it started through references alone
+// ("#/$defs/a" whose target is {"$ref": "#/$defs/a"}), or nil: no value
+// can be checked against such a schema, and no document can show it (an
+// OpenAPI reader reports an infinite circular reference). Recursion
+// through a keyword ({"properties": {"next": {"$ref": "#"}}}) is no such
+// chain.
+// Each reference is followed once: a long chain costs its length.
+func RefCycle(m map[string]any) []string {
+	var chain []string
+	ends := map[string]bool{} // references known to end at a schema that is no reference
+	EachSchema(m, func(sub map[string]any) {
+		var seen []string
+		onChain := map[string]bool{}
+		defer func() {
+			if chain == nil {
+				for _, r := range seen {
+					ends[r] = true
+				}
+			}
+		}()
+		for cur := sub; chain == nil; {
+			ref, ok := cur["$ref"].(string)
+			if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) || ends[ref] {
+				return
+			}
+			if onChain[ref] {
+				chain = append(seen, ref)
+				return
+			}
+			seen = append(seen, ref)
+			onChain[ref] = true
+			target, found := Resolve(m, ref)
+			if cur, ok = target.(map[string]any); !found || !ok {
+				return
+			}
+		}
+	})
+	return chain
+}
+
+// Dangling returns a local reference ("#/…") in the schema m that
+// points at nothing, or "" when every one points somewhere. Only m's own
+// references are checked, as EachSchema visits them.
+func Dangling(m map[string]any) string {
+	bad := ""
+	EachSchema(m, func(sub map[string]any) {
+		if ref, ok := sub["$ref"].(string); ok && bad == "" && strings.HasPrefix(ref, "#/") {
+			if _, found := Resolve(m, ref); !found {
+				bad = ref
+			}
+		}
+	})
+	return bad
+}

@@ -3,9 +3,11 @@ package jsonptr_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/internal/jsonptr"
 )
@@ -78,5 +80,45 @@ func TestResolve_LocalReferences(t *testing.T) {
 		"#/x/y", "other.json#/x", "#x", "#/$defs/a~1b/c~0d/0/z"} {
 		_, ok := jsonptr.Resolve(doc, ref)
 		assert.False(t, ok, ref)
+	}
+}
+
+// A long chain of references that ends (each definition referring to the
+// next) is followed once, not once from each of its links: it is checked
+// at the cost of its length.
+func TestRefCycle_LongReferenceChainFollowedOnce(t *testing.T) {
+	var b strings.Builder
+	const n = 20000
+	b.WriteString(`{"type":"object","properties":{"p":{"$ref":"#/$defs/A0"}},"$defs":{`)
+	for i := range n {
+		fmt.Fprintf(&b, `"A%d":{"$ref":"#/$defs/A%d"},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"A%d":{"type":"string"}}}`, n)
+	m := map[string]any{}
+	require.NoError(t, json.Unmarshal([]byte(b.String()), &m))
+	assert.Nil(t, jsonptr.RefCycle(m))
+	m["$defs"].(map[string]any)[fmt.Sprintf("A%d", n)] = map[string]any{"$ref": "#/$defs/A0"}
+	chain := jsonptr.RefCycle(m)
+	require.NotNil(t, chain, "closing the chain makes a cycle")
+	assert.Equal(t, chain[0], chain[len(chain)-1])
+}
+
+// Dangling names a local reference that points at nothing, and nothing
+// when every one resolves; references that are not local, and those
+// inside a subschema with an "$id" of its own, are not its to check.
+func TestDangling_LocalReferencesThatPointAtNothing(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"object","properties":{"p":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}}`: "",
+		`{"properties":{"next":{"$ref":"#"}}}`:                                                      "",
+		`{"properties":{"p":{"$ref":"#/$defs/Missing"}}}`:                                           "#/$defs/Missing",
+		`{"items":[{"$ref":"#/items/3"}]}`:                                                          "#/items/3",
+		`{"properties":{"a~b":{"type":"string"},"p":{"$ref":"#/properties/a~0b"}}}`:                 "",
+		`{"properties":{"p":{"$ref":"other.json#/x"}}}`:                                             "",
+		`{"properties":{"p":{"$id":"https://x.test/s","$ref":"#/nowhere"}}}`:                        "",
+		`{"properties":{"p":{"default":{"$ref":"#/nowhere"}}}}`:                                     "",
+	} {
+		m := map[string]any{}
+		require.NoError(t, json.Unmarshal([]byte(schema), &m))
+		assert.Equal(t, want, jsonptr.Dangling(m), schema)
 	}
 }

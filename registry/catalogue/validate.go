@@ -276,7 +276,7 @@ func schemaCompiler(raw json.RawMessage) (*jsonschema.Compiler, error) {
 		return nil, fmt.Errorf("at %q: expected %s (the validator reads every bound exactly)", ptr, jsonnum.Expected)
 	}
 	if m, ok := doc.(map[string]any); ok {
-		if chain := refCycle(m); chain != nil {
+		if chain := jsonptr.RefCycle(m); chain != nil {
 			return nil, fmt.Errorf("the reference %q leads back to itself through references alone (%s): no value can be checked against it",
 				chain[0], strings.Join(chain, " → "))
 		}
@@ -287,45 +287,6 @@ func schemaCompiler(raw json.RawMessage) (*jsonschema.Compiler, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// refCycle returns the first chain of local references in the schema m
-// that comes back to where it started through references alone
-// ("#/$defs/a" whose target is {"$ref": "#/$defs/a"}), or nil. The
-// compiler accepts such a schema, and the validator then refuses every
-// value that reaches it, naming the cycle as if the value were wrong.
-// Each reference is followed once: a long chain costs its length.
-func refCycle(m map[string]any) []string {
-	var chain []string
-	ends := map[string]bool{} // references known to end at a schema that is no reference
-	jsonptr.EachSchema(m, func(sub map[string]any) {
-		var seen []string
-		onChain := map[string]bool{}
-		defer func() {
-			if chain == nil {
-				for _, r := range seen {
-					ends[r] = true
-				}
-			}
-		}()
-		for cur := sub; chain == nil; {
-			ref, ok := cur["$ref"].(string)
-			if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) || ends[ref] {
-				return
-			}
-			if onChain[ref] {
-				chain = append(seen, ref)
-				return
-			}
-			seen = append(seen, ref)
-			onChain[ref] = true
-			target, found := jsonptr.Resolve(m, ref)
-			if cur, ok = target.(map[string]any); !found || !ok {
-				return
-			}
-		}
-	})
-	return chain
 }
 
 func checkSchema(p *problems, field string, raw json.RawMessage, argRoot bool) {
