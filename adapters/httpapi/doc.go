@@ -139,6 +139,6 @@
 // schema whose references cannot be followed — one points at nothing, or
 // some loop back through references alone — is described instead as "The
 // tool's schema is not shown: …" with the reason, so that one remote
-// tool's broken schema never makes the document unreadable for the rest;
-// calls are still checked against the schema the tool declared.
+// tool's broken schema never makes the document unreadable for the rest
+// (calls are not affected).
 package httpapi

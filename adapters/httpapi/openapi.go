@@ -234,7 +234,7 @@ func statusDescription(status int) string {
 // of them comes back to where it started through references alone (a
 // remote server's tool can send either) — is not shown: in its place is a
 // schema saying so and why, so that one tool cannot make the whole
-// document unreadable. Calls are still checked against the tool's schema.
+// document unreadable. Calls are not affected.
 func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
 	if !bytes.Contains(s, []byte(`"$ref"`)) {
 		return s
