@@ -18,7 +18,8 @@ import (
 // With catalogue.dsn the catalogue lives in PostgreSQL: a tool PUT
 // through one server process is served by a second process started on
 // the same database, called there over REST; a later PUT reaches the
-// running second process within moments; the DSN never reaches a log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
+// running second process within moments, and so does a built-in bundle's
+// switch, though the two share no directory; the DSN never reaches a log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
 func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	dsn := os.Getenv("TOOLPACK_TEST_PG_DSN")
 	if dsn == "" {
@@ -53,7 +54,10 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	assert.Equal(t, map[string]any{"status": "ok", "databases": map[string]any{"catalogue": "reachable"}}, health["postgresql"],
 		"/healthz checks the catalogue's database")
 
-	second := startHTTP(t, ctx, env, "-config", cfgPath)
+	// The second server is another host: its catalogue.dir is its own.
+	cfg2 := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfg2, []byte("catalogue: {dir: cat, dsn: \"${CAT_DSN}\", schema: "+schema+", max_conns: 4}\n"), 0o600))
+	second := startHTTP(t, ctx, env, "-config", cfg2)
 	waitLog(t, ctx, second, "catalogue ready", 1)
 	code, out := restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)
 	require.Equal(t, http.StatusOK, code, "the second server serves the tool the first stored: %v", out)
@@ -64,6 +68,16 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	// included.
 	putSumTool(t, ctx, a.base, bid, "2")
 	waitServed(t, ctx, second, "math.sum.2", http.StatusOK)
+
+	// A built-in bundle switched off through the first server is off on
+	// the second, though they share no directory: the built-ins' switches
+	// live in the database too.
+	code, _ = doJSON(t, ctx, http.MethodPatch, a.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":false}`)
+	require.Equal(t, http.StatusOK, code)
+	waitServed(t, ctx, second, "examples.add.1", http.StatusNotFound)
+	code, _ = doJSON(t, ctx, http.MethodPatch, second.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":true}`)
+	require.Equal(t, http.StatusOK, code)
+	waitServed(t, ctx, a, "examples.add.1", http.StatusOK)
 
 	// The catalogue's cross-process race, through the two servers: both
 	// PUT the same <slug, version> at once, round after round; exactly

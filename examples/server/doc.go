@@ -231,7 +231,10 @@
 // after a lost connection — one a network dropped without a word is found
 // within about 35 s, by a check of the quiet connection every 30 s — a
 // server re-reads the whole catalogue), and <slug, version>
-// stays unique across them, enforced by the database. The DSN is never
+// stays unique across them, enforced by the database. The built-ins'
+// switches and usage counts are kept in the database too, so a built-in
+// bundle switched off through one server is off on every other, wherever
+// its catalogue.dir is. The DSN is never
 // logged. Servers on one machine may share catalogue.dir the same way:
 // each change one makes, built-ins switched on or off included, reaches
 // the others within half a second (the file store's change counter, which

@@ -50,8 +50,11 @@ type BuiltInTool struct {
 type BuiltInOptions struct {
 	// Dir holds the overlay file (builtins.json, with its lock file):
 	// the enabled switches of built-ins, when each was first served and
-	// their usage counts. Required; the catalogue's data directory will
-	// do.
+	// their usage counts. Required, unless the wrapped store keeps the
+	// overlay itself ([BuiltInsKeeper]: the PostgreSQL store); then an
+	// overlay file found in Dir is carried into the kept overlay once,
+	// while that has never been written, and Dir is not used otherwise.
+	// The catalogue's data directory will do.
 	Dir string
 	// Bundles are the built-in bundles.
 	Bundles []BuiltInBundle
@@ -77,6 +80,7 @@ type BuiltInOptions struct {
 // the store it wraps. Create it with [WithBuiltIns].
 type BuiltInStore struct {
 	inner   Store
+	keeper  BuiltInsKeeper // inner, when it keeps the overlay; nil: the file
 	hasFunc func(string) bool
 	now     func() time.Time
 	log     *slog.Logger
@@ -89,6 +93,7 @@ type BuiltInStore struct {
 	mu      sync.Mutex
 	ov      overlay
 	ovStamp fs.FileInfo // of the overlay file last read; nil: read it
+	keptAt  time.Time   // when the keeper's overlay was last read
 	// known is the switches as of this process's last look: Watch reports
 	// a difference from them; foreign is set when a write of this
 	// process found switches it did not know (another process's).
@@ -115,6 +120,29 @@ type overlay struct {
 	FirstSeen map[uuid.UUID]time.Time `json:"firstSeen"`
 	// Calls are the usage counts of built-in tools.
 	Calls map[uuid.UUID]Usage `json:"calls"`
+	// Version counts the writes of an overlay a [BuiltInsKeeper] keeps,
+	// so that a read never replaces a later one.
+	Version int64 `json:"version,omitempty"`
+}
+
+// BuiltInsKeeper is a [Store] that keeps the built-ins overlay itself —
+// the enabled switches of built-in bundles and tools, when each was first
+// served, their usage counts — so that every host sharing the store
+// shares them, wherever its files are. [WithBuiltIns] uses it in place
+// of the overlay file when the wrapped store implements it, reads it
+// again at most every BuiltInOptions.WatchInterval, and writes it only
+// through UpdateBuiltIns. The document is the overlay's JSON; a keeper
+// stores it as it is.
+type BuiltInsKeeper interface {
+	// ReadBuiltIns returns the overlay document; nil when none was
+	// written yet.
+	ReadBuiltIns(ctx context.Context) ([]byte, error)
+	// UpdateBuiltIns calls change with the document (nil when none was
+	// written yet) under a lock every host sharing the store respects,
+	// and stores the document change returns when it reports a change.
+	// change may be called more than once (a retried transaction); the
+	// last call's document is the one stored.
+	UpdateBuiltIns(ctx context.Context, change func(doc []byte) (updated []byte, changed bool, err error)) error
 }
 
 var _ Store = (*BuiltInStore)(nil)
@@ -143,18 +171,21 @@ func BuiltInToolID(bundleID uuid.UUID, slug, version string) uuid.UUID {
 // SoftDeleteBundle, PutTool into them and DeleteTool of them give
 // ErrBuiltIn; SetBundleEnabled and SetToolEnabled write the overlay file
 // in opts.Dir under a file lock, so every process sharing the directory
-// sees the switch. Close the returned store (it closes inner).
+// sees the switch — or, when inner is a [BuiltInsKeeper], the overlay
+// inner keeps, so every host sharing inner does. Close the returned
+// store (it closes inner).
 func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*BuiltInStore, error) {
 	if inner == nil {
 		return nil, errors.New("catalogue: WithBuiltIns: expected a store, got nil")
 	}
-	if opts.Dir == "" {
+	keeper, _ := inner.(BuiltInsKeeper)
+	if opts.Dir == "" && keeper == nil {
 		return nil, errors.New("catalogue: WithBuiltIns: BuiltInOptions.Dir: expected the overlay directory, got an empty path")
 	}
 	if opts.WatchInterval < 0 {
 		return nil, fmt.Errorf("catalogue: WithBuiltIns: BuiltInOptions.WatchInterval: expected zero or a positive duration, got %s", opts.WatchInterval)
 	}
-	s := &BuiltInStore{inner: inner, hasFunc: opts.HasFunc, now: opts.Now, log: opts.Logger,
+	s := &BuiltInStore{inner: inner, keeper: keeper, hasFunc: opts.HasFunc, now: opts.Now, log: opts.Logger,
 		path: filepath.Join(opts.Dir, "builtins.json"), lock: filepath.Join(opts.Dir, "builtins.lock"),
 		bundles: map[uuid.UUID]*builtInBundle{}, pending: map[uuid.UUID]Usage{},
 		stop: make(chan struct{}), done: make(chan struct{})}
@@ -175,13 +206,22 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 			return nil, fmt.Errorf("catalogue: built-in bundle %s: %w", id, err)
 		}
 	}
-	if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
-		return nil, fmt.Errorf("catalogue: built-ins overlay: %w", err)
+	var seed *overlay // an overlay file to carry into a kept overlay not written yet
+	if keeper == nil {
+		if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
+			return nil, fmt.Errorf("catalogue: built-ins overlay: %w", err)
+		}
+	} else if opts.Dir != "" {
+		seed = s.fileOverlay()
 	}
 	// Record when each built-in was first served.
 	stamp := s.now().UTC().Truncate(time.Microsecond)
 	if err := s.update(ctx, func(ov *overlay) bool {
 		changed := false
+		if seed != nil && ov.Version == 0 && len(ov.Enabled)+len(ov.FirstSeen)+len(ov.Calls) == 0 {
+			*ov, changed = *seed, true
+			ov.Version = 0 // updateKept counts this write
+		}
 		for _, id := range s.allIDs() {
 			if _, ok := ov.FirstSeen[id]; !ok {
 				ov.FirstSeen[id] = stamp
@@ -275,9 +315,33 @@ func (s *BuiltInStore) allIDs() []uuid.UUID {
 	return ids
 }
 
+// fileOverlay reads the overlay file a store that now keeps the overlay
+// itself (a BuiltInsKeeper) leaves behind, so that the switches and counts
+// made before are carried over; nil when there is none or it cannot be
+// read (logged: the file is no longer used).
+func (s *BuiltInStore) fileOverlay() *overlay {
+	data, err := readFileCapped(s.path, DefaultMaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var ov overlay
+	if err == nil {
+		err = json.Unmarshal(data, &ov)
+	}
+	if err != nil {
+		s.log.Warn("catalogue: the built-ins overlay file left by an earlier version cannot be read; its switches are not carried over", "path", s.path, "err", err)
+		return nil
+	}
+	ov.init()
+	return &ov
+}
+
 // readOverlay reads the overlay file when it changed since the last read
 // (another process may have switched a built-in). Call with s.mu held.
 func (s *BuiltInStore) readOverlay() error {
+	if s.keeper != nil {
+		return nil // read by update, snapshot and the watch, outside s.mu
+	}
 	fi, err := os.Stat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.ov, s.ovStamp = overlay{}, nil
@@ -329,6 +393,9 @@ func readFileCapped(path string, max int64) ([]byte, error) {
 // update changes the overlay under the file lock: read the file, apply
 // change, write it atomically when change reports a change.
 func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) error {
+	if s.keeper != nil {
+		return s.updateKept(ctx, change)
+	}
 	fl := flock.New(s.lock, flock.SetPermissions(0o600))
 	ok, err := fl.TryLockContext(ctx, time.Millisecond)
 	if err == nil && !ok {
@@ -365,6 +432,90 @@ func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) e
 		s.known = maps.Clone(s.ov.Enabled)
 	}
 	return nil
+}
+
+// updateKept is update for an overlay the wrapped store keeps: the
+// keeper's lock in place of the file lock, and this process's copy
+// replaced only once the keeper stored the change.
+func (s *BuiltInStore) updateKept(ctx context.Context, change func(*overlay) bool) error {
+	at := time.Now()
+	var next *overlay
+	var before map[uuid.UUID]bool
+	err := s.keeper.UpdateBuiltIns(ctx, func(doc []byte) ([]byte, bool, error) {
+		ov, err := decodeOverlay(doc)
+		if err != nil {
+			return nil, false, err
+		}
+		next, before = &ov, maps.Clone(ov.Enabled)
+		if !change(&ov) {
+			return nil, false, nil
+		}
+		ov.Version++
+		data, err := json.Marshal(&ov)
+		return data, true, err
+	})
+	if err != nil {
+		return fmt.Errorf("catalogue: writing the built-ins overlay: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.known != nil && !maps.Equal(s.known, before) {
+		s.foreign = true // another host's switch, read first by this write
+	}
+	s.takeKept(*next)
+	s.keptAt = at
+	if s.known != nil {
+		s.known = maps.Clone(s.ov.Enabled)
+	}
+	return nil
+}
+
+// readKept reads the overlay the wrapped store keeps, outside s.mu, and
+// takes it unless this process already holds a later one. A read that
+// fails is tried again a watch interval later, not at every read.
+func (s *BuiltInStore) readKept(ctx context.Context) error {
+	at := time.Now()
+	doc, err := s.keeper.ReadBuiltIns(ctx)
+	if err != nil {
+		s.mu.Lock()
+		s.keptAt = at
+		s.mu.Unlock()
+		return fmt.Errorf("catalogue: reading the built-ins overlay: %w", err)
+	}
+	ov, err := decodeOverlay(doc)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.takeKept(ov)
+	s.keptAt = at
+	return nil
+}
+
+// takeKept makes ov this process's copy of the kept overlay unless the
+// copy is later; s.mu must be held.
+func (s *BuiltInStore) takeKept(ov overlay) {
+	if s.ov.Enabled != nil && ov.Version < s.ov.Version {
+		return
+	}
+	s.ov = ov
+}
+
+// decodeOverlay decodes an overlay document a keeper returned (nil: none
+// yet).
+func decodeOverlay(doc []byte) (overlay, error) {
+	var ov overlay
+	if len(doc) > 0 {
+		if int64(len(doc)) > DefaultMaxFileBytes {
+			return ov, fmt.Errorf("catalogue: built-ins overlay: %w: larger than %d bytes", ErrCorrupt, DefaultMaxFileBytes)
+		}
+		if err := json.Unmarshal(doc, &ov); err != nil {
+			return ov, fmt.Errorf("catalogue: built-ins overlay: %w: %v", ErrCorrupt, err)
+		}
+	}
+	ov.init()
+	return ov, nil
 }
 
 // setEnabled records the enabled switch of a built-in bundle or tool in
@@ -414,13 +565,28 @@ func (s *BuiltInStore) funcCheck(t Tool) Tool {
 	return t
 }
 
-func (s *BuiltInStore) snapshot() error {
+// snapshot brings this process's copy of the overlay up to date: the
+// file when it changed, the kept overlay when it was read longer than
+// the watch interval ago.
+func (s *BuiltInStore) snapshot(ctx context.Context) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	return s.readOverlay()
+	if s.keeper == nil {
+		defer s.mu.Unlock()
+		return s.readOverlay()
+	}
+	due := time.Since(s.keptAt) >= s.watchEvery
+	s.mu.Unlock()
+	if due {
+		// A read that fails serves the copy held (the switches as last
+		// read), as the registry serves the tools it has while the store
+		// is away; Watch logs the failure.
+		_ = s.readKept(ctx)
+	}
+	return nil
 }
 
 // PutBundle implements [Store]; a built-in bundle gives ErrBuiltIn.
@@ -437,7 +603,7 @@ func (s *BuiltInStore) GetBundle(ctx context.Context, id uuid.UUID) (Bundle, err
 	if !ok {
 		return s.inner.GetBundle(ctx, id)
 	}
-	if err := s.snapshot(); err != nil {
+	if err := s.snapshot(ctx); err != nil {
 		return Bundle{}, err
 	}
 	s.mu.Lock()
@@ -452,7 +618,7 @@ func (s *BuiltInStore) ListBundles(ctx context.Context, q BundleQuery) ([]Bundle
 	if err != nil {
 		return nil, err
 	}
-	if err := s.snapshot(); err != nil {
+	if err := s.snapshot(ctx); err != nil {
 		return nil, err
 	}
 	want := idSet(q.IDs)
@@ -541,7 +707,7 @@ func (s *BuiltInStore) GetTool(ctx context.Context, key ToolKey) (Tool, error) {
 	if !ok {
 		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
 	}
-	if err := s.snapshot(); err != nil {
+	if err := s.snapshot(ctx); err != nil {
 		return Tool{}, err
 	}
 	s.mu.Lock()
@@ -557,7 +723,7 @@ func (s *BuiltInStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := s.snapshot(); err != nil {
+	if err := s.snapshot(ctx); err != nil {
 		return nil, err
 	}
 	want := idSet(q.BundleIDs)
@@ -638,7 +804,7 @@ func (s *BuiltInStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled 
 	if !ok {
 		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
 	}
-	if err := s.snapshot(); err != nil {
+	if err := s.snapshot(ctx); err != nil {
 		return Tool{}, err
 	}
 	s.mu.Lock()
@@ -818,7 +984,7 @@ func (s *BuiltInStore) WatchBundles(ctx context.Context, changed func(bundles []
 			return err
 		case <-t.C:
 		}
-		switched, err := s.switched()
+		switched, err := s.switched(ctx)
 		switch {
 		case errors.Is(err, ErrClosed):
 			return err
@@ -837,7 +1003,15 @@ func (s *BuiltInStore) WatchBundles(ctx context.Context, changed func(bundles []
 // switched reads the overlay (when its file changed) and reports whether
 // its switches differ from the ones this process knew, or a write of this
 // process found ones it did not know.
-func (s *BuiltInStore) switched() (bool, error) {
+func (s *BuiltInStore) switched(ctx context.Context) (bool, error) {
+	if s.keeper != nil {
+		if err := s.checkOpen(); err != nil {
+			return false, err
+		}
+		if err := s.readKept(ctx); err != nil {
+			return false, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

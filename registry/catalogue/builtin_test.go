@@ -1,6 +1,7 @@
 package catalogue_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,6 +41,65 @@ type builtinFixture struct {
 	clock   *testclock.Clock
 	builtin uuid.UUID
 	decl    []catalogue.BuiltInBundle
+	kept    *memKeeper // the overlay the store keeps (BuiltInsKeeper); nil: the overlay file
+}
+
+// memKeeper keeps a built-ins overlay in memory, as a database does for
+// every host on it: stores wrapping the same memKeeper share it.
+type memKeeper struct {
+	mu     sync.Mutex
+	doc    []byte
+	writes int
+}
+
+func (k *memKeeper) ReadBuiltIns(context.Context) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return bytes.Clone(k.doc), nil
+}
+
+func (k *memKeeper) UpdateBuiltIns(_ context.Context, change func([]byte) ([]byte, bool, error)) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	updated, changed, err := change(bytes.Clone(k.doc))
+	if err == nil && changed {
+		k.doc, k.writes = updated, k.writes+1
+	}
+	return err
+}
+
+// keptStore is a file store whose built-ins overlay is kept elsewhere
+// (k), as the PostgreSQL store keeps it in the database.
+type keptStore struct {
+	*catalogue.FileStore
+	*memKeeper
+}
+
+// overlayModes runs test once with the overlay file and once with an
+// overlay the wrapped store keeps: each fixture's stores share it.
+func overlayModes(t *testing.T, test func(t *testing.T, newFixture func(t *testing.T) *builtinFixture)) {
+	t.Run("file", func(t *testing.T) { test(t, newBuiltinFixture) })
+	t.Run("kept", func(t *testing.T) {
+		test(t, func(t *testing.T) *builtinFixture {
+			f := newBuiltinFixture(t)
+			f.kept = &memKeeper{}
+			return f
+		})
+	})
+}
+
+// wrap gives inner the fixture's kept overlay, if any, and the built-ins
+// options to match: no overlay directory, and with watch 0 a re-read at
+// every read (the file is re-read whenever it changed).
+func (f *builtinFixture) wrap(inner *catalogue.FileStore, opts catalogue.BuiltInOptions) (catalogue.Store, catalogue.BuiltInOptions) {
+	if f.kept == nil {
+		return inner, opts
+	}
+	opts.Dir = ""
+	if opts.WatchInterval == 0 {
+		opts.WatchInterval = time.Nanosecond
+	}
+	return keptStore{inner, f.kept}, opts
 }
 
 func newBuiltinFixture(t *testing.T) *builtinFixture {
@@ -58,8 +118,9 @@ func (f *builtinFixture) open(t *testing.T, hasFunc func(string) bool) *catalogu
 	inner, err := catalogue.OpenFileStore(context.Background(), filepath.Join(f.dir, "store"), catalogue.FileOptions{
 		Now: f.clock.Now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
 	require.NoError(t, err)
-	s, err := catalogue.WithBuiltIns(context.Background(), inner, catalogue.BuiltInOptions{
+	store, opts := f.wrap(inner, catalogue.BuiltInOptions{
 		Dir: f.dir, Bundles: f.decl, HasFunc: hasFunc, Now: f.clock.Now, Logger: discardLog, FlushInterval: time.Hour})
+	s, err := catalogue.WithBuiltIns(context.Background(), store, opts)
 	require.NoError(t, err)
 	return s
 }
@@ -117,8 +178,12 @@ func keysOf(ts []catalogue.Tool) []string {
 }
 
 func TestBuiltIns_ReadOnlyButTheEnabledSwitch(t *testing.T) {
+	overlayModes(t, testReadOnlyButTheEnabledSwitch)
+}
+
+func testReadOnlyButTheEnabledSwitch(t *testing.T, newFixture func(t *testing.T) *builtinFixture) {
 	ctx := context.Background()
-	f := newBuiltinFixture(t)
+	f := newFixture(t)
 	s := f.open(t, nil)
 	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
 
@@ -164,8 +229,12 @@ func TestBuiltIns_ReadOnlyButTheEnabledSwitch(t *testing.T) {
 }
 
 func TestBuiltIns_UsageCountsNotLost(t *testing.T) {
+	overlayModes(t, testUsageCountsNotLost)
+}
+
+func testUsageCountsNotLost(t *testing.T, newFixture func(t *testing.T) *builtinFixture) {
 	ctx := context.Background()
-	f := newBuiltinFixture(t)
+	f := newFixture(t)
 	s := f.open(t, nil)
 	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
 	const workers, each = 8, 500
@@ -319,4 +388,49 @@ func openStoreForTest(t *testing.T) *catalogue.FileStore {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// A store that starts keeping the overlay itself (a server moved onto
+// PostgreSQL) carries over the overlay file left in the directory — the
+// switches and counts made before are not lost — once: a kept overlay
+// already written is never replaced by a file.
+func TestBuiltIns_KeptOverlayCarriesTheFileOver(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
+	before := f.open(t, nil)
+	_, err := before.SetToolEnabled(ctx, key, false)
+	require.NoError(t, err)
+	require.NoError(t, before.RecordUsage(ctx, key, f.clock.Now()))
+	firstSeen, err := before.GetBundle(ctx, f.builtin)
+	require.NoError(t, err)
+	require.NoError(t, before.Close())
+
+	f.clock.Advance(time.Hour)
+	f.kept = &memKeeper{}
+	open := func(dir string) *catalogue.BuiltInStore {
+		inner, err := catalogue.OpenFileStore(ctx, filepath.Join(f.dir, "store"), catalogue.FileOptions{
+			Now: f.clock.Now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+		require.NoError(t, err)
+		s, err := catalogue.WithBuiltIns(ctx, keptStore{inner, f.kept}, catalogue.BuiltInOptions{Dir: dir, Bundles: f.decl,
+			Now: f.clock.Now, Logger: discardLog, FlushInterval: time.Hour, WatchInterval: time.Nanosecond})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	after := open(f.dir)
+	tool, err := after.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.False(t, tool.IsEnabled, "the switch made before is carried over")
+	assert.EqualValues(t, 1, tool.CallCount, "and the usage count")
+	b, err := after.GetBundle(ctx, f.builtin)
+	require.NoError(t, err)
+	assert.Equal(t, firstSeen.CreatedAt, b.CreatedAt, "and when it was first served")
+
+	_, err = after.SetToolEnabled(ctx, key, true)
+	require.NoError(t, err)
+	again := open(f.dir)
+	tool, err = again.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.True(t, tool.IsEnabled, "a kept overlay already written is not replaced by the file")
 }

@@ -294,8 +294,9 @@ func openBuiltIns(t *testing.T, f *builtinFixture, flush, watch time.Duration) *
 	inner, err := catalogue.OpenFileStore(ctx, filepath.Join(f.dir, "store"), catalogue.FileOptions{
 		Logger: discardLog, FlushInterval: -1, ReapInterval: -1, WatchInterval: watch})
 	require.NoError(t, err)
-	s, err := catalogue.WithBuiltIns(ctx, inner, catalogue.BuiltInOptions{Dir: f.dir, Bundles: f.decl,
+	store, opts := f.wrap(inner, catalogue.BuiltInOptions{Dir: f.dir, Bundles: f.decl,
 		Logger: discardLog, FlushInterval: flush, WatchInterval: watch})
+	s, err := catalogue.WithBuiltIns(ctx, store, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -306,8 +307,12 @@ func openBuiltIns(t *testing.T, f *builtinFixture, flush, watch time.Duration) *
 // built-ins are reported; this host's own switches and the usage counts
 // any host writes to the overlay are not.
 func TestBuiltIns_WatchReportsOtherProcessesSwitches(t *testing.T) {
+	overlayModes(t, testWatchReportsOtherProcessesSwitches)
+}
+
+func testWatchReportsOtherProcessesSwitches(t *testing.T, newFixture func(t *testing.T) *builtinFixture) {
 	ctx := context.Background()
-	f := newBuiltinFixture(t)
+	f := newFixture(t)
 	a, b := openBuiltIns(t, f, watchEvery, watchEvery), openBuiltIns(t, f, time.Hour, watchEvery)
 	w := watch(t, b)
 	key := catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}
@@ -342,8 +347,12 @@ func TestBuiltIns_WatchReportsOtherProcessesSwitches(t *testing.T) {
 // after both writes, so the second write is the first to see the other
 // host's switch.)
 func TestBuiltIns_WatchReportsASwitchItsOwnWriteReadFirst(t *testing.T) {
+	overlayModes(t, testWatchReportsASwitchItsOwnWriteReadFirst)
+}
+
+func testWatchReportsASwitchItsOwnWriteReadFirst(t *testing.T, newFixture func(t *testing.T) *builtinFixture) {
 	ctx := context.Background()
-	f := newBuiltinFixture(t)
+	f := newFixture(t)
 	a, b := openBuiltIns(t, f, time.Hour, watchEvery), openBuiltIns(t, f, time.Hour, 300*time.Millisecond)
 	w := watch(t, b)
 	_, err := a.SetToolEnabled(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}, false)
@@ -370,8 +379,12 @@ func TestBuiltIns_WatchEndsWhenClosed(t *testing.T) {
 
 // Calls of changed never overlap, though two sources feed them.
 func TestBuiltIns_WatchCallsNeverOverlap(t *testing.T) {
+	overlayModes(t, testWatchCallsNeverOverlap)
+}
+
+func testWatchCallsNeverOverlap(t *testing.T, newFixture func(t *testing.T) *builtinFixture) {
 	ctx := context.Background()
-	f := newBuiltinFixture(t)
+	f := newFixture(t)
 	a, b := openBuiltIns(t, f, time.Hour, time.Millisecond), openBuiltIns(t, f, time.Hour, time.Millisecond)
 	var mu sync.Mutex
 	inside, overlapped, calls := 0, false, 0

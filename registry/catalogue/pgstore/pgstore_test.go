@@ -885,3 +885,63 @@ func newID(t *testing.T) uuid.UUID {
 	require.NoError(t, err)
 	return id
 }
+
+// Built-ins over the PostgreSQL store keep their overlay in the database
+// (catalogue.BuiltInsKeeper), not in a host's files: a built-in switched
+// off through one host is off on another that shares no directory with
+// it (its Watch reports the switch), usage counts of built-ins from every
+// host add up, and a host started later reads them all.
+func TestBuiltIns_SharedThroughTheDatabase(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bundle := newID(t)
+	decl := []catalogue.BuiltInBundle{{ID: bundle, Spec: catalogue.BundleSpec{Slug: "math", DisplayName: "Math", IsEnabled: true},
+		Tools: []catalogue.BuiltInTool{{Slug: "add", Version: "1", Spec: catalogue.ToolSpec{DisplayName: "Add", Description: "Adds.", IsEnabled: true,
+			Type: catalogue.TypeGo, ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "add"}}}}}}
+	host := func() *catalogue.BuiltInStore {
+		s, err := catalogue.WithBuiltIns(ctx, open(t, dsn, schema, nil), catalogue.BuiltInOptions{Bundles: decl,
+			Logger: slog.New(slog.DiscardHandler), FlushInterval: 20 * time.Millisecond, WatchInterval: 50 * time.Millisecond})
+		require.NoError(t, err, "no overlay directory is needed")
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	a, b := host(), host()
+	calls := make(chan []uuid.UUID, 16)
+	go func() { _ = b.WatchBundles(ctx, func(ids []uuid.UUID) { calls <- ids }) }()
+
+	_, err := a.SetBundleEnabled(ctx, bundle, false)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		for {
+			select {
+			case ids := <-calls:
+				if slices.Contains(ids, bundle) {
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	}, 5*time.Second, 20*time.Millisecond, "the other host's watch reports the switch")
+	got, err := b.GetBundle(ctx, bundle)
+	require.NoError(t, err)
+	assert.False(t, got.IsEnabled, "switched off on the other host")
+	_, err = b.SetBundleEnabled(ctx, bundle, true)
+	require.NoError(t, err)
+
+	key := catalogue.ToolKey{BundleID: bundle, Slug: "add", Version: "1"}
+	for range 3 {
+		require.NoError(t, a.RecordUsage(ctx, key, time.Now()))
+		require.NoError(t, b.RecordUsage(ctx, key, time.Now()))
+	}
+	require.NoError(t, a.Close())
+	require.NoError(t, b.Close())
+	c := host()
+	tool, err := c.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.True(t, tool.IsEnabled, "the last switch holds")
+	assert.EqualValues(t, 6, tool.CallCount, "every host's counts add up")
+	assert.Equal(t, got.CreatedAt, tool.CreatedAt, "first served when the first host started (bundle and tool at once), for every host")
+}
