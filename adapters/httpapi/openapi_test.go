@@ -30,6 +30,19 @@ func fetchDoc(t *testing.T, base string) []byte {
 	return r.Body
 }
 
+// requireValidDocument fails t unless doc is a valid OpenAPI document
+// (every problem reported), and returns its validator.
+func requireValidDocument(t *testing.T, doc []byte) validator.Validator {
+	t.Helper()
+	v := newValidator(t, doc)
+	ok, errs := v.ValidateDocument()
+	for _, e := range errs {
+		t.Errorf("%s: %s", e.Message, e.Reason)
+	}
+	require.True(t, ok)
+	return v
+}
+
 // newValidator parses doc with libopenapi and builds a validator for it.
 func newValidator(t *testing.T, doc []byte) validator.Validator {
 	t.Helper()
@@ -43,12 +56,7 @@ func newValidator(t *testing.T, doc []byte) validator.Validator {
 func TestOpenAPIDocumentIsValid(t *testing.T) {
 	srv, _ := newServer(t, httpapi.Options{Title: "test tools", Version: "1.2.3", ServerURL: "http://127.0.0.1/"})
 	doc := fetchDoc(t, srv.URL)
-	v := newValidator(t, doc)
-	ok, errs := v.ValidateDocument()
-	for _, e := range errs {
-		t.Errorf("%s: %s", e.Message, e.Reason)
-	}
-	require.True(t, ok)
+	requireValidDocument(t, doc)
 
 	var top struct {
 		OpenAPI string
@@ -345,12 +353,7 @@ func TestOpenAPILocalRefsResolve(t *testing.T) {
 		Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any]("ok"), nil }}
 	doc, err := httpapi.BuildOpenAPI([]*registry.Tool{tool, plain}, httpapi.DocOptions{})
 	require.NoError(t, err)
-	v := newValidator(t, doc)
-	ok, errs := v.ValidateDocument()
-	for _, e := range errs {
-		t.Errorf("%s: %s", e.Message, e.Reason)
-	}
-	require.True(t, ok)
+	v := requireValidDocument(t, doc)
 
 	var parsed struct {
 		Paths      map[string]map[string]json.RawMessage
@@ -414,12 +417,7 @@ func TestOpenAPIUnfollowableRefsKeepTheDocumentValid(t *testing.T) {
 	}
 	doc, err := httpapi.BuildOpenAPI(tools, httpapi.DocOptions{})
 	require.NoError(t, err)
-	v := newValidator(t, doc)
-	ok, errs := v.ValidateDocument()
-	for _, e := range errs {
-		t.Errorf("%s: %s", e.Message, e.Reason)
-	}
-	require.True(t, ok)
+	requireValidDocument(t, doc)
 	var parsed struct {
 		Paths map[string]struct {
 			Post struct {

@@ -53,9 +53,7 @@ func TestConformance(t *testing.T) {
 func TestTwoHosts(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	clock, now := settableClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
 	a, b := open(t, dsn, schema, now), open(t, dsn, schema, now)
 	defer a.Close()
 	defer b.Close()
@@ -99,13 +97,21 @@ func TestTwoHosts(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 60, tool.CallCount, "both hosts' counts add up")
 
-	empty := dueForReaping(t, a, b, &clock)
+	empty := dueForReaping(t, a, b, clock)
 	reaped := make(chan []uuid.UUID, 2)
 	for _, s := range []*pgstore.Store{a, b} {
 		go func() { ids, err := s.ReapDeleted(ctx); assert.NoError(t, err); reaped <- ids }()
 	}
 	all := append(<-reaped, <-reaped...)
 	assert.Equal(t, []uuid.UUID{empty}, all, "reaped once, by one host")
+}
+
+// settableClock is a clock for the stores (microseconds, as PostgreSQL
+// keeps them) that a test moves by adding to it.
+func settableClock(start time.Time) (*atomic.Int64, func() time.Time) {
+	clock := new(atomic.Int64)
+	clock.Store(start.UnixMicro())
+	return clock, func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
 }
 
 // expectHeard waits until a watcher reports a change on heard, failing t
@@ -253,9 +259,7 @@ func nextCall(t *testing.T, calls <-chan []uuid.UUID, what string) []uuid.UUID {
 func TestWatchBundles_NamesTheBundlesTouched(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
-	var clock atomic.Int64
-	clock.Store(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC).UnixMicro())
-	now := func() time.Time { return time.UnixMicro(clock.Load()).UTC() }
+	clock, now := settableClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	a, b := open(t, dsn, schema, now), open(t, dsn, schema, now)
 	defer a.Close()
 	defer b.Close()
@@ -320,7 +324,7 @@ func TestWatchBundles_NamesTheBundlesTouched(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 
-	gone := dueForReaping(t, a, a, &clock)
+	gone := dueForReaping(t, a, a, clock)
 	expectAll([]uuid.UUID{gone}, "the put and soft-delete of a bundle to reap")
 	select {
 	case ids := <-calls:
