@@ -984,6 +984,12 @@ func (s *BuiltInStore) WatchBundles(ctx context.Context, changed func(bundles []
 			return err
 		case <-t.C:
 		}
+		if len(s.order) == 0 { // no built-ins: no switch to look for
+			if err := s.checkOpen(); err != nil {
+				return err
+			}
+			continue
+		}
 		switched, err := s.switched(ctx)
 		switch {
 		case errors.Is(err, ErrClosed):

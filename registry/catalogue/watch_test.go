@@ -362,18 +362,24 @@ func testWatchReportsASwitchItsOwnWriteReadFirst(t *testing.T, newFixture func(t
 	w.called(t, "another host disabled a built-in before this one disabled another")
 }
 
-// The built-ins' Watch ends with the store's Close.
+// The built-ins' Watch ends with the store's Close, with built-ins
+// declared or none (then it reads no overlay).
 func TestBuiltIns_WatchEndsWhenClosed(t *testing.T) {
-	f := newBuiltinFixture(t)
-	s := f.open(t, nil)
-	done := make(chan error, 1)
-	go func() { done <- s.Watch(context.Background(), func() {}) }()
-	require.NoError(t, s.Close())
-	select {
-	case err := <-done:
-		assert.True(t, errors.Is(err, catalogue.ErrClosed), "got %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Watch went on after Close")
+	for _, declared := range []bool{true, false} {
+		f := newBuiltinFixture(t)
+		if !declared {
+			f.decl = nil
+		}
+		s := f.open(t, nil)
+		done := make(chan error, 1)
+		go func() { done <- s.Watch(context.Background(), func() {}) }()
+		require.NoError(t, s.Close())
+		select {
+		case err := <-done:
+			assert.True(t, errors.Is(err, catalogue.ErrClosed), "declared %v: got %v", declared, err)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("declared %v: Watch went on after Close", declared)
+		}
 	}
 }
 
