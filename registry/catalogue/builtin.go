@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -94,6 +95,10 @@ type BuiltInStore struct {
 	ov      overlay
 	ovStamp fs.FileInfo // of the overlay file last read; nil: read it
 	keptAt  time.Time   // when the keeper's overlay was last read
+	// reading is set while a read brings the kept overlay up to date,
+	// so that readers arriving meanwhile serve the copy held instead of
+	// each asking the keeper.
+	reading atomic.Bool
 	// known is the switches as of this process's last look: Watch reports
 	// a difference from them; foreign is set when a write of this
 	// process found switches it did not know (another process's).
@@ -454,6 +459,9 @@ func (s *BuiltInStore) updateKept(ctx context.Context, change func(*overlay) boo
 		data, err := json.Marshal(&ov)
 		return data, true, err
 	})
+	if err == nil && next == nil {
+		err = errors.New("the keeper stored nothing and reported no error")
+	}
 	if err != nil {
 		return fmt.Errorf("catalogue: writing the built-ins overlay: %w", err)
 	}
@@ -580,7 +588,8 @@ func (s *BuiltInStore) snapshot(ctx context.Context) error {
 	}
 	due := time.Since(s.keptAt) >= s.watchEvery
 	s.mu.Unlock()
-	if due {
+	if due && s.reading.CompareAndSwap(false, true) {
+		defer s.reading.Store(false)
 		// A read that fails serves the copy held (the switches as last
 		// read), as the registry serves the tools it has while the store
 		// is away; Watch logs the failure.
