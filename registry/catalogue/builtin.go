@@ -20,6 +20,8 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/internal/sparselog"
 )
 
 // BuiltInBundle declares a bundle compiled into the binary: its tools are
@@ -915,14 +917,14 @@ func (s *BuiltInStore) flushLoop(every time.Duration) {
 	defer close(s.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var failures sparselog.Failures // a store away is not logged every second
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
-			if err := s.flushUsage(context.Background()); err != nil {
-				s.log.Warn("catalogue: writing built-in usage counts", "err", err)
-			}
+			failures.Record(context.Background(), s.log, s.flushUsage(context.Background()),
+				"catalogue: writing built-in usage counts failed; they stay buffered", "catalogue: writing built-in usage counts again")
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/internal/sparselog"
 )
 
 // Usage is the recorded calls of one tool: how many, and the latest.
@@ -138,7 +140,8 @@ type Maintenance struct {
 
 // StartMaintenance calls flush every flushEvery (zero means one second,
 // negative never) and reap every reapEvery (zero means one hour,
-// negative never), logging their failures (other than ErrClosed) to log.
+// negative never), logging their failures (other than ErrClosed) to log:
+// the 1st, 2nd, 4th, 8th … in a row, and the first success after them.
 func StartMaintenance(flushEvery, reapEvery time.Duration, flush func(context.Context) error,
 	reap func(context.Context) ([]uuid.UUID, error), log *slog.Logger) *Maintenance {
 	m := &Maintenance{stop: make(chan struct{})}
@@ -148,18 +151,25 @@ func StartMaintenance(flushEvery, reapEvery time.Duration, flush func(context.Co
 	if reapEvery == 0 {
 		reapEvery = time.Hour
 	}
+	// A store that stays unreachable is not logged on every try (see
+	// internal/sparselog).
 	if flushEvery > 0 {
+		var failures sparselog.Failures
 		m.every(flushEvery, func() {
-			if err := flush(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
-				log.Warn("catalogue: writing usage counts failed; they stay buffered", "err", err)
+			if err := flush(context.Background()); !errors.Is(err, ErrClosed) {
+				failures.Record(context.Background(), log, err,
+					"catalogue: writing usage counts failed; they stay buffered", "catalogue: writing usage counts again")
 			}
 		})
 	}
 	if reapEvery > 0 {
+		var failures sparselog.Failures
 		m.every(reapEvery, func() {
-			if ids, err := reap(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
-				log.Warn("catalogue: reaping soft-deleted bundles", "err", err)
-			} else if len(ids) > 0 {
+			ids, err := reap(context.Background())
+			if !errors.Is(err, ErrClosed) {
+				failures.Record(context.Background(), log, err, "catalogue: reaping soft-deleted bundles failed", "catalogue: reaping again")
+			}
+			if len(ids) > 0 {
 				log.Info("catalogue: reaped soft-deleted bundles", "count", len(ids))
 			}
 		})
