@@ -985,7 +985,7 @@ func (s *BuiltInStore) WatchBundles(ctx context.Context, changed func(bundles []
 	}
 	t := time.NewTicker(s.watchEvery)
 	defer t.Stop()
-	failing := false
+	var failures sparselog.Failures
 	for {
 		select {
 		case <-ctx.Done():
@@ -1002,17 +1002,13 @@ func (s *BuiltInStore) WatchBundles(ctx context.Context, changed func(bundles []
 			continue
 		}
 		switched, err := s.switched(ctx)
-		switch {
-		case errors.Is(err, ErrClosed):
+		if errors.Is(err, ErrClosed) {
 			return err
-		case err != nil && !failing:
-			s.log.Warn("catalogue: reading the built-ins overlay for other processes' switches failed", "err", err)
-			failing = true
-		case err == nil:
-			failing = false
-			if switched {
-				call(slices.Clone(s.order))
-			}
+		}
+		failures.Record(ctx, s.log, err, "catalogue: reading the built-ins overlay for other processes' switches failed",
+			"catalogue: reading the built-ins overlay for other processes' switches again")
+		if switched {
+			call(slices.Clone(s.order))
 		}
 	}
 }
