@@ -61,15 +61,22 @@
 // switches of built-ins, and the PostgreSQL store listens to the
 // database. Each reports only the changes made elsewhere; the host then
 // re-reads the catalogue (cataloguehost's Sync). [BundleWatcher]'s
-// WatchBundles (the file, built-in and PostgreSQL stores) also names the bundles the
-// changes touched, so that a host re-reads only those (searchindex's
-// ResyncBundles, cataloguehost's SyncBundles):
+// WatchBundles (the file, built-in and PostgreSQL stores) also names the
+// bundles the changes touched, so that a host re-reads only those
+// (searchindex's ResyncBundles, cataloguehost's SyncBundles):
 //
 //	go store.Watch(ctx, func() {
 //		if err := cat.Sync(ctx); err != nil {
 //			log.Warn("catalogue: re-reading after another host's change", "err", err)
 //		}
 //	})
+//
+// Built-in bundles ([WithBuiltIns]: tools compiled into the host) are
+// read-only but for their enabled switches, which, with their first-served
+// times and usage counts, make up the built-ins overlay: a file in
+// BuiltInOptions.Dir shared by the processes on that directory, or, over a
+// store that keeps it ([BuiltInsKeeper]: the PostgreSQL store), a document
+// in the store shared by every host on it.
 //
 // Usage metrics ([Store.RecordUsage]) never block a call: counts are
 // buffered in memory and written in the background and at Close.
