@@ -136,7 +136,7 @@
 // servers' and catalogue tools' schemas often have) is placed under
 // components/schemas instead, as "{tool}.input" or "{tool}.output", with
 // its references rebased there, so that they resolve in the document. A
-// schema whose references cannot be followed — one points at nothing, or
+// schema whose references cannot be followed — one points at no schema, or
 // some loop back through references alone — is described instead as "The
 // tool's schema is not shown: …" with the reason, so that one remote
 // tool's broken schema never makes the document unreadable for the rest

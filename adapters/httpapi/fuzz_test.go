@@ -113,8 +113,8 @@ func FuzzListQuery(f *testing.F) {
 // FuzzOpenAPIToolSchema: any JSON a tool's input schema may hold (a remote
 // server's, through the proxy) gives a document that is JSON, in which
 // every local reference of the tool's schema — inline or moved to
-// components — points at something that is reached without a loop of
-// references alone.
+// components — points at a schema (an object or a boolean) that is
+// reached without a loop of references alone.
 func FuzzOpenAPIToolSchema(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"object"}`,
@@ -125,6 +125,8 @@ func FuzzOpenAPIToolSchema(f *testing.F) {
 		`{"properties":{"p":{"$ref":"#/$defs/Missing"}}}`,
 		`{"$id":"https://x.test/s","properties":{"p":{"$ref":"#/$defs/A"}}}`,
 		`{"items":[{"$ref":"#/items/0/x"}],"default":{"$ref":"#/nowhere"}}`,
+		`{"type":"object","properties":{"p":{"$ref":"#/type"}}}`,
+		`{"properties":{"p":{"$ref":"#/$defs/no"}},"$defs":{"no":false}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -168,6 +170,9 @@ func FuzzOpenAPIToolSchema(f *testing.F) {
 						t.Fatalf("%q points at nothing (the tool's schema: %s)", ref, schema)
 					}
 					next, isMap := target.(map[string]any)
+					if _, isBool := target.(bool); !isMap && !isBool {
+						t.Fatalf("%q points at no schema (the tool's schema: %s)", ref, schema)
+					}
 					if !isMap {
 						return
 					}

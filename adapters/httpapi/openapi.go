@@ -230,7 +230,7 @@ func statusDescription(status int) string {
 // would point into the OpenAPI document's root, where nothing is. Any
 // other schema is inlined byte for byte, as is one whose root has an
 // "$id" of its own (its references are relative to it). A schema whose
-// local references cannot be followed — one points at nothing, or a chain
+// local references cannot be followed — one points at no schema, or a chain
 // of them comes back to where it started through references alone (a
 // remote server's tool can send either) — is not shown: in its place is a
 // schema saying so and why, so that one tool cannot make the whole
@@ -268,10 +268,10 @@ func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
 // followed, or "" when they can.
 func unfollowable(m map[string]any) string {
 	if ref := jsonptr.Dangling(m); ref != "" {
-		return fmt.Sprintf("the reference %q points at nothing", ref)
+		return fmt.Sprintf("the reference %q points at no schema", ref)
 	}
 	if chain := jsonptr.RefCycle(m); chain != nil {
-		return fmt.Sprintf("the reference %q leads back to itself through references alone (%s)", chain[0], strings.Join(chain, " → "))
+		return fmt.Sprintf("the reference %q leads back to itself through references alone (%s)", chain[0], jsonptr.ChainString(chain))
 	}
 	return ""
 }

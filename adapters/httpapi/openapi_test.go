@@ -439,9 +439,9 @@ func TestOpenAPIUnfollowableRefsKeepTheDocumentValid(t *testing.T) {
 	assert.Regexp(t, `^`+notShown+`"#/\$defs/(A|B)" leads back to itself through references alone \(#/\$defs/(A → #/\$defs/B → #/\$defs/A|B → #/\$defs/A → #/\$defs/B)\)\.$`,
 		input("loop")["description"])
 	assert.Equal(t, map[string]any{"description": notShown + `"#" leads back to itself through references alone (# → #).`}, input("self"))
-	assert.Equal(t, map[string]any{"description": notShown + `"#/$defs/Missing" points at nothing.`}, input("dangling"))
+	assert.Equal(t, map[string]any{"description": notShown + `"#/$defs/Missing" points at no schema.`}, input("dangling"))
 	out := parsed.Paths["/tools/dangling/invoke"].Post.Responses["200"].Content["application/json"].Schema["properties"].(map[string]any)["value"]
-	assert.Equal(t, map[string]any{"description": notShown + `"#/properties/none" points at nothing.`}, out)
+	assert.Equal(t, map[string]any{"description": notShown + `"#/properties/none" points at no schema.`}, out)
 	assert.Equal(t, map[string]any{"$ref": "#/components/schemas/fine.input"}, input("fine"), "recursion through a property is shown")
 	assert.Equal(t, map[string]any{"$ref": "#/components/schemas/fine.input"}, parsed.Components.Schemas["fine.input"]["properties"].(map[string]any)["next"])
 	for _, name := range []string{"loop.input", "self.input", "dangling.input", "dangling.output"} {

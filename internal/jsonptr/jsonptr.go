@@ -4,6 +4,7 @@
 package jsonptr
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -128,9 +129,10 @@ func Resolve(doc any, ref string) (v any, ok bool) {
 	return cur, true
 }
 
-// RefCycle returns a chain of local references in the schema m
-// that comes back to where it started through references alone
-// ("#/$defs/a" whose target is {"$ref": "#/$defs/a"}), or nil: no value
+// RefCycle returns a chain of local references in the schema m ("#",
+// "" — the document itself — or "#/…") that comes back to where it
+// started through references alone ("#/$defs/a" whose target is
+// {"$ref": "#/$defs/a"}), or nil: no value
 // can be checked against such a schema, and no document can show it (an
 // OpenAPI reader reports an infinite circular reference). Recursion
 // through a keyword ({"properties": {"next": {"$ref": "#"}}}) is no such
@@ -151,7 +153,7 @@ func RefCycle(m map[string]any) []string {
 		}()
 		for cur := sub; chain == nil; {
 			ref, ok := cur["$ref"].(string)
-			if !ok || (ref != "#" && !strings.HasPrefix(ref, "#/")) || ends[ref] {
+			if !ok || (ref != "#" && ref != "" && !strings.HasPrefix(ref, "#/")) || ends[ref] {
 				return
 			}
 			if onChain[ref] {
@@ -169,16 +171,31 @@ func RefCycle(m map[string]any) []string {
 	return chain
 }
 
+// ChainString writes a chain RefCycle returned as "#/$defs/a → #/$defs/b
+// → #/$defs/a", the empty reference as "".
+func ChainString(chain []string) string {
+	shown := make([]string, len(chain))
+	for i, r := range chain {
+		shown[i] = cmp.Or(r, `""`)
+	}
+	return strings.Join(shown, " → ")
+}
+
 // Dangling returns a local reference ("#/…") in the schema m that
-// points at nothing, or "" when every one points somewhere. Only m's own
-// references are checked, as EachSchema visits them.
+// points at no schema — at nothing, or at a value that is neither an
+// object nor a boolean ("#/type") — or "" when every one points at a
+// schema. Only m's own references are checked, as EachSchema visits them.
 func Dangling(m map[string]any) string {
 	bad := ""
 	EachSchema(m, func(sub map[string]any) {
 		if ref, ok := sub["$ref"].(string); ok && bad == "" && strings.HasPrefix(ref, "#/") {
-			if _, found := Resolve(m, ref); !found {
-				bad = ref
+			switch target, found := Resolve(m, ref); target.(type) {
+			case map[string]any, bool:
+				if found {
+					return
+				}
 			}
+			bad = ref
 		}
 	})
 	return bad

@@ -103,8 +103,8 @@ func TestRefCycle_LongReferenceChainFollowedOnce(t *testing.T) {
 	assert.Equal(t, chain[0], chain[len(chain)-1])
 }
 
-// Dangling names a local reference that points at nothing, and nothing
-// when every one resolves; references that are not local, and those
+// Dangling names a local reference that points at nothing, or at a value
+// that is no schema, and nothing when every one points at a schema; references that are not local, and those
 // inside a subschema with an "$id" of its own, are not its to check.
 func TestDangling_LocalReferencesThatPointAtNothing(t *testing.T) {
 	for schema, want := range map[string]string{
@@ -116,9 +116,22 @@ func TestDangling_LocalReferencesThatPointAtNothing(t *testing.T) {
 		`{"properties":{"p":{"$ref":"other.json#/x"}}}`:                                             "",
 		`{"properties":{"p":{"$id":"https://x.test/s","$ref":"#/nowhere"}}}`:                        "",
 		`{"properties":{"p":{"default":{"$ref":"#/nowhere"}}}}`:                                     "",
+		`{"type":"object","properties":{"p":{"$ref":"#/type"}}}`:                                    "#/type",
+		`{"properties":{"p":{"$ref":"#/$defs/no"}},"$defs":{"no":false}}`:                           "",
 	} {
 		m := map[string]any{}
 		require.NoError(t, json.Unmarshal([]byte(schema), &m))
 		assert.Equal(t, want, jsonptr.Dangling(m), schema)
 	}
+}
+
+// A reference to the document itself written "" (as "#") loops when the
+// document is that reference alone.
+func TestRefCycle_EmptyReferenceIsTheDocument(t *testing.T) {
+	chain := jsonptr.RefCycle(map[string]any{"$ref": ""})
+	assert.Equal(t, []string{"", ""}, chain)
+	assert.Equal(t, `"" → ""`, jsonptr.ChainString(chain))
+	assert.Equal(t, "#/$defs/a → #/$defs/b → #/$defs/a", jsonptr.ChainString([]string{"#/$defs/a", "#/$defs/b", "#/$defs/a"}))
+	assert.Nil(t, jsonptr.RefCycle(map[string]any{"type": "object", "properties": map[string]any{"next": map[string]any{"$ref": ""}}}),
+		"recursion through a property")
 }
