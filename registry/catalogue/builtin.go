@@ -333,13 +333,12 @@ func (s *BuiltInStore) fileOverlay() *overlay {
 	}
 	var ov overlay
 	if err == nil {
-		err = json.Unmarshal(data, &ov)
+		ov, err = decodeOverlay(data)
 	}
 	if err != nil {
 		s.log.Warn("catalogue: the built-ins overlay file left by an earlier version cannot be read; its switches are not carried over", "path", s.path, "err", err)
 		return nil
 	}
-	ov.init()
 	return &ov
 }
 
@@ -365,11 +364,10 @@ func (s *BuiltInStore) readOverlay() error {
 	if err != nil {
 		return fmt.Errorf("catalogue: built-ins overlay: %w", err)
 	}
-	var ov overlay
-	if err := json.Unmarshal(data, &ov); err != nil {
-		return fmt.Errorf("catalogue: built-ins overlay %s: %w: %v", s.path, ErrCorrupt, err)
+	ov, err := decodeOverlay(data)
+	if err != nil {
+		return fmt.Errorf("%w (%s)", err, s.path)
 	}
-	ov.init()
 	s.ov, s.ovStamp = ov, fi
 	return nil
 }
@@ -512,11 +510,12 @@ func (s *BuiltInStore) takeKept(ov overlay) {
 	s.ov = ov
 }
 
-// decodeOverlay decodes an overlay document a keeper returned (nil: none
-// yet).
+// decodeOverlay decodes an overlay document, as read from the file or
+// returned by a keeper (nil: none written yet; an empty file is no
+// document).
 func decodeOverlay(doc []byte) (overlay, error) {
 	var ov overlay
-	if len(doc) > 0 {
+	if doc != nil {
 		if int64(len(doc)) > DefaultMaxFileBytes {
 			return ov, fmt.Errorf("catalogue: built-ins overlay: %w: larger than %d bytes", ErrCorrupt, DefaultMaxFileBytes)
 		}
