@@ -253,13 +253,11 @@ func (c *oaComponents) place(name string, s json.RawMessage) json.RawMessage {
 	}
 	base := "#/components/schemas/" + name // tool names need no escaping: [A-Za-z0-9_.-]
 	jsonptr.RebaseRefs(m, base)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	placed, err := marshal(m)
+	if err != nil {
 		return s
 	}
-	c.Schemas[name] = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	c.Schemas[name] = placed
 	ref, _ := json.Marshal(map[string]string{"$ref": base})
 	return ref
 }
@@ -271,7 +269,7 @@ func unfollowable(m map[string]any) string {
 		return fmt.Sprintf("the reference %q points at no schema", ref)
 	}
 	if chain := jsonptr.RefCycle(m); chain != nil {
-		return fmt.Sprintf("the reference %q leads back to itself through references alone (%s)", chain[0], jsonptr.ChainString(chain))
+		return jsonptr.DescribeCycle(chain)
 	}
 	return ""
 }
@@ -279,11 +277,8 @@ func unfollowable(m map[string]any) string {
 // notShown is the schema shown in place of one that cannot be: any value,
 // described as not shown, and why.
 func notShown(why string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(map[string]string{"description": "The tool's schema is not shown: " + why + "."}) // strings always encode
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	shown, _ := marshal(map[string]string{"description": "The tool's schema is not shown: " + why + "."}) // strings always encode
+	return shown
 }
 
 func jsonContent(schema string) map[string]oaMediaType {

@@ -5,6 +5,7 @@ package jsonptr
 
 import (
 	"cmp"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -171,14 +172,15 @@ func RefCycle(m map[string]any) []string {
 	return chain
 }
 
-// ChainString writes a chain RefCycle returned as "#/$defs/a → #/$defs/b
-// → #/$defs/a", the empty reference as "".
-func ChainString(chain []string) string {
+// DescribeCycle says what a chain RefCycle returned is: `the reference
+// "#/$defs/a" leads back to itself through references alone (#/$defs/a →
+// #/$defs/b → #/$defs/a)`, the empty reference written "".
+func DescribeCycle(chain []string) string {
 	shown := make([]string, len(chain))
 	for i, r := range chain {
 		shown[i] = cmp.Or(r, `""`)
 	}
-	return strings.Join(shown, " → ")
+	return fmt.Sprintf("the reference %q leads back to itself through references alone (%s)", chain[0], strings.Join(shown, " → "))
 }
 
 // Dangling returns a local reference ("#/…") in the schema m that

@@ -130,8 +130,9 @@ func TestDangling_LocalReferencesThatPointAtNothing(t *testing.T) {
 func TestRefCycle_EmptyReferenceIsTheDocument(t *testing.T) {
 	chain := jsonptr.RefCycle(map[string]any{"$ref": ""})
 	assert.Equal(t, []string{"", ""}, chain)
-	assert.Equal(t, `"" → ""`, jsonptr.ChainString(chain))
-	assert.Equal(t, "#/$defs/a → #/$defs/b → #/$defs/a", jsonptr.ChainString([]string{"#/$defs/a", "#/$defs/b", "#/$defs/a"}))
+	assert.Equal(t, `the reference "" leads back to itself through references alone ("" → "")`, jsonptr.DescribeCycle(chain))
+	assert.Equal(t, `the reference "#/$defs/a" leads back to itself through references alone (#/$defs/a → #/$defs/b → #/$defs/a)`,
+		jsonptr.DescribeCycle([]string{"#/$defs/a", "#/$defs/b", "#/$defs/a"}))
 	assert.Nil(t, jsonptr.RefCycle(map[string]any{"type": "object", "properties": map[string]any{"next": map[string]any{"$ref": ""}}}),
 		"recursion through a property")
 }

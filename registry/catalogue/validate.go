@@ -277,8 +277,7 @@ func schemaCompiler(raw json.RawMessage) (*jsonschema.Compiler, error) {
 	}
 	if m, ok := doc.(map[string]any); ok {
 		if chain := jsonptr.RefCycle(m); chain != nil {
-			return nil, fmt.Errorf("the reference %q leads back to itself through references alone (%s): no value can be checked against it",
-				chain[0], jsonptr.ChainString(chain))
+			return nil, fmt.Errorf("%s: no value can be checked against it", jsonptr.DescribeCycle(chain))
 		}
 	}
 	c := jsonschema.NewCompiler()
