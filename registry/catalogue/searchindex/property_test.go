@@ -3,6 +3,7 @@ package searchindex_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -157,7 +158,7 @@ func (w *world) write(t *rapid.T) {
 	if rapid.IntRange(0, 2).Draw(t, "tick") == 0 {
 		w.clock.t = w.clock.t.Add(time.Duration(rapid.IntRange(1, 3).Draw(t, "dt")) * time.Millisecond)
 	}
-	op := rapid.IntRange(0, 9).Draw(t, "op")
+	op := rapid.IntRange(0, 10).Draw(t, "op")
 	if len(w.bundles) == 0 {
 		op = 0
 	}
@@ -198,10 +199,39 @@ func (w *world) write(t *rapid.T) {
 		for _, id := range reaped {
 			w.touch(id)
 		}
+	case op == 10:
+		w.importBundle(t)
 	}
 	if len(w.keys) > 0 && rapid.IntRange(0, 5).Draw(t, "use") == 0 {
 		require.NoError(t, w.idx.RecordUsage(ctx, rapid.SampledFrom(w.keys).Draw(t, "key"), w.clock.t))
 	}
+}
+
+// importBundle imports a new bundle of up to three tools, as a bundle
+// archive's import does: records as given, stamps included.
+func (w *world) importBundle(t *rapid.T) {
+	id := uuid.Must(uuid.NewV7())
+	b := catalogue.Bundle{ID: id, BundleSpec: catalogue.BundleSpec{Slug: "imp", DisplayName: "Imported",
+		IsEnabled: rapid.IntRange(0, 3).Draw(t, "import-enabled") > 0}, CreatedAt: w.clock.t, ModifiedAt: w.clock.t}
+	var tools []catalogue.Tool
+	seen := map[string]bool{}
+	for range rapid.IntRange(0, 3).Draw(t, "imported") {
+		slug := drawSlug(t)
+		if seen[slug] {
+			continue
+		}
+		seen[slug] = true
+		spec := drawSpec(t)
+		spec.ArgSchema, spec.GoImpl = json.RawMessage(`{"type":"object"}`), &catalogue.GoImpl{Func: "noop"}
+		tools = append(tools, catalogue.Tool{ID: uuid.Must(uuid.NewV7()), BundleID: id, Slug: slug, Version: "1",
+			ToolSpec: spec, CreatedAt: w.clock.t, ModifiedAt: w.clock.t})
+	}
+	require.NoError(t, w.idx.ImportBundle(context.Background(), b, tools))
+	w.bundles = append(w.bundles, id)
+	for _, tool := range tools {
+		w.keys = append(w.keys, tool.Key())
+	}
+	w.touch(id)
 }
 
 // all pages through every result of s.
