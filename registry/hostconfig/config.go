@@ -101,6 +101,10 @@ type Config struct {
 
 	// pos records where each key path was set (nil for Default).
 	pos map[string]position
+	// written holds, for the values a hook's message may name (alias
+	// targets), the text as the file wrote it when the environment
+	// supplied part of it: the message shows that text, never the value.
+	written map[string]string
 }
 
 // position is a file and line.
@@ -115,6 +119,15 @@ type position struct {
 func (c *Config) Position(key string) (file string, line int, ok bool) {
 	p, ok := c.pos[key]
 	return p.file, p.line, ok
+}
+
+// shown is the value of key as a message may quote it: the value, or the
+// text the file wrote when the value came (in part) from the environment.
+func (c *Config) shown(key, value string) string {
+	if w, ok := c.written[key]; ok {
+		return quote(w)
+	}
+	return quote(value)
 }
 
 // Errorf returns a *Problem about key located where a file set it (or

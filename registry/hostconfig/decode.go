@@ -308,6 +308,12 @@ func (d *decoder) aliases(n *yaml.Node, key string, cfg *Config) {
 		}
 		cfg.Aliases[name] = t
 		d.aliasAt[name] = vn
+		if fromEnv(vn, t) {
+			if cfg.written == nil {
+				cfg.written = map[string]string{}
+			}
+			cfg.written[p] = deref(vn).Value
+		}
 	})
 }
 

@@ -260,22 +260,22 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of a tool; an alias needs a name of its own", quote(a)))
 			continue
 		}
-		// Follow the chain to the name it ends at.
-		t := cfg.Aliases[a]
+		// Follow the chain to the name it ends at; last is the alias
+		// whose target that name is.
+		last, t := a, cfg.Aliases[a]
 		for range registry.MaxAliasDepth + 1 {
 			next, ok := cfg.Aliases[t]
 			if !ok {
 				break
 			}
-			t = next
+			last, t = t, next
 		}
 		if tools[t] || serverTool(t, prefix, servers) {
 			continue
 		}
-		target := cfg.Aliases[a]
-		msg := fmt.Sprintf("target %s is not a tool", quote(target))
-		if t != target {
-			msg = fmt.Sprintf("target %s ends at %s, which is not a tool", quote(target), quote(t))
+		msg := fmt.Sprintf("target %s is not a tool", cfg.shown(key, cfg.Aliases[a]))
+		if last != a {
+			msg = fmt.Sprintf("target %s ends at %s, which is not a tool", cfg.shown(key, cfg.Aliases[a]), cfg.shown("aliases."+last, t))
 		}
 		ps.list = append(ps.list, cfg.Errorf(key, "%s; expected a registered tool, another alias, or {server}.{tool} of a configured server", msg))
 	}

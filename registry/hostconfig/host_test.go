@@ -174,6 +174,23 @@ func TestHost_AliasToUnknownToolRefused(t *testing.T) {
 	assert.Equal(t, map[string]string{"plus": "add"}, reg.Aliases())
 }
 
+// An alias target taken from the environment is named as the file wrote
+// it: the value may be a secret.
+func TestHost_AliasTargetFromEnvironmentNotShown(t *testing.T) {
+	const secret = "hunter2-0xfeed"
+	reg := newTestRegistry(t, "")
+	dir := writeFiles(t, map[string]string{"c.yaml": "aliases:\n  x: \"${SECRET}\"\n  y: \"${CHAIN}\"\n  hop: ${SECRET}\n"})
+	h := newHost(t, reg, filepath.Join(dir, "c.yaml"), map[string]string{"SECRET": secret, "CHAIN": "hop"})
+	err := h.Reload(context.Background())
+	require.ErrorIs(t, err, hostconfig.ErrInvalid)
+	assert.NotContains(t, err.Error(), secret)
+	assert.Equal(t, []string{
+		`c.yaml:2: aliases.x: target "${SECRET}" is not a tool; expected a registered tool, another alias, or {server}.{tool} of a configured server`,
+		`c.yaml:3: aliases.y: target "${CHAIN}" ends at "${SECRET}", which is not a tool; expected a registered tool, another alias, or {server}.{tool} of a configured server`,
+		`c.yaml:4: aliases.hop: target "${SECRET}" is not a tool; expected a registered tool, another alias, or {server}.{tool} of a configured server`,
+	}, problemTexts(t, dir, err))
+}
+
 func TestHost_BrokenFileKeepsPreviousConfig(t *testing.T) {
 	reg := newTestRegistry(t, "")
 	dir := writeFiles(t, map[string]string{"c.yaml": "include: [more.yaml]\naliases: {plus: add}\n", "more.yaml": "stats: {enabled: true}\n"})
