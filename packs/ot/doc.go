@@ -56,7 +56,9 @@
 // Listings are YAML in flow style, written by go.yaml.in/yaml/v3 from
 // node trees (never by joining strings), so every name and text is
 // quoted or escaped as YAML needs and the output always parses back to
-// the same values:
+// the same values. That holds for YAML 1.1 readers too (PyYAML's
+// safe_load): a string such a reader takes for a boolean, a number or
+// null (yes, no, on, off, 0500, 1_000, 10:30, ~) is quoted. The layout:
 //
 //   - a list of objects is a block sequence of flow objects, one per line:
 //     "- {name: ot.tools, description: "…"}";

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,10 +121,34 @@ func str(s string) *yaml.Node {
 		if literalSafe(s) {
 			n.Style = yaml.LiteralStyle
 		}
-	case s == "<<":
+	case s == "<<", yaml11Implicit(s):
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
+}
+
+// The plain scalars a YAML 1.1 reader (PyYAML's yaml.safe_load, the
+// reader of many agents' tool code) takes for something other than a
+// string, where YAML 1.2, which the library follows, sees a string: the
+// old booleans (yes, no, on, off), octal, binary and sexagesimal numbers,
+// numbers with underscores, and "=". Such strings are quoted, so that
+// "no" stays the alias no and "10:30" stays a time, not 630. The single
+// letters y and n, booleans in the 1.1 specification but strings to
+// PyYAML, stay plain: a parameter named n reads as the seed shows it.
+var (
+	yaml11Bool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	yaml11Int   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	yaml11Float = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	yaml11Null  = regexp.MustCompile(`^(?:~|null|Null|NULL|=)$`)
+)
+
+// yaml11Implicit reports whether a YAML 1.1 reader resolves the plain
+// scalar s to something other than a string.
+func yaml11Implicit(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false // the library quotes "" itself; no number is that long
+	}
+	return yaml11Bool.MatchString(s) || yaml11Int.MatchString(s) || yaml11Float.MatchString(s) || yaml11Null.MatchString(s)
 }
 
 // literalSafe reports whether a multi-line string reads back unchanged

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
@@ -311,4 +312,56 @@ func TestYAML_ConfiguredNumbersStayNumbers(t *testing.T) {
 	assert.Equal(t, map[string]any{"a": 0.5, "b": []any{1, "2"}}, m["nested"])
 	assert.Equal(t, "twelve", m["notANumber"])
 	assert.InDelta(t, 1.2345678901234568e29, m["big"], 1e15)
+}
+
+// TestYAML_StringsStayStringsForYAML11Readers: a string a YAML 1.1 reader
+// (PyYAML's safe_load) would take for a boolean, a number or null is
+// quoted, as a key, in a flow list and in block context, so that the
+// alias "no" stays a name and the line "10:30" stays text.
+func TestYAML_StringsStayStringsForYAML11Readers(t *testing.T) {
+	ambiguous := []string{"yes", "No", "ON", "off", "0500", "-0_7", "0b101", "1_000", "1:20", "10:30", "190:20:30.15", "-.5", "1.", "=", "~", "Null"}
+	plain := []string{"yes please", "no-op", "on.off", "1.0.0", "a=b", "onion", "Y2K", "y", "N"}
+	for _, s := range ambiguous {
+		out, err := renderYAML(object{{s, s}, {"list", []string{s, "x"}}})
+		require.NoError(t, err)
+		want := fmt.Sprintf("%[1]q: %[1]q\nlist: [%[1]q, x]\n", s)
+		assert.Equal(t, want, out, "%q", s)
+	}
+	for _, s := range plain {
+		out, err := renderYAML(object{{s, s}, {"list", []string{s, "x"}}})
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("%[1]s: %[1]s\nlist: [%[1]s, x]\n", s), out, "%q needs no quotes", s)
+	}
+}
+
+// TestYAML_PyYAMLReadsTheSameStrings reads the output with PyYAML itself
+// when python3 and its yaml module are installed (skipped otherwise).
+func TestYAML_PyYAMLReadsTheSameStrings(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import yaml").Run() != nil {
+		t.Skip("python3 with PyYAML is not installed: the YAML 1.1 reading is checked by TestYAML_StringsStayStringsForYAML11Readers alone")
+	}
+	var values []string
+	rapid.Check(t, func(t *rapid.T) {
+		values = append(values, rapid.OneOf(rapid.String(), rapid.StringMatching(`[-+0-9_:.xboOeEyYnN=~]{1,8}`),
+			rapid.SampledFrom([]string{"yes", "no", "on", "off", "y", "n", "true", "null", "=", "<<", "1:20", "0500"})).Draw(t, "s"))
+	})
+	var o object
+	for i, s := range values {
+		o = append(o, field{fmt.Sprintf("k%d", i), []string{s}}, field{strings.ToValidUTF8(s, "\uFFFD") + fmt.Sprintf("#%d", i), i})
+	}
+	out, err := renderYAML(o)
+	require.NoError(t, err)
+	cmd := exec.Command(py, "-c", `import sys, yaml, json
+d = yaml.safe_load(sys.stdin.read())
+print(json.dumps({k: v for k, v in d.items() if k.startswith("k")}))`)
+	cmd.Stdin = strings.NewReader(out)
+	got, err := cmd.Output()
+	require.NoError(t, err, "PyYAML could not read:\n%s", out)
+	var m map[string][]any
+	require.NoError(t, json.Unmarshal(got, &m))
+	for i, s := range values {
+		want := strings.ToValidUTF8(s, "\uFFFD")
+		assert.Equal(t, []any{want}, m[fmt.Sprintf("k%d", i)], "value %q", s)
+	}
 }
