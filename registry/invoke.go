@@ -28,7 +28,8 @@ var emptyObject = json.RawMessage(`{}`)
 // are read as {}.
 //
 // A name that is an alias (SetAliases) runs the tool it resolves to; a
-// disabled tool (SetEnabled) is answered with a failed Result of type
+// name that finds no tool while an Update runs waits for it and is looked
+// up again; a disabled tool (SetEnabled) is answered with a failed Result of type
 // unavailable without running.
 //
 // The handler's context carries the call (CallFrom, Logger) and whatever
@@ -37,13 +38,10 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
 	}
-	r.mu.RLock()
-	e := r.tools[name]
-	via := name
-	if e == nil && len(r.aliases) > 0 {
-		e, via = r.resolveLocked(name)
+	e, via := r.lookup(name)
+	if e == nil && r.awaitUpdate(ctx) {
+		e, via = r.lookup(name) // it arrived in the middle of an Update
 	}
-	r.mu.RUnlock()
 	if e == nil {
 		if via != name {
 			return result.Result[any]{}, fmt.Errorf("%w: %q (an alias of %q)", ErrUnknownTool, via, name)
@@ -64,6 +62,18 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 		return result.Result[any]{}, err
 	}
 	return result.Apply(r.opts.Instructions, res), nil
+}
+
+// lookup returns the entry a call of name runs and the name its alias
+// chain ended at (name itself when no alias is involved).
+func (r *Registry) lookup(name string) (*entry, string) {
+	r.mu.RLock()
+	e, via := r.tools[name], name
+	if e == nil && len(r.aliases) > 0 {
+		e, via = r.resolveLocked(name)
+	}
+	r.mu.RUnlock()
+	return e, via
 }
 
 // decodeStage enforces the registry's size and depth caps and runs

@@ -110,6 +110,10 @@ type Registry struct {
 	outer   []Middleware                 // UseOuter
 	subs    []subscriber
 	next    int
+
+	upMu   sync.Mutex    // guards upN and upDone (Update)
+	upN    int           // updates running
+	upDone chan struct{} // closed when the last running update ends
 }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when

@@ -195,7 +195,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, c ToolCall) Outcome {
 		return o
 	}
 	o.Tool = name
-	tool, enabled, ok := d.reg.Resolve(name)
+	tool, enabled, ok := d.reg.ResolveContext(ctx, name)
 	if !ok || !enabled {
 		o.Result = result.Failuref[any](result.Unavailable, "the tool %q is not available any more", c.Name)
 		return o

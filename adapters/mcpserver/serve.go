@@ -80,7 +80,7 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				if s := b.lookup(r.Params.Name); s != nil {
 					return b.call(ctx, next, r, s)
 				}
-				if s := b.unlisted(r.Params.Name); s != nil {
+				if s := b.unlisted(ctx, r.Params.Name); s != nil {
 					return b.call(ctx, next, r, s)
 				}
 			}
@@ -98,14 +98,14 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 // that tool is served; a disabled tool (or an alias of one) goes to
 // Registry.Invoke, which answers it with an unavailable failure. nil when
 // the registry knows no such name.
-func (b *binding) unlisted(name string) *served {
+func (b *binding) unlisted(ctx context.Context, name string) *served {
 	b.mu.RLock()
 	closed := b.closed
 	b.mu.RUnlock()
 	if closed {
 		return nil // unregistered: the registry's names are no longer ours to answer
 	}
-	t, enabled, ok := b.reg.Resolve(name)
+	t, enabled, ok := b.reg.ResolveContext(ctx, name)
 	if !ok {
 		return nil
 	}

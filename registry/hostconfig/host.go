@@ -130,10 +130,10 @@ func (h *Host) Reload(ctx context.Context) error {
 //  4. cfg becomes the one Config returns.
 //
 // Calls in flight are not disturbed: the registry swaps packs and aliases
-// atomically, each call finishing on the tool it started with. The edge
-// that remains: an alias whose target moves to a tool that a step adds
-// or removes in the same Apply may, between the step and the aliases
-// being set, answer "unknown tool".
+// atomically, each call finishing on the tool it started with, and steps
+// 3 run as one Registry.Update, so a call arriving between two steps (an
+// alias whose target a step renames, before the aliases are set) waits
+// for the end of the update instead of answering "unknown tool".
 func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 	if cfg == nil {
 		return errors.New("hostconfig: Apply: config is nil")
@@ -160,18 +160,24 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	for i, st := range steps {
-		if st.Apply == nil {
-			continue
+	err := h.opts.Registry.Update(func() error {
+		for i, st := range steps {
+			if st.Apply == nil {
+				continue
+			}
+			if err := st.Apply(ctx); err != nil {
+				err = hookError(err, "applying %s", h.hooks[i].name)
+				return errors.Join(err, undo(ctx, h.hooks, steps[:i]))
+			}
 		}
-		if err := st.Apply(ctx); err != nil {
-			err = hookError(err, "applying %s", h.hooks[i].name)
-			return errors.Join(err, undo(ctx, h.hooks, steps[:i]))
+		if err := h.opts.Registry.SetAliases(cfg.Aliases); err != nil {
+			err = fmt.Errorf("hostconfig: setting the aliases: %w", err)
+			return errors.Join(err, undo(ctx, h.hooks, steps))
 		}
-	}
-	if err := h.opts.Registry.SetAliases(cfg.Aliases); err != nil {
-		err = fmt.Errorf("hostconfig: setting the aliases: %w", err)
-		return errors.Join(err, undo(ctx, h.hooks, steps))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	h.cur.Store(cfg)
 	return nil

@@ -390,8 +390,9 @@ func reloadUnderLoad(t testing.TB, callers, reloads int, span time.Duration, yie
 	path := filepath.Join(dir, "c.yaml")
 	version := func(i int) string {
 		target := []string{"add", "add2"}[i%2]
-		return "aliases: {plus: " + target + ", tw: snippet.twice, p2: plus}\n" +
-			"snippets:\n  twice: {body: same}\n  v" + string(rune('a'+i%2)) + ": {body: other}\n" +
+		v := "v" + string(rune('a'+i%2)) // a snippet renamed by every reload
+		return "aliases: {plus: " + target + ", tw: snippet.twice, p2: plus, rt: snippet." + v + "}\n" +
+			"snippets:\n  twice: {body: same}\n  " + v + ": {body: same}\n" +
 			"stats: {enabled: " + []string{"true", "false"}[i%2] + "}\n"
 	}
 	write(t, path, version(0))
@@ -403,6 +404,7 @@ func reloadUnderLoad(t testing.TB, callers, reloads int, span time.Duration, yie
 		{"plus", `{"a":1,"b":2}`}, // alias re-set by every reload
 		{"p2", `{"a":1,"b":2}`},   // alias of an alias
 		{"tw", `{}`},              // alias to a tool of the replaced pack
+		{"rt", `{}`},              // alias whose target the reload renames
 		{"snippet.twice", `{}`},   // tool of the replaced pack
 		{"mul", `{"a":1,"b":3}`},  // untouched tool
 	}
@@ -423,7 +425,7 @@ func reloadUnderLoad(t testing.TB, callers, reloads int, span time.Duration, yie
 				res, err := reg.Invoke(context.Background(), c.name, json.RawMessage(c.args))
 				n.Add(1)
 				want := any(3)
-				if strings.Contains(c.name, "tw") || strings.HasPrefix(c.name, "snippet") {
+				if c.name == "tw" || c.name == "rt" || strings.HasPrefix(c.name, "snippet") {
 					want = "same"
 				}
 				if err != nil || !res.Success || res.Value != want {
