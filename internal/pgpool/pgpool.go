@@ -86,6 +86,7 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 		pc.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	pc.ConnConfig.DialFunc = dial
+	pc.ConnConfig.Tracer = bound{d: timeout + min(timeout, answerMargin)}
 	pc.ConnConfig.RuntimeParams["search_path"] = schema
 	pc.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
@@ -165,8 +166,12 @@ func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versi
 // connection exception, and 57P, operator intervention: terminated,
 // shutting down, restarting) or the network did (a net.Error, an
 // unexpected end of the stream, an error pgconn says nothing was sent
-// before) — or no connection could be made in the connect timeout. A
-// cancelled or expired ctx is never one.
+// before) — or no connection could be made in the connect timeout, or
+// the database left a statement unanswered past its statement timeout
+// (every statement of a pool made by Open has a deadline of its own on
+// the client: a database that keeps its connections open but stops
+// answering fails the caller instead of holding it). A cancelled or
+// expired ctx is never one.
 func ConnectionLost(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
@@ -174,10 +179,20 @@ func ConnectionLost(ctx context.Context, err error) bool {
 	if connectFailed(err) && errors.Is(err, context.DeadlineExceeded) {
 		return true // the connect timeout, not ctx, ended the attempt
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true // the statement's own deadline (bound): the database stopped answering
+	}
+	if errors.Is(err, context.Canceled) {
 		return false
 	}
 	return brokenConn(err)
+}
+
+// stalled reports whether err is the end of a statement the database did
+// not answer in time (bound's deadline, the caller's context still
+// running): it is not tried again, as that would wait as long again.
+func stalled(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !connectFailed(err)
 }
 
 // connectFailed reports whether err is pgconn's failure to make a new
@@ -232,6 +247,9 @@ func Classify(ctx context.Context, err, sentinel error) error {
 	}
 	if errors.Is(err, sentinel) || !ConnectionLost(ctx, err) {
 		return err
+	}
+	if stalled(ctx, err) {
+		return fmt.Errorf("%w: the database did not answer within its statement timeout: %w", sentinel, err)
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
 }
@@ -294,7 +312,7 @@ func runTx(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(
 // connection and may run again on a new one (a failure to connect at all
 // would fail the same way again).
 func retryable(ctx context.Context, err error) bool {
-	return ConnectionLost(ctx, err) && !connectFailed(err)
+	return ConnectionLost(ctx, err) && !connectFailed(err) && !stalled(ctx, err)
 }
 
 // TxSettled is TxRetrying that also settles a COMMIT whose connection was

@@ -381,3 +381,71 @@ func TestCheckSchema(t *testing.T) {
 		}
 	}
 }
+
+// A database that keeps its connections open but stops answering fails
+// each statement, each transaction and each wait for a connection after
+// the statement timeout and a margin, as unavailable, instead of holding
+// the caller for as long as its context lasts (an HTTP request without a
+// timeout: for ever); it is not tried again. A caller's earlier deadline
+// stays its own.
+func TestStalledDatabase_StatementsEndOnTheirOwn(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	out, via := pgtest.NewOutage(t, dsn)
+	pool, err := pgpool.Open(context.Background(), "stalled", pgpool.Config{DSN: via + "&connect_timeout=1", StatementTimeout: 300 * time.Millisecond, MaxConns: 2})
+	require.NoError(t, err)
+	defer pool.Close()
+	require.NoError(t, pool.Ping(context.Background()))
+	defer out.Down() // before pool.Close, which would wait for each silenced connection's goodbye
+
+	out.Silence()
+	away := errors.New("pkg: unavailable")
+	ctx := context.Background() // no deadline of the caller's
+	type outcome struct {
+		what string
+		err  error
+		took time.Duration
+	}
+	runs := []struct {
+		what string
+		fn   func() error
+	}{
+		{"query", func() error { var n int; return pool.QueryRow(ctx, `SELECT 1`).Scan(&n) }},
+		{"exec", func() error { _, err := pool.Exec(ctx, `SELECT 1`); return err }},
+		{"transaction", func() error {
+			return pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error { _, err := tx.Exec(ctx, `SELECT 1`); return err })
+		}},
+		{"batch", func() error {
+			b := &pgx.Batch{}
+			b.Queue(`SELECT 1`)
+			return pool.SendBatch(ctx, b).Close()
+		}},
+	}
+	results := make(chan outcome, len(runs))
+	for _, r := range runs {
+		go func() {
+			t0 := time.Now()
+			results <- outcome{r.what, r.fn(), time.Since(t0)}
+		}()
+	}
+	for range runs {
+		select {
+		case o := <-results:
+			require.Error(t, o.err, o.what)
+			t.Logf("%s: %v after %v", o.what, o.err, o.took.Round(time.Millisecond))
+			classified := pgpool.Classify(ctx, o.err, away)
+			assert.ErrorIs(t, classified, away, "%s: %v", o.what, o.err)
+			assert.Contains(t, classified.Error(), "the database did not answer within its statement timeout")
+			assert.Less(t, o.took, 10*time.Second, "%s: ended by the statement's own deadline, not tried again", o.what)
+		case <-time.After(30 * time.Second):
+			t.Fatal("a statement to a silent database is still waiting after 30 s")
+		}
+	}
+
+	// The caller's own, earlier deadline is the one that ends it.
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = pool.Exec(short, `SELECT 1`)
+	require.Error(t, err)
+	assert.ErrorIs(t, pgpool.Classify(short, err, away), context.DeadlineExceeded)
+	assert.NotErrorIs(t, pgpool.Classify(short, err, away), away)
+}
