@@ -340,26 +340,32 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	var catal *serverCatalogue
 	defer func() {
-		// After the servers stopped: the buffered statistics are written.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-		defer cancel()
-		if err := ot.Close(cctx); err != nil {
-			log.Warn("closing the statistics and output stores", "error", err)
-		}
+		// After the servers stopped: the catalogue's usage counts and the
+		// buffered statistics are written, within closeGrace together.
+		closeStores(context.WithoutCancel(ctx), log, func(context.Context) error {
+			if catal == nil {
+				return nil
+			}
+			if err := catal.Close(); err != nil {
+				return fmt.Errorf("closing the catalogue: %w", err)
+			}
+			return nil
+		}, func(cctx context.Context) error {
+			if err := ot.Close(cctx); err != nil {
+				return fmt.Errorf("closing the statistics and output stores: %w", err)
+			}
+			return nil
+		})
 	}()
 	if err := loadConfig(ctx, host, log); err != nil {
 		return err
 	}
-	catal, err := startCatalogue(ctx, reg, host.Config(), httpTools, log)
+	catal, err = startCatalogue(ctx, reg, host.Config(), httpTools, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := catal.Close(); err != nil {
-			log.Warn("closing the catalogue", "error", err)
-		}
-	}()
 	if catal != nil {
 		catalDB.Store(catal.pg)
 	}
@@ -475,6 +481,33 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	return hs, api.Close, nil
+}
+
+// closeGrace bounds closing the stores at shutdown (their last writes
+// included): a database that stopped answering must not keep the process
+// alive past a supervisor's patience.
+const closeGrace = 10 * time.Second
+
+// closeStores runs the closes one after the other, with closeGrace for
+// all of them. When it runs out, the closes still running are left to
+// the end of the process, and that is logged; every close's error is.
+func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(ctx, closeGrace)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, c := range closes {
+			if err := c(ctx); err != nil {
+				log.Warn("shutting down", "error", err)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		log.Warn("the stores did not close within the grace; exiting without waiting for them (writes not finished are lost)", "grace", closeGrace)
+	}
 }
 
 // serveHTTP serves hs on addr until ctx is done, then shuts down gracefully.

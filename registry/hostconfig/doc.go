@@ -63,7 +63,9 @@
 //   - dsn (none), schema (toolpack), max_conns (the driver's default) and
 //     statement_timeout (30s) mean the same in catalogue:, stats: and
 //     output: — the PostgreSQL database a section keeps its data in
-//     (hostconfig.Postgres). Write the dsn as ${ENV}: it holds a
+//     (hostconfig.Postgres). A statement the database leaves unanswered
+//     past statement_timeout and a margin (at most 5 s) fails as
+//     unavailable, even when the connection stays open. Write the dsn as ${ENV}: it holds a
 //     password, and it is never logged or shown.
 //   - docs: {base_url (onetool's reference URL), slugs (added to
 //     DefaultSlugs)}.
