@@ -117,13 +117,24 @@ func reloadOnSIGHUP(ctx context.Context, host *hostconfig.Host, log *slog.Logger
 				return
 			case <-hup:
 			}
-			if err := host.Reload(ctx); err != nil {
-				log.Error("configuration reload failed; the previous configuration stays", "file", host.Path(), "error", err)
+			if host.Path() == "" {
+				log.Warn("SIGHUP: no -config file to reload; nothing changes")
 				continue
 			}
-			log.Info("configuration reloaded", describeConfig(host.Config())...)
+			logReload(host, log, "SIGHUP", host.Reload(ctx))
 		}
 	}()
+}
+
+// logReload logs the outcome of a reload asked for by who (SIGHUP,
+// ot.reload): the configuration now in force, or the error, which names
+// the file and line at fault.
+func logReload(host *hostconfig.Host, log *slog.Logger, who string, err error) {
+	if err != nil {
+		log.Error("configuration reload failed; the previous configuration stays", "by", who, "error", err)
+		return
+	}
+	log.Info("configuration reloaded", append([]any{"by", who}, describeConfig(host.Config())...)...)
 }
 
 // loadConfig applies the first configuration at start.

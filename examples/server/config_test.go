@@ -169,6 +169,26 @@ func TestRun_SIGHUPReloadsConfig(t *testing.T) {
 	code, out := restInvoke(t, ctx, s.base, "other", `{"a":1,"b":1}`)
 	assert.Equal(t, http.StatusOK, code)
 	assert.Equal(t, float64(2), out["value"])
+
+	// ot.reload, a client's reload, is logged as SIGHUP's is, with who
+	// asked; so is a broken one.
+	require.NoError(t, os.WriteFile(cfgPath, []byte("aliases: {more: add}\nstats: {enabled: true}\n"), 0o600))
+	code, out = restInvoke(t, ctx, s.base, "ot.reload", `{}`)
+	require.Equal(t, http.StatusOK, code, "%v", out)
+	waitLog(t, ctx, s, "configuration reloaded", 3)
+	assert.Contains(t, s.stderr.String(), `msg="configuration reloaded" by=ot.reload`)
+	require.NoError(t, os.WriteFile(cfgPath, []byte("aliases: {more: nothing.here}\n"), 0o600))
+	code, _ = restInvoke(t, ctx, s.base, "ot.reload", `{}`)
+	assert.NotEqual(t, http.StatusOK, code)
+	waitLog(t, ctx, s, "configuration reload failed", 2)
+
+	// ot.stats' HTML report where no file can be written is the caller's
+	// mistake (422), as ot.notify's unwritable topic file is.
+	code, out = restInvoke(t, ctx, s.base, "ot.stats", `{"output":"r.html"}`)
+	require.Equal(t, http.StatusOK, code, "%v", out)
+	code, out = restInvoke(t, ctx, s.base, "ot.stats", `{"output":"r.html/x.html"}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, code, "%v", out)
+	assert.Equal(t, "write_error", out["error_type"])
 }
 
 func TestRun_ConfigErrorsAtStart(t *testing.T) {
@@ -456,4 +476,20 @@ servers:
 	require.NoError(t, err)
 	assert.NotContains(t, names(), "cfg.shout", "a server removed from the file is no longer served")
 	assert.NotContains(t, names(), "snippet.twice")
+}
+
+// Without -config, SIGHUP (a terminal's hang-up, a habit of operators) is
+// logged and changes nothing: the server keeps serving; ot.reload says
+// there is nothing to reload.
+func TestRun_SIGHUPWithoutConfigChangesNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	s := startHTTP(t, ctx, serverEnv(startBackend(t)))
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGHUP))
+	waitLog(t, ctx, s, "SIGHUP: no -config file to reload", 1)
+	code, out := restInvoke(t, ctx, s.base, "add", `{"a":1,"b":2}`)
+	require.Equal(t, http.StatusOK, code, "still serving: %v", out)
+	code, out = restInvoke(t, ctx, s.base, "ot.reload", `{}`)
+	assert.Equal(t, http.StatusServiceUnavailable, code)
+	assert.Equal(t, "Error: this server has no configuration file to reload", out["error"])
 }

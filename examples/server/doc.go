@@ -198,8 +198,12 @@
 // problem as file:line: key: message. SIGHUP re-reads every file: a valid
 // configuration is applied as a whole (aliases, snippets, servers —
 // unchanged ones keep their sessions — and settings) and logged as
-// "configuration reloaded"; ot.reload does the same from a client; a broken one is logged as "configuration reload failed" with
-// its problems, and the previous configuration keeps serving.
+// "configuration reloaded"; ot.reload does the same from a client (the
+// log line's by says which asked); a broken one is logged as
+// "configuration reload failed" with its problems, and the previous
+// configuration keeps serving. Without -config, SIGHUP is logged and
+// changes nothing (it does not stop the server), and ot.reload answers
+// that there is no configuration file to reload.
 //
 // -proxy and -config may be given together: the -proxy file is read once
 // at start and its servers are served beside those of servers: (which

@@ -336,7 +336,8 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	host.OnApply("catalogue", catalogueHook(httpTools, log))
 	var catalDB atomic.Pointer[pgstore.Store]
 	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy),
-		Databases: catalogueDatabase(&catalDB), Logger: log})
+		Databases: catalogueDatabase(&catalDB), Logger: log,
+		Reloaded: func(err error) { logReload(host, log, otpack.ToolReload, err) }})
 	if err != nil {
 		return err
 	}
@@ -371,9 +372,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
 	ot.WarnUnservedInstructions()
-	if cfg.config != "" {
-		reloadOnSIGHUP(ctx, host, log)
-	}
+	reloadOnSIGHUP(ctx, host, log)
 	served := reg
 	if cfg.progressive {
 		// A stored output's query field is a call of ot.result as written,

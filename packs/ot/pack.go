@@ -224,7 +224,7 @@ func (p *pack) build() (*registry.Pack, error) {
 			Doc:         "Aggregated statistics of the tool calls as YAML: total calls, success rate, estimated context and time saved, and a per-tool breakdown; optionally an HTML report.",
 			Annotations: registry.Annotations{ReadOnly: new(false), Destructive: new(false), Idempotent: new(true), OpenWorld: new(false)},
 			Example:     `ot.stats(period="day")`,
-			Errors:      []registry.ErrorSpec{{Type: ErrTypeWrite, Status: 500, Description: "the HTML report could not be written"}},
+			Errors:      []registry.ErrorSpec{{Type: ErrTypeWrite, Status: 422, Description: "the HTML report could not be written where output asks (a directory in the way, no permission), as ot.notify answers an unwritable topic file"}},
 		}),
 		registry.AddFunc(pk, ToolResult, p.result, registry.ToolOptions{
 			Title:       "Stored output",

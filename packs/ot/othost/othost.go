@@ -54,6 +54,10 @@ type Options struct {
 	// Now is the clock of ot, the recorder and the store; nil means
 	// time.Now. Tests inject one.
 	Now func() time.Time
+	// Reloaded, when set, is told the outcome of each ot.reload (nil: the
+	// new configuration is in force), so that the host logs a reload
+	// asked for by a client as it logs its own (on SIGHUP, say).
+	Reloaded func(err error)
 }
 
 // Wiring is the ot pack wired to a host configuration. Close it at
@@ -146,7 +150,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 		Instructions: func() map[string]string { return w.config().Instructions },
 		Servers:      opts.Servers,
 		Databases:    w.Databases,
-		Reload:       w.host.Reload,
+		Reload:       reloadFunc(w.host, opts.Reloaded),
 		Topics:       w.topics,
 		Stats:        statsSource{w},
 		Results:      resultSource{w},
@@ -213,6 +217,22 @@ func (w *Wiring) Close(ctx context.Context) error {
 		errs = append(errs, s.st.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// reloadFunc is ot.reload's Config.Reload: the host's Reload, its outcome
+// told to reloaded; nil (ot.reload answers that there is nothing to
+// reload) when the host has no configuration file.
+func reloadFunc(host *hostconfig.Host, reloaded func(error)) func(context.Context) error {
+	if host.Path() == "" {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		err := host.Reload(ctx)
+		if reloaded != nil {
+			reloaded(err)
+		}
+		return err
+	}
 }
 
 // QueryTool is the name ot.result has in the registry (with its prefix,
