@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -273,6 +274,87 @@ func readCapped(file string, max int) ([]byte, error) {
 	return b, nil
 }
 
+// syntaxError returns the line (1-based; 0 when unknown) and the message
+// of the YAML library's error err for data. The library's line is often
+// not the mistake's: for the parser's errors (a key where none may be, an
+// unclosed bracket) it is the line before the enclosing construct's
+// start, or none; for a tab in a mapping the line before; for a bad byte
+// or an unknown anchor there is none. The line is therefore found as the
+// first line whose prefix of the file fails with the same message
+// (binary search, on the error path only): the line where the mistake
+// is, or where the construct it leaves unclosed opens. A line starting
+// with a tab gets a hint, since YAML indents with spaces.
+func syntaxError(data []byte, err error) (int, string) {
+	line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	if at := firstFailingLine(data, err.Error()); at > 0 {
+		line = at
+	}
+	if line > 0 {
+		if text := lineText(data, line); strings.HasPrefix(strings.TrimLeft(text, " "), "\t") {
+			msg += " (this line is indented with a tab; YAML indents with spaces)"
+		}
+	}
+	return line, msg
+}
+
+// firstFailingLine is the smallest n such that the first n lines of data
+// fail to decode with the error text want (0 when none does).
+func firstFailingLine(data []byte, want string) int {
+	var ends []int // ends[i]: the offset just after line i+1
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	fails := func(n int) bool {
+		var doc yaml.Node
+		err := yaml.NewDecoder(bytes.NewReader(data[:ends[n-1]])).Decode(&doc)
+		if err == nil {
+			return false
+		}
+		_, msg := stripLine(err.Error())
+		_, wantMsg := stripLine(want)
+		return msg == wantMsg
+	}
+	n := sort.Search(len(ends), func(i int) bool { return fails(i + 1) }) + 1
+	if n > len(ends) {
+		return 0
+	}
+	return n
+}
+
+// stripLine splits the library's "yaml: line N: message" into N (0 when
+// absent) and the message.
+func stripLine(s string) (int, string) {
+	if m := yamlLineRE.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, m[2]
+	}
+	return 0, strings.TrimPrefix(s, "yaml: ")
+}
+
+// lineText is line n (1-based) of data, without its line break.
+func lineText(data []byte, n int) string {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return ""
+		}
+		data = data[j+1:]
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		data = data[:j]
+	}
+	return string(data)
+}
+
 // parse decodes one YAML document; ok is false after a problem. A file
 // with no document (empty, comments only) gives nil, true.
 func (l *loader) parse(file string, data []byte) (*yaml.Node, bool) {
@@ -282,11 +364,7 @@ func (l *loader) parse(file string, data []byte) (*yaml.Node, bool) {
 		if errors.Is(err, io.EOF) {
 			return nil, true
 		}
-		line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
+		line, msg := syntaxError(data, err)
 		l.probs.add(file, line, "", "invalid YAML: %s", msg)
 		return nil, false
 	}

@@ -518,6 +518,20 @@ func TestLoad_YAMLProblems(t *testing.T) {
 		"merge key":     {"base: &b {enabled: true}\nstats:\n  <<: *b\n", "c.yaml:3: stats.<<: merge keys (<<) are not supported; repeat the keys or use include"},
 		"top level":     {"- a\n- b\n", "c.yaml:1: expected a mapping of configuration keys at the top level, got a list"},
 		"key not text":  {"aliases:\n  [a]: b\n", "c.yaml:2: aliases: expected a string key, got a list"},
+		// The line of the mistake, wherever the YAML library puts it.
+		"key out of place":     {"aliases:\n  a: add\n  b: add\n  c: add\n bad: x\n", "c.yaml:5: invalid YAML: did not find expected key"},
+		"unclosed list":        {"a: 1\nb: 2\ne: [x\n", "c.yaml:3: invalid YAML: did not find expected ',' or ']'"},
+		"unclosed mapping":     {"a: 1\nb: 2\nh: {a: b\nc: 3\n", "c.yaml:3: invalid YAML: did not find expected ',' or '}'"},
+		"flow on line one":     {"stats: {flush_interval: ${FL:-2s}}\n", "c.yaml:1: invalid YAML: did not find expected ',' or '}'"},
+		"key after a list":     {"a:\n  - x\n  y: 2\n", "c.yaml:3: invalid YAML: did not find expected '-' indicator"},
+		"outdented deep key":   {"a:\n  b:\n    c: 1\n    d: 2\n   e: 3\n", "c.yaml:5: invalid YAML: did not find expected key"},
+		"list after a mapping": {"a: 1\n- b\n", "c.yaml:2: invalid YAML: did not find expected key"},
+		"unknown anchor":       {"a: 1\nh: *nope\n", "c.yaml:2: invalid YAML: unknown anchor 'nope' referenced"},
+		"invalid UTF-8":        {"a: 1\nb: \xff\n", "c.yaml:2: invalid YAML: invalid leading UTF-8 octet"},
+		"scanner's own line":   {"a: b\n\nc: \"\\q\"\n", "c.yaml:3: invalid YAML: found unknown escape character"},
+		"tab before a key":     {"a: 1\n\tb: 2\n", "c.yaml:2: invalid YAML: found a tab character that violates indentation (this line is indented with a tab; YAML indents with spaces)"},
+		"tab in a mapping":     {"a:\n  b: 1\n\tc: 2\n", "c.yaml:3: invalid YAML: found a tab character that violates indentation (this line is indented with a tab; YAML indents with spaces)"},
+		"unclosed quote":       {"a: 1\nb: 'x\nc: 2\n", "c.yaml:2: invalid YAML: found unexpected end of stream"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
