@@ -20,6 +20,11 @@ import (
 // passed their checks. An error refuses the new configuration (the one
 // in force stays); return a *Problem (Config.Errorf) to name file, line
 // and key.
+//
+// A Hook that fails may still return a Step naming the Tools its part of
+// the configuration declares (the snippets' tools, say, when one snippet
+// does not parse): aliases to them are then not reported as well, only
+// the Hook's own error. Nothing else of such a Step is used.
 type Hook func(ctx context.Context, old, new *Config) (Step, error)
 
 // Step is what a Hook prepared.
@@ -150,6 +155,7 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 		st, err := hk.fn(ctx, old, cfg)
 		if err != nil {
 			errs = append(errs, hookError(err, "%s", hk.name))
+			steps[i] = Step{Tools: st.Tools, Packs: st.Packs} // for the alias check only
 			continue
 		}
 		steps[i] = st

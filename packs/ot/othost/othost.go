@@ -756,7 +756,7 @@ func unknownInstructions(cfg *hostconfig.Config, packs []*registry.Pack, servers
 func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
 	defs, err := definitions(cfg)
 	if err != nil {
-		return hostconfig.Step{}, err
+		return declaredSnippets(cfg), err
 	}
 	var prevDefs map[string]snippet.Definition
 	if old != nil {
@@ -769,7 +769,7 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 	var pack *registry.Pack
 	if len(defs) > 0 {
 		if pack, err = snippet.Pack(defs, w.reg); err != nil {
-			return hostconfig.Step{}, err
+			return declaredSnippets(cfg), err
 		}
 		for _, t := range pack.Tools {
 			step.Tools = append(step.Tools, t.Name)
@@ -787,6 +787,17 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 		return w.setSnippetPack(prev)
 	}
 	return step, nil
+}
+
+// declaredSnippets is the Step of a configuration whose snippets fail:
+// their tools still count as aliases' targets, so that only the snippet
+// at fault is reported.
+func declaredSnippets(cfg *hostconfig.Config) hostconfig.Step {
+	var st hostconfig.Step
+	for name := range cfg.Snippets {
+		st.Tools = append(st.Tools, snippet.ToolPrefix+name)
+	}
+	return st
 }
 
 // setSnippetPack puts p in force as the snippet pack; nil removes it.

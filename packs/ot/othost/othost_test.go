@@ -537,6 +537,22 @@ func TestSetup_SnippetErrorsLocatedInTheFile(t *testing.T) {
 	}
 }
 
+// One snippet that does not parse is the only problem reported: aliases
+// to the other snippets' tools are not reported as well.
+func TestSetup_BrokenSnippetAloneReported(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "aliases: {rec: snippet.good}\nsnippets:\n  good: {body: 'add(a=1, b=1)'}\n  bad: {body: 'add(a=(, b=2)'}\n")
+	reg, host := newBare(t, dir)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+	require.NoError(t, err)
+	defer w.Close(context.Background())
+	err = host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "snippets.bad.body")
+	assert.NotContains(t, err.Error(), "aliases.rec", "the alias's target is a snippet the file declares")
+	assert.NotContains(t, err.Error(), "snippets.good")
+}
+
 // Instructions for a pack that is not served are shown nowhere, so a
 // misspelt pack name is logged as a warning naming file, line and key
 // (when the host says its packs are in, then at every reload); a served
