@@ -201,7 +201,7 @@ func (d *decoder) integer(n *yaml.Node, key string, min int, example string) (in
 	return i, true
 }
 
-func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
+func (d *decoder) duration(n *yaml.Node, key string, least time.Duration) (time.Duration, bool) {
 	v, ok := d.scalar(n, key, "a duration such as 1s", true)
 	if !ok {
 		return 0, false
@@ -211,8 +211,23 @@ func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
 		d.bad(n, key, "expected a duration such as 1s, got %s", shown(n))
 		return 0, false
 	}
+	if dur < least {
+		d.bad(n, key, "expected a duration of at least %s, got %s", least, shown(n))
+		return 0, false
+	}
 	return dur, true
 }
+
+// The shortest durations the keys take: a flush or a sweep a few
+// nanoseconds apart would spin a core, an output that expires as it is
+// stored is never readable, and PostgreSQL reads a statement timeout below
+// a millisecond as none at all.
+const (
+	leastInterval  = 10 * time.Millisecond
+	leastTTL       = time.Second
+	leastStatement = 10 * time.Millisecond
+	leastTimeout   = time.Millisecond
+)
 
 // pathValue returns a path, joined to the directory of the file that set
 // it when relative.
@@ -682,7 +697,7 @@ func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
 				s.Dir = t
 			}
 		case "flush_interval":
-			if dur, ok := d.duration(v, p); ok {
+			if dur, ok := d.duration(v, p, leastInterval); ok {
 				s.FlushInterval = dur
 			}
 		case "context_per_call":
@@ -719,7 +734,7 @@ func (d *decoder) output(n *yaml.Node, key string, o *Output) {
 				o.Dir = t
 			}
 		case "ttl":
-			if dur, ok := d.duration(v, p); ok {
+			if dur, ok := d.duration(v, p, leastTTL); ok {
 				o.TTL = dur
 			}
 		case "reports_dir":
@@ -786,7 +801,7 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
 			pg.MaxConns = i
 		}
 	case "statement_timeout":
-		if dur, ok := d.duration(v, p); ok {
+		if dur, ok := d.duration(v, p, leastStatement); ok {
 			pg.StatementTimeout = dur
 		}
 	}
@@ -931,7 +946,7 @@ func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 				t.ContextTokens = i
 			}
 		case "timeout":
-			if dur, ok := d.duration(v, p); ok {
+			if dur, ok := d.duration(v, p, leastTimeout); ok {
 				t.Timeout = dur
 			}
 		}
@@ -950,7 +965,7 @@ func (d *decoder) mlx(n *yaml.Node, key string, m *MLX) {
 				m.Models = words
 			}
 		case "start_timeout":
-			if dur, ok := d.duration(v, p); ok {
+			if dur, ok := d.duration(v, p, leastTimeout); ok {
 				m.StartTimeout = dur
 			}
 		}
@@ -990,7 +1005,7 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 				s.SearchTool = t
 			}
 		case "timeout":
-			if dur, ok := d.duration(v, p); ok {
+			if dur, ok := d.duration(v, p, leastTimeout); ok {
 				s.Timeout = dur
 			}
 		}
@@ -1015,7 +1030,7 @@ func (d *decoder) webFetch(n *yaml.Node, key string, w *WebFetch) {
 				w.MaxRedirects = i
 			}
 		case "timeout":
-			if dur, ok := d.duration(v, p); ok {
+			if dur, ok := d.duration(v, p, leastTimeout); ok {
 				w.Timeout = dur
 			}
 		}

@@ -60,6 +60,8 @@
 //     days are removed (hourly) and no longer counted.
 //   - output: {max_inline_bytes (50000), dir (results), ttl (1h),
 //     reports_dir (reports), dsn, schema, max_conns, statement_timeout}.
+//   - Durations have a least value: 10ms for stats.flush_interval and
+//     statement_timeout, 1s for output.ttl, 1ms for the other timeouts.
 //   - dsn (none), schema (toolpack), max_conns (the driver's default) and
 //     statement_timeout (30s) mean the same in catalogue:, stats: and
 //     output: — the PostgreSQL database a section keeps its data in

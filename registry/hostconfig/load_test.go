@@ -697,3 +697,24 @@ func TestLoad_StatsKeepDays(t *testing.T) {
 	_, err = load(t, dir, "huge.yaml", nil)
 	assert.Equal(t, []string{`huge.yaml:2: stats.keep_days: expected at most 36500 days (0 keeps every record), got "36501"`}, problemTexts(t, dir, err))
 }
+
+// Durations too short to work are refused with the least each key takes:
+// a flush every nanosecond spins a core, an output that expires as it is
+// stored cannot be read, and PostgreSQL reads a statement timeout under a
+// millisecond as none.
+func TestLoad_DurationsTooShortRefused(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "stats: {flush_interval: 1ns}\noutput: {ttl: 1ms, statement_timeout: 500us}\ncatalogue: {statement_timeout: 9ms}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	assert.ElementsMatch(t, []string{
+		`c.yaml:1: stats.flush_interval: expected a duration of at least 10ms, got "1ns"`,
+		`c.yaml:2: output.ttl: expected a duration of at least 1s, got "1ms"`,
+		`c.yaml:2: output.statement_timeout: expected a duration of at least 10ms, got "500us"`,
+		`c.yaml:3: catalogue.statement_timeout: expected a duration of at least 10ms, got "9ms"`,
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "stats: {flush_interval: 10ms}\noutput: {ttl: 1s, statement_timeout: 10ms}\n"})
+	cfg, err := load(t, dir, "c.yaml", nil)
+	require.NoError(t, err, "the least values themselves are accepted")
+	assert.Equal(t, time.Second, cfg.Output.TTL)
+}
