@@ -717,7 +717,7 @@ func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
 				}
 			}
 		default: // one of pgKeys
-			d.postgres(k, v, p, &s.Postgres)
+			d.postgres(k, v, p, &s.Postgres, 1)
 		}
 	})
 }
@@ -742,7 +742,7 @@ func (d *decoder) output(n *yaml.Node, key string, o *Output) {
 				o.ReportsDir = t
 			}
 		default: // one of pgKeys
-			d.postgres(k, v, p, &o.Postgres)
+			d.postgres(k, v, p, &o.Postgres, 2) // one connection stays for reading pages
 		}
 	})
 }
@@ -778,7 +778,7 @@ func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
 
 // postgres decodes one of a section's PostgreSQL keys (dsn, schema,
 // max_conns, statement_timeout) into pg.
-func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
+func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres, leastConns int) {
 	switch k {
 	case "dsn":
 		if t, ok := d.secretText(v, p); ok {
@@ -797,7 +797,7 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres) {
 			pg.Schema = t
 		}
 	case "max_conns":
-		if i, ok := d.integer(v, p, 1, "10"); ok {
+		if i, ok := d.integer(v, p, leastConns, "10"); ok {
 			pg.MaxConns = i
 		}
 	case "statement_timeout":
@@ -846,7 +846,7 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 				}
 			})
 		default: // one of pgKeys
-			d.postgres(k, v, p, &c.Postgres)
+			d.postgres(k, v, p, &c.Postgres, 1)
 		}
 	})
 }

@@ -718,3 +718,12 @@ func TestLoad_DurationsTooShortRefused(t *testing.T) {
 	require.NoError(t, err, "the least values themselves are accepted")
 	assert.Equal(t, time.Second, cfg.Output.TTL)
 }
+
+// output.max_conns is at least 2: one connection stays free for reading
+// pages while outputs are written. The other sections take 1.
+func TestLoad_OutputNeedsTwoConnections(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "output: {max_conns: 1}\nstats: {max_conns: 1}\ncatalogue: {max_conns: 1}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	assert.Equal(t, []string{`c.yaml:1: output.max_conns: expected a whole number of at least 2 such as 10, got "1"`}, problemTexts(t, dir, err))
+}

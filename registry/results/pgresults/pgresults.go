@@ -66,8 +66,9 @@ var ErrClosed = errors.New("pgresults: closed")
 type Options struct {
 	// Schema holds the tables; "" means "toolpack". Created when absent.
 	Schema string
-	// MaxConns caps the connection pool; zero means pgxpool's default.
-	// Every output being written holds one connection until it commits,
+	// MaxConns caps the connection pool; zero means pgxpool's default
+	// (at least 4). It must be at least 2 (Open refuses 1). Every output
+	// being written holds one connection until it commits,
 	// so at most MaxConns-1 outputs are written at once (more wait their
 	// turn): one connection is always left for reading pages and for the
 	// health check, which a burst of large outputs would otherwise keep
@@ -110,6 +111,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 	pool, err := pgpool.Open(ctx, "pgresults", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
 	if err != nil {
 		return nil, pgpool.Classify(ctx, err, results.ErrUnavailable)
+	}
+	if n := pool.Config().MaxConns; n < 2 {
+		pool.Close()
+		return nil, fmt.Errorf("pgresults: Options.MaxConns (or the DSN's pool_max_conns): expected at least 2, got %d: one connection stays free for reading pages while outputs are written", n)
 	}
 	if err := pgpool.Migrate(ctx, "pgresults", pool, opts.Schema, "results_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()

@@ -285,3 +285,17 @@ func TestBackend_RemovedByAnotherHostAfterPaging(t *testing.T) {
 	assert.NotErrorIs(t, err, results.ErrCorrupt)
 	assert.Contains(t, err.Error(), "size limit")
 }
+
+// A pool of one connection is refused: the one a writer holds would keep
+// every page read and the health check waiting.
+func TestOpen_OneConnectionRefused(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	_, err := pgresults.Open(t.Context(), dsn, pgresults.Options{Schema: schema, MaxConns: 1})
+	require.ErrorContains(t, err, "pgresults: Options.MaxConns (or the DSN's pool_max_conns): expected at least 2, got 1")
+	_, err = pgresults.Open(t.Context(), dsn+"&pool_max_conns=1", pgresults.Options{Schema: schema})
+	require.ErrorContains(t, err, "expected at least 2, got 1")
+	be, err := pgresults.Open(t.Context(), dsn, pgresults.Options{Schema: schema, MaxConns: 2})
+	require.NoError(t, err)
+	require.NoError(t, be.Close())
+}
