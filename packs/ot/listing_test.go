@@ -199,6 +199,17 @@ func TestSnippets_InfoFull(t *testing.T) {
 	assert.Contains(t, f.ok(t, "ot.snippets", `{"pattern":"broken","info":"full"}`), "# Could not expand: snippet \"broken\": no value for \"missing\"")
 }
 
+// info=full with nothing to show says why: no snippet matches the
+// pattern, or none is configured at all (then the pattern is not blamed).
+func TestSnippets_InfoFullWithNothingToShow(t *testing.T) {
+	f := newFixture(t)
+	assert.Equal(t, `No snippet name or description contains "nope". Call ot.snippets() to list every snippet.`,
+		f.ok(t, "ot.snippets", `{"pattern":"nope","info":"full"}`))
+	f.snippets.list = nil
+	assert.Equal(t, "No snippets are configured (the snippets: key of the configuration).", f.ok(t, "ot.snippets", `{"info":"full"}`))
+	assert.Equal(t, "{}\n", f.ok(t, "ot.snippets", `{}`))
+}
+
 func TestSnippets_OutputFormat(t *testing.T) {
 	f := newFixture(t)
 	want := `name: brv_research

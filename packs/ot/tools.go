@@ -234,7 +234,10 @@ func (p *pack) snippets(ctx context.Context, a SnippetsArgs) (result.Result[stri
 		res, err := okYAML(names)
 		return sp.end(res, err, n)
 	case InfoFull:
-		if len(ss) == 0 {
+		switch {
+		case len(ss) == 0 && len(p.snippetList()) == 0:
+			return sp.end(result.Ok("No snippets are configured (the snippets: key of the configuration)."), nil, n)
+		case len(ss) == 0:
 			return sp.end(result.Ok(fmt.Sprintf("No snippet name or description contains %q. Call ot.snippets() to list every snippet.", a.Pattern)), nil, n)
 		}
 		parts := make([]string, len(ss))
