@@ -53,7 +53,9 @@
 // inserted, removed, replaced, or two neighbours swapped) that turn the
 // text into some part of the line — 1 for a line holding the text, 1 − k/n
 // for k edits of an n-character text, at most n/4 edits — and the best
-// matches come first (ties in line order); the MaxFuzzyResults best are
+// matches come first: fewest edits, then the line the text covers more of
+// (the line "config" before "configuration loaded"), then line order; the
+// MaxFuzzyResults best are
 // kept. Options.Fuzzy replaces that scorer. Every search reads the output
 // sequentially through fixed buffers, whatever its size, and stops at
 // Options.SearchTimeout (ErrSearchLimit) or when ctx ends.

@@ -11,8 +11,11 @@ import (
 // inserted, removed, replaced, or two neighbours swapped): a line holding
 // the text scores 1, one edit away 1 − 1/n for a text of n characters, and
 // so on; a line more than n/4 edits away (rounded down) does not match, so
-// texts of one to three characters must appear as they are. Ties keep
-// line order.
+// texts of one to three characters must appear as they are. Among lines
+// as many edits away, the one the text covers more of comes first (the
+// line "config" before "configuration loaded" for the text config): the
+// score loses up to coverageWeight, far less than one edit costs, as the
+// line is longer than the text. Ties left keep line order.
 //
 // The distance is computed with the bit-parallel algorithm of Myers (1999)
 // extended to swaps by Hyyrö (2003): one machine word holds a column of
@@ -53,17 +56,22 @@ func (f *fuzzy) score(line []byte) (float64, bool) {
 	if f.m == 0 {
 		return 1, true
 	}
-	d := f.distance(line)
+	d, runes := f.distance(line)
 	if d > f.maxDist {
 		return 0, false
 	}
-	return 1 - float64(d)/float64(f.m), true
+	uncovered := 1 - float64(f.m)/float64(max(runes, f.m))
+	return 1 - float64(d)/float64(f.m) - coverageWeight*uncovered, true
 }
+
+// coverageWeight is the most a line's length takes off its score: under
+// one edit's cost for the longest text (1/64), so the edits decide first.
+const coverageWeight = 1.0 / 1024
 
 // distance is the fewest edits turning the search text into some part of
 // line (optimal string alignment distance, free start and end in the
-// line).
-func (f *fuzzy) distance(line []byte) int {
+// line), and the characters of line.
+func (f *fuzzy) distance(line []byte) (dist, runes int) {
 	m := f.m
 	top := uint64(1) << (m - 1)
 	mask := ^uint64(0) >> (64 - m)
@@ -84,6 +92,7 @@ func (f *fuzzy) distance(line []byte) int {
 			}
 			i += size
 		}
+		runes++
 		tr := ((^d0prev & eq) << 1) & eqprev // a swap of this character and the previous one
 		d0 := (((eq & vp) + vp) ^ vp) | eq | vn | tr
 		hp := vn | ^(d0 | vp)
@@ -102,5 +111,5 @@ func (f *fuzzy) distance(line []byte) int {
 			best = score
 		}
 	}
-	return best
+	return best, runes
 }

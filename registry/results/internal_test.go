@@ -188,8 +188,16 @@ func TestFuzzy_Scores(t *testing.T) {
 			continue
 		}
 		assert.True(t, ok, line)
-		assert.InDelta(t, want, got, 1e-9, line)
+		assert.InDelta(t, want, got, 2*coverageWeight, line)
 	}
+	// As many edits away, the line the text covers more of scores higher;
+	// one edit more always scores lower.
+	exact, _ := f.score([]byte("config"))
+	longer, _ := f.score([]byte("configuration loaded"))
+	typo, _ := f.score([]byte("confg"))
+	assert.Equal(t, 1.0, exact)
+	assert.Greater(t, exact, longer)
+	assert.Greater(t, longer, typo)
 	short := newFuzzy("abc")
 	_, ok := short.score([]byte("xabcx"))
 	assert.True(t, ok)
@@ -249,6 +257,8 @@ func TestProperty_FuzzyDistanceAgreesWithTable(t *testing.T) {
 		}
 		line := rapid.StringMatching(alpha+`{0,40}`).Draw(t, "line")
 		f := newFuzzy(q)
-		require.Equal(t, osaDistance(q, line), f.distance([]byte(line)), "q=%q line=%q", q, line)
+		d, runes := f.distance([]byte(line))
+		require.Equal(t, osaDistance(q, line), d, "q=%q line=%q", q, line)
+		require.Equal(t, utf8.RuneCountInString(line), runes)
 	})
 }

@@ -1,10 +1,13 @@
 package results_test
 
 import (
+	"cmp"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -101,7 +104,8 @@ func TestProperty_SearchEqualsFilteredSlicing(t *testing.T) {
 }
 
 // Property: a fuzzy search returns every line holding the text (any case)
-// first, in line order, and each returned line at most once.
+// first, shorter lines (which the text covers more of) before longer ones
+// and otherwise in line order, and each returned line at most once.
 func TestProperty_FuzzyHoldersFirst(t *testing.T) {
 	st := openStore(t, results.Options{})
 	rapid.Check(t, func(t *rapid.T) {
@@ -118,6 +122,9 @@ func TestProperty_FuzzyHoldersFirst(t *testing.T) {
 		require.NoError(t, err)
 		p, err := st.Query(context.Background(), results.Request{Handle: s.Handle, Offset: 1, Limit: 1000, Search: q, Fuzzy: true})
 		require.NoError(t, err)
+		slices.SortStableFunc(holders, func(a, b int) int {
+			return cmp.Compare(utf8.RuneCountInString(all[a-1]), utf8.RuneCountInString(all[b-1]))
+		})
 		require.GreaterOrEqual(t, len(p.LineNumbers), len(holders))
 		require.Equal(t, append([]int{}, holders...), append([]int{}, p.LineNumbers[:len(holders)]...))
 		seen := map[int]bool{}

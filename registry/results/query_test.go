@@ -96,15 +96,17 @@ func TestResult_QueryWithFuzzyMatching(t *testing.T) {
 		"the configuration is valid",     // 6: holds it (1)
 		"confg missing",                  // 7: one edit (1 - 1/6)
 		"something about configurations", // 8: holds it (1)
+		"Config",                         // 9: is it
 	}
 	s := put(t, st, lines)
 	p := query(t, st, results.Request{Handle: s.Handle, Offset: 1, Limit: 100, Search: "config", Fuzzy: true})
-	assert.Equal(t, []int{3, 6, 8, 2, 7}, p.LineNumbers, "best score first, then line order")
-	assert.Equal(t, []string{lines[2], lines[5], lines[7], lines[1], lines[6]}, p.Lines)
+	assert.Equal(t, []int{9, 6, 3, 8, 7, 2}, p.LineNumbers,
+		"fewest edits first; as many edits away, the line the text covers more of (the shorter) first")
+	assert.Equal(t, []string{lines[8], lines[5], lines[2], lines[7], lines[6], lines[1]}, p.Lines)
 	assert.False(t, p.HasMore)
 
 	p = query(t, st, results.Request{Handle: s.Handle, Offset: 2, Limit: 2, Search: "config", Fuzzy: true})
-	assert.Equal(t, []int{6, 8}, p.LineNumbers, "offset and limit apply to the sorted matches")
+	assert.Equal(t, []int{6, 3}, p.LineNumbers, "offset and limit apply to the sorted matches")
 	assert.True(t, p.HasMore)
 
 	p = query(t, st, results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "zzzzzzzz", Fuzzy: true})
