@@ -55,8 +55,7 @@
 // for k edits of an n-character text, at most n/4 edits — and the best
 // matches come first: fewest edits, then the line the text covers more of
 // (the line "config" before "configuration loaded"), then line order; the
-// MaxFuzzyResults best are
-// kept. Options.Fuzzy replaces that scorer. Every search reads the output
+// MaxFuzzyResults best are kept. Options.Fuzzy replaces that scorer. Every search reads the output
 // sequentially through fixed buffers, whatever its size, and stops at
 // Options.SearchTimeout (ErrSearchLimit) or when ctx ends.
 //
