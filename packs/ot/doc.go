@@ -50,6 +50,9 @@
 // '...')); a proxied tool's Usage.Signature, which the proxy derives the
 // same way, is used as it is. args are "name: description" lines, the
 // proxy's Usage.Args for a proxied tool, else read from the input schema.
+// returns names the value's type the same way (str, int, list, dict), from
+// the output schema — Any for a tool whose value may be any JSON — so a
+// local tool and its proxied copy read alike.
 //
 // # Output
 //

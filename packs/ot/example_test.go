@@ -50,7 +50,7 @@ func ExampleNew() {
 	fmt.Print(res.Value)
 	// Output:
 	// - {name: greet.hello, description: "Says hello."}
-	// - {name: greet.hello, signature: 'greet.hello(name: str)', description: "Says hello.", source: local, args: ['name: Who to greet.'], returns: 'result.Result[string]'}
+	// - {name: greet.hello, signature: 'greet.hello(name: str)', description: "Says hello.", source: local, args: ['name: Who to greet.'], returns: str}
 	// tools: [greet.hello]
 	// packs: [greet]
 }

@@ -183,8 +183,8 @@ func (p *pack) toolMarkdown(t *registry.Tool, lvl string) string {
 			b.WriteString("\n")
 		}
 	}
-	if t.Usage.Returns != "" {
-		fmt.Fprintf(&b, "\n**Returns:** %s\n", code(t.Usage.Returns))
+	if r := returns(t); r != "" {
+		fmt.Fprintf(&b, "\n**Returns:** %s\n", code(r))
 	}
 	if ex := example(t); ex != "" {
 		fmt.Fprintf(&b, "\n**Example:** %s\n", code(ex))

@@ -35,7 +35,7 @@ func TestHelp_ExactToolLookup(t *testing.T) {
 		"**Arguments:**\n" +
 		"- `query` (str, required): The search query.\n" +
 		"- `count` (int, default 10): Number of results.\n\n" +
-		"**Returns:** `result.Result[string]`\n\n" +
+		"**Returns:** `str`\n\n" +
 		"**Example:** `brave.search(query=\"golang generics\")`\n\n" +
 		"**Documentation:** https://onetool.beycom.online/reference/tools/brave-search/"
 	assert.Equal(t, want, f.ok(t, "ot.help", `{"query":"brave.search"}`))

@@ -1,6 +1,7 @@
 package ot
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/internal/pysig"
@@ -18,6 +19,28 @@ func signature(t *registry.Tool) string {
 		return t.Usage.Signature
 	}
 	return pysig.Signature(t.Name, pysig.Params(t.InputSchema))
+}
+
+// returns is the type of the tool's value, named as signature names
+// types (str, int, list, dict, Any): a proxied tool's Usage.Returns (the
+// proxy derives it from the remote output schema), else the type the
+// output schema says, else "Any" for a tool that states a result type
+// without a schema (a Go tool returning any); "" when the tool says
+// nothing about its value.
+func returns(t *registry.Tool) string {
+	if strings.HasPrefix(t.Source, registry.SourceProxyPrefix) && t.Usage.Returns != "" {
+		return t.Usage.Returns
+	}
+	if len(t.OutputSchema) > 0 {
+		var m map[string]any
+		if json.Unmarshal(t.OutputSchema, &m) == nil && m != nil {
+			return pysig.PyType(m)
+		}
+	}
+	if t.Usage.Returns != "" {
+		return "Any"
+	}
+	return ""
 }
 
 // argLines are the tool's arguments as "name: description" strings: a

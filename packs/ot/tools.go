@@ -47,8 +47,8 @@ func toolEntry(t *registry.Tool, level string) object {
 	if a := argLines(t); len(a) > 0 {
 		o = append(o, field{"args", a})
 	}
-	if t.Usage.Returns != "" {
-		o = append(o, field{"returns", t.Usage.Returns})
+	if r := returns(t); r != "" {
+		o = append(o, field{"returns", r})
 	}
 	if ex := example(t); ex != "" {
 		o = append(o, field{"example", ex})

@@ -69,7 +69,7 @@ func TestTools_InfoFull(t *testing.T) {
 	assert.Equal(t, "Search the web with Brave.", e["description"], "the arguments' Markdown is shown as args, not repeated in the description")
 	assert.Contains(t, e["signature"], "brave.search(")
 	assert.Equal(t, []any{"query: The search query.", "count: Number of results."}, e["args"])
-	assert.Equal(t, "result.Result[string]", e["returns"])
+	assert.Equal(t, "str", e["returns"], "the value's type as the signature names types (the output schema's)")
 	assert.Equal(t, `brave.search(query="golang generics")`, e["example"])
 
 	// A tool without an example or return type leaves those keys out.
