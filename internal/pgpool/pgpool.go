@@ -369,22 +369,40 @@ func TxID(ctx context.Context, tx pgx.Tx) (int64, error) {
 // COMMIT) once the connection was lost during that COMMIT: the pool's
 // connections are dropped and the database is asked on a new one —
 // "committed", "aborted", or "" when it does not say (it cannot be
-// reached, or the transaction is still in progress after a few short
-// waits).
+// reached for five seconds, or the transaction is still in progress after
+// a few short waits).
 func Settle(ctx context.Context, pool *pgxpool.Pool, xid int64) string {
 	pool.Reset()
 	return settled(ctx, pool, xid)
 }
 
-// settled asks the database what became of transaction xid (Settle).
+// settleWait bounds how long Settle waits for a database that went away
+// with the COMMIT to answer again: a connection cut by a restart or a
+// failover is usually back within it, and then the caller is told what
+// happened rather than "unavailable" about a write that was stored.
+const settleWait = 5 * time.Second
+
+// settled asks the database what became of transaction xid (Settle),
+// again while it cannot be reached (for settleWait) or the transaction is
+// still in progress (a few short waits).
 func settled(ctx context.Context, pool *pgxpool.Pool, xid int64) string {
-	for wait := 10 * time.Millisecond; wait <= 160*time.Millisecond; wait *= 2 {
+	ctx, cancel := context.WithTimeout(ctx, settleWait)
+	defer cancel()
+	inProgress := 0
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
 		var status *string
-		if err := pool.QueryRow(ctx, `SELECT txid_status($1)`, xid).Scan(&status); err != nil || status == nil {
-			return ""
-		}
-		if *status != "in progress" {
+		err := pool.QueryRow(ctx, `SELECT txid_status($1)`, xid).Scan(&status)
+		switch {
+		case err == nil && status == nil:
+			return "" // too old for the database to remember
+		case err == nil && *status != "in progress":
 			return *status
+		case err == nil:
+			if inProgress++; inProgress > 5 {
+				return ""
+			}
+		case !ConnectionLost(ctx, err):
+			return ""
 		}
 		select {
 		case <-ctx.Done():
@@ -392,5 +410,4 @@ func settled(ctx context.Context, pool *pgxpool.Pool, xid int64) string {
 		case <-time.After(wait):
 		}
 	}
-	return ""
 }

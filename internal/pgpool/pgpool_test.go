@@ -299,11 +299,19 @@ func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
 	assert.Equal(t, "23505", pe.Code)
 	assert.Equal(t, 1, runs, "a failed statement is not run again")
 
+	// The database away for a moment after the cut (a restart): asked
+	// again until it answers, it says committed.
+	runs = 0
+	out.CutNextCommitAndStayAway(400 * time.Millisecond)
+	require.NoError(t, pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, insert(5, &runs)))
+	assert.Equal(t, 1, runs, "not run again: it committed, as the database said once back")
+	assert.Equal(t, 4, count())
+
 	runs = 0
 	out.LoseNextCommit()
 	require.NoError(t, pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, insert(4, &runs)))
 	assert.Equal(t, 2, runs, "the COMMIT never reached the database, which says aborted: run once more")
-	assert.Equal(t, 4, count())
+	assert.Equal(t, 5, count())
 }
 
 // Hosts starting at once on a fresh database each create the schema and

@@ -102,6 +102,9 @@ type Outage struct {
 	// lose its answer (CutNextCommit); loseCommit, set with it, loses the
 	// COMMIT itself (LoseNextCommit).
 	cutCommit, loseCommit atomic.Bool
+	// awayFor, set with cutCommit, keeps new connections refused for that
+	// long after the cut (awayUntil, Unix nanoseconds).
+	awayFor, awayUntil atomic.Int64
 
 	mu     sync.Mutex
 	ln     net.Listener
@@ -179,6 +182,14 @@ func (o *Outage) LoseNextCommit() {
 	o.cutCommit.Store(true)
 }
 
+// CutNextCommitAndStayAway is CutNextCommit, and then the database stays
+// away for d: connections made meanwhile are closed at once, as when a
+// restart or a failover follows the cut.
+func (o *Outage) CutNextCommitAndStayAway(d time.Duration) {
+	o.awayFor.Store(int64(d))
+	o.CutNextCommit()
+}
+
 // Speak relays new connections again (the silenced ones stay silent).
 func (o *Outage) Speak() {
 	o.mu.Lock()
@@ -212,6 +223,10 @@ func (o *Outage) serve(ln net.Listener) {
 }
 
 func (o *Outage) relay(c net.Conn) {
+	if time.Now().UnixNano() < o.awayUntil.Load() {
+		_ = c.Close()
+		return
+	}
 	d, err := net.DialTimeout("tcp", o.target, 5*time.Second)
 	if err != nil {
 		_ = c.Close()
@@ -250,6 +265,9 @@ func (o *Outage) relay(c net.Conn) {
 			if n > 0 && dst == d && !silenced.Load() && bytes.Contains(bytes.ToLower(buf[:n]), []byte("commit")) && o.cutCommit.CompareAndSwap(true, false) {
 				cut.Store(true)
 				silenced.Store(true)
+				if away := o.awayFor.Swap(0); away > 0 {
+					o.awayUntil.Store(time.Now().UnixNano() + away)
+				}
 				if o.loseCommit.Load() {
 					_ = c.Close()
 					_ = d.Close()
