@@ -437,7 +437,7 @@ func (p *pack) generalHelp() string {
 - ot.help(query="web fetch", info="list")
 
 ## Tips
-- Start with ot.packs(), then ot.tools(pattern="{pack}.") to see one pack's tools.
+- Start with ot.packs(), then ot.packs(pattern="{pack}", info="full") to see one pack's tools.
 - Search tolerates typos: ot.help(query="scaffoldl") finds scaffold.
 - A large output comes back as a handle with a preview; read the rest with ot.result(handle=…, offset=…, limit=…).
 `)

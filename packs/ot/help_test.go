@@ -25,6 +25,18 @@ func TestHelp_GeneralHelp(t *testing.T) {
 	} {
 		assert.Contains(t, out, want)
 	}
+	// The tip's call lists a pack's tools whatever their names (a pack's
+	// tools need not start with the pack's name).
+	require.Contains(t, out, `ot.packs(pattern="{pack}", info="full")`)
+	for _, pk := range f.reg.Packs() {
+		if len(pk.Tools) == 0 {
+			continue
+		}
+		full := f.ok(t, "ot.packs", `{"pattern":"`+pk.Name+`","info":"full"}`)
+		for _, tool := range pk.Tools {
+			assert.Contains(t, full, tool.Name, "pack %s", pk.Name)
+		}
+	}
 }
 
 func TestHelp_ExactToolLookup(t *testing.T) {
