@@ -30,7 +30,8 @@
 //
 // # Lines and pages
 //
-// A stored text is a sequence of lines: it is split after each '\n', a
+// A stored text is a sequence of lines: it is split after each '\n' (a
+// line ended by "\r\n" reads, and matches a search, without its '\r'), a
 // final '\n' does not start an empty line, and a line longer than
 // Options.MaxLineBytes is stored as several lines (pieces cut between
 // characters), so that every byte can be reached page by page. Offsets are

@@ -22,6 +22,9 @@ func linesOf(text string) []string {
 		return []string{}
 	}
 	parts := strings.Split(text, "\n")
+	for i := range len(parts) - 1 { // a line ended by "\r\n" reads without its '\r'
+		parts[i] = strings.TrimSuffix(parts[i], "\r")
+	}
 	if parts[len(parts)-1] == "" {
 		parts = parts[:len(parts)-1]
 	}

@@ -276,16 +276,26 @@ func (r *output) page(offset, count, maxBytes int) (Page, error) {
 	return p, nil
 }
 
+// trimNL removes a line's break: "\n", or "\r\n" (text written on
+// Windows, many HTTP bodies), so a line reads and matches the same
+// whichever was used.
 func trimNL(s string) string {
 	if n := len(s); n > 0 && s[n-1] == '\n' {
-		return s[:n-1]
+		s = s[:n-1]
+		if n := len(s); n > 0 && s[n-1] == '\r' {
+			s = s[:n-1]
+		}
 	}
 	return s
 }
 
+// trimNLBytes is trimNL of a line's bytes.
 func trimNLBytes(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
-		return b[:n-1]
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
 	}
 	return b
 }

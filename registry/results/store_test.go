@@ -84,7 +84,8 @@ func TestStore_SurvivesRestart(t *testing.T) {
 }
 
 // Lines: split after '\n'; a final '\n' starts no empty line; empty lines
-// are kept; an empty text has no lines.
+// are kept; an empty text has no lines; "\r\n" ends a line as '\n' does
+// (its '\r' is not part of the line), a '\r' elsewhere stays.
 func TestStore_LineSemantics(t *testing.T) {
 	st := openStore(t, results.Options{})
 	for text, want := range map[string][]string{
@@ -93,7 +94,9 @@ func TestStore_LineSemantics(t *testing.T) {
 		"a":          {"a"},
 		"a\n":        {"a"},
 		"a\n\nb":     {"a", "", "b"},
-		"a\r\nb\n\n": {"a\r", "b", ""},
+		"a\r\nb\n\n": {"a", "b", ""},
+		"a\r\r\nb\r": {"a\r", "b\r"},
+		"x\ry\r\n":   {"x\ry"},
 	} {
 		s, err := st.Put(t.Context(), strings.NewReader(text))
 		require.NoError(t, err)
