@@ -100,7 +100,7 @@ func describeConfig(c *hostconfig.Config) []any {
 	return []any{"files", strings.Join(c.Files, ","), "aliases", len(c.Aliases), "snippets", len(c.Snippets),
 		"servers", len(c.Servers), "stats", c.Stats.Enabled,
 		// Where stats and stored outputs live; never the DSN itself.
-		"stats_postgresql", c.Stats.DSN != "", "output_postgresql", c.Output.DSN != ""}
+		"stats_postgresql", c.Stats.Enabled && c.Stats.DSN != "", "output_postgresql", c.Output.DSN != ""}
 }
 
 // reloadOnSIGHUP re-reads the configuration on every SIGHUP until ctx
@@ -135,6 +135,14 @@ func logReload(host *hostconfig.Host, log *slog.Logger, who string, err error) {
 		return
 	}
 	log.Info("configuration reloaded", append([]any{"by", who}, describeConfig(host.Config())...)...)
+	warnConfig(host.Config(), log)
+}
+
+// warnConfig logs what a configuration says that does nothing.
+func warnConfig(c *hostconfig.Config, log *slog.Logger) {
+	if c.Stats.DSN != "" && !c.Stats.Enabled {
+		log.Warn("stats.dsn is set but statistics are off, so the database is not used (stats: {enabled: true} turns them on)")
+	}
 }
 
 // loadConfig applies the first configuration at start.
@@ -147,6 +155,7 @@ func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) er
 	}
 	if host.Path() != "" {
 		log.Info("configuration loaded (SIGHUP reloads it)", describeConfig(host.Config())...)
+		warnConfig(host.Config(), log)
 	}
 	return nil
 }

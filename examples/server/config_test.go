@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/registry/results"
 	"github.com/toolpack-go/toolpack/registry/stats"
 )
@@ -492,4 +494,22 @@ func TestRun_SIGHUPWithoutConfigChangesNothing(t *testing.T) {
 	code, out = restInvoke(t, ctx, s.base, "ot.reload", `{}`)
 	assert.Equal(t, http.StatusServiceUnavailable, code)
 	assert.Equal(t, "Error: this server has no configuration file to reload", out["error"])
+}
+
+// A configuration that names a statistics database with statistics off
+// says so once loaded: the database is not used.
+func TestWarnConfig_StatsDatabaseWithStatsOff(t *testing.T) {
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	c := hostconfig.Default("")
+	warnConfig(c, log)
+	assert.Empty(t, buf.String(), "nothing to say about the defaults")
+	c.Stats.DSN = "postgres://u:secret@db/x"
+	warnConfig(c, log)
+	assert.Contains(t, buf.String(), "stats.dsn is set but statistics are off")
+	assert.NotContains(t, buf.String(), "secret")
+	buf.Reset()
+	c.Stats.Enabled = true
+	warnConfig(c, log)
+	assert.Empty(t, buf.String())
 }

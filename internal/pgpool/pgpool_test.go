@@ -34,7 +34,7 @@ func ExampleOpen() {
 	fmt.Println(err)
 	// Output:
 	// mystore: the DSN does not parse (expected postgres://user:password@host:port/db or key=value pairs)
-	// mystore: Options.Schema: expected a lower-case identifier of at most 63 characters (letters, digits, _) not starting with pg_ (PostgreSQL's own), got "Robert'); DROP"
+	// mystore: Options.Schema: expected a lower-case identifier of at most 63 characters (letters, digits, _) not starting with pg_ and not information_schema (PostgreSQL's own), got "Robert'); DROP"
 }
 
 // A pool's connections use the schema as their search_path, UTC and the

@@ -26,7 +26,7 @@ func TestValid(t *testing.T) {
 	for _, ok := range []string{"toolpack", "tools_prod", "_x", "a", strings.Repeat("a", 63)} {
 		assert.True(t, pgschema.Valid(ok), ok)
 	}
-	for _, bad := range []string{"", "Tools", "x y", "1abc", "a-b", strings.Repeat("a", 64), "pg_catalog", "pg_x", `x"; DROP`, "é"} {
+	for _, bad := range []string{"", "Tools", "x y", "1abc", "a-b", strings.Repeat("a", 64), "pg_catalog", "pg_x", "information_schema", `x"; DROP`, "é"} {
 		assert.False(t, pgschema.Valid(bad), bad)
 	}
 }

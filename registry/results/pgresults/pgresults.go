@@ -25,6 +25,12 @@
 // ErrNotFound or ErrExpired: ot.result answers "try again in a moment",
 // and the large-output middleware returns an output it cannot store as it
 // is. Nothing has to be reopened when the database is back.
+//
+// Hosts sharing one database should share one expiry (output.ttl) and one
+// space budget (results.Options.MaxDirBytes) too: each host sweeps every
+// host's outputs by its own, so the shortest TTL forgets the others'
+// expired handles early ("not found" instead of "expired") and the
+// smallest budget evicts everyone's outputs.
 package pgresults
 
 import (
