@@ -94,9 +94,10 @@ func (p *pack) exact(q, lvl string) (md, kind string, ok bool, err error) {
 	if t := p.lookupTool(q); t != nil {
 		return p.toolMarkdown(t, lvl), "tool", true, nil
 	}
-	for _, pk := range p.reg.Packs() {
+	servers := p.servers()
+	for _, pk := range p.allPacks(servers) {
 		if pk.Name == q {
-			return p.packMarkdown(pk, p.packSource(pk, p.servers()), p.instructions()[pk.Name], true), "pack", true, nil
+			return p.packMarkdown(pk, p.packSource(pk, servers), p.instructions()[pk.Name], true), "pack", true, nil
 		}
 	}
 	for _, al := range p.aliasList() {
@@ -311,7 +312,7 @@ func noMatch(q string) string {
 // no-match answer quotes q as it was asked.
 func (p *pack) search(q, lvl string) (result.Result[string], int, error) {
 	tools := p.reg.List()
-	pks := p.reg.Packs()
+	pks := p.allPacks(p.servers())
 	snips := p.snippetList()
 	als := p.aliasList()
 	items := make([]SearchItem, 0, len(tools)+len(pks)+len(snips)+len(als))

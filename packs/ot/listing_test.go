@@ -96,6 +96,18 @@ func TestPacks_ProxyPack(t *testing.T) {
 	f.servers = append(f.servers, ot.ServerStatus{Name: "pkgver"})
 	e := parseList(t, f.ok(t, "ot.packs", `{"pattern":"pkgver"}`))
 	assert.Equal(t, []map[string]any{{"name": "pkgver", "source": "proxy", "tool_count": 0}}, e)
+
+	// A configured server that never connected (no pack registered at
+	// all) is listed too, and found by ot.help, saying it is not connected.
+	f.servers = append(f.servers, ot.ServerStatus{Name: "dead"})
+	e = parseList(t, f.ok(t, "ot.packs", `{"pattern":"dead"}`))
+	assert.Equal(t, []map[string]any{{"name": "dead", "source": "proxy", "tool_count": 0}}, e)
+	assert.Contains(t, parseStrings(t, f.ok(t, "ot.packs", `{"info":"list"}`)), "dead")
+	full := f.ok(t, "ot.packs", `{"pattern":"dead","info":"full"}`)
+	assert.Contains(t, full, "not connected")
+	assert.Contains(t, full, "Source: proxy (MCP server dead)")
+	help := f.ok(t, "ot.help", `{"query":"dead"}`)
+	assert.True(t, strings.HasPrefix(help, "# dead\n"), help)
 }
 
 // --- Alias Introspection ---

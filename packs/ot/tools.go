@@ -107,6 +107,39 @@ func (p *pack) packSource(pk *registry.Pack, servers []ServerStatus) string {
 	return "local"
 }
 
+// allPacks is the registry's packs and, as packs without tools, the
+// configured servers that have none registered (not connected yet, or
+// down), sorted by name: a server the configuration names is found by
+// ot.packs and ot.help whatever its state.
+func (p *pack) allPacks(servers []ServerStatus) []*registry.Pack {
+	pks := p.reg.Packs()
+	have := make(map[string]bool, len(pks))
+	for _, pk := range pks {
+		have[pk.Name] = true
+	}
+	added := false
+	for _, s := range servers {
+		if !have[s.Name] {
+			have[s.Name] = true
+			pks = append(pks, &registry.Pack{Name: s.Name, Description: serverPackDescription(s)})
+			added = true
+		}
+	}
+	if added {
+		slices.SortFunc(pks, func(a, b *registry.Pack) int { return cmp.Compare(a.Name, b.Name) })
+	}
+	return pks
+}
+
+// serverPackDescription describes a configured server with no tools
+// registered.
+func serverPackDescription(s ServerStatus) string {
+	if s.Connected {
+		return "MCP server " + s.Name + ", connected, serving no tools."
+	}
+	return "MCP server " + s.Name + ", not connected: its tools appear when it connects."
+}
+
 func (p *pack) servers() []ServerStatus {
 	if p.cfg.Servers == nil {
 		return nil
@@ -126,7 +159,7 @@ func (p *pack) packs(ctx context.Context, a PacksArgs) (result.Result[string], e
 	sp := startSpan(ctx, ToolPacks, slog.String("pattern", a.Pattern), slog.String("info", lvl))
 	servers := p.servers()
 	var pks []*registry.Pack
-	for _, pk := range p.reg.Packs() {
+	for _, pk := range p.allPacks(servers) {
 		if contains(pk.Name, a.Pattern) {
 			pks = append(pks, pk)
 		}
