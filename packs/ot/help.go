@@ -307,14 +307,18 @@ func noMatch(q string) string {
 	return fmt.Sprintf("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available.", q)
 }
 
-// search ranks tools, packs, snippets and aliases against q (a leading
-// "$" left out) and lists the matches grouped by type, best first; the
-// no-match answer quotes q as it was asked.
+// search ranks tools, packs, snippets and aliases against q and lists the
+// matches grouped by type, best first; a q starting with "$" (a snippet
+// lookup that named no snippet exactly) ranks the snippets alone, the "$"
+// left out. The no-match answer quotes q as it was asked.
 func (p *pack) search(q, lvl string) (result.Result[string], int, error) {
 	tools := p.reg.List()
 	pks := p.allPacks(p.servers())
 	snips := p.snippetList()
 	als := p.aliasList()
+	if strings.HasPrefix(q, "$") { // a snippet lookup: only snippets answer it
+		tools, pks, als = nil, nil, nil
+	}
 	items := make([]SearchItem, 0, len(tools)+len(pks)+len(snips)+len(als))
 	for _, t := range tools {
 		items = append(items, SearchItem{Kind: KindTool, Name: t.Name, Description: toolSummary(t)})

@@ -86,6 +86,14 @@ brave.search(query="<q>", count=3)
 `, out)
 	// The same text as ot.snippets at info full.
 	assert.Equal(t, out, f.ok(t, "ot.snippets", `{"pattern":"b_q","info":"full"}`))
+
+	// A $ query naming no snippet is searched among the snippets alone:
+	// a typo finds the snippet, and a tool whose text is close is not
+	// offered instead.
+	m := parseMap(t, f.ok(t, "ot.help", `{"query":"$brv_reserch","info":"list"}`))
+	assert.Equal(t, map[string]any{"snippets": []any{"brv_research"}}, m)
+	assert.Equal(t, `No matches found for "$fetch". Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available.`,
+		f.ok(t, "ot.help", `{"query":"$fetch"}`), "web.fetch is a tool, not a snippet")
 }
 
 func TestHelp_AliasLookup(t *testing.T) {
