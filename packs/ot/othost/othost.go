@@ -485,7 +485,11 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 				if o.Backend != nil {
 					_ = o.Backend.Close()
 				}
-				return cfg.Errorf("output", "cannot open the output store: %v", err)
+				key := "output"
+				if o.Backend == nil {
+					key = "output.dir" // files: the directory is what failed
+				}
+				return cfg.Errorf(key, "cannot open the output store: %s", strings.TrimPrefix(err.Error(), "results: "))
 			}
 			opened = &liveStore{st: st, pg: pgBackend, opts: next, mw: st.Middleware()}
 			w.swapStore(opened)

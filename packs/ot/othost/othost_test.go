@@ -600,3 +600,20 @@ instructions:
 	require.NoError(t, host.Reload(t.Context()))
 	assert.Empty(t, logs.String())
 }
+
+// An output directory that cannot be made is named by its key, output.dir,
+// at the file's line.
+func TestSetup_OutputDirThatCannotBeMade(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o600))
+	writeConfig(t, dir, "output:\n  dir: "+filepath.Join(blocker, "results")+"\n")
+	reg, host := newBare(t, dir)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+	require.NoError(t, err)
+	defer w.Close(context.Background())
+	err = host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "config.yaml:2: output.dir: cannot open the output store: ")
+	assert.NotContains(t, err.Error(), "results: results")
+}
