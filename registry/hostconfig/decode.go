@@ -466,6 +466,9 @@ func (d *decoder) jsonValue(n *yaml.Node, key string) (json.RawMessage, bool) {
 	return b, true
 }
 
+// jsonNumberRE is JSON's number grammar.
+var jsonNumberRE = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$`)
+
 func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
 	*budget--
 	if *budget < 0 {
@@ -508,6 +511,12 @@ func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
 			var f float64
 			if err := s.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 				d.bad(n, key, "expected a number JSON can hold, got %s", quote(s.Value))
+				return nil, false
+			}
+			if !jsonNumberRE.MatchString(s.Value) {
+				// 0500 (octal to the YAML library, 500 to a reader),
+				// 0x1F, 1_000, .5, +1: not numbers as JSON writes them.
+				d.bad(n, key, "expected a number as JSON writes it (such as 500, -2.5 or 1e3), got %s; quote it for a string", quote(s.Value))
 				return nil, false
 			}
 			var i int64

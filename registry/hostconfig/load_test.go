@@ -727,3 +727,20 @@ func TestLoad_OutputNeedsTwoConnections(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, []string{`c.yaml:1: output.max_conns: expected a whole number of at least 2 such as 10, got "1"`}, problemTexts(t, dir, err))
 }
+
+// A snippet default that is a number must be written as JSON writes
+// numbers: 0500 (octal 320 to the YAML library, 500 to whoever reads the
+// file), 0x1F, 1_000, .5 and +1 are refused, a quoted one is a string.
+func TestLoad_SnippetDefaultNumbersAsJSONWritesThem(t *testing.T) {
+	body := "snippets:\n  s:\n    body: 'add(a={{ a }}, b=1)'\n    params:\n"
+	for i, v := range []string{"0500", "0x1F", "1_000", ".5", "+1"} {
+		body += fmt.Sprintf("      p%d: {default: %s}\n", i, v)
+	}
+	body += "      ok1: {default: 500}\n      ok2: {default: -2.5e3}\n      ok3: {default: \"0500\"}\n      a: {default: 0}\n"
+	dir := writeFiles(t, map[string]string{"c.yaml": body})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	texts := problemTexts(t, dir, err)
+	require.Len(t, texts, 5, "%v", texts)
+	assert.Equal(t, `c.yaml:5: snippets.s.params.p0.default: expected a number as JSON writes it (such as 500, -2.5 or 1e3), got "0500"; quote it for a string`, texts[0])
+}
