@@ -43,11 +43,23 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 		e, via = r.lookup(name) // it arrived in the middle of an Update
 	}
 	if e == nil {
-		if via != name {
-			return result.Result[any]{}, fmt.Errorf("%w: %q (an alias of %q)", ErrUnknownTool, via, name)
-		}
-		return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
+		return result.Result[any]{}, unknownTool(name, via)
 	}
+	return r.invokeEntry(ctx, e, raw)
+}
+
+// unknownTool is the ErrUnknownTool of a call of name whose alias chain,
+// if any, ended at via.
+func unknownTool(name, via string) error {
+	if via != name {
+		return fmt.Errorf("%w: %q (an alias of %q)", ErrUnknownTool, via, name)
+	}
+	return fmt.Errorf("%w: %q", ErrUnknownTool, name)
+}
+
+// invokeEntry runs one call of the tool of e: Invoke once the name is
+// looked up.
+func (r *Registry) invokeEntry(ctx context.Context, e *entry, raw json.RawMessage) (result.Result[any], error) {
 	if e.off {
 		return result.Failuref[any](result.Unavailable, "tool %q is disabled", e.tool.Name).
 			WithInstruction("Do not call this tool; tell the user it is switched off."), nil

@@ -31,6 +31,13 @@ type Invoker interface {
 // tool name (registry.Registry.TargetName).
 type targetNamer interface{ TargetName(name string) string }
 
+// pinner is the optional method of an Invoker that holds the tools of a
+// run's steps (registry.Registry.Pin), so that a run finishes on the tools
+// it started with when a reload removes one half-way.
+type pinner interface {
+	Pin(names ...string) *registry.Pinned
+}
+
 // known reports whether inv serves a tool called name, when inv can say
 // (registry.Registry.Resolve); an unknown tool further down (a tool that
 // itself calls one that is missing) stays that tool's protocol error.
@@ -150,6 +157,10 @@ func (s *Snippet) nestingText(chain string) string {
 //     type unavailable naming the line and the tool: the snippet exists,
 //     so its caller must not be told that it does not (a protocol
 //     ErrUnknownTool would say just that about the snippet).
+//   - A reload that removes the tool (or alias) of a later step while the
+//     snippet runs does not fail it: with a registry as inv, the run holds
+//     the tools its steps found when it started (registry.Registry.Pin)
+//     and finishes on them; a tool still served runs as served now.
 //   - Another protocol error of a step (a cancelled context, an output
 //     that breaks its schema, …) is returned wrapped, naming the line and
 //     the tool; errors.Is sees the cause. Cancelling ctx stops the
@@ -178,6 +189,13 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		me.tripped = new(atomic.Pointer[string])
 	}
 	ctx = context.WithValue(ctx, nestingKey{}, me)
+	if p, ok := inv.(pinner); ok {
+		names := make([]string, len(s.prog.steps))
+		for i, st := range s.prog.steps {
+			names[i] = st.tool
+		}
+		inv = p.Pin(names...)
+	}
 	env := map[string]any{}
 	var last result.Result[any]
 	for _, st := range s.prog.steps {

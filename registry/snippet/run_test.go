@@ -375,3 +375,47 @@ type invokerFunc func(ctx context.Context, name string, raw json.RawMessage) (re
 func (f invokerFunc) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
 	return f(ctx, name, raw)
 }
+
+// A snippet running when a reload removes the tool (or the alias) of a
+// later step finishes on the tool it started with: the reload does not
+// fail it half-way (issue 11: calls in flight finish). A step whose tool
+// was already gone when the snippet started is unavailable, as before.
+func TestRun_ReloadMidwayDoesNotFailTheSnippet(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
+	started, release := make(chan struct{}), make(chan struct{})
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "p", Tools: []*registry.Tool{
+		{Name: "slow", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+			close(started)
+			<-release
+			return result.Ok[any](1), nil
+		}},
+		{Name: "count", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+			return result.Ok[any]("counted"), nil
+		}},
+	}}))
+	require.NoError(t, reg.SetAliases(map[string]string{"cnt": "count"}))
+	s, err := snippet.Parse("two", snippet.Definition{Body: "slow()\ncnt()\ncount()"})
+	require.NoError(t, err)
+
+	done := make(chan result.Result[any], 1)
+	go func() {
+		res, err := s.Run(context.Background(), reg, nil)
+		assert.NoError(t, err)
+		done <- res
+	}()
+	<-started
+	// The reload: the pack loses count, the alias goes.
+	require.NoError(t, reg.ReplacePack(&registry.Pack{Name: "p", Tools: []*registry.Tool{{Name: "slow", Description: "d",
+		Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any](2), nil }}}}))
+	require.NoError(t, reg.SetAliases(nil))
+	close(release)
+	res := <-done
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "counted", res.Value)
+
+	// Started after the reload: the step's tool is gone.
+	res, err = s.Run(context.Background(), reg, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Contains(t, res.Error, `snippet "two": line 2: cnt: no such tool is served now`)
+}

@@ -1,0 +1,71 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Pinned makes calls as the Registry does, except that a name which found
+// a tool when Pin was called still runs that tool after a change removed
+// it from the registry (a reload that renamed or dropped it). A call
+// sequence that has started — a snippet's steps — thus finishes on the
+// tools it started with instead of failing half-way because of a reload,
+// as a single call in flight does. A name still served runs the tool
+// served now (its current version, its current switch).
+type Pinned struct {
+	r    *Registry
+	held map[string]*entry
+}
+
+// Pin returns a Pinned holding the tools the names find now (final names,
+// undecorated names under a prefix, aliases; see TargetName). Names that
+// find nothing are simply not held.
+func (r *Registry) Pin(names ...string) *Pinned {
+	p := &Pinned{r: r, held: make(map[string]*entry, len(names))}
+	for _, n := range names {
+		if _, ok := p.held[n]; ok {
+			continue
+		}
+		target := r.TargetName(n)
+		if e, _ := r.lookup(target); e != nil {
+			p.held[n], p.held[target] = e, e
+		}
+	}
+	return p
+}
+
+// Invoke is Registry.Invoke, falling back to the held tool of name when
+// the registry no longer has one under that name.
+func (p *Pinned) Invoke(ctx context.Context, name string, raw json.RawMessage) (result.Result[any], error) {
+	if err := ctx.Err(); err != nil {
+		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
+	}
+	e, via := p.r.lookup(name)
+	if e == nil && p.r.awaitUpdate(ctx) {
+		e, via = p.r.lookup(name)
+	}
+	if e == nil {
+		if e = p.held[name]; e == nil {
+			return result.Result[any]{}, unknownTool(name, via)
+		}
+	}
+	return p.r.invokeEntry(ctx, e, raw)
+}
+
+// TargetName is Registry.TargetName.
+func (p *Pinned) TargetName(name string) string { return p.r.TargetName(name) }
+
+// Resolve is Registry.Resolve, answering for a held tool the registry no
+// longer has.
+func (p *Pinned) Resolve(name string) (t *Tool, enabled, ok bool) {
+	if t, enabled, ok = p.r.Resolve(name); ok {
+		return t, enabled, ok
+	}
+	if e := p.held[name]; e != nil {
+		return e.tool, !e.off, true
+	}
+	return nil, false, false
+}
