@@ -88,7 +88,7 @@ func New(cfg Config) (*registry.Pack, error) {
 	if p.log == nil {
 		p.log = slog.Default()
 	}
-	pk := &registry.Pack{Name: PackName, Description: "Reads web pages and searches the web."}
+	pk := &registry.Pack{Name: PackName, Description: "Fetches web pages (their readable text) and searches the web."}
 	f, err := newFetcher(p, cfg.Fetch)
 	if err != nil {
 		return nil, err
