@@ -537,16 +537,24 @@ func TestSetup_SnippetErrorsLocatedInTheFile(t *testing.T) {
 	}
 }
 
+// setUpWith writes config in dir and wires the ot pack to a bare host of
+// it (closed when the test ends); the configuration is not loaded yet.
+func setUpWith(t *testing.T, dir, config string) *hostconfig.Host {
+	t.Helper()
+	writeConfig(t, dir, config)
+	reg, host := newBare(t, dir)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	return host
+}
+
 // One snippet that does not parse is the only problem reported: aliases
 // to the other snippets' tools are not reported as well.
 func TestSetup_BrokenSnippetAloneReported(t *testing.T) {
 	dir := t.TempDir()
-	writeConfig(t, dir, "aliases: {rec: snippet.good}\nsnippets:\n  good: {body: 'add(a=1, b=1)'}\n  bad: {body: 'add(a=(, b=2)'}\n")
-	reg, host := newBare(t, dir)
-	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
-	require.NoError(t, err)
-	defer w.Close(context.Background())
-	err = host.Reload(t.Context())
+	host := setUpWith(t, dir, "aliases: {rec: snippet.good}\nsnippets:\n  good: {body: 'add(a=1, b=1)'}\n  bad: {body: 'add(a=(, b=2)'}\n")
+	err := host.Reload(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "snippets.bad.body")
 	assert.NotContains(t, err.Error(), "aliases.rec", "the alias's target is a snippet the file declares")
@@ -607,12 +615,8 @@ func TestSetup_OutputDirThatCannotBeMade(t *testing.T) {
 	dir := t.TempDir()
 	blocker := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o600))
-	writeConfig(t, dir, "output:\n  dir: "+filepath.Join(blocker, "results")+"\n")
-	reg, host := newBare(t, dir)
-	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host})
-	require.NoError(t, err)
-	defer w.Close(context.Background())
-	err = host.Reload(t.Context())
+	host := setUpWith(t, dir, "output:\n  dir: "+filepath.Join(blocker, "results")+"\n")
+	err := host.Reload(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "config.yaml:2: output.dir: cannot open the output store: ")
 	assert.NotContains(t, err.Error(), "results: results")
