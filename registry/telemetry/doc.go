@@ -26,10 +26,11 @@
 //	                        or cancelled, timeout or protocol_error for a protocol failure
 //
 // A failed call's span has status Error with the error type as its
-// description; a protocol failure's error is also recorded as an event,
-// as the Logging middleware logs it (handlers must not put secrets in
-// their errors). A domain failure's text is never recorded: it is written
-// for the model and often quotes the arguments.
+// description; a protocol failure adds an "exception" event carrying its
+// error type only. Neither a protocol error's text (a URL built from the
+// arguments, say; the Logging middleware logs it for the operator) nor a
+// domain failure's (written for the model, often quoting the arguments)
+// is recorded.
 //
 // No argument value is recorded unless the tool names the argument in
 // Tool.TraceArgs (registry.ToolOptions.TraceArgs): then its value is an
@@ -44,7 +45,7 @@
 //
 //	toolpack.tool.calls      counter, {call}
 //	toolpack.tool.failures   counter, {call}, by error.type
-//	toolpack.tool.duration   histogram, s
+//	toolpack.tool.duration   histogram, s (bounds DurationBuckets: 0.1 ms to 5 min)
 //	toolpack.tool.bytes_in   counter, By: the size of the raw arguments
 //	toolpack.tool.bytes_out  counter, By: the size of the value (as the stats middleware
 //	                         counts it) or of the failure's text

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,20 @@ const (
 	KeyToolName  = attribute.Key("gen_ai.tool.name")
 	KeyPack      = attribute.Key("toolpack.pack")
 	KeyErrorType = attribute.Key("error.type")
+
+	keyExceptionType = attribute.Key("exception.type")
 )
+
+// DurationBuckets returns the bucket bounds, in seconds, of the
+// toolpack.tool.duration histogram: OpenTelemetry's HTTP duration bounds
+// (5 ms to 10 s) with sub-millisecond ones below (a local tool answers in
+// microseconds) and minutes above (a model or a crawl may take them). The
+// SDK's default bounds (0 to 10,000) are meant for milliseconds and would
+// put every call under 5 s in one bucket.
+func DurationBuckets() []float64 { return slices.Clone(durationBuckets) }
+
+var durationBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1,
+	0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300}
 
 // Error types recorded for protocol failures (a non-nil error from the
 // pipeline), as the stats middleware records them.
@@ -104,7 +118,8 @@ func Middleware(opts Options) (registry.Middleware, error) {
 	add(err)
 	ins.failures, err = meter.Int64Counter("toolpack.tool.failures", metric.WithUnit("{call}"), metric.WithDescription("Tool calls that failed, by error type."))
 	add(err)
-	ins.duration, err = meter.Float64Histogram("toolpack.tool.duration", metric.WithUnit("s"), metric.WithDescription("Duration of tool calls."))
+	ins.duration, err = meter.Float64Histogram("toolpack.tool.duration", metric.WithUnit("s"), metric.WithDescription("Duration of tool calls."),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	add(err)
 	ins.bytesIn, err = meter.Int64Counter("toolpack.tool.bytes_in", metric.WithUnit("By"), metric.WithDescription("Bytes of the raw arguments of tool calls."))
 	add(err)
@@ -173,7 +188,10 @@ func Middleware(opts Options) (registry.Middleware, error) {
 			if errType != "" && span.IsRecording() {
 				span.SetAttributes(KeyErrorType.String(errType))
 				if err != nil {
-					span.RecordError(err)
+					// The error's text is not recorded: it may quote the
+					// arguments (a URL built from them, say). The Logging
+					// middleware logs it for the operator.
+					span.AddEvent("exception", trace.WithAttributes(keyExceptionType.String(errType)))
 				}
 				span.SetStatus(codes.Error, errType)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/attribute"
@@ -50,11 +51,17 @@ type Providers struct {
 // Shutdown flushes what is buffered and stops the exporters, waiting as
 // long as ctx allows. It is safe to call on the Providers of a Setup that
 // exported nothing.
+//
+// The signals are flushed at once, each within ctx: an exporter that
+// hangs (a traces collector that stopped answering) does not keep the
+// other's data from being sent.
 func (p *Providers) Shutdown(ctx context.Context) error {
-	var errs []error
-	for _, f := range p.shutdown {
-		errs = append(errs, f(ctx))
+	errs := make([]error, len(p.shutdown))
+	var wg sync.WaitGroup
+	for i, f := range p.shutdown {
+		wg.Go(func() { errs[i] = f(ctx) })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -77,6 +84,9 @@ func Setup(ctx context.Context, opts SetupOptions) (*Providers, error) {
 				return nil, fmt.Errorf("%w: %s=%s", ErrStdoutExporter, v, os.Getenv(v))
 			}
 		}
+	}
+	if err := checkEnv(traces, metrics); err != nil {
+		return nil, err
 	}
 	res, err := newResource(opts.ServiceName)
 	if err != nil {
@@ -102,6 +112,47 @@ func Setup(ctx context.Context, opts SetupOptions) (*Providers, error) {
 		p.shutdown = append(p.shutdown, mp.Shutdown)
 	}
 	return p, nil
+}
+
+// checkEnv refuses, naming the variable, the exporter settings the SDK's
+// autoexport would refuse with a message naming another variable or none:
+// a list of exporters (the specification allows one; autoexport serves a
+// single name), a name with spaces around it, and an OTLP protocol other
+// than http/protobuf and grpc (http/json is not offered by Go's SDK).
+func checkEnv(traces, metrics bool) error {
+	var errs []error
+	single := func(v, expected string) {
+		raw := os.Getenv(v)
+		if raw == "" {
+			return
+		}
+		if n := names(v); len(n) > 1 {
+			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected one exporter (%s); a list is not supported", v, raw, expected))
+		} else if strings.TrimSpace(raw) != raw {
+			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected %s without spaces", v, raw, expected))
+		}
+	}
+	if traces {
+		single("OTEL_TRACES_EXPORTER", "otlp, console or none")
+	}
+	if metrics {
+		single("OTEL_METRICS_EXPORTER", "otlp, prometheus, console or none")
+	}
+	protocols := []string{"OTEL_EXPORTER_OTLP_PROTOCOL"}
+	if traces {
+		protocols = append(protocols, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	}
+	if metrics {
+		protocols = append(protocols, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")
+	}
+	for _, v := range protocols {
+		switch raw := os.Getenv(v); raw {
+		case "", "http/protobuf", "grpc":
+		default:
+			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected http/protobuf or grpc", v, raw))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // wanted reports whether the environment turns a signal on: its exporter

@@ -146,8 +146,19 @@ func TestMiddleware_FailuresCarryTheErrorType(t *testing.T) {
 		}
 	}
 	assert.Empty(t, spans[0].Events(), "a domain failure's text is not recorded")
-	require.NotEmpty(t, spans[2].Events(), "a protocol failure's error is recorded")
+	require.NotEmpty(t, spans[2].Events(), "a protocol failure is marked by an event")
 	assert.Equal(t, "exception", spans[2].Events()[0].Name)
+	assert.Equal(t, map[string]string{"exception.type": telemetry.ErrorTypeProtocol}, eventAttrs(spans[2].Events()[0]),
+		"its type only: an error's text may quote the arguments")
+}
+
+// eventAttrs is an event's attributes as text.
+func eventAttrs(ev sdktrace.Event) map[string]string {
+	out := map[string]string{}
+	for _, kv := range ev.Attributes {
+		out[string(kv.Key)] = kv.Value.Emit()
+	}
+	return out
 }
 
 // A call's span is the parent of what the tool does with its context.
@@ -223,6 +234,8 @@ func TestMiddleware_Metrics(t *testing.T) {
 	require.True(t, okh)
 	require.Len(t, hist.DataPoints, 1)
 	assert.Equal(t, uint64(4), hist.DataPoints[0].Count)
+	assert.Equal(t, telemetry.DurationBuckets(), hist.DataPoints[0].Bounds, "bounds in seconds, sub-millisecond to minutes")
+	assert.Zero(t, hist.DataPoints[0].BucketCounts[len(hist.DataPoints[0].BucketCounts)-1], "none past the last bound")
 }
 
 // Installed with UseOuter, the middleware traces and counts a call refused
@@ -282,7 +295,8 @@ func failuresByType(t *testing.T, reader *sdkmetric.ManualReader) map[string]int
 // clearOTelEnv unsets every variable Setup reads, for the test's span.
 func clearOTelEnv(t *testing.T) {
 	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT",
-		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME"} {
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME",
+		"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"} {
 		t.Setenv(v, "")
 	}
 }
@@ -434,4 +448,64 @@ func TestSetup_UnknownExporterNamesTheVariable(t *testing.T) {
 	_, err = telemetry.Setup(context.Background(), telemetry.SetupOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `OTEL_METRICS_EXPORTER="bogus"`)
+}
+
+// Exporter settings Go's SDK cannot serve are refused naming the variable
+// at fault and its value: a list of exporters, a name with spaces around
+// it, an OTLP protocol other than http/protobuf or grpc.
+func TestSetup_UnservableSettingsNameTheirVariable(t *testing.T) {
+	for _, tc := range []struct{ v, val, want string }{
+		{"OTEL_TRACES_EXPORTER", "otlp,console", `OTEL_TRACES_EXPORTER="otlp,console": expected one exporter (otlp, console or none); a list is not supported`},
+		{"OTEL_TRACES_EXPORTER", " otlp", `OTEL_TRACES_EXPORTER=" otlp": expected otlp, console or none without spaces`},
+		{"OTEL_METRICS_EXPORTER", "otlp,prometheus", `OTEL_METRICS_EXPORTER="otlp,prometheus": expected one exporter`},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", `OTEL_EXPORTER_OTLP_PROTOCOL="http/json": expected http/protobuf or grpc`},
+		{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "udp", `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="udp": expected http/protobuf or grpc`},
+	} {
+		clearOTelEnv(t)
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+		t.Setenv(tc.v, tc.val)
+		_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+		require.Error(t, err, tc.v)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
+
+// Shutdown flushes the signals at once: a traces collector that stopped
+// answering does not keep the metrics from reaching theirs.
+func TestShutdown_StalledTracesDoNotHoldBackMetrics(t *testing.T) {
+	clearOTelEnv(t)
+	stalled := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stalled:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hang.Close()
+	defer close(stalled)
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", hang.URL+"/v1/traces")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", srv.URL+"/v1/metrics")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{ServiceName: "toolpack-test"})
+	require.NoError(t, err)
+	require.True(t, p.Tracing)
+	require.True(t, p.Metrics)
+	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Prefix: new("")})
+	reg.Use(mw)
+	require.NoError(t, reg.Add(&registry.Tool{Name: "t", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+		return result.Ok[any](1), nil
+	}}))
+	_, err = reg.Invoke(context.Background(), "t", nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	assert.Error(t, p.Shutdown(ctx), "the traces could not be sent in time")
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	assert.Contains(t, col.paths, "/v1/metrics", "the metrics were sent all the same")
 }
