@@ -27,7 +27,9 @@ var emptyObject = json.RawMessage(`{}`)
 // handler. Empty raw arguments (nil or zero length) mean "no arguments" and
 // are read as {}.
 //
-// A name that is an alias (SetAliases) runs the tool it resolves to; a
+// A name that is an alias (SetAliases) runs the tool it resolves to (an
+// alias whose target is not served is a failed Result of type
+// unavailable); a
 // name that finds no tool while an Update runs waits for it and is looked
 // up again; a disabled tool (SetEnabled) is answered with a failed Result of type
 // unavailable without running.
@@ -43,18 +45,22 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 		e, via = r.lookup(name) // it arrived in the middle of an Update
 	}
 	if e == nil {
-		return result.Result[any]{}, unknownTool(name, via)
+		return unknownTool(name, via)
 	}
 	return r.invokeEntry(ctx, e, raw)
 }
 
-// unknownTool is the ErrUnknownTool of a call of name whose alias chain,
-// if any, ended at via.
-func unknownTool(name, via string) error {
+// unknownTool answers a call of name that found no tool; via is where its
+// alias chain ended (name itself when name is no alias). An unknown name
+// is the protocol error ErrUnknownTool; an alias, which the host
+// configured, whose target is not served (a remote server's tool while
+// the server is away) is a failure of type unavailable naming both.
+func unknownTool(name, via string) (result.Result[any], error) {
 	if via != name {
-		return fmt.Errorf("%w: %q (an alias of %q)", ErrUnknownTool, via, name)
+		return result.Failuref[any](result.Unavailable, "%q is an alias of %q, which is not served now (a remote server's tool while the server is not connected, or a tool not registered)", name, via).
+			WithInstruction("Do not retry this call now; tell the user the tool behind it is not available."), nil
 	}
-	return fmt.Errorf("%w: %q", ErrUnknownTool, name)
+	return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
 }
 
 // invokeEntry runs one call of the tool of e: Invoke once the name is

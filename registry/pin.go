@@ -49,7 +49,7 @@ func (p *Pinned) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	}
 	if e == nil {
 		if e = p.held[name]; e == nil {
-			return result.Result[any]{}, unknownTool(name, via)
+			return unknownTool(name, via)
 		}
 	}
 	return p.r.invokeEntry(ctx, e, raw)

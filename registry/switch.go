@@ -119,8 +119,9 @@ const MaxAliasDepth = 8
 // is not a valid tool name or is a registered tool's name, an empty
 // target, a cycle, or a chain deeper than MaxAliasDepth. A target that
 // names no registered tool is allowed (the tool may be registered later,
-// as a remote server's tools are); calling the alias then fails with
-// ErrUnknownTool naming both. A nil or empty map removes every alias.
+// as a remote server's tools are); calling the alias then answers a
+// failed Result of type unavailable naming both (the alias exists: it is
+// not an unknown tool). A nil or empty map removes every alias.
 func (r *Registry) SetAliases(aliases map[string]string) error {
 	names := make([]string, 0, len(aliases))
 	for a := range aliases {

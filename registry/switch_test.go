@@ -183,9 +183,10 @@ func TestAliases_ResolveAndRefuse(t *testing.T) {
 	assert.Len(t, r.Aliases(), 3, "the previous aliases stay")
 
 	require.NoError(t, r.SetAliases(map[string]string{"ws": "brave.web_search"}), "a target may arrive later")
-	_, err = r.Invoke(t.Context(), "ws", nil)
-	require.ErrorIs(t, err, ErrUnknownTool)
-	assert.Contains(t, err.Error(), `"brave.web_search" (an alias of "ws")`)
+	res, err := r.Invoke(t.Context(), "ws", nil)
+	require.NoError(t, err, "an alias is a name the host configured, not an unknown tool")
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `"ws" is an alias of "brave.web_search", which is not served now`)
 	require.NoError(t, r.SetAliases(nil))
 	assert.Empty(t, r.Aliases())
 }

@@ -325,6 +325,17 @@ func TestDisabledToolsAndAliasesOverMCP(t *testing.T) {
 	assert.False(t, res.IsError, "%s", text(t, res))
 	assert.Contains(t, text(t, res), "Hello, Ada!")
 	assert.NotContains(t, s.tools(t), "hello", "aliases are not listed")
+
+	// An alias whose target is not served (a remote server away) is a tool
+	// error naming both, not a JSON-RPC "unknown tool".
+	require.NoError(t, reg.SetAliases(map[string]string{"dx": "away.tool"}))
+	res, err = s.call(t, "dx", map[string]any{})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(t, res), `"dx" is an alias of "away.tool", which is not served now`)
+	_, err = s.call(t, "nothing", map[string]any{})
+	var werr *jsonrpc.Error
+	require.ErrorAs(t, err, &werr, "a name that is neither tool nor alias stays a protocol error")
 }
 
 func TestUnregisterRemovesTools(t *testing.T) {

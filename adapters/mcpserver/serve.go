@@ -96,8 +96,9 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 // unlisted returns how to serve a call of a name the registry answers but
 // this binding does not list: an alias runs the tool it resolves to, as
 // that tool is served; a disabled tool (or an alias of one) goes to
-// Registry.Invoke, which answers it with an unavailable failure. nil when
-// the registry knows no such name.
+// Registry.Invoke, which answers it with an unavailable failure, as it
+// does an alias whose target is not served. nil when the registry knows
+// no such name.
 func (b *binding) unlisted(ctx context.Context, name string) *served {
 	b.mu.RLock()
 	closed := b.closed
@@ -107,6 +108,11 @@ func (b *binding) unlisted(ctx context.Context, name string) *served {
 	}
 	t, enabled, ok := b.reg.ResolveContext(ctx, name)
 	if !ok {
+		if _, alias := b.reg.Aliases()[name]; alias {
+			// An alias whose target is not served: Invoke answers it with
+			// an unavailable failure, a tool error, not "unknown tool".
+			return &served{name: name, h: b.handler(name, b.opts.Display)}
+		}
 		return nil
 	}
 	if enabled {

@@ -149,8 +149,9 @@ snippets:
 	res, err = invoke(t, reg, "snip", `{}`)
 	require.NoError(t, err)
 	assert.Equal(t, "r = add(a=1, b=1)", res.Value)
-	_, err = invoke(t, reg, "remote", `{}`)
-	require.ErrorIs(t, err, registry.ErrUnknownTool, "a server's tool is unknown until the server connects")
+	res, err = invoke(t, reg, "remote", `{}`)
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType, "a server's tool is not served until the server connects")
 }
 
 func TestHost_AliasToUnknownToolRefused(t *testing.T) {
