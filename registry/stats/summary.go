@@ -402,12 +402,22 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	return sorted[max(i, 1)-1]
 }
 
-// rate is 100 × ok / calls rounded to one decimal; 0 without calls.
+// rate is 100 × ok / calls rounded to one decimal; 0 without calls. It is
+// 100 only when every call succeeded and 0 only when none did: a rate
+// that rounds to either with a failure (or a success) among the calls is
+// 99.9 (or 0.1).
 func rate(ok, calls int64) float64 {
 	if calls == 0 {
 		return 0
 	}
-	return math.Round(1000*float64(ok)/float64(calls)) / 10
+	r := math.Round(1000*float64(ok)/float64(calls)) / 10
+	switch {
+	case r == 100 && ok < calls:
+		return 99.9 // 3 failures in 30,000 calls is not "always succeeds"
+	case r == 0 && ok > 0:
+		return 0.1 // nor is 1 success in 3,000 "never"
+	}
+	return r
 }
 
 // ms is d in milliseconds rounded to the microsecond.

@@ -179,3 +179,24 @@ func TestSummary_Timeline(t *testing.T) {
 	}
 	assert.EqualValues(t, 1, failures)
 }
+
+// A success rate reads 100.0 only when every call succeeded and 0.0 only
+// when none did, however many calls there are.
+func TestRate_ExtremesOnlyWhenExact(t *testing.T) {
+	for _, tc := range []struct {
+		ok, calls int64
+		want      float64
+	}{
+		{0, 0, 0}, {3, 3, 100}, {0, 3, 0}, {29997, 30000, 99.9}, {1, 3000, 0.1}, {2, 3, 66.7}, {999, 1000, 99.9}, {995, 1000, 99.5},
+	} {
+		assert.Equal(t, tc.want, rate(tc.ok, tc.calls), "%d of %d", tc.ok, tc.calls)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		calls := rapid.Int64Range(1, 1_000_000).Draw(t, "calls")
+		ok := rapid.Int64Range(0, calls).Draw(t, "ok")
+		r := rate(ok, calls)
+		if (r == 100) != (ok == calls) || (r == 0) != (ok == 0) {
+			t.Fatalf("rate(%d, %d) = %v", ok, calls, r)
+		}
+	})
+}
