@@ -282,8 +282,7 @@ func buildTimeline(buckets []Bucket) timelineChart {
 			X: round2(x + gap/2), W: round2(slot - gap),
 			YOk: round2(plotBottom - hAll), HOk: round2(hAll - hFail),
 			YFail: round2(plotBottom - hFail), HFail: round2(hFail),
-			Title: fmt.Sprintf("%s – %s UTC: %d call(s), %d failed",
-				b.Start.UTC().Format("2006-01-02 15:04"), b.End.UTC().Format("15:04"), b.Calls, b.Failures),
+			Title: fmt.Sprintf("%s UTC: %d call(s), %d failed", bucketSpan(b.Start, b.End), b.Calls, b.Failures),
 		})
 	}
 	ticks := min(n, 6)
@@ -430,3 +429,14 @@ func humanMs(v int64) string {
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// bucketSpan writes a time bucket's span for a bar's title: the end's
+// date too when it falls on another day ("2026-11-29 00:00 – 2026-11-30
+// 00:00"), so that a day's bucket does not read as an empty interval.
+func bucketSpan(start, end time.Time) string {
+	start, end = start.UTC(), end.UTC()
+	if start.YearDay() == end.YearDay() && start.Year() == end.Year() {
+		return start.Format("2006-01-02 15:04") + " – " + end.Format("15:04")
+	}
+	return start.Format("2006-01-02 15:04") + " – " + end.Format("2006-01-02 15:04")
+}

@@ -381,3 +381,11 @@ func attr(n *html.Node, key string) string {
 	}
 	return ""
 }
+
+// A bar's title spans its bucket: with the end's date when the bucket
+// ends on another day, so a day's bucket does not read "00:00 – 00:00".
+func TestReport_BucketSpanNamesTheEndsDay(t *testing.T) {
+	day := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	assert.Equal(t, "2026-11-29 00:00 – 2026-11-30 00:00", bucketSpan(day, day.Add(24*time.Hour)))
+	assert.Equal(t, "2026-11-29 10:00 – 11:00", bucketSpan(day.Add(10*time.Hour), day.Add(11*time.Hour)))
+}
