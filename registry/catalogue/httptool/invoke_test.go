@@ -417,16 +417,24 @@ func TestSecretStraddlingTheExcerptCapIsRedacted(t *testing.T) {
 	assert.NotContains(t, res.Error, secret[:5])
 }
 
-func TestConnectionFailureIsAnErrorWithoutSecrets(t *testing.T) {
+// An upstream that cannot be reached is a failure the caller can act on
+// (upstream_failure, as a 5xx answer is), not a protocol error: the
+// exception wraps ErrRequest, and no secret is in the text.
+func TestConnectionFailureIsAnUpstreamFailureWithoutSecrets(t *testing.T) {
 	rec := newRecorder(t, nil)
 	url := rec.URL
 	rec.Close() // nothing listens any more
 	const secret = "conn-secret-42"
 	inv := newInvoker(t, httptool.Options{Secrets: map[string]string{"K": secret}})
 	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: url + "/${K}", Query: map[string]string{"k": "${K}"}})
-	_, err := inv.Invoke(context.Background(), tool, nil)
-	require.ErrorIs(t, err, httptool.ErrRequest)
-	assert.NotContains(t, err.Error(), secret)
+	res, err := inv.Invoke(context.Background(), tool, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
+	assert.Contains(t, res.Error, "the upstream could not be reached: ")
+	assert.NotContains(t, res.Error, secret)
+	require.ErrorIs(t, res.Exception, httptool.ErrRequest)
+	assert.NotContains(t, res.Exception.Error(), secret)
 }
 
 func TestRewrittenToolVersionCompilesAnew(t *testing.T) {

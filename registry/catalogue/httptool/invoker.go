@@ -63,7 +63,9 @@ var (
 	// encoding.
 	ErrBadResponse = errors.New("httptool: upstream response not decodable")
 	// ErrRequest: the request could not be made (connection refused,
-	// TLS failure, …). The netguard error is wrapped.
+	// TLS failure, …). Invoke answers that with a failed Result of type
+	// upstream_failure whose Exception (an error wrapping ErrRequest and
+	// the netguard error) errors.Is finds it in.
 	ErrRequest = errors.New("httptool: request failed")
 	// ErrInvalidOptions is wrapped by every error New returns.
 	ErrInvalidOptions = errors.New("httptool: invalid options")
@@ -456,10 +458,11 @@ type Violation = catalogue.Violation
 // a missing secret (unavailable), timeout, cancelled, rate_limited, a
 // response over its cap (upstream_failure), a status outside 2xx
 // (ErrTypeUpstream) and an answer that does not match the output schema
-// (ErrTypeOutputMismatch). The error is non-nil for a tool that cannot
-// run as defined (ErrInvalidTool), a request that could not be made
-// (ErrRequest) and an answer that does not decode (ErrBadResponse). No
-// error text or failure carries a secret.
+// (ErrTypeOutputMismatch), and an upstream that cannot be reached
+// (upstream_failure, its Exception wrapping ErrRequest). The error is
+// non-nil for a tool that cannot run as defined (ErrInvalidTool) and an
+// answer that does not decode (ErrBadResponse). No error text or failure
+// carries a secret.
 func (inv *Invoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
 	if tool.Type != catalogue.TypeHTTP || tool.HTTPImpl == nil {
 		return result.Result[any]{}, fmt.Errorf("%w: tool %q has type %q; expected %q with an httpImpl", ErrInvalidTool, tool.Slug, tool.Type, catalogue.TypeHTTP)
@@ -798,5 +801,9 @@ func (inv *Invoker) transportFailure(ctx context.Context, err error) (result.Res
 	case errors.Is(err, context.DeadlineExceeded):
 		return fail(result.Timeout, "the upstream did not answer in time (the tool's timeout or the caller's deadline)")
 	}
-	return result.Result[any]{}, fmt.Errorf("%w: %w", ErrRequest, safe)
+	// Refused, reset, no such host, a TLS failure: the upstream cannot be
+	// reached, which the caller can act on (retry later, tell the user) as
+	// on a 5xx answer; the exception keeps ErrRequest and the cause.
+	safe.err = fmt.Errorf("%w: %w", ErrRequest, err)
+	return fail(result.UpstreamFailure, "the upstream could not be reached: "+safe.msg)
 }
