@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync"
 
+	"go.opentelemetry.io/otel"
+
+	"github.com/toolpack-go/toolpack/internal/sparselog"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/telemetry"
 )
@@ -33,6 +37,22 @@ func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log
 		return nil, err
 	}
 	reg.UseOuter(mw)
+	otel.SetErrorHandler(exportErrors(ctx, log))
 	log.Info("OpenTelemetry export on (OTEL_* environment)", "traces", p.Tracing, "metrics", p.Metrics)
 	return stop, nil
+}
+
+// exportErrors is OpenTelemetry's error handler for the server: the SDK's
+// failures (a collector away) go to the server's log, not Go's standard
+// logger, and only the 1st, 2nd, 4th, 8th … of them, as for the other
+// work retried on a schedule: an exporter failing every interval does not
+// write a line each time.
+func exportErrors(ctx context.Context, log *slog.Logger) otel.ErrorHandler {
+	var mu sync.Mutex
+	var f sparselog.Failures
+	return otel.ErrorHandlerFunc(func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		f.Record(ctx, log, err, "OpenTelemetry export failed", "")
+	})
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,4 +69,16 @@ func TestE2E_OpenTelemetryExport(t *testing.T) {
 	assert.Contains(t, paths, "/v1/metrics")
 	assert.Contains(t, spans, "get_problem")
 	assert.Empty(t, s.stdout.String(), "nothing on stdout")
+}
+
+// OpenTelemetry's own failures (a collector away) reach the server's log,
+// sparingly: the 1st, 2nd and 4th of four.
+func TestExportErrors_LoggedSparingly(t *testing.T) {
+	var buf strings.Builder
+	h := exportErrors(context.Background(), slog.New(slog.NewTextHandler(&buf, nil)))
+	for range 4 {
+		h.Handle(errors.New("failed to upload metrics: connection refused"))
+	}
+	assert.Equal(t, 3, strings.Count(buf.String(), "OpenTelemetry export failed"), buf.String())
+	assert.Contains(t, buf.String(), "failed_tries=4")
 }
