@@ -94,6 +94,29 @@ func (ps *problems) add(file string, line int, key, format string, a ...any) {
 	ps.list = append(ps.list, &Problem{File: file, Line: line, Key: key, Message: fmt.Sprintf(format, a...)})
 }
 
+// dropRepeatedLines drops, among the problems from the n-th on, those at
+// a file and line one of the first n already names.
+func (ps *problems) dropRepeatedLines(n int) {
+	if n == 0 {
+		return
+	}
+	type at struct {
+		file string
+		line int
+	}
+	seen := make(map[at]bool, n)
+	for _, p := range ps.list[:n] {
+		seen[at{p.File, p.Line}] = true
+	}
+	kept := ps.list[:n]
+	for _, p := range ps.list[n:] {
+		if !seen[at{p.File, p.Line}] {
+			kept = append(kept, p)
+		}
+	}
+	ps.list = kept
+}
+
 // err joins the problems sorted by file order of appearance, line and key
 // (duplicates dropped), or returns nil.
 func (ps *problems) err(fileOrder []string) error {

@@ -84,7 +84,8 @@ func Load(path string, opts LoadOptions) (*Config, error) {
 	opts = opts.withDefaults()
 	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}}
 	root := l.readFile(path, nil, nil, 0)
-	if len(l.probs.list) > 0 {
+	structural := len(l.probs.list)
+	if structural > 0 && root == nil {
 		return nil, l.probs.err(l.files)
 	}
 	dataDir := opts.DataDir
@@ -98,7 +99,12 @@ func Load(path string, opts LoadOptions) (*Config, error) {
 	cfg.Files = append([]string(nil), l.uniqueFiles()...)
 	d := &decoder{l: l}
 	if root != nil {
+		// Decoded even after problems of the files' structure (a key
+		// given twice, a merge key, a file that did not parse), so that
+		// every problem is reported at once; a line already reported is
+		// not reported again by the decoding.
 		d.root(root, cfg)
+		l.probs.dropRepeatedLines(structural)
 	}
 	if len(l.probs.list) > 0 {
 		return nil, l.probs.err(l.files)

@@ -744,3 +744,20 @@ func TestLoad_SnippetDefaultNumbersAsJSONWritesThem(t *testing.T) {
 	require.Len(t, texts, 5, "%v", texts)
 	assert.Equal(t, `c.yaml:5: snippets.s.params.p0.default: expected a number as JSON writes it (such as 500, -2.5 or 1e3), got "0500"; quote it for a string`, texts[0])
 }
+
+// A problem of the file's structure (a key given twice, a merge key) does
+// not hide the others: every problem is reported at once, each line once.
+func TestLoad_StructureProblemsDoNotHideTheOthers(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"c.yaml":    "include: [more.yaml]\naliases: {a: add, a: add}\nstats: {flush_interval: abc}\nfoo: 1\n",
+		"more.yaml": "base: &b {enabled: true}\n",
+	})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	texts := problemTexts(t, dir, err)
+	require.Len(t, texts, 4, "%v", texts)
+	assert.Contains(t, texts[0], "c.yaml:2: aliases.a: key given twice in one mapping")
+	assert.Contains(t, texts[1], `c.yaml:3: stats.flush_interval: expected a duration such as 1s, got "abc"`)
+	assert.Contains(t, texts[2], `c.yaml:4: foo: unknown key "foo"`)
+	assert.Contains(t, texts[3], `more.yaml:1: base: unknown key "base"`)
+}
