@@ -29,10 +29,9 @@ var emptyObject = json.RawMessage(`{}`)
 //
 // A name that is an alias (SetAliases) runs the tool it resolves to (an
 // alias whose target is not served is a failed Result of type
-// unavailable); a
-// name that finds no tool while an Update runs waits for it and is looked
-// up again; a disabled tool (SetEnabled) is answered with a failed Result of type
-// unavailable without running.
+// unavailable); a name that finds no tool while an Update runs waits for
+// it and is looked up again; a disabled tool (SetEnabled) is answered
+// with a failed Result of type unavailable without running.
 //
 // The handler's context carries the call (CallFrom, Logger) and whatever
 // the adapter attached with WithProgress and WithRequest.
@@ -40,14 +39,21 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
 	}
-	e, via := r.lookup(name)
-	if e == nil && r.awaitUpdate(ctx) {
-		e, via = r.lookup(name) // it arrived in the middle of an Update
-	}
+	e, via := r.find(ctx, name)
 	if e == nil {
 		return unknownTool(name, via)
 	}
 	return r.invokeEntry(ctx, e, raw)
+}
+
+// find is lookup for a call about to be made: a name that finds nothing
+// while an Update runs is looked up again once it has ended.
+func (r *Registry) find(ctx context.Context, name string) (*entry, string) {
+	e, via := r.lookup(name)
+	if e == nil && r.awaitUpdate(ctx) {
+		e, via = r.lookup(name) // it arrived in the middle of an Update
+	}
+	return e, via
 }
 
 // unknownTool answers a call of name that found no tool; via is where its

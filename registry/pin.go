@@ -43,10 +43,7 @@ func (p *Pinned) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	if err := ctx.Err(); err != nil {
 		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
 	}
-	e, via := p.r.lookup(name)
-	if e == nil && p.r.awaitUpdate(ctx) {
-		e, via = p.r.lookup(name)
-	}
+	e, via := p.r.find(ctx, name)
 	if e == nil {
 		if e = p.held[name]; e == nil {
 			return unknownTool(name, via)
