@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -407,6 +408,9 @@ func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
 		clear(r.recs)
 	}
 	if err != nil {
+		if we, ok := errors.AsType[*writtenError](err); ok {
+			batch = batch[we.written:] // stored already: not written again
+		}
 		r.mu.Lock()
 		kept := append(batch, r.pending...)
 		if over := len(kept) - cfg.maxPending; over > 0 {

@@ -73,48 +73,80 @@ func writeBatch(ctx context.Context, dir string, recs []record, buf []byte, tc *
 	defer func() { _ = l.Unlock() }()
 	// Records are nearly always of one day; a batch across midnight is
 	// written as one write per day.
+	var ends []int // the end of each record of the day in buf
 	for start := 0; start < len(recs); {
 		y, m, d := recs[start].time.UTC().Date()
-		buf = buf[:0]
+		buf, ends = buf[:0], ends[:0]
 		end := start
 		for ; end < len(recs); end++ {
 			if y2, m2, d2 := recs[end].time.UTC().Date(); y2 != y || m2 != m || d2 != d {
 				break
 			}
 			buf = appendRecord(buf, &recs[end], tc)
+			ends = append(ends, len(buf))
 		}
-		if err := appendFile(filepath.Join(dir, dayFileName(recs[start].time)), buf); err != nil {
-			return buf, err
+		kept, err := appendFile(filepath.Join(dir, dayFileName(recs[start].time)), buf)
+		if err != nil {
+			written := start
+			for _, e := range ends {
+				if e <= kept {
+					written++
+				}
+			}
+			return buf, &writtenError{written: written, err: err}
 		}
 		start = end
 	}
 	return buf, nil
 }
 
+// writtenError is writeBatch's error after the first written records of
+// the batch were stored (the days before the one that failed, the whole
+// lines a failed write left): only the others are to be written again.
+type writtenError struct {
+	written int
+	err     error
+}
+
+func (e *writtenError) Error() string { return e.err.Error() }
+func (e *writtenError) Unwrap() error { return e.err }
+
 // appendFile appends data, whole lines, to path with one write (os.File.Write
-// retries a short write until all is written or an error occurs).
-func appendFile(path string, data []byte) error {
+// retries a short write until all is written or an error occurs). When the
+// write fails (a full disk), the file is cut back to its size before it, so
+// that no record is stored twice when the batch is written again; kept is
+// how many bytes of data stayed in the file all the same (0 once cut back).
+func appendFile(path string, data []byte) (kept int, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("stats: %w", err)
+		return 0, fmt.Errorf("stats: %w", err)
 	}
 	st, err := f.Stat()
-	if err == nil && st.Size() > 0 {
-		var last [1]byte
-		if _, err = f.ReadAt(last[:], st.Size()-1); err == nil && last[0] != '\n' {
-			_, err = f.Write([]byte{'\n'})
+	var base int64
+	if err == nil {
+		base = st.Size()
+		if base > 0 {
+			var last [1]byte
+			if _, err = f.ReadAt(last[:], base-1); err == nil && last[0] != '\n' {
+				if _, err = f.Write([]byte{'\n'}); err == nil {
+					base++
+				}
+			}
 		}
 	}
 	if err == nil {
-		_, err = f.Write(data)
+		kept, err = f.Write(data)
+		if err != nil && f.Truncate(base) == nil {
+			kept = 0
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("stats: append to %s: %w", path, err)
+		return kept, fmt.Errorf("stats: append to %s: %w", path, err)
 	}
-	return nil
+	return kept, nil
 }
 
 // pruneFiles removes the day files under dir whose whole day is before
