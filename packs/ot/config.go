@@ -322,7 +322,7 @@ func (e *ReportError) Unwrap() error { return e.Err }
 // ResultStore answers ot.result from the stored large outputs.
 type ResultStore interface {
 	// Query returns one page of a stored output. Errors wrapping
-	// ErrHandleNotFound, ErrHandleExpired, ErrInvalidSearch,
+	// ErrHandleNotFound, ErrHandleExpired, ErrHandleDamaged, ErrInvalidSearch,
 	// ErrInvalidQuery or ErrSearchTimeout become the matching failures;
 	// any other error is a protocol failure.
 	Query(ctx context.Context, q ResultQuery) (ResultPage, error)
@@ -369,6 +369,9 @@ var (
 	ErrHandleNotFound = errors.New("ot: handle not found")
 	// ErrHandleExpired: the stored output outlived its time to live.
 	ErrHandleExpired = errors.New("ot: handle expired")
+	// ErrHandleDamaged: the stored output is damaged (a file cut or
+	// changed by hand, a disk error) and is not served.
+	ErrHandleDamaged = errors.New("ot: stored output damaged")
 	// ErrInvalidSearch: the search is not a valid regular expression; the
 	// text after it is the regexp package's error.
 	ErrInvalidSearch = errors.New("ot: invalid search")

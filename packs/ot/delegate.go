@@ -153,6 +153,9 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 		return sp.end(result.Failuref[string](result.NotFound, "Error: Handle '%s' not found. Use the handle exactly as the tool that stored the output returned it.", q.Handle), nil)
 	case errors.Is(err, ErrHandleExpired):
 		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' has expired and was deleted. Run the tool that produced it again.", q.Handle), nil)
+	case errors.Is(err, ErrHandleDamaged):
+		registry.Logger(ctx).LogAttrs(ctx, slog.LevelError, "ot.result: a stored output is damaged", slog.String("handle", q.Handle), slog.String("error", err.Error()))
+		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' is damaged and cannot be read. Run the tool that produced it again.", q.Handle), nil)
 	case errors.Is(err, ErrSearchTimeout):
 		return sp.end(result.Failuref[string](result.Timeout, "Error: the search of '%s' ran out of time. Use a more specific search, or page without one.", q.Handle), nil)
 	case errors.Is(err, ErrInvalidSearch):

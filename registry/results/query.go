@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/binary"
@@ -269,7 +270,11 @@ func (r *output) page(offset, count, maxBytes int) (Page, error) {
 	text := string(buf)
 	p.Lines = make([]string, k)
 	for i := range k {
-		p.Lines[i] = trimNL(text[e[i]-e[0] : e[i+1]-e[0]])
+		seg := text[e[i]-e[0] : e[i+1]-e[0]]
+		if !wholeLineString(seg) {
+			return Page{}, corrupt(r.handle, fmt.Errorf("line %d holds a line break before its end: the index does not agree with the text", first+i+1))
+		}
+		p.Lines[i] = trimNL(seg)
 	}
 	p.Returned = int(k)
 	p.HasMore = first+k < total
@@ -310,7 +315,23 @@ func (r *output) line(i int64) (string, error) {
 	if _, err := r.data.ReadAt(buf, e[0]); err != nil {
 		return "", r.s.readFailure(r.handle, err)
 	}
+	if !wholeLine(buf) {
+		return "", corrupt(r.handle, fmt.Errorf("line %d holds a line break before its end: the index does not agree with the text", i))
+	}
 	return string(trimNLBytes(buf)), nil
+}
+
+// wholeLine reports whether a line's bytes, as the index delimits them,
+// hold no line break before their last byte: an index whose offsets were
+// moved (a file changed by hand, a disk error) would otherwise serve parts
+// of two lines as one.
+func wholeLine(seg []byte) bool {
+	return len(seg) < 2 || bytes.IndexByte(seg[:len(seg)-1], '\n') < 0
+}
+
+// wholeLineString is wholeLine of a line held as a string.
+func wholeLineString(seg string) bool {
+	return len(seg) < 2 || strings.IndexByte(seg[:len(seg)-1], '\n') < 0
 }
 
 // errStop ends a scan early.
@@ -357,6 +378,9 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 		}
 		if _, err := io.ReadFull(data, buf[:d]); err != nil {
 			return i - 1, r.s.readFailure(r.handle, err)
+		}
+		if !wholeLine(buf[:d]) {
+			return i - 1, corrupt(r.handle, fmt.Errorf("line %d holds a line break before its end: the index does not agree with the text", i))
 		}
 		if err := fn(i, trimNLBytes(buf[:d])); err != nil {
 			if err == errStop {

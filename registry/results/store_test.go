@@ -2,6 +2,7 @@ package results_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,6 +203,15 @@ func TestStore_DamagedFilesNotServed(t *testing.T) {
 			copy(b[64+8*3:64+8*4], b[64+8*5:64+8*6])
 			require.NoError(t, os.WriteFile(idx, b, 0o600))
 		},
+		// Still increasing, but line 4 now starts 2 bytes late: line 3
+		// would read "line 3\nli" and line 4 "ne 4".
+		"offset moved within order": func(idx, _ string) {
+			b, err := os.ReadFile(idx)
+			require.NoError(t, err)
+			v := binary.LittleEndian.Uint64(b[64+8*3:])
+			binary.LittleEndian.PutUint64(b[64+8*3:], v+2)
+			require.NoError(t, os.WriteFile(idx, b, 0o600))
+		},
 	}
 	for name, f := range damage {
 		s := put(t, st, numbered(50))
@@ -212,6 +222,8 @@ func TestStore_DamagedFilesNotServed(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("stored result %q is damaged and cannot be read; call the tool again", s.Handle), err.Error(), name)
 		_, err = st.Query(t.Context(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "nomatch"})
 		assert.ErrorIs(t, err, results.ErrCorrupt, name+" (search)")
+		_, err = st.Query(t.Context(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "lien 3", Fuzzy: true})
+		assert.ErrorIs(t, err, results.ErrCorrupt, name+" (fuzzy)")
 	}
 
 	s := put(t, st, numbered(5))

@@ -656,6 +656,8 @@ func resultError(err error) error {
 		return fmt.Errorf("%w: %w", ot.ErrHandleNotFound, err)
 	case errors.Is(err, results.ErrExpired):
 		return fmt.Errorf("%w: %w", ot.ErrHandleExpired, err)
+	case errors.Is(err, results.ErrCorrupt):
+		return fmt.Errorf("%w: %w", ot.ErrHandleDamaged, err)
 	case errors.Is(err, results.ErrSearchLimit):
 		return fmt.Errorf("%w: %w", ot.ErrSearchTimeout, err)
 	case errors.Is(err, results.ErrUnavailable):

@@ -103,6 +103,19 @@ func TestSetup_LargeOutputStoredAndPaged(t *testing.T) {
 	assert.Equal(t, "line 1\nline 2\nline 3", v, "a small text stays inline")
 }
 
+// A stored output damaged on disk (cut by hand) is a failure written for
+// the model, naming the handle, not an internal error.
+func TestSetup_DamagedOutputSaidToTheModel(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 100, dir: out}\n")
+	v, ok, _ := f.call(t, "lines", `{"count":100}`)
+	require.True(t, ok)
+	st := v.(results.Stored)
+	require.NoError(t, os.Truncate(filepath.Join(f.dir, "out", st.Handle+".out"), 10))
+	_, ok, msg := f.call(t, "ot.result", `{"handle":"`+st.Handle+`"}`)
+	assert.False(t, ok)
+	assert.Equal(t, "Error: Result '"+st.Handle+"' is damaged and cannot be read. Run the tool that produced it again.", msg)
+}
+
 func TestSetup_StructuredOutputsNeverStored(t *testing.T) {
 	f := newFixture(t, "output: {max_inline_bytes: 10}\n")
 	v, ok, _ := f.call(t, "text_stats", `{"text":"a long enough text to pass ten bytes of JSON"}`)
