@@ -57,6 +57,13 @@ type fileDraft struct {
 func (b *fileBackend) Create(_ context.Context, h string) (Draft, error) {
 	dataTmp, idxTmp := b.path(h, extData+extTemp), b.path(h, extIndex+extTemp)
 	df, err := os.OpenFile(dataTmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The directory went away under the running store (removed by
+		// hand, a cleaner): made again, as Open makes it.
+		if merr := os.MkdirAll(b.dir, 0o700); merr == nil {
+			df, err = os.OpenFile(dataTmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +214,9 @@ func (b *fileBackend) Tombstone(_ context.Context, h string) (Tombstone, bool, e
 // orphanGrace are removed.
 func (b *fileBackend) Scan(ctx context.Context, now time.Time, keep time.Duration, fn func(string, []byte, int64)) error {
 	des, err := os.ReadDir(b.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed under the store: nothing is left to sweep; the next Create makes it again
+	}
 	if err != nil {
 		return err
 	}

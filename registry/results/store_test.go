@@ -352,3 +352,17 @@ func TestOptions_Validation(t *testing.T) {
 	_, err := results.Open(t.Context(), results.Options{Dir: notDir})
 	assert.Error(t, err, "a file is not a directory")
 }
+
+// The directory removed under a running store (by hand, by a cleaner) is
+// made again by the next output stored; sweeping meanwhile finds nothing
+// and fails nothing.
+func TestStore_DirectoryRemovedUnderIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	st := openStore(t, results.Options{Dir: dir})
+	old := put(t, st, numbered(5))
+	require.NoError(t, os.RemoveAll(dir))
+	_, err := st.Query(t.Context(), defaults(old.Handle))
+	assert.Error(t, err, "its outputs are gone")
+	s := put(t, st, numbered(7))
+	assert.Equal(t, []string{"line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7"}, query(t, st, defaults(s.Handle)).Lines)
+}
