@@ -52,6 +52,9 @@ func (p *Pinned) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	return p.r.invokeEntry(ctx, e, raw)
 }
 
+// MaxArgumentBytes is Registry.MaxArgumentBytes.
+func (p *Pinned) MaxArgumentBytes() int { return p.r.MaxArgumentBytes() }
+
 // TargetName is Registry.TargetName.
 func (p *Pinned) TargetName(name string) string { return p.r.TargetName(name) }
 

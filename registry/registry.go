@@ -152,6 +152,11 @@ func New(opts Options) *Registry {
 	return r
 }
 
+// MaxArgumentBytes is the largest raw arguments Invoke accepts
+// (Options.Decode.MaxBytes, or args.DefaultMaxBytes): a caller building
+// arguments (a snippet's step) stops there instead of building more.
+func (r *Registry) MaxArgumentBytes() int { return r.maxBytes }
+
 // Prefix returns the default name prefix this Registry applies.
 func (r *Registry) Prefix() string { return r.prefix }
 

@@ -31,6 +31,26 @@ type Invoker interface {
 // tool name (registry.Registry.TargetName).
 type targetNamer interface{ TargetName(name string) string }
 
+// MaxKeptBytes bounds what one run keeps of its steps' values for later
+// steps (about their size as JSON): a body that keeps many large values
+// (r1 = lines(count=1000000), r2 = …) fails naming the line instead of
+// holding gigabytes.
+const MaxKeptBytes = 64 << 20
+
+// argumentCap is the optional method of an Invoker that says the largest
+// arguments it accepts (registry.Registry.MaxArgumentBytes); a step's
+// arguments are built no further than that. Without it,
+// args.DefaultMaxBytes.
+type argumentCap interface{ MaxArgumentBytes() int }
+
+// errArgumentsTooLarge ends the building of a step's arguments past the
+// cap.
+type errArgumentsTooLarge struct{ max int }
+
+func (e errArgumentsTooLarge) Error() string {
+	return fmt.Sprintf("the arguments are more than %d bytes, the most the tool accepts", e.max)
+}
+
 // pinner is the optional method of an Invoker that holds the tools of a
 // run's steps (registry.Registry.Pin), so that a run finishes on the tools
 // it started with when a reload removes one half-way.
@@ -196,13 +216,18 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		}
 		inv = p.Pin(names...)
 	}
+	maxArgs := args.DefaultMaxBytes
+	if c, ok := inv.(argumentCap); ok {
+		maxArgs = c.MaxArgumentBytes()
+	}
+	kept := 0
 	env := map[string]any{}
 	var last result.Result[any]
 	for _, st := range s.prog.steps {
 		if err := ctx.Err(); err != nil {
 			return result.Result[any]{}, fmt.Errorf("%s: line %d: %s not called: %w", s.label(), st.line, st.tool, err)
 		}
-		raw, rerr := st.arguments(vals, env)
+		raw, rerr := st.arguments(vals, env, maxArgs)
 		if rerr != nil {
 			return result.Failuref[any](ErrorType, "%s: line %d: %s: %s", s.label(), st.line, st.tool, rerr), nil
 		}
@@ -226,9 +251,13 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			return res, nil
 		}
 		if st.assign != "" && s.used[st.assign] {
-			v, err := normalize(res.Value)
+			v, size, err := normalizeSized(res.Value)
 			if err != nil {
 				return result.Result[any]{}, fmt.Errorf("%s: line %d: the value of %s cannot be read as JSON: %w", s.label(), st.line, st.tool, err)
+			}
+			if kept += size; kept > MaxKeptBytes {
+				return result.Failuref[any](ErrorType, "%s: line %d: %s: the values kept for later lines are more than %d bytes; keep fewer or smaller ones (a large output can be paged with ot.result)",
+					s.label(), st.line, st.tool, MaxKeptBytes), nil
 			}
 			env[st.assign] = v
 		}
@@ -243,7 +272,7 @@ type refError struct{ msg string }
 func (e *refError) Error() string { return e.msg }
 
 // arguments builds the step's JSON arguments.
-func (st *step) arguments(vals, env map[string]any) (json.RawMessage, error) {
+func (st *step) arguments(vals, env map[string]any, max int) (json.RawMessage, error) {
 	b := []byte{'{'}
 	for i, a := range st.args {
 		if i > 0 {
@@ -252,7 +281,7 @@ func (st *step) arguments(vals, env map[string]any) (json.RawMessage, error) {
 		b = appendJSONString(b, a.name)
 		b = append(b, ':')
 		var err error
-		if b, err = appendValue(b, a.val, vals, env); err != nil {
+		if b, err = appendValue(b, a.val, vals, env, max); err != nil {
 			return nil, err
 		}
 	}
@@ -265,7 +294,17 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, compactJSON(s)...)
 }
 
-func appendValue(b []byte, v value, vals, env map[string]any) ([]byte, error) {
+func appendValue(b []byte, v value, vals, env map[string]any, max int) ([]byte, error) {
+	b, err := appendValueUncapped(b, v, vals, env, max)
+	if err == nil && len(b) > max {
+		return nil, errArgumentsTooLarge{max}
+	}
+	return b, err
+}
+
+// appendValueUncapped is appendValue before the cap's check, which every
+// element of a list or an object passes on its way.
+func appendValueUncapped(b []byte, v value, vals, env map[string]any, max int) ([]byte, error) {
 	switch v := v.(type) {
 	case literal:
 		return append(b, v.raw...), nil
@@ -294,7 +333,7 @@ func appendValue(b []byte, v value, vals, env map[string]any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendValue(b, e, vals, env); err != nil {
+			if b, err = appendValue(b, e, vals, env, max); err != nil {
 				return nil, err
 			}
 		}
@@ -308,7 +347,7 @@ func appendValue(b []byte, v value, vals, env map[string]any) ([]byte, error) {
 			b = appendJSONString(b, k)
 			b = append(b, ':')
 			var err error
-			if b, err = appendValue(b, v.vals[i], vals, env); err != nil {
+			if b, err = appendValue(b, v.vals[i], vals, env, max); err != nil {
 				return nil, err
 			}
 		}

@@ -419,3 +419,38 @@ func TestRun_ReloadMidwayDoesNotFailTheSnippet(t *testing.T) {
 	assert.False(t, res.Success)
 	assert.Contains(t, res.Error, `snippet "two": line 2: cnt: no such tool is served now`)
 }
+
+// A run holds no more than it may: a step's arguments are built no
+// further than the largest the registry accepts, and the values kept for
+// later lines are capped (MaxKeptBytes); each is a failure naming the
+// line, not gigabytes of memory.
+func TestRun_MemoryBounded(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
+	big := strings.Repeat("x", 400<<10)
+	huge := strings.Repeat("y", 20<<20)
+	for name, v := range map[string]string{"big": big, "huge": huge} {
+		require.NoError(t, reg.Add(&registry.Tool{Name: name, Description: "d",
+			Handler: func(context.Context, *registry.Call) (result.Result[any], error) { return result.Ok[any](v), nil }}))
+	}
+	var echoed int
+	require.NoError(t, reg.Add(&registry.Tool{Name: "echo", Description: "d",
+		Handler: func(_ context.Context, c *registry.Call) (result.Result[any], error) {
+			echoed++
+			return result.Ok[any](len(c.Raw)), nil
+		}}))
+
+	s, err := snippet.Parse("args", snippet.Definition{Body: "r = big()\necho(text=[r, r, r, r, r, r])"})
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), reg, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Contains(t, res.Error, fmt.Sprintf(`snippet "args": line 2: echo: the arguments are more than %d bytes`, reg.MaxArgumentBytes()))
+	assert.Zero(t, echoed, "not called")
+
+	s, err = snippet.Parse("kept", snippet.Definition{Body: "a = huge()\nb = huge()\nc = huge()\nd = huge()\necho(text=[a, b, c, d])"})
+	require.NoError(t, err)
+	res, err = s.Run(context.Background(), reg, nil)
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Contains(t, res.Error, fmt.Sprintf(`snippet "kept": line 4: huge: the values kept for later lines are more than %d bytes`, snippet.MaxKeptBytes))
+}

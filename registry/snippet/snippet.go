@@ -205,15 +205,25 @@ func inferDefault(v any) (any, string, error) {
 // normalize turns a Go value into JSON data: nil, string, bool,
 // json.Number, []any, map[string]any.
 func normalize(v any) (any, error) {
-	switch v.(type) {
-	case nil, string, bool, json.Number:
-		return v, nil
+	d, _, err := normalizeSized(v)
+	return d, err
+}
+
+// normalizeSized is normalize, with the size of the value as JSON (about:
+// a string's bytes without quotes or escapes).
+func normalizeSized(v any) (any, int, error) {
+	switch x := v.(type) {
+	case nil, bool, json.Number:
+		return v, 8, nil
+	case string:
+		return v, len(x), nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return decodeJSON(b)
+	d, err := decodeJSON(b)
+	return d, len(b), err
 }
 
 func decodeJSON(b []byte) (any, error) {
