@@ -92,14 +92,24 @@ func TestNotify_NoMatchingTopic(t *testing.T) {
 	assert.Equal(t, "SKIP: no matching topic", g.ok(t, "ot.notify", `{"topic":"notes","message":"test"}`))
 }
 
-func TestNotify_BadTopicPattern(t *testing.T) {
+// Topic patterns are Python's fnmatch globs: an unclosed '[' is a literal
+// '[', and [!set] negates.
+func TestNotify_PatternsAsPythonFnmatch(t *testing.T) {
+	dir := t.TempDir()
 	f := newFixture(t, func(f *fixture, _ *ot.Config) {
-		f.topics = []ot.Topic{{Pattern: "[notes", File: filepath.Join(t.TempDir(), "n.yaml")}}
+		f.topics = []ot.Topic{
+			{Pattern: "[notes", File: filepath.Join(dir, "bracket.yaml")},
+			{Pattern: "log[!x]", File: filepath.Join(dir, "log.yaml")},
+		}
 	})
-	res := f.call(t, "ot.notify", `{"topic":"notes","message":"x"}`)
-	assert.False(t, res.Success)
-	assert.Equal(t, ot.ErrTypeConfig, res.ErrorType)
-	assert.Contains(t, res.Error, `"[notes"`)
+	assert.Equal(t, "SKIP: no matching topic", f.ok(t, "ot.notify", `{"topic":"notes","message":"x"}`))
+	assert.Equal(t, "SKIP: no matching topic", f.ok(t, "ot.notify", `{"topic":"logx","message":"x"}`))
+	assert.NotContains(t, f.ok(t, "ot.notify", `{"topic":"[notes","message":"x"}`), "SKIP")
+	assert.NotContains(t, f.ok(t, "ot.notify", `{"topic":"logs","message":"x"}`), "SKIP")
+	for _, name := range []string{"bracket.yaml", "log.yaml"} {
+		_, err := os.Stat(filepath.Join(dir, name))
+		assert.NoError(t, err, name)
+	}
 }
 
 func TestNotify_UnwritableFile(t *testing.T) {

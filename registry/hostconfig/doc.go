@@ -50,7 +50,8 @@
 //     about a name that no served pack or configured server has).
 //   - notify: {topics: [{pattern, file}]}: notifications whose topic
 //     matches the glob pattern (as Python's fnmatch reads it: * and ?
-//     match any character, '/' included) are appended to file.
+//     match any character, '/' included; [!set] negates) are appended to
+//     file.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
 //     context_per_call (2000), time_per_call_ms (3000), keep_days (0:
 //     every record kept), dsn, schema, max_conns, statement_timeout}:

@@ -483,16 +483,16 @@ func TestLoad_ServerRules(t *testing.T) {
 func TestLoad_NotifyTopics(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": `notify:
   topics:
-    - {pattern: "[", file: x.yaml}
+    - {pattern: " ", file: x.yaml}
     - {pattern: "ok"}
     - {pattern: "notes*", file: notes.yaml}
     - {pattern: "*", file: all.yaml}
 `})
 	_, err := load(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{
-		`c.yaml:3: notify.topics[0].pattern: expected a glob pattern such as "notes*", got "["`,
+		`c.yaml:3: notify.topics[0].pattern: expected a glob pattern such as "notes*", got " "`,
 		`c.yaml:4: notify.topics[1].file: is missing; expected a topic with a pattern and a file`,
-	}, problemTexts(t, dir, err))
+	}, problemTexts(t, dir, err), "every pattern is a glob, as in Python's fnmatch (\"[\" is a literal '['), but a blank one")
 
 	dir = writeFiles(t, map[string]string{"c.yaml": `notify:
   topics:
