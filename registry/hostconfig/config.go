@@ -229,7 +229,7 @@ type Topic struct {
 	// Pattern is a glob as Python's fnmatch reads it: * and ? match any
 	// character, '/' included ("notes*" matches "notes", "notes:work" and
 	// "notes/2026"); [set] and [!set] match one character of the set or
-	// not; '^', '\\' and an unclosed '[' are ordinary characters.
+	// not; '^', '\' and an unclosed '[' are ordinary characters.
 	Pattern string
 	// File is the YAML file messages are appended to.
 	File string
