@@ -519,11 +519,9 @@ func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
 				d.bad(n, key, "expected a number as JSON writes it (such as 500, -2.5 or 1e3), got %s; quote it for a string", quote(s.Value))
 				return nil, false
 			}
-			var i int64
-			if s.Tag == "!!int" && s.Decode(&i) == nil {
-				return json.Number(strconv.FormatInt(i, 10)), true
-			}
-			return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), true
+			// As written: 1.0 stays a float (a snippet parameter of type
+			// number), a long integer keeps its digits.
+			return json.Number(s.Value), true
 		case "!!str":
 			v, _, problem := expand(s.Value, d.l.opts.LookupEnv)
 			if problem != "" {

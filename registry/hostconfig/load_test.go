@@ -761,3 +761,17 @@ func TestLoad_StructureProblemsDoNotHideTheOthers(t *testing.T) {
 	assert.Contains(t, texts[2], `c.yaml:4: foo: unknown key "foo"`)
 	assert.Contains(t, texts[3], `more.yaml:1: base: unknown key "base"`)
 }
+
+// A default is kept as the file wrote it: 1.0 stays a float (the
+// parameter is a number, not an integer) and a long integer keeps its
+// digits.
+func TestLoad_SnippetDefaultNumbersKeptAsWritten(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "snippets:\n  s:\n    body: 'add(a={{ f }}, b={{ n }})'\n    params:\n      f: {default: 1.0}\n      n: {default: 123456789012345678901234567890}\n      z: {default: -0.0}\n"})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	ps := cfg.Snippets["s"].Params
+	byName := map[string]string{}
+	for _, p := range ps {
+		byName[p.Name] = string(p.Default)
+	}
+	assert.Equal(t, map[string]string{"f": "1.0", "n": "123456789012345678901234567890", "z": "-0.0"}, byName)
+}
