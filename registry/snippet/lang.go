@@ -178,7 +178,7 @@ func parseBody(kind, name, src string, params map[string]bool) (*parser, []error
 		line, col := p.position(invalidUTF8At(src))
 		return nil, []error{&ParseError{Kind: kind, Snippet: name, Line: line, Column: col, Msg: "body is not valid UTF-8"}}
 	}
-	if n := strings.Count(src, "\n") + 1; n > MaxLines {
+	if n := strings.Count(strings.TrimSuffix(src, "\n"), "\n") + 1; n > MaxLines { // a final line break ends the last line
 		return nil, []error{&ParseError{Kind: kind, Snippet: name, Msg: fmt.Sprintf("body has %d lines; at most %d are accepted", n, MaxLines)}}
 	}
 	func() {
@@ -469,9 +469,13 @@ func (p *parser) parseValue(depth int) value {
 	case c == '{' && strings.HasPrefix(p.src[p.pos:], "{{"):
 		name := p.parsePlaceholder(false)
 		return placeholder{param: name}
-	case c == '{':
-		return p.parseObject(depth)
-	case c == '[':
+	case c == '{' || c == '[':
+		if depth >= MaxDepth { // this one would be nested MaxDepth+1 deep, empty or not
+			p.fail(p.pos, "values nest more than %d levels deep", MaxDepth)
+		}
+		if c == '{' {
+			return p.parseObject(depth)
+		}
 		return p.parseArray(depth)
 	case c == '-' || ('0' <= c && c <= '9'):
 		return p.parseNumber()

@@ -177,7 +177,8 @@ func TestParse_Caps(t *testing.T) {
 		want string
 	}{
 		{"body bytes", snippet.Definition{Body: "a()\n" + strings.Repeat("#", snippet.MaxBodyBytes)}, "body is 65540 bytes; at most 65536 are accepted"},
-		{"lines", snippet.Definition{Body: "a()" + strings.Repeat("\n", snippet.MaxLines)}, "body has 1001 lines; at most 1000 are accepted"},
+		{"lines", snippet.Definition{Body: "a()" + strings.Repeat("\n", snippet.MaxLines) + "#"}, "body has 1001 lines; at most 1000 are accepted"},
+		{"depth of empty lists", snippet.Definition{Body: "a(x=" + strings.Repeat("[", snippet.MaxDepth+1) + strings.Repeat("]", snippet.MaxDepth+1) + ")"}, "values nest more than 16 levels deep"},
 		{"calls", snippet.Definition{Body: strings.Repeat("a()\n", snippet.MaxCalls+1)}, "line 101, column 1: more than 100 tool calls"},
 		{"depth", snippet.Definition{Body: "a(x=" + strings.Repeat("[", snippet.MaxDepth+2) + strings.Repeat("]", snippet.MaxDepth+2) + ")"}, "values nest more than 16 levels deep"},
 		{"path", snippet.Definition{Body: "r = a()\nb(x=r" + strings.Repeat(".f", snippet.MaxDepth+1) + ")"}, "line 2, column 5: reference r.f.f"},
@@ -194,7 +195,11 @@ func TestParse_Caps(t *testing.T) {
 	// At the caps, a body is accepted.
 	_, err := snippet.Parse("cap", snippet.Definition{Body: strings.Repeat("a()\n", snippet.MaxCalls)})
 	assert.NoError(t, err)
-	_, err = snippet.Parse("cap", snippet.Definition{Body: "a(x=" + strings.Repeat("[", snippet.MaxDepth+1) + strings.Repeat("]", snippet.MaxDepth+1) + ")"})
+	_, err = snippet.Parse("cap", snippet.Definition{Body: "a(x=" + strings.Repeat("[", snippet.MaxDepth) + "1" + strings.Repeat("]", snippet.MaxDepth) + ")"})
+	assert.NoError(t, err, "16 nested lists, a value in the innermost")
+	// MaxLines lines, the last ended by a line break as a YAML block
+	// scalar (|) ends it.
+	_, err = snippet.Parse("cap", snippet.Definition{Body: "a()\n" + strings.Repeat("# note\n", snippet.MaxLines-1)})
 	assert.NoError(t, err)
 }
 
