@@ -375,20 +375,13 @@ func TestSetup_ExportsOTLPToCollector(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-test"})
-	require.NoError(t, err)
-	require.True(t, p.Tracing)
-	require.True(t, p.Metrics)
-	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
-	require.NoError(t, err)
-	reg := registry.New(registry.Options{Prefix: new("")})
-	reg.Use(mw)
+	p, reg := exportingRegistry(t, ctx)
 	pk := &registry.Pack{Name: "ot", Description: "Introspection."}
 	require.NoError(t, registry.AddFunc(pk, "ot.version", func(context.Context, struct{}) (result.Result[string], error) {
 		return result.Ok("1.0.0"), nil
 	}, registry.ToolOptions{Doc: "Version."}))
 	require.NoError(t, reg.AddPack(pk))
-	_, err = reg.Invoke(ctx, "ot.version", json.RawMessage(`{}`))
+	_, err := reg.Invoke(ctx, "ot.version", json.RawMessage(`{}`))
 	require.NoError(t, err)
 	require.NoError(t, p.Shutdown(ctx))
 
@@ -489,18 +482,11 @@ func TestShutdown_StalledTracesDoNotHoldBackMetrics(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", hang.URL+"/v1/traces")
 	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", srv.URL+"/v1/metrics")
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-	p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{ServiceName: "toolpack-test"})
-	require.NoError(t, err)
-	require.True(t, p.Tracing)
-	require.True(t, p.Metrics)
-	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
-	require.NoError(t, err)
-	reg := registry.New(registry.Options{Prefix: new("")})
-	reg.Use(mw)
+	p, reg := exportingRegistry(t, context.Background())
 	require.NoError(t, reg.Add(&registry.Tool{Name: "t", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
 		return result.Ok[any](1), nil
 	}}))
-	_, err = reg.Invoke(context.Background(), "t", nil)
+	_, err := reg.Invoke(context.Background(), "t", nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -508,4 +494,20 @@ func TestShutdown_StalledTracesDoNotHoldBackMetrics(t *testing.T) {
 	col.mu.Lock()
 	defer col.mu.Unlock()
 	assert.Contains(t, col.paths, "/v1/metrics", "the metrics were sent all the same")
+}
+
+// exportingRegistry sets the providers up from the environment (both
+// signals must be on) and returns them with a registry traced and
+// measured by them.
+func exportingRegistry(t *testing.T, ctx context.Context) (*telemetry.Providers, *registry.Registry) {
+	t.Helper()
+	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-test"})
+	require.NoError(t, err)
+	require.True(t, p.Tracing)
+	require.True(t, p.Metrics)
+	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Prefix: new("")})
+	reg.Use(mw)
+	return p, reg
 }
