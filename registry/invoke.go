@@ -49,8 +49,9 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 // find is lookup for a call about to be made: a name that finds nothing
 // while an Update runs is looked up again once it has ended.
 func (r *Registry) find(ctx context.Context, name string) (*entry, string) {
+	seq := r.upSeq.Load()
 	e, via := r.lookup(name)
-	if e == nil && r.awaitUpdate(ctx) {
+	if e == nil && r.findAgain(ctx, seq) {
 		e, via = r.lookup(name) // it arrived in the middle of an Update
 	}
 	return e, via

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -114,6 +115,7 @@ type Registry struct {
 	upMu   sync.Mutex    // guards upN and upDone (Update)
 	upN    int           // updates running
 	upDone chan struct{} // closed when the last running update ends
+	upSeq  atomic.Uint64 // counts Update starts and ends, read before a lookup
 }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when

@@ -25,6 +25,7 @@ func (r *Registry) Update(fn func() error) error {
 		r.upDone = make(chan struct{})
 	}
 	r.upN++
+	r.upSeq.Add(1)
 	r.upMu.Unlock()
 	defer func() {
 		r.upMu.Lock()
@@ -33,9 +34,20 @@ func (r *Registry) Update(fn func() error) error {
 			close(r.upDone)
 			r.upDone = nil
 		}
+		r.upSeq.Add(1)
 		r.upMu.Unlock()
 	}()
 	return fn()
+}
+
+// findAgain reports, for a name whose lookup found nothing when the
+// update sequence read seq, whether to look it up again: an Update
+// running now is waited for (as long as ctx allows), and one that ran
+// since seq was read (even one that ended before this call) may have
+// brought the name.
+func (r *Registry) findAgain(ctx context.Context, seq uint64) bool {
+	waited := r.awaitUpdate(ctx)
+	return waited || r.upSeq.Load() != seq
 }
 
 // awaitUpdate waits, when an Update is running, for every running update
@@ -61,8 +73,9 @@ func (r *Registry) awaitUpdate(ctx context.Context) bool {
 // and looks again, as Invoke does. Adapters routing a call use it; Resolve
 // answers at once.
 func (r *Registry) ResolveContext(ctx context.Context, name string) (t *Tool, enabled, ok bool) {
+	seq := r.upSeq.Load()
 	t, enabled, ok = r.Resolve(name)
-	if !ok && r.awaitUpdate(ctx) {
+	if !ok && r.findAgain(ctx, seq) {
 		t, enabled, ok = r.Resolve(name)
 	}
 	return t, enabled, ok

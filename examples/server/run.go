@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -487,20 +488,26 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 // alive past a supervisor's patience.
 const closeGrace = 10 * time.Second
 
-// closeStores runs the closes one after the other, with closeGrace for
-// all of them. When it runs out, the closes still running are left to
-// the end of the process, and that is logged; every close's error is.
+// closeStores runs the closes at once, with closeGrace for all of them:
+// one that hangs (the catalogue's database stalled) does not keep the
+// others from writing what they buffer. When the grace runs out, the
+// closes still running are left to the end of the process, and that is
+// logged; every close's error is.
 func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(ctx, closeGrace)
 	defer cancel()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var wg sync.WaitGroup
 		for _, c := range closes {
-			if err := c(ctx); err != nil {
-				log.Warn("shutting down", "error", err)
-			}
+			wg.Go(func() {
+				if err := c(ctx); err != nil {
+					log.Warn("shutting down", "error", err)
+				}
+			})
 		}
+		wg.Wait()
 	}()
 	select {
 	case <-done:

@@ -145,8 +145,8 @@ var (
 // yaml11Implicit reports whether a YAML 1.1 reader resolves the plain
 // scalar s to something other than a string.
 func yaml11Implicit(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false // the library quotes "" itself; no number is that long
+	if s == "" || !strings.ContainsRune("+-.0123456789=~yYnNoOtTfF", rune(s[0])) {
+		return false // the library quotes "" itself; nothing else starts so
 	}
 	return yaml11Bool.MatchString(s) || yaml11Int.MatchString(s) || yaml11Float.MatchString(s) || yaml11Null.MatchString(s)
 }

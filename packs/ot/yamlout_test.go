@@ -319,7 +319,7 @@ func TestYAML_ConfiguredNumbersStayNumbers(t *testing.T) {
 // quoted, as a key, in a flow list and in block context, so that the
 // alias "no" stays a name and the line "10:30" stays text.
 func TestYAML_StringsStayStringsForYAML11Readers(t *testing.T) {
-	ambiguous := []string{"yes", "No", "ON", "off", "0500", "-0_7", "0b101", "1_000", "1:20", "10:30", "190:20:30.15", "-.5", "1.", "=", "~", "Null"}
+	ambiguous := []string{"0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060", "yes", "No", "ON", "off", "0500", "-0_7", "0b101", "1_000", "1:20", "10:30", "190:20:30.15", "-.5", "1.", "=", "~", "Null"}
 	plain := []string{"yes please", "no-op", "on.off", "1.0.0", "a=b", "onion", "Y2K", "y", "N"}
 	for _, s := range ambiguous {
 		out, err := renderYAML(object{{s, s}, {"list", []string{s, "x"}}})

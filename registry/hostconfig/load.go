@@ -296,8 +296,13 @@ func syntaxError(data []byte, err error) (int, string) {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}
-	if at := firstFailingLine(data, err.Error()); at > 0 {
-		line = at
+	// An unexpected end of the file (an unclosed quote) is where the
+	// library says: every prefix cut inside a valid multi-line value ends
+	// the same way, so the prefixes cannot tell.
+	if line == 0 || !strings.Contains(msg, "end of stream") {
+		if at := firstFailingLine(data, err.Error()); at > 0 {
+			line = at
+		}
 	}
 	if line > 0 {
 		if text := lineText(data, line); strings.HasPrefix(strings.TrimLeft(text, " "), "\t") {

@@ -285,7 +285,10 @@ func (st *step) arguments(vals, env map[string]any, max int) (json.RawMessage, e
 			return nil, err
 		}
 	}
-	return append(b, '}'), nil
+	if b = append(b, '}'); len(b) > max {
+		return nil, errArgumentsTooLarge{max}
+	}
+	return b, nil
 }
 
 // appendJSONString appends s as a JSON string, without HTML escaping (as

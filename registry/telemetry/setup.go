@@ -138,14 +138,22 @@ func checkEnv(traces, metrics bool) error {
 	if metrics {
 		single("OTEL_METRICS_EXPORTER", "otlp, prometheus, console or none")
 	}
-	protocols := []string{"OTEL_EXPORTER_OTLP_PROTOCOL"}
-	if traces {
-		protocols = append(protocols, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	}
-	if metrics {
-		protocols = append(protocols, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")
-	}
-	for _, v := range protocols {
+	// The protocol in effect for each signal exported over OTLP: its own
+	// variable, else the general one.
+	for _, sig := range []struct {
+		on                    bool
+		exporterVar, protoVar string
+	}{
+		{traces, "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"},
+		{metrics, "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"},
+	} {
+		if n := names(sig.exporterVar); !sig.on || (len(n) > 0 && !n["otlp"]) {
+			continue
+		}
+		v := sig.protoVar
+		if os.Getenv(v) == "" {
+			v = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		}
 		switch raw := os.Getenv(v); raw {
 		case "", "http/protobuf", "grpc":
 		default:

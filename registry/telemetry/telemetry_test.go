@@ -461,6 +461,16 @@ func TestSetup_UnservableSettingsNameTheirVariable(t *testing.T) {
 		require.Error(t, err, tc.v)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+	// A protocol setting no OTLP exporter in use reads is not refused:
+	// overridden by the signal's own, or with OTLP not used at all.
+	clearOTelEnv(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc")
+	t.Setenv("OTEL_METRICS_EXPORTER", "none")
+	p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+	require.NoError(t, err)
+	require.NoError(t, p.Shutdown(context.Background()))
 }
 
 // Shutdown flushes the signals at once: a traces collector that stopped
