@@ -212,11 +212,22 @@ func (r *Registry) TargetName(name string) string {
 	return name
 }
 
+// IsAlias reports whether name is an alias (SetAliases), whether or not
+// its target is served now.
+func (r *Registry) IsAlias(name string) bool {
+	r.mu.RLock()
+	_, ok := r.aliases[name]
+	r.mu.RUnlock()
+	return ok
+}
+
 // Resolve returns the tool a call of name runs — the tool registered under
 // name, or the one an alias of that name resolves to — and whether it is
-// enabled. ok is false when Invoke would answer ErrUnknownTool. Adapters
-// use it to route calls of names they do not list (aliases, disabled
-// tools) to Invoke, which answers them.
+// enabled. ok is false when no tool is found: Invoke answers
+// ErrUnknownTool, or, for an alias whose target is not served (IsAlias),
+// a failure of type unavailable. Adapters use it to route calls of names
+// they do not list (aliases, disabled tools) to Invoke, which answers
+// them.
 func (r *Registry) Resolve(name string) (t *Tool, enabled, ok bool) {
 	r.mu.RLock()
 	e, _ := r.resolveLocked(name)

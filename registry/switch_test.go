@@ -237,3 +237,14 @@ func TestTargetName_UndecoratedUnderPrefix(t *testing.T) {
 	assert.Equal(t, "add", plain.TargetName("add"))
 	assert.Equal(t, "nope", plain.TargetName("nope"))
 }
+
+// IsAlias tells an alias from an unknown name, served target or not.
+func TestIsAlias(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.Add(rawTool("a", okHandler(1))))
+	require.NoError(t, r.SetAliases(map[string]string{"x": "a", "dangling": "gone"}))
+	assert.True(t, r.IsAlias("x"))
+	assert.True(t, r.IsAlias("dangling"))
+	assert.False(t, r.IsAlias("a"), "a tool is no alias")
+	assert.False(t, r.IsAlias("nothing"))
+}

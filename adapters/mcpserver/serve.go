@@ -108,7 +108,7 @@ func (b *binding) unlisted(ctx context.Context, name string) *served {
 	}
 	t, enabled, ok := b.reg.ResolveContext(ctx, name)
 	if !ok {
-		if _, alias := b.reg.Aliases()[name]; alias {
+		if b.reg.IsAlias(name) {
 			// An alias whose target is not served: Invoke answers it with
 			// an unavailable failure, a tool error, not "unknown tool".
 			return &served{name: name, h: b.handler(name, b.opts.Display)}
