@@ -291,16 +291,12 @@ func readCapped(file string, max int) ([]byte, error) {
 // is, or where the construct it leaves unclosed opens. A line starting
 // with a tab gets a hint, since YAML indents with spaces.
 func syntaxError(data []byte, err error) (int, string) {
-	line, msg := 0, strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
+	line, msg := stripLine(err.Error())
 	// An unexpected end of the file (an unclosed quote) is where the
 	// library says: every prefix cut inside a valid multi-line value ends
 	// the same way, so the prefixes cannot tell.
 	if line == 0 || !strings.Contains(msg, "end of stream") {
-		if at := firstFailingLine(data, err.Error()); at > 0 {
+		if at := firstFailingLine(data, msg); at > 0 {
 			line = at
 		}
 	}
@@ -313,7 +309,8 @@ func syntaxError(data []byte, err error) (int, string) {
 }
 
 // firstFailingLine is the smallest n such that the first n lines of data
-// fail to decode with the error text want (0 when none does).
+// fail to decode with the error message want (its "yaml: line N: "
+// removed; 0 when none does).
 func firstFailingLine(data []byte, want string) int {
 	var ends []int // ends[i]: the offset just after line i+1
 	for i, c := range data {
@@ -331,8 +328,7 @@ func firstFailingLine(data []byte, want string) int {
 			return false
 		}
 		_, msg := stripLine(err.Error())
-		_, wantMsg := stripLine(want)
-		return msg == wantMsg
+		return msg == want
 	}
 	n := sort.Search(len(ends), func(i int) bool { return fails(i + 1) }) + 1
 	if n > len(ends) {
