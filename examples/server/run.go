@@ -372,7 +372,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		catalDB.Store(catal.pg)
 	}
 	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
-	ot.WarnUnservedInstructions()
+	ot.WarnUnserved()
 	reloadOnSIGHUP(ctx, host, log)
 	served := reg
 	if cfg.progressive {

@@ -13,13 +13,16 @@
 //	defer w.Close(context.Background())
 //	if err := host.Reload(ctx); err != nil { … } // the first configuration
 //	… add packs that the configuration names (a catalogue) …
-//	w.WarnUnservedInstructions() // instructions: for a pack not served
+//	w.WarnUnserved() // instructions: for a pack, snippet steps for a tool, not served
 //
 // What each configuration key drives:
 //
 //	aliases        Registry.SetAliases (hostconfig itself)
 //	snippets       the tools snippet.{name} of pack "snippet"; a body that does
-//	               not parse refuses the file, naming the file line at fault
+//	               not parse refuses the file, naming the file line at fault;
+//	               a body calling a tool that is not served is logged as a
+//	               warning by WarnUnserved and at every reload (the tool may
+//	               come later: a server still connecting)
 //	stats          the statistics middleware (ot.stats): on/off, directory,
 //	               flush interval, the context and time estimates
 //	output         the large-output store (ot.result): successes whose text
@@ -28,7 +31,7 @@
 //	instructions, notify, docs   read by ot.packs, ot.help, ot.notify; an
 //	               instructions entry naming no served pack nor configured
 //	               server is logged as a warning (file, line and key) by
-//	               WarnUnservedInstructions and at every reload, as a
+//	               WarnUnserved and at every reload, as a
 //	               misspelt pack name would show nowhere
 //
 // Only what reaches the outermost caller is stored: the steps of a snippet

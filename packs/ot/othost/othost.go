@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,7 +180,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	w.host.OnApply("snippets", w.snippetsHook)
 	w.host.OnApply("stats", w.statsHook)
 	w.host.OnApply("output", w.outputHook)
-	w.host.OnApply("instructions", w.instructionsHook)
+	w.host.OnApply("warnings", w.warnHook)
 	return w, nil
 }
 
@@ -676,38 +677,44 @@ func resultError(err error) error {
 // maxListedPacks bounds the pack names a warning lists.
 const maxListedPacks = 20
 
-// instructionsHook warns, at every reload once the configuration is in
-// force, about each instructions: entry that names no pack (see
-// WarnUnservedInstructions). The first configuration is checked by
-// WarnUnservedInstructions, as a host may register packs after it (a
-// catalogue whose store the configuration names).
-func (w *Wiring) instructionsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
-	if old == nil || len(cfg.Instructions) == 0 {
+// warnHook warns, at every reload once the configuration is in force,
+// about what it names that is not served (see WarnUnserved). The first
+// configuration is checked by WarnUnserved, as a host may register packs
+// after it (a catalogue whose store the configuration names).
+func (w *Wiring) warnHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+	if old == nil || (len(cfg.Instructions) == 0 && len(cfg.Snippets) == 0) {
 		return hostconfig.Step{}, nil
 	}
 	return hostconfig.Step{Apply: func(context.Context) error {
-		w.warnUnservedInstructions(cfg)
+		w.warnUnserved(cfg)
 		return nil
 	}}, nil
 }
 
-// WarnUnservedInstructions logs a warning, naming file, line and key, for
-// each instructions: entry of the configuration in force that names no
-// pack: ot.packs and ot.help show instructions only with their pack, so a
-// misspelt name would otherwise go unnoticed. A configured server
-// (servers: or Options.Servers) counts as a pack, as it may still be
-// connecting, and so does the snippet pack when snippets are configured.
-// Nothing is refused: a pack may come later.
+// WarnUnserved logs a warning, naming file, line and key, for what the
+// configuration in force names that is not served, so that a misspelt
+// name does not go unnoticed:
+//
+//   - each instructions: entry that names no pack (ot.packs and ot.help
+//     show instructions only with their pack);
+//   - each tool a snippet's body calls that is neither a tool, an alias,
+//     nor a snippet of the configuration (the call would fail with
+//     "not served" at run time).
+//
+// A configured server (servers: or Options.Servers) counts as a pack, and
+// the tools under its name as served, as it may still be connecting; so
+// does the snippet pack when snippets are configured. Nothing is refused:
+// a pack or a tool may come later.
 //
 // Call it once, when every pack of the host is registered after the first
 // Host.Reload; every later reload checks by itself.
-func (w *Wiring) WarnUnservedInstructions() {
+func (w *Wiring) WarnUnserved() {
 	if c := w.host.Config(); c != nil {
-		w.warnUnservedInstructions(c)
+		w.warnUnserved(c)
 	}
 }
 
-func (w *Wiring) warnUnservedInstructions(cfg *hostconfig.Config) {
+func (w *Wiring) warnUnserved(cfg *hostconfig.Config) {
 	var servers []string
 	if w.servers != nil {
 		for _, st := range w.servers() {
@@ -717,6 +724,69 @@ func (w *Wiring) warnUnservedInstructions(cfg *hostconfig.Config) {
 	for _, msg := range unknownInstructions(cfg, w.reg.Packs(), servers) {
 		w.log.Warn("configuration: instructions for a pack that is not served", "problem", msg)
 	}
+	for _, msg := range unservedSteps(cfg, w.reg, servers) {
+		w.log.Warn("configuration: a snippet calls a tool that is not served", "problem", msg)
+	}
+}
+
+// unservedSteps returns a warning for each tool a snippet of cfg calls
+// that reg does not serve under that name (a tool, enabled or not, or an
+// alias), that is not a snippet of cfg nor an alias cfg declares, and
+// that is not under the name of a configured server (cfg's or servers,
+// the host's others), sorted by snippet and then in the body's order.
+// Snippets that do not parse are skipped: the load reported them.
+func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, servers []string) []string {
+	var out []string
+	for _, name := range sortedKeys(cfg.Snippets) {
+		d, param, err := definition(cfg.Snippets[name])
+		if err != nil || param != "" {
+			continue
+		}
+		s, err := snippet.Parse(name, d)
+		if err != nil {
+			continue
+		}
+		var missing []string
+		for _, tool := range s.Tools() {
+			if servedStep(cfg, reg, servers, tool) {
+				continue
+			}
+			missing = append(missing, strconv.Quote(tool))
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		what := "a tool that is not served"
+		if len(missing) > 1 {
+			what = "tools that are not served"
+		}
+		out = append(out, cfg.Errorf("snippets."+name+".body",
+			"calls %s: %s; its calls fail until a tool, alias or server of that name is served", what, strings.Join(missing, ", ")).Error())
+	}
+	return out
+}
+
+// servedStep reports whether a snippet step calling tool may run: see
+// unservedSteps.
+func servedStep(cfg *hostconfig.Config, reg *registry.Registry, servers []string, tool string) bool {
+	if _, ok := cfg.Aliases[tool]; ok {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(tool, snippet.ToolPrefix); ok {
+		if _, ok := cfg.Snippets[rest]; ok {
+			return true
+		}
+	}
+	target := reg.TargetName(tool)
+	if _, _, ok := reg.Resolve(target); ok || reg.IsAlias(target) {
+		return true
+	}
+	if pack, _, ok := strings.Cut(tool, "."); ok {
+		if _, ok := cfg.Servers[pack]; ok || slices.Contains(servers, pack) {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownInstructions returns a warning for each instructions: entry of cfg

@@ -599,8 +599,8 @@ instructions:
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
 	require.NoError(t, host.Reload(t.Context()))
-	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnservedInstructions")
-	w.WarnUnservedInstructions()
+	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnserved")
+	w.WarnUnserved()
 
 	out := logs.String()
 	assert.Equal(t, 1, strings.Count(out, "level=WARN"), out)
@@ -618,6 +618,64 @@ instructions:
 	// Fixed: the next reload warns no more.
 	logs.Reset()
 	writeConfig(t, dir, "instructions: {example: \"Use add for sums.\"}\n")
+	require.NoError(t, host.Reload(t.Context()))
+	assert.Empty(t, logs.String())
+}
+
+// A snippet calling a tool nobody serves (a misspelt name) is logged as a
+// warning naming file, line and key and the tools, once the host's packs
+// are in and at every reload; tools, aliases (the registry's and the
+// file's), the file's snippets and the tools of configured servers (which
+// may still be connecting) are not.
+func TestSetup_SnippetCallingAnUnservedToolWarned(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `aliases: {plus: add}
+snippets:
+  fine:
+    body: |
+      a = add(a=1, b=2)
+      plus(a=1, b=1)
+      snippet.other()
+      kid.whatever(x=1)
+      far.tool()
+      ot.version()
+  other: {body: 'add(a=1, b=1)'}
+  typo:
+    description: Misspelt
+    body: |
+      ad(a=1, b=2)
+      nosuch.tool()
+      ad(a=2, b=2)
+servers:
+  kid: {url: "http://127.0.0.1:1/mcp"}
+`)
+	reg, host := newBare(t, dir)
+	var logs bytes.Buffer
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
+		Servers: func() []ot.ServerStatus { return []ot.ServerStatus{{Name: "far"}} },
+		Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
+	require.NoError(t, host.Reload(t.Context()), "a warning, not a refusal: the tool may come later")
+	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnserved")
+	w.WarnUnserved()
+
+	out := logs.String()
+	assert.Equal(t, 1, strings.Count(out, "level=WARN"), out)
+	assert.Contains(t, out, `config.yaml:14: snippets.typo.body: calls tools that are not served: \"ad\", \"nosuch.tool\"`)
+	assert.NotContains(t, out, "snippets.fine")
+	assert.NotContains(t, out, "snippets.other")
+
+	// A reload checks by itself; a disabled tool is still served.
+	logs.Reset()
+	require.NoError(t, reg.SetEnabled("add", false))
+	require.NoError(t, host.Reload(t.Context()))
+	assert.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+	assert.Contains(t, logs.String(), "snippets.typo.body")
+
+	// Fixed: the next reload warns no more.
+	logs.Reset()
+	writeConfig(t, dir, "snippets: {typo: {body: 'add(a=1, b=2)'}}\n")
 	require.NoError(t, host.Reload(t.Context()))
 	assert.Empty(t, logs.String())
 }
