@@ -3,6 +3,7 @@ package mcpgo_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -19,6 +20,7 @@ type greetArgs struct {
 // A registry served on mcp-go and called with mcp-go's own client: the
 // tool's answer, and a bad call refused with every problem listed.
 func ExampleNewServer() {
+	quiet := slog.New(slog.DiscardHandler)
 	reg := registry.New(registry.Options{Logger: quiet})
 	_ = registry.AddFunc(reg, "greet", func(_ context.Context, a greetArgs) (result.Result[string], error) {
 		return result.Ok("Hello, " + a.Name), nil

@@ -14,6 +14,20 @@
 //	s := mcpgo.NewServer(reg, mcpgo.Options{Name: "my-tools", Version: "1.0.0"})
 //	_ = server.ServeStdio(s)
 //
+// Aliases (Registry.SetAliases, a host configuration's aliases:) are not
+// listed, and a tools/call of one runs the tool it resolves to: NewServer
+// routes them; a server of your own does when its hooks carry AliasHook.
+//
+//	hooks := &server.Hooks{}
+//	hooks.AddBeforeCallTool(mcpgo.AliasHook(reg))
+//	s := server.NewMCPServer("my-tools", "1.0.0", server.WithToolCapabilities(true), server.WithHooks(hooks))
+//	stop := mcpgo.Bind(s, reg, mcpgo.Options{})
+//
+// mcp-go answers a name it does not serve itself, so a call of a disabled
+// tool, or of an alias whose target is disabled or not served, is a
+// JSON-RPC error ("tool not found") here, where adapters/mcpserver answers
+// a failed result of type unavailable.
+//
 // Every call goes through Registry.Invoke: decoding, validation (a domain
 // failure listing every field problem, isError true), middleware and
 // output checks. A failure's error type is in the result's _meta under
@@ -67,7 +81,9 @@ type Options struct {
 }
 
 // NewServer returns an mcp-go server (with list-changed notifications)
-// serving reg's enabled tools and following reg.
+// serving reg's enabled tools and its aliases (AliasHook), and following
+// reg for as long as reg lives: use Bind on a server of your own to stop
+// following it (a server made per tenant or per test).
 func NewServer(reg *registry.Registry, opts Options) *server.MCPServer {
 	name, version := opts.Name, opts.Version
 	if name == "" {
@@ -76,9 +92,35 @@ func NewServer(reg *registry.Registry, opts Options) *server.MCPServer {
 	if version == "" {
 		version = "dev"
 	}
-	s := server.NewMCPServer(name, version, server.WithToolCapabilities(true))
+	hooks := &server.Hooks{}
+	hooks.AddBeforeCallTool(AliasHook(reg))
+	s := server.NewMCPServer(name, version, server.WithToolCapabilities(true), server.WithHooks(hooks))
 	Bind(s, reg, opts)
 	return s
+}
+
+// AliasHook returns a before-call hook (server.Hooks.AddBeforeCallTool)
+// that routes a tools/call of one of reg's aliases to the tool it resolves
+// to, as Registry.Invoke would run it, when that tool is enabled: mcp-go
+// looks a called name up among the tools it serves, where aliases are not
+// listed. A name the server serves itself, a tool's own name, and a name
+// reg does not resolve are left alone.
+func AliasHook(reg *registry.Registry) server.OnBeforeCallToolFunc {
+	return func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
+		if req == nil {
+			return
+		}
+		name := req.Params.Name
+		if s := server.ServerFromContext(ctx); s != nil && s.GetTool(name) != nil {
+			return
+		}
+		if !reg.IsAlias(name) {
+			return
+		}
+		if t, enabled, ok := reg.ResolveContext(ctx, name); ok && enabled {
+			req.Params.Name = t.Name
+		}
+	}
 }
 
 // binding is one registry served on one mcp-go server.

@@ -253,3 +253,66 @@ func TestOverStreamableHTTP_ExactIntegers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "9007199254740993", text(t, r))
 }
+
+// An alias is not listed, and a tools/call of it runs the tool it
+// resolves to through the pipeline; an alias whose target is disabled is
+// not served (mcp-go answers "not found" for what it does not serve).
+func TestCallTool_Alias(t *testing.T) {
+	reg := testRegistry(t)
+	require.NoError(t, reg.SetAliases(map[string]string{"plus": "add", "hi": "say"}))
+	c, _ := connect(t, reg, mcpgo.Options{})
+
+	r, err := call(t, c, "plus", map[string]any{"a": 2, "b": 3})
+	require.NoError(t, err)
+	assert.False(t, r.IsError)
+	assert.Equal(t, "5", text(t, r))
+	r, err = call(t, c, "plus", map[string]any{"a": 2})
+	require.NoError(t, err)
+	assert.True(t, r.IsError, "the target's validation answers")
+	assert.Contains(t, text(t, r), "b: is required")
+
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	for _, tool := range list.Tools {
+		assert.NotContains(t, []string{"plus", "hi"}, tool.Name, "aliases are not listed")
+	}
+
+	require.NoError(t, reg.SetEnabled("say", false))
+	_, err = call(t, c, "hi", map[string]any{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not found")
+	_, err = call(t, c, "nosuch", map[string]any{})
+	require.Error(t, err)
+}
+
+// On a server of the host's own, AliasHook routes aliases, and a tool the
+// server serves itself keeps its name even when the registry has an alias
+// of that name.
+func TestAliasHook_OwnServer(t *testing.T) {
+	reg := testRegistry(t)
+	require.NoError(t, reg.SetAliases(map[string]string{"plus": "add", "mine": "say"}))
+	hooks := &server.Hooks{}
+	hooks.AddBeforeCallTool(mcpgo.AliasHook(reg))
+	s := server.NewMCPServer("own", "1", server.WithToolCapabilities(true), server.WithHooks(hooks))
+	s.AddTool(mcp.NewTool("mine"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("my own"), nil
+	})
+	stop := mcpgo.Bind(s, reg, mcpgo.Options{Logger: quiet})
+	defer stop()
+	c, err := client.NewInProcessClient(s)
+	require.NoError(t, err)
+	defer c.Close()
+	ctx := context.Background()
+	require.NoError(t, c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	_, err = c.Initialize(ctx, init)
+	require.NoError(t, err)
+
+	r, err := call(t, c, "plus", map[string]any{"a": 40, "b": 2})
+	require.NoError(t, err)
+	assert.Equal(t, "42", text(t, r))
+	r, err = call(t, c, "mine", map[string]any{})
+	require.NoError(t, err)
+	assert.Equal(t, "my own", text(t, r))
+}
