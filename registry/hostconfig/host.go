@@ -246,11 +246,13 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 	}
 	tools := map[string]bool{}  // final and undecorated names: valid targets
 	finals := map[string]bool{} // final names: an alias may not take one
+	packs := map[string]bool{}  // packs registered now and kept
 	for _, t := range reg.ListAll() {
 		if replaced[t.Pack] {
 			continue
 		}
 		tools[t.Name], tools[t.BaseName], finals[t.Name] = true, true, true
+		packs[t.Pack] = true
 	}
 	prefix := reg.Prefix()
 	for _, st := range steps {
@@ -272,6 +274,19 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of a tool; an alias needs a name of its own", quote(a)))
 			continue
 		}
+		if d := decorate(prefix, a); d != a && finals[d] {
+			// Configuration names tools undecorated (TargetName): a
+			// snippet step or alias target written a would find the
+			// alias here and the tool elsewhere.
+			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of tool %s under the registry's prefix %s; an alias needs a name of its own", quote(a), quote(d), quote(prefix)))
+			continue
+		}
+		if s, ok := serverTool(a, prefix, servers); ok {
+			// The server's tools take their names when it connects, and
+			// the alias would then be hidden, or hide them.
+			ps.list = append(ps.list, cfg.Errorf(key, "%s is in the names of server %s (%s…), which its tools take when it connects; an alias needs a name of its own", quote(a), quote(s), s+"."))
+			continue
+		}
 		// Follow the chain to the name it ends at; last is the alias
 		// whose target that name is.
 		last, t := a, cfg.Aliases[a]
@@ -282,10 +297,17 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			}
 			last, t = t, next
 		}
-		if tools[t] || serverTool(t, prefix, servers) {
+		if tools[t] {
 			continue
 		}
+		srv, ok := serverTool(t, prefix, servers)
+		if ok && !packs[srv] && !packs[decorate(prefix, srv)] {
+			continue // not connected (or changed by this reload): its tools are not known yet
+		}
 		msg := fmt.Sprintf("target %s is not a tool", cfg.shown(key, cfg.Aliases[a]))
+		if ok {
+			msg = fmt.Sprintf("target %s is not a tool of server %s, which is connected", cfg.shown(key, cfg.Aliases[a]), quote(srv))
+		}
 		if last != a {
 			msg = fmt.Sprintf("target %s ends at %s, which is not a tool", cfg.shown(key, cfg.Aliases[a]), cfg.shown("aliases."+last, t))
 		}
@@ -295,16 +317,16 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 }
 
 // serverTool reports whether name is "{server}.{tool}" (possibly with the
-// registry's prefix) of one of servers.
-func serverTool(name, prefix string, servers []string) bool {
+// registry's prefix) of one of servers, and which.
+func serverTool(name, prefix string, servers []string) (string, bool) {
 	for _, s := range servers {
 		for _, p := range []string{s + ".", decorate(prefix, s+".")} {
 			if len(name) > len(p) && strings.HasPrefix(name, p) {
-				return true
+				return s, true
 			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // decorate is the registry's naming rule: prefix_name, or prefix+name

@@ -128,7 +128,6 @@ func TestHost_AliasTargetsCheckedAgainstRegistry(t *testing.T) {
   remote_prefixed: tp_gh.search
   snip: snippet.twice
   snip_final: tp_snippet.twice
-  mul: add
 servers:
   gh: {url: "https://gh.test/mcp"}
 snippets:
@@ -143,15 +142,50 @@ snippets:
 	res, err := invoke(t, reg, "undecorated", `{"a":1,"b":1}`)
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Value)
-	res, err = invoke(t, reg, "mul", `{"a":2,"b":3}`)
-	require.NoError(t, err)
-	assert.Equal(t, 5, res.Value, "an alias may take a tool's undecorated name (as Registry.SetAliases allows); only final names clash")
 	res, err = invoke(t, reg, "snip", `{}`)
 	require.NoError(t, err)
 	assert.Equal(t, "r = add(a=1, b=1)", res.Value)
 	res, err = invoke(t, reg, "remote", `{}`)
 	require.NoError(t, err)
 	assert.Equal(t, result.Unavailable, res.ErrorType, "a server's tool is not served until the server connects")
+}
+
+// Names an alias may not take: a tool's undecorated name under the
+// registry's prefix (configuration names tools undecorated, so a snippet
+// step or another alias writing it would find the alias here and the tool
+// there), and a name in a configured server's namespace (its tools take
+// those names when it connects, and would hide the alias or be hidden).
+// An alias to a connected server's tool it does not have is refused as an
+// unknown tool is; a server not connected is taken on trust.
+func TestHost_AliasNamesThatWouldBeTakenRefused(t *testing.T) {
+	reg := newTestRegistry(t, "tp")
+	up := &registry.Pack{Name: "up", Description: "A connected server."}
+	require.NoError(t, registry.AddFunc(up, "up.echo", func(_ context.Context, a pair) (result.Result[int], error) { return result.Ok(a.A), nil }, registry.ToolOptions{Doc: "Echoes."}))
+	require.NoError(t, reg.AddPack(up))
+	dir := writeFiles(t, map[string]string{"c.yaml": `aliases:
+  mul: add
+  kid.later: add
+  tp_kid.other: add
+  fine: add
+  up_missing: up.nosuch
+  up_fine: up.echo
+  kid_fine: kid.anything
+servers:
+  kid: {url: "https://kid.test/mcp"}
+  up: {url: "https://up.test/mcp"}
+`})
+	h := newHost(t, reg, filepath.Join(dir, "c.yaml"), nil)
+	err := h.Reload(context.Background())
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, `c.yaml:2: aliases.mul: "mul" is the name of tool "tp_mul" under the registry's prefix "tp"`)
+	assert.Contains(t, msg, `c.yaml:3: aliases.kid.later: "kid.later" is in the names of server "kid" (kid.…)`)
+	assert.Contains(t, msg, `c.yaml:4: aliases.tp_kid.other: "tp_kid.other" is in the names of server "kid"`)
+	assert.Contains(t, msg, `c.yaml:6: aliases.up_missing: target "up.nosuch" is not a tool of server "up", which is connected`)
+	for _, ok := range []string{"aliases.fine", "aliases.up_fine", "aliases.kid_fine"} {
+		assert.NotContains(t, msg, ok)
+	}
+	assert.Nil(t, h.Config(), "nothing applied")
 }
 
 func TestHost_AliasToUnknownToolRefused(t *testing.T) {
