@@ -45,54 +45,8 @@ func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, f
 	if err != nil {
 		return nil, err
 	}
-	h.OnApply("servers", serversHook(proxy, fixed))
+	h.OnApply("servers", mcpproxy.HostHook(proxy, fixed))
 	return h, nil
-}
-
-// serversHook mirrors the configuration's servers, with -proxy's (fixed,
-// read once at start) beside them: a name in both is refused. Applying
-// reconfigures the proxy (unchanged servers keep their sessions).
-func serversHook(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) hostconfig.Hook {
-	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
-		all := append([]mcpproxy.Config(nil), fixed...)
-		inProxyFile := map[string]bool{}
-		for _, c := range fixed {
-			inProxyFile[c.Name] = true
-		}
-		var errs []error
-		for _, name := range cfg.ServerNames() {
-			s := cfg.Servers[name]
-			if inProxyFile[name] {
-				errs = append(errs, cfg.Errorf("servers."+name, "a server named %q is in the -proxy file too; expected each name once", name))
-				continue
-			}
-			all = append(all, mcpproxy.Config{Name: s.Name, Description: s.Description,
-				Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers})
-		}
-		if len(errs) > 0 {
-			return hostconfig.Step{}, errors.Join(errs...)
-		}
-		if err := mcpproxy.Validate(all); err != nil {
-			return hostconfig.Step{}, err
-		}
-		if proxy == nil {
-			return hostconfig.Step{}, nil
-		}
-		previous := append([]mcpproxy.Config(nil), fixed...)
-		if old != nil {
-			for _, name := range old.ServerNames() {
-				s := old.Servers[name]
-				previous = append(previous, mcpproxy.Config{Name: s.Name, Description: s.Description,
-					Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers})
-			}
-		}
-		return hostconfig.Step{
-			Apply: func(ctx context.Context) error { return proxy.Reconfigure(ctx, all) },
-			// Before any configuration the proxy served -proxy's servers
-			// alone (previous is then fixed).
-			Undo: func(ctx context.Context) error { return proxy.Reconfigure(ctx, previous) },
-		}, nil
-	}
 }
 
 // describeConfig is the log line's attributes for a configuration.

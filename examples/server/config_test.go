@@ -215,7 +215,7 @@ func TestRun_ConfigErrorsAtStart(t *testing.T) {
 		"unknown tool": {[]string{"-config", write("alias.yaml", "aliases: {x: no_such_tool}\n")},
 			[]string{"alias.yaml:1: aliases.x: target \"no_such_tool\" is not a tool"}},
 		"name in -proxy too": {[]string{"-proxy", proxyFile, "-config", write("dup.yaml", "servers:\n  dup: {url: \"http://127.0.0.1:1/mcp\"}\n")},
-			[]string{"dup.yaml:2: servers.dup: a server named \"dup\" is in the -proxy file too"}},
+			[]string{"dup.yaml:2: servers.dup: a server named \"dup\" is given to the host elsewhere too (a -proxy file)"}},
 		"secret not shown": {[]string{"-config", write("sec.yaml", "output: {ttl: \"${"+proxyTokenEnv+"}\"}\n")},
 			[]string{"sec.yaml:1: output.ttl: expected a duration such as 1s, got \"${" + proxyTokenEnv + "}\""}},
 	}

@@ -160,16 +160,14 @@
 // before it. Hooks are how a host plugs in what the configuration drives
 // beyond aliases — snippets as a pack (Registry.ReplacePack), remote
 // servers (mcpproxy's Proxy.Reconfigure), statistics and output
-// settings:
+// settings. A key no hook reads (servers: without mcpproxy.HostHook, or
+// catalogue:, which examples/server reads) is loaded and checked, and
+// changes nothing:
 //
 //	host, _ := hostconfig.NewHost(hostconfig.Options{Path: "config.yaml", Registry: reg})
-//	host.OnApply("servers", func(ctx context.Context, old, new *hostconfig.Config) (hostconfig.Step, error) {
-//		cfgs := proxyConfigs(new.Servers)
-//		if err := mcpproxy.Validate(cfgs); err != nil {
-//			return hostconfig.Step{}, err
-//		}
-//		return hostconfig.Step{Apply: func(ctx context.Context) error { return proxy.Reconfigure(ctx, cfgs) }}, nil
-//	})
+//	proxy, _ := mcpproxy.New(ctx, reg, nil, mcpproxy.Options{})
+//	host.OnApply("servers", mcpproxy.HostHook(proxy, nil)) // servers:
+//	w, _ := othost.Setup(ctx, othost.Options{Registry: reg, Host: host}) // snippets:, stats:, output: and the ot pack
 //	if err := host.Reload(ctx); err != nil { … } // at start
 //	… on SIGHUP: if err := host.Reload(ctx); err != nil { log it; the old configuration stays }
 //

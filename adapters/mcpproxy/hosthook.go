@@ -1,0 +1,84 @@
+package mcpproxy
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+)
+
+// snippetPack is the pack a host configuration's snippets are served in
+// (registry/snippet.PackName): a server may not take its name.
+const snippetPack = "snippet"
+
+// HostHook returns the hook that serves a host configuration's servers:
+// section through p, beside the servers p was given by other means (fixed,
+// for example a -proxy file, which every configuration keeps):
+//
+//	host.OnApply("servers", mcpproxy.HostHook(p, fixed))
+//
+// Preparing checks every server, naming the file, line and key of each
+// problem: mcpproxy's rules (Validate), a name also in fixed, and a name
+// some pack that is not a server's already has (a local pack such as
+// "ot", or "snippet", the configuration's snippets) — a server there
+// would never be served. Applying reconfigures p (Reconfigure: unchanged
+// servers keep their sessions); undoing puts the previous servers back.
+// p nil checks the configuration and applies nothing.
+func HostHook(p *Proxy, fixed []Config) hostconfig.Hook {
+	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		all := append([]Config(nil), fixed...)
+		inFixed := map[string]bool{}
+		for _, c := range fixed {
+			inFixed[c.Name] = true
+		}
+		taken := map[string]bool{snippetPack: true}
+		if p != nil {
+			for _, t := range p.reg.ListAll() {
+				if !strings.HasPrefix(t.Source, registry.SourceProxyPrefix) {
+					taken[t.Pack] = true
+				}
+			}
+		}
+		var errs []error
+		for _, name := range cfg.ServerNames() {
+			s := cfg.Servers[name]
+			switch {
+			case inFixed[name]:
+				errs = append(errs, cfg.Errorf("servers."+name, "a server named %q is given to the host elsewhere too (a -proxy file); expected each name once", name))
+				continue
+			case taken[name]:
+				errs = append(errs, cfg.Errorf("servers."+name, "%q is the name of a pack the host serves itself, and a server's tools are served as a pack of the server's name; expected a name of its own", name))
+				continue
+			}
+			all = append(all, HostServer(s))
+		}
+		if len(errs) > 0 {
+			return hostconfig.Step{}, errors.Join(errs...)
+		}
+		if err := Validate(all); err != nil {
+			return hostconfig.Step{}, err
+		}
+		if p == nil {
+			return hostconfig.Step{}, nil
+		}
+		previous := append([]Config(nil), fixed...)
+		if old != nil {
+			for _, name := range old.ServerNames() {
+				previous = append(previous, HostServer(old.Servers[name]))
+			}
+		}
+		return hostconfig.Step{
+			Apply: func(ctx context.Context) error { return p.Reconfigure(ctx, all) },
+			Undo:  func(ctx context.Context) error { return p.Reconfigure(ctx, previous) },
+		}, nil
+	}
+}
+
+// HostServer is the Config of a host configuration's server entry.
+func HostServer(s hostconfig.Server) Config {
+	return Config{Name: s.Name, Description: s.Description,
+		Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers}
+}
+

@@ -1,0 +1,76 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// HostHook serves a configuration's servers: section through the proxy —
+// a server added by a reload is served, one removed is gone — and refuses,
+// naming file, line and key, a server named like a pack the host serves
+// itself (it would never be served), "snippet", or a server the host was
+// given elsewhere; a refused configuration changes nothing.
+func TestHostHook_ServesServersAndRefusesTakenNames(t *testing.T) {
+	reg := newRegistry()
+	local := &registry.Pack{Name: "local", Description: "The host's own."}
+	require.NoError(t, registry.AddFunc(local, "local.x", func(context.Context, struct{}) (result.Result[string], error) {
+		return result.Ok("x"), nil
+	}, registry.ToolOptions{Doc: "X."}))
+	require.NoError(t, reg.AddPack(local))
+	fixedURL, _ := httpRemote(t, "fixed")
+	kidURL, _ := httpRemote(t, "kid")
+	fixed := []mcpproxy.Config{{Name: "fixed", URL: fixedURL}}
+	p := newProxy(t, reg, fixed, mcpproxy.Options{})
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: reg})
+	require.NoError(t, err)
+	host.OnApply("servers", mcpproxy.HostHook(p, fixed))
+
+	require.NoError(t, os.WriteFile(path, []byte("servers:\n  kid: {url: \""+kidURL+"\"}\n"), 0o600))
+	require.NoError(t, host.Reload(t.Context()))
+	require.Eventually(t, func() bool { return len(proxiedNames(reg, "kid")) > 0 }, waitBound, 10*time.Millisecond)
+	assert.NotEmpty(t, proxiedNames(reg, "fixed"), "the servers given elsewhere stay")
+
+	require.NoError(t, os.WriteFile(path, []byte(`servers:
+  kid: {url: "`+kidURL+`"}
+  local: {url: "http://127.0.0.1:1/mcp"}
+  snippet: {url: "http://127.0.0.1:1/mcp"}
+  fixed: {url: "http://127.0.0.1:1/mcp"}
+`), 0o600))
+	err = host.Reload(t.Context())
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, `c.yaml:3: servers.local: "local" is the name of a pack the host serves itself`)
+	assert.Contains(t, msg, `c.yaml:4: servers.snippet: "snippet" is the name of a pack the host serves itself`)
+	assert.Contains(t, msg, `c.yaml:5: servers.fixed: a server named "fixed" is given to the host elsewhere too`)
+	assert.NotContains(t, msg, "servers.kid")
+	assert.Equal(t, []string{"local.x"}, toolNamesOfPack(reg, "local"), "the host's own pack is untouched")
+
+	require.NoError(t, os.WriteFile(path, []byte("servers: {}\n"), 0o600))
+	require.NoError(t, host.Reload(t.Context()))
+	assert.Empty(t, proxiedNames(reg, "kid"), "a server the configuration drops is no longer served")
+	assert.NotEmpty(t, proxiedNames(reg, "fixed"))
+}
+
+func toolNamesOfPack(reg *registry.Registry, pack string) []string {
+	var out []string
+	for _, t := range reg.ListAll() {
+		if t.Pack == pack {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
