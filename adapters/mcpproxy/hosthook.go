@@ -81,4 +81,3 @@ func HostServer(s hostconfig.Server) Config {
 	return Config{Name: s.Name, Description: s.Description,
 		Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers}
 }
-
