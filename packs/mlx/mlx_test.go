@@ -237,7 +237,7 @@ func TestLoad_LaunchFailed(t *testing.T) {
 	t.Run("never answers", func(t *testing.T) {
 		pidfile := filepath.Join(t.TempDir(), "pid")
 		s := newSetup(t, "--silent", "--pidfile", pidfile)
-		s.cfg.StartTimeout = 400 * time.Millisecond
+		s.cfg.StartTimeout = 2 * time.Second // long enough for the process to start and write its pid on a loaded machine
 		reg := s.registry(t)
 		r := call(t, reg, "mlx.load", map[string]any{"model": "tiny", "port": freePort(t)})
 		require.False(t, r.Success)

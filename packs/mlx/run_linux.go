@@ -210,7 +210,10 @@ func (p *pack) unload(ctx context.Context, a UnloadArgs) (result.Result[UnloadOu
 		_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
 		// As after SIGTERM: the process gone and the port closed, so that
 		// a port merely slow to answer is not taken for a closed one.
-		waitFor(ctx, p.cfg.StopTimeout, func() bool { return !rec.alive() && !listening(ctx, a.Port) })
+		// SIGKILL cannot be refused, so the wait ends as soon as the kernel
+		// has torn the process down; on a loaded machine that can take
+		// longer than a short StopTimeout, hence the floor.
+		waitFor(ctx, max(p.cfg.StopTimeout, killGrace), func() bool { return !rec.alive() && !listening(ctx, a.Port) })
 	}
 	if err := p.updateState(func(s state) { delete(s, key) }); err != nil {
 		p.log.Warn("mlx: updating the state file failed", "port", a.Port, "err", err)
@@ -358,3 +361,7 @@ func (p *pack) updateState(change func(state)) error {
 	}
 	return os.Rename(tmp.Name(), p.cfg.StateFile)
 }
+
+// killGrace is the least unload waits, after SIGKILL, for the process to
+// be gone and its port closed.
+const killGrace = 5 * time.Second
