@@ -104,6 +104,10 @@ func (h *Host) Config() *Config { return h.cur.Load() }
 // Path returns the main configuration file ("" for none).
 func (h *Host) Path() string { return h.opts.Path }
 
+// Registry returns the registry the host applies configurations to
+// (Options.Registry).
+func (h *Host) Registry() *registry.Registry { return h.opts.Registry }
+
 // Reload reads the configuration files again (Load) and applies the
 // result (Apply). On any error the configuration in force stays, and the
 // error names file, line and key (Problems lists each problem).

@@ -427,13 +427,21 @@ func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
 }
 
 // Close stops the flusher and writes what is buffered, waiting for the
-// directory's lock as long as ctx allows. Calls after Close pass through
-// unrecorded. A second Close does nothing.
+// directory's lock (or the sink) as long as ctx allows. A ctx that has
+// already ended — a shutdown's signal context, cancelled before Close is
+// reached — still gets up to CloseGrace, so that the last interval's
+// records are not lost to it. Calls after Close pass through unrecorded.
+// A second Close does nothing.
 func (r *Recorder) Close(ctx context.Context) error {
 	if r.closed.Swap(true) {
 		return nil
 	}
 	r.stop()
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), CloseGrace)
+		defer cancel()
+	}
 	select {
 	case <-r.done:
 	case <-ctx.Done():
@@ -441,3 +449,7 @@ func (r *Recorder) Close(ctx context.Context) error {
 	}
 	return r.flush(ctx)
 }
+
+// CloseGrace is how long Close, given a context that has already ended,
+// still tries to write the buffered records.
+const CloseGrace = time.Second

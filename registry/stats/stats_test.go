@@ -274,6 +274,21 @@ func TestRecorder_CloseFlushes(t *testing.T) {
 	assert.ErrorIs(t, err, ErrClosed)
 }
 
+// A context that has already ended (a shutdown's signal context passed
+// on) does not lose the buffered records: Close still writes them, within
+// CloseGrace.
+func TestRecorder_CloseWithEndedContextStillWrites(t *testing.T) {
+	rec, o := newRecorder(t, nil) // interval: an hour
+	reg := newRegistry(t, rec)
+	call(t, reg, "demo_search", "a")
+	call(t, reg, "demo_search", "b")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, rec.Close(ctx))
+	got, _ := readAll(t, o.Dir)
+	assert.Len(t, got, 2)
+}
+
 // Flush and Close wait for the directory's lock only as long as the context
 // allows; records that could not be written stay buffered.
 func TestRecorder_FlushHonoursContext(t *testing.T) {

@@ -9,8 +9,11 @@
 //	reg := registry.New(registry.Options{})
 //	… add the host's own packs …
 //	host, err := hostconfig.NewHost(hostconfig.Options{Path: "config.yaml", Registry: reg})
+//	if err != nil { … }
+//	host.OnApply("servers", mcpproxy.HostHook(proxy, nil)) // servers:, when the host proxies
 //	w, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host})
-//	defer w.Close(context.Background())
+//	if err != nil { … }
+//	defer w.Close(context.Background()) // a fresh context: Close writes the last statistics
 //	if err := host.Reload(ctx); err != nil { … } // the first configuration
 //	… add packs that the configuration names (a catalogue) …
 //	w.WarnUnserved() // instructions: for a pack, snippet steps for a tool, not served

@@ -127,6 +127,9 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	if opts.Registry == nil || opts.Host == nil {
 		return nil, errors.New("othost: Options.Registry and Options.Host are required")
 	}
+	if opts.Host.Registry() != opts.Registry {
+		return nil, errors.New("othost: Options.Host applies configurations to another registry than Options.Registry; build the Host with the same Registry")
+	}
 	if opts.Host.Config() != nil {
 		return nil, errors.New("othost: Setup must run before the first Host.Reload (its hooks apply each configuration)")
 	}
@@ -186,8 +189,12 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 
 // Close writes the buffered statistics (waiting as long as ctx allows)
 // and closes every output store. Calls made afterwards pass through
-// unrecorded and unstored. Close is idempotent.
+// unrecorded and unstored. Close is idempotent, and does nothing on a
+// nil *Wiring (a Setup that failed).
 func (w *Wiring) Close(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -346,7 +353,7 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 				if use != nil && use != prevSink { // opened above
 					_ = use.sink.Close()
 				}
-				return cfg.Errorf("stats.dir", "%v", err)
+				return cfg.Errorf("stats.dir", "%w", err)
 			}
 			w.setSink(use)
 			return nil
@@ -490,7 +497,7 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 				if o.Backend == nil {
 					key = "output.dir" // files: the directory is what failed
 				}
-				return cfg.Errorf(key, "cannot open the output store: %s", strings.TrimPrefix(err.Error(), "results: "))
+				return cfg.Errorf(key, "cannot open the output store: %w", retold{strings.TrimPrefix(err.Error(), "results: "), err})
 			}
 			opened = &liveStore{st: st, pg: pgBackend, opts: next, mw: st.Middleware()}
 			w.swapStore(opened)
@@ -1023,3 +1030,13 @@ func (s snippetSource) Expand(name string, params map[string]any) (string, error
 	}
 	return parsed.Expand(params)
 }
+
+// retold is an error told in other words: errors.Is and errors.As still
+// reach the error it tells.
+type retold struct {
+	msg string
+	err error
+}
+
+func (e retold) Error() string { return e.msg }
+func (e retold) Unwrap() error { return e.err }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -691,4 +692,28 @@ func TestSetup_OutputDirThatCannotBeMade(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "config.yaml:2: output.dir: cannot open the output store: ")
 	assert.NotContains(t, err.Error(), "results: results")
+	assert.ErrorIs(t, err, syscall.ENOTDIR, "the cause stays reachable")
+	var pe *fs.PathError
+	assert.ErrorAs(t, err, &pe)
+
+	// The same for the statistics directory.
+	host = setUpWith(t, dir, "stats:\n  enabled: true\n  dir: "+filepath.Join(blocker, "stats")+"\n")
+	err = host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "config.yaml:3: stats.dir: ")
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
+}
+
+// Setup refuses a Host built on another registry (its configurations
+// would go where the ot pack is not), and Close on the nil Wiring of a
+// failed Setup does nothing.
+func TestSetup_HostOfAnotherRegistryRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "aliases: {plus: add}\n")
+	reg, _ := newBare(t, dir)
+	_, other := newBare(t, dir)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: other})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "another registry")
+	assert.NoError(t, w.Close(context.Background()))
 }
