@@ -148,6 +148,10 @@ type RequestInfo struct {
 	// (REST or MCP's streamable HTTP); nil otherwise. Treat it as
 	// read-only.
 	Header http.Header
+	// Meta holds the MCP request's _meta (params._meta), where a client may
+	// carry W3C trace context ("traceparent", "tracestate") over any
+	// transport; nil when there is none. Treat it as read-only.
+	Meta map[string]any
 	// Auth describes the authenticated caller; nil when the request carried
 	// no verified credentials.
 	Auth *AuthInfo

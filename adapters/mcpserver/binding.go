@@ -383,6 +383,9 @@ func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 		return registry.WithRequest(ctx, info)
 	}
 	info.Request = req
+	if req.Params != nil && len(req.Params.Meta) > 0 {
+		info.Meta = req.Params.Meta
+	}
 	if req.Session != nil {
 		info.SessionID = req.Session.ID()
 	}

@@ -25,6 +25,13 @@
 //	error.type              on failure: the failure's error type ("unknown" when it names none),
 //	                        or cancelled, timeout or protocol_error for a protocol failure
 //
+// A span joins the trace of the agent that made the call: when the call's
+// context carries no span, the caller's W3C trace context (traceparent,
+// tracestate, baggage) is read from the request the adapter attached
+// (registry.Request): the MCP request's params._meta, on any transport,
+// then the HTTP headers (REST, MCP over streamable HTTP). Calls a tool
+// makes itself (a snippet's steps) are children of its span.
+//
 // A failed call's span has status Error with the error type as its
 // description; a protocol failure adds an "exception" event carrying its
 // error type only. Neither a protocol error's text (a URL built from the
@@ -35,8 +42,9 @@
 // No argument value is recorded unless the tool names the argument in
 // Tool.TraceArgs (registry.ToolOptions.TraceArgs): then its value is an
 // attribute keyed by the argument's name — ot.result's span carries
-// handle, offset, limit and search, as seed 001 asks. Strings are cut at
-// MaxArgAttrBytes.
+// handle, offset, limit and search, as seed 001 asks. An argument the
+// call leaves out is recorded with its input schema's default, the value
+// the tool ran with. Strings are cut at MaxArgAttrBytes.
 //
 // Metrics (instrumentation scope "github.com/toolpack-go/toolpack/registry/telemetry"),
 // each with the attributes gen_ai.tool.name and toolpack.pack, failures

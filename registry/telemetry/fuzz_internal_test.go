@@ -18,7 +18,7 @@ func FuzzArgAttrs(f *testing.F) {
 	}
 	names := []string{"handle", "offset", "limit", "search"}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		got := argAttrs(json.RawMessage(raw), names)
+		got := argAttrs(json.RawMessage(raw), names, nil)
 		seen := map[attribute.Key]bool{}
 		for _, kv := range got {
 			if seen[kv.Key] || !strings.Contains(" handle offset limit search ", " "+string(kv.Key)+" ") {

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolpack-go/toolpack/internal/valuesize"
@@ -74,6 +75,12 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// MeterProvider makes the instruments; nil means otel.GetMeterProvider().
 	MeterProvider metric.MeterProvider
+	// Propagator reads the caller's trace context from the request an
+	// adapter attached (registry.Request: the HTTP headers, or the MCP
+	// request's _meta), so that a tool's span joins the trace of the agent
+	// that called it; nil means W3C Trace Context and Baggage
+	// (propagation.TraceContext, propagation.Baggage).
+	Propagator propagation.TextMapPropagator
 }
 
 // instruments are the middleware's metric instruments.
@@ -89,8 +96,9 @@ type toolAttrs struct {
 	add      []metric.AddOption
 	record   []metric.RecordOption
 	base     []attribute.KeyValue
-	failures sync.Map     // error type → []metric.AddOption
-	types    atomic.Int32 // entries of failures
+	failures sync.Map                   // error type → []metric.AddOption
+	types    atomic.Int32               // entries of failures
+	defaults map[string]json.RawMessage // TraceArgs' defaults in the input schema
 }
 
 // maxErrorTypes bounds the distinct error types the failures counter
@@ -110,6 +118,10 @@ func Middleware(opts Options) (registry.Middleware, error) {
 	}
 	tracer := tp.Tracer(ScopeName)
 	meter := mp.Meter(ScopeName)
+	prop := opts.Propagator
+	if prop == nil {
+		prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
 	var ins instruments
 	var errs []error
 	add := func(err error) { errs = append(errs, err) }
@@ -146,6 +158,9 @@ func Middleware(opts Options) (registry.Middleware, error) {
 			record: []metric.RecordOption{set},
 			base:   base,
 		}
+		if len(t.TraceArgs) > 0 {
+			a.defaults = schemaDefaults(t.InputSchema, t.TraceArgs)
+		}
 		cache.Add(t, a)
 		return a
 	}
@@ -161,13 +176,14 @@ func Middleware(opts Options) (registry.Middleware, error) {
 				name = t.Name
 			}
 			start := time.Now()
+			ctx = remoteParent(ctx, prop)
 			ctx, span := tracer.Start(ctx, name, a.start...)
 			res, err := next(ctx, c)
 			elapsed := time.Since(start)
 			// Only arguments that passed the registry's caps and validation
 			// are read for attributes.
 			if len(t.TraceArgs) > 0 && c.ArgsChecked() && span.IsRecording() {
-				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs)...)
+				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs, a.defaults)...)
 			}
 
 			in := int64(len(c.Raw))
@@ -210,6 +226,47 @@ func Middleware(opts Options) (registry.Middleware, error) {
 	}, nil
 }
 
+// remoteParent returns ctx with the caller's trace context as the parent
+// of the call's span, read by prop from the request an adapter attached
+// (the MCP request's _meta first, then the HTTP headers), when ctx has no
+// span of its own: a nested call (a snippet's step) stays the child of its
+// caller's span.
+func remoteParent(ctx context.Context, prop propagation.TextMapPropagator) context.Context {
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx
+	}
+	info := registry.Request(ctx)
+	if info.Meta != nil {
+		if out := prop.Extract(ctx, metaCarrier(info.Meta)); trace.SpanContextFromContext(out).IsValid() {
+			return out
+		}
+	}
+	if info.Header != nil {
+		return prop.Extract(ctx, propagation.HeaderCarrier(info.Header))
+	}
+	return ctx
+}
+
+// metaCarrier reads an MCP _meta as a propagation carrier: string members
+// only (a client's "traceparent": "00-…").
+type metaCarrier map[string]any
+
+func (m metaCarrier) Get(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// Set does nothing: the middleware only reads a caller's context.
+func (m metaCarrier) Set(string, string) {}
+
+func (m metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
 // failure returns the measurement option of the tool's failures of one
 // error type, built once per type.
 func (a *toolAttrs) failure(errType string) []metric.AddOption {
@@ -234,7 +291,7 @@ func (a *toolAttrs) failure(errType string) []metric.AddOption {
 // raw that the call carries: strings (cut at MaxArgAttrBytes), integers,
 // other numbers and booleans as such, anything else as its compact JSON
 // (cut likewise). Arguments the call leaves out are not recorded.
-func argAttrs(raw json.RawMessage, names []string) []attribute.KeyValue {
+func argAttrs(raw json.RawMessage, names []string, defaults map[string]json.RawMessage) []attribute.KeyValue {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
 		return nil
@@ -242,16 +299,16 @@ func argAttrs(raw json.RawMessage, names []string) []attribute.KeyValue {
 	out := make([]attribute.KeyValue, 0, len(names))
 	for _, n := range names {
 		v, ok := obj[n]
-		if !ok {
-			continue
+		if !ok || string(v) == "null" {
+			if v, ok = defaults[n]; !ok {
+				continue
+			}
 		}
 		key := attribute.Key(n)
 		var s string
 		var f float64
 		var b bool
 		switch {
-		case string(v) == "null":
-			continue
 		case json.Unmarshal(v, &s) == nil:
 			out = append(out, key.String(cut(s)))
 		case json.Unmarshal(v, &b) == nil:
@@ -264,6 +321,30 @@ func argAttrs(raw json.RawMessage, names []string) []attribute.KeyValue {
 			}
 		default:
 			out = append(out, key.String(cut(string(v))))
+		}
+	}
+	return out
+}
+
+// schemaDefaults returns the "default" of each of names among the
+// top-level properties of an input schema: a call that leaves such an
+// argument out ran with it, and its span says so.
+func schemaDefaults(schema json.RawMessage, names []string) map[string]json.RawMessage {
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	var out map[string]json.RawMessage
+	for _, n := range names {
+		if d := s.Properties[n].Default; len(d) > 0 && string(d) != "null" {
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[n] = d
 		}
 	}
 	return out

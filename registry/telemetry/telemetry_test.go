@@ -31,7 +31,7 @@ import (
 
 type lookupArgs struct {
 	Handle string `json:"handle" validate:"required" description:"Handle."`
-	Offset int    `json:"offset" description:"First line."`
+	Offset int    `json:"offset" default:"1" description:"First line."`
 	Token  string `json:"token" description:"A secret the span must never carry."`
 }
 
@@ -113,6 +113,63 @@ func TestMiddleware_SpanPerCall(t *testing.T) {
 	for k, v := range a {
 		assert.NotContains(t, v.String(), "s3cr3t", "attribute %s", k)
 	}
+}
+
+// An argument a tool traces (TraceArgs) that the call leaves out is
+// recorded with the default its input schema declares, the value the tool
+// ran with (seed 001: ot.result's span SHALL include offset and limit).
+func TestMiddleware_TracedArgumentLeftOutRecordsItsDefault(t *testing.T) {
+	h := newHarness(t, "")
+	_, err := h.reg.Invoke(context.Background(), "store.lookup", json.RawMessage(`{"handle":"h1"}`))
+	require.NoError(t, err)
+	spans := h.spans.Ended()
+	require.Len(t, spans, 1)
+	a := attrs(spans[0].Attributes())
+	assert.Equal(t, "h1", a["handle"].AsString())
+	assert.Equal(t, int64(1), a["offset"].AsInt64(), "the schema's default")
+}
+
+// A tool's span joins the caller's trace: the W3C trace context an agent
+// sent in the HTTP headers (REST, MCP over streamable HTTP) or in the MCP
+// request's _meta (any transport) is the span's remote parent, _meta
+// first; a call with neither starts a trace of its own, and a malformed
+// traceparent is ignored.
+func TestMiddleware_SpanJoinsTheCallersTrace(t *testing.T) {
+	const (
+		traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+		spanID  = "00f067aa0ba902b7"
+		metaTID = "0af7651916cd43dd8448eb211c80319c"
+	)
+	h := newHarness(t, "")
+	call := func(info *registry.RequestInfo) sdktrace.ReadOnlySpan {
+		t.Helper()
+		h.spans.Reset()
+		ctx := registry.WithRequest(context.Background(), info)
+		_, err := h.reg.Invoke(ctx, "store.lookup", json.RawMessage(`{"handle":"h1"}`))
+		require.NoError(t, err)
+		spans := h.spans.Ended()
+		require.Len(t, spans, 1)
+		return spans[0]
+	}
+
+	header := http.Header{}
+	header.Set("Traceparent", "00-"+traceID+"-"+spanID+"-01")
+	s := call(&registry.RequestInfo{Transport: "http", Header: header})
+	assert.Equal(t, traceID, s.SpanContext().TraceID().String())
+	assert.Equal(t, spanID, s.Parent().SpanID().String())
+	assert.True(t, s.Parent().IsRemote())
+
+	s = call(&registry.RequestInfo{Transport: "mcp", Header: header, Meta: map[string]any{"traceparent": "00-" + metaTID + "-" + spanID + "-01", "progressToken": 3}})
+	assert.Equal(t, metaTID, s.SpanContext().TraceID().String(), "_meta first")
+
+	s = call(&registry.RequestInfo{Transport: "mcp"})
+	assert.False(t, s.Parent().IsValid(), "no caller's context: a trace of its own")
+
+	bad := http.Header{}
+	bad.Set("Traceparent", "00-zz-nothex-01")
+	s = call(&registry.RequestInfo{Transport: "http", Header: bad})
+	assert.False(t, s.Parent().IsValid())
+	assert.True(t, s.SpanContext().IsValid())
 }
 
 // A domain failure marks the span Error with its error type (the
