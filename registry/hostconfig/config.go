@@ -173,7 +173,10 @@ type Snippet struct {
 	// Body is the call sequence, verbatim.
 	Body string
 	// File and Line locate the snippet's key; BodyLine is the line of the
-	// body's first line in File, so that a parser can report file lines.
+	// body's first line in the file that set the body, so that a parser
+	// can report file lines, for a literal block (body: |), whose lines
+	// are the file's; for a folded (>) or quoted body it is the line of
+	// the body's key.
 	File     string
 	Line     int
 	BodyLine int

@@ -390,9 +390,11 @@ func (d *decoder) snippet(name string, kn, vn *yaml.Node, key string) (Snippet, 
 			}
 			dv := deref(v)
 			s.Body, s.BodyLine, hasBody, ok = t, dv.Line, good, ok && good
-			if dv.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-				s.BodyLine++ // a block scalar starts on the line after its indicator
+			if dv.Style&yaml.LiteralStyle != 0 {
+				s.BodyLine++ // a literal block starts on the line after its indicator, one file line per body line
 			}
+			// A folded block (>) joins lines and a quoted body's lines are
+			// not the file's: BodyLine stays the key's line.
 		case "params":
 			d.entries(v, p, "parameter names to parameters", func(pn string, pk, pv *yaml.Node, pp string) {
 				if !paramNameRE.MatchString(pn) {

@@ -8,7 +8,8 @@ import (
 // expand replaces ${NAME} and ${NAME:-default} in s with values from
 // lookup; $$ is a literal $, and a $ followed by anything else is kept as
 // it is. ${NAME:-default} uses default when NAME is unset or empty; the
-// default is literal text (no nesting) and cannot hold "}". It reports
+// default is literal text: it cannot hold "}", and one holding "${" (an
+// attempt at nesting) is a problem rather than a silent cut. It reports
 // whether s held any ${…}, and a problem text (naming variables, never
 // their values) when a variable without a default is unset or a ${ is
 // malformed.
@@ -43,6 +44,11 @@ func expand(s string, lookup func(string) (string, bool)) (out string, expanded 
 		name, def, hasDef := strings.Cut(inner, ":-")
 		if !validEnvName(name) {
 			return "", true, fmt.Sprintf("${%s}: expected a variable name matching [A-Za-z_][A-Za-z0-9_]* in ${NAME} or ${NAME:-default} (write $$ for a literal $)", cutText(inner, 40))
+		}
+		if hasDef && strings.Contains(def, "${") {
+			// ${A:-${B}} would otherwise end at B's "}" and leave "${B" as
+			// the default, silently.
+			return "", true, fmt.Sprintf("${%s:-…}: a default is literal text and may not hold ${ (variables do not nest); expected ${NAME:-text}", name)
 		}
 		v, ok := lookup(name)
 		switch {

@@ -263,6 +263,17 @@ func TestLoad_UnsetVariableNamesFileLineKey(t *testing.T) {
 	}, problemTexts(t, dir, err))
 }
 
+// Variables do not nest: a default holding ${ is refused, naming the
+// variable, instead of silently ending at the inner "}" and leaving
+// "${OTHER" as the text.
+func TestLoad_NestedDefaultRefused(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "instructions:\n  p: \"${UNSET_X:-${OTHER}}\"\n  q: \"${UNSET_Y:-plain}\"\n"})
+	_, err := load(t, dir, "c.yaml", map[string]string{"OTHER": "o"})
+	assert.Equal(t, []string{
+		"c.yaml:2: instructions.p: ${UNSET_X:-…}: a default is literal text and may not hold ${ (variables do not nest); expected ${NAME:-text}",
+	}, problemTexts(t, dir, err))
+}
+
 func TestLoad_EnvCannotInjectYAML(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "instructions: {p: \"${V}\"}\n"})
 	injected := "x\"}\nstats: {enabled: true}\naliases: {evil: rm"

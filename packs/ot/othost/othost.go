@@ -952,7 +952,10 @@ func locate(cfg *hostconfig.Config, s hostconfig.Snippet, err error) error {
 		// file line per body line; a quoted body's lines are not the
 		// file's, so it is located at its key.
 		key := "snippets." + s.Name + ".body"
-		_, keyLine, _ := cfg.Position(key)
+		bodyFile, keyLine, _ := cfg.Position(key)
+		if bodyFile != "" {
+			p.File = bodyFile // the body may come from another file than the snippet's last key
+		}
 		p.Line = keyLine
 		if bodyLines := strings.Count(strings.TrimSuffix(s.Body, "\n"), "\n") + 1; keyLine > 0 && s.BodyLine > keyLine {
 			p.Line = s.BodyLine + min(pe.Line, bodyLines) - 1

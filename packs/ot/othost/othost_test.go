@@ -537,6 +537,8 @@ func TestSetup_SnippetErrorsLocatedInTheFile(t *testing.T) {
 		{"    body: |\n      r = add(a=1, b=2)\n      add(a=r, b=\n", "config.yaml:5: snippets.bad.body: body line "},
 		{"    body: |\n      r = add(a=(, b=2)\n", "config.yaml:4: snippets.bad.body: body line 1"},
 		{"    body: \"r = add(a=1, b=2)\\nadd(a=r, b=\"\n", "config.yaml:3: snippets.bad.body: body line "},
+		// A folded body's lines are not the file's (blank lines fold): at the key.
+		{"    body: >\n      r = add(a=1, b=2)\n\n      s = add(a=r, b=3)\n\n      t = add(a=s, b=)\n", "config.yaml:3: snippets.bad.body: body line 3"},
 	} {
 		dir := t.TempDir()
 		config := "snippets:\n  bad:\n" + tc.body
@@ -549,6 +551,29 @@ func TestSetup_SnippetErrorsLocatedInTheFile(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, "%q", tc.body)
 		require.NoError(t, w.Close(context.Background()))
 	}
+}
+
+// A snippet whose body comes from an included file, while a later file
+// overrides its description, has a body error located in the file the
+// body is in.
+func TestSetup_SnippetErrorInAnIncludedBodyNamesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "more.yaml"), []byte(`# one
+# two
+# three
+# four
+snippets:
+  x:
+    description: base
+    body: |
+      a = add(a=1, b=2)
+      b = add(a=a, b=)
+`), 0o600))
+	host := setUpWith(t, dir, "include: [more.yaml]\nsnippets:\n  x:\n    description: override\n")
+	err := host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more.yaml:10: snippets.x.body: body line 2")
+	assert.NotContains(t, err.Error(), "config.yaml")
 }
 
 // setUpWith writes config in dir and wires the ot pack to a bare host of
