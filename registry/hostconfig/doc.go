@@ -121,7 +121,10 @@
 // at every depth; lists and scalars are replaced whole (a later
 // aliases: adds aliases, a later command: replaces the argv). An empty
 // value (key: or key: null) replaces too, which resets the key to its
-// default.
+// default; among named entries (aliases, snippets, servers, instructions,
+// docs.slugs, catalogue.secrets, a server's env and headers) it drops the
+// entry an earlier file made: aliases: {plus: null}. An empty entry with
+// nothing to drop is refused as a mistake.
 //
 // # Environment variables
 //

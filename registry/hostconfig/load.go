@@ -242,11 +242,11 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 		for _, e := range l.includes(v) {
 			sub := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key}, depth+1)
 			if sub != nil {
-				merged = l.merge(merged, sub)
+				merged = l.merge(merged, sub, nil)
 			}
 		}
 	}
-	return l.merge(merged, own)
+	return l.merge(merged, own, nil)
 }
 
 var errTooLarge = errors.New("file too large")
@@ -498,7 +498,7 @@ func (l *loader) includes(v *yaml.Node) []includeEntry {
 // merge returns b merged onto a: two mappings are merged key by key
 // (recursively; keys of a first, in their order, then b's new keys); in
 // any other case b replaces a. Neither input is modified.
-func (l *loader) merge(a, b *yaml.Node) *yaml.Node {
+func (l *loader) merge(a, b *yaml.Node, path []string) *yaml.Node {
 	if a == nil {
 		return b
 	}
@@ -516,17 +516,58 @@ func (l *loader) merge(a, b *yaml.Node) *yaml.Node {
 		index[da.Content[i].Value] = len(out.Content)
 		out.Content = append(out.Content, da.Content[i], da.Content[i+1])
 	}
+	drops := namedEntries(path)
+	var dropped map[int]bool
 	for i := 0; i+1 < len(db.Content); i += 2 {
 		k, v := db.Content[i], db.Content[i+1]
 		if j, ok := index[k.Value]; ok {
+			if drops && isNull(v) {
+				// A later file's empty entry drops the entry an earlier
+				// one made (aliases: {plus: null}).
+				if dropped == nil {
+					dropped = map[int]bool{}
+				}
+				dropped[j] = true
+				continue
+			}
+			delete(dropped, j)
 			out.Content[j] = k
-			out.Content[j+1] = l.merge(out.Content[j+1], v)
+			out.Content[j+1] = l.merge(out.Content[j+1], v, append(path[:len(path):len(path)], k.Value))
 			continue
 		}
 		index[k.Value] = len(out.Content)
 		out.Content = append(out.Content, k, v)
 	}
+	if len(dropped) > 0 {
+		kept := out.Content[:0:0]
+		for j := 0; j+1 < len(out.Content); j += 2 {
+			if !dropped[j] {
+				kept = append(kept, out.Content[j], out.Content[j+1])
+			}
+		}
+		out.Content = kept
+	}
 	return out
+}
+
+// namedEntries reports whether path is a mapping whose keys are names the
+// user chooses (aliases, snippets, servers, …): in it a later file's
+// empty entry drops an earlier file's entry of that name, where in any
+// other mapping an empty value resets the key to its default (a snippet
+// parameter's `default: null` keeps its meaning).
+func namedEntries(path []string) bool {
+	switch len(path) {
+	case 1:
+		switch path[0] {
+		case "aliases", "snippets", "servers", "instructions":
+			return true
+		}
+	case 2:
+		return (path[0] == "docs" && path[1] == "slugs") || (path[0] == "catalogue" && path[1] == "secrets")
+	case 3:
+		return path[0] == "servers" && (path[2] == "env" || path[2] == "headers")
+	}
+	return false
 }
 
 // deref follows alias nodes to what they name.

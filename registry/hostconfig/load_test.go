@@ -146,6 +146,52 @@ output: null
 	assert.Equal(t, hostconfig.DefaultTTL, cfg.Output.TTL, "an empty value replaces, resetting the default")
 }
 
+// A later file drops one entry an earlier file made — an alias, a
+// snippet, a server, instructions, a server's variable or header — with
+// an empty value, where the same empty entry with nothing to drop is
+// still refused; elsewhere an empty value resets a key to its default, and
+// a snippet parameter's default: null keeps its meaning.
+func TestLoad_LaterFileDropsAnEntryWithAnEmptyValue(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"base.yaml": `aliases: {a: add, b: add}
+snippets:
+  s: {body: "add(a=1, b=2)"}
+  t: {body: "add(a=1, b=2)", params: {n: {default: 5}}}
+servers:
+  s1: {command: [srv], env: {A: "1", B: "2"}}
+  s2: {url: "https://x.test/mcp", headers: {X-A: "1", X-B: "2"}}
+instructions: {p: "P", q: "Q"}
+stats: {dir: elsewhere}
+`,
+		"c.yaml": `include: [base.yaml]
+aliases: {a: null}
+snippets:
+  s:
+  t: {params: {n: {default: null}}}
+servers:
+  s1: {env: {B: null}}
+  s2: {headers: {X-B: }}
+instructions: {q: null}
+stats: {dir: null}
+`,
+	})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, map[string]string{"b": "add"}, cfg.Aliases)
+	assert.NotContains(t, cfg.Snippets, "s")
+	require.Contains(t, cfg.Snippets, "t")
+	assert.JSONEq(t, "null", string(cfg.Snippets["t"].Params[0].Default), "default: null keeps its meaning")
+	assert.Equal(t, map[string]string{"A": "1"}, cfg.Servers["s1"].Env)
+	assert.Equal(t, map[string]string{"X-A": "1"}, cfg.Servers["s2"].Headers)
+	assert.Equal(t, map[string]string{"p": "P"}, cfg.Instructions)
+	assert.Equal(t, hostconfig.Default(dir).Stats.Dir, cfg.Stats.Dir, "elsewhere an empty value resets to the default")
+
+	// With nothing to drop, an empty entry is a mistake, refused as before.
+	dir = writeFiles(t, map[string]string{"c.yaml": "aliases: {a: null}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "aliases.a")
+}
+
 func TestLoad_IncludeCycleRefused(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"main.yaml": "include: [a.yaml]\n",

@@ -68,7 +68,7 @@ func TestMerge_DeepMapsReplaceListsAndScalars(t *testing.T) {
 			var doc yaml.Node
 			require.NoError(t, yaml.Unmarshal(b, &doc))
 			root := doc.Content[0]
-			merged = l.merge(merged, root)
+			merged = l.merge(merged, root, nil)
 			if i == 0 {
 				want = map[string]any(v)
 			} else {
