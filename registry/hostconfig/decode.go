@@ -187,21 +187,21 @@ func (d *decoder) boolean(n *yaml.Node, key string) (bool, bool) {
 	return false, false
 }
 
-func (d *decoder) integer(n *yaml.Node, key string, min int, example string) (int, bool) {
-	expected := fmt.Sprintf("a whole number of at least %d such as %s", min, example)
+func (d *decoder) integer(n *yaml.Node, key string, min, max int, example string) (int, bool) {
+	expected := fmt.Sprintf("a whole number from %d to %d such as %s", min, max, example)
 	v, ok := d.scalar(n, key, expected, true)
 	if !ok {
 		return 0, false
 	}
 	i, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || i < min {
+	if err != nil || i < min || i > max {
 		d.bad(n, key, "expected %s, got %s", expected, shown(n))
 		return 0, false
 	}
 	return i, true
 }
 
-func (d *decoder) duration(n *yaml.Node, key string, least time.Duration) (time.Duration, bool) {
+func (d *decoder) duration(n *yaml.Node, key string, least, most time.Duration) (time.Duration, bool) {
 	v, ok := d.scalar(n, key, "a duration such as 1s", true)
 	if !ok {
 		return 0, false
@@ -213,6 +213,10 @@ func (d *decoder) duration(n *yaml.Node, key string, least time.Duration) (time.
 	}
 	if dur < least {
 		d.bad(n, key, "expected a duration of at least %s, got %s", least, shown(n))
+		return 0, false
+	}
+	if dur > most {
+		d.bad(n, key, "expected a duration of at most %s, got %s", most, shown(n))
 		return 0, false
 	}
 	return dur, true
@@ -227,6 +231,24 @@ const (
 	leastTTL       = time.Second
 	leastStatement = 10 * time.Millisecond
 	leastTimeout   = time.Millisecond
+)
+
+// The longest durations and largest numbers the keys take: beyond them a
+// value is a slip (100000h, a digit too many) that would silently stop a
+// flush or overflow a total, not a setting.
+const (
+	mostInterval  = time.Hour
+	mostTTL       = 365 * 24 * time.Hour
+	mostStatement = time.Hour
+	mostTimeout   = time.Hour
+
+	mostContextPerCall = 10_000_000          // tokens
+	mostTimePerCallMS  = 24 * 60 * 60 * 1000 // a day
+	mostInlineBytes    = 1 << 30
+	mostConns          = 1000
+	mostContextTokens  = 10_000_000
+	mostFetchBytes     = 1 << 30
+	mostRedirects      = 100
 )
 
 // pathValue returns a path, joined to the directory of the file that set
@@ -706,24 +728,20 @@ func (d *decoder) stats(n *yaml.Node, key string, s *Stats) {
 				s.Dir = t
 			}
 		case "flush_interval":
-			if dur, ok := d.duration(v, p, leastInterval); ok {
+			if dur, ok := d.duration(v, p, leastInterval, mostInterval); ok {
 				s.FlushInterval = dur
 			}
 		case "context_per_call":
-			if i, ok := d.integer(v, p, 0, "2000"); ok {
+			if i, ok := d.integer(v, p, 0, mostContextPerCall, "2000"); ok {
 				s.ContextPerCall = i
 			}
 		case "time_per_call_ms":
-			if i, ok := d.integer(v, p, 0, "3000"); ok {
+			if i, ok := d.integer(v, p, 0, mostTimePerCallMS, "3000"); ok {
 				s.TimePerCallMS = i
 			}
 		case "keep_days":
-			if i, ok := d.integer(v, p, 0, "90"); ok {
-				if i > MaxKeepDays {
-					d.bad(v, p, "expected at most %d days (0 keeps every record), got %s", MaxKeepDays, shown(v))
-				} else {
-					s.KeepDays = i
-				}
+			if i, ok := d.integer(v, p, 0, MaxKeepDays, "90"); ok {
+				s.KeepDays = i // 0 keeps every record
 			}
 		default: // one of pgKeys
 			d.postgres(k, v, p, &s.Postgres, 1)
@@ -735,7 +753,7 @@ func (d *decoder) output(n *yaml.Node, key string, o *Output) {
 	d.fields(n, key, outputKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "max_inline_bytes":
-			if i, ok := d.integer(v, p, 1, "50000"); ok {
+			if i, ok := d.integer(v, p, 1, mostInlineBytes, "50000"); ok {
 				o.MaxInlineBytes = i
 			}
 		case "dir":
@@ -743,7 +761,7 @@ func (d *decoder) output(n *yaml.Node, key string, o *Output) {
 				o.Dir = t
 			}
 		case "ttl":
-			if dur, ok := d.duration(v, p, leastTTL); ok {
+			if dur, ok := d.duration(v, p, leastTTL, mostTTL); ok {
 				o.TTL = dur
 			}
 		case "reports_dir":
@@ -806,11 +824,11 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres, least
 			pg.Schema = t
 		}
 	case "max_conns":
-		if i, ok := d.integer(v, p, leastConns, "10"); ok {
+		if i, ok := d.integer(v, p, leastConns, mostConns, "10"); ok {
 			pg.MaxConns = i
 		}
 	case "statement_timeout":
-		if dur, ok := d.duration(v, p, leastStatement); ok {
+		if dur, ok := d.duration(v, p, leastStatement, mostStatement); ok {
 			pg.StatementTimeout = dur
 		}
 	}
@@ -951,11 +969,11 @@ func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 				t.Model = s
 			}
 		case "context_tokens":
-			if i, ok := d.integer(v, p, 256, "8192"); ok {
+			if i, ok := d.integer(v, p, 256, mostContextTokens, "8192"); ok {
 				t.ContextTokens = i
 			}
 		case "timeout":
-			if dur, ok := d.duration(v, p, leastTimeout); ok {
+			if dur, ok := d.duration(v, p, leastTimeout, mostTimeout); ok {
 				t.Timeout = dur
 			}
 		}
@@ -974,7 +992,7 @@ func (d *decoder) mlx(n *yaml.Node, key string, m *MLX) {
 				m.Models = words
 			}
 		case "start_timeout":
-			if dur, ok := d.duration(v, p, leastTimeout); ok {
+			if dur, ok := d.duration(v, p, leastTimeout, mostTimeout); ok {
 				m.StartTimeout = dur
 			}
 		}
@@ -1014,7 +1032,7 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 				s.SearchTool = t
 			}
 		case "timeout":
-			if dur, ok := d.duration(v, p, leastTimeout); ok {
+			if dur, ok := d.duration(v, p, leastTimeout, mostTimeout); ok {
 				s.Timeout = dur
 			}
 		}
@@ -1031,15 +1049,15 @@ func (d *decoder) webFetch(n *yaml.Node, key string, w *WebFetch) {
 		case "allow_addrs":
 			w.AllowAddrs = d.prefixes(v, p)
 		case "max_bytes":
-			if i, ok := d.integer(v, p, 1024, "5242880"); ok {
+			if i, ok := d.integer(v, p, 1024, mostFetchBytes, "5242880"); ok {
 				w.MaxBytes = i
 			}
 		case "max_redirects":
-			if i, ok := d.integer(v, p, 0, "10"); ok {
+			if i, ok := d.integer(v, p, 0, mostRedirects, "10"); ok {
 				w.MaxRedirects = i
 			}
 		case "timeout":
-			if dur, ok := d.duration(v, p, leastTimeout); ok {
+			if dur, ok := d.duration(v, p, leastTimeout, mostTimeout); ok {
 				w.Timeout = dur
 			}
 		}

@@ -379,10 +379,10 @@ snippets: [x]
 		`config.yaml:2: aliases: expected a mapping of alias names to tool names, got a list`,
 		`more.yaml:2: stats.enabled: expected true or false, got "maybe"`,
 		`more.yaml:3: stats.flush_interval: expected a duration such as 1s, got "soon"`,
-		`more.yaml:4: stats.context_per_call: expected a whole number of at least 0 such as 2000, got "-1"`,
-		`more.yaml:5: stats.time_per_call_ms: expected a whole number of at least 0 such as 3000, got "1.5"`,
+		`more.yaml:4: stats.context_per_call: expected a whole number from 0 to 10000000 such as 2000, got "-1"`,
+		`more.yaml:5: stats.time_per_call_ms: expected a whole number from 0 to 86400000 such as 3000, got "1.5"`,
 		`more.yaml:6: output.dir: expected a path, got an empty string`,
-		`more.yaml:6: output.max_inline_bytes: expected a whole number of at least 1 such as 50000, got "big"`,
+		`more.yaml:6: output.max_inline_bytes: expected a whole number from 1 to 1073741824 such as 50000, got "big"`,
 		`more.yaml:6: output.ttl: expected a duration such as 1s, got "0s"`,
 		`more.yaml:8: servers.s.command: expected a list of strings such as [uvx, mcp-package-version], got "uvx"`,
 		`more.yaml:9: notify.topics: expected a list of {pattern, file} entries, got a mapping`,
@@ -620,9 +620,9 @@ aliases: []
 		"c.yaml:3: mlx.models: expected a list of strings such as [mlx-community/Qwen3-4B-4bit], got an empty mapping",
 		"c.yaml:4: stats.flush_interval: expected a duration such as 1s, got a list",
 		"c.yaml:4: stats.enabled: expected true or false, got an empty list",
-		"c.yaml:4: stats.keep_days: expected a whole number of at least 0 such as 90, got a mapping",
+		"c.yaml:4: stats.keep_days: expected a whole number from 0 to 36500 such as 90, got a mapping",
 		"c.yaml:4: stats.dir: expected a path, got a list",
-		"c.yaml:5: output.max_inline_bytes: expected a whole number of at least 1 such as 50000, got a list",
+		"c.yaml:5: output.max_inline_bytes: expected a whole number from 1 to 1073741824 such as 50000, got a list",
 		"c.yaml:5: output.ttl: expected a duration such as 1s, got an empty mapping",
 		"c.yaml:6: aliases: expected a mapping of alias names to tool names, got an empty list",
 	} {
@@ -749,11 +749,11 @@ func TestLoad_StatsKeepDays(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 90, c.Stats.KeepDays)
 	_, err = load(t, dir, "bad.yaml", nil)
-	assert.Equal(t, []string{`bad.yaml:2: stats.keep_days: expected a whole number of at least 0 such as 90, got "-1"`}, problemTexts(t, dir, err))
+	assert.Equal(t, []string{`bad.yaml:2: stats.keep_days: expected a whole number from 0 to 36500 such as 90, got "-1"`}, problemTexts(t, dir, err))
 	_, err = load(t, dir, "frac.yaml", nil)
-	assert.Equal(t, []string{`frac.yaml:2: stats.keep_days: expected a whole number of at least 0 such as 90, got "1.5"`}, problemTexts(t, dir, err))
+	assert.Equal(t, []string{`frac.yaml:2: stats.keep_days: expected a whole number from 0 to 36500 such as 90, got "1.5"`}, problemTexts(t, dir, err))
 	_, err = load(t, dir, "huge.yaml", nil)
-	assert.Equal(t, []string{`huge.yaml:2: stats.keep_days: expected at most 36500 days (0 keeps every record), got "36501"`}, problemTexts(t, dir, err))
+	assert.Equal(t, []string{`huge.yaml:2: stats.keep_days: expected a whole number from 0 to 36500 such as 90, got "36501"`}, problemTexts(t, dir, err))
 }
 
 // Durations too short to work are refused with the least each key takes:
@@ -777,13 +777,37 @@ func TestLoad_DurationsTooShortRefused(t *testing.T) {
 	assert.Equal(t, time.Second, cfg.Output.TTL)
 }
 
+// Values past any sensible setting are slips (a digit too many, 100000h)
+// and refused naming the bound: a flush interval that would never come, or
+// per-call estimates whose totals overflow in ot.stats. The bounds
+// themselves are accepted.
+func TestLoad_ValuesTooLargeRefused(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `stats: {flush_interval: 100000h, context_per_call: 9223372036854775807, time_per_call_ms: 86400001}
+output: {ttl: 8761h, max_inline_bytes: 1073741825, statement_timeout: 2h}
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	assert.ElementsMatch(t, []string{
+		`c.yaml:1: stats.flush_interval: expected a duration of at most 1h0m0s, got "100000h"`,
+		`c.yaml:1: stats.context_per_call: expected a whole number from 0 to 10000000 such as 2000, got "9223372036854775807"`,
+		`c.yaml:1: stats.time_per_call_ms: expected a whole number from 0 to 86400000 such as 3000, got "86400001"`,
+		`c.yaml:2: output.ttl: expected a duration of at most 8760h0m0s, got "8761h"`,
+		`c.yaml:2: output.max_inline_bytes: expected a whole number from 1 to 1073741824 such as 50000, got "1073741825"`,
+		`c.yaml:2: output.statement_timeout: expected a duration of at most 1h0m0s, got "2h"`,
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "stats: {flush_interval: 1h, context_per_call: 10000000, time_per_call_ms: 86400000}\noutput: {ttl: 8760h, max_inline_bytes: 1073741824}\n"})
+	_, err = load(t, dir, "c.yaml", nil)
+	require.NoError(t, err, "the bounds themselves are accepted")
+}
+
 // output.max_conns is at least 2: one connection stays free for reading
 // pages while outputs are written. The other sections take 1.
 func TestLoad_OutputNeedsTwoConnections(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "output: {max_conns: 1}\nstats: {max_conns: 1}\ncatalogue: {max_conns: 1}\n"})
 	_, err := load(t, dir, "c.yaml", nil)
 	require.Error(t, err)
-	assert.Equal(t, []string{`c.yaml:1: output.max_conns: expected a whole number of at least 2 such as 10, got "1"`}, problemTexts(t, dir, err))
+	assert.Equal(t, []string{`c.yaml:1: output.max_conns: expected a whole number from 2 to 1000 such as 10, got "1"`}, problemTexts(t, dir, err))
 }
 
 // A snippet default that is a number must be written as JSON writes
