@@ -51,8 +51,10 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 func (r *Registry) find(ctx context.Context, name string) (*entry, string) {
 	seq := r.upSeq.Load()
 	e, via := r.lookup(name)
-	if e == nil && r.findAgain(ctx, seq) {
-		e, via = r.lookup(name) // it arrived in the middle of an Update
+	if e == nil {
+		// It may have arrived in the middle of an Update: look again once
+		// no Update runs.
+		r.lookAgain(ctx, seq, func() { e, via = r.lookup(name) })
 	}
 	return e, via
 }

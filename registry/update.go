@@ -40,32 +40,31 @@ func (r *Registry) Update(fn func() error) error {
 	return fn()
 }
 
-// findAgain reports, for a name whose lookup found nothing when the
-// update sequence read seq, whether to look it up again: an Update
-// running now is waited for (as long as ctx allows), and one that ran
-// since seq was read (even one that ended before this call) may have
-// brought the name.
-func (r *Registry) findAgain(ctx context.Context, seq uint64) bool {
-	waited := r.awaitUpdate(ctx)
-	return waited || r.upSeq.Load() != seq
-}
-
-// awaitUpdate waits, when an Update is running, for every running update
-// to end, and reports whether it waited to the end (false: none was
-// running, or ctx ended first).
-func (r *Registry) awaitUpdate(ctx context.Context) bool {
+// lookAgain runs look, a lookup that found nothing when the update
+// sequence read seq, again once no Update runs, when one ran since seq was
+// read (even one that ended before the call) or runs now: it waits for the
+// running ones to end (as long as ctx allows) and runs look while no other
+// can start, so that look sees the registry between two updates, never in
+// the middle of the next one. It reports whether look ran.
+func (r *Registry) lookAgain(ctx context.Context, seq uint64, look func()) bool {
 	r.upMu.Lock()
-	done := r.upDone
-	r.upMu.Unlock()
-	if done == nil {
-		return false
+	if r.upN == 0 && r.upSeq.Load() == seq {
+		r.upMu.Unlock()
+		return false // nothing changed since the first lookup
 	}
-	select {
-	case <-done:
-		return true
-	case <-ctx.Done():
-		return false
+	for r.upN > 0 {
+		done := r.upDone
+		r.upMu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return false
+		}
+		r.upMu.Lock()
 	}
+	defer r.upMu.Unlock()
+	look()
+	return true
 }
 
 // ResolveContext is Resolve for a call about to be made: when name finds
@@ -75,8 +74,8 @@ func (r *Registry) awaitUpdate(ctx context.Context) bool {
 func (r *Registry) ResolveContext(ctx context.Context, name string) (t *Tool, enabled, ok bool) {
 	seq := r.upSeq.Load()
 	t, enabled, ok = r.Resolve(name)
-	if !ok && r.findAgain(ctx, seq) {
-		t, enabled, ok = r.Resolve(name)
+	if !ok {
+		r.lookAgain(ctx, seq, func() { t, enabled, ok = r.Resolve(name) })
 	}
 	return t, enabled, ok
 }
