@@ -22,7 +22,8 @@ const (
 	// DefaultMaxIncludeDepth caps the nesting of include: (the main file
 	// is depth 0, the files it includes depth 1, …).
 	DefaultMaxIncludeDepth = 8
-	// DefaultMaxFiles caps the number of files one load reads.
+	// DefaultMaxFiles caps the number of distinct files one load reads
+	// (a file included from several places is read once).
 	DefaultMaxFiles = 64
 )
 
@@ -48,7 +49,8 @@ type LoadOptions struct {
 	// MaxIncludeDepth caps include nesting; zero means
 	// DefaultMaxIncludeDepth.
 	MaxIncludeDepth int
-	// MaxFiles caps the files one load reads; zero means DefaultMaxFiles.
+	// MaxFiles caps the distinct files one load reads; zero means
+	// DefaultMaxFiles.
 	MaxFiles int
 }
 
@@ -82,7 +84,7 @@ func (o LoadOptions) withDefaults() LoadOptions {
 // target is a tool is checked by Host, which knows the registry.
 func Load(path string, opts LoadOptions) (*Config, error) {
 	opts = opts.withDefaults()
-	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}}
+	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}}
 	root := l.readFile(path, nil, nil, 0)
 	structural := len(l.probs.list)
 	if structural > 0 && root == nil {
@@ -124,6 +126,7 @@ type loader struct {
 	files   []string // every file read, in order
 	origin  map[*yaml.Node]*source
 	mainDir string
+	read    map[string]*yaml.Node // absolute path → its merged mapping, each file read once
 }
 
 func (l *loader) uniqueFiles() []string {
@@ -197,7 +200,13 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 			l.opts.MaxIncludeDepth, file, l.opts.MaxIncludeDepth)
 		return nil
 	}
-	if len(l.files) >= l.opts.MaxFiles {
+	if n, ok := l.read[abs]; ok {
+		// Included again (two files share an include): merge what it gave
+		// the first time. Its own includes could not reach a file of
+		// chain without the first read reporting the cycle.
+		return n
+	}
+	if len(l.read) >= l.opts.MaxFiles {
 		report("more than %d files to read (%s); expected at most %d files in all", nil, l.opts.MaxFiles, file, l.opts.MaxFiles)
 		return nil
 	}
@@ -211,6 +220,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 		return nil
 	}
 	l.files = append(l.files, file)
+	l.read[abs] = nil // counted, and read once even when broken
 	src := &source{file: file, dir: filepath.Dir(abs)}
 	if inc == nil {
 		l.mainDir = src.dir
@@ -246,7 +256,9 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 			}
 		}
 	}
-	return l.merge(merged, own, nil)
+	out := l.merge(merged, own, nil)
+	l.read[abs] = out
+	return out
 }
 
 var errTooLarge = errors.New("file too large")

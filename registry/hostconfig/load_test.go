@@ -252,6 +252,22 @@ func TestLoad_FileSizeAndCountCapped(t *testing.T) {
 	texts := problemTexts(t, dir, err)
 	require.Len(t, texts, 1)
 	assert.Contains(t, texts[0], "main.yaml:1: include[2]: more than 3 files to read")
+
+	// The cap counts distinct files: includes shared by several files (a
+	// diamond seven levels deep: 13 files, thousands of include paths) are
+	// read once and merged wherever they are included.
+	diamond := map[string]string{"f6.yaml": "aliases: {deep: add}\n", "g6.yaml": "instructions: {g: G}\n"}
+	for i := 0; i < 6; i++ {
+		inc := fmt.Sprintf("include: [f%d.yaml, g%d.yaml]\n", i+1, i+1)
+		diamond[fmt.Sprintf("f%d.yaml", i)] = inc
+		diamond[fmt.Sprintf("g%d.yaml", i)] = inc
+	}
+	dir = writeFiles(t, diamond)
+	cfg, err := hostconfig.Load(filepath.Join(dir, "f0.yaml"), hostconfig.LoadOptions{MaxFiles: 13})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"deep": "add"}, cfg.Aliases)
+	assert.Equal(t, map[string]string{"g": "G"}, cfg.Instructions)
+	assert.Len(t, cfg.Files, 13)
 }
 
 func TestLoad_MissingFilesNamed(t *testing.T) {
