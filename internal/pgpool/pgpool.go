@@ -213,6 +213,35 @@ func brokenConn(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
 }
 
+// refused says why, when err is the database declining work it would do
+// in a moment, whatever the statement — out of resources (SQLSTATE class
+// 53: too many connections, out of memory, disk full), a statement ended
+// at the server's statement timeout (57014 "… due to statement timeout":
+// a slow or busy database), or a connection refused because the
+// database is not accepting any (55000 at connect) — and "" otherwise.
+// The caller may try again later, as after a lost connection; nothing is
+// retried here (it would fail, or wait, the same way).
+func refused(err error) string {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	switch {
+	case pe.Code == "53300":
+		return "the database has no connection to spare (too many connections)"
+	case strings.HasPrefix(pe.Code, "53"):
+		return "the database is out of resources"
+	case pe.Code == "57014" && strings.Contains(pe.Message, "statement timeout"):
+		// Not a cancel by someone else (pg_cancel_backend: "due to user
+		// request"), which is left as it is. A server whose messages are
+		// not in English is not recognised here.
+		return "the database ended the statement at its statement timeout"
+	case pe.Code == "55000" && connectFailed(err):
+		return "the database is not accepting connections"
+	}
+	return ""
+}
+
 // queryCanceled reports whether err is the server's report of a cancelled
 // statement (SQLSTATE 57014), which is what pgx's cancel request on an
 // ended context produces.
@@ -230,7 +259,9 @@ func queryCanceled(err error) bool {
 //     (context.Canceled or context.DeadlineExceeded), as pgx's own
 //     context errors do;
 //   - otherwise, when err means the database could not be reached or the
-//     connection was lost (ConnectionLost), it is wrapped with sentinel (a
+//     connection was lost (ConnectionLost), or the database declined the
+//     work for now (too many connections, out of resources, its statement
+//     timeout, not accepting connections), it is wrapped with sentinel (a
 //     package's ErrUnavailable): the caller may try again later.
 //
 // Any other error, and nil, is returned as it is; the cause always stays
@@ -245,7 +276,13 @@ func Classify(ctx context.Context, err, sentinel error) error {
 		}
 		return err
 	}
-	if errors.Is(err, sentinel) || !ConnectionLost(ctx, err) {
+	if errors.Is(err, sentinel) {
+		return err
+	}
+	if !ConnectionLost(ctx, err) {
+		if why := refused(err); why != "" {
+			return fmt.Errorf("%w: %s: %w", sentinel, why, err)
+		}
 		return err
 	}
 	if stalled(ctx, err) {
@@ -315,13 +352,15 @@ func retryable(ctx context.Context, err error) bool {
 	return ConnectionLost(ctx, err) && !connectFailed(err) && !stalled(ctx, err)
 }
 
-// TxSettled is TxRetrying that also settles a COMMIT whose connection was
+// TxSettled is TxRetrying that also settles a COMMIT whose answer was
 // lost, for writers that must store a batch exactly once and retry it
 // themselves on failure (a statistics flush): before COMMIT it reads the
-// transaction's id, and when the connection is lost during COMMIT it asks
-// the database on a new connection whether that transaction committed
-// (txid_status): committed is success, aborted runs the transaction once
-// more like a loss before COMMIT, and an answer that does not come (the
+// transaction's id, and when the connection is lost during COMMIT, or the
+// COMMIT's answer does not come in time on a connection that stays open (a
+// stalled proxy), it asks the database on a new connection whether that
+// transaction committed (txid_status): committed is success, aborted runs
+// the transaction once more like a loss before COMMIT (not after a stall,
+// which would wait as long again), and an answer that does not come (the
 // database still away, the transaction still in progress after a few
 // tries) returns the original error — the writer's retry may then store
 // the batch twice, the one case left. The id costs one more round trip
@@ -336,17 +375,25 @@ func TxSettled(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn f
 		return err
 	}
 	committing, err := runTx(ctx, pool, opts, withID)
-	if err == nil || !retryable(ctx, err) {
-		return err
+	if err == nil {
+		return nil
 	}
-	if committing {
+	if committing && ConnectionLost(ctx, err) && !connectFailed(err) {
+		// The COMMIT's answer did not come: the connection was lost, or
+		// the database did not answer in time (stalled) on a connection
+		// that stays open. Either way the COMMIT may have run.
 		switch Settle(ctx, pool, xid) {
 		case "committed":
 			return nil
-		case "aborted": // rolled back: run it again
+		case "aborted": // rolled back: run it again, unless that would wait as long again
+			if stalled(ctx, err) {
+				return err
+			}
 		default:
 			return err
 		}
+	} else if !retryable(ctx, err) {
+		return err
 	} else {
 		pool.Reset()
 	}

@@ -161,6 +161,38 @@ func TestClassify(t *testing.T) {
 	assert.NotErrorIs(t, pgpool.Classify(done, io.ErrUnexpectedEOF, away), away, "the caller gave up")
 }
 
+// The database declining work for now — no connection to spare, out of
+// resources, a statement ended at the server's statement timeout — is
+// marked unavailable like a lost connection (a 503 and "try again", not an
+// internal error), keeping its cause; a cancel by someone else is not.
+func TestClassify_DatabaseDecliningForNowIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	away := errors.New("pkg: unavailable")
+	for code, why := range map[string]string{
+		"53300": "no connection to spare",
+		"53200": "out of resources",
+		"53100": "out of resources",
+	} {
+		err := pgpool.Classify(ctx, fmt.Errorf("query: %w", &pgconn.PgError{Code: code}), away)
+		assert.ErrorIs(t, err, away, code)
+		assert.Contains(t, err.Error(), why, code)
+		var pe *pgconn.PgError
+		assert.ErrorAs(t, err, &pe, code)
+	}
+	assert.NotErrorIs(t, pgpool.Classify(ctx, &pgconn.PgError{Code: "55000"}, away), away, "55000 is refused work only at connect")
+
+	// A real statement ended by the server's statement timeout.
+	dsn := pgtest.DSN(t)
+	pool, err := pgpool.Open(ctx, "timeouttest", pgpool.Config{DSN: dsn, Schema: pgtest.FreshSchema(t, dsn), MaxConns: 1, StatementTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = pool.Exec(ctx, `SELECT pg_sleep(5)`)
+	require.Error(t, err)
+	err = pgpool.Classify(ctx, err, away)
+	assert.ErrorIs(t, err, away)
+	assert.Contains(t, err.Error(), "statement timeout")
+}
+
 // A statement cancelled because its context ended matches the context's
 // error, even when the server reported the cancel as its own (57014), so
 // callers can tell "I gave up" from a failing database.
@@ -312,6 +344,36 @@ func TestTxSettled_CommitWithLostAnswerIsSuccess(t *testing.T) {
 	require.NoError(t, pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, insert(4, &runs)))
 	assert.Equal(t, 2, runs, "the COMMIT never reached the database, which says aborted: run once more")
 	assert.Equal(t, 5, count())
+}
+
+// A COMMIT whose answer never comes on a connection that stays open (a
+// proxy that forwards the COMMIT and then stalls): the client's deadline
+// ends the wait, and TxSettled asks the database, which committed, so the
+// write is a success stored once, where it was reported failed and then
+// stored again by the writer's retry.
+func TestTxSettled_StalledCommitIsSettled(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	out, relayed := pgtest.NewOutage(t, dsn)
+	ctx := context.Background()
+	schema := pgtest.FreshSchema(t, dsn)
+	_, count := tableT(t, relayed, schema)
+	pool, err := pgpool.Open(ctx, "stalltest", pgpool.Config{DSN: relayed, Schema: schema, MaxConns: 2, StatementTimeout: 200 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	t.Cleanup(out.Down) // first: the stalled connection's close would wait for pgx's own timeout
+
+	runs := 0
+	out.StallNextCommit()
+	start := time.Now()
+	err = pgpool.TxSettled(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		runs++
+		_, err := tx.Exec(ctx, `INSERT INTO t VALUES (1)`)
+		return err
+	})
+	require.NoError(t, err, "the database says it committed")
+	assert.Equal(t, 1, runs, "not run again")
+	assert.Equal(t, 1, count())
+	t.Logf("settled in %v", time.Since(start).Round(time.Millisecond))
 }
 
 // Hosts starting at once on a fresh database each create the schema and

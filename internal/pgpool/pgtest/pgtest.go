@@ -102,6 +102,9 @@ type Outage struct {
 	// lose its answer (CutNextCommit); loseCommit, set with it, loses the
 	// COMMIT itself (LoseNextCommit).
 	cutCommit, loseCommit atomic.Bool
+	// stallCommit, set with cutCommit, keeps the connection open after the
+	// COMMIT and drops its answer (StallNextCommit).
+	stallCommit atomic.Bool
 	// awayFor, set with cutCommit, keeps new connections refused for that
 	// long after the cut (awayUntil, Unix nanoseconds).
 	awayFor, awayUntil atomic.Int64
@@ -170,6 +173,18 @@ func (o *Outage) Silence() {
 // its transaction committed.
 func (o *Outage) CutNextCommit() {
 	o.loseCommit.Store(false)
+	o.stallCommit.Store(false)
+	o.cutCommit.Store(true)
+}
+
+// StallNextCommit makes the next COMMIT sent through the relay reach the
+// database, which runs it to its end, while its answer is dropped and the
+// connection stays open: the client waits for an answer that never comes
+// until its own deadline, and cannot know whether its transaction
+// committed (a proxy or a NAT that forgot the connection).
+func (o *Outage) StallNextCommit() {
+	o.loseCommit.Store(false)
+	o.stallCommit.Store(true)
 	o.cutCommit.Store(true)
 }
 
@@ -178,6 +193,7 @@ func (o *Outage) CutNextCommit() {
 // database rolls the transaction back while the client, as with
 // CutNextCommit, cannot know what became of it.
 func (o *Outage) LoseNextCommit() {
+	o.stallCommit.Store(false)
 	o.loseCommit.Store(true)
 	o.cutCommit.Store(true)
 }
@@ -245,13 +261,14 @@ func (o *Outage) relay(c net.Conn) {
 	o.mu.Unlock()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	cut := new(atomic.Bool) // a COMMIT was cut on this connection
+	cut := new(atomic.Bool)   // a COMMIT was cut on this connection
+	stall := new(atomic.Bool) // … and its connection stays open (StallNextCommit)
 	pipe := func(dst, src net.Conn) {
 		defer wg.Done()
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := src.Read(buf)
-			if n > 0 && cut.Load() && src == d {
+			if n > 0 && cut.Load() && src == d && !stall.Load() {
 				break // the database answered the cut COMMIT: it ran
 			}
 			// A COMMIT to the database, armed: nothing more reaches the
@@ -271,6 +288,11 @@ func (o *Outage) relay(c net.Conn) {
 				if o.loseCommit.Load() {
 					_ = c.Close()
 					_ = d.Close()
+					return
+				}
+				if o.stallCommit.Swap(false) {
+					stall.Store(true) // answers dropped (silenced), nothing closed
+					_, _ = d.Write(buf[:n])
 					return
 				}
 				_ = d.SetReadDeadline(time.Now().Add(5 * time.Second))
