@@ -182,40 +182,138 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	attempt := func(ctx context.Context, bundles []uuid.UUID) error {
+		sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
+		defer scancel()
+		// Only the bundles the change touched when they are known
+		// (the file store's change log, PostgreSQL's notifications),
+		// else everything. The index and the registry each read the
+		// store on their own, at once: a full re-read of 100,000
+		// tools takes the longer of the two, not their sum.
+		var indexErr, catErr error
+		var wg sync.WaitGroup
+		if bundles == nil {
+			wg.Go(func() { indexErr = index.Resync(sctx) })
+			catErr = cat.Sync(sctx)
+		} else {
+			wg.Go(func() { indexErr = index.ResyncBundles(sctx, bundles) })
+			catErr = cat.SyncBundles(sctx, bundles)
+		}
+		wg.Wait()
+		if indexErr != nil {
+			indexErr = fmt.Errorf("the search index: %w", indexErr)
+		}
+		if catErr != nil {
+			catErr = fmt.Errorf("the catalogue's tools: %w", catErr)
+		}
+		return errors.Join(indexErr, catErr)
+	}
+	reread, stopRetries := rereader(ctx, attempt, rereadBackoff, log)
 	go func() {
 		defer close(done)
-		reread := func(bundles []uuid.UUID) {
-			sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
-			defer scancel()
-			// Only the bundles the change touched when they are known
-			// (the file store's change log, PostgreSQL's notifications),
-			// else everything. The index and the registry each read the
-			// store on their own, at once: a full re-read of 100,000
-			// tools takes the longer of the two, not their sum.
-			var indexErr, catErr error
-			var wg sync.WaitGroup
-			if bundles == nil {
-				wg.Go(func() { indexErr = index.Resync(sctx) })
-				catErr = cat.Sync(sctx)
-			} else {
-				wg.Go(func() { indexErr = index.ResyncBundles(sctx, bundles) })
-				catErr = cat.SyncBundles(sctx, bundles)
-			}
-			wg.Wait()
-			if indexErr != nil {
-				log.Warn("catalogue: re-reading the search index after another server's change failed", "err", indexErr)
-			}
-			if catErr != nil {
-				log.Warn("catalogue: re-reading the catalogue after another server's change failed", "err", catErr)
-			}
-		}
 		if bw, ok := w.(catalogue.BundleWatcher); ok {
 			_ = bw.WatchBundles(ctx, reread)
 			return
 		}
 		_ = w.Watch(ctx, func() { reread(nil) })
 	}()
-	return func() { cancel(); <-done }
+	return func() { cancel(); <-done; stopRetries() }
+}
+
+// rereadBackoff is the first and the longest wait before a failed re-read
+// of the catalogue is tried again.
+var rereadBackoff = [2]time.Duration{time.Second, 30 * time.Second}
+
+// rereader returns reread, which runs attempt for the bundles a change
+// touched (nil: everything) and, when it fails (the database away or slow
+// just then), tries again in the background — after backoff[0], doubling
+// up to backoff[1], until it succeeds or ctx ends — so that a server never
+// keeps serving a stale catalogue until some later change happens to come.
+// Failures pending a retry are merged: bundles gather, and a failed full
+// re-read makes the retry a full one. Attempts never run at once. stop
+// waits for the retrying goroutine once ctx has ended.
+func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) error, backoff [2]time.Duration, log *slog.Logger) (reread func([]uuid.UUID), stop func()) {
+	var (
+		runMu   sync.Mutex // one attempt at a time
+		mu      sync.Mutex // guards all and pending
+		all     bool
+		pending = map[uuid.UUID]bool{}
+		kick    = make(chan struct{}, 1)
+		done    = make(chan struct{})
+	)
+	run := func(bundles []uuid.UUID) error {
+		runMu.Lock()
+		defer runMu.Unlock()
+		return attempt(ctx, bundles)
+	}
+	keep := func(bundles []uuid.UUID) {
+		mu.Lock()
+		if bundles == nil {
+			all = true
+		}
+		for _, b := range bundles {
+			pending[b] = true
+		}
+		mu.Unlock()
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	reread = func(bundles []uuid.UUID) {
+		if err := run(bundles); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("catalogue: re-reading after another server's change failed; trying again", "err", err, "in", backoff[0])
+			}
+			keep(bundles)
+		}
+	}
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-kick:
+			}
+			wait := backoff[0]
+			for tries := 1; ; tries++ {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+				mu.Lock()
+				whole, set := all, pending
+				all, pending = false, map[uuid.UUID]bool{}
+				mu.Unlock()
+				var bundles []uuid.UUID
+				if !whole {
+					if len(set) == 0 {
+						break // nothing pending: a signal left from a retry already made
+					}
+					for b := range set {
+						bundles = append(bundles, b)
+					}
+				}
+				err := run(bundles)
+				if err == nil {
+					log.Info("catalogue: re-read after earlier failures", "tries", tries)
+					break
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				keep(bundles)
+				<-kick // keep signalled it; this loop is the retry
+				wait = min(2*wait, backoff[1])
+				if tries&(tries-1) == 0 {
+					log.Warn("catalogue: re-reading still fails; trying again", "err", err, "tries", tries, "in", wait)
+				}
+			}
+		}
+	}()
+	return reread, func() { <-done }
 }
 
 // addExampleFuncs registers the example pack's read-only functions
