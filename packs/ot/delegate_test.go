@@ -2,6 +2,7 @@ package ot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -327,7 +328,18 @@ func TestResult_LimitValidation(t *testing.T) {
 	assert.False(t, res.Success)
 	assert.Equal(t, result.ValidationError, res.ErrorType)
 	assert.Equal(t, "limit must be >= 1, got 0", res.Error)
-	assert.Equal(t, "limit must be <= 10000, got 10001", f.call(t, "ot.result", `{"handle":"abc123","limit":10001}`).Error)
+	// The upper bound is the schema's (maximum 10000), so a client that
+	// checks arguments against it knows before calling.
+	over := f.call(t, "ot.result", `{"handle":"abc123","limit":10001}`)
+	assert.Equal(t, result.ValidationError, over.ErrorType)
+	assert.Contains(t, over.Error, "limit: must be at most 10000")
+	tool, ok := f.reg.Lookup("ot.result")
+	require.True(t, ok)
+	var schema struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(tool.InputSchema, &schema))
+	assert.EqualValues(t, 10000, schema.Properties["limit"]["maximum"])
 	assert.Empty(t, f.results.queries)
 }
 

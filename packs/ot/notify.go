@@ -11,6 +11,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/topicglob"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -29,6 +30,11 @@ const lockSuffix = ".lock"
 
 func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string], error) {
 	sp := startSpan(ctx, ToolNotify, slog.String("topic", a.Topic), slog.Int("message_bytes", len(a.Message)))
+	if len(a.Message) > MaxMessageBytes {
+		// The argument's rule counts characters; the file gets bytes.
+		return sp.end(args.Failure[string](&args.ValidationError{Errors: []args.FieldError{{Field: "message", Rule: "max",
+			Message: fmt.Sprintf("must be at most %d bytes of UTF-8, got %d", MaxMessageBytes, len(a.Message))}}}), nil)
+	}
 	var topics []Topic
 	if p.cfg.Topics != nil {
 		topics = p.cfg.Topics()

@@ -131,6 +131,25 @@ func TestNotify_RequiredArguments(t *testing.T) {
 	assert.Contains(t, res.Error, "message")
 }
 
+// The message cap (MaxMessageBytes, 64 KiB) counts the bytes written to
+// the file, not characters: 64 Ki two-byte characters are refused, and
+// nothing is written; a message of exactly the cap is taken.
+func TestNotify_MessageCapInBytes(t *testing.T) {
+	notes := filepath.Join(t.TempDir(), "notes.yaml")
+	f := newFixture(t, func(f *fixture, _ *ot.Config) { f.topics = []ot.Topic{{Pattern: "*", File: notes}} })
+	big, err := json.Marshal(map[string]string{"topic": "notes", "message": strings.Repeat("é", ot.MaxMessageBytes)})
+	require.NoError(t, err)
+	res := f.call(t, "ot.notify", string(big))
+	assert.Equal(t, result.ValidationError, res.ErrorType)
+	assert.Contains(t, res.Error, "message: must be at most 65536 bytes of UTF-8, got 131072")
+	_, err = os.Stat(notes)
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+
+	exact, err := json.Marshal(map[string]string{"topic": "notes", "message": strings.Repeat("e", ot.MaxMessageBytes)})
+	require.NoError(t, err)
+	f.ok(t, "ot.notify", string(exact))
+}
+
 // payload is the message of writer id, message i: long and multi-line,
 // so that an interleaved write would break a document.
 func payload(id string, i int) string {

@@ -86,13 +86,14 @@ func description(t *registry.Tool) string {
 }
 
 // argumentLines reports whether s holds only an arguments list as
-// args.Markdown writes it: "- `name` …" lines (and blank ones).
+// args.Markdown writes it: "- `name` …" lines (and blank ones), or
+// "None." for a tool without arguments.
 func argumentLines(s string) bool {
 	items := 0
 	for l := range strings.SplitSeq(s, "\n") {
 		switch l = strings.TrimRight(l, " \r\t"); {
 		case l == "":
-		case strings.HasPrefix(l, "- `"):
+		case strings.HasPrefix(l, "- `"), l == "None." && items == 0:
 			items++
 		default:
 			return false

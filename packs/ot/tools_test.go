@@ -236,6 +236,7 @@ func TestTools_DescriptionWithoutAGeneratedArgumentsSection(t *testing.T) {
 			InputSchema: schema, Usage: usage, Handler: rawHandler},
 		{Name: "r.local", Description: "Local.\n\n## Arguments\n\nkept", InputSchema: schema, Handler: rawHandler},
 		{Name: "r.catalogued", Description: "Catalogued.\n\n## Arguments\n\n- `a` (integer, required): First addend.\n", InputSchema: schema, Handler: rawHandler},
+		{Name: "r.none", Description: "No arguments.\n\n## Arguments\n\nNone.\n", Source: "proxy:r", InputSchema: json.RawMessage(`{"type":"object"}`), Handler: rawHandler},
 	}}))
 	p, err := ot.New(ot.Config{Registry: reg})
 	require.NoError(t, err)
@@ -253,4 +254,5 @@ func TestTools_DescriptionWithoutAGeneratedArgumentsSection(t *testing.T) {
 	assert.Equal(t, "Catalogued.", byName["r.catalogued"]["description"],
 		"a local tool's description carrying a generated arguments list (a catalogue tool made from a function) loses it too")
 	assert.Equal(t, []any{"a: First addend."}, byName["r.catalogued"]["args"])
+	assert.Equal(t, "No arguments.", byName["r.none"]["description"], "the generated section of a tool without arguments (None.) too")
 }
