@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/internal/pysig"
@@ -300,11 +301,11 @@ func (p *pack) aliasMarkdown(al Alias) string {
 
 // noMatch is ot.help's answer when nothing matches q; a query for a
 // snippet ($name) is also pointed to the list of snippets.
-func noMatch(q string) string {
+func (p *pack) noMatch(q string) string {
 	if strings.HasPrefix(q, "$") {
-		return fmt.Sprintf("No matches found for %q. Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available.", q)
+		return p.calls(fmt.Sprintf("No matches found for %q. Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available.", q))
 	}
-	return fmt.Sprintf("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available.", q)
+	return p.calls(fmt.Sprintf("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available.", q))
 }
 
 // search ranks tools, packs, snippets and aliases against q and lists the
@@ -344,7 +345,7 @@ func (p *pack) search(q, lvl string) (result.Result[string], int, error) {
 		groups[k] = append(groups[k], h.Index)
 	}
 	if len(seen) == 0 {
-		return result.Ok(noMatch(q)), 0, nil
+		return result.Ok(p.noMatch(q)), 0, nil
 	}
 	servers := p.servers()
 	ins := p.instructions()
@@ -447,5 +448,20 @@ func (p *pack) generalHelp() string {
 - A large output comes back as a handle with a preview; read the rest with ot.result(handle=…, offset=…, limit=…).
 `)
 	fmt.Fprintf(&b, "\nAvailable now: %d tools in %d packs, %d snippets, %d aliases.", len(p.reg.List()), len(p.reg.Packs()), len(p.snippetList()), len(p.aliasList()))
-	return b.String()
+	return p.calls(b.String())
 }
+
+// calls returns text with each call of an ot tool it writes (ot.tools(…))
+// naming the tool as it is called: under a registry prefix, by its final
+// name (guide_ot.tools(…)). Without a prefix text comes back as it is.
+func (p *pack) calls(text string) string {
+	if p.reg.Prefix() == "" {
+		return text
+	}
+	return otCallRE.ReplaceAllStringFunc(text, func(call string) string {
+		return p.reg.TargetName(call[:len(call)-1]) + "("
+	})
+}
+
+// otCallRE finds the calls of ot tools the general help writes.
+var otCallRE = regexp.MustCompile(`\bot\.[a-z]+\(`)

@@ -315,6 +315,17 @@ func TestHelp_PrefixedRegistry(t *testing.T) {
 	res, err = reg.Invoke(t.Context(), "guide_ot.tools", []byte(`{"pattern":"ot.help","info":"full"}`))
 	require.NoError(t, err)
 	assert.Contains(t, res.Value, `example: guide_ot.help(query="web fetch")}`)
+
+	// The general help names the ot tools as they are called.
+	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{}`))
+	require.NoError(t, err)
+	out = res.Value.(string)
+	assert.Contains(t, out, "- guide_ot.tools(pattern, info): tools")
+	assert.Contains(t, out, "read the rest with guide_ot.result(handle=…")
+	assert.NotRegexp(t, `(^|[^_])ot\.[a-z]+\(`, out, "no call of an unprefixed ot tool")
+	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"zzzqqqxxx"}`))
+	require.NoError(t, err)
+	assert.Equal(t, `No matches found for "zzzqqqxxx". Use guide_ot.tools() or guide_ot.packs() to browse what is available.`, res.Value)
 }
 
 // Under a prefix, ot.stats(tool=…) takes the undecorated name too (as
