@@ -21,8 +21,10 @@
 // all sit in the name ranks that item above one that has them in its
 // description. A query equal to an item's whole name (Exact) outranks
 // every other match. Equal scores are ordered by Item.Time (recent first),
-// then by name, then by position in the input: the order is total and
-// stable, and an item's score never depends on the other items.
+// then by the name's length (shorter first: "stats" is more of ot.stats
+// than of examples.text-stats.1), then by name, then by position in the
+// input: the order is total and stable, and an item's score never depends
+// on the other items.
 //
 // Words are runs of letters and digits; a lower-case letter followed by an
 // upper-case one also starts a word, so "webFetch" has the words web and
@@ -453,13 +455,17 @@ func tieOrder(items []Item) []int32 {
 	return order
 }
 
-// compareMatches orders by score (high first), time (recent first), name,
-// then input position: a total order.
+// compareMatches orders by score (high first), time (recent first), name
+// length (shorter first: the query is more of it), name, then input
+// position: a total order.
 func compareMatches(a, b Match) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
 	if c := b.Item.Time.Compare(a.Item.Time); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(a.Item.Name), len(b.Item.Name)); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.Item.Name, b.Item.Name); c != 0 {

@@ -107,7 +107,7 @@ func TestRank_NameSubstringBeforeDescriptionSubstring(t *testing.T) {
 func TestRank_CaseAndWords(t *testing.T) {
 	items := []Item{{Name: "Web.FetchPage"}, {Name: "webFetch"}, {Name: "other", Description: "Uses WebFetch"}}
 	ms := Rank("fetch", items)
-	assert.Equal(t, []string{"Web.FetchPage", "webFetch", "other"}, names(ms))
+	assert.Equal(t, []string{"webFetch", "Web.FetchPage", "other"}, names(ms), "equal scores: the shorter name first")
 	assert.Equal(t, NameWord, ms[0].Rule)
 	assert.Equal(t, NameWord, ms[1].Rule)
 	assert.Equal(t, DescriptionWord, ms[2].Rule)
@@ -117,6 +117,15 @@ func TestRank_CaseAndWords(t *testing.T) {
 	assert.Equal(t, "brave.web_search", ms[0].Item.Name)
 	assert.Equal(t, NameWord, ms[0].Rule)
 	assert.Equal(t, Exact, Rank("BRAVE", catalogue())[0].Rule)
+}
+
+// Equal scores: the more recent item first, then the shorter name (the
+// query is more of it: "stats" finds ot.stats before
+// examples.text-stats.1), then by name, then by input position.
+func TestRank_TieBreakShorterNameFirst(t *testing.T) {
+	ms := Rank("stats", []Item{{Name: "examples.text-stats.1"}, {Name: "ot.stats"}, {Name: "aa.stats"}})
+	assert.Equal(t, []string{"aa.stats", "ot.stats", "examples.text-stats.1"}, names(ms))
+	assert.Equal(t, ms[0].Score, ms[2].Score, "a tie, broken by length")
 }
 
 // Equal scores: the more recent item first, then by name, then by input
