@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 
 	"github.com/toolpack-go/toolpack/internal/sparselog"
@@ -17,6 +18,8 @@ import (
 // otherwise it installs nothing. The returned function flushes and stops
 // the exporters.
 func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log *slog.Logger) (func(), error) {
+	// Before Setup, which reads the environment and may already complain.
+	otel.SetLogger(logr.New(sdkLog{log}))
 	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-server", StdoutReserved: stdio})
 	if err != nil {
 		return nil, err
@@ -56,3 +59,35 @@ func exportErrors(ctx context.Context, log *slog.Logger) otel.ErrorHandler {
 		f.Record(ctx, log, err, "OpenTelemetry export failed", "")
 	})
 }
+
+// sdkLog is the OpenTelemetry SDK's own logger (otel.SetLogger) for the
+// server: its messages go to the server's log (stderr, the -log-level and
+// format of the rest) instead of Go's standard logger, errors and warnings
+// as warnings, its informational and debug messages (spans dropped from a
+// full queue among them) at debug level. Only the message and the error
+// are kept: the SDK's key/value pairs can quote configuration values (an
+// OTEL_EXPORTER_OTLP_HEADERS value holding an API key, say), which never
+// reach a log.
+type sdkLog struct{ log *slog.Logger }
+
+func (sdkLog) Init(logr.RuntimeInfo) {}
+
+// Enabled takes every level: the SDK logs warnings at 1, information at 4
+// and debug messages at 8; Info sorts them.
+func (s sdkLog) Enabled(int) bool { return true }
+
+func (s sdkLog) Info(level int, msg string, _ ...any) {
+	lvl := slog.LevelDebug
+	if level <= 1 {
+		lvl = slog.LevelWarn
+	}
+	s.log.Log(context.Background(), lvl, "OpenTelemetry: "+msg)
+}
+
+func (s sdkLog) Error(err error, msg string, _ ...any) {
+	s.log.Warn("OpenTelemetry: "+msg, "error", err)
+}
+
+func (s sdkLog) WithValues(...any) logr.LogSink { return s }
+
+func (s sdkLog) WithName(string) logr.LogSink { return s }

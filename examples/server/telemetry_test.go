@@ -82,3 +82,31 @@ func TestExportErrors_LoggedSparingly(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(buf.String(), "OpenTelemetry export failed"), buf.String())
 	assert.Contains(t, buf.String(), "failed_tries=4")
 }
+
+// The OpenTelemetry SDK's own messages go to the server's log (not Go's
+// standard logger), without the values it would quote: a malformed
+// OTEL_EXPORTER_OTLP_HEADERS value holding an API key is reported, and
+// the key is not in the log.
+func TestE2E_OpenTelemetrySDKMessagesWithoutSecrets(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 8<<20))
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer col.Close()
+	env := append(serverEnv(startBackend(t)), "OTEL_EXPORTER_OTLP_ENDPOINT="+col.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		"OTEL_EXPORTER_OTLP_HEADERS=x-api-key=TOPSECRET%ZZ-KEY-2")
+	s := startHTTP(t, ctx, env)
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, "stderr:\n%s", s.stderr)
+	case <-ctx.Done():
+		t.Fatal("server did not stop")
+	}
+	out := s.stderr.String()
+	assert.Contains(t, out, `msg="OpenTelemetry: escape header value"`, "the SDK's message, in the server's log format")
+	assert.NotContains(t, out, "TOPSECRET")
+	assert.NotContains(t, out, "KEY-2")
+}
