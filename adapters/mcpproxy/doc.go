@@ -53,7 +53,10 @@
 //
 // # Results
 //
-//   - isError → failure with error type upstream_failure, the text content
+//   - isError → failure with error type upstream_failure — or the error
+//     type a toolpack server states in the result's _meta
+//     ("toolpack/error_type": not_found, validation_error, …), so that a
+//     proxied tool fails as the tool itself does —, the text content
 //     joined by newlines (structuredContent, if any, in ErrorData);
 //   - structuredContent → success with that value, numbers as json.Number
 //     (so that 2^53+1 keeps every digit; see Wire values). A value that is

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -89,6 +90,21 @@ func TestMapResultContentKinds(t *testing.T) {
 	}}, nil, 1<<20, newRedactor(Config{}))
 	require.True(t, res.Success)
 	assert.Equal(t, "text\n[image: image/png, 3 bytes]\n[audio: audio/wav, 1 bytes]\n[resource: file:///a]\nembedded\n[resource: file:///c, application/pdf, 2 bytes]", res.Value)
+}
+
+// A remote toolpack server states its failure's error type in _meta: a
+// proxied tool fails with it (not_found, validation_error), as the tool
+// itself does; none, or something that is not an error type, is
+// upstream_failure.
+func TestMapResultErrorKeepsTheRemoteErrorType(t *testing.T) {
+	fail := func(meta mcp.Meta) result.ErrorType {
+		return mapResult(&mcp.CallToolResult{IsError: true, Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: "no such id"}}}, nil, 1<<20, newRedactor(Config{})).ErrorType
+	}
+	assert.Equal(t, result.NotFound, fail(mcp.Meta{mcpmap.MetaErrorType: "not_found"}))
+	assert.Equal(t, result.ValidationError, fail(mcp.Meta{mcpmap.MetaErrorType: "validation_error"}))
+	assert.Equal(t, result.UpstreamFailure, fail(nil))
+	assert.Equal(t, result.UpstreamFailure, fail(mcp.Meta{mcpmap.MetaErrorType: "Not Found!"}))
+	assert.Equal(t, result.UpstreamFailure, fail(mcp.Meta{mcpmap.MetaErrorType: 7}))
 }
 
 func TestMapResultErrorKeepsStructuredDetails(t *testing.T) {

@@ -298,7 +298,7 @@ func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red *
 		if text == "" {
 			text = "the remote tool reported an error without text"
 		}
-		f := result.Failure[any](cut(red.text(text), maxBytes), result.UpstreamFailure)
+		f := result.Failure[any](cut(red.text(text), maxBytes), remoteErrorType(res.Meta))
 		if sv != nil && size <= maxBytes {
 			v, _ := red.value(sv)
 			f = f.WithErrorData(v)
@@ -319,6 +319,21 @@ func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red *
 	}
 	return result.Ok[any](red.text(text))
 }
+
+// remoteErrorType is the error type of a remote failure: the one a
+// toolpack server states in the result's _meta (MetaErrorType, as
+// adapters/mcpserver writes it: not_found, validation_error, …), so that
+// a proxied tool fails as the tool itself does; upstream_failure when the
+// remote states none, or something that is not an error type.
+func remoteErrorType(meta map[string]any) result.ErrorType {
+	if s, ok := meta[mcpmap.MetaErrorType].(string); ok && errorTypeRE.MatchString(s) {
+		return result.ErrorType(s)
+	}
+	return result.UpstreamFailure
+}
+
+// errorTypeRE is the shape of an error type a remote may state.
+var errorTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // structuredContent returns the structured content of a result and its JSON
 // size: decoded from raw with json.Number numbers when raw holds it, the
