@@ -65,8 +65,9 @@
 // Outputs expire TTL after they are stored: a goroutine the Store owns
 // removes them every Options.SweepInterval (and Close stops it), and a
 // query finding one expired reports so. A removed output leaves a small
-// tombstone for one TTL, so that its handle is reported expired
-// (ErrExpired) rather than unknown (ErrNotFound). The directory is kept
+// tombstone for one TTL, and at least TombstoneKeep (a day), so that its
+// handle is reported expired (ErrExpired) rather than unknown
+// (ErrNotFound). The directory is kept
 // within Options.MaxDirBytes by removing the oldest outputs first.
 //
 // # Where outputs are kept

@@ -185,9 +185,15 @@ func TestResult_ExpiredHandle(t *testing.T) {
 	_, err = st2.Query(t.Context(), defaults(b.Handle))
 	assert.ErrorIs(t, err, results.ErrExpired, "after a restart")
 
-	clk.Advance(2 * time.Hour) // tombstones last one TTL
+	clk.Advance(20 * time.Hour) // an agent back the next day is told it expired
 	require.NoError(t, st2.Close())
 	st3 := openStore(t, results.Options{Dir: dir, TTL: time.Hour, Now: clk.Now})
+	_, err = st3.Query(t.Context(), defaults(b.Handle))
+	assert.ErrorIs(t, err, results.ErrExpired, "tombstones last at least TombstoneKeep, a day, with a shorter TTL")
+
+	clk.Advance(results.TombstoneKeep) // tombstones last max(TTL, TombstoneKeep)
+	require.NoError(t, st3.Close())
+	st3 = openStore(t, results.Options{Dir: dir, TTL: time.Hour, Now: clk.Now})
 	_, err = st3.Query(t.Context(), defaults(b.Handle))
 	assert.ErrorIs(t, err, results.ErrNotFound, "long forgotten")
 	entries, err := os.ReadDir(dir)

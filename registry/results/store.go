@@ -289,6 +289,12 @@ func (s *Store) forget(h string) {
 	s.mu.Unlock()
 }
 
+// TombstoneKeep is the least time a removed output's tombstone is kept
+// (one TTL when that is longer), during which its handle is reported
+// expired rather than unknown: an agent that comes back to a handle the
+// next day is told the output expired, not that it mistyped the handle.
+const TombstoneKeep = 24 * time.Hour
+
 // sweep scans the backend: expired outputs and damaged ones are removed
 // (and the backend's old tombstones and abandoned drafts); outputs written
 // by another Store are taken into the accounts, and the oldest are evicted
@@ -300,7 +306,7 @@ func (s *Store) sweep(ctx context.Context) error {
 	now := s.opts.Now()
 	found := map[string]entry{}
 	var expired, damaged []string
-	err := s.be.Scan(ctx, now, s.opts.TTL, func(h string, hb []byte, idxSize int64) {
+	err := s.be.Scan(ctx, now, max(s.opts.TTL, TombstoneKeep), func(h string, hb []byte, idxSize int64) {
 		if !validHandle(h) {
 			return
 		}
