@@ -66,8 +66,15 @@ type Stored struct {
 //
 // Install it with Registry.Use. A tool with an output schema then returns,
 // for a large value, a Stored object its schema does not describe: hosts
-// whose clients check output schemas skip such tools (Options.Skip).
+// whose clients check output schemas skip such tools (Options.Skip). It
+// panics on a Store not made by Open (a zero Store), where the host is put
+// together.
 func (s *Store) Middleware() registry.Middleware {
+	if s == nil || s.be == nil {
+		// Every large output would otherwise fail with an internal error,
+		// at run time; this fails where the host is put together.
+		panic("results: Middleware of a Store not made by Open")
+	}
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
 			res, err := next(ctx, c)

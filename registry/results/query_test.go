@@ -353,3 +353,11 @@ func TestResult_PageBounds(t *testing.T) {
 	assert.Equal(t, []string{"line 10", "line 20", "line 30", "line 40", "line 50"}, p.Lines)
 	assert.True(t, p.HasMore)
 }
+
+// A zero Store (not made by Open) is refused where the host is put
+// together, with a message saying so, instead of failing every large
+// output with an internal error at run time.
+func TestStore_ZeroValueRefusedAtSetup(t *testing.T) {
+	var s results.Store
+	assert.PanicsWithValue(t, "results: Middleware of a Store not made by Open", func() { s.Middleware() })
+}

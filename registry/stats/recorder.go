@@ -142,8 +142,14 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 // changes what it does. While recording is disabled or after Close it only
 // passes the call on. Recording never blocks a call on disk: records are
 // buffered and written by the flusher. Calls refused before any middleware
-// (unknown or disabled tools) are not recorded.
+// (unknown or disabled tools) are not recorded. It panics on a Recorder
+// not made by New (a zero Recorder), where the host is put together.
 func (r *Recorder) Middleware() registry.Middleware {
+	if r == nil || r.cfg.Load() == nil {
+		// Every call would otherwise fail with an internal error, at run
+		// time; this fails where the host is put together.
+		panic("stats: Middleware of a Recorder not made by New")
+	}
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
 			cfg := r.cfg.Load()

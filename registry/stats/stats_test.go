@@ -636,3 +636,11 @@ func TestRecorder_ConcurrentCallsAllCounted(t *testing.T) {
 		})
 	}
 }
+
+// A zero Recorder (not made by New) is refused where the host is put
+// together, with a message saying so, instead of failing every call with
+// an internal error at run time.
+func TestRecorder_ZeroValueRefusedAtSetup(t *testing.T) {
+	var r Recorder
+	assert.PanicsWithValue(t, "stats: Middleware of a Recorder not made by New", func() { r.Middleware() })
+}
