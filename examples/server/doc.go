@@ -264,7 +264,8 @@
 // on reload it keeps the previous configuration.
 // A database that goes away later costs no call: tools keep running
 // (the catalogue's from the registry, a large output returned whole when
-// it cannot be stored), ot.stats and ot.result answer "unavailable, try
+// it cannot be stored, up to 1 MiB: a larger one is an "unavailable"
+// failure carrying its first lines), ot.stats and ot.result answer "unavailable, try
 // again in a moment", the catalogue API 503 with Retry-After, and call
 // records wait in memory for the database; the server reconnects by
 // itself. ot.health and /healthz check each database (postgresql:

@@ -61,8 +61,10 @@ type Stored struct {
 // indented, two spaces a level, so that its lines are worth paging
 // through. Failures, nil values, smaller values and the results of
 // Options.QueryTool and of tools Options.Skip names pass unchanged. When
-// the store cannot take an output (a full disk, a closed Store), the value
-// is returned unchanged and the failure is logged at ERROR.
+// the store cannot take an output (a full disk, the database away, a
+// closed Store), the failure is logged at ERROR and the value is returned
+// unchanged when it is at most MaxUnstoredBytes; a larger one becomes a
+// failure of type unavailable carrying its first lines and its size.
 //
 // Install it with Registry.Use. A tool with an output schema then returns,
 // for a large value, a Stored object its schema does not describe: hosts
@@ -83,6 +85,12 @@ func (s *Store) Middleware() registry.Middleware {
 			}
 			st, ok, perr := s.storeValue(ctx, res.Value)
 			if perr != nil {
+				text := textOf(res.Value)
+				if len(text) > MaxUnstoredBytes {
+					registry.Logger(ctx).LogAttrs(ctx, slog.LevelError, "results: large output not stored, too large to return inline",
+						slog.Int("bytes", len(text)), slog.Any("error", perr))
+					return unstored(text, s.opts.MaxInlineBytes), nil
+				}
 				registry.Logger(ctx).LogAttrs(ctx, slog.LevelError, "results: large output not stored, returned inline",
 					slog.Any("error", perr))
 				return res, nil
@@ -97,6 +105,50 @@ func (s *Store) Middleware() registry.Middleware {
 			return out, nil
 		}
 	}
+}
+
+// MaxUnstoredBytes is the largest output returned inline when the store
+// cannot take it (the database away, a full disk): a call does not fail
+// for want of the store, but a client is not sent megabytes either. A
+// larger output is a failure of type unavailable that carries its first
+// lines (up to Options.MaxInlineBytes) and its size.
+const MaxUnstoredBytes = 1 << 20
+
+// textOf is the text of a value as storeValue measures it: a string
+// itself, anything else its JSON ("" when it does not marshal).
+func textOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.RawMessage:
+		return string(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// unstored is the failure of an output too large to return inline that
+// the store could not take: its first lines, up to limit bytes, and its
+// size, so the caller sees what it holds and can ask for less.
+func unstored(text string, limit int) result.Result[any] {
+	preview := text[:min(limit, len(text))]
+	if i := strings.LastIndexByte(preview, '\n'); i > 0 {
+		preview = preview[:i]
+	}
+	for len(preview) > 0 && !utf8.ValidString(preview) {
+		preview = preview[:len(preview)-1] // cut inside a character
+	}
+	lines := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	return result.Failuref[any](result.Unavailable,
+		"the output (%d bytes, %d lines) is too large to return whole and could not be stored for paging right now; its first lines are in error_data.preview", len(text), lines).
+		WithInstruction("Try the call again in a moment, or ask for less output (a narrower query); tell the user if it keeps failing.").
+		WithErrorData(map[string]any{"preview": preview, "size_bytes": len(text), "total_lines": lines})
 }
 
 func (s *Store) skip(c *registry.Call) bool {

@@ -182,7 +182,8 @@ func TestMiddleware_SkipsFailuresQueryToolAndSkipped(t *testing.T) {
 }
 
 // When the store cannot take an output, the value is returned inline and
-// the failure is logged at ERROR with the tool's name.
+// the failure is logged at ERROR with the tool's name — up to
+// MaxUnstoredBytes; a larger one is an unavailable failure with a preview.
 func TestMiddleware_StoreFailureReturnsInline(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -196,4 +197,23 @@ func TestMiddleware_StoreFailureReturnsInline(t *testing.T) {
 	assert.Contains(t, logs.String(), "results: large output not stored, returned inline")
 	assert.Contains(t, logs.String(), "tool=lines")
 	assert.Contains(t, logs.String(), results.ErrClosed.Error())
+
+	// Over MaxUnstoredBytes: not megabytes inline, but a failure of type
+	// unavailable with the first lines (up to max_inline_bytes) and the size.
+	logs.Reset()
+	n := 1
+	for len(fullLines(n)) <= results.MaxUnstoredBytes {
+		n *= 2
+	}
+	big := call(t, r, "lines", fmt.Sprintf(`{"count":%d}`, n))
+	assert.False(t, big.Success)
+	assert.Equal(t, result.Unavailable, big.ErrorType)
+	assert.Contains(t, big.Error, fmt.Sprintf("the output (%d bytes, %d lines) is too large to return whole", len(fullLines(n)), n))
+	data := big.ErrorData.(map[string]any)
+	preview := data["preview"].(string)
+	assert.LessOrEqual(t, len(preview), 100)
+	assert.True(t, strings.HasPrefix(fullLines(n), preview+"\n"), "whole first lines: %q", preview)
+	assert.Equal(t, len(fullLines(n)), data["size_bytes"])
+	assert.NotEmpty(t, big.Instruction)
+	assert.Contains(t, logs.String(), "too large to return inline")
 }
