@@ -295,7 +295,20 @@ func Classify(ctx context.Context, err, sentinel error) error {
 // lost since the last use (the server restarted) is replaced and asked
 // again, as ReadRetrying does, so that only a database that does not
 // answer fails.
+//
+// When every connection of the pool is at work (long statistics queries,
+// say), the database is asked on a connection of its own instead of
+// queueing behind them, so that a busy pool is not taken for a database
+// that does not answer.
 func Ping(ctx context.Context, pool *pgxpool.Pool) error {
+	if st := pool.Stat(); st.IdleConns() == 0 && st.TotalConns() >= st.MaxConns() {
+		conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+		if err != nil {
+			return err
+		}
+		defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+		return conn.Ping(ctx)
+	}
 	return ReadRetrying(ctx, pool, func() error { return pool.Ping(ctx) })
 }
 

@@ -376,6 +376,33 @@ func TestTxSettled_StalledCommitIsSettled(t *testing.T) {
 	t.Logf("settled in %v", time.Since(start).Round(time.Millisecond))
 }
 
+// Ping answers for a pool whose every connection is at work (long
+// queries): it asks on a connection of its own rather than waiting for
+// one of the pool's, so a busy database is not reported unreachable.
+func TestPing_BusyPoolIsReachable(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	pool, err := pgpool.Open(ctx, "pingtest", pgpool.Config{DSN: dsn, Schema: pgtest.FreshSchema(t, dsn), MaxConns: 1})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	held, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer held.Release()
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	assert.NoError(t, pgpool.Ping(pctx, pool))
+
+	out, relayed := pgtest.NewOutage(t, dsn)
+	away, err := pgpool.Open(ctx, "pingaway", pgpool.Config{DSN: relayed, Schema: pgtest.FreshSchema(t, dsn), MaxConns: 1})
+	require.NoError(t, err)
+	t.Cleanup(away.Close)
+	held2, err := away.Acquire(ctx)
+	require.NoError(t, err)
+	defer held2.Release()
+	out.Down()
+	assert.Error(t, pgpool.Ping(pctx, away), "a busy pool of a database that went away is still found unreachable")
+}
+
 // Hosts starting at once on a fresh database each create the schema and
 // apply the migrations: exactly one does, none fails.
 func TestMigrate_HostsStartingAtOnce(t *testing.T) {
