@@ -636,24 +636,46 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 	})
 	switch {
 	case cmdNode != nil && urlNode != nil:
-		d.bad(urlNode, key, "expected exactly one of command and url, got both")
+		cf, cl := d.l.at(cmdNode)
+		uf, ul := d.l.at(urlNode)
+		if cf != uf {
+			// Merged from two files: a later file switching the server's
+			// kind must drop the other key.
+			d.bad(urlNode, key, "expected exactly one of command and url, got both: command from %s:%d, url from %s:%d; a file replacing one with the other writes the other as null (command: null)",
+				filepath.Base(cf), cl, filepath.Base(uf), ul)
+		} else {
+			d.bad(urlNode, key, "expected exactly one of command and url, got both")
+		}
 		ok = false
 	case cmdNode == nil && urlNode == nil && deref(vn).Kind == yaml.MappingNode:
 		d.bad(kn, key, "expected command (a local server over stdio) or url (a streamable HTTP server), got neither")
 		ok = false
 	}
+	// A key left from an earlier file that described the server otherwise
+	// says so: the later file must drop it (key: null).
+	from := func(n, other *yaml.Node) string {
+		if other == nil {
+			return ""
+		}
+		nf, _ := d.l.at(n)
+		of, _ := d.l.at(other)
+		if nf == of {
+			return ""
+		}
+		return fmt.Sprintf(" (it comes from %s; %s makes this a server of the other kind: write the key as null there to drop it)", filepath.Base(nf), filepath.Base(of))
+	}
 	if cmdNode == nil {
 		if envKey != nil {
-			d.bad(envKey, join(key, "env"), "only applies to a server with command")
+			d.bad(envKey, join(key, "env"), "only applies to a server with command%s", from(envKey, urlNode))
 			ok = false
 		}
 		if dirKey != nil {
-			d.bad(dirKey, join(key, "dir"), "only applies to a server with command")
+			d.bad(dirKey, join(key, "dir"), "only applies to a server with command%s", from(dirKey, urlNode))
 			ok = false
 		}
 	}
 	if urlNode == nil && headersKey != nil {
-		d.bad(headersKey, join(key, "headers"), "only applies to a server with url")
+		d.bad(headersKey, join(key, "headers"), "only applies to a server with url%s", from(headersKey, cmdNode))
 		ok = false
 	}
 	return s, ok

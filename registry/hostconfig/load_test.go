@@ -192,6 +192,35 @@ stats: {dir: null}
 	assert.Contains(t, err.Error(), "aliases.a")
 }
 
+// A server switched from command to url by a later file, without
+// dropping the earlier keys, is told where each came from and how to drop
+// them (key: null), not only the later file's line.
+func TestLoad_ServerKindSwitchedAcrossFilesNamesBoth(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"base.yaml": "servers:\n  s1:\n    command: [srv]\n    env: {A: \"1\"}\n",
+		"c.yaml":    "include: [base.yaml]\nservers:\n  s1:\n    url: https://x.test/mcp\n",
+	})
+	_, err := load(t, dir, "c.yaml", nil)
+	texts := problemTexts(t, dir, err)
+	require.Len(t, texts, 1)
+	assert.Equal(t, "c.yaml:4: servers.s1: expected exactly one of command and url, got both: command from base.yaml:3, url from c.yaml:4; a file replacing one with the other writes the other as null (command: null)", texts[0])
+
+	dir = writeFiles(t, map[string]string{
+		"base.yaml": "servers:\n  s1:\n    command: [srv]\n    env: {A: \"1\"}\n",
+		"c.yaml":    "include: [base.yaml]\nservers:\n  s1:\n    command: null\n    url: https://x.test/mcp\n",
+	})
+	_, err = load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{"base.yaml:4: servers.s1.env: only applies to a server with command (it comes from base.yaml; c.yaml makes this a server of the other kind: write the key as null there to drop it)"}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{
+		"base.yaml": "servers:\n  s1:\n    command: [srv]\n    env: {A: \"1\"}\n",
+		"c.yaml":    "include: [base.yaml]\nservers:\n  s1:\n    command: null\n    env: null\n    url: https://x.test/mcp\n",
+	})
+	cfg, err := load(t, dir, "c.yaml", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "https://x.test/mcp", cfg.Servers["s1"].URL)
+}
+
 func TestLoad_IncludeCycleRefused(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"main.yaml": "include: [a.yaml]\n",
