@@ -20,7 +20,8 @@
 // does not change with a registry prefix. Its attributes:
 //
 //	gen_ai.operation.name   "execute_tool"
-//	gen_ai.tool.name        the name the tool was called by (Tool.Name)
+//	gen_ai.tool.name        the tool's final name (Tool.Name; a call through an
+//	                        alias is recorded under the tool it runs)
 //	toolpack.pack           the tool's pack
 //	error.type              on failure: the failure's error type ("unknown" when it names none),
 //	                        or cancelled, timeout or protocol_error for a protocol failure
