@@ -59,6 +59,11 @@
 //	toolpack.tool.bytes_out  counter, By: the size of the value (as the stats middleware
 //	                         counts it) or of the failure's text
 //
+// Setup bounds each instrument's series at SetupOptions.MetricSeries
+// (DefaultMetricSeries, 20,000: one series per tool, so a catalogue's
+// tools keep theirs), past which the SDK merges further series into one
+// marked otel.metric.overflow=true.
+//
 // Installed with UseOuter, it traces and counts the calls refused for
 // their arguments too (error.type validation_error); installed with Use,
 // it sees only calls whose arguments passed. Calls refused before any

@@ -33,7 +33,19 @@ type SetupOptions struct {
 	// StdoutReserved refuses the console exporters (ErrStdoutExporter):
 	// set it when standard output is the MCP stdio transport.
 	StdoutReserved bool
+	// MetricSeries is the most series (attribute sets: one per tool, and
+	// per tool and error type for failures) one instrument keeps; past it
+	// the SDK merges further series into one marked
+	// otel.metric.overflow=true. Zero means DefaultMetricSeries; negative,
+	// no limit. The SDK's experimental OTEL_GO_X_CARDINALITY_LIMIT, when
+	// set, wins.
+	MetricSeries int
 }
+
+// DefaultMetricSeries is SetupOptions.MetricSeries' default: room for a
+// catalogue's tools (the SDK's own default, 2,000, would merge the tools
+// past the 2,000th into one series without a word).
+const DefaultMetricSeries = 20000
 
 // Providers are the tracer and meter providers Setup built; no-ops for a
 // signal the environment does not turn on.
@@ -107,7 +119,15 @@ func Setup(ctx context.Context, opts SetupOptions) (*Providers, error) {
 			_ = p.Shutdown(ctx)
 			return nil, fmt.Errorf("telemetry: metric reader (OTEL_METRICS_EXPORTER=%q; expected otlp, prometheus, console or none): %w", os.Getenv("OTEL_METRICS_EXPORTER"), err)
 		}
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
+		mopts := []sdkmetric.Option{sdkmetric.WithReader(reader), sdkmetric.WithResource(res)}
+		if os.Getenv("OTEL_GO_X_CARDINALITY_LIMIT") == "" {
+			series := opts.MetricSeries
+			if series == 0 {
+				series = DefaultMetricSeries
+			}
+			mopts = append(mopts, sdkmetric.WithCardinalityLimit(series))
+		}
+		mp := sdkmetric.NewMeterProvider(mopts...)
 		p.MeterProvider, p.Metrics = mp, true
 		p.shutdown = append(p.shutdown, mp.Shutdown)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -392,6 +394,7 @@ type collector struct {
 	paths   []string
 	spans   []string // span names
 	service string
+	calls   int // data points of toolpack.tool.calls
 }
 
 func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -411,6 +414,20 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				for _, ss := range rs.ScopeSpans {
 					for _, s := range ss.Spans {
 						c.spans = append(c.spans, s.Name)
+					}
+				}
+			}
+		}
+	}
+	if r.URL.Path == "/v1/metrics" {
+		var req colmetrics.ExportMetricsServiceRequest
+		if proto.Unmarshal(body, &req) == nil {
+			for _, rm := range req.ResourceMetrics {
+				for _, sm := range rm.ScopeMetrics {
+					for _, m := range sm.Metrics {
+						if m.Name == "toolpack.tool.calls" {
+							c.calls += len(m.GetSum().GetDataPoints())
+						}
 					}
 				}
 			}
@@ -449,6 +466,41 @@ func TestSetup_ExportsOTLPToCollector(t *testing.T) {
 	assert.Equal(t, []string{"ot.version"}, col.spans, "span name ot.{function}")
 	assert.Equal(t, "toolpack-test", col.service)
 	assert.False(t, strings.Contains(strings.Join(col.paths, ","), "console"))
+}
+
+// Metric series per instrument are bounded by SetupOptions.MetricSeries
+// (DefaultMetricSeries, room for a catalogue's tools, when zero), not the
+// SDK's 2,000: past the bound, further tools share one overflow series.
+func TestSetup_MetricSeriesBound(t *testing.T) {
+	for _, tc := range []struct {
+		series, want int
+	}{{0, 8}, {4, 4}} {
+		clearOTelEnv(t)
+		col := &collector{}
+		srv := httptest.NewServer(col)
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-test", MetricSeries: tc.series})
+		require.NoError(t, err)
+		mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
+		require.NoError(t, err)
+		reg := registry.New(registry.Options{Prefix: new("")})
+		reg.Use(mw)
+		for i := range 8 {
+			require.NoError(t, registry.AddFunc(reg, fmt.Sprintf("t%d", i), func(context.Context, struct{}) (result.Result[string], error) {
+				return result.Ok("x"), nil
+			}, registry.ToolOptions{Doc: "T."}))
+			_, err := reg.Invoke(ctx, fmt.Sprintf("t%d", i), json.RawMessage(`{}`))
+			require.NoError(t, err)
+		}
+		require.NoError(t, p.Shutdown(ctx))
+		cancel()
+		srv.Close()
+		col.mu.Lock()
+		assert.Equal(t, tc.want, col.calls, "MetricSeries %d: one series per tool up to the bound (the last one the overflow)", tc.series)
+		col.mu.Unlock()
+	}
 }
 
 // A tool inventing error types cannot grow the metrics without end: past
