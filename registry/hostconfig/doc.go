@@ -35,11 +35,12 @@
 //     "{server}.{tool}" of a configured server; cycles, chains longer
 //     than registry.MaxAliasDepth and aliases to unknown tools are
 //     refused (the last by Host, which knows the registry; a configured
-//     server that is not connected is taken on trust, one that is must
-//     have the tool). An alias needs a name of its own: not a tool's
-//     final name, nor its undecorated one under a registry prefix, nor a
-//     name under a configured server's "{server}." (its tools take those
-//     when it connects).
+//     server's tools are taken on trust, connected or not, so that the
+//     verdict on a file does not change with a server's state). An alias
+//     needs a name of its own: not a tool's final name, nor its
+//     undecorated one under a registry prefix (unless it runs that very
+//     tool: add: p_add), nor a name under a configured server's
+//     "{server}." (its tools take those when it connects).
 //   - snippets: name → {description, params: {name: {description,
 //     default}}, body}. A name is 1–64 characters from [A-Za-z0-9_-]
 //     (the snippet becomes the tool snippet.{name}); a parameter name is

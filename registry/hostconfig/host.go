@@ -250,13 +250,11 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 	}
 	tools := map[string]bool{}  // final and undecorated names: valid targets
 	finals := map[string]bool{} // final names: an alias may not take one
-	packs := map[string]bool{}  // packs registered now and kept
 	for _, t := range reg.ListAll() {
 		if replaced[t.Pack] {
 			continue
 		}
 		tools[t.Name], tools[t.BaseName], finals[t.Name] = true, true, true
-		packs[t.Pack] = true
 	}
 	prefix := reg.Prefix()
 	for _, st := range steps {
@@ -278,10 +276,11 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of a tool; an alias needs a name of its own", quote(a)))
 			continue
 		}
-		if d := decorate(prefix, a); d != a && finals[d] {
+		if d := decorate(prefix, a); d != a && finals[d] && cfg.Aliases[a] != d {
 			// Configuration names tools undecorated (TargetName): a
 			// snippet step or alias target written a would find the
-			// alias here and the tool elsewhere.
+			// alias here and the tool elsewhere — unless the alias runs
+			// that very tool (add: p_add, a shortcut without the prefix).
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of tool %s under the registry's prefix %s; an alias needs a name of its own", quote(a), quote(d), quote(prefix)))
 			continue
 		}
@@ -304,14 +303,14 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 		if tools[t] {
 			continue
 		}
-		srv, ok := serverTool(t, prefix, servers)
-		if ok && !packs[srv] && !packs[decorate(prefix, srv)] {
-			continue // not connected (or changed by this reload): its tools are not known yet
+		if _, ok := serverTool(t, prefix, servers); ok {
+			// A server's tools are taken on trust: whether it is connected
+			// now, and which tools it has, changes without a reload, and
+			// the verdict on a file must not (WarnUnserved-style warnings
+			// are the host's to log).
+			continue
 		}
 		msg := fmt.Sprintf("target %s is not a tool", cfg.shown(key, cfg.Aliases[a]))
-		if ok {
-			msg = fmt.Sprintf("target %s is not a tool of server %s, which is connected", cfg.shown(key, cfg.Aliases[a]), quote(srv))
-		}
 		if last != a {
 			msg = fmt.Sprintf("target %s ends at %s, which is not a tool", cfg.shown(key, cfg.Aliases[a]), cfg.shown("aliases."+last, t))
 		}

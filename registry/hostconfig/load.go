@@ -84,7 +84,7 @@ func (o LoadOptions) withDefaults() LoadOptions {
 // target is a tool is checked by Host, which knows the registry.
 func Load(path string, opts LoadOptions) (*Config, error) {
 	opts = opts.withDefaults()
-	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}}
+	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}}
 	root := l.readFile(path, nil, nil, 0)
 	structural := len(l.probs.list)
 	if structural > 0 && root == nil {
@@ -127,6 +127,7 @@ type loader struct {
 	origin  map[*yaml.Node]*source
 	mainDir string
 	read    map[string]*yaml.Node // absolute path → its merged mapping, each file read once
+	height  map[string]int        // absolute path → the levels of include below it
 }
 
 func (l *loader) uniqueFiles() []string {
@@ -203,7 +204,13 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 	if n, ok := l.read[abs]; ok {
 		// Included again (two files share an include): merge what it gave
 		// the first time. Its own includes could not reach a file of
-		// chain without the first read reporting the cycle.
+		// chain without the first read reporting the cycle; their depth
+		// counts from here, as if they were read again.
+		if depth+l.height[abs] > l.opts.MaxIncludeDepth {
+			report("includes nested deeper than %d files (%s); expected at most %d levels of include", nil,
+				l.opts.MaxIncludeDepth, file, l.opts.MaxIncludeDepth)
+			return nil
+		}
 		return n
 	}
 	if len(l.read) >= l.opts.MaxFiles {
@@ -253,6 +260,11 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 			sub := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key}, depth+1)
 			if sub != nil {
 				merged = l.merge(merged, sub, nil)
+			}
+			if sa, err := filepath.Abs(e.path); err == nil {
+				if _, read := l.read[sa]; read {
+					l.height[abs] = max(l.height[abs], l.height[sa]+1)
+				}
 			}
 		}
 	}
@@ -546,6 +558,9 @@ func (l *loader) merge(a, b *yaml.Node, path []string) *yaml.Node {
 			out.Content[j] = k
 			out.Content[j+1] = l.merge(out.Content[j+1], v, append(path[:len(path):len(path)], k.Value))
 			continue
+		}
+		if drops && isNull(v) {
+			continue // dropped by an earlier file already (an include read twice): nothing to drop
 		}
 		index[k.Value] = len(out.Content)
 		out.Content = append(out.Content, k, v)

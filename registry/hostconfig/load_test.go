@@ -221,6 +221,20 @@ func TestLoad_ServerKindSwitchedAcrossFilesNamesBoth(t *testing.T) {
 	assert.Equal(t, "https://x.test/mcp", cfg.Servers["s1"].URL)
 }
 
+// An include read twice (shared by two files) that drops an entry drops
+// nothing the second time: not refused as an empty entry.
+func TestLoad_SharedIncludeDroppingTwice(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"base.yaml":   "aliases: {danger: add, keep: add}\n",
+		"policy.yaml": "aliases: {danger: null}\n",
+		"team.yaml":   "include: policy.yaml\naliases: {t: add}\n",
+		"local.yaml":  "include: policy.yaml\naliases: {l: add}\n",
+		"main.yaml":   "include: [base.yaml, team.yaml, local.yaml]\n",
+	})
+	cfg := mustLoad(t, dir, "main.yaml", nil)
+	assert.Equal(t, map[string]string{"keep": "add", "t": "add", "l": "add"}, cfg.Aliases)
+}
+
 func TestLoad_IncludeCycleRefused(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"main.yaml": "include: [a.yaml]\n",
@@ -264,6 +278,25 @@ func TestLoad_IncludeDepthCapped(t *testing.T) {
 
 	_, err = hostconfig.Load(filepath.Join(dir, "d/a.yaml"), hostconfig.LoadOptions{})
 	assert.Contains(t, err.Error(), "expected at most 8 levels of include", "the default depth is 8")
+
+	// A file read once (shared) counts its includes' depth wherever it is
+	// included again: the verdict does not depend on the include order.
+	chain := map[string]string{"s.yaml": "include: leaf.yaml\n", "leaf.yaml": "aliases: {x: y}\n"}
+	for i := 1; i <= 7; i++ {
+		next := fmt.Sprintf("d%d.yaml", i+1)
+		if i == 7 {
+			next = "s.yaml"
+		}
+		chain[fmt.Sprintf("d%d.yaml", i)] = "include: " + next + "\n"
+	}
+	chain["first.yaml"] = "include: [s.yaml, d1.yaml]\n"
+	chain["last.yaml"] = "include: [d1.yaml, s.yaml]\n"
+	dir = writeFiles(t, chain)
+	_, errFirst := hostconfig.Load(filepath.Join(dir, "first.yaml"), hostconfig.LoadOptions{})
+	_, errLast := hostconfig.Load(filepath.Join(dir, "last.yaml"), hostconfig.LoadOptions{})
+	require.Error(t, errFirst, "leaf.yaml is 9 levels below first.yaml through d1…d7")
+	require.Error(t, errLast)
+	assert.Contains(t, errFirst.Error(), "includes nested deeper than 8 files")
 }
 
 func TestLoad_FileSizeAndCountCapped(t *testing.T) {
