@@ -319,8 +319,15 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 	return ps.err(cfg.Files)
 }
 
-// serverTool reports whether name is "{server}.{tool}" (possibly with the
-// registry's prefix) of one of servers, and which.
+// ServerOf reports whether name is "{server}.{tool}" of one of servers,
+// undecorated or under the registry prefix prefix (as configuration and
+// the registry write it), and which server — as alias targets are
+// checked — for hosts checking the names a configuration writes.
+func ServerOf(name, prefix string, servers []string) (string, bool) {
+	return serverTool(name, prefix, servers)
+}
+
+// serverTool is ServerOf.
 func serverTool(name, prefix string, servers []string) (string, bool) {
 	for _, s := range servers {
 		for _, p := range []string{s + ".", decorate(prefix, s+".")} {

@@ -737,10 +737,11 @@ func (w *Wiring) warnUnserved(cfg *hostconfig.Config) {
 }
 
 // unservedSteps returns a warning for each tool a snippet of cfg calls
-// that reg does not serve under that name (a tool, enabled or not, or an
-// alias), that is not a snippet of cfg nor an alias cfg declares, and
-// that is not under the name of a configured server (cfg's or servers,
-// the host's others), sorted by snippet and then in the body's order.
+// that reg does not have (enabled or not), that is not a snippet of cfg
+// nor an alias cfg declares, and that is not a tool of a configured
+// server (cfg's or servers, the host's others) still connecting — a
+// connected server must have it —, sorted by snippet and then in the
+// body's order.
 // Snippets that do not parse are skipped: the load reported them.
 func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, servers []string) []string {
 	var out []string
@@ -777,21 +778,26 @@ func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, servers []str
 // unservedSteps.
 func servedStep(cfg *hostconfig.Config, reg *registry.Registry, servers []string, tool string) bool {
 	if _, ok := cfg.Aliases[tool]; ok {
-		return true
+		return true // an alias of the configuration (the registry's may be the previous one's)
 	}
 	if rest, ok := strings.CutPrefix(tool, snippet.ToolPrefix); ok {
 		if _, ok := cfg.Snippets[rest]; ok {
 			return true
 		}
 	}
-	target := reg.TargetName(tool)
-	if _, _, ok := reg.Resolve(target); ok || reg.IsAlias(target) {
-		return true
+	if _, exists := reg.IsEnabled(reg.TargetName(tool)); exists {
+		return true // a tool, enabled or not
 	}
-	if pack, _, ok := strings.Cut(tool, "."); ok {
-		if _, ok := cfg.Servers[pack]; ok || slices.Contains(servers, pack) {
-			return true
+	all := append(cfg.ServerNames(), servers...)
+	if srv, ok := hostconfig.ServerOf(tool, reg.Prefix(), all); ok {
+		// A server's tool: on trust while it is not connected (its pack
+		// not registered), missing once it is.
+		for _, p := range reg.Packs() {
+			if p.Name == srv {
+				return false
+			}
 		}
+		return true
 	}
 	return false
 }

@@ -704,6 +704,31 @@ servers:
 	writeConfig(t, dir, "snippets: {typo: {body: 'add(a=1, b=2)'}}\n")
 	require.NoError(t, host.Reload(t.Context()))
 	assert.Empty(t, logs.String())
+
+	// An alias the reload removes no longer counts (the registry still has
+	// it while the warning is made); a server named with a dot is matched
+	// whole; a connected server (its pack registered) must have the tool.
+	up := &registry.Pack{Name: "my.up", Description: "A connected server."}
+	require.NoError(t, registry.AddFunc(up, "my.up.echo", func(context.Context, struct{}) (result.Result[string], error) { return result.Ok("x"), nil }, registry.ToolOptions{Doc: "Echoes."}))
+	require.NoError(t, reg.AddPack(up))
+	writeConfig(t, dir, "aliases: {plus: add}\nsnippets: {s: {body: 'plus(a=1, b=2)'}}\n")
+	require.NoError(t, host.Reload(t.Context()))
+	logs.Reset()
+	writeConfig(t, dir, `snippets:
+  s: {body: 'plus(a=1, b=2)'}
+  d: {body: 'my.srv.add(a=1)'}
+  u: {body: 'my.up.nosuch()'}
+  e: {body: 'my.up.echo()'}
+servers:
+  my.srv: {url: "http://127.0.0.1:1/mcp"}
+  my.up: {url: "http://127.0.0.1:1/mcp"}
+`)
+	require.NoError(t, host.Reload(t.Context()))
+	out = logs.String()
+	assert.Contains(t, out, `snippets.s.body: calls a tool that is not served: \"plus\"`)
+	assert.Contains(t, out, `snippets.u.body: calls a tool that is not served: \"my.up.nosuch\"`)
+	assert.NotContains(t, out, "snippets.d.body", "a server with a dot in its name, still connecting")
+	assert.NotContains(t, out, "snippets.e.body")
 }
 
 // An output directory that cannot be made is named by its key, output.dir,
