@@ -17,16 +17,19 @@ const snippetPack = "snippet"
 // section through p, beside the servers p was given by other means (fixed,
 // for example a -proxy file, which every configuration keeps):
 //
-//	host.OnApply("servers", mcpproxy.HostHook(p, fixed))
+//	host.OnApply("servers", mcpproxy.HostHook(p, fixed, "catalogue", "web"))
 //
 // Preparing checks every server, naming the file, line and key of each
-// problem: mcpproxy's rules (Validate), a name also in fixed, and a name
-// some pack that is not a server's already has (a local pack such as
-// "ot", or "snippet", the configuration's snippets) — a server there
-// would never be served. Applying reconfigures p (Reconfigure: unchanged
-// servers keep their sessions); undoing puts the previous servers back.
-// p nil checks the configuration and applies nothing.
-func HostHook(p *Proxy, fixed []Config) hostconfig.Hook {
+// problem: mcpproxy's rules (Validate), a name also in fixed, and a name a
+// pack of the host takes — a server there would never be served: a pack
+// that is not a server's registered now (a local pack such as "ot"),
+// "snippet" (the configuration's snippets), and reserved, the packs the
+// host registers later or only with some configurations (a catalogue,
+// packs its configuration turns on), so that a file is judged the same at
+// start and at every reload. Applying reconfigures p (Reconfigure:
+// unchanged servers keep their sessions); undoing puts the previous
+// servers back. p nil checks the configuration and applies nothing.
+func HostHook(p *Proxy, fixed []Config, reserved ...string) hostconfig.Hook {
 	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
 		all := append([]Config(nil), fixed...)
 		inFixed := map[string]bool{}
@@ -34,6 +37,9 @@ func HostHook(p *Proxy, fixed []Config) hostconfig.Hook {
 			inFixed[c.Name] = true
 		}
 		taken := map[string]bool{snippetPack: true}
+		for _, r := range reserved {
+			taken[r] = true
+		}
 		if p != nil {
 			for _, t := range p.reg.ListAll() {
 				if !strings.HasPrefix(t.Source, registry.SourceProxyPrefix) {
@@ -47,6 +53,9 @@ func HostHook(p *Proxy, fixed []Config) hostconfig.Hook {
 			switch {
 			case inFixed[name]:
 				errs = append(errs, cfg.Errorf("servers."+name, "a server named %q is given to the host elsewhere too (a -proxy file); expected each name once", name))
+				continue
+			case name == snippetPack:
+				errs = append(errs, cfg.Errorf("servers."+name, "%q is the name of the pack of the configuration's snippets, and a server's tools are served as a pack of the server's name; expected a name of its own", name))
 				continue
 			case taken[name]:
 				errs = append(errs, cfg.Errorf("servers."+name, "%q is the name of a pack the host serves itself, and a server's tools are served as a pack of the server's name; expected a name of its own", name))

@@ -19,8 +19,9 @@ import (
 // HostHook serves a configuration's servers: section through the proxy —
 // a server added by a reload is served, one removed is gone — and refuses,
 // naming file, line and key, a server named like a pack the host serves
-// itself (it would never be served), "snippet", or a server the host was
-// given elsewhere; a refused configuration changes nothing.
+// itself (it would never be served), "snippet", a name the host reserves
+// for a pack it registers later, or a server the host was given
+// elsewhere; a refused configuration changes nothing.
 func TestHostHook_ServesServersAndRefusesTakenNames(t *testing.T) {
 	reg := newRegistry()
 	local := &registry.Pack{Name: "local", Description: "The host's own."}
@@ -37,7 +38,7 @@ func TestHostHook_ServesServersAndRefusesTakenNames(t *testing.T) {
 	path := filepath.Join(dir, "c.yaml")
 	host, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: reg})
 	require.NoError(t, err)
-	host.OnApply("servers", mcpproxy.HostHook(p, fixed))
+	host.OnApply("servers", mcpproxy.HostHook(p, fixed, "later"))
 
 	require.NoError(t, os.WriteFile(path, []byte("servers:\n  kid: {url: \""+kidURL+"\"}\n"), 0o600))
 	require.NoError(t, host.Reload(t.Context()))
@@ -49,12 +50,14 @@ func TestHostHook_ServesServersAndRefusesTakenNames(t *testing.T) {
   local: {url: "http://127.0.0.1:1/mcp"}
   snippet: {url: "http://127.0.0.1:1/mcp"}
   fixed: {url: "http://127.0.0.1:1/mcp"}
+  later: {url: "http://127.0.0.1:1/mcp"}
 `), 0o600))
 	err = host.Reload(t.Context())
 	require.Error(t, err)
 	msg := err.Error()
 	assert.Contains(t, msg, `c.yaml:3: servers.local: "local" is the name of a pack the host serves itself`)
-	assert.Contains(t, msg, `c.yaml:4: servers.snippet: "snippet" is the name of a pack the host serves itself`)
+	assert.Contains(t, msg, `c.yaml:4: servers.snippet: "snippet" is the name of the pack of the configuration's snippets`)
+	assert.Contains(t, msg, `c.yaml:6: servers.later: "later" is the name of a pack the host serves itself`, "a reserved name: a pack the host registers later")
 	assert.Contains(t, msg, `c.yaml:5: servers.fixed: a server named "fixed" is given to the host elsewhere too`)
 	assert.NotContains(t, msg, "servers.kid")
 	assert.Equal(t, []string{"local.x"}, toolNamesOfPack(reg, "local"), "the host's own pack is untouched")

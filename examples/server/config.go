@@ -16,6 +16,7 @@ import (
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
+	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/registry/results"
@@ -45,7 +46,14 @@ func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, f
 	if err != nil {
 		return nil, err
 	}
-	h.OnApply("servers", mcpproxy.HostHook(proxy, fixed))
+	// Packs the server registers after the first configuration, or only
+	// with some configurations, are reserved, so that a server named like
+	// one is refused at start as at every reload.
+	reserved := []string{cataloguehost.DefaultPack, ot.PackName}
+	for _, e := range availablePacks() {
+		reserved = append(reserved, e.name)
+	}
+	h.OnApply("servers", mcpproxy.HostHook(proxy, fixed, reserved...))
 	return h, nil
 }
 
