@@ -159,12 +159,14 @@ func (r *Recorder) Middleware() registry.Middleware {
 			// Two monotonic clock reads: the wall time of the start is the
 			// base's plus the monotonic time elapsed since it.
 			base := r.base.Load()
+			var at int64
+			if cfg.now != nil {
+				at = cfg.now().UnixNano() // the start, as the record says, not the end
+			}
 			start := time.Since(base.t)
 			res, err := next(ctx, c)
-			e := entry{tool: c.Tool, dur: time.Since(base.t) - start, in: int64(len(c.Raw))}
-			if cfg.now != nil {
-				e.at = cfg.now().UnixNano()
-			} else {
+			e := entry{tool: c.Tool, dur: time.Since(base.t) - start, in: int64(len(c.Raw)), at: at}
+			if cfg.now == nil {
 				e.at = base.ns + int64(start)
 			}
 			switch {

@@ -644,3 +644,33 @@ func TestRecorder_ZeroValueRefusedAtSetup(t *testing.T) {
 	var r Recorder
 	assert.PanicsWithValue(t, "stats: Middleware of a Recorder not made by New", func() { r.Middleware() })
 }
+
+// A record's time is when the call started, whichever clock stamps it:
+// with Options.Now too (a host's clock), a long call is not stamped when
+// it ended, which would move it across period and day-file boundaries.
+func TestRecorder_RecordTimeIsTheStartWithAHostClock(t *testing.T) {
+	t0 := time.Date(2026, 3, 4, 23, 59, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := t0
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	rec, o := newRecorder(t, func(o *Options) { o.Now = clock })
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: discard})
+	reg.UseOuter(rec.Middleware())
+	require.NoError(t, registry.AddFunc(reg, "slow", func(context.Context, struct{}) (result.Result[string], error) {
+		mu.Lock()
+		now = now.Add(2 * time.Minute) // the call runs past midnight
+		mu.Unlock()
+		return result.Ok("done"), nil
+	}, registry.ToolOptions{Doc: "Slow."}))
+	_, err := reg.Invoke(context.Background(), "slow", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.NoError(t, rec.Flush(context.Background()))
+	got, _ := readAll(t, o.Dir)
+	require.Len(t, got, 1)
+	assert.True(t, got[0].time.Equal(t0), "stamped %v, started %v", got[0].time, t0)
+	assert.Equal(t, []string{"stats-2026-03-04.jsonl"}, dayFiles(t, o.Dir), "the day the call started")
+}

@@ -69,6 +69,9 @@ type Wiring struct {
 	host *hostconfig.Host
 	log  *slog.Logger
 	now  func() time.Time
+	// hostNow is Options.Now as given (nil: the statistics time records
+	// with their monotonic base, cheaper than a clock read per call).
+	hostNow func() time.Time
 
 	servers func() []ot.ServerStatus // Options.Servers; may be nil
 
@@ -133,7 +136,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 	if opts.Host.Config() != nil {
 		return nil, errors.New("othost: Setup must run before the first Host.Reload (its hooks apply each configuration)")
 	}
-	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now, otherDBs: opts.Databases, servers: opts.Servers}
+	w := &Wiring{reg: opts.Registry, host: opts.Host, log: opts.Logger, now: opts.Now, hostNow: opts.Now, otherDBs: opts.Databases, servers: opts.Servers}
 	if w.log == nil {
 		w.log = slog.Default()
 	}
@@ -319,12 +322,14 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 	if old != nil && old.Stats == cfg.Stats && old.Output.ReportsDir == cfg.Output.ReportsDir {
 		return hostconfig.Step{}, nil
 	}
+	// The host's own clock only (Options.Now): without one the recorder
+	// times records with its monotonic base, two clock reads a call.
 	next := w.statsOptions(cfg)
-	next.Now = w.now
-	prev := stats.Options{Now: w.now} // before any configuration: disabled
+	next.Now = w.hostNow
+	prev := stats.Options{Now: w.hostNow} // before any configuration: disabled
 	if old != nil {
 		prev = w.statsOptions(old)
-		prev.Now = w.now
+		prev.Now = w.hostNow
 	}
 	w.mu.Lock()
 	prevSink := w.sink
