@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -67,4 +68,16 @@ func TestRereader_FailedRereadTriedAgainUntilItSucceeds(t *testing.T) {
 
 	cancel()
 	stop()
+}
+
+// The OpenTelemetry SDK's errors quote the values they could not read; the
+// server's log keeps what went wrong without them (a URL's credentials).
+func TestQuotesHidden_SDKErrorsWithoutTheirValues(t *testing.T) {
+	_, err := url.Parse("https://user:TOPSECRET@collector.example:4318/v1/traces%zz")
+	require.Error(t, err)
+	got := quotesHidden(err)
+	assert.NotContains(t, got, "TOPSECRET")
+	assert.Equal(t, `parse "…": invalid URL escape "…"`, got)
+	assert.Equal(t, `a "…" b "…"`, quotesHidden(errors.New(`a "x\"y" b "z"`)))
+	assert.Empty(t, quotesHidden(nil))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"regexp"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -65,8 +66,9 @@ func exportErrors(ctx context.Context, log *slog.Logger) otel.ErrorHandler {
 // format of the rest) instead of Go's standard logger, errors and warnings
 // as warnings, its informational and debug messages (spans dropped from a
 // full queue among them) at debug level. Only the message and the error
-// are kept: the SDK's key/value pairs can quote configuration values (an
-// OTEL_EXPORTER_OTLP_HEADERS value holding an API key, say), which never
+// are kept, and the error's quoted parts hidden: the SDK's key/value pairs
+// and errors can quote configuration values (an OTEL_EXPORTER_OTLP_HEADERS
+// value holding an API key, an endpoint URL with credentials), which never
 // reach a log.
 type sdkLog struct{ log *slog.Logger }
 
@@ -85,8 +87,22 @@ func (s sdkLog) Info(level int, msg string, _ ...any) {
 }
 
 func (s sdkLog) Error(err error, msg string, _ ...any) {
-	s.log.Warn("OpenTelemetry: "+msg, "error", err)
+	s.log.Warn("OpenTelemetry: "+msg, "error", quotesHidden(err))
 }
+
+// quotesHidden is err's text with every quoted part replaced by "…": the
+// SDK's errors quote the values they could not read (a URL with its
+// credentials: parse "https://user:secret@…": invalid URL escape), and
+// what went wrong stays readable without them.
+func quotesHidden(err error) string {
+	if err == nil {
+		return ""
+	}
+	return quotedRE.ReplaceAllString(err.Error(), `"…"`)
+}
+
+// quotedRE matches a double-quoted part of a message, escapes included.
+var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 func (s sdkLog) WithValues(...any) logr.LogSink { return s }
 
