@@ -55,9 +55,10 @@
 //
 //   - isError → failure with error type upstream_failure — or the error
 //     type a toolpack server states in the result's _meta
-//     ("toolpack/error_type": not_found, validation_error, …), so that a
-//     proxied tool fails as the tool itself does —, the text content
-//     joined by newlines (structuredContent, if any, in ErrorData);
+//     ("toolpack/error_type") when it is not_found, validation_error,
+//     permission_denied, conflict or rate_limited, so that a proxied tool
+//     fails as the tool itself does —, the text content joined by newlines
+//     (structuredContent, if any, in ErrorData);
 //   - structuredContent → success with that value, numbers as json.Number
 //     (so that 2^53+1 keeps every digit; see Wire values). A value that is
 //     not an object travels wrapped in an object of one member; when the

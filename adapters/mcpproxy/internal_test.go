@@ -105,6 +105,9 @@ func TestMapResultErrorKeepsTheRemoteErrorType(t *testing.T) {
 	assert.Equal(t, result.UpstreamFailure, fail(nil))
 	assert.Equal(t, result.UpstreamFailure, fail(mcp.Meta{mcpmap.MetaErrorType: "Not Found!"}))
 	assert.Equal(t, result.UpstreamFailure, fail(mcp.Meta{mcpmap.MetaErrorType: 7}))
+	for _, own := range []string{"cancelled", "timeout", "unavailable", "internal_error", "security_error", "made_up"} {
+		assert.Equal(t, result.UpstreamFailure, fail(mcp.Meta{mcpmap.MetaErrorType: own}), "%s speaks for this host: not taken from a remote", own)
+	}
 }
 
 func TestMapResultErrorKeepsStructuredDetails(t *testing.T) {

@@ -322,18 +322,22 @@ func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red *
 
 // remoteErrorType is the error type of a remote failure: the one a
 // toolpack server states in the result's _meta (MetaErrorType, as
-// adapters/mcpserver writes it: not_found, validation_error, …), so that
-// a proxied tool fails as the tool itself does; upstream_failure when the
-// remote states none, or something that is not an error type.
+// adapters/mcpserver writes it), when it is one of the domain failures
+// that say what to do about the call — not_found, validation_error,
+// permission_denied, conflict, rate_limited — so that a proxied tool fails
+// as the tool itself does; upstream_failure otherwise. Any server can
+// write the key, so types that speak for this host (cancelled, timeout,
+// unavailable, internal_error, security_error: a REST status, an
+// instruction, a statistic of its own) are not taken from a remote.
 func remoteErrorType(meta map[string]any) result.ErrorType {
-	if s, ok := meta[mcpmap.MetaErrorType].(string); ok && errorTypeRE.MatchString(s) {
-		return result.ErrorType(s)
+	if s, ok := meta[mcpmap.MetaErrorType].(string); ok {
+		switch t := result.ErrorType(s); t {
+		case result.NotFound, result.ValidationError, result.PermissionDenied, result.Conflict, result.RateLimited:
+			return t
+		}
 	}
 	return result.UpstreamFailure
 }
-
-// errorTypeRE is the shape of an error type a remote may state.
-var errorTypeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // structuredContent returns the structured content of a result and its JSON
 // size: decoded from raw with json.Number numbers when raw holds it, the
