@@ -303,9 +303,9 @@ func (p *pack) aliasMarkdown(al Alias) string {
 // snippet ($name) is also pointed to the list of snippets.
 func (p *pack) noMatch(q string) string {
 	if strings.HasPrefix(q, "$") {
-		return p.calls(fmt.Sprintf("No matches found for %q. Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available.", q))
+		return fmt.Sprintf(p.calls("No matches found for %q. Use ot.snippets() to list the snippets, or ot.tools() or ot.packs() to browse what is available."), q)
 	}
-	return p.calls(fmt.Sprintf("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available.", q))
+	return fmt.Sprintf(p.calls("No matches found for %q. Use ot.tools() or ot.packs() to browse what is available."), q)
 }
 
 // search ranks tools, packs, snippets and aliases against q and lists the
@@ -454,6 +454,8 @@ func (p *pack) generalHelp() string {
 // calls returns text with each call of an ot tool it writes (ot.tools(…))
 // naming the tool as it is called: under a registry prefix, by its final
 // name (guide_ot.tools(…)). Without a prefix text comes back as it is.
+// Apply it to a format before a caller's text goes in, never after: the
+// caller's text stays as written.
 func (p *pack) calls(text string) string {
 	if p.reg.Prefix() == "" {
 		return text

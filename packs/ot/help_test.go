@@ -326,6 +326,9 @@ func TestHelp_PrefixedRegistry(t *testing.T) {
 	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"zzzqqqxxx"}`))
 	require.NoError(t, err)
 	assert.Equal(t, `No matches found for "zzzqqqxxx". Use guide_ot.tools() or guide_ot.packs() to browse what is available.`, res.Value)
+	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"ot.zzqq("}`))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(res.Value.(string), `No matches found for "ot.zzqq(".`), "the query is echoed as asked: %s", res.Value)
 }
 
 // Under a prefix, ot.stats(tool=…) takes the undecorated name too (as

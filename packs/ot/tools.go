@@ -175,7 +175,7 @@ func (p *pack) packs(ctx context.Context, a PacksArgs) (result.Result[string], e
 		return sp.end(res, err, n)
 	case InfoFull:
 		if len(pks) == 0 {
-			return sp.end(result.Ok(p.calls(fmt.Sprintf("No pack name contains %q. Call ot.packs() to list every pack.", a.Pattern))), nil, n)
+			return sp.end(result.Ok(fmt.Sprintf(p.calls("No pack name contains %q. Call ot.packs() to list every pack."), a.Pattern)), nil, n)
 		}
 		ins := p.instructions()
 		parts := make([]string, len(pks))
@@ -271,7 +271,7 @@ func (p *pack) snippets(ctx context.Context, a SnippetsArgs) (result.Result[stri
 		case len(ss) == 0 && len(p.snippetList()) == 0:
 			return sp.end(result.Ok("No snippets are configured (the snippets: key of the configuration)."), nil, n)
 		case len(ss) == 0:
-			return sp.end(result.Ok(p.calls(fmt.Sprintf("No snippet name or description contains %q. Call ot.snippets() to list every snippet.", a.Pattern))), nil, n)
+			return sp.end(result.Ok(fmt.Sprintf(p.calls("No snippet name or description contains %q. Call ot.snippets() to list every snippet."), a.Pattern)), nil, n)
 		}
 		parts := make([]string, len(ss))
 		for i, s := range ss {

@@ -262,3 +262,17 @@ func TestProperty_FuzzyDistanceAgreesWithTable(t *testing.T) {
 		require.Equal(t, utf8.RuneCountInString(line), runes)
 	})
 }
+
+// The preview of an output too large to return and not stored ends on a
+// line, or, with no line end in reach, on a whole character: a character
+// cut at the limit is dropped, and an invalid byte earlier in the text is
+// no reason to cut further.
+func TestUnstored_PreviewCut(t *testing.T) {
+	text := "abc\xffdef" + strings.Repeat("é", 40) // no line end; an invalid byte early
+	res := unstored(text, 20)
+	preview := res.ErrorData.(map[string]any)["preview"].(string)
+	assert.Equal(t, text[:19], preview, "20 bytes would cut an é in two: 19")
+	res = unstored("line one\nline two\nline three", 20)
+	assert.Equal(t, "line one\nline two", res.ErrorData.(map[string]any)["preview"])
+	assert.Equal(t, 3, res.ErrorData.(map[string]any)["total_lines"])
+}

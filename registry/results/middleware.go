@@ -138,8 +138,13 @@ func unstored(text string, limit int) result.Result[any] {
 	if i := strings.LastIndexByte(preview, '\n'); i > 0 {
 		preview = preview[:i]
 	}
-	for len(preview) > 0 && !utf8.ValidString(preview) {
-		preview = preview[:len(preview)-1] // cut inside a character
+	// A cut inside a character (no line end in the first limit bytes)
+	// leaves at most 3 bytes of it at the end.
+	for i := 0; i < utf8.UTFMax-1 && len(preview) > 0; i++ {
+		if r, size := utf8.DecodeLastRuneInString(preview); r != utf8.RuneError || size != 1 {
+			break
+		}
+		preview = preview[:len(preview)-1]
 	}
 	lines := strings.Count(text, "\n")
 	if !strings.HasSuffix(text, "\n") {
