@@ -24,6 +24,7 @@ var periods = map[string]time.Duration{
 const (
 	statsDisabled    = "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration."
 	statsUnavailable = "Error: the statistics store cannot be reached right now; try again in a moment."
+	statsUnreadable  = "Error: the statistics could not be read; the cause is in the server log."
 )
 
 func invalidPeriod(p string) string {
@@ -80,6 +81,11 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 			kind = result.ValidationError
 		}
 		return sp.end(result.Failure[string]((&ReportError{Path: path, Err: re.Err}).Error(), kind), nil)
+	case err != nil && ctx.Err() == nil:
+		// The store failed otherwise (its directory replaced by a file,
+		// unreadable): the model is told in words, the operator in the log.
+		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.stats: the statistics could not be read", slog.String("error", err.Error()))
+		return sp.end(result.Failure[string](statsUnreadable, result.Unavailable), nil)
 	case err != nil:
 		return sp.end(result.Result[string]{}, fmt.Errorf("ot: stats: %w", err))
 	}
@@ -102,7 +108,6 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 		field{"success_rate", decimal{rep.SuccessRate, 1}},
 		field{"context_saved", rep.ContextSaved},
 		field{"time_saved_ms", rep.TimeSavedMS},
-		field{"tools", tools},
 	)
 	if rep.Skipped > 0 {
 		out = append(out, field{"skipped_records", rep.Skipped})
@@ -113,6 +118,9 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	if a.Output != "" {
 		out = append(out, field{"html_report", rep.HTMLReport})
 	}
+	// The per-tool list last: with many tools the answer is a stored
+	// output, whose preview shows the fields above it.
+	out = append(out, field{"tools", tools})
 	res, err := okYAML(out)
 	return sp.end(res, err, slog.Int64("total_calls", rep.TotalCalls))
 }

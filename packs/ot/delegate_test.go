@@ -76,8 +76,11 @@ func TestStats_FilterByAliasIsItsTool(t *testing.T) {
 
 func TestStats_GenerateHTMLReport(t *testing.T) {
 	f := newFixture(t)
-	m := parseMap(t, f.ok(t, "ot.stats", `{"output":"stats.html","period":"week"}`))
+	text := f.ok(t, "ot.stats", `{"output":"stats.html","period":"week"}`)
+	m := parseMap(t, text)
 	assert.Equal(t, "/reports/stats.html", m["html_report"])
+	assert.Less(t, strings.Index(text, "html_report"), strings.Index(text, "tools:"),
+		"before the per-tool list: with many tools the answer is stored, and its preview shows html_report")
 	assert.Equal(t, []string{"/reports/stats.html"}, f.stats.written)
 	assert.Equal(t, "stats.html", f.stats.queries[0].Output)
 	assert.Equal(t, "week", f.stats.queries[0].Period)
@@ -103,9 +106,18 @@ func TestStats_StatsDisabled(t *testing.T) {
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 	assert.Equal(t, "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration.", res.Error)
 
-	// Any other failure of the source is a protocol failure.
+	// Any other failure of the source (its directory replaced by a file,
+	// unreadable) is told to the model in words, the cause kept for the
+	// log, not an internal error; a cancelled call stays a protocol one.
 	g.stats.err = errors.New("disk on fire")
-	_, err := g.reg.Invoke(t.Context(), "ot.stats", nil)
+	got, err := g.reg.Invoke(t.Context(), "ot.stats", nil)
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, got.ErrorType)
+	assert.Equal(t, "Error: the statistics could not be read; the cause is in the server log.", got.Error)
+	assert.NotContains(t, got.Error, "disk on fire")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = g.reg.Invoke(ctx, "ot.stats", nil)
 	require.Error(t, err)
 }
 
