@@ -13,6 +13,10 @@ const (
 	// DefaultFlushInterval is how often buffered records are written when
 	// Options.FlushInterval is zero.
 	DefaultFlushInterval = time.Second
+	// NoEstimate, as Options.ContextPerCall or TimePerCallMs, estimates
+	// nothing saved (a configuration's explicit 0), where zero means the
+	// default.
+	NoEstimate = -1
 	// DefaultContextPerCall is the context tokens one call is estimated to
 	// save when Options.ContextPerCall is zero.
 	DefaultContextPerCall = 2000
@@ -58,11 +62,11 @@ type Options struct {
 	FlushInterval time.Duration
 	// ContextPerCall is the context tokens one call is estimated to save
 	// (config stats.context_per_call): context_saved = calls × this. Zero
-	// means DefaultContextPerCall.
+	// means DefaultContextPerCall; NoEstimate, none (context_saved 0).
 	ContextPerCall int64
 	// TimePerCallMs is the milliseconds one call is estimated to save
 	// (config stats.time_per_call_ms): time_saved_ms = calls × this. Zero
-	// means DefaultTimePerCallMs.
+	// means DefaultTimePerCallMs; NoEstimate, none (time_saved_ms 0).
 	TimePerCallMs int64
 	// KeepDays, when positive, is how many days of records are kept
 	// (config stats.keep_days): records of calls that started longer ago
@@ -197,11 +201,11 @@ func resolve(o Options) (*config, error) {
 	if o.FlushInterval < 0 {
 		bad("FlushInterval (stats.flush_interval)", "must be positive, got %v", o.FlushInterval)
 	}
-	if o.ContextPerCall < 0 {
-		bad("ContextPerCall (stats.context_per_call)", "must be >= 0, got %d", o.ContextPerCall)
+	if o.ContextPerCall < NoEstimate {
+		bad("ContextPerCall (stats.context_per_call)", "must be >= 0 (or NoEstimate), got %d", o.ContextPerCall)
 	}
-	if o.TimePerCallMs < 0 {
-		bad("TimePerCallMs (stats.time_per_call_ms)", "must be >= 0, got %d", o.TimePerCallMs)
+	if o.TimePerCallMs < NoEstimate {
+		bad("TimePerCallMs (stats.time_per_call_ms)", "must be >= 0 (or NoEstimate), got %d", o.TimePerCallMs)
 	}
 	if o.KeepDays < 0 || o.KeepDays > MaxKeepDays {
 		bad("KeepDays (stats.keep_days)", "must be between 0 (keep every record) and %d, got %d", MaxKeepDays, o.KeepDays)
@@ -221,11 +225,17 @@ func resolve(o Options) (*config, error) {
 	if c.flushInterval == 0 {
 		c.flushInterval = DefaultFlushInterval
 	}
-	if c.contextPerCall == 0 {
+	switch c.contextPerCall {
+	case 0:
 		c.contextPerCall = DefaultContextPerCall
+	case NoEstimate:
+		c.contextPerCall = 0
 	}
-	if c.timePerCallMs == 0 {
+	switch c.timePerCallMs {
+	case 0:
 		c.timePerCallMs = DefaultTimePerCallMs
+	case NoEstimate:
+		c.timePerCallMs = 0
 	}
 	if c.reportsDir == "" && c.dir != "" {
 		c.reportsDir = filepath.Join(c.dir, ReportsSubdir)

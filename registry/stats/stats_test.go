@@ -429,7 +429,7 @@ func TestStore_ReadCap(t *testing.T) {
 
 // Invalid options are refused, each bad field named.
 func TestOptions_Invalid(t *testing.T) {
-	_, err := New(Options{Enabled: true, FlushInterval: -time.Second, ContextPerCall: -1, TimePerCallMs: -2})
+	_, err := New(Options{Enabled: true, FlushInterval: -time.Second, ContextPerCall: -5, TimePerCallMs: -2})
 	require.ErrorIs(t, err, ErrInvalidOptions)
 	for _, field := range []string{"stats.dir", "stats.flush_interval", "stats.context_per_call", "stats.time_per_call_ms"} {
 		assert.Contains(t, err.Error(), field)

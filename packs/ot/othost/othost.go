@@ -301,8 +301,8 @@ func (w *Wiring) statsOptions(c *hostconfig.Config) stats.Options {
 		Enabled:        c.Stats.Enabled,
 		Dir:            c.Stats.Dir,
 		FlushInterval:  c.Stats.FlushInterval,
-		ContextPerCall: int64(c.Stats.ContextPerCall),
-		TimePerCallMs:  int64(c.Stats.TimePerCallMS),
+		ContextPerCall: estimate(c.Stats.ContextPerCall),
+		TimePerCallMs:  estimate(c.Stats.TimePerCallMS),
 		KeepDays:       c.Stats.KeepDays,
 		ReportsDir:     c.Output.ReportsDir,
 	}
@@ -1054,3 +1054,13 @@ type retold struct {
 
 func (e retold) Error() string { return e.msg }
 func (e retold) Unwrap() error { return e.err }
+
+// estimate is a configuration's per-call estimate as stats.Options takes
+// it: the file's 0 means none (stats.NoEstimate), not the default, which
+// the configuration has already filled in when the key is left out.
+func estimate(v int) int64 {
+	if v == 0 {
+		return stats.NoEstimate
+	}
+	return int64(v)
+}

@@ -245,6 +245,15 @@ func TestSetup_StatsFollowTheConfiguration(t *testing.T) {
 	assert.False(t, res.Success)
 	assert.True(t, strings.HasPrefix(res.Error, "Error: Cannot write to '"), res.Error)
 	assert.Equal(t, result.ValidationError, res.ErrorType, "a path outside the reports directory is the caller's mistake, not a write failure")
+
+	// An explicit 0 estimates nothing saved; a key left out is the default.
+	writeConfig(t, f.dir, "stats: {enabled: true, dir: st, context_per_call: 0}\n")
+	require.NoError(t, f.host.Reload(t.Context()))
+	v, ok, msg = f.call(t, "ot.stats", `{"tool":"add"}`)
+	require.True(t, ok, msg)
+	m = yamlOf(t, v)
+	assert.Equal(t, 0, m["context_saved"], "context_per_call: 0 is none, not the default")
+	assert.Equal(t, 4*hostconfig.DefaultTimePerCallMS, m["time_saved_ms"])
 }
 
 // stats.keep_days reaches the Recorder: a reload that sets it makes ot.stats
