@@ -114,6 +114,10 @@ type AggregateQuery struct {
 	// Since keeps the records whose Time is at or after it, to the
 	// nanosecond; zero keeps every record.
 	Since time.Time
+	// Until, when set, keeps only the records whose Time is at or before
+	// it (a bounded period ends at its query's Now, give or take
+	// FutureSkew); zero keeps every later record.
+	Until time.Time
 	// Tool, when set, keeps only the records of the tool with this final
 	// name.
 	Tool string

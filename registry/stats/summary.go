@@ -159,7 +159,7 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	var st readStats
 	if sa, ok := cfg.sink.(Aggregator); ok {
 		var folded Aggregate
-		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.from(), Tool: q.Tool, Unit: agg.unit})
+		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.from(), Until: agg.until(), Tool: q.Tool, Unit: agg.unit})
 		if err == nil {
 			agg.merge(folded)
 		}
@@ -233,6 +233,9 @@ func (a *aggregator) add(rec *record) {
 	if from := a.from(); (!from.IsZero() && rec.time.Before(from)) || (a.tool != "" && rec.tool != a.tool) {
 		return
 	}
+	if until := a.until(); !until.IsZero() && rec.time.After(until) {
+		return // dated after the period (a host whose clock runs fast)
+	}
 	a.calls++
 	t := a.tools[rec.tool]
 	if t == nil {
@@ -273,6 +276,22 @@ func (a *aggregator) add(rec *record) {
 
 // from is the earliest start a record may have to count: the period's
 // start or the kept days' start, the later one (zero: any).
+// until is the end of a bounded period: its Now, with FutureSkew for
+// hosts sharing the store whose clocks run a little ahead; zero for
+// PeriodAll, which takes every record.
+func (a *aggregator) until() time.Time {
+	if a.since.IsZero() {
+		return time.Time{}
+	}
+	return a.now.Add(FutureSkew)
+}
+
+// FutureSkew is how far past its end a bounded period (day, week, month)
+// still takes a record: a host sharing the store whose clock runs a little
+// ahead is counted; a record dated later (a clock far off, a record
+// written by hand) is left out of the period, as it did not happen in it.
+const FutureSkew = 5 * time.Minute
+
 func (a *aggregator) from() time.Time {
 	if a.floor.After(a.since) {
 		return a.floor

@@ -52,7 +52,8 @@ func TestSummary_PerToolCallsSumToTotal(t *testing.T) {
 		length, _ := PeriodLength(period)
 		var want, wantOK int64
 		for _, r := range recs {
-			if (length == 0 || !r.time.Before(now.Add(-length))) && (tool == "" || r.tool == tool) {
+			inPeriod := length == 0 || (!r.time.Before(now.Add(-length)) && !r.time.After(now.Add(FutureSkew)))
+			if inPeriod && (tool == "" || r.tool == tool) {
 				want++
 				if r.ok {
 					wantOK++
@@ -199,4 +200,28 @@ func TestRate_ExtremesOnlyWhenExact(t *testing.T) {
 			t.Fatalf("rate(%d, %d) = %v", ok, calls, r)
 		}
 	})
+}
+
+// A bounded period (day, week, month) ends at its Now, give or take
+// FutureSkew for a host whose clock runs a little ahead: a record dated
+// later (a clock far off) is left out of it; "all" takes every record.
+func TestSummary_FutureDatedRecordsLeftOutOfBoundedPeriods(t *testing.T) {
+	dir := t.TempDir()
+	now := t0
+	recs := []record{
+		{time: now.Add(-time.Hour), tool: "a", ok: true},
+		{time: now.Add(FutureSkew - time.Second), tool: "a", ok: true},
+		{time: now.Add(time.Hour), tool: "a", ok: true},
+		{time: now.Add(48 * time.Hour), tool: "a", ok: true},
+	}
+	_, err := writeBatch(context.Background(), dir, recs, nil, &timeCache{})
+	require.NoError(t, err)
+	rec, err := New(Options{Enabled: true, Dir: dir, Logger: discard, FlushInterval: time.Hour})
+	require.NoError(t, err)
+	defer func() { _ = rec.Close(context.Background()) }()
+	for period, want := range map[string]int64{PeriodDay: 2, PeriodWeek: 2, PeriodMonth: 2, PeriodAll: 4} {
+		s, err := rec.Summary(context.Background(), Query{Period: period, Now: now})
+		require.NoError(t, err)
+		assert.Equal(t, want, s.TotalCalls, period)
+	}
 }

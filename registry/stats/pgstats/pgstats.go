@@ -306,6 +306,11 @@ func (s *Sink) Aggregate(ctx context.Context, q stats.AggregateQuery) (stats.Agg
 		args = append(args, us, ns)
 		where = "started_at >= $1 AND (started_at > $1 OR started_ns >= $2)"
 	}
+	if !q.Until.IsZero() {
+		us, ns := split(q.Until)
+		args = append(args, us, ns)
+		where += fmt.Sprintf(" AND started_at <= $%d AND (started_at < $%d OR started_ns <= $%d)", len(args)-1, len(args)-1, len(args))
+	}
 	if q.Tool != "" {
 		args = append(args, text(q.Tool))
 		where += fmt.Sprintf(" AND tool = $%d", len(args))
