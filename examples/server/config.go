@@ -39,6 +39,9 @@ func dataDir() string {
 // yet: call Reload.
 func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) (*hostconfig.Host, error) {
 	opts := hostconfig.Options{Path: path, Registry: reg}
+	for _, c := range fixed {
+		opts.Servers = append(opts.Servers, c.Name)
+	}
 	if path == "" {
 		opts.Load.DataDir = dataDir()
 	}

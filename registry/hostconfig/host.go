@@ -54,6 +54,11 @@ type Options struct {
 	Registry *registry.Registry
 	// Load configures reading the files.
 	Load LoadOptions
+	// Servers names the remote servers the host serves beside the
+	// configuration's servers: (a -proxy file): as for those, an alias
+	// may not take a name under "{server}." and may name the server's
+	// tools before it connects. Nil means none.
+	Servers []string
 }
 
 // Host holds the configuration in force for a registry and applies new
@@ -263,7 +268,7 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			finals[t], finals[decorate(prefix, t)] = true, true
 		}
 	}
-	servers := cfg.ServerNames()
+	servers := append(cfg.ServerNames(), h.opts.Servers...)
 	names := make([]string, 0, len(cfg.Aliases))
 	for a := range cfg.Aliases {
 		names = append(names, a)

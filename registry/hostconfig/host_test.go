@@ -187,6 +187,16 @@ servers:
 		assert.NotContains(t, msg, ok)
 	}
 	assert.Nil(t, h.Config(), "nothing applied")
+
+	// The host's other servers (a -proxy file, Options.Servers) count as
+	// the configuration's do.
+	dir = writeFiles(t, map[string]string{"c.yaml": "aliases:\n  fx.add: add\n  ok: fx.anything\n"})
+	h, err = hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "c.yaml"), Registry: newTestRegistry(t, ""), Servers: []string{"fx"}})
+	require.NoError(t, err)
+	err = h.Reload(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `c.yaml:2: aliases.fx.add: "fx.add" is in the names of server "fx"`)
+	assert.NotContains(t, err.Error(), "aliases.ok")
 }
 
 func TestHost_AliasToUnknownToolRefused(t *testing.T) {
