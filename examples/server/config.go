@@ -52,11 +52,7 @@ func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, f
 	// Packs the server registers after the first configuration, or only
 	// with some configurations, are reserved, so that a server named like
 	// one is refused at start as at every reload.
-	reserved := []string{cataloguehost.DefaultPack, ot.PackName}
-	for _, e := range availablePacks() {
-		reserved = append(reserved, e.name)
-	}
-	h.OnApply("servers", mcpproxy.HostHook(proxy, fixed, reserved...))
+	h.OnApply("servers", mcpproxy.HostHook(proxy, fixed, reservedPacks()...))
 	return h, nil
 }
 
@@ -180,4 +176,16 @@ func otTools(reg *registry.Registry) []*registry.Tool {
 		}
 	}
 	return out
+}
+
+// reservedPacks are the names of the packs this server may serve itself
+// (the ot pack, the catalogue's, the snippets', and its pack table's),
+// which no remote server may take: its tools are served as a pack of its
+// name.
+func reservedPacks() []string {
+	names := []string{ot.PackName, cataloguehost.DefaultPack, "snippet"}
+	for _, e := range availablePacks() {
+		names = append(names, e.name)
+	}
+	return names
 }

@@ -216,6 +216,8 @@ func TestRun_ConfigErrorsAtStart(t *testing.T) {
 			[]string{"alias.yaml:1: aliases.x: target \"no_such_tool\" is not a tool"}},
 		"name in -proxy too": {[]string{"-proxy", proxyFile, "-config", write("dup.yaml", "servers:\n  dup: {url: \"http://127.0.0.1:1/mcp\"}\n")},
 			[]string{"dup.yaml:2: servers.dup: a server named \"dup\" is given to the host elsewhere too (a -proxy file)"}},
+		"-proxy server named like a local pack": {[]string{"-proxy", write("otproxy.json", `[{"name":"ot","url":"http://127.0.0.1:1/mcp"}]`)},
+			[]string{`flag -proxy: servers[0] "ot": the name of a pack this server serves itself`}},
 		"server named like a pack registered later": {[]string{"-config", write("cat.yaml", "servers:\n  catalogue: {url: \"http://127.0.0.1:1/mcp\"}\n")},
 			[]string{"cat.yaml:2: servers.catalogue: \"catalogue\" is the name of a pack the host serves itself"}},
 		"secret not shown": {[]string{"-config", write("sec.yaml", "output: {ttl: \"${"+proxyTokenEnv+"}\"}\n")},

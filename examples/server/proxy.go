@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,8 +56,17 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 		return nil, usageError("flag -proxy: %s: expected a JSON array of servers "+
 			`({"name","command","env","dir"} or {"name","url","headers"}): %v`, path, err)
 	}
+	reserved := map[string]bool{}
+	for _, n := range reservedPacks() {
+		reserved[n] = true
+	}
 	cfgs := make([]mcpproxy.Config, 0, len(servers))
 	for i, s := range servers {
+		if reserved[s.Name] {
+			// Its tools would be served as a pack of that name, which the
+			// server serves itself: never served, or shown as the wrong one.
+			return nil, usageError("flag -proxy: servers[%d] %q: the name of a pack this server serves itself (%s); expected a name of its own", i, s.Name, strings.Join(reservedPacks(), ", "))
+		}
 		env, err := expandValues(s.Env)
 		if err != nil {
 			return nil, usageError("flag -proxy: servers[%d] %q: env: %v", i, s.Name, err)
