@@ -319,8 +319,9 @@ type Catalogue struct {
 	Dir string
 	// Postgres, when its DSN is set, keeps the catalogue in PostgreSQL
 	// instead of Dir's files (catalogue.dsn, schema, max_conns,
-	// statement_timeout; registry/catalogue/pgstore). The built-in
-	// bundles' switches stay in Dir.
+	// statement_timeout; registry/catalogue/pgstore), the built-in
+	// bundles' switches and usage counts included, so that every host on
+	// the database sees the same ones.
 	Postgres
 	// AllowedHosts are the destinations http tools may call
 	// (catalogue.allowed_hosts): exact host, host:port or *.suffix
