@@ -124,8 +124,14 @@ func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) er
 // configError reports a configuration that could not be put in force at
 // start. A database it names that cannot be reached is a failure of the
 // moment (exit status 1: the same command works once the database is
-// back); anything else is the file's fault, a usage error (exit status 2).
+// back), and so is a stop (a signal) meanwhile; anything else is the
+// file's fault, a usage error (exit status 2).
 func configError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Stopped while the configuration was being put in force (a
+		// signal while a database was slow to answer): not the file's fault.
+		return fmt.Errorf("flag -config: stopped before the configuration was in force: %w", err)
+	}
 	if databaseAway(err) {
 		return fmt.Errorf("flag -config: a database it names cannot be reached; check that PostgreSQL runs and that the dsn's host and port are right: %w", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"slices"
@@ -80,4 +81,13 @@ func TestQuotesHidden_SDKErrorsWithoutTheirValues(t *testing.T) {
 	assert.Equal(t, `parse "…": invalid URL escape "…"`, got)
 	assert.Equal(t, `a "…" b "…"`, quotesHidden(errors.New(`a "x\"y" b "z"`)))
 	assert.Empty(t, quotesHidden(nil))
+}
+
+// A stop (a signal) while the configuration is being put in force at
+// start is not the file's fault: not a usage error (exit status 2).
+func TestConfigError_StoppedIsNotAUsageError(t *testing.T) {
+	err := configError(fmt.Errorf("stats.dsn: pgstats: connecting: %w", context.Canceled))
+	assert.NotErrorIs(t, err, errUsage)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, configError(errors.New("c.yaml:1: aliases: bad")), errUsage)
 }
