@@ -118,9 +118,21 @@ func (d *decoder) entries(n *yaml.Node, key, what string, fn func(name string, k
 			continue
 		}
 		d.note(join(key, kn.Value), vn)
+		before := len(d.l.probs.list)
 		fn(kn.Value, kn, vn, join(key, kn.Value))
+		if isNull(vn) && what != paramEntries && len(d.l.probs.list) > before {
+			// Left after merging: no earlier file made an entry of that
+			// name for it to drop (a parameter written `n:` is one
+			// without a description, not a drop).
+			last := d.l.probs.list[len(d.l.probs.list)-1]
+			last.Message += fmt.Sprintf(" (an empty entry drops the entry of that name an earlier file made, and none made %s)", quote(kn.Value))
+		}
 	}
 }
+
+// paramEntries is what a snippet's params map holds: an empty entry there
+// is a parameter without description, not a drop.
+const paramEntries = "parameter names to parameters"
 
 // text returns a scalar's text with ${VAR} expanded (when expandEnv),
 // reporting a problem and returning ok false otherwise.
@@ -418,7 +430,7 @@ func (d *decoder) snippet(name string, kn, vn *yaml.Node, key string) (Snippet, 
 			// A folded block (>) joins lines and a quoted body's lines are
 			// not the file's: BodyLine stays the key's line.
 		case "params":
-			d.entries(v, p, "parameter names to parameters", func(pn string, pk, pv *yaml.Node, pp string) {
+			d.entries(v, p, paramEntries, func(pn string, pk, pv *yaml.Node, pp string) {
 				if !paramNameRE.MatchString(pn) {
 					d.bad(pk, pp, "expected a parameter name matching [A-Za-z_][A-Za-z0-9_]{0,63}, got %s", quote(pn))
 					ok = false

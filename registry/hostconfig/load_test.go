@@ -185,11 +185,11 @@ stats: {dir: null}
 	assert.Equal(t, map[string]string{"p": "P"}, cfg.Instructions)
 	assert.Equal(t, hostconfig.Default(dir).Stats.Dir, cfg.Stats.Dir, "elsewhere an empty value resets to the default")
 
-	// With nothing to drop, an empty entry is a mistake, refused as before.
+	// With nothing to drop, an empty entry is a mistake, refused as before,
+	// saying what an empty entry does.
 	dir = writeFiles(t, map[string]string{"c.yaml": "aliases: {a: null}\n"})
 	_, err := load(t, dir, "c.yaml", nil)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "aliases.a")
+	assert.Equal(t, []string{`c.yaml:1: aliases.a: expected a string, got an empty value (an empty entry drops the entry of that name an earlier file made, and none made "a")`}, problemTexts(t, dir, err))
 }
 
 // A server switched from command to url by a later file, without
@@ -555,7 +555,7 @@ func TestLoad_SnippetRules(t *testing.T) {
 		`c.yaml:11: snippets.emptybody.body: expected the snippet's calls, got an empty body`,
 		`c.yaml:12: snippets.badparam.params.1x: expected a parameter name matching [A-Za-z_][A-Za-z0-9_]{0,63}, got "1x"`,
 		`c.yaml:13: snippets.nan.params.v.default: expected a number JSON can hold, got ".nan"`,
-		`c.yaml:14: snippets.nullsnip: expected a mapping with keys description, params, body, got an empty value`,
+		`c.yaml:14: snippets.nullsnip: expected a mapping with keys description, params, body, got an empty value (an empty entry drops the entry of that name an earlier file made, and none made "nullsnip")`,
 	}, problemTexts(t, dir, err))
 
 	dir = writeFiles(t, map[string]string{"c.yaml": `snippets:
@@ -606,7 +606,7 @@ func TestLoad_ServerRules(t *testing.T) {
 		`c.yaml:9: servers.badenv.env.1A: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got "1A"`,
 		`c.yaml:10: servers.emptycmd.command[0]: expected the program to run, got an empty string`,
 		`c.yaml:11: servers.bad/name: expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got "bad/name"`,
-		`c.yaml:12: servers.nullsrv: expected a mapping with command or url, got an empty value`,
+		`c.yaml:12: servers.nullsrv: expected a mapping with command or url, got an empty value (an empty entry drops the entry of that name an earlier file made, and none made "nullsrv")`,
 	}, problemTexts(t, dir, err))
 
 	dir = writeFiles(t, map[string]string{"c.yaml": "servers:\n  s: {command: [srv, -v], dir: work, description: My server}\n"})

@@ -131,8 +131,9 @@ func textOf(v any) string {
 }
 
 // unstored is the failure of an output too large to return inline that
-// the store could not take: its first lines, up to limit bytes, and its
-// size, so the caller sees what it holds and can ask for less.
+// the store could not take: its size and its first lines, up to limit
+// bytes, in the text (what every client shows) and in the error data, so
+// the caller sees what it holds and can ask for less.
 func unstored(text string, limit int) result.Result[any] {
 	preview := text[:min(limit, len(text))]
 	if i := strings.LastIndexByte(preview, '\n'); i > 0 {
@@ -151,7 +152,7 @@ func unstored(text string, limit int) result.Result[any] {
 		lines++
 	}
 	return result.Failuref[any](result.Unavailable,
-		"the output (%d bytes, %d lines) is too large to return whole and could not be stored for paging right now; its first lines are in error_data.preview", len(text), lines).
+		"the output (%d bytes, %d lines) is too large to return whole and could not be stored for paging right now; its first lines:\n%s", len(text), lines, preview).
 		WithInstruction("Try the call again in a moment, or ask for less output (a narrower query); tell the user if it keeps failing.").
 		WithErrorData(map[string]any{"preview": preview, "size_bytes": len(text), "total_lines": lines})
 }

@@ -213,6 +213,7 @@ func TestMiddleware_StoreFailureReturnsInline(t *testing.T) {
 	preview := data["preview"].(string)
 	assert.LessOrEqual(t, len(preview), 100)
 	assert.True(t, strings.HasPrefix(fullLines(n), preview+"\n"), "whole first lines: %q", preview)
+	assert.True(t, strings.HasSuffix(big.Error, "its first lines:\n"+preview), "the preview is in the text too (MCP clients shown the value see only the text)")
 	assert.Equal(t, len(fullLines(n)), data["size_bytes"])
 	assert.NotEmpty(t, big.Instruction)
 	assert.Contains(t, logs.String(), "too large to return inline")
