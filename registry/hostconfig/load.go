@@ -84,7 +84,7 @@ func (o LoadOptions) withDefaults() LoadOptions {
 // target is a tool is checked by Host, which knows the registry.
 func Load(path string, opts LoadOptions) (*Config, error) {
 	opts = opts.withDefaults()
-	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}}
+	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{}}
 	root := l.readFile(path, nil, nil, 0)
 	structural := len(l.probs.list)
 	if structural > 0 && root == nil {
@@ -128,6 +128,12 @@ type loader struct {
 	mainDir string
 	read    map[string]*yaml.Node // absolute path → its merged mapping, each file read once
 	height  map[string]int        // absolute path → the levels of include below it
+	dropped map[string]bool       // named entries an empty entry dropped (entryKey)
+}
+
+// entryKey names the entry key of the named-entries mapping at path.
+func entryKey(path []string, key string) string {
+	return strings.Join(append(path[:len(path):len(path)], key), "\x00")
 }
 
 func (l *loader) uniqueFiles() []string {
@@ -548,6 +554,7 @@ func (l *loader) merge(a, b *yaml.Node, path []string) *yaml.Node {
 			if drops && isNull(v) {
 				// A later file's empty entry drops the entry an earlier
 				// one made (aliases: {plus: null}).
+				l.dropped[entryKey(path, k.Value)] = true
 				if dropped == nil {
 					dropped = map[int]bool{}
 				}
@@ -559,8 +566,8 @@ func (l *loader) merge(a, b *yaml.Node, path []string) *yaml.Node {
 			out.Content[j+1] = l.merge(out.Content[j+1], v, append(path[:len(path):len(path)], k.Value))
 			continue
 		}
-		if drops && isNull(v) {
-			continue // dropped by an earlier file already (an include read twice): nothing to drop
+		if drops && isNull(v) && l.dropped[entryKey(path, k.Value)] {
+			continue // dropped already (a shared include read twice): nothing left to drop
 		}
 		index[k.Value] = len(out.Content)
 		out.Content = append(out.Content, k, v)

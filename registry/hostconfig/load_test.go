@@ -233,6 +233,16 @@ func TestLoad_SharedIncludeDroppingTwice(t *testing.T) {
 	})
 	cfg := mustLoad(t, dir, "main.yaml", nil)
 	assert.Equal(t, map[string]string{"keep": "add", "t": "add", "l": "add"}, cfg.Aliases)
+
+	// An empty entry for a name no file made is still a mistake, even
+	// when earlier files made other entries of the section.
+	dir = writeFiles(t, map[string]string{
+		"base.yaml": "aliases: {x: add}\n",
+		"main.yaml": "include: [base.yaml]\naliases: {y: null}\n",
+	})
+	_, err := load(t, dir, "main.yaml", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `main.yaml:2: aliases.y: expected a string, got an empty value (an empty entry drops`)
 }
 
 func TestLoad_IncludeCycleRefused(t *testing.T) {
