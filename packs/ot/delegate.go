@@ -134,10 +134,10 @@ const resultsDisabled = "Error: no output is stored on this server (large-output
 func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string], error) {
 	q := ResultQuery{Handle: a.Handle, Offset: 1, Limit: 100, Search: a.Search, Fuzzy: a.Fuzzy}
 	if a.Offset != nil {
-		q.Offset = *a.Offset
+		q.Offset = int(*a.Offset)
 	}
 	if a.Limit != nil {
-		q.Limit = *a.Limit
+		q.Limit = int(*a.Limit)
 	}
 	attrs := []slog.Attr{slog.String("handle", q.Handle), slog.Int("offset", q.Offset), slog.Int("limit", q.Limit)}
 	if q.Search != "" {

@@ -352,6 +352,12 @@ func TestResult_LimitValidation(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(tool.InputSchema, &schema))
 	assert.EqualValues(t, 10000, schema.Properties["limit"]["maximum"])
+	// offset's bounds are exact numbers a client can hold (32 bits: not the
+	// 64-bit range, which a float rounds past itself).
+	assert.EqualValues(t, 2147483647, schema.Properties["offset"]["maximum"])
+	assert.EqualValues(t, -2147483648, schema.Properties["offset"]["minimum"])
+	huge := f.call(t, "ot.result", `{"handle":"abc123","offset":3000000000}`)
+	assert.Equal(t, result.ValidationError, huge.ErrorType)
 	assert.Empty(t, f.results.queries)
 }
 
