@@ -51,6 +51,15 @@
 // to the remote server as they came (empty or null become {}; anything but
 // a JSON object is a validation_error), and the remote server validates.
 //
+// # Traces
+//
+// A call made inside a span (a host's telemetry middleware, or the caller's
+// own) carries its trace to the remote server: W3C traceparent and
+// tracestate in the request's _meta, as OpenTelemetry's conventions for MCP
+// put them, and in the HTTP headers of a streamable HTTP server, so that a
+// traced remote's spans join the caller's trace. A call without a span
+// carries none.
+//
 // # Results
 //
 //   - isError → failure with error type upstream_failure — or the error

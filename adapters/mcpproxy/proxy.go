@@ -21,6 +21,8 @@ import (
 	"github.com/cenkalti/backoff/v5"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -873,6 +875,9 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
+	if trace.SpanContextFromContext(req.Context()).IsValid() {
+		traceContext.Inject(req.Context(), propagation.HeaderCarrier(r.Header))
+	}
 	cp := captureFrom(req.Context())
 	if cp != nil {
 		noteRequest(cp, r)
@@ -882,6 +887,31 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		captureHTTP(cp, resp)
 	}
 	return resp, err
+}
+
+// traceContext carries the caller's trace to a remote server: W3C Trace
+// Context (traceparent, tracestate), as OpenTelemetry's conventions for
+// MCP put it in a request's _meta, and in the HTTP headers of a
+// streamable HTTP server.
+var traceContext = propagation.TraceContext{}
+
+// traceMeta is the _meta of a call made with ctx: the trace context of
+// ctx's span (a toolpack host's tool span, or the caller's), so that the
+// remote's spans join the trace; nil without a span.
+func traceMeta(ctx context.Context) mcp.Meta {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	carrier := propagation.MapCarrier{}
+	traceContext.Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return nil
+	}
+	meta := make(mcp.Meta, len(carrier))
+	for k, v := range carrier {
+		meta[k] = v
+	}
+	return meta
 }
 
 // handler forwards calls of one remote tool.
@@ -924,7 +954,7 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 	defer cancel()
 	defer context.AfterFunc(sessCtx, cancel)()
 	cp := newCapture(2*s.p.opts.MaxResultBytes + 64<<10) // text and structured content may both be there
-	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON})
+	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON, Meta: traceMeta(ctx)})
 	raws := cp.finish()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {

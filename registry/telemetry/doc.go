@@ -31,7 +31,8 @@
 // tracestate, baggage) is read from the request the adapter attached
 // (registry.Request): the MCP request's params._meta, on any transport,
 // then the HTTP headers (REST, MCP over streamable HTTP). Calls a tool
-// makes itself (a snippet's steps) are children of its span.
+// makes itself (a snippet's steps) are children of its span, and a proxied
+// tool (adapters/mcpproxy) passes the trace on to its remote server.
 //
 // A failed call's span has status Error with the error type as its
 // description; a protocol failure adds an "exception" event carrying its
