@@ -229,9 +229,20 @@ func TestRun_StepNamesResolvedUnderPrefix(t *testing.T) {
 func TestRun_ContextCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := newRecorder(t, func(i int, tool string, raw json.RawMessage) (result.Result[any], error) {
-		cancel()
 		return result.Ok[any](1), nil
 	}, "first", "second")
+	// Cancelled once the first call has returned (from the handler itself,
+	// the registry may see the cancellation before the call's answer and
+	// report the first call cancelled instead).
+	rec.reg.UseOuter(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			res, err := next(ctx, c)
+			if c.Tool.Name == "first" {
+				cancel()
+			}
+			return res, err
+		}
+	})
 	s, err := snippet.Parse("cancel", snippet.Definition{Body: "first()\nsecond()"})
 	require.NoError(t, err)
 	_, err = s.Run(ctx, rec.reg, nil)
