@@ -85,7 +85,7 @@ func (o LoadOptions) withDefaults() LoadOptions {
 func Load(path string, opts LoadOptions) (*Config, error) {
 	opts = opts.withDefaults()
 	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{}}
-	root := l.readFile(path, nil, nil, 0)
+	root, _ := l.readFile(path, nil, nil, 0)
 	structural := len(l.probs.list)
 	if structural > 0 && root == nil {
 		return nil, l.probs.err(l.files)
@@ -173,9 +173,10 @@ type from struct {
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // readFile reads one file and what it includes and returns the merged
-// mapping (nil when the file is empty or broken). chain holds the
-// absolute paths of the files including this one.
-func (l *loader) readFile(file string, chain []string, inc *from, depth int) *yaml.Node {
+// mapping (nil when the file is empty or broken) and the levels of
+// include below it. chain holds the absolute paths of the files
+// including this one.
+func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*yaml.Node, int) {
 	report := func(format string, err error, a ...any) {
 		p := &Problem{Message: fmt.Sprintf(format, a...), Err: err}
 		if inc != nil {
@@ -189,7 +190,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		report("cannot resolve %s: %v", err, file, err)
-		return nil
+		return nil, 0
 	}
 	for i, c := range chain {
 		if c == abs {
@@ -199,29 +200,24 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 			}
 			report("include cycle: %s → %s; a file cannot include itself, directly or through others", nil,
 				strings.Join(cycle, " → "), filepath.Base(abs))
-			return nil
+			return nil, 0
 		}
 	}
-	if depth > l.opts.MaxIncludeDepth {
+	// A file read before (two files share an include) brings the levels
+	// of include below it: they count from here, as if read again.
+	if depth+l.height[abs] > l.opts.MaxIncludeDepth {
 		report("includes nested deeper than %d files (%s); expected at most %d levels of include", nil,
 			l.opts.MaxIncludeDepth, file, l.opts.MaxIncludeDepth)
-		return nil
+		return nil, 0
 	}
 	if n, ok := l.read[abs]; ok {
-		// Included again (two files share an include): merge what it gave
-		// the first time. Its own includes could not reach a file of
-		// chain without the first read reporting the cycle; their depth
-		// counts from here, as if they were read again.
-		if depth+l.height[abs] > l.opts.MaxIncludeDepth {
-			report("includes nested deeper than %d files (%s); expected at most %d levels of include", nil,
-				l.opts.MaxIncludeDepth, file, l.opts.MaxIncludeDepth)
-			return nil
-		}
-		return n
+		// Merge what it gave the first time. Its own includes could not
+		// reach a file of chain without the first read reporting the cycle.
+		return n, l.height[abs]
 	}
 	if len(l.read) >= l.opts.MaxFiles {
 		report("more than %d files to read (%s); expected at most %d files in all", nil, l.opts.MaxFiles, file, l.opts.MaxFiles)
-		return nil
+		return nil, 0
 	}
 	data, err := readCapped(file, l.opts.MaxFileBytes)
 	if err != nil {
@@ -230,7 +226,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 		} else {
 			report("cannot read %s: %v", err, file, err)
 		}
-		return nil
+		return nil, 0
 	}
 	l.files = append(l.files, file)
 	l.read[abs] = nil // counted, and read once even when broken
@@ -240,15 +236,15 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 	}
 	doc, ok := l.parse(file, data)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	if doc == nil {
-		return nil // empty file
+		return nil, 0 // empty file
 	}
 	l.mark(doc, src)
 	if doc.Kind != yaml.MappingNode {
 		l.probs.add(file, doc.Line, "", "expected a mapping of configuration keys at the top level, got %s", kindOf(doc))
-		return nil
+		return nil, 0
 	}
 	l.checkKeys(doc, "")
 
@@ -263,20 +259,16 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) *ya
 			continue
 		}
 		for _, e := range l.includes(v) {
-			sub := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key}, depth+1)
+			sub, below := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key}, depth+1)
 			if sub != nil {
 				merged = l.merge(merged, sub, nil)
 			}
-			if sa, err := filepath.Abs(e.path); err == nil {
-				if _, read := l.read[sa]; read {
-					l.height[abs] = max(l.height[abs], l.height[sa]+1)
-				}
-			}
+			l.height[abs] = max(l.height[abs], below+1)
 		}
 	}
 	out := l.merge(merged, own, nil)
 	l.read[abs] = out
-	return out
+	return out, l.height[abs]
 }
 
 var errTooLarge = errors.New("file too large")
