@@ -289,7 +289,7 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is the name of tool %s under the registry's prefix %s; an alias needs a name of its own", quote(a), quote(d), quote(prefix)))
 			continue
 		}
-		if s, ok := serverTool(a, prefix, servers); ok {
+		if s, ok := ServerOf(a, prefix, servers); ok {
 			// The server's tools take their names when it connects, and
 			// the alias would then be hidden, or hide them.
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is in the names of server %s (%s…), which its tools take when it connects; an alias needs a name of its own", quote(a), quote(s), s+"."))
@@ -308,7 +308,7 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 		if tools[t] {
 			continue
 		}
-		if _, ok := serverTool(t, prefix, servers); ok {
+		if _, ok := ServerOf(t, prefix, servers); ok {
 			// A server's tools are taken on trust: whether it is connected
 			// now, and which tools it has, changes without a reload, and
 			// the verdict on a file must not (WarnUnserved-style warnings
@@ -329,11 +329,6 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 // the registry write it), and which server — as alias targets are
 // checked — for hosts checking the names a configuration writes.
 func ServerOf(name, prefix string, servers []string) (string, bool) {
-	return serverTool(name, prefix, servers)
-}
-
-// serverTool is ServerOf.
-func serverTool(name, prefix string, servers []string) (string, bool) {
 	for _, s := range servers {
 		for _, p := range []string{s + ".", decorate(prefix, s+".")} {
 			if len(name) > len(p) && strings.HasPrefix(name, p) {
