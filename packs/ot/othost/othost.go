@@ -733,10 +733,11 @@ func (w *Wiring) warnUnserved(cfg *hostconfig.Config) {
 			servers = append(servers, st.Name)
 		}
 	}
-	for _, msg := range unknownInstructions(cfg, w.reg.Packs(), servers) {
+	packs := w.reg.Packs()
+	for _, msg := range unknownInstructions(cfg, packs, servers) {
 		w.log.Warn("configuration: instructions for a pack that is not served", "problem", msg)
 	}
-	for _, msg := range unservedSteps(cfg, w.reg, servers) {
+	for _, msg := range unservedSteps(cfg, w.reg, packs, servers) {
 		w.log.Warn("configuration: a snippet calls a tool that is not served", "problem", msg)
 	}
 }
@@ -748,7 +749,12 @@ func (w *Wiring) warnUnserved(cfg *hostconfig.Config) {
 // connected server must have it —, sorted by snippet and then in the
 // body's order.
 // Snippets that do not parse are skipped: the load reported them.
-func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, servers []string) []string {
+func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, packs []*registry.Pack, servers []string) []string {
+	connected := map[string]bool{} // registered packs: a server's once it is connected
+	for _, p := range packs {
+		connected[p.Name] = true
+	}
+	all := append(cfg.ServerNames(), servers...)
 	var out []string
 	for _, name := range sortedKeys(cfg.Snippets) {
 		d, param, err := definition(cfg.Snippets[name])
@@ -761,7 +767,7 @@ func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, servers []str
 		}
 		var missing []string
 		for _, tool := range s.Tools() {
-			if servedStep(cfg, reg, servers, tool) {
+			if servedStep(cfg, reg, connected, all, tool) {
 				continue
 			}
 			missing = append(missing, strconv.Quote(tool))
@@ -780,8 +786,9 @@ func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, servers []str
 }
 
 // servedStep reports whether a snippet step calling tool may run: see
-// unservedSteps.
-func servedStep(cfg *hostconfig.Config, reg *registry.Registry, servers []string, tool string) bool {
+// unservedSteps. servers are every configured server's name; connected
+// holds the registered packs' names.
+func servedStep(cfg *hostconfig.Config, reg *registry.Registry, connected map[string]bool, servers []string, tool string) bool {
 	if _, ok := cfg.Aliases[tool]; ok {
 		return true // an alias of the configuration (the registry's may be the previous one's)
 	}
@@ -793,16 +800,10 @@ func servedStep(cfg *hostconfig.Config, reg *registry.Registry, servers []string
 	if _, exists := reg.IsEnabled(reg.TargetName(tool)); exists {
 		return true // a tool, enabled or not
 	}
-	all := append(cfg.ServerNames(), servers...)
-	if srv, ok := hostconfig.ServerOf(tool, reg.Prefix(), all); ok {
+	if srv, ok := hostconfig.ServerOf(tool, reg.Prefix(), servers); ok {
 		// A server's tool: on trust while it is not connected (its pack
 		// not registered), missing once it is.
-		for _, p := range reg.Packs() {
-			if p.Name == srv {
-				return false
-			}
-		}
-		return true
+		return !connected[srv]
 	}
 	return false
 }
