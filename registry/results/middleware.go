@@ -135,17 +135,9 @@ func textOf(v any) string {
 // bytes, in the text (what every client shows) and in the error data, so
 // the caller sees what it holds and can ask for less.
 func unstored(text string, limit int) result.Result[any] {
-	preview := text[:min(limit, len(text))]
+	preview := cutUTF8(text, limit)
 	if i := strings.LastIndexByte(preview, '\n'); i > 0 {
 		preview = preview[:i]
-	}
-	// A cut inside a character (no line end in the first limit bytes)
-	// leaves at most 3 bytes of it at the end.
-	for i := 0; i < utf8.UTFMax-1 && len(preview) > 0; i++ {
-		if r, size := utf8.DecodeLastRuneInString(preview); r != utf8.RuneError || size != 1 {
-			break
-		}
-		preview = preview[:len(preview)-1]
 	}
 	lines := strings.Count(text, "\n")
 	if !strings.HasSuffix(text, "\n") {
