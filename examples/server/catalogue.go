@@ -13,8 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/google/uuid"
 
+	"github.com/toolpack-go/toolpack/internal/sparselog"
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
@@ -208,7 +210,7 @@ func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *catalogu
 		}
 		return errors.Join(indexErr, catErr)
 	}
-	reread, stopRetries := rereader(ctx, attempt, rereadBackoff, log)
+	reread, stopRetries := rereader(ctx, attempt, rereadWaits, log)
 	go func() {
 		defer close(done)
 		if bw, ok := w.(catalogue.BundleWatcher); ok {
@@ -220,31 +222,37 @@ func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *catalogu
 	return func() { cancel(); <-done; stopRetries() }
 }
 
-// rereadBackoff is the first and the longest wait before a failed re-read
+// rereadWaits are the first and the longest wait before a failed re-read
 // of the catalogue is tried again.
-var rereadBackoff = [2]time.Duration{time.Second, 30 * time.Second}
+var rereadWaits = [2]time.Duration{time.Second, 30 * time.Second}
 
 // rereader returns reread, which runs attempt for the bundles a change
 // touched (nil: everything) and, when it fails (the database away or slow
-// just then), tries again in the background — after backoff[0], doubling
-// up to backoff[1], until it succeeds or ctx ends — so that a server never
+// just then), tries again in the background — after waits[0], doubling
+// up to waits[1], until it succeeds or ctx ends — so that a server never
 // keeps serving a stale catalogue until some later change happens to come.
 // Failures pending a retry are merged: bundles gather, and a failed full
-// re-read makes the retry a full one. Attempts never run at once. stop
-// waits for the retrying goroutine once ctx has ended.
-func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) error, backoff [2]time.Duration, log *slog.Logger) (reread func([]uuid.UUID), stop func()) {
+// re-read makes the retry a full one. Attempts never run at once; failures
+// in a row are logged sparsely (sparselog), and the success after them.
+// stop waits for the retrying goroutine once ctx has ended.
+func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) error, waits [2]time.Duration, log *slog.Logger) (reread func([]uuid.UUID), stop func()) {
 	var (
-		runMu   sync.Mutex // one attempt at a time
-		mu      sync.Mutex // guards all and pending
-		all     bool
-		pending = map[uuid.UUID]bool{}
-		kick    = make(chan struct{}, 1)
-		done    = make(chan struct{})
+		runMu    sync.Mutex // one attempt at a time; guards failures
+		failures sparselog.Failures
+		mu       sync.Mutex // guards all and pending
+		all      bool
+		pending  = map[uuid.UUID]bool{}
+		kick     = make(chan struct{}, 1)
+		done     = make(chan struct{})
 	)
 	run := func(bundles []uuid.UUID) error {
 		runMu.Lock()
 		defer runMu.Unlock()
-		return attempt(ctx, bundles)
+		err := attempt(ctx, bundles)
+		if ctx.Err() == nil {
+			failures.Record(ctx, log, err, "catalogue: re-reading after another server's change failed; trying again", "catalogue: re-read after earlier failures")
+		}
+		return err
 	}
 	keep := func(bundles []uuid.UUID) {
 		mu.Lock()
@@ -261,27 +269,25 @@ func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) er
 		}
 	}
 	reread = func(bundles []uuid.UUID) {
-		if err := run(bundles); err != nil {
-			if ctx.Err() == nil {
-				log.Warn("catalogue: re-reading after another server's change failed; trying again", "err", err, "in", backoff[0])
-			}
+		if run(bundles) != nil {
 			keep(bundles)
 		}
 	}
 	go func() {
 		defer close(done)
+		wait := &backoff.ExponentialBackOff{InitialInterval: waits[0], Multiplier: 2, MaxInterval: waits[1]}
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-kick:
 			}
-			wait := backoff[0]
-			for tries := 1; ; tries++ {
+			wait.Reset()
+			for {
 				select {
 				case <-ctx.Done():
 					return
-				case <-time.After(wait):
+				case <-time.After(wait.NextBackOff()):
 				}
 				mu.Lock()
 				whole, set := all, pending
@@ -296,9 +302,7 @@ func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) er
 						bundles = append(bundles, b)
 					}
 				}
-				err := run(bundles)
-				if err == nil {
-					log.Info("catalogue: re-read after earlier failures", "tries", tries)
+				if run(bundles) == nil {
 					break
 				}
 				if ctx.Err() != nil {
@@ -306,10 +310,6 @@ func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) er
 				}
 				keep(bundles)
 				<-kick // keep signalled it; this loop is the retry
-				wait = min(2*wait, backoff[1])
-				if tries&(tries-1) == 0 {
-					log.Warn("catalogue: re-reading still fails; trying again", "err", err, "tries", tries, "in", wait)
-				}
 			}
 		}
 	}()
