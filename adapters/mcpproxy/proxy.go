@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -902,15 +903,8 @@ func traceMeta(ctx context.Context) mcp.Meta {
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return nil
 	}
-	carrier := propagation.MapCarrier{}
-	traceContext.Inject(ctx, carrier)
-	if len(carrier) == 0 {
-		return nil
-	}
-	meta := make(mcp.Meta, len(carrier))
-	for k, v := range carrier {
-		meta[k] = v
-	}
+	meta := mcp.Meta{}
+	traceContext.Inject(ctx, mcpmap.MetaCarrier(meta))
 	return meta
 }
 

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/internal/valuesize"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -237,7 +238,7 @@ func remoteParent(ctx context.Context, prop propagation.TextMapPropagator) conte
 	}
 	info := registry.Request(ctx)
 	if info.Meta != nil {
-		if out := prop.Extract(ctx, metaCarrier(info.Meta)); trace.SpanContextFromContext(out).IsValid() {
+		if out := prop.Extract(ctx, mcpmap.MetaCarrier(info.Meta)); trace.SpanContextFromContext(out).IsValid() {
 			return out
 		}
 	}
@@ -245,26 +246,6 @@ func remoteParent(ctx context.Context, prop propagation.TextMapPropagator) conte
 		return prop.Extract(ctx, propagation.HeaderCarrier(info.Header))
 	}
 	return ctx
-}
-
-// metaCarrier reads an MCP _meta as a propagation carrier: string members
-// only (a client's "traceparent": "00-…").
-type metaCarrier map[string]any
-
-func (m metaCarrier) Get(key string) string {
-	s, _ := m[key].(string)
-	return s
-}
-
-// Set does nothing: the middleware only reads a caller's context.
-func (m metaCarrier) Set(string, string) {}
-
-func (m metaCarrier) Keys() []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 // failure returns the measurement option of the tool's failures of one
