@@ -149,8 +149,6 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 		return sp.end(result.Failure[string](offsetInvalid(q.Offset), result.ValidationError), nil)
 	case q.Limit < 1:
 		return sp.end(result.Failure[string](limitInvalid(q.Limit), result.ValidationError), nil)
-	case q.Limit > MaxResultLimit:
-		return sp.end(result.Failuref[string](result.ValidationError, "limit must be <= %d, got %d", MaxResultLimit, q.Limit), nil)
 	}
 	if p.cfg.Results == nil {
 		return sp.end(result.Failure[string](resultsDisabled, result.Unavailable), nil)

@@ -351,7 +351,7 @@ func TestResult_LimitValidation(t *testing.T) {
 		Properties map[string]map[string]any `json:"properties"`
 	}
 	require.NoError(t, json.Unmarshal(tool.InputSchema, &schema))
-	assert.EqualValues(t, 10000, schema.Properties["limit"]["maximum"])
+	assert.EqualValues(t, ot.MaxResultLimit, schema.Properties["limit"]["maximum"])
 	// offset's bounds are exact numbers a client can hold (32 bits: not the
 	// 64-bit range, which a float rounds past itself).
 	assert.EqualValues(t, 2147483647, schema.Properties["offset"]["maximum"])

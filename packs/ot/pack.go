@@ -53,7 +53,8 @@ const (
 	MaxPatternLen = 200
 	// MaxMessageBytes caps an ot.notify message.
 	MaxMessageBytes = 64 << 10
-	// MaxResultLimit caps ot.result's limit.
+	// MaxResultLimit caps ot.result's limit (the limit argument's rule,
+	// max=10000, which its schema advertises).
 	MaxResultLimit = 10000
 	// MaxSearchLen caps ot.result's search.
 	MaxSearchLen = 1000
