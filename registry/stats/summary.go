@@ -159,7 +159,7 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	var st readStats
 	if sa, ok := cfg.sink.(Aggregator); ok {
 		var folded Aggregate
-		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.from(), Until: agg.until(), Tool: q.Tool, Unit: agg.unit})
+		folded, err = sa.Aggregate(ctx, AggregateQuery{Since: agg.from(), Until: agg.until, Tool: q.Tool, Unit: agg.unit})
 		if err == nil {
 			agg.merge(folded)
 		}
@@ -185,6 +185,7 @@ type aggregator struct {
 	period string
 	tool   string
 	since  time.Time // zero for all
+	until  time.Time // a bounded period's end: now with FutureSkew (hosts whose clocks run a little ahead); zero for all
 	floor  time.Time // Options.KeepDays before now; zero keeps all
 	now    time.Time
 	unit   time.Duration // timeline counting unit: an hour or a day
@@ -221,6 +222,7 @@ func newAggregator(q Query, length time.Duration, now time.Time) *aggregator {
 	}
 	if length > 0 {
 		a.since = now.Add(-length)
+		a.until = now.Add(FutureSkew)
 		if length <= 7*24*time.Hour {
 			a.unit = time.Hour
 		}
@@ -233,7 +235,7 @@ func (a *aggregator) add(rec *record) {
 	if from := a.from(); (!from.IsZero() && rec.time.Before(from)) || (a.tool != "" && rec.tool != a.tool) {
 		return
 	}
-	if until := a.until(); !until.IsZero() && rec.time.After(until) {
+	if !a.until.IsZero() && rec.time.After(a.until) {
 		return // dated after the period (a host whose clock runs fast)
 	}
 	a.calls++
@@ -276,16 +278,6 @@ func (a *aggregator) add(rec *record) {
 
 // from is the earliest start a record may have to count: the period's
 // start or the kept days' start, the later one (zero: any).
-// until is the end of a bounded period: its Now, with FutureSkew for
-// hosts sharing the store whose clocks run a little ahead; zero for
-// PeriodAll, which takes every record.
-func (a *aggregator) until() time.Time {
-	if a.since.IsZero() {
-		return time.Time{}
-	}
-	return a.now.Add(FutureSkew)
-}
-
 // FutureSkew is how far past its end a bounded period (day, week, month)
 // still takes a record: a host sharing the store whose clock runs a little
 // ahead is counted; a record dated later (a clock far off, a record
