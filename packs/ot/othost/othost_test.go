@@ -609,6 +609,22 @@ func TestSetup_BrokenSnippetAloneReported(t *testing.T) {
 	assert.NotContains(t, err.Error(), "snippets.good")
 }
 
+// setUpWarned wires the ot pack to a bare host of the configuration in
+// dir, with a server "far" of the host's own beside the file's, its
+// warnings logged to the returned buffer (closed when the test ends); the
+// configuration is not loaded yet.
+func setUpWarned(t *testing.T, dir string) (*registry.Registry, *hostconfig.Host, *othost.Wiring, *bytes.Buffer) {
+	t.Helper()
+	reg, host := newBare(t, dir)
+	logs := &bytes.Buffer{}
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
+		Servers: func() []ot.ServerStatus { return []ot.ServerStatus{{Name: "far"}} },
+		Logger:  slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
+	return reg, host, w, logs
+}
+
 // Instructions for a pack that is not served are shown nowhere, so a
 // misspelt pack name is logged as a warning naming file, line and key
 // (when the host says its packs are in, then at every reload); a served
@@ -626,13 +642,7 @@ instructions:
   far: "A server of the host's own (a -proxy file)."
   exmaple: "A typo."
 `)
-	reg, host := newBare(t, dir)
-	var logs bytes.Buffer
-	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
-		Servers: func() []ot.ServerStatus { return []ot.ServerStatus{{Name: "far"}} },
-		Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
+	_, host, w, logs := setUpWarned(t, dir)
 	require.NoError(t, host.Reload(t.Context()))
 	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnserved")
 	w.WarnUnserved()
@@ -684,13 +694,7 @@ snippets:
 servers:
   kid: {url: "http://127.0.0.1:1/mcp"}
 `)
-	reg, host := newBare(t, dir)
-	var logs bytes.Buffer
-	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host,
-		Servers: func() []ot.ServerStatus { return []ot.ServerStatus{{Name: "far"}} },
-		Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, w.Close(context.Background())) })
+	reg, host, w, logs := setUpWarned(t, dir)
 	require.NoError(t, host.Reload(t.Context()), "a warning, not a refusal: the tool may come later")
 	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnserved")
 	w.WarnUnserved()
