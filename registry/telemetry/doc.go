@@ -82,7 +82,12 @@
 // OTEL_EXPORTER_OTLP_METRICS_ENDPOINT. OTEL_SDK_DISABLED=true turns both
 // off. Everything else — headers, timeouts, the sampler
 // (OTEL_TRACES_SAMPLER), resource attributes and OTEL_SERVICE_NAME — is
-// read by the SDK as its documentation says. The "console" exporters
+// read by the SDK as its documentation says. Where the SDK would log a
+// malformed OTLP setting and go on with its default (an endpoint that is
+// not an http or https URL, a header entry without "=", a timeout that is
+// not whole milliseconds, an unknown compression), Setup refuses it at
+// start naming the variable, without repeating header values or URL
+// passwords. The "console" exporters
 // write to standard output; with SetupOptions.StdoutReserved (an MCP
 // server on stdio) Setup refuses them.
 package telemetry

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"golang.org/x/net/http/httpguts"
 )
 
 // ErrStdoutExporter is returned by Setup when SetupOptions.StdoutReserved
@@ -161,11 +164,11 @@ func checkEnv(traces, metrics bool) error {
 	// The protocol in effect for each signal exported over OTLP: its own
 	// variable, else the general one.
 	for _, sig := range []struct {
-		on                    bool
-		exporterVar, protoVar string
+		on                            bool
+		exporterVar, protoVar, signal string
 	}{
-		{traces, "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"},
-		{metrics, "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"},
+		{traces, "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "TRACES_"},
+		{metrics, "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "METRICS_"},
 	} {
 		if n := names(sig.exporterVar); !sig.on || (len(n) > 0 && !n["otlp"]) {
 			continue
@@ -174,13 +177,88 @@ func checkEnv(traces, metrics bool) error {
 		if os.Getenv(v) == "" {
 			v = "OTEL_EXPORTER_OTLP_PROTOCOL"
 		}
-		switch raw := os.Getenv(v); raw {
+		proto := os.Getenv(v)
+		switch proto {
 		case "", "http/protobuf", "grpc":
 		default:
-			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected http/protobuf or grpc", v, raw))
+			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected http/protobuf or grpc", v, proto))
 		}
+		errs = append(errs, checkOTLPEnv(sig.signal, proto == "grpc")...)
 	}
 	return errors.Join(errs...)
+}
+
+// checkOTLPEnv refuses the OTLP settings of one signal ("TRACES_" or
+// "METRICS_") that the SDK would log and then ignore, exporting with its
+// defaults instead: an endpoint that is not an http or https URL (spans
+// would go to localhost:4318), a header entry it cannot read (an
+// Authorization header silently dropped), a timeout that is not a whole
+// number of milliseconds, a compression other than gzip or none. Each
+// general variable is checked as well as the signal's own, since the SDK
+// reads both. Header values and URL passwords are never repeated: they
+// carry secrets.
+func checkOTLPEnv(signal string, grpc bool) []error {
+	var errs []error
+	for _, prefix := range []string{"OTEL_EXPORTER_OTLP_", "OTEL_EXPORTER_OTLP_" + signal} {
+		if v := prefix + "ENDPOINT"; os.Getenv(v) != "" {
+			if err := checkEndpoint(os.Getenv(v), grpc); err != nil {
+				errs = append(errs, fmt.Errorf("telemetry: %s: %w", v, err))
+			}
+		}
+		if v := prefix + "HEADERS"; os.Getenv(v) != "" {
+			if err := checkHeaders(os.Getenv(v)); err != nil {
+				errs = append(errs, fmt.Errorf("telemetry: %s: %w", v, err))
+			}
+		}
+		if v := prefix + "TIMEOUT"; os.Getenv(v) != "" {
+			if ms, err := strconv.Atoi(os.Getenv(v)); err != nil || ms < 0 {
+				errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected a whole number of milliseconds, such as 10000", v, os.Getenv(v)))
+			}
+		}
+		if v := prefix + "COMPRESSION"; os.Getenv(v) != "" {
+			switch raw := os.Getenv(v); raw {
+			case "gzip", "none":
+			default:
+				errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected gzip or none", v, raw))
+			}
+		}
+	}
+	return errs
+}
+
+// checkEndpoint accepts an http or https URL naming a host, and over
+// gRPC a unix socket's URL as well.
+func checkEndpoint(raw string, grpc bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("not a URL; expected one such as http://collector:4318")
+	}
+	if grpc && u.Scheme == "unix" {
+		return nil
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q: expected an http or https URL with a host, such as http://collector:4318", u.Redacted())
+	}
+	return nil
+}
+
+// checkHeaders accepts the SDK's header list: comma-separated
+// name=value entries, names HTTP tokens, values percent-encoded.
+func checkHeaders(raw string) error {
+	for i, entry := range strings.Split(raw, ",") {
+		name, value, found := strings.Cut(entry, "=")
+		name = strings.TrimSpace(name)
+		switch {
+		case !found:
+			return fmt.Errorf("entry %d has no '=': expected name=value pairs separated by commas", i+1)
+		case !httpguts.ValidHeaderFieldName(name):
+			return fmt.Errorf("entry %d: %q is not a header name", i+1, name)
+		}
+		if _, err := url.PathUnescape(value); err != nil {
+			return fmt.Errorf("entry %d (%s): the value is not valid percent-encoding", i+1, name)
+		}
+	}
+	return nil
 }
 
 // wanted reports whether the environment turns a signal on: its exporter

@@ -353,10 +353,13 @@ func failuresByType(t *testing.T, reader *sdkmetric.ManualReader) map[string]int
 
 // clearOTelEnv unsets every variable Setup reads, for the test's span.
 func clearOTelEnv(t *testing.T) {
-	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT",
-		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME",
-		"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"} {
+	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME"} {
 		t.Setenv(v, "")
+	}
+	for _, s := range []string{"ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION"} {
+		for _, signal := range []string{"", "TRACES_", "METRICS_"} {
+			t.Setenv("OTEL_EXPORTER_OTLP_"+signal+s, "")
+		}
 	}
 }
 
@@ -580,6 +583,56 @@ func TestSetup_UnservableSettingsNameTheirVariable(t *testing.T) {
 	p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
 	require.NoError(t, err)
 	require.NoError(t, p.Shutdown(context.Background()))
+}
+
+// OTLP settings the SDK would log and then ignore — exporting to its
+// default endpoint, without the headers, with its default timeout — are
+// refused at start naming the variable, and a header value or a URL's
+// password (secrets) is never repeated in the message.
+func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
+	const secret = "s3cr3t-token"
+	for _, tc := range []struct{ v, val, want string }{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:4318", `OTEL_EXPORTER_OTLP_ENDPOINT: "localhost:4318": expected an http or https URL with a host`},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://user:" + secret + "@", `OTEL_EXPORTER_OTLP_ENDPOINT: "http://user:xxxxx@": expected an http or https URL with a host`},
+		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "collector", `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "collector": expected an http or https URL`},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://[::1", `OTEL_EXPORTER_OTLP_ENDPOINT: not a URL`},
+		{"OTEL_EXPORTER_OTLP_HEADERS", "Authorization Bearer " + secret, `OTEL_EXPORTER_OTLP_HEADERS: entry 1 has no '='`},
+		{"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "a=1,bad name=" + secret, `OTEL_EXPORTER_OTLP_TRACES_HEADERS: entry 2: "bad name" is not a header name`},
+		{"OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%zz" + secret, `OTEL_EXPORTER_OTLP_HEADERS: entry 1 (Authorization): the value is not valid percent-encoding`},
+		{"OTEL_EXPORTER_OTLP_TIMEOUT", "10s", `OTEL_EXPORTER_OTLP_TIMEOUT="10s": expected a whole number of milliseconds`},
+		{"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "-1", `OTEL_EXPORTER_OTLP_METRICS_TIMEOUT="-1": expected a whole number of milliseconds`},
+		{"OTEL_EXPORTER_OTLP_COMPRESSION", "zstd", `OTEL_EXPORTER_OTLP_COMPRESSION="zstd": expected gzip or none`},
+	} {
+		clearOTelEnv(t)
+		t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+		t.Setenv("OTEL_METRICS_EXPORTER", "otlp")
+		t.Setenv(tc.v, tc.val)
+		_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+		require.Error(t, err, tc.v+"="+tc.val)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.NotContains(t, err.Error(), secret)
+	}
+	// Well-formed settings pass: URLs with a path, header lists with
+	// percent-encoded values, a unix socket over gRPC; and a signal not
+	// exported over OTLP has its variables left alone.
+	for _, env := range []map[string]string{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example:4318/base", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20x, X-Tenant=a",
+			"OTEL_EXPORTER_OTLP_TIMEOUT": "5000", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "unix:///run/otel.sock"},
+		{"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "nonsense"},
+	} {
+		clearOTelEnv(t)
+		t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+		t.Setenv("OTEL_METRICS_EXPORTER", "otlp")
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+		require.NoError(t, err, env)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		_ = p.Shutdown(ctx) // nothing listens; only the start is under test
+		cancel()
+	}
 }
 
 // Shutdown flushes the signals at once: a traces collector that stopped
