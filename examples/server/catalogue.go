@@ -9,14 +9,10 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/cenkalti/backoff/v5"
 	"github.com/google/uuid"
 
-	"github.com/toolpack-go/toolpack/internal/sparselog"
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
@@ -179,141 +175,13 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 // store's change counter, or PostgreSQL's change feed; after a lost
 // connection, a full resync), and each switch of a built-in made by a
 // server sharing catalogue.dir, re-reads the search index and the
-// registry's catalogue tools, and MCP clients get list_changed. It
-// returns the function that stops it.
+// registry's catalogue tools, and MCP clients get list_changed. A failed
+// re-read is tried again until it succeeds. It returns the function that
+// stops it.
 func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) func() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	attempt := func(ctx context.Context, bundles []uuid.UUID) error {
-		sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
-		defer scancel()
-		// Only the bundles the change touched when they are known
-		// (the file store's change log, PostgreSQL's notifications),
-		// else everything. The index and the registry each read the
-		// store on their own, at once: a full re-read of 100,000
-		// tools takes the longer of the two, not their sum.
-		var indexErr, catErr error
-		var wg sync.WaitGroup
-		if bundles == nil {
-			wg.Go(func() { indexErr = index.Resync(sctx) })
-			catErr = cat.Sync(sctx)
-		} else {
-			wg.Go(func() { indexErr = index.ResyncBundles(sctx, bundles) })
-			catErr = cat.SyncBundles(sctx, bundles)
-		}
-		wg.Wait()
-		if indexErr != nil {
-			indexErr = fmt.Errorf("the search index: %w", indexErr)
-		}
-		if catErr != nil {
-			catErr = fmt.Errorf("the catalogue's tools: %w", catErr)
-		}
-		return errors.Join(indexErr, catErr)
-	}
-	reread, stopRetries := rereader(ctx, attempt, rereadWaits, log)
-	go func() {
-		defer close(done)
-		if bw, ok := w.(catalogue.BundleWatcher); ok {
-			_ = bw.WatchBundles(ctx, reread)
-			return
-		}
-		_ = w.Watch(ctx, func() { reread(nil) })
-	}()
-	return func() { cancel(); <-done; stopRetries() }
-}
-
-// rereadWaits are the first and the longest wait before a failed re-read
-// of the catalogue is tried again.
-var rereadWaits = [2]time.Duration{time.Second, 30 * time.Second}
-
-// rereader returns reread, which runs attempt for the bundles a change
-// touched (nil: everything) and, when it fails (the database away or slow
-// just then), tries again in the background — after waits[0], doubling
-// up to waits[1], until it succeeds or ctx ends — so that a server never
-// keeps serving a stale catalogue until some later change happens to come.
-// Failures pending a retry are merged: bundles gather, and a failed full
-// re-read makes the retry a full one. Attempts never run at once; failures
-// in a row are logged sparsely (sparselog), and the success after them.
-// stop waits for the retrying goroutine once ctx has ended.
-func rereader(ctx context.Context, attempt func(context.Context, []uuid.UUID) error, waits [2]time.Duration, log *slog.Logger) (reread func([]uuid.UUID), stop func()) {
-	var (
-		runMu    sync.Mutex // one attempt at a time; guards failures
-		failures sparselog.Failures
-		mu       sync.Mutex // guards all and pending
-		all      bool
-		pending  = map[uuid.UUID]bool{}
-		kick     = make(chan struct{}, 1)
-		done     = make(chan struct{})
-	)
-	run := func(bundles []uuid.UUID) error {
-		runMu.Lock()
-		defer runMu.Unlock()
-		err := attempt(ctx, bundles)
-		if ctx.Err() == nil {
-			failures.Record(ctx, log, err, "catalogue: re-reading after another server's change failed; trying again", "catalogue: re-read after earlier failures")
-		}
-		return err
-	}
-	keep := func(bundles []uuid.UUID) {
-		mu.Lock()
-		if bundles == nil {
-			all = true
-		}
-		for _, b := range bundles {
-			pending[b] = true
-		}
-		mu.Unlock()
-		select {
-		case kick <- struct{}{}:
-		default:
-		}
-	}
-	reread = func(bundles []uuid.UUID) {
-		if run(bundles) != nil {
-			keep(bundles)
-		}
-	}
-	go func() {
-		defer close(done)
-		wait := &backoff.ExponentialBackOff{InitialInterval: waits[0], Multiplier: 2, MaxInterval: waits[1]}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-kick:
-			}
-			wait.Reset()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(wait.NextBackOff()):
-				}
-				mu.Lock()
-				whole, set := all, pending
-				all, pending = false, map[uuid.UUID]bool{}
-				mu.Unlock()
-				var bundles []uuid.UUID
-				if !whole {
-					if len(set) == 0 {
-						break // nothing pending: a signal left from a retry already made
-					}
-					for b := range set {
-						bundles = append(bundles, b)
-					}
-				}
-				if run(bundles) == nil {
-					break
-				}
-				if ctx.Err() != nil {
-					return
-				}
-				keep(bundles)
-				<-kick // keep signalled it; this loop is the retry
-			}
-		}
-	}()
-	return reread, func() { <-done }
+	return cataloguehost.Follow(w, cataloguehost.FollowOptions{Logger: log},
+		cataloguehost.Reader{Name: "the search index", All: index.Resync, Bundles: index.ResyncBundles},
+		cat.Reader())
 }
 
 // addExampleFuncs registers the example pack's read-only functions

@@ -24,10 +24,19 @@
 // a tool write that tool, a bundle write the bundles and that bundle's
 // tools, so a write costs about the same whatever the catalogue's size.
 // Writes made by another process
-// sharing the store arrive with an explicit Sync: call it when the
-// store's Watch (catalogue.Watcher: the file store, the built-ins, the
-// PostgreSQL store) reports a change, or set Options.ResyncInterval to
-// re-read on a timer.
+// sharing the store arrive with an explicit Sync. Follow does it: it
+// watches the store (catalogue.Watcher: the file store, the built-ins,
+// the PostgreSQL store's change feed), re-reads the bundles each change
+// touched in the registry and in any other copy the host keeps (a search
+// index), and tries a failed re-read again until it succeeds:
+//
+//	stop := cataloguehost.Follow(store, cataloguehost.FollowOptions{Logger: log},
+//		cat.Reader(),
+//		cataloguehost.Reader{Name: "the search index", All: index.Resync, Bundles: index.ResyncBundles})
+//	defer stop()
+//
+// Options.ResyncInterval re-reads on a timer instead, for stores that
+// cannot be watched.
 //
 // # Tool names
 //
