@@ -363,7 +363,7 @@ output: {max_inline_bytes: 2000, dir: results, reports_dir: reports}
 
 	txt, err = callMCP(t, ctx, cs, "ot.health", map[string]any{})
 	require.NoError(t, err)
-	assert.Contains(t, txt, `go: "go1.`, "ot.health names the Go version")
+	assert.Contains(t, txt, `go: "1.`, "ot.health names the Go version as the seed's python: does, without the go prefix")
 
 	txt, err = callMCP(t, ctx, cs, "ot.stats", map[string]any{"output": "report.html"})
 	require.NoError(t, err)

@@ -290,7 +290,7 @@ func (p *pack) aliasMarkdown(al Alias) string {
 		if s := toolSummary(t); s != "" {
 			fmt.Fprintf(&b, "\n%s: %s\n", code(t.Name), s)
 		}
-		fmt.Fprintf(&b, "\nUsage: call %s with the arguments of %s; ot.help(query=%q) describes them.",
+		fmt.Fprintf(&b, p.calls("\nUsage: call %s with the arguments of %s; ot.help(query=%q) describes them."),
 			code(al.Name), code(t.Name), t.Name)
 	} else {
 		fmt.Fprintf(&b, "\nUsage: call %s with the arguments of %s. No tool of that name is registered now, so the call fails until one is.",

@@ -326,6 +326,11 @@ func TestHelp_PrefixedRegistry(t *testing.T) {
 	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"zzzqqqxxx"}`))
 	require.NoError(t, err)
 	assert.Equal(t, `No matches found for "zzzqqqxxx". Use guide_ot.tools() or guide_ot.packs() to browse what is available.`, res.Value)
+	// An alias's help says which ot.help describes its tool.
+	require.NoError(t, reg.SetAliases(map[string]string{"lookup": "guide_ot.tools"}))
+	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"lookup"}`))
+	require.NoError(t, err)
+	assert.Contains(t, res.Value, "; guide_ot.help(query=\"guide_ot.tools\") describes them.")
 	res, err = reg.Invoke(t.Context(), "guide_ot.help", []byte(`{"query":"ot.zzqq("}`))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(res.Value.(string), `No matches found for "ot.zzqq(".`), "the query is echoed as asked: %s", res.Value)

@@ -407,7 +407,7 @@ func keys(m map[string]any) []string {
 
 func yamlUnmarshal(s string, v any) error { return yaml.Unmarshal([]byte(s), v) }
 
-func runtimeVersion() string { return runtime.Version() }
+func runtimeVersion() string { return strings.TrimPrefix(runtime.Version(), "go") }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -406,7 +406,7 @@ func (p *pack) health(ctx context.Context, _ NoArgs) (result.Result[string], err
 	}
 	out := object{
 		{"version", quoted(p.version)},
-		{"go", quoted(runtime.Version())},
+		{"go", quoted(goVersion())},
 		{"cwd", cwd},
 		{"registry", object{{"status", healthOK}, {"tool_count", len(p.reg.List())}}},
 		{"proxy", object{{"status", status}, {"server_count", len(servers)}, {"servers", states}}},
@@ -446,4 +446,11 @@ func (p *pack) reload(ctx context.Context, _ NoArgs) (result.Result[string], err
 			WithInstruction("Tell the user the configuration file has an error; do not retry until it is fixed."), nil)
 	}
 	return sp.end(result.Ok(reloadOK), nil)
+}
+
+// goVersion is the Go release the binary was built with, as the seed's
+// python: shows Python's ("1.26.8" from "go1.26.8"); a development
+// toolchain's full text is kept.
+func goVersion() string {
+	return strings.TrimPrefix(runtime.Version(), "go")
 }

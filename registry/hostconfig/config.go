@@ -3,6 +3,7 @@ package hostconfig
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -101,6 +102,9 @@ type Config struct {
 
 	// pos records where each key path was set (nil for Default).
 	pos map[string]position
+	// order holds the names of the named-entry sections in the order
+	// the files list them (nil for Default).
+	order map[string][]string
 	// written holds, for the values a hook's message may name (alias
 	// targets), the text as the file wrote it when the environment
 	// supplied part of it: the message shows that text, never the value.
@@ -119,6 +123,44 @@ type position struct {
 func (c *Config) Position(key string) (file string, line int, ok bool) {
 	p, ok := c.pos[key]
 	return p.file, p.line, ok
+}
+
+// Names returns the names of section — "aliases", "snippets", "servers"
+// or "instructions" — in the order the configuration lists them: a file's
+// entries in its order, the included files' before the main file's (the
+// order they are merged in), an entry a later file overrides where it was
+// first listed. The maps (Aliases, Snippets, …) have no order; use Names
+// to show them as users wrote them. Names no file listed (a Config
+// built or changed in code) follow, sorted. Any other section gives nil.
+func (c *Config) Names(section string) []string {
+	var all []string
+	switch section {
+	case "aliases":
+		all = slices.Collect(maps.Keys(c.Aliases))
+	case "snippets":
+		all = slices.Collect(maps.Keys(c.Snippets))
+	case "servers":
+		all = slices.Collect(maps.Keys(c.Servers))
+	case "instructions":
+		all = slices.Collect(maps.Keys(c.Instructions))
+	default:
+		return nil
+	}
+	slices.Sort(all)
+	out := make([]string, 0, len(all))
+	listed := make(map[string]bool, len(all))
+	for _, n := range c.order[section] {
+		if _, ok := slices.BinarySearch(all, n); ok && !listed[n] {
+			listed[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, n := range all {
+		if !listed[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // shown is the value of key as a message may quote it: the value, or the
@@ -467,12 +509,8 @@ func Default(dataDir string) *Config {
 	}
 }
 
-// ServerNames returns the names of the configured servers, sorted.
+// ServerNames returns the names of the configured servers in the order
+// the configuration lists them (Names("servers")).
 func (c *Config) ServerNames() []string {
-	names := make([]string, 0, len(c.Servers))
-	for n := range c.Servers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return c.Names("servers")
 }

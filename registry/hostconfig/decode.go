@@ -58,6 +58,9 @@ type decoder struct {
 	aliasAt map[string]*yaml.Node
 	// pos records where each key path was set.
 	pos map[string]position
+	// order records the names of each top-level section of named
+	// entries (aliases, snippets, …) in the merged tree's order.
+	order map[string][]string
 }
 
 // note records where the value of key path p is.
@@ -118,6 +121,9 @@ func (d *decoder) entries(n *yaml.Node, key, what string, fn func(name string, k
 			continue
 		}
 		d.note(join(key, kn.Value), vn)
+		if d.order != nil && !strings.Contains(key, ".") {
+			d.order[key] = append(d.order[key], kn.Value)
+		}
 		before := len(d.l.probs.list)
 		fn(kn.Value, kn, vn, join(key, kn.Value))
 		if isNull(vn) && what != paramEntries && len(d.l.probs.list) > before {
@@ -288,6 +294,8 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 	d.aliasAt = map[string]*yaml.Node{}
 	d.pos = map[string]position{}
 	cfg.pos = d.pos
+	d.order = map[string][]string{}
+	cfg.order = d.order
 	d.fields(n, "", rootKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "include":

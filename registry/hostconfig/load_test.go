@@ -945,3 +945,44 @@ func TestLoad_SnippetDefaultNumbersKeptAsWritten(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"f": "1.0", "n": "123456789012345678901234567890", "z": "-0.0"}, byName)
 }
+
+// Names gives a section's entries in the order the configuration writes
+// them: a file's order, the included files' entries before the main
+// file's new ones (the merge order), an overridden entry where it was
+// first written, a dropped one gone; entries added in code follow, sorted.
+func TestConfig_NamesInTheOrderTheFilesWriteThem(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml": `include: [a.yaml]
+aliases: {zeta: add, mid: echo, alpha: add}
+servers:
+  remote: {url: "http://127.0.0.1:1/mcp"}
+  down: {url: "http://127.0.0.1:2/mcp"}
+instructions: {ot: x, example: y}
+`,
+		"a.yaml": `aliases: {mid: add, gone: add, beta: add}
+snippets:
+  foon: {body: "add(a=1, b=2)"}
+  barn: {body: "add(a=1, b=2)"}
+`,
+		"b.yaml": `include: [main.yaml]
+aliases: {gone: null}
+`,
+	})
+	cfg := mustLoad(t, dir, "main.yaml", nil)
+	assert.Equal(t, []string{"mid", "gone", "beta", "zeta", "alpha"}, cfg.Names("aliases"))
+	assert.Equal(t, []string{"foon", "barn"}, cfg.Names("snippets"))
+	assert.Equal(t, []string{"remote", "down"}, cfg.Names("servers"))
+	assert.Equal(t, []string{"remote", "down"}, cfg.ServerNames())
+	assert.Equal(t, []string{"ot", "example"}, cfg.Names("instructions"))
+	assert.Nil(t, cfg.Names("stats"))
+
+	cfg = mustLoad(t, dir, "b.yaml", nil)
+	assert.Equal(t, []string{"mid", "beta", "zeta", "alpha"}, cfg.Names("aliases"), "a dropped entry is gone")
+
+	cfg.Aliases["added_b"], cfg.Aliases["added_a"] = "add", "add"
+	assert.Equal(t, []string{"mid", "beta", "zeta", "alpha", "added_a", "added_b"}, cfg.Names("aliases"))
+	assert.Equal(t, []string{"foon", "barn"}, cfg.Names("snippets"))
+	def := hostconfig.Default(dir)
+	def.Servers = map[string]hostconfig.Server{"b": {}, "a": {}}
+	assert.Equal(t, []string{"a", "b"}, def.ServerNames(), "a Config made in code: sorted")
+}

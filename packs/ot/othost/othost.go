@@ -154,6 +154,7 @@ func Setup(ctx context.Context, opts Options) (*Wiring, error) {
 		Registry:     w.reg,
 		Version:      opts.Version,
 		Snippets:     snippetSource{w},
+		Aliases:      w.aliases,
 		Instructions: func() map[string]string { return w.config().Instructions },
 		Servers:      opts.Servers,
 		Databases:    w.Databases,
@@ -263,6 +264,24 @@ func (w *Wiring) config() *hostconfig.Config {
 		return c
 	}
 	return hostconfig.Default("")
+}
+
+// aliases lists the registry's aliases in the order the configuration
+// in force lists them; any the registry holds that it does not (set in
+// code) follow, sorted.
+func (w *Wiring) aliases() []ot.Alias {
+	m := w.reg.Aliases()
+	out := make([]ot.Alias, 0, len(m))
+	for _, name := range w.config().Names("aliases") {
+		if t, ok := m[name]; ok {
+			out = append(out, ot.Alias{Name: name, Target: t})
+			delete(m, name)
+		}
+	}
+	for _, name := range sortedKeys(m) {
+		out = append(out, ot.Alias{Name: name, Target: m[name]})
+	}
+	return out
 }
 
 func (w *Wiring) topics() []ot.Topic {
@@ -1007,11 +1026,12 @@ func sortedKeys[V any](m map[string]V) []string {
 
 type snippetSource struct{ w *Wiring }
 
-// Snippets lists the configured snippets by name.
+// Snippets lists the configured snippets in the order the configuration
+// lists them.
 func (s snippetSource) Snippets() []ot.Snippet {
 	cfg := s.w.config()
 	out := make([]ot.Snippet, 0, len(cfg.Snippets))
-	for _, name := range sortedKeys(cfg.Snippets) {
+	for _, name := range cfg.Names("snippets") {
 		sn := cfg.Snippets[name]
 		o := ot.Snippet{Name: name, Description: sn.Description, Body: sn.Body}
 		for _, p := range sn.Params {

@@ -780,3 +780,30 @@ func TestSetup_HostOfAnotherRegistryRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "another registry")
 	assert.NoError(t, w.Close(context.Background()))
 }
+
+// ot.config, ot.aliases and ot.snippets list aliases and snippets in the
+// order the configuration writes them, as the seed's examples show
+// (ws before alias_f, foon before barn), not sorted by name.
+func TestSetup_ListingsKeepTheConfigurationsOrder(t *testing.T) {
+	f := newFixture(t, `aliases: {ws: echo, alias_f: add}
+snippets:
+  foon: {description: Get foo() for n items, body: "add(a=1, b=2)"}
+  barn: {description: Get bar() for n items, body: "add(a=1, b=2)"}
+`)
+	v, ok, msg := f.call(t, "ot.config", `{}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, "aliases: {ws: echo, alias_f: add}\nsnippets: {foon: {description: \"Get foo() for n items\"}, barn: {description: \"Get bar() for n items\"}}\nservers: []\n", v)
+	v, ok, msg = f.call(t, "ot.aliases", `{}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, "[ws -> echo, alias_f -> add]\n", v)
+	v, ok, msg = f.call(t, "ot.snippets", `{"info":"list"}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, "[foon, barn]\n", v)
+
+	// A reload shows the new file's order.
+	writeConfig(t, f.dir, "aliases: {zz: add, ws: echo, aa: add}\n")
+	_, ok, msg = f.call(t, "ot.reload", `{}`)
+	require.True(t, ok, msg)
+	v, _, _ = f.call(t, "ot.aliases", `{"info":"list"}`)
+	assert.Equal(t, "[zz, ws, aa]\n", v)
+}
