@@ -39,24 +39,41 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
 	}
-	e, via := r.find(ctx, name)
+	e, via, pinned := r.find(ctx, name)
 	if e == nil {
 		return unknownTool(name, via)
 	}
-	return r.invokeEntry(ctx, e, raw)
+	return r.invokeEntry(ctx, e, raw, pinned)
 }
 
 // find is lookup for a call about to be made: a name that finds nothing
-// while an Update runs is looked up again once it has ended.
-func (r *Registry) find(ctx context.Context, name string) (*entry, string) {
+// while an Update runs is looked up again once it has ended. The tools
+// the found tool's Calls name are held in the same instant (nil Pinned
+// when it names none).
+func (r *Registry) find(ctx context.Context, name string) (*entry, string, *Pinned) {
 	seq := r.upSeq.Load()
-	e, via := r.lookup(name)
+	e, via, pinned := r.lookupCall(name)
 	if e == nil {
 		// It may have arrived in the middle of an Update: look again once
 		// no Update runs.
-		r.lookAgain(ctx, seq, func() { e, via = r.lookup(name) })
+		r.lookAgain(ctx, seq, func() { e, via, pinned = r.lookupCall(name) })
 	}
-	return e, via
+	return e, via, pinned
+}
+
+// lookupCall is lookup, holding the tools the found tool's Calls name
+// under the same read lock, so that both see one state of the registry.
+func (r *Registry) lookupCall(name string) (*entry, string, *Pinned) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, via := r.tools[name], name
+	if e == nil && len(r.aliases) > 0 {
+		e, via = r.resolveLocked(name)
+	}
+	if e == nil || len(e.tool.Calls) == 0 {
+		return e, via, nil
+	}
+	return e, via, r.pinLocked(e.tool.Calls)
 }
 
 // unknownTool answers a call of name that found no tool; via is where its
@@ -74,7 +91,7 @@ func unknownTool(name, via string) (result.Result[any], error) {
 
 // invokeEntry runs one call of the tool of e: Invoke once the name is
 // looked up.
-func (r *Registry) invokeEntry(ctx context.Context, e *entry, raw json.RawMessage) (result.Result[any], error) {
+func (r *Registry) invokeEntry(ctx context.Context, e *entry, raw json.RawMessage, pinned *Pinned) (result.Result[any], error) {
 	if e.off {
 		return result.Failuref[any](result.Unavailable, "tool %q is disabled", e.tool.Name).
 			WithInstruction("Do not call this tool; tell the user it is switched off."), nil
@@ -82,7 +99,7 @@ func (r *Registry) invokeEntry(ctx context.Context, e *entry, raw json.RawMessag
 	if len(raw) == 0 {
 		raw = emptyObject
 	}
-	c := &Call{Tool: e.tool, Raw: raw, reg: r}
+	c := &Call{Tool: e.tool, Raw: raw, reg: r, pinned: pinned}
 	c.ctx = callContext{Context: ctx, call: c}
 	res, err := e.h(&c.ctx, c)
 	if err != nil {

@@ -24,18 +24,32 @@ type Pinned struct {
 // undecorated names under a prefix, aliases; see TargetName). Names that
 // find nothing are simply not held.
 func (r *Registry) Pin(names ...string) *Pinned {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.pinLocked(names)
+}
+
+// pinLocked is Pin with r.mu held.
+func (r *Registry) pinLocked(names []string) *Pinned {
 	p := &Pinned{r: r, held: make(map[string]*entry, len(names))}
 	for _, n := range names {
 		if _, ok := p.held[n]; ok {
 			continue
 		}
-		target := r.TargetName(n)
-		if e, _ := r.lookup(target); e != nil {
+		target := r.targetLocked(n)
+		e := r.tools[target]
+		if e == nil && len(r.aliases) > 0 {
+			e, _ = r.resolveLocked(target)
+		}
+		if e != nil {
 			p.held[n], p.held[target] = e, e
 		}
 	}
 	return p
 }
+
+// Registry is the registry p calls through.
+func (p *Pinned) Registry() *Registry { return p.r }
 
 // Invoke is Registry.Invoke, falling back to the held tool of name when
 // the registry no longer has one under that name.
@@ -43,13 +57,14 @@ func (p *Pinned) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 	if err := ctx.Err(); err != nil {
 		return result.Result[any]{}, fmt.Errorf("registry: tool %q not called: %w", name, err)
 	}
-	e, via := p.r.find(ctx, name)
+	e, via, pinned := p.r.find(ctx, name)
 	if e == nil {
 		if e = p.held[name]; e == nil {
 			return unknownTool(name, via)
 		}
+		pinned = p.r.Pin(e.tool.Calls...)
 	}
-	return p.r.invokeEntry(ctx, e, raw)
+	return p.r.invokeEntry(ctx, e, raw, pinned)
 }
 
 // MaxArgumentBytes is Registry.MaxArgumentBytes.

@@ -200,6 +200,11 @@ func (r *Registry) Aliases() map[string]string {
 func (r *Registry) TargetName(name string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	return r.targetLocked(name)
+}
+
+// targetLocked is TargetName with r.mu held.
+func (r *Registry) targetLocked(name string) string {
 	if _, ok := r.tools[name]; ok {
 		return name
 	}

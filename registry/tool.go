@@ -71,6 +71,13 @@ type Tool struct {
 	TraceArgs []string
 	// Timeout, when positive, bounds each call of this tool.
 	Timeout time.Duration
+	// Calls names the tools the handler calls through this registry (a
+	// snippet's steps): final names, undecorated names under a prefix or
+	// aliases, as for Pin. Invoke holds them in the same instant it looks
+	// the call up (Call.Pinned), so that a change made while the call
+	// starts — a reload between the lookup and the handler's first call —
+	// cannot take one away from a call that found the tool calling it.
+	Calls []string
 	// Inline runs the handler on the caller's goroutine. By default a call
 	// that has a time limit or a cancellable context runs the handler on a
 	// goroutine of its own, so that Invoke returns the moment the context
@@ -149,6 +156,19 @@ type Call struct {
 	reg     *Registry   // the registry running the call, for Logger
 	ctx     callContext // the handler's context; part of Call so it costs no allocation
 	checked bool        // Raw passed the caps and Tool.Decode
+	pinned  *Pinned     // Tool.Calls held at the lookup; nil without Calls
+}
+
+// Pinned is the registry as the call found it: Registry.Invoke's calls,
+// with the tools Tool.Calls names held from the instant Invoke looked the
+// call up (see Pin). A handler that calls those tools through it finishes
+// on them whatever a reload changes meanwhile. Nil when the tool names no
+// Calls or the call did not come through Invoke.
+func (c *Call) Pinned() *Pinned {
+	if c == nil {
+		return nil
+	}
+	return c.pinned
 }
 
 // ArgsChecked reports whether the call's arguments passed the registry's

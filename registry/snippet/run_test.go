@@ -465,3 +465,59 @@ func TestRun_MemoryBounded(t *testing.T) {
 	assert.False(t, res.Success)
 	assert.Contains(t, res.Error, fmt.Sprintf(`snippet "kept": line 4: huge: the values kept for later lines are more than %d bytes`, snippet.MaxKeptBytes))
 }
+
+// A reload landing after a snippet tool was looked up and before its
+// handler starts (while a middleware runs) does not fail it: the steps'
+// tools are held from the lookup (registry.Tool.Calls), so the snippet
+// found runs on the tools and aliases it was written against.
+func TestTool_ReloadBetweenLookupAndHandlerDoesNotFailTheSnippet(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
+	entered, release := make(chan struct{}), make(chan struct{})
+	reg.Use(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			if c.Tool.Name == "snippet.fast" {
+				select {
+				case <-entered:
+				default:
+					close(entered)
+					<-release
+				}
+			}
+			return next(ctx, c)
+		}
+	})
+	add := &registry.Tool{Name: "add", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+		return result.Ok[any]("added"), nil
+	}}
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "p", Tools: []*registry.Tool{add}}))
+	require.NoError(t, reg.SetAliases(map[string]string{"plus": "add"}))
+	pack := func(body string) *registry.Pack {
+		p, err := snippet.Pack(map[string]snippet.Definition{"fast": {Body: body}}, reg)
+		require.NoError(t, err)
+		return p
+	}
+	require.NoError(t, reg.AddPack(pack("plus()")))
+
+	done := make(chan result.Result[any], 1)
+	go func() {
+		res, err := reg.Invoke(context.Background(), "snippet.fast", nil)
+		assert.NoError(t, err)
+		done <- res
+	}()
+	<-entered
+	// The reload: the snippet no longer uses the alias, which goes; the
+	// pack loses add too.
+	require.NoError(t, reg.Update(func() error {
+		if err := reg.ReplacePack(pack("echo()")); err != nil {
+			return err
+		}
+		if err := reg.RemovePack("p"); err != nil {
+			return err
+		}
+		return reg.SetAliases(nil)
+	}))
+	close(release)
+	res := <-done
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "added", res.Value)
+}

@@ -152,6 +152,10 @@ func (s *Snippet) Tool(inv Invoker) *registry.Tool {
 	desc.WriteString("\n```")
 	name := ToolPrefix + s.name
 	sig, argLines := s.signature(name)
+	calls := make([]string, len(s.prog.steps))
+	for i, st := range s.prog.steps {
+		calls[i] = st.tool
+	}
 	return &registry.Tool{
 		Name:        name,
 		Description: desc.String(),
@@ -165,12 +169,13 @@ func (s *Snippet) Tool(inv Invoker) *registry.Tool {
 		},
 		Errors: []registry.ErrorSpec{{Type: ErrorType, Description: "a reference names a field or element the earlier result does not have, or snippets run each other too deep"}},
 		Decode: func(raw json.RawMessage) (any, error) { return s.DecodeArguments(raw) },
+		Calls:  calls,
 		Handler: func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
 			vals, ok := c.Args.(map[string]any)
 			if !ok {
 				return result.Result[any]{}, fmt.Errorf("%s: arguments are %T; expected the map DecodeArguments returns (was Call.Args replaced by a middleware?)", s.label(), c.Args)
 			}
-			return s.run(ctx, inv, vals)
+			return s.run(ctx, pinnedAtLookup(c, inv), vals)
 		},
 	}
 }
@@ -233,4 +238,17 @@ func Pack(defs map[string]Definition, inv Invoker) (*registry.Pack, error) {
 		return nil, errors.Join(errs...)
 	}
 	return p, nil
+}
+
+// pinnedAtLookup is inv, or, when inv is the registry running c, the
+// registry as c found it (Call.Pinned): the steps' tools held from the
+// instant the snippet was looked up, so that a reload landing before the
+// handler starts cannot take one of them away.
+func pinnedAtLookup(c *registry.Call, inv Invoker) Invoker {
+	if p := c.Pinned(); p != nil {
+		if r, ok := inv.(*registry.Registry); ok && p.Registry() == r {
+			return p
+		}
+	}
+	return inv
 }
