@@ -60,6 +60,17 @@
 // traced remote's spans join the caller's trace. A call without a span
 // carries none.
 //
+// # Servers calling each other
+//
+// Each forwarded call also says in its _meta how deep it is in calls made
+// by tools (registry.MetaCallDepth: the caller's registry.CallDepth plus
+// one), and a toolpack server receiving it (adapters/mcpserver) counts on
+// from there: snippets on hosts that proxy each other stop at
+// snippet.MaxNesting as they do on one host, and a call already
+// registry.MaxCallDepth deep is not forwarded (a failure of type
+// unavailable), so that servers configured to call each other in a loop
+// end each call instead of recursing until they run out of connections.
+//
 // # Results
 //
 //   - isError → failure with error type upstream_failure — or the error

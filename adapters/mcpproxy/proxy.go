@@ -896,15 +896,16 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // streamable HTTP server.
 var traceContext = propagation.TraceContext{}
 
-// traceMeta is the _meta of a call made with ctx: the trace context of
-// ctx's span (a toolpack host's tool span, or the caller's), so that the
-// remote's spans join the trace; nil without a span.
-func traceMeta(ctx context.Context) mcp.Meta {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return nil
+// callMeta is the _meta of a call forwarded with ctx: the trace context
+// of ctx's span (a toolpack host's tool span, or the caller's), so that
+// the remote's spans join the trace, and how deep in calls made by tools
+// the forwarded call is (registry.MetaCallDepth), so that hosts calling
+// each other stop at a bound.
+func callMeta(ctx context.Context) mcp.Meta {
+	meta := mcp.Meta{registry.MetaCallDepth: registry.CallDepth(ctx) + 1}
+	if trace.SpanContextFromContext(ctx).IsValid() {
+		traceContext.Inject(ctx, mcpmap.MetaCarrier(meta))
 	}
-	meta := mcp.Meta{}
-	traceContext.Inject(ctx, mcpmap.MetaCarrier(meta))
 	return meta
 }
 
@@ -920,6 +921,11 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 	remote := rt.name
 	if err := ctx.Err(); err != nil {
 		return ctxFailure(err), nil
+	}
+	if d := registry.CallDepth(ctx); d >= registry.MaxCallDepth {
+		return result.Failuref[any](result.Unavailable, "tool %q of MCP server %q not called: the call is already %d calls deep in tools calling tools, across servers (at most %d); do servers call each other in a loop?",
+			remote, s.cfg.Name, d, registry.MaxCallDepth).
+			WithInstruction("Do not retry this call; tell the user the servers' configuration makes tools call each other without end."), nil
 	}
 	s.callStarted()
 	defer s.callEnded()
@@ -948,7 +954,7 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 	defer cancel()
 	defer context.AfterFunc(sessCtx, cancel)()
 	cp := newCapture(2*s.p.opts.MaxResultBytes + 64<<10) // text and structured content may both be there
-	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON, Meta: traceMeta(ctx)})
+	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON, Meta: callMeta(ctx)})
 	raws := cp.finish()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {

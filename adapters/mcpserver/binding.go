@@ -385,6 +385,9 @@ func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 	info.Request = req
 	if req.Params != nil && len(req.Params.Meta) > 0 {
 		info.Meta = req.Params.Meta
+		if d := registry.CallDepthFromMeta(info.Meta); d > 0 {
+			ctx = registry.WithCallDepth(ctx, d) // forwarded by a host (mcpproxy): counts toward its bounds
+		}
 	}
 	if req.Session != nil {
 		info.SessionID = req.Session.ID()

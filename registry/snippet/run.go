@@ -96,7 +96,10 @@ const ErrorType result.ErrorType = "snippet_error"
 
 // MaxNesting bounds snippets running snippets (a snippet whose body calls
 // snippet.x runs x inside itself); deeper calls fail with ErrorType, so a
-// snippet calling itself ends instead of recursing forever. The failure
+// snippet calling itself ends instead of recursing forever. The depth is
+// counted across servers: a call another toolpack host forwarded
+// (adapters/mcpproxy) arrives with its depth (registry.CallDepth), so
+// snippets on hosts proxying each other stop here too. The failure
 // is named once, by the outermost snippet's line, and lists the chain up
 // to the first snippet met again:
 //
@@ -202,13 +205,20 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		outer.tripped.Store(&msg)
 		return result.Failure[any](msg, ErrorType), nil
 	}
-	me := &nesting{parent: outer, depth: 1, label: s.label()}
+	// A call forwarded by another host (registry.CallDepth) counts the
+	// snippets it ran through there: snippets on hosts proxying each
+	// other stop at the bound as they do on one host.
+	remote := registry.CallDepth(ctx)
+	if outer == nil && remote >= MaxNesting {
+		return result.Failure[any](s.nestingText(fmt.Sprintf("%d calls deep through other servers → %s", remote, s.label())), ErrorType), nil
+	}
+	me := &nesting{parent: outer, depth: remote + 1, label: s.label()}
 	if outer != nil {
 		me.depth, me.tripped = outer.depth+1, outer.tripped
 	} else {
 		me.tripped = new(atomic.Pointer[string])
 	}
-	ctx = context.WithValue(ctx, nestingKey{}, me)
+	ctx = registry.WithCallDepth(context.WithValue(ctx, nestingKey{}, me), me.depth)
 	if p, ok := inv.(pinner); ok {
 		names := make([]string, len(s.prog.steps))
 		for i, st := range s.prog.steps {

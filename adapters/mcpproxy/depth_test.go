@@ -1,0 +1,71 @@
+package mcpproxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/snippet"
+	"github.com/toolpack-go/toolpack/result"
+)
+
+// Two hosts proxying each other, a snippet on each calling the other's
+// (ping → two.snippet.pong → one.snippet.ping → …), stop at the snippets'
+// bound: the depth travels with each forwarded call (registry.MetaCallDepth)
+// instead of starting again at zero on the other host, which recursed
+// until file descriptors ran out.
+func TestCall_DepthTravelsAcrossHostsProxyingEachOther(t *testing.T) {
+	one, two := newRegistry(), newRegistry()
+	for _, h := range []struct {
+		reg        *registry.Registry
+		name, body string
+	}{{one, "ping", "two.snippet.pong()"}, {two, "pong", "one.snippet.ping()"}} {
+		p, err := snippet.Pack(map[string]snippet.Definition{h.name: {Body: h.body}}, h.reg)
+		require.NoError(t, err)
+		require.NoError(t, h.reg.AddPack(p))
+	}
+	opts := mcpproxy.Options{}
+	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, opts)
+	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, opts)
+	require.Eventually(t, func() bool {
+		_, _, a := one.Resolve("two.snippet.pong")
+		_, _, b := two.Resolve("one.snippet.ping")
+		return a && b
+	}, waitBound, 10*time.Millisecond)
+
+	res, err := one.Invoke(callCtx(t), "snippet.ping", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Contains(t, res.Error, "deep through other servers")
+	assert.Contains(t, res.Error, "does a snippet call itself?")
+}
+
+// A call already registry.MaxCallDepth deep is not forwarded: calls that
+// go round between servers end even without a snippet to count them.
+func TestCall_TooDeepIsNotForwarded(t *testing.T) {
+	remote := newRegistry()
+	require.NoError(t, remote.AddPack(&registry.Pack{Name: "r", Tools: []*registry.Tool{{Name: "echo", Description: "d",
+		Handler: func(ctx context.Context, _ *registry.Call) (result.Result[any], error) {
+			return result.Ok[any](registry.CallDepth(ctx)), nil
+		}}}}))
+	reg := newRegistry()
+	newProxy(t, reg, []mcpproxy.Config{{Name: "far", Transport: inMemory(mcpserver.NewServer(remote, mcpserver.Options{}))}}, mcpproxy.Options{})
+	require.Eventually(t, func() bool { _, _, ok := reg.Resolve("far.echo"); return ok }, waitBound, 10*time.Millisecond)
+
+	res, err := reg.Invoke(registry.WithCallDepth(callCtx(t), registry.MaxCallDepth-1), "far.echo", nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, json.Number(strconv.Itoa(registry.MaxCallDepth)), res.Value, "the remote's handler sees the depth the call came with")
+	res, err = reg.Invoke(registry.WithCallDepth(callCtx(t), registry.MaxCallDepth), "far.echo", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Contains(t, res.Error, "do servers call each other in a loop?")
+}
