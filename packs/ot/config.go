@@ -306,8 +306,8 @@ type ReportError struct {
 	// Err is the reason.
 	Err error
 	// Refused reports that the path itself is not allowed (outside the
-	// reports directory): the caller's mistake, answered as a
-	// validation_error rather than a write_error.
+	// reports directory, or not a report's name): the caller's mistake,
+	// answered as a validation_error rather than a write_error.
 	Refused bool
 }
 

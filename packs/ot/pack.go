@@ -103,7 +103,7 @@ type NotifyArgs struct {
 type StatsArgs struct {
 	Period string `json:"period" validate:"max=200" default:"all" description:"day (last 24 h), week (7 days), month (30 days) or all."`
 	Tool   string `json:"tool" validate:"max=200" description:"Keep only the calls of this tool (an alias means its tool); empty keeps all."`
-	Output string `json:"output" validate:"max=1024" description:"When set, also write an HTML report to this file (under the reports directory) and return its path as html_report." example:"stats.html"`
+	Output string `json:"output" validate:"max=1024" description:"When set, also write an HTML report to this file (a name ending in .html, under the reports directory) and return its path as html_report." example:"stats.html"`
 }
 
 // ResultArgs are the arguments of ot.result.

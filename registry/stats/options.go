@@ -112,6 +112,13 @@ var (
 	// directory (.., an absolute path elsewhere, a symbolic link leading
 	// out). It is wrapped in a *ReportError.
 	ErrOutsideReportsDir = errors.New("path escapes the reports directory")
+	// ErrInvalidReportPath: a report path that cannot name a report: empty,
+	// with a NUL byte, the reports directory itself or another directory,
+	// or a name not ending in .html or .htm (so that a report never
+	// replaces another kind of file kept beside the reports: call records,
+	// a configuration). It is wrapped in a *ReportError; like
+	// ErrOutsideReportsDir it is the caller's mistake.
+	ErrInvalidReportPath = errors.New("invalid report path")
 	// ErrClosed: Flush, Summary or Reconfigure after Close.
 	ErrClosed = errors.New("stats: recorder closed")
 	// ErrUnavailable: the Sink's store cannot be reached now (a database

@@ -38,7 +38,9 @@ func RenderHTML(w io.Writer, s Summary) error {
 // html_report of ot.stats. A relative output is taken from the reports
 // directory, which is created when missing; an absolute one must lie inside
 // it. A path that leaves it (.., an absolute path elsewhere, a symbolic link
-// leading out) is refused with ErrOutsideReportsDir. The file is written
+// leading out) is refused with ErrOutsideReportsDir; a name that cannot be
+// a report's (empty, a directory, not ending in .html or .htm) with
+// ErrInvalidReportPath. The file is written
 // whole or not at all (a temporary file renamed). Every failure is a
 // *ReportError whose text is "Error: Cannot write to '{path}': {cause}".
 func (r *Recorder) WriteReport(s Summary, output string) (string, error) {
@@ -58,7 +60,10 @@ func writeReport(reportsDir, output string, s Summary) (string, error) {
 		return fail(errors.New("no reports directory is configured (output.reports_dir)"))
 	}
 	if strings.TrimSpace(output) == "" {
-		return fail(errors.New("the output path is empty"))
+		return fail(invalidReportPath("the output path is empty; give a file name such as stats.html"))
+	}
+	if strings.ContainsRune(output, 0) {
+		return fail(invalidReportPath("the output path holds a NUL byte"))
 	}
 	dir, err := filepath.Abs(reportsDir)
 	if err != nil {
@@ -66,10 +71,13 @@ func writeReport(reportsDir, output string, s Summary) (string, error) {
 	}
 	rel, err := filepath.Rel(dir, target)
 	if err == nil && rel == "." {
-		return fail(errors.New("this is the reports directory itself; give a file name in it, such as stats.html"))
+		return fail(invalidReportPath("this is the reports directory itself; give a file name in it, such as stats.html"))
 	}
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return fail(fmt.Errorf("%w %s", ErrOutsideReportsDir, dir))
+	}
+	if ext := strings.ToLower(filepath.Ext(target)); ext != ".html" && ext != ".htm" {
+		return fail(invalidReportPath("a report's file name ends in .html or .htm, such as stats.html"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
@@ -111,6 +119,13 @@ func writeReport(reportsDir, output string, s Summary) (string, error) {
 	return target, nil
 }
 
+// invalidReportPath is a refusal of a report path: errors.Is it
+// ErrInvalidReportPath; its text is msg alone, as ot.stats shows it.
+type invalidReportPath string
+
+func (e invalidReportPath) Error() string        { return string(e) }
+func (e invalidReportPath) Is(target error) bool { return target == ErrInvalidReportPath }
+
 // checkNoEscape refuses a rel whose existing directories, followed through
 // symbolic links, lead outside dir, and a rel that names a directory.
 func checkNoEscape(dir, rel string) error {
@@ -139,7 +154,7 @@ func checkNoEscape(dir, rel string) error {
 			}
 		}
 		if i == len(parts)-1 && fi.IsDir() {
-			return fmt.Errorf("%s is a directory", p)
+			return invalidReportPath(p + " is a directory")
 		}
 	}
 	return nil

@@ -389,3 +389,45 @@ func TestReport_BucketSpanNamesTheEndsDay(t *testing.T) {
 	assert.Equal(t, "2026-11-29 00:00 – 2026-11-30 00:00", bucketSpan(day, day.Add(24*time.Hour)))
 	assert.Equal(t, "2026-11-29 10:00 – 11:00", bucketSpan(day.Add(10*time.Hour), day.Add(11*time.Hour)))
 }
+
+// A report is written only under a name a report can have: a file
+// ending in .html or .htm. Other files kept beside the reports — call
+// records, a configuration — are never replaced; an empty name, a NUL
+// byte or a directory are refused as the caller's mistakes
+// (ErrInvalidReportPath), not as write failures.
+func TestReport_OnlyHTMLNamesWritten(t *testing.T) {
+	base := t.TempDir()
+	rec, _ := newRecorder(t, func(o *Options) { o.ReportsDir = base })
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "stats"), 0o755))
+	records := filepath.Join(base, "stats", "stats-2026-11-29.jsonl")
+	config := filepath.Join(base, "config.yaml")
+	require.NoError(t, os.WriteFile(records, []byte("{}\n"), 0o644))
+	require.NoError(t, os.WriteFile(config, []byte("stats: {}\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "dir.html"), 0o755))
+	s := Summary{Period: PeriodAll, Until: t0}
+
+	for out, want := range map[string]string{
+		"stats/stats-2026-11-29.jsonl": "ends in .html or .htm",
+		"config.yaml":                  "ends in .html or .htm",
+		"report":                       "ends in .html or .htm",
+		"   ":                          "the output path is empty",
+		"x\x00y.html":                  "NUL byte",
+		"dir.html":                     "is a directory",
+		".":                            "the reports directory itself",
+	} {
+		_, err := rec.WriteReport(s, out)
+		require.ErrorIs(t, err, ErrInvalidReportPath, "%q", out)
+		assert.Contains(t, err.Error(), want, "%q", out)
+		assert.True(t, strings.HasPrefix(err.Error(), "Error: Cannot write to '"), err.Error())
+	}
+	for path, want := range map[string]string{records: "{}\n", config: "stats: {}\n"} {
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got), "left as it was")
+	}
+	for _, out := range []string{"stats.html", "sub/Report.HTM"} {
+		p, err := rec.WriteReport(s, out)
+		require.NoError(t, err, out)
+		assert.FileExists(t, p)
+	}
+}

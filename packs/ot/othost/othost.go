@@ -476,7 +476,7 @@ func (s statsSource) Stats(ctx context.Context, q ot.StatsQuery) (ot.StatsReport
 		if err != nil {
 			var re *stats.ReportError
 			if errors.As(err, &re) {
-				return ot.StatsReport{}, &ot.ReportError{Path: re.Path, Err: re.Err, Refused: errors.Is(re.Err, stats.ErrOutsideReportsDir)}
+				return ot.StatsReport{}, &ot.ReportError{Path: re.Path, Err: re.Err, Refused: errors.Is(re.Err, stats.ErrOutsideReportsDir) || errors.Is(re.Err, stats.ErrInvalidReportPath)}
 			}
 			return ot.StatsReport{}, &ot.ReportError{Path: q.Output, Err: err}
 		}

@@ -245,6 +245,15 @@ func TestSetup_StatsFollowTheConfiguration(t *testing.T) {
 	assert.False(t, res.Success)
 	assert.True(t, strings.HasPrefix(res.Error, "Error: Cannot write to '"), res.Error)
 	assert.Equal(t, result.ValidationError, res.ErrorType, "a path outside the reports directory is the caller's mistake, not a write failure")
+	// A name no report has (the call records beside the reports) is
+	// refused likewise, and the file is left alone.
+	res, err = f.reg.Invoke(t.Context(), "ot.stats", json.RawMessage(`{"output":"../config.yaml"}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.ValidationError, res.ErrorType, res.Error)
+	res, err = f.reg.Invoke(t.Context(), "ot.stats", json.RawMessage(`{"output":"notes.txt"}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.ValidationError, res.ErrorType, res.Error)
+	assert.Contains(t, res.Error, "ends in .html or .htm")
 
 	// An explicit 0 estimates nothing saved; a key left out is the default.
 	writeConfig(t, f.dir, "stats: {enabled: true, dir: st, context_per_call: 0}\n")
