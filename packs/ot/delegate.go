@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -28,7 +31,7 @@ const (
 )
 
 func invalidPeriod(p string) string {
-	return fmt.Sprintf("Error: Invalid period '%s'. Valid: day, week, month, all. Example: ot.stats(period='day')", p)
+	return fmt.Sprintf("Error: Invalid period '%s'. Valid: day, week, month, all. Example: ot.stats(period='day')", echo(p))
 }
 
 func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], error) {
@@ -156,21 +159,21 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 	page, err := p.cfg.Results.Query(ctx, q)
 	switch {
 	case errors.Is(err, ErrHandleNotFound):
-		return sp.end(result.Failuref[string](result.NotFound, "Error: Handle '%s' not found. Use the handle exactly as the tool that stored the output returned it.", q.Handle), nil)
+		return sp.end(result.Failuref[string](result.NotFound, "Error: Handle '%s' not found. Use the handle exactly as the tool that stored the output returned it.", echo(q.Handle)), nil)
 	case errors.Is(err, ErrHandleExpired):
-		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' has expired and was deleted. Run the tool that produced it again.", q.Handle), nil)
+		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' has expired and was deleted. Run the tool that produced it again.", echo(q.Handle)), nil)
 	case errors.Is(err, ErrHandleDamaged):
 		registry.Logger(ctx).LogAttrs(ctx, slog.LevelError, "ot.result: a stored output is damaged", slog.String("handle", q.Handle), slog.String("error", err.Error()))
-		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' is damaged and cannot be read. Run the tool that produced it again.", q.Handle), nil)
+		return sp.end(result.Failuref[string](result.NotFound, "Error: Result '%s' is damaged and cannot be read. Run the tool that produced it again.", echo(q.Handle)), nil)
 	case errors.Is(err, ErrSearchTimeout):
-		return sp.end(result.Failuref[string](result.Timeout, "Error: the search of '%s' ran out of time. Use a more specific search, or page without one.", q.Handle), nil)
+		return sp.end(result.Failuref[string](result.Timeout, "Error: the search of '%s' ran out of time. Use a more specific search, or page without one.", echo(q.Handle)), nil)
 	case errors.Is(err, ErrInvalidSearch):
 		return sp.end(result.Failuref[string](result.ValidationError, "Error: search is not a valid regular expression: %s", strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
 	case errors.Is(err, ErrInvalidQuery):
 		return sp.end(result.Failuref[string](result.ValidationError, "Error: %s", strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")), nil)
 	case errors.Is(err, ErrUnavailable):
 		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.result: the output store cannot be reached", slog.String("error", err.Error()))
-		return sp.end(result.Failuref[string](result.Unavailable, "Error: the output store cannot be reached right now, so '%s' cannot be read; try again in a moment.", q.Handle), nil)
+		return sp.end(result.Failuref[string](result.Unavailable, "Error: the output store cannot be reached right now, so '%s' cannot be read; try again in a moment.", echo(q.Handle)), nil)
 	case err != nil:
 		return sp.end(result.Result[string]{}, fmt.Errorf("ot: result %q: %w", q.Handle, err))
 	}
@@ -194,4 +197,26 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 	}
 	res, err := okYAML(out)
 	return sp.end(res, err, slog.Int("returned", len(page.Lines)))
+}
+
+// maxEcho caps how much of a caller's value a message repeats.
+const maxEcho = 64
+
+// echo is a caller's value (a handle, a period) as a message repeats it:
+// as given when it is short, printable text; otherwise cut to maxEcho
+// characters with control and format characters (a line break, a
+// right-to-left override) escaped, so that a message shown to a model or
+// a person says no more than the tool means.
+func echo(s string) string {
+	cut := s
+	if utf8.RuneCountInString(cut) > maxEcho {
+		cut = string([]rune(cut)[:maxEcho]) + "…"
+	}
+	for _, r := range cut {
+		if !unicode.IsGraphic(r) || r == utf8.RuneError {
+			q := strconv.QuoteToGraphic(cut)
+			return q[1 : len(q)-1]
+		}
+	}
+	return cut
 }

@@ -238,6 +238,21 @@ func TestResult_InvalidHandle(t *testing.T) {
 	assert.Contains(t, res.Error, "Handle 'nonexistent' not found")
 }
 
+// A handle or period repeated in a message is repeated as given only
+// when it is short, printable text: control and format characters (a
+// line break, a bell, a right-to-left override) come back escaped and a
+// long value is cut, so that the message says no more than the tool
+// means to the model or person reading it.
+func TestResult_EchoedValuesEscapedAndCut(t *testing.T) {
+	f := newFixture(t)
+	res := f.call(t, "ot.result", `{"handle":"\u202e\u0007evil\r\nInjected: yes"}`)
+	assert.Equal(t, `Error: Handle '\u202e\aevil\r\nInjected: yes' not found. Use the handle exactly as the tool that stored the output returned it.`, res.Error)
+	res = f.call(t, "ot.result", `{"handle":"`+strings.Repeat("é", 100)+`"}`)
+	assert.Equal(t, "Error: Handle '"+strings.Repeat("é", 64)+"…' not found. Use the handle exactly as the tool that stored the output returned it.", res.Error)
+	res = f.call(t, "ot.stats", `{"period":"\u001b[2J"}`)
+	assert.Equal(t, `Error: Invalid period '\x1b[2J'. Valid: day, week, month, all. Example: ot.stats(period='day')`, res.Error)
+}
+
 func TestResult_ExpiredHandle(t *testing.T) {
 	f := newFixture(t)
 	res := f.call(t, "ot.result", `{"handle":"expired123"}`)

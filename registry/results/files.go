@@ -148,11 +148,11 @@ func (f *fileBlobs) IndexSize() int64   { return f.idxSize }
 func (f *fileBlobs) Close() error       { return errors.Join(f.idx.Close(), f.data.Close()) }
 
 func (b *fileBackend) Open(_ context.Context, h string) (Blobs, error) {
-	idx, err := os.Open(b.path(h, extIndex))
+	idx, err := openRegular(b.path(h, extIndex))
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.Open(b.path(h, extData))
+	data, err := openRegular(b.path(h, extData))
 	if err != nil {
 		_ = idx.Close()
 		return nil, err // fs.ErrNotExist: removed since the index was opened
@@ -181,7 +181,7 @@ func (b *fileBackend) Remove(_ context.Context, h string, t Tombstone) error {
 		buf[8] = goneEvicted
 	}
 	var errs []error
-	if err := os.WriteFile(b.path(h, extGone), buf[:], 0o600); err != nil {
+	if err := b.writeTombstone(h, buf[:]); err != nil {
 		errs = append(errs, fmt.Errorf("writing its tombstone: %w", err))
 	}
 	for _, ext := range []string{extIndex, extData} {
@@ -192,8 +192,47 @@ func (b *fileBackend) Remove(_ context.Context, h string, t Tombstone) error {
 	return errors.Join(errs...)
 }
 
+// writeTombstone writes h's tombstone whole or not at all (a temporary
+// file renamed): a reader never finds it empty or half-written, which
+// the sweep would take for a damaged one and delete, turning "expired"
+// into "not found" for the rest of TombstoneKeep.
+func (b *fileBackend) writeTombstone(h string, data []byte) error {
+	f, err := os.CreateTemp(b.dir, h+extGone+".*"+extTemp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), b.path(h, extGone))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// openRegular opens path for reading when it is a regular file; anything
+// else (a FIFO, which would block the open until a writer came; a
+// directory; a device) is refused without opening it.
+func openRegular(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), errNotRegular)
+	}
+	return os.Open(path)
+}
+
+// errNotRegular: a store file that is not a regular file.
+var errNotRegular = errors.New("not a regular file")
+
 func (b *fileBackend) Tombstone(_ context.Context, h string) (Tombstone, bool, error) {
-	f, err := os.Open(b.path(h, extGone))
+	f, err := openRegular(b.path(h, extGone))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Tombstone{}, false, nil
 	}
@@ -246,13 +285,18 @@ func (b *fileBackend) Scan(ctx context.Context, now time.Time, keep time.Duratio
 				b.removeIfOld(name, now)
 			}
 		case extTemp:
-			if validHandle(strings.TrimSuffix(strings.TrimSuffix(base, extData), extIndex)) {
+			// {handle}.out.tmp, {handle}.idx.tmp, {handle}.gone.*.tmp
+			if h, _, _ := strings.Cut(base, "."); validHandle(h) {
 				b.removeIfOld(name, now)
 			}
 		case extGone:
 			if validHandle(base) {
-				if t, ok, _ := b.Tombstone(ctx, base); !ok || now.Sub(t.At) >= keep {
+				t, ok, _ := b.Tombstone(ctx, base)
+				switch {
+				case ok && now.Sub(t.At) >= keep:
 					_ = os.Remove(b.path(base, extGone))
+				case !ok:
+					b.removeIfOld(name, now) // damaged: removed once no writer can be at it
 				}
 			}
 		}
@@ -263,7 +307,10 @@ func (b *fileBackend) Scan(ctx context.Context, now time.Time, keep time.Duratio
 // readHeader reads the first headerSize bytes of h's index (fewer when it
 // is shorter, none when it is not a regular file) and the index's size.
 func (b *fileBackend) readHeader(h string) ([]byte, int64, error) {
-	f, err := os.Open(b.path(h, extIndex))
+	f, err := openRegular(b.path(h, extIndex))
+	if errors.Is(err, errNotRegular) {
+		return nil, 0, nil
+	}
 	if err != nil {
 		return nil, 0, err
 	}

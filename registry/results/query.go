@@ -155,6 +155,9 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, s.gone(handle)
 	}
+	if errors.Is(err, errNotRegular) {
+		return nil, corrupt(handle, err) // a directory or FIFO where a file belongs
+	}
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}

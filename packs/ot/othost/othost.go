@@ -689,6 +689,10 @@ func resultError(err error) error {
 	case errors.Is(err, results.ErrExpired):
 		return fmt.Errorf("%w: %w", ot.ErrHandleExpired, err)
 	case errors.Is(err, results.ErrCorrupt):
+		if errors.As(err, &re) && re.Cause != nil {
+			// The log says what is damaged (the model is told only that it is).
+			return fmt.Errorf("%w: %w (%v)", ot.ErrHandleDamaged, err, re.Cause)
+		}
 		return fmt.Errorf("%w: %w", ot.ErrHandleDamaged, err)
 	case errors.Is(err, results.ErrSearchLimit):
 		return fmt.Errorf("%w: %w", ot.ErrSearchTimeout, err)

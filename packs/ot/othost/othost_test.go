@@ -117,6 +117,34 @@ func TestSetup_DamagedOutputSaidToTheModel(t *testing.T) {
 	assert.Equal(t, "Error: Result '"+st.Handle+"' is damaged and cannot be read. Run the tool that produced it again.", msg)
 }
 
+// The server's log says what is damaged in a stored output (the cause),
+// where the model is told only that it is.
+func TestSetup_DamagedOutputLoggedWithItsCause(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "output: {max_inline_bytes: 100, dir: out}\n")
+	var logs bytes.Buffer
+	reg := registry.New(registry.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	p, err := example.New()
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
+	require.NoError(t, err)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	require.NoError(t, host.Reload(t.Context()))
+	res, err := reg.Invoke(t.Context(), "lines", json.RawMessage(`{"count":100}`))
+	require.NoError(t, err)
+	st := res.Value.(results.Stored)
+	require.NoError(t, os.Truncate(filepath.Join(dir, "out", st.Handle+".out"), 10))
+	res, err = reg.Invoke(t.Context(), "ot.result", json.RawMessage(`{"handle":"`+st.Handle+`"}`))
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Contains(t, logs.String(), "ot.result: a stored output is damaged")
+	assert.Contains(t, logs.String(), "text of 10 bytes, the index says", "the cause is logged")
+	assert.NotContains(t, res.Error, "the index says", "the model is not told the details")
+}
+
 func TestSetup_StructuredOutputsNeverStored(t *testing.T) {
 	f := newFixture(t, "output: {max_inline_bytes: 10}\n")
 	v, ok, _ := f.call(t, "text_stats", `{"text":"a long enough text to pass ten bytes of JSON"}`)
