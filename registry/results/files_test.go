@@ -57,7 +57,7 @@ func TestStore_DamagedTombstoneRemovedOnlyWhenOld(t *testing.T) {
 	require.NoError(t, os.WriteFile(gone, nil, 0o600))
 	st := openStore(t, results.Options{Dir: dir, Now: clk.Now, SweepInterval: time.Millisecond})
 	marker := put(t, st, numbered(3)) // swept once expired: shows that sweeps ran
-	clk.Advance(2 * time.Minute)       // past nothing: the default TTL is longer
+	clk.Advance(2 * time.Minute)      // past nothing: the default TTL is longer
 	time.Sleep(100 * time.Millisecond)
 	assert.FileExists(t, gone, "young: kept through many sweeps")
 	clk.Advance(48 * time.Hour)
