@@ -283,6 +283,31 @@ func (r *Registry) ReplacePack(p *Pack) error {
 	return r.add(&packInfo{name: p.Name, description: p.Description}, ts, true)
 }
 
+// Check reports the problems Add would find in the tools themselves —
+// an invalid name or final name under the registry's prefix
+// (ErrInvalidName), an invalid tool (ErrInvalidTool), two of them with one
+// final name (ErrNameClash) — without registering anything. Clashes with
+// tools already registered are not checked: they depend on when the tools
+// are added. A host checking a configuration before applying it (a
+// reload's check phase) uses it to refuse what Add would refuse later.
+func (r *Registry) Check(tools ...*Tool) error {
+	var errs []error
+	var checked schemaSet
+	seen := map[string]bool{}
+	for i, t := range tools {
+		e, err := r.prepare(t, &checked)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tool #%d: %w", i, err))
+			continue
+		}
+		if seen[e.tool.Name] {
+			errs = append(errs, fmt.Errorf("%w: tool #%d: %q is the final name of an earlier tool too", ErrNameClash, i, e.tool.Name))
+		}
+		seen[e.tool.Name] = true
+	}
+	return errors.Join(errs...)
+}
+
 // add registers tools (of pack, when non-nil). With replace, pack's
 // registered tools give way to the new ones instead of clashing.
 func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {

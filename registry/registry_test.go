@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -245,4 +247,25 @@ func TestLookup(t *testing.T) {
 	require.NotNil(t, got.Annotations.ReadOnly)
 	assert.True(t, *got.Annotations.ReadOnly)
 	assert.Nil(t, got.Annotations.Destructive)
+}
+
+// Check finds what Add would refuse in the tools themselves — a final
+// name too long under the prefix, a tool without a handler, two tools of
+// one final name — and registers nothing; a clash with a registered tool
+// is Add's alone.
+func TestCheck_ReportsWhatAddWouldRefuseWithoutAdding(t *testing.T) {
+	r := New(Options{Prefix: new(strings.Repeat("p", 60)), Logger: slog.New(slog.DiscardHandler)})
+	ok := rawTool("fine", okHandler(1))
+	require.NoError(t, r.Check(ok))
+	long := rawTool(strings.Repeat("s", 70), okHandler(1))
+	err := r.Check(ok, long, &Tool{Name: "nohandler"}, rawTool("fine", okHandler(2)))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrInvalidName)
+	assert.ErrorIs(t, err, ErrInvalidTool)
+	assert.ErrorIs(t, err, ErrNameClash)
+	assert.Contains(t, err.Error(), "bytes long; expected at most 128")
+	assert.Empty(t, r.List(), "nothing registered")
+
+	require.NoError(t, r.Add(ok))
+	assert.NoError(t, r.Check(rawTool("fine", okHandler(3))), "a clash with a registered tool is not Check's")
 }

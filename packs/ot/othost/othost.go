@@ -889,8 +889,19 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 		if pack, err = snippet.Pack(defs, w.reg); err != nil {
 			return declaredSnippets(cfg), err
 		}
+		// Refused here, at the snippet's line, what registering the pack
+		// would refuse later without a location (a name too long once
+		// the registry's prefix is added).
+		var errs []error
 		for _, t := range pack.Tools {
+			if err := w.reg.Check(t); err != nil {
+				name := strings.TrimPrefix(t.Name, snippet.ToolPrefix)
+				errs = append(errs, cfg.Errorf("snippets."+name, "its tool %s cannot be served: %s", t.Name, strings.TrimPrefix(err.Error(), "tool #0: ")))
+			}
 			step.Tools = append(step.Tools, t.Name)
+		}
+		if len(errs) > 0 {
+			return declaredSnippets(cfg), errors.Join(errs...)
 		}
 	}
 	step.Apply = func(context.Context) error { return w.setSnippetPack(pack) }

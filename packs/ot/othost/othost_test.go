@@ -844,3 +844,31 @@ snippets:
 	v, _, _ = f.call(t, "ot.aliases", `{"info":"list"}`)
 	assert.Equal(t, "[zz, ws, aa]\n", v)
 }
+
+// A snippet whose tool name is too long once the registry's prefix is
+// added is refused when the configuration is checked, at the snippet's
+// file and line, and the configuration in force stays: it was refused
+// only when the pack was registered, without a location.
+func TestSetup_SnippetNameTooLongUnderThePrefixRefusedAtItsLine(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "snippets:\n  ok: {body: \"add(a=1, b=2)\"}\n")
+	reg := registry.New(registry.Options{Prefix: new(strings.Repeat("p", 60)), Logger: slog.New(slog.DiscardHandler)})
+	p, err := example.New()
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
+	require.NoError(t, err)
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	require.NoError(t, host.Reload(t.Context()))
+
+	long := strings.Repeat("s", 64)
+	writeConfig(t, dir, "snippets:\n  ok: {body: \"add(a=1, b=2)\"}\n  "+long+": {body: \"add(a=1, b=2)\"}\n")
+	err = host.Reload(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "config.yaml:3: snippets."+long+": its tool snippet."+long+" cannot be served")
+	assert.Contains(t, err.Error(), "bytes long; expected at most 128")
+	_, _, ok := reg.Resolve(strings.Repeat("p", 60) + "_snippet.ok")
+	assert.True(t, ok, "the configuration in force stays")
+}
