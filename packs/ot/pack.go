@@ -111,7 +111,7 @@ type ResultArgs struct {
 	Handle string `json:"handle" validate:"required,max=200" description:"The handle of the stored output, as the tool that stored it returned." example:"abc123"`
 	Offset *int32 `json:"offset" default:"1" description:"First line to return, 1-indexed (of the matching lines when search is set)."`
 	Limit  *int32 `json:"limit" validate:"omitempty,max=10000" default:"100" description:"Most lines to return (1 to 10000)."`
-	Search string `json:"search" validate:"max=1000" description:"Keep only the lines matching this regular expression (or fuzzy query with fuzzy=true)."`
+	Search string `json:"search" validate:"max=1000" description:"Keep only the lines matching this regular expression (or, with fuzzy=true, resembling this text of at most 64 characters)."`
 	Fuzzy  bool   `json:"fuzzy" description:"Match search fuzzily and sort the lines by match score."`
 }
 

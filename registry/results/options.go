@@ -43,8 +43,10 @@ const (
 	// MaxFuzzyResults is how many of the best fuzzy matches a fuzzy search
 	// keeps; its pages lie within them.
 	MaxFuzzyResults = 10_000
-	// MaxSearchBytes caps the search argument of a query.
-	MaxSearchBytes = 1024
+	// MaxSearchBytes caps the search argument of a query: 4 KiB, room for
+	// any text of 1,000 characters (ot.result's own cap on search) in
+	// UTF-8.
+	MaxSearchBytes = 4096
 	// MaxFuzzyRunes caps the search argument of a fuzzy query, whose cost
 	// grows with its length.
 	MaxFuzzyRunes = 64

@@ -292,7 +292,7 @@ func TestResult_InvalidSearch(t *testing.T) {
 	assert.Equal(t, "search", e.Field)
 
 	_, err = st.Query(t.Context(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: strings.Repeat("a", results.MaxSearchBytes+1)})
-	assert.EqualError(t, err, "search must be at most 1024 bytes, got 1025")
+	assert.EqualError(t, err, "search must be at most 4096 bytes, got 4097")
 	_, err = st.Query(t.Context(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: strings.Repeat("é", 65), Fuzzy: true})
 	assert.EqualError(t, err, "a fuzzy search must be at most 64 characters, got 65")
 	_, err = st.Query(t.Context(), results.Request{Handle: s.Handle, Offset: results.MaxFuzzyResults + 1, Limit: 10, Search: "x", Fuzzy: true})

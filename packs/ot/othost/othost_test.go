@@ -872,3 +872,18 @@ func TestSetup_SnippetNameTooLongUnderThePrefixRefusedAtItsLine(t *testing.T) {
 	_, _, ok := reg.Resolve(strings.Repeat("p", 60) + "_snippet.ok")
 	assert.True(t, ok, "the configuration in force stays")
 }
+
+// Every search ot.result's schema accepts (1,000 characters) is one the
+// store takes: 600 two-byte characters are 1,200 bytes, refused by a
+// 1,024-byte cap while the schema said yes.
+func TestSetup_ResultSearchAsLongAsTheSchemaAllows(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 100, dir: out}\n")
+	v, ok, _ := f.call(t, "lines", `{"count":100}`)
+	require.True(t, ok)
+	st := v.(results.Stored)
+	_, ok, msg := f.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"`+strings.Repeat("é", 1000)+`"}`)
+	assert.True(t, ok, msg)
+	_, ok, msg = f.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"`+strings.Repeat("é", 1001)+`"}`)
+	assert.False(t, ok)
+	assert.Contains(t, msg, "search")
+}
