@@ -60,7 +60,10 @@
 // with the step's field errors, and the text an MCP client or agent is
 // shown begins `snippet "s": line 2: add failed: invalid arguments`, so
 // that nobody is asked to correct fields the snippet does not have), a tool that is not served is a failure of type
-// unavailable, another protocol error is returned wrapped. Pack turns the
+// unavailable, another protocol error is returned wrapped. Snippets may
+// run snippets, MaxNesting deep (counted across servers that forward
+// calls to each other), and one run starts at most MaxRunCalls tool
+// calls, its snippets' steps included. Pack turns the
 // definitions into pack "snippet", whose tools take the parameters as
 // arguments (no default → required) and which a host swaps on every
 // configuration reload with Registry.ReplacePack.

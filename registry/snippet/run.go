@@ -125,7 +125,17 @@ type nesting struct {
 	// has reached it (shared by the whole chain): the levels between pass
 	// that failure up as it is, and only the outermost names its own line.
 	tripped *atomic.Pointer[string]
+	// calls counts the steps the whole chain has started (shared by the
+	// chain), against MaxRunCalls.
+	calls *atomic.Int64
 }
+
+// MaxRunCalls bounds the tool calls one run starts, its own steps and
+// those of the snippets it runs (and they run) counted together: each
+// snippet has at most MaxCalls steps and snippets nest MaxNesting deep,
+// so without it three snippets of 100 calls each running the next made a
+// million calls, and eight levels would never end.
+const MaxRunCalls = 1000
 
 // nestingFailure is the failure text for s refused at the bound under
 // the chain ending in n: the labels and lines from the outermost, up to
@@ -214,9 +224,9 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 	}
 	me := &nesting{parent: outer, depth: remote + 1, label: s.label()}
 	if outer != nil {
-		me.depth, me.tripped = outer.depth+1, outer.tripped
+		me.depth, me.tripped, me.calls = outer.depth+1, outer.tripped, outer.calls
 	} else {
-		me.tripped = new(atomic.Pointer[string])
+		me.tripped, me.calls = new(atomic.Pointer[string]), new(atomic.Int64)
 	}
 	ctx = registry.WithCallDepth(context.WithValue(ctx, nestingKey{}, me), me.depth)
 	if p, ok := inv.(pinner); ok {
@@ -236,6 +246,10 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 	for _, st := range s.prog.steps {
 		if err := ctx.Err(); err != nil {
 			return result.Result[any]{}, fmt.Errorf("%s: line %d: %s not called: %w", s.label(), st.line, st.tool, err)
+		}
+		if n := me.calls.Add(1); n > MaxRunCalls {
+			return result.Failuref[any](ErrorType, "%s: line %d: %s not called: this run of snippets has started %d tool calls, the most one run may (snippets running snippets multiply their calls); run fewer steps per call",
+				s.label(), st.line, st.tool, MaxRunCalls), nil
 		}
 		raw, rerr := st.arguments(vals, env, maxArgs)
 		if rerr != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -520,4 +521,44 @@ func TestTool_ReloadBetweenLookupAndHandlerDoesNotFailTheSnippet(t *testing.T) {
 	res := <-done
 	require.True(t, res.Success, res.Error)
 	assert.Equal(t, "added", res.Value)
+}
+
+// One run starts at most MaxRunCalls tool calls, its snippets' steps
+// counted with its own: snippets running snippets multiply their calls
+// (three levels of 100 made a million), and the run ends with a failure
+// naming the line where the budget ran out. A run within the budget is
+// untouched, and each new run has a budget of its own.
+func TestRun_CallsOfOneRunBounded(t *testing.T) {
+	reg := withAdd(t, newRegistry())
+	var adds atomic.Int64
+	reg.Use(func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			if c.Tool.Name == "add" {
+				adds.Add(1)
+			}
+			return next(ctx, c)
+		}
+	})
+	defs := map[string]snippet.Definition{
+		"outer": {Body: strings.Repeat("snippet.inner()\n", 20)},
+		"inner": {Body: strings.Repeat("add(a=1, b=2)\n", 60)},
+		"fits":  {Body: strings.Repeat("snippet.inner()\n", 10)},
+	}
+	p, err := snippet.Pack(defs, reg)
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+
+	res, err := reg.Invoke(t.Context(), "snippet.outer", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Equal(t, snippet.ErrorType, res.ErrorType)
+	assert.Contains(t, res.Error, fmt.Sprintf("has started %d tool calls, the most one run may", snippet.MaxRunCalls))
+	assert.True(t, strings.HasPrefix(res.Error, `snippet "outer": line 17: snippet.inner failed: snippet "inner": line 24: add not called`), res.Error)
+	assert.EqualValues(t, snippet.MaxRunCalls-17, adds.Load(), "17 of the calls were the outer snippet's")
+
+	adds.Store(0)
+	res, err = reg.Invoke(t.Context(), "snippet.fits", nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.EqualValues(t, 600, adds.Load())
 }
