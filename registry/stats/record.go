@@ -182,6 +182,21 @@ type lineParser struct {
 	hasSec  bool
 }
 
+// The bounds of a plausible record: no call was made before 2000 or
+// after 9999, lasted over a week, or took or gave a tebibyte. A record
+// outside them (written by hand, a clock far off) is skipped and counted,
+// as a damaged line is; it would otherwise stretch a timeline over
+// centuries or make the sums overflow.
+var (
+	earliestRecord = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	latestRecord   = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+const (
+	maxRecordDuration = 7 * 24 * time.Hour
+	maxRecordBytes    = 1 << 40
+)
+
 // maxInterned bounds the texts a lineParser keeps.
 const maxInterned = 4096
 
@@ -216,6 +231,12 @@ func (f *fields) record() (record, error) {
 		return record{}, fmt.Errorf("%w: no success", errCorrupt)
 	case f.in < 0 || f.out < 0:
 		return record{}, fmt.Errorf("%w: negative byte count", errCorrupt)
+	case f.time.Before(earliestRecord) || f.time.After(latestRecord):
+		return record{}, fmt.Errorf("%w: time %s is not one a call was made at", errCorrupt, f.time.Format(time.RFC3339))
+	case f.dur > int64(maxRecordDuration):
+		return record{}, fmt.Errorf("%w: duration_ns over %s", errCorrupt, maxRecordDuration)
+	case f.in > maxRecordBytes || f.out > maxRecordBytes:
+		return record{}, fmt.Errorf("%w: byte count over %d", errCorrupt, int64(maxRecordBytes))
 	}
 	return record{
 		time:     f.time,

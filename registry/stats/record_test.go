@@ -2,6 +2,7 @@ package stats
 
 import (
 	"bytes"
+	"math"
 	"context"
 	"encoding/json"
 	"os"
@@ -48,7 +49,7 @@ func TestRecord_RoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var tc timeCache
 		var p lineParser // one for the three lines, as a file is read
-		base := rapid.Int64Range(0, 1<<62).Draw(t, "ns")
+		base := rapid.Int64Range(earliestRecord.UnixNano()+2e9, 1<<62).Draw(t, "ns")
 		for i := range 3 {
 			ns := base + rapid.Int64Range(-2e9, 2e9).Draw(t, "delta")
 			if rapid.Bool().Draw(t, "whole second") {
@@ -58,7 +59,7 @@ func TestRecord_RoundTrip(t *testing.T) {
 				time:     time.Unix(0, max(ns, 0)).In(time.FixedZone("X", 3600*rapid.IntRange(-12, 12).Draw(t, "zone"))),
 				tool:     cleanField(rapid.StringMatching(`[A-Za-z0-9_.-]{1,128}`).Draw(t, "tool")),
 				pack:     cleanField(rapid.StringMatching(`[A-Za-z0-9_.-]{0,128}`).Draw(t, "pack")),
-				dur:      time.Duration(rapid.Int64Range(0, 1<<50).Draw(t, "dur")),
+				dur:      time.Duration(rapid.Int64Range(0, int64(maxRecordDuration)).Draw(t, "dur")),
 				ok:       rapid.Bool().Draw(t, "ok"),
 				bytesIn:  rapid.Int64Range(0, 1<<40).Draw(t, "in"),
 				bytesOut: rapid.Int64Range(0, 1<<40).Draw(t, "out"),
@@ -81,6 +82,30 @@ func TestRecord_RoundTrip(t *testing.T) {
 			require.Equal(t, r, got)
 		}
 	})
+}
+
+// A record no call could have made — dated before 2000, lasting over a
+// week, a tebibyte in or out — is skipped as a damaged line is: it
+// stretched a report's timeline over two thousand years into one bucket
+// and made the sums of durations and bytes overflow to nonsense. Sums of
+// plausible records that would overflow stay at the largest value.
+func TestRecord_ImplausibleRecordsSkipped(t *testing.T) {
+	var p lineParser
+	ok := `{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":2}`
+	_, err := p.parse([]byte(ok))
+	require.NoError(t, err)
+	for _, line := range []string{
+		`{"time":"0001-01-01T00:00:01Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":2}`,
+		`{"time":"1999-12-31T23:59:59Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":2}`,
+		`{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":9223372036854775807,"success":true,"bytes_in":1,"bytes_out":2}`,
+		`{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1099511627777,"bytes_out":2}`,
+		`{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":9223372036854775807}`,
+	} {
+		_, err := p.parse([]byte(line))
+		assert.ErrorIs(t, err, errCorrupt, line)
+	}
+	assert.Equal(t, int64(math.MaxInt64), addCapped(math.MaxInt64-1, 5))
+	assert.Equal(t, int64(7), addCapped(2, 5))
 }
 
 // cleanField keeps fields valid UTF-8 and within maxField bytes without

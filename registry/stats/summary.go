@@ -257,10 +257,10 @@ func (a *aggregator) add(rec *record) {
 	if t.packAt.IsZero() || !rec.time.Before(t.packAt) {
 		t.pack, t.packAt = rec.pack, rec.time
 	}
-	t.total += rec.dur
+	t.total = time.Duration(addCapped(int64(t.total), int64(rec.dur)))
 	t.durs = append(t.durs, rec.dur)
-	t.in += rec.bytesIn
-	t.out += rec.bytesOut
+	t.in = addCapped(t.in, rec.bytesIn)
+	t.out = addCapped(t.out, rec.bytesOut)
 	key := rec.time.Truncate(a.unit).Unix()
 	u := a.units[key]
 	if u == nil {
@@ -434,4 +434,13 @@ func rate(ok, calls int64) float64 {
 // ms is d in milliseconds rounded to the microsecond.
 func ms(d time.Duration) float64 {
 	return math.Round(float64(d)/1e3) / 1e3
+}
+
+// addCapped is a+b for non-negative a and b, held at math.MaxInt64
+// instead of wrapping round to a negative sum.
+func addCapped(a, b int64) int64 {
+	if b > math.MaxInt64-a {
+		return math.MaxInt64
+	}
+	return a + b
 }
