@@ -2,9 +2,9 @@ package stats
 
 import (
 	"bytes"
-	"math"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
