@@ -122,6 +122,8 @@
 //	DEBUG               "Tool {name} returned a failure: {error_type}" — for invalid
 //	                    arguments the fields and rules; never the failure's text,
 //	                    which is written for the model and may quote arguments
+//	INFO                "Tool {name} cancelled by the caller: {error}" for a call
+//	                    whose context its caller cancelled
 //	ERROR               "Tool {name} failed: {error}" for a protocol failure (the
 //	                    handler's error as it wrote it; an invalid output as its
 //	                    locations and rules, never the value) and

@@ -71,6 +71,32 @@ func TestLogging_FailureAtErrorAndReturned(t *testing.T) {
 	}, msgs(buf.records(t)))
 }
 
+// A call its caller cancelled is logged at INFO ("cancelled by the
+// caller"), not as an ERROR an operator should act on; a handler's own
+// context.Canceled while the caller is still there stays an ERROR.
+func TestLogging_CallerCancellationAtInfo(t *testing.T) {
+	log, buf := newLogger()
+	r := New(Options{Prefix: new(""), Logger: log})
+	started := make(chan struct{})
+	require.NoError(t, r.Add(rawTool("slow", func(ctx context.Context, c *Call) (result.Result[any], error) {
+		close(started)
+		<-ctx.Done()
+		return result.Result[any]{}, ctx.Err()
+	}), rawTool("own", func(ctx context.Context, c *Call) (result.Result[any], error) {
+		return result.Result[any]{}, fmt.Errorf("upstream: %w", context.Canceled)
+	})))
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-started; cancel() }()
+	_, err := r.Invoke(ctx, "slow", nil)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = r.Invoke(t.Context(), "own", nil)
+	require.ErrorIs(t, err, context.Canceled)
+	got := msgs(buf.records(t))
+	require.Len(t, got, 4)
+	assert.True(t, strings.HasPrefix(got[1], "INFO Tool slow cancelled by the caller: "), got[1])
+	assert.True(t, strings.HasPrefix(got[3], "ERROR Tool own failed: "), got[3])
+}
+
 // Output-schema violations are protocol failures and logged as such.
 func TestLogging_InvalidOutputLoggedAtError(t *testing.T) {
 	log, buf := newLogger()

@@ -31,7 +31,10 @@ func toolName(c *Call) string {
 //   - "Tool called: {name}" at LevelTrace, before the call;
 //   - "Tool {name} completed successfully" at LevelTrace, after a success;
 //   - "Tool {name} failed: {error}" at slog.LevelError for a protocol
-//     failure, and the error is then returned, not swallowed;
+//     failure, and the error is then returned, not swallowed; a call its
+//     caller cancelled (the call's context cancelled, the error wrapping
+//     context.Canceled) is "Tool {name} cancelled by the caller: {error}"
+//     at slog.LevelInfo instead: nothing for an operator to act on;
 //   - "Tool {name} returned a failure: {error_type}" at slog.LevelDebug for
 //     a domain failure (bad arguments, not found, …): such failures are the
 //     model's to read and react to, not an operator's alarm.
@@ -56,6 +59,12 @@ func Logging(log *slog.Logger) Middleware {
 			}
 			res, err := next(ctx, c)
 			switch {
+			case err != nil && errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled):
+				// The caller went away (a client cancelled, a connection
+				// closed): nothing for an operator to act on.
+				if log.Enabled(ctx, slog.LevelInfo) {
+					log.LogAttrs(ctx, slog.LevelInfo, "Tool "+name+" cancelled by the caller: "+err.Error(), slog.String("tool", name))
+				}
 			case err != nil:
 				if log.Enabled(ctx, slog.LevelError) {
 					log.LogAttrs(ctx, slog.LevelError, "Tool "+name+" failed: "+err.Error(), slog.String("tool", name))
