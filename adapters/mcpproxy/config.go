@@ -97,6 +97,7 @@ type Backoff struct {
 const (
 	DefaultConnectTimeout = 30 * time.Second
 	DefaultCallTimeout    = 5 * time.Minute
+	DefaultKeepAlive      = 15 * time.Second
 	DefaultMaxTools       = 1000
 	DefaultMaxSchemaBytes = 1 << 20
 	DefaultMaxResultBytes = 16 << 20
@@ -141,6 +142,14 @@ type Options struct {
 	// OnStatus, when set, is called after every change of a server's
 	// status, from the goroutine that changed it; it must not block.
 	OnStatus func(Status)
+	// KeepAlive is how often a connected server is pinged to find out it
+	// has gone (a remote that died or hangs without closing the
+	// connection): two pings in a row that get no answer within half the
+	// interval drop the connection, the server shows disconnected and
+	// reconnection starts. Zero means DefaultKeepAlive; negative sends no
+	// pings (the loss is then found by the next call). Servers speaking a
+	// protocol version without ping ignore it.
+	KeepAlive time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -173,6 +182,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
 	}
 	return o
 }

@@ -113,6 +113,9 @@
 // optionally bounded, cancelled by Close). A session that ends (child
 // killed, server gone) marks the server disconnected and starts the same
 // reconnection; the tools stay registered meanwhile and answer unavailable.
+// A server that stops answering without closing its connection is found by
+// pings every Options.KeepAlive (15 s by default; two unanswered in a row
+// end the session) rather than by the next call that happens to fail.
 // Status and Health (ok/degraded, seed 001's ot.health) report each
 // server; Options.OnStatus is called on every change. A dropped session
 // ends the calls still in flight on it (unavailable). Close ends calls in

@@ -399,9 +399,15 @@ func (p *Proxy) newServer(c Config) *server {
 		s.log = s.log.With("url", displayURL(c.URL))
 	}
 	s.status = Status{Name: c.Name, State: Disconnected, Transport: s.kind}
+	keepAlive := s.p.opts.KeepAlive
+	if keepAlive < 0 {
+		keepAlive = 0
+	}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "toolpack-mcpproxy", Version: "1.0.0"}, &mcp.ClientOptions{
-		Logger:       s.log,
-		Capabilities: &mcp.ClientCapabilities{},
+		Logger:                    s.log,
+		KeepAlive:                 keepAlive,
+		KeepAliveFailureThreshold: 2,
+		Capabilities:              &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.poke()
 		},
