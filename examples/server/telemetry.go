@@ -19,8 +19,12 @@ import (
 // otherwise it installs nothing. The returned function flushes and stops
 // the exporters.
 func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log *slog.Logger) (func(), error) {
-	// Before Setup, which reads the environment and may already complain.
+	// Before Setup, which reads the environment and may already complain
+	// (through the SDK's logger or its error handler).
 	otel.SetLogger(logr.New(sdkLog{log}))
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("OpenTelemetry: setting up", "error", quotesHidden(err))
+	}))
 	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-server", StdoutReserved: stdio})
 	if err != nil {
 		return nil, err

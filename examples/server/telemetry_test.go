@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,10 +85,24 @@ func TestExportErrors_LoggedSparingly(t *testing.T) {
 }
 
 // The OpenTelemetry SDK's own messages go to the server's log (not Go's
-// standard logger), without the values it would quote: a malformed
-// OTEL_EXPORTER_OTLP_HEADERS value holding an API key is reported, and
-// the key is not in the log.
+// standard logger), and secrets in its settings never do: a malformed
+// OTEL_EXPORTER_OTLP_HEADERS value holding an API key stops the start
+// naming the variable, not the key (the SDK logged it and exported
+// without the header); a missing certificate file is the SDK's warning
+// in the server's log format.
 func TestE2E_OpenTelemetrySDKMessagesWithoutSecrets(t *testing.T) {
+	bad := exec.Command(binPath, "-addr", "127.0.0.1:0")
+	bad.Env = append(serverEnv(""), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_HEADERS=x-api-key=TOPSECRET%ZZ-KEY-2")
+	var badErr strings.Builder
+	bad.Stderr = &badErr
+	err := bad.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "stderr:\n%s", badErr.String())
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Contains(t, badErr.String(), "OTEL_EXPORTER_OTLP_HEADERS: entry 1 (x-api-key): the value is not valid percent-encoding")
+	assert.NotContains(t, badErr.String(), "TOPSECRET")
+	assert.NotContains(t, badErr.String(), "KEY-2")
+
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
 	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,8 +110,10 @@ func TestE2E_OpenTelemetrySDKMessagesWithoutSecrets(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	}))
 	defer col.Close()
+	// A setting the SDK reads and complains about while running: its
+	// message reaches the server's log without the values it quotes.
 	env := append(serverEnv(startBackend(t)), "OTEL_EXPORTER_OTLP_ENDPOINT="+col.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
-		"OTEL_EXPORTER_OTLP_HEADERS=x-api-key=TOPSECRET%ZZ-KEY-2")
+		"OTEL_EXPORTER_OTLP_CERTIFICATE=/nonexistent/collector-ca.pem", "OTEL_EXPORTER_OTLP_HEADERS=x-api-key=TOPSECRET-KEY-2")
 	s := startHTTP(t, ctx, env)
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
 	select {
@@ -106,7 +123,7 @@ func TestE2E_OpenTelemetrySDKMessagesWithoutSecrets(t *testing.T) {
 		t.Fatal("server did not stop")
 	}
 	out := s.stderr.String()
-	assert.Contains(t, out, `msg="OpenTelemetry: escape header value"`, "the SDK's message, in the server's log format")
+	assert.Contains(t, out, `msg="OpenTelemetry: read tls ca cert file"`, "the SDK's message, in the server's log format")
 	assert.NotContains(t, out, "TOPSECRET")
 	assert.NotContains(t, out, "KEY-2")
 }

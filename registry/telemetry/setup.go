@@ -161,6 +161,11 @@ func checkEnv(traces, metrics bool) error {
 	if metrics {
 		single("OTEL_METRICS_EXPORTER", "otlp, prometheus, console or none")
 	}
+	if raw := os.Getenv("OTEL_RESOURCE_ATTRIBUTES"); raw != "" {
+		if err := checkResourceAttributes(raw); err != nil {
+			errs = append(errs, fmt.Errorf("telemetry: OTEL_RESOURCE_ATTRIBUTES: %w", err))
+		}
+	}
 	// The protocol in effect for each signal exported over OTLP: its own
 	// variable, else the general one.
 	for _, sig := range []struct {
@@ -224,6 +229,29 @@ func checkOTLPEnv(signal string, grpc bool) []error {
 		}
 	}
 	return errs
+}
+
+// checkResourceAttributes accepts the SDK's attribute list: comma-separated
+// key=value entries, keys not empty, values percent-encoded. The SDK drops
+// the whole list, with a message, when one entry is wrong.
+func checkResourceAttributes(raw string) error {
+	for i, entry := range strings.Split(raw, ",") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		key, value, found := strings.Cut(entry, "=")
+		key = strings.TrimSpace(key)
+		switch {
+		case !found:
+			return fmt.Errorf("entry %d has no '=': expected key=value pairs separated by commas", i+1)
+		case key == "":
+			return fmt.Errorf("entry %d has an empty key", i+1)
+		}
+		if _, err := url.PathUnescape(value); err != nil {
+			return fmt.Errorf("entry %d (%s): the value is not valid percent-encoding", i+1, key)
+		}
+	}
+	return nil
 }
 
 // checkEndpoint accepts an http or https URL naming a host, and over

@@ -353,7 +353,7 @@ func failuresByType(t *testing.T, reader *sdkmetric.ManualReader) map[string]int
 
 // clearOTelEnv unsets every variable Setup reads, for the test's span.
 func clearOTelEnv(t *testing.T) {
-	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME"} {
+	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"} {
 		t.Setenv(v, "")
 	}
 	for _, s := range []string{"ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION"} {
@@ -602,6 +602,8 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 		{"OTEL_EXPORTER_OTLP_TIMEOUT", "10s", `OTEL_EXPORTER_OTLP_TIMEOUT="10s": expected a whole number of milliseconds`},
 		{"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "-1", `OTEL_EXPORTER_OTLP_METRICS_TIMEOUT="-1": expected a whole number of milliseconds`},
 		{"OTEL_EXPORTER_OTLP_COMPRESSION", "zstd", `OTEL_EXPORTER_OTLP_COMPRESSION="zstd": expected gzip or none`},
+		{"OTEL_RESOURCE_ATTRIBUTES", "team=a,token=" + secret + "%ZZ", `OTEL_RESOURCE_ATTRIBUTES: entry 2 (token): the value is not valid percent-encoding`},
+		{"OTEL_RESOURCE_ATTRIBUTES", "team", `OTEL_RESOURCE_ATTRIBUTES: entry 1 has no '='`},
 	} {
 		clearOTelEnv(t)
 		t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
@@ -617,6 +619,7 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 	// exported over OTLP has its variables left alone.
 	for _, env := range []map[string]string{
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example:4318/base", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20x, X-Tenant=a",
+			"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod,team=a%20b",
 			"OTEL_EXPORTER_OTLP_TIMEOUT": "5000", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"},
 		{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "unix:///run/otel.sock"},
 		{"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "nonsense"},
