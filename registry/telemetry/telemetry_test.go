@@ -619,7 +619,7 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 	// exported over OTLP has its variables left alone.
 	for _, env := range []map[string]string{
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example:4318/base", "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer%20x, X-Tenant=a",
-			"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod,team=a%20b",
+			"OTEL_RESOURCE_ATTRIBUTES":   "deployment.environment=prod,team=a%20b",
 			"OTEL_EXPORTER_OTLP_TIMEOUT": "5000", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"},
 		{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "unix:///run/otel.sock"},
 		{"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "nonsense"},
