@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/packs/ot"
@@ -64,14 +62,12 @@ func describeConfig(c *hostconfig.Config) []any {
 		"stats_postgresql", c.Stats.Enabled && c.Stats.DSN != "", "output_postgresql", c.Output.DSN != ""}
 }
 
-// reloadOnSIGHUP re-reads the configuration on every SIGHUP until ctx
-// ends, logging the outcome: a broken file is logged with its problems
-// (file:line: key: …) and the previous configuration keeps serving.
-func reloadOnSIGHUP(ctx context.Context, host *hostconfig.Host, log *slog.Logger) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
+// reloadOnSIGHUP re-reads the configuration on every SIGHUP hup delivers
+// until ctx ends, logging the outcome: a broken file is logged with its
+// problems (file:line: key: …) and the previous configuration keeps
+// serving. One that arrived while the server started reloads at once.
+func reloadOnSIGHUP(ctx context.Context, hup <-chan os.Signal, host *hostconfig.Host, log *slog.Logger) {
 	go func() {
-		defer signal.Stop(hup)
 		for {
 			select {
 			case <-ctx.Done():

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -516,4 +518,53 @@ func TestWarnConfig_StatsDatabaseWithStatsOff(t *testing.T) {
 	c.Stats.Enabled = true
 	warnConfig(c, log)
 	assert.Empty(t, buf.String())
+}
+
+// A SIGHUP that arrives while the server is still starting (a service
+// manager reloading right after starting it) is kept and reloads once the
+// server runs; it killed the server (exit 129) before its handler was
+// installed. The start is held up here by a server entry whose process
+// answers only after a second.
+func TestRun_SIGHUPDuringStartReloadsOnceRunning(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	cfg := fmt.Sprintf("aliases: {calc: add}\nservers:\n  slow: {command: [sh, -c, \"sleep 1; exec %s -stdio\"], env: {MCP_INCLUDE_EXAMPLE_TOOLS: \"true\"}}\n", binPath)
+	require.NoError(t, os.WriteFile(cfgPath, []byte(cfg), 0o600))
+	cmd := exec.Command(binPath, "-addr", "127.0.0.1:0", "-config", cfgPath)
+	cmd.Env = serverEnv(startBackend(t))
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	// The first line the server logs comes while it starts.
+	for stderr.String() == "" {
+		select {
+		case err := <-done:
+			t.Fatalf("server exited: %v\n%s", err, stderr)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	require.NotContains(t, stderr.String(), "serving HTTP", "still starting")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	for !strings.Contains(stderr.String(), `msg="configuration reloaded" by=SIGHUP`) {
+		select {
+		case err := <-done:
+			t.Fatalf("server exited: %v\n%s", err, stderr)
+		case <-ctx.Done():
+			t.Fatalf("no reload after the start\n%s", stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	assert.Contains(t, stderr.String(), "serving HTTP")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-done, "stopped by SIGTERM, not killed by the SIGHUP")
 }

@@ -11,11 +11,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -265,6 +267,12 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 // is done (or, with -stdio, until the client disconnects). Logs go to
 // stderr; with -stdio, stdout carries MCP messages and nothing else.
 func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// SIGHUP is caught from the start: one sent while the server starts
+	// (a service manager reloading right after starting it) would
+	// otherwise kill it; it is kept and reloads once the server runs.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cfg, err := parseFlags(argv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -373,7 +381,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
 	ot.WarnUnserved()
-	reloadOnSIGHUP(ctx, host, log)
+	reloadOnSIGHUP(ctx, hup, host, log)
 	served := reg
 	if cfg.progressive {
 		// A stored output's query field is a call of ot.result as written,
