@@ -78,7 +78,20 @@ func HostHook(p *Proxy, fixed []Config, reserved ...string) hostconfig.Hook {
 				previous = append(previous, HostServer(old.Servers[name]))
 			}
 		}
+		// The tools of a server this configuration drops are no alias's
+		// target and take no name from one, as at a start with this file.
+		kept := map[string]bool{}
+		for _, c := range all {
+			kept[c.Name] = true
+		}
+		var packs []string
+		for _, st := range p.Status() {
+			if !kept[st.Name] {
+				packs = append(packs, st.Name)
+			}
+		}
 		return hostconfig.Step{
+			Packs: packs,
 			Apply: func(ctx context.Context) error { return p.Reconfigure(ctx, all) },
 			Undo:  func(ctx context.Context) error { return p.Reconfigure(ctx, previous) },
 		}, nil

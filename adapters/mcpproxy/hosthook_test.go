@@ -77,3 +77,29 @@ func toolNamesOfPack(reg *registry.Registry, pack string) []string {
 	}
 	return out
 }
+
+// Dropping a server while an alias still names one of its tools gets the
+// verdict a start with that file gets — refused, the alias named — at
+// the reload that drops it, not only at the next one: the dropped
+// server's tools, still registered while the reload is checked, counted
+// as targets.
+func TestHostHook_DroppedServersToolsAreNoAliasTargets(t *testing.T) {
+	reg := newRegistry()
+	kidURL, _ := httpRemote(t, "kid")
+	p := newProxy(t, reg, nil, mcpproxy.Options{})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: reg})
+	require.NoError(t, err)
+	host.OnApply("servers", mcpproxy.HostHook(p, nil))
+
+	require.NoError(t, os.WriteFile(path, []byte("servers:\n  kid: {url: \""+kidURL+"\"}\naliases: {say: kid.echo}\n"), 0o600))
+	require.NoError(t, host.Reload(t.Context()))
+	require.Eventually(t, func() bool { return len(proxiedNames(reg, "kid")) > 0 }, waitBound, 10*time.Millisecond)
+
+	require.NoError(t, os.WriteFile(path, []byte("aliases: {say: kid.echo}\n"), 0o600))
+	err = host.Reload(t.Context())
+	require.Error(t, err, "the same verdict as a start with this file")
+	assert.Contains(t, err.Error(), `c.yaml:1: aliases.say: target "kid.echo" is not a tool`)
+	assert.NotEmpty(t, proxiedNames(reg, "kid"), "refused: the server stays")
+}
