@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
@@ -27,8 +28,8 @@ const snippetPack = "snippet"
 // host registers later or only with some configurations (a catalogue,
 // packs its configuration turns on), so that a file is judged the same at
 // start and at every reload. Applying reconfigures p (Reconfigure:
-// unchanged servers keep their sessions); undoing puts the previous
-// servers back. p nil checks the configuration and applies nothing.
+// unchanged servers keep their sessions), waiting at most HostHookWait
+// for new servers to connect; undoing puts the previous servers back. p nil checks the configuration and applies nothing.
 func HostHook(p *Proxy, fixed []Config, reserved ...string) hostconfig.Hook {
 	return func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
 		all := append([]Config(nil), fixed...)
@@ -92,10 +93,31 @@ func HostHook(p *Proxy, fixed []Config, reserved ...string) hostconfig.Hook {
 		}
 		return hostconfig.Step{
 			Packs: packs,
-			Apply: func(ctx context.Context) error { return p.Reconfigure(ctx, all) },
+			Apply: func(ctx context.Context) error { return reconfigureWithin(ctx, p, all) },
 			Undo:  func(ctx context.Context) error { return p.Reconfigure(ctx, previous) },
 		}, nil
 	}
+}
+
+// HostHookWait is how long applying a configuration waits for the first
+// connection of the servers it adds or changes, so that their tools are
+// served when a reload returns. A server slower than that (one that
+// accepts the connection and does not answer) goes on connecting in the
+// background, shown disconnected meanwhile, instead of holding up the
+// reload, the ot.reload call waiting on it, and a start for
+// Options.ConnectTimeout.
+const HostHookWait = 5 * time.Second
+
+// reconfigureWithin is p.Reconfigure, waiting at most HostHookWait for
+// the first connections.
+func reconfigureWithin(ctx context.Context, p *Proxy, all []Config) error {
+	wctx, cancel := context.WithTimeout(ctx, HostHookWait)
+	defer cancel()
+	err := p.Reconfigure(wctx, all)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil // in force; the slow servers connect in the background
+	}
+	return err
 }
 
 // HostServer is the Config of a host configuration's server entry.

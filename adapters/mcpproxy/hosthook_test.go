@@ -2,6 +2,7 @@ package mcpproxy_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -102,4 +103,38 @@ func TestHostHook_DroppedServersToolsAreNoAliasTargets(t *testing.T) {
 	require.Error(t, err, "the same verdict as a start with this file")
 	assert.Contains(t, err.Error(), `c.yaml:1: aliases.say: target "kid.echo" is not a tool`)
 	assert.NotEmpty(t, proxiedNames(reg, "kid"), "refused: the server stays")
+}
+
+// A server that accepts the connection and never answers does not hold
+// up a reload for Options.ConnectTimeout: applying waits HostHookWait at
+// most, and the server goes on connecting in the background, shown
+// disconnected; the other servers of the reload are served.
+func TestHostHook_SilentServerDoesNotHoldUpTheReload(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() }) // accepted, never answered
+		}
+	}()
+	reg := newRegistry()
+	kidURL, _ := httpRemote(t, "kid")
+	// A connect timeout longer than the test may run: a reload held for
+	// it would never return.
+	p := newProxy(t, reg, nil, mcpproxy.Options{ConnectTimeout: time.Hour})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: reg})
+	require.NoError(t, err)
+	host.OnApply("servers", mcpproxy.HostHook(p, nil))
+	require.NoError(t, os.WriteFile(path, []byte("servers:\n  kid: {url: \""+kidURL+"\"}\n  silent: {url: \"http://"+ln.Addr().String()+"/mcp\"}\n"), 0o600))
+
+	require.NoError(t, host.Reload(t.Context()))
+	assert.NotEmpty(t, proxiedNames(reg, "kid"), "the server that answers is served")
+	assert.Equal(t, mcpproxy.Disconnected, statusOf(t, p, "silent").State)
 }
