@@ -89,6 +89,12 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	pc.ConnConfig.Tracer = bound{d: timeout + min(timeout, answerMargin)}
 	pc.ConnConfig.RuntimeParams["search_path"] = schema
 	pc.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(timeout.Milliseconds())
+	// A transaction left open by a host that stopped mid-way (a process
+	// frozen, a network split the keep-alives have not found yet) holds
+	// its row locks, and every other host's writes to those rows wait on
+	// it: the server ends it once it has been idle as long as a statement
+	// may run, releasing them.
+	pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(timeout.Milliseconds())
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	if pc.ConnConfig.RuntimeParams["application_name"] == "" {
 		// Names the store and schema in pg_stat_activity.

@@ -52,8 +52,39 @@ func TestOpen_SessionSettings(t *testing.T) {
 	assert.Equal(t, schema, path)
 	assert.Equal(t, "UTC", tz)
 	assert.Equal(t, "1500ms", timeout)
+	var idle string
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT current_setting('idle_in_transaction_session_timeout')`).Scan(&idle))
+	assert.Equal(t, "1500ms", idle, "an idle transaction ends as a statement would")
 	assert.Equal(t, "probe:"+schema, app)
 	assert.Equal(t, int32(2), pool.Config().MaxConns)
+}
+
+// A transaction left idle by a host that stopped mid-way (a process
+// frozen, a network split) is ended by the server once it has been idle
+// as long as a statement may run, so the row locks it holds do not stop
+// every other host's writes to those rows for as long as it stays away.
+func TestOpen_IdleTransactionEndedReleasingItsLocks(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx := context.Background()
+	pool, err := pgpool.Open(ctx, "idle", pgpool.Config{DSN: dsn, Schema: schema, StatementTimeout: 300 * time.Millisecond, MaxConns: 4})
+	require.NoError(t, err)
+	defer pool.Close()
+	_, err = pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema+`; CREATE TABLE t (x int PRIMARY KEY); INSERT INTO t VALUES (1)`)
+	require.NoError(t, err)
+
+	frozen, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = frozen.Exec(ctx, `SELECT x FROM t WHERE x = 1 FOR UPDATE`)
+	require.NoError(t, err)
+	// Another host's write waits for the lock, and gets it once the idle
+	// transaction is ended; until then it fails at its own statement
+	// timeout, so it is tried until it passes.
+	require.Eventually(t, func() bool {
+		_, err := pool.Exec(ctx, `UPDATE t SET x = 1 WHERE x = 1`)
+		return err == nil
+	}, 20*time.Second, 50*time.Millisecond)
+	assert.Error(t, frozen.Commit(ctx), "the idle transaction was ended by the server")
 }
 
 // A lost connection is told from a failed statement: only the first is

@@ -51,6 +51,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"embed"
@@ -59,6 +60,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -304,17 +308,26 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		now := s.stamp()
 		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
+		if errors.Is(err, pgx.ErrNoRows) {
 			if err := s.reserveBundle(ctx, tx); err != nil {
 				return err
 			}
-			out, created = catalogue.Bundle{ID: id, BundleSpec: spec, CreatedAt: now, ModifiedAt: now}, true
-			if _, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)`,
-				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now); err != nil {
-				return err
+			tag, ierr := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)
+				ON CONFLICT (id) DO NOTHING`,
+				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now)
+			if ierr != nil {
+				return ierr
 			}
-			return s.notify(ctx, tx, id)
+			if tag.RowsAffected() == 1 {
+				out, created = catalogue.Bundle{ID: id, BundleSpec: spec, CreatedAt: now, ModifiedAt: now}, true
+				return s.notify(ctx, tx, id)
+			}
+			// Made by a PUT of the same id that committed meanwhile (the
+			// lock above had no row to take): this PUT replaces it, as a
+			// PUT of an existing bundle does, instead of failing on the key.
+			b, err = scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
+		}
+		switch {
 		case err != nil:
 			return err
 		case b.SoftDeletedAt != nil:
@@ -749,9 +762,18 @@ func (s *Store) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
+	// The rows are updated in one order (hosts flushing at once lock them
+	// in the same order: no deadlock), and a row another transaction holds
+	// is waited for a second at most (readers wait for this flush): the
+	// counts then stay buffered for the next one.
+	keys := slices.SortedFunc(maps.Keys(batch), func(a, b catalogue.ToolKey) int {
+		return cmp.Or(slices.Compare(a.BundleID[:], b.BundleID[:]), strings.Compare(a.Slug, b.Slug), strings.Compare(a.Version, b.Version))
+	})
 	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		for k, u := range batch {
+		b.Queue(`SET LOCAL lock_timeout = '1s'`)
+		for _, k := range keys {
+			u := batch[k]
 			b.Queue(`UPDATE catalogue_tools SET call_count = call_count + $4,
 				last_called_at = GREATEST(COALESCE(last_called_at, $5), $5)
 				WHERE bundle_id = $1 AND slug = $2 AND version = $3`, k.BundleID, k.Slug, k.Version, u.Count, u.Last)

@@ -949,3 +949,76 @@ func TestBuiltIns_SharedThroughTheDatabase(t *testing.T) {
 	assert.EqualValues(t, 6, tool.CallCount, "every host's counts add up")
 	assert.Equal(t, got.CreatedAt, tool.CreatedAt, "first served when the first host started (bundle and tool at once), for every host")
 }
+
+// Hosts putting the same new bundle at once: one creates it and the
+// others replace it, as a PUT of an existing bundle does — never a
+// conflict (which said a tool's slug and version were taken).
+func TestTwoHosts_SameNewBundlePutAtOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	a, b := open(t, dsn, schema, time.Now), open(t, dsn, schema, time.Now)
+	defer a.Close()
+	defer b.Close()
+	ctx := context.Background()
+	for round := range 20 {
+		id, err := catalogue.NewID()
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		var created atomic.Int32
+		start := make(chan struct{})
+		for i := range 4 {
+			st := []*pgstore.Store{a, b}[i%2]
+			wg.Go(func() {
+				<-start
+				_, c, err := st.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "bx", DisplayName: "B", IsEnabled: true, Description: "d"})
+				assert.NoError(t, err, "round %d", round)
+				if c {
+					created.Add(1)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		assert.EqualValues(t, 1, created.Load(), "round %d: created once", round)
+	}
+}
+
+// Hosts flushing the usage counts of the same tools at once never
+// deadlock (the rows are updated in one order), and every count is kept.
+func TestTwoHosts_UsageFlushesAtOnceDoNotDeadlock(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	a, b := open(t, dsn, schema, time.Now), open(t, dsn, schema, time.Now)
+	defer a.Close()
+	defer b.Close()
+	ctx := context.Background()
+	id, err := catalogue.NewID()
+	require.NoError(t, err)
+	_, _, err = a.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "m", DisplayName: "M", IsEnabled: true, Description: "d"})
+	require.NoError(t, err)
+	var keys []catalogue.ToolKey
+	for i := range 200 {
+		k := catalogue.ToolKey{BundleID: id, Slug: fmt.Sprintf("t%03d", i), Version: "1"}
+		_, err := a.PutTool(ctx, k, catalogue.ToolSpec{DisplayName: "T", IsEnabled: true, Type: catalogue.TypeGo,
+			ArgSchema: json.RawMessage(`{"type":"object"}`), GoImpl: &catalogue.GoImpl{Func: "add"}})
+		require.NoError(t, err)
+		keys = append(keys, k)
+	}
+	const rounds = 10
+	for range rounds {
+		for _, k := range keys {
+			require.NoError(t, a.RecordUsage(ctx, k, time.Now()))
+			require.NoError(t, b.RecordUsage(ctx, k, time.Now()))
+		}
+		var wg sync.WaitGroup
+		for _, st := range []*pgstore.Store{a, b} {
+			wg.Go(func() { assert.NoError(t, st.Flush(ctx)) })
+		}
+		wg.Wait()
+	}
+	for _, k := range keys[:5] {
+		got, err := b.GetTool(ctx, k)
+		require.NoError(t, err)
+		assert.EqualValues(t, 2*rounds, got.CallCount, k.Slug)
+	}
+}
