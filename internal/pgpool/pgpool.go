@@ -38,6 +38,11 @@ const DefaultStatementTimeout = 30 * time.Second
 // until its context ends, which for background work is never.
 const DefaultConnectTimeout = 10 * time.Second
 
+// ErrSchemaTooNew: Migrate found the schema migrated by a newer release
+// than the running one; run that release (or a later one), or a schema
+// of its own.
+var ErrSchemaTooNew = errors.New("the tables were made by a newer release; upgrade this program, or give it a schema of its own")
+
 // Config says where and how to connect.
 type Config struct {
 	// DSN is a PostgreSQL URL or key=value string. It is never written in
@@ -154,7 +159,31 @@ func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versi
 			return fmt.Errorf("%s: creating schema %s: %w", what, schema, err)
 		}
 	}
-	m, err := migrate.NewMigrator(ctx, conn.Conn(), pgx.Identifier{schema, versionTable}.Sanitize())
+	table := pgx.Identifier{schema, versionTable}.Sanitize()
+	// Up to date already: nothing is created or run, so a role with the
+	// rights to read and write the tables only (a DBA migrated them)
+	// starts; tern's migrator creates its version table if absent as soon
+	// as it is made with a connection, which needs CREATE on the schema
+	// even when the table is there. The migrations are counted first on a
+	// migrator without one.
+	probe, err := migrate.NewMigratorEx(ctx, nil, table, &migrate.MigratorOptions{})
+	if err == nil {
+		err = probe.LoadMigrations(migrations)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: migrations: %w", what, err)
+	}
+	latest := int32(len(probe.Migrations))
+	var current int32
+	err = conn.QueryRow(ctx, `SELECT version FROM `+table).Scan(&current)
+	switch {
+	case err == nil && current == latest:
+		return nil
+	case err == nil && current > latest:
+		return fmt.Errorf("%s: schema %s is at version %d, made by a newer release than this one (which knows versions up to %d): %w",
+			what, schema, current, latest, ErrSchemaTooNew)
+	}
+	m, err := migrate.NewMigrator(ctx, conn.Conn(), table)
 	if err != nil {
 		return fmt.Errorf("%s: migrations: %w", what, err)
 	}

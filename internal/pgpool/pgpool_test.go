@@ -496,6 +496,57 @@ func TestMigrate_SchemaMadeByADBA(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM race_things").Scan(&n))
 }
 
+// A role with the rights to read and write the tables only — a DBA ran
+// the migrations and granted USAGE and SELECT/INSERT/UPDATE/DELETE —
+// starts on the migrated schema (tern's first step needed CREATE even
+// with nothing to do); a schema a newer release migrated further is
+// refused saying so (ErrSchemaTooNew), not as a bad configuration.
+func TestMigrate_DataRightsOnlyOnAMigratedSchema(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx := context.Background()
+	owner, err := pgpool.Open(ctx, "owner", pgpool.Config{DSN: dsn, Schema: schema, MaxConns: 1})
+	require.NoError(t, err)
+	defer owner.Close()
+	require.NoError(t, pgpool.Migrate(ctx, "owner", owner, schema, "app_version", testMigrations, "testdata/migrations"))
+	admin, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+	role := schema + "_data"
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN PASSWORD 'data-pw'",
+		"GRANT USAGE ON SCHEMA " + schema + " TO " + role,
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO " + role,
+	} {
+		_, err := admin.Exec(ctx, q)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" && strings.HasPrefix(q, "CREATE ROLE") {
+			t.Skip("the test database's role may not create roles (.ci/run grants it CREATEROLE)")
+		}
+		require.NoError(t, err, q)
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		_, _ = admin.Exec(context.Background(), "DROP OWNED BY "+role)
+		_, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
+	})
+	cfg, err := pgx.ParseConfig(dsn)
+	require.NoError(t, err)
+	dataDSN := fmt.Sprintf("postgres://%s:data-pw@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
+	pool, err := pgpool.Open(ctx, "data", pgpool.Config{DSN: dataDSN, Schema: schema, MaxConns: 1})
+	require.NoError(t, err)
+	defer pool.Close()
+	require.NoError(t, pgpool.Migrate(ctx, "data", pool, schema, "app_version", testMigrations, "testdata/migrations"))
+	_, err = pool.Exec(ctx, "INSERT INTO race_things VALUES (1)")
+	require.NoError(t, err, "the tables are the role's to use")
+
+	_, err = owner.Exec(ctx, "UPDATE app_version SET version = version + 1")
+	require.NoError(t, err)
+	err = pgpool.Migrate(ctx, "data", pool, schema, "app_version", testMigrations, "testdata/migrations")
+	require.ErrorIs(t, err, pgpool.ErrSchemaTooNew)
+	assert.Contains(t, err.Error(), "made by a newer release than this one")
+}
+
 // Schema names are identifiers that need no quoting, and never
 // PostgreSQL's own pg_ names.
 func TestCheckSchema(t *testing.T) {
