@@ -139,7 +139,7 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 	if cfg.DSN != "" {
 		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: cfg.PoolSize(), StatementTimeout: cfg.StatementTimeout})
 		if err != nil {
-			return nil, configError(conf.Errorf("catalogue.dsn", "%w", err))
+			return nil, configError(ctx, conf.Errorf("catalogue.dsn", "%w", err))
 		}
 		file = pg
 	} else {

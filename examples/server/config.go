@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
+	"github.com/toolpack-go/toolpack/internal/pgpool"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
@@ -108,7 +109,7 @@ func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) er
 		if host.Path() == "" {
 			return fmt.Errorf("configuration: %w", err)
 		}
-		return configError(err)
+		return configError(ctx, err)
 	}
 	if host.Path() != "" {
 		log.Info("configuration loaded (SIGHUP reloads it)", describeConfig(host.Config())...)
@@ -122,14 +123,19 @@ func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) er
 // moment (exit status 1: the same command works once the database is
 // back), and so is a stop (a signal) meanwhile; anything else is the
 // file's fault, a usage error (exit status 2).
-func configError(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+func configError(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Stopped while the configuration was being put in force (a
 		// signal while a database was slow to answer): not the file's fault.
 		return fmt.Errorf("flag -config: stopped before the configuration was in force: %w", err)
-	}
-	if databaseAway(err) {
-		return fmt.Errorf("flag -config: a database it names cannot be reached; check that PostgreSQL runs and that the dsn's host and port are right: %w", err)
+	case errors.Is(err, pgpool.ErrSchemaTooNew):
+		return fmt.Errorf("flag -config: %w", err)
+	case databaseAway(err) || errors.Is(err, context.DeadlineExceeded):
+		// A deadline the server did not set by stopping: a database's
+		// connect or statement timeout (one that accepts connections and
+		// does not answer).
+		return fmt.Errorf("flag -config: a database it names cannot be reached, or does not answer; check that PostgreSQL runs and that the dsn's host and port are right: %w", err)
 	}
 	return usageError("flag -config: %v", err)
 }

@@ -321,7 +321,7 @@ func Classify(ctx context.Context, err, sentinel error) error {
 		return err
 	}
 	if stalled(ctx, err) {
-		return fmt.Errorf("%w: the database did not answer within its statement timeout: %w", sentinel, err)
+		return fmt.Errorf("%w: the database did not answer, or no connection of the pool came free (max_conns), within the statement timeout: %w", sentinel, err)
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
 }
