@@ -140,16 +140,30 @@ func (ps *problems) err(fileOrder []string) error {
 		}
 		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Key, b.Key))
 	})
-	errs := make([]error, 0, len(ps.list))
+	errs := make([]error, 0, min(len(ps.list), MaxProblems+1))
 	var prev string
+	more := 0
 	for _, p := range ps.list {
 		if s := p.Error(); s != prev {
+			if len(errs) == MaxProblems {
+				more++
+				continue
+			}
 			errs = append(errs, p)
 			prev = s
 		}
 	}
+	if more > 0 {
+		errs = append(errs, &Problem{Message: fmt.Sprintf("and %d more problems, not listed: fix the ones above first", more)})
+	}
 	return errors.Join(errs...)
 }
+
+// MaxProblems is the most problems one error lists: a file with
+// thousands of bad entries is reported by its first ones and a count of
+// the rest, not in megabytes that a log line or a model's context (the
+// answer of ot.reload) would have to hold.
+const MaxProblems = 50
 
 // quote shows a config text in a message: quoted, cut to 80 bytes.
 func quote(s string) string {

@@ -986,3 +986,23 @@ aliases: {gone: null}
 	def.Servers = map[string]hostconfig.Server{"b": {}, "a": {}}
 	assert.Equal(t, []string{"a", "b"}, def.ServerNames(), "a Config made in code: sorted")
 }
+
+// A file with thousands of bad entries is reported by its first
+// MaxProblems problems and a count of the others, not in megabytes.
+func TestLoad_ProblemsListedUpToACap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("stats:\n")
+	b.WriteString("  enabled: true\n")
+	b.WriteString("aliases:\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "  a%d: \"bad name %d\"\n", i, i)
+	}
+	dir := writeFiles(t, map[string]string{"main.yaml": b.String()})
+	_, err := hostconfig.Load(filepath.Join(dir, "main.yaml"), hostconfig.LoadOptions{})
+	require.Error(t, err)
+	ps := hostconfig.Problems(err)
+	require.Len(t, ps, hostconfig.MaxProblems+1)
+	assert.Contains(t, ps[0].Error(), "main.yaml:4: aliases.a0: ")
+	assert.Equal(t, fmt.Sprintf("and %d more problems, not listed: fix the ones above first", 2000-hostconfig.MaxProblems), ps[hostconfig.MaxProblems].Error())
+	assert.Less(t, len(err.Error()), 20000)
+}
