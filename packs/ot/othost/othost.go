@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -882,6 +883,15 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 	}
 	if len(defs) == 0 && len(prevDefs) == 0 {
 		return hostconfig.Step{}, nil
+	}
+	if old != nil && reflect.DeepEqual(defs, prevDefs) {
+		// Unchanged: the pack in force stays, and clients are not told the
+		// tool list changed by a reload that changed none of it.
+		var unchanged hostconfig.Step
+		for name := range defs {
+			unchanged.Tools = append(unchanged.Tools, snippet.ToolPrefix+name)
+		}
+		return unchanged, nil
 	}
 	step := hostconfig.Step{Packs: []string{snippet.PackName}}
 	var pack *registry.Pack

@@ -887,3 +887,32 @@ func TestSetup_ResultSearchAsLongAsTheSchemaAllows(t *testing.T) {
 	assert.False(t, ok)
 	assert.Contains(t, msg, "search")
 }
+
+// A reload that leaves the snippets as they were leaves their pack in
+// force: clients are not told the tool list changed (the pack was built
+// again and replaced on every reload); one that changes a snippet does.
+func TestSetup_UnchangedSnippetsNotReplacedByAReload(t *testing.T) {
+	f := newFixture(t, "aliases: {plus: add}\nsnippets:\n  twice: {body: \"add(a=1, b=1)\"}\n")
+	var changes atomic.Int32
+	cancel := f.reg.Subscribe(func(c registry.Change) {
+		for _, tl := range append(c.Added, c.Removed...) {
+			if strings.HasPrefix(tl.Name, "snippet.") {
+				changes.Add(1)
+				return
+			}
+		}
+	})
+	defer cancel()
+	writeConfig(t, f.dir, "aliases: {plus: add, sum: add}\nsnippets:\n  twice: {body: \"add(a=1, b=1)\"}\n")
+	require.NoError(t, f.host.Reload(t.Context()))
+	assert.Zero(t, changes.Load(), "snippets unchanged: their pack stays")
+	v, ok, msg := f.call(t, "snippet.twice", `{}`)
+	require.True(t, ok, msg)
+	assert.EqualValues(t, 2, v)
+
+	writeConfig(t, f.dir, "aliases: {plus: add, sum: add}\nsnippets:\n  twice: {body: \"add(a=2, b=2)\"}\n")
+	require.NoError(t, f.host.Reload(t.Context()))
+	assert.NotZero(t, changes.Load(), "a changed snippet is served anew")
+	v, _, _ = f.call(t, "snippet.twice", `{}`)
+	assert.EqualValues(t, 4, v)
+}
