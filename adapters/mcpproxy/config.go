@@ -73,6 +73,11 @@ type Config struct {
 	// headers describing the request (Accept, Content-Type, User-Agent, …)
 	// and plain settings (true, 8080, …).
 	Headers map[string]string
+	// Secrets are further values to redact as header values are: a token
+	// in the URL's path or host, an API key passed as a command argument
+	// (a host configuration's ${VAR} values: hostconfig.Server.Secrets).
+	// Plain settings (true, 8080, …) are left alone.
+	Secrets []string
 
 	// Transport, when set, supplies the transport directly (tests use
 	// in-memory transports).

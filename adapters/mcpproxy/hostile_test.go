@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
@@ -294,4 +295,25 @@ func TestHostileSecretsNeverSurface(t *testing.T) {
 	assert.Contains(t, places["results, errors, tools and status"], `MCP server "flaky"`)
 	assert.Contains(t, logs.String(), "level=DEBUG", "the retries were logged at DEBUG")
 	assert.Contains(t, statusOf(t, p, "denied").LastError, "bad credentials")
+}
+
+// Config.Secrets (a host configuration's ${VAR} values) are redacted as
+// header values are wherever the server's name is written: a token in a
+// URL's path or host, an API key as a command argument, in the log,
+// the status and the failures of calls.
+func TestSecretsInURLAndCommandRedacted(t *testing.T) {
+	const token, key = "tok-5ecret-path-9876", "k3y-arg-5ecret-4321"
+	log, buf := captureLogger()
+	reg := newRegistry()
+	p := newProxy(t, reg, []mcpproxy.Config{
+		{Name: "web", URL: "http://127.0.0.1:1/mcp/" + token + "/sse", Secrets: []string{token}},
+		{Name: "kid", Command: []string{"/nonexistent/bin-" + key, "--api-key", key}, Secrets: []string{key}},
+	}, mcpproxy.Options{Logger: log, ConnectTimeout: 2 * time.Second})
+	for _, name := range []string{"web", "kid"} {
+		st := statusOf(t, p, name)
+		require.Equal(t, mcpproxy.Disconnected, st.State, name)
+		assertNoSecret(t, name+" status", st.LastError, token, key)
+	}
+	assertNoSecret(t, "log", buf.String(), token, key)
+	assert.Contains(t, buf.String(), "[REDACTED]", "the values were there, redacted")
 }

@@ -329,7 +329,7 @@ func sameConfig(a, b Config) bool {
 	return a.Transport == nil && b.Transport == nil &&
 		a.Name == b.Name && a.Description == b.Description &&
 		slices.Equal(a.Command, b.Command) && maps.Equal(a.Env, b.Env) && a.Dir == b.Dir &&
-		a.URL == b.URL && maps.Equal(a.Headers, b.Headers)
+		a.URL == b.URL && maps.Equal(a.Headers, b.Headers) && slices.Equal(a.Secrets, b.Secrets)
 }
 
 // retire ends a server that is no longer configured: it waits for the

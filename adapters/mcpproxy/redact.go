@@ -65,6 +65,11 @@ func newRedactor(c Config) *redactor {
 			forms = append(forms, secretForms(v)...)
 		}
 	}
+	for _, v := range c.Secrets {
+		if len(v) >= minSecretLen && !plainSetting(v) {
+			forms = append(forms, secretForms(v)...)
+		}
+	}
 	if c.URL != "" {
 		forms = append(forms, urlForms(c.URL)...)
 	}

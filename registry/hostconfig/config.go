@@ -257,6 +257,12 @@ type Server struct {
 	URL string
 	// Headers are sent with every HTTP request.
 	Headers map[string]string
+	// Secrets are the values the environment gave the entry's ${VAR}s —
+	// in its url, command, dir, env or headers — for the host to keep out
+	// of its logs and of what the server's process writes, as it keeps
+	// header and env values: a token in a URL's path, an API key passed
+	// as a command argument.
+	Secrets []string
 	// File and Line locate the server's key.
 	File string
 	Line int

@@ -61,6 +61,8 @@ type decoder struct {
 	// order records the names of each top-level section of named
 	// entries (aliases, snippets, …) in the merged tree's order.
 	order map[string][]string
+	// envValues, when set, collects the values ${VAR}s expand to.
+	envValues *[]string
 }
 
 // note records where the value of key path p is.
@@ -158,12 +160,28 @@ func (d *decoder) scalar(n *yaml.Node, key, expected string, expandEnv bool) (st
 	if !expandEnv {
 		return s.Value, true
 	}
-	v, _, problem := expand(s.Value, d.l.opts.LookupEnv)
+	v, _, problem := expand(s.Value, d.lookupEnv())
 	if problem != "" {
 		d.bad(n, key, "%s", problem)
 		return "", false
 	}
 	return v, true
+}
+
+// lookupEnv is the loader's LookupEnv, also noting the values it gives in
+// d.envValues while that is set (a server entry being read).
+func (d *decoder) lookupEnv() func(string) (string, bool) {
+	lookup := d.l.opts.LookupEnv
+	if d.envValues == nil {
+		return lookup
+	}
+	return func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok && v != "" && !slices.Contains(*d.envValues, v) {
+			*d.envValues = append(*d.envValues, v)
+		}
+		return v, ok
+	}
 }
 
 // shown quotes a scalar's value for a problem as the file writes it: a
@@ -595,6 +613,8 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 	ok := true
 	var cmdNode, urlNode *yaml.Node
 	var envKey, dirKey, headersKey *yaml.Node
+	d.envValues = &s.Secrets
+	defer func() { d.envValues = nil }()
 	d.fields(vn, key, serverKeys, func(k string, knode, v *yaml.Node, p string) {
 		switch k {
 		case "description":

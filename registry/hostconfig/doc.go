@@ -151,7 +151,10 @@
 // Unknown keys are refused at every level. A value shown in a message is
 // quoted as the file writes it, before expansion, so a secret taken from
 // the environment never appears in an error; header and env values of
-// servers and URLs are never shown at all.
+// servers and URLs are never shown at all. A server entry's
+// Server.Secrets hold the values its ${VAR}s took, wherever they are (a
+// token in the URL's path, a key as a command argument), so that the host
+// keeps them out of its logs too (adapters/mcpproxy redacts them).
 //
 // # Reloading
 //

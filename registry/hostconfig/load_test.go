@@ -1006,3 +1006,17 @@ func TestLoad_ProblemsListedUpToACap(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("and %d more problems, not listed: fix the ones above first", 2000-hostconfig.MaxProblems), ps[hostconfig.MaxProblems].Error())
 	assert.Less(t, len(err.Error()), 20000)
 }
+
+// A server entry's Secrets are the values the environment gave its
+// ${VAR}s, wherever in the entry they are (a token in the URL's path, an
+// API key as a command argument), for the host to redact; literal text
+// and defaults written in the file are not secrets.
+func TestLoad_ServerSecretsAreItsEnvironmentValues(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.yaml": `servers:
+  web: {url: "https://mcp.example.test/${TOKEN}/sse", headers: {Authorization: "Bearer ${KEY}"}}
+  kid: {command: [server, --api-key, "${KEY}", "--mode=${MODE:-fast}"], env: {LEVEL: debug}}
+`})
+	cfg := mustLoad(t, dir, "main.yaml", map[string]string{"TOKEN": "tok-123456", "KEY": "key-abcdef"})
+	assert.ElementsMatch(t, []string{"tok-123456", "key-abcdef"}, cfg.Servers["web"].Secrets)
+	assert.Equal(t, []string{"key-abcdef"}, cfg.Servers["kid"].Secrets, "the default and the literal env value are the file's")
+}
