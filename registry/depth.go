@@ -12,7 +12,7 @@ import (
 // proxy each other — a snippet on one calling a snippet on the other,
 // which calls back — thus stop at a bound instead of recursing until
 // file descriptors run out.
-const MetaCallDepth = "io.toolpack/call_depth"
+const MetaCallDepth = "toolpack/call_depth"
 
 // MaxCallDepth bounds CallDepth where calls leave the process: a host
 // forwarding a call to another server refuses to when the call is already

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,6 +96,7 @@ type packInfo struct {
 // Registry holds tools and runs calls. It is safe for concurrent use.
 type Registry struct {
 	opts     Options
+	id       string
 	prefix   string
 	log      *slog.Logger
 	maxBytes int
@@ -123,6 +125,7 @@ type Registry struct {
 func New(opts Options) *Registry {
 	r := &Registry{
 		opts:     opts,
+		id:       rand.Text(),
 		tools:    map[string]*entry{},
 		packs:    map[string]packInfo{},
 		byPack:   map[string]map[string]*entry{},
@@ -161,6 +164,13 @@ func (r *Registry) MaxArgumentBytes() int { return r.maxBytes }
 
 // Prefix returns the default name prefix this Registry applies.
 func (r *Registry) Prefix() string { return r.prefix }
+
+// ID is the registry's own random identifier, different for every
+// Registry made. Adapters list it with the tools they serve
+// (mcpmap.MetaHosts), so that a host proxying a host that proxies it
+// back recognises its own tools and does not serve them again (see
+// Tool.Via).
+func (r *Registry) ID() string { return r.id }
 
 // Use appends middleware; the first added is the outermost of the added
 // ones. Middleware sees calls whose arguments are already decoded and

@@ -71,6 +71,13 @@ type Tool struct {
 	TraceArgs []string
 	// Timeout, when positive, bounds each call of this tool.
 	Timeout time.Duration
+	// Via are the IDs of the registries a tool served by another host came
+	// through, the one nearest its origin first (set by adapters/mcpproxy
+	// from the remote's listing). A server adapter lists them, then this
+	// registry's ID, with the tool; a proxy finding its own registry's ID
+	// among them does not serve the tool again — hosts proxying each other
+	// would otherwise mirror each other's tools without end.
+	Via []string
 	// Calls names the tools the handler calls through this registry (a
 	// snippet's steps): final names, undecorated names under a prefix or
 	// aliases, as for Pin. Invoke holds them in the same instant it looks

@@ -70,6 +70,12 @@
 // registry.MaxCallDepth deep is not forwarded (a failure of type
 // unavailable), so that servers configured to call each other in a loop
 // end each call instead of recursing until they run out of connections.
+// Tool listings likewise: a toolpack server lists with each tool the
+// registries it came through (mcpmap.MetaHosts: registry.Tool.Via and its
+// own Registry.ID), and the proxy does not serve a remote tool that came
+// from its own registry — hosts proxying each other serve each other's
+// own tools once, and a host configured to proxy itself serves nothing
+// twice, instead of mirroring tools under ever longer names.
 //
 // # Results
 //

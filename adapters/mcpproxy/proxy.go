@@ -658,10 +658,19 @@ func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteToo
 	}
 	rawListed := rawTools(cp.finish())
 	var out []remoteTool
-	skipped := 0
+	skipped, own := 0, 0
 	for _, t := range listed {
 		if t == nil {
 			skipped++
+			continue
+		}
+		via := hostsOf(t.Meta)
+		if slices.Contains(via, s.p.reg.ID()) {
+			// This host's own tool served back (the server proxies this
+			// host, or is this host): served again, it would come back
+			// once more under a longer name, without end.
+			skipped++
+			own++
 			continue
 		}
 		raw, known := rawListed[t.Name]
@@ -671,7 +680,11 @@ func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteToo
 			s.log.Warn("skipping remote tool", "tool", truncate(t.Name, 200), "reason", why)
 			continue
 		}
+		rt.via = via
 		out = append(out, rt)
+	}
+	if own > 0 {
+		s.log.Warn("skipping the remote tools that are this host's own, served back to it: the server proxies this host, or is this host", "tools", own)
 	}
 	return out, skipped, nil
 }
@@ -696,6 +709,7 @@ func (s *server) register(tools []remoteTool, remote string) error {
 			OutputSchema: rt.outputSchema,
 			Annotations:  rt.annotations,
 			Source:       s.source,
+			Via:          rt.via,
 			Usage:        registry.Usage{Signature: rt.signature, Args: rt.args, Returns: rt.returns},
 			Handler:      s.handler(rt),
 		})

@@ -39,6 +39,28 @@ type remoteTool struct {
 	// FastMCP), when the remote wraps a value that is not an object and
 	// says so; outputSchema is then the value's own schema.
 	unwrap string
+	// via are the toolpack registries the tool came through
+	// (mcpmap.MetaHosts), for registry.Tool.Via.
+	via []string
+}
+
+// hostsOf reads the registries a listed tool came through
+// (mcpmap.MetaHosts); nil when the remote does not say (not a toolpack
+// server). Anything but a list of short strings is ignored.
+func hostsOf(meta mcp.Meta) []string {
+	list, ok := meta[mcpmap.MetaHosts].([]any)
+	if !ok || len(list) > registry.MaxCallDepth*4 {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		s, ok := v.(string)
+		if !ok || s == "" || len(s) > 64 {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // convertTool turns a listed tool into a remoteTool; it returns a reason

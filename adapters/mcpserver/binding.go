@@ -127,7 +127,7 @@ func (b *binding) serveLocked(name string) bool {
 		return false
 	}
 	d := b.displayFor(cur)
-	st, err := sdkTool(cur)
+	st, err := sdkTool(cur, b.reg.ID())
 	if err == nil {
 		err = b.sdkAccepts(st)
 	}
@@ -253,7 +253,7 @@ func (b *binding) snapshot() []*served {
 // of {"value": …} (wrapOutputSchema), so that every structuredContent the
 // handler sends is an object that matches it; such a tool's _meta says so
 // (mcpmap.MetaWrapped), as each of its results does.
-func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
+func sdkTool(t *registry.Tool, host string) (*sdk.Tool, error) {
 	if err := checkInputSchema(t.InputSchema); err != nil {
 		return nil, err
 	}
@@ -263,6 +263,9 @@ func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 		Description: t.Description,
 		InputSchema: t.InputSchema,
 		Annotations: annotations(t.Annotations),
+		// The registries the tool comes through, this one last: a host
+		// proxying this one finds its own among them and leaves the tool.
+		Meta: sdk.Meta{mcpmap.MetaHosts: append(slices.Clip(t.Via), host)},
 	}
 	if isRichSchema(t.OutputSchema) {
 		// Rich content is shown as content items, never as structured
@@ -280,7 +283,7 @@ func sdkTool(t *registry.Tool) (*sdk.Tool, error) {
 		if st.OutputSchema, err = wrapOutputSchema(t.OutputSchema); err != nil {
 			return nil, err
 		}
-		st.Meta = sdk.Meta{mcpmap.MetaWrapped: true}
+		st.Meta[mcpmap.MetaWrapped] = true
 	}
 	return st, nil
 }

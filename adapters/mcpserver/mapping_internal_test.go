@@ -172,7 +172,7 @@ func TestCheckInputSchema(t *testing.T) {
 }
 
 func TestSDKToolRejectsInvalidOutputSchema(t *testing.T) {
-	_, err := sdkTool(&registry.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{`)})
+	_, err := sdkTool(&registry.Tool{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{`)}, "host")
 	assert.ErrorContains(t, err, "field OutputSchema")
 }
 

@@ -71,7 +71,7 @@ func referenceServer(t *testing.T, reg *registry.Registry, impl *sdk.Implementat
 	})
 	b := &binding{reg: reg, log: slog.New(slog.DiscardHandler)}
 	for _, tool := range reg.List() {
-		st, err := sdkTool(tool)
+		st, err := sdkTool(tool, reg.ID())
 		require.NoError(t, err)
 		srv.AddTool(st, b.handler(tool.Name, DisplayValue))
 	}

@@ -230,7 +230,7 @@ func TestSDKToolAdvertisesByShape(t *testing.T) {
 		`{"type":"string"}`:  ``,
 		`{"type":"integer"}`: `{"type":"object","properties":{"value":{"type":"integer"}},"required":["value"],"additionalProperties":false}`,
 	} {
-		st, err := sdkTool(&registry.Tool{Name: "x", InputSchema: in, OutputSchema: json.RawMessage(out)})
+		st, err := sdkTool(&registry.Tool{Name: "x", InputSchema: in, OutputSchema: json.RawMessage(out)}, "host")
 		require.NoError(t, err, out)
 		assert.Equal(t, strings.Contains(want, `"value"`), st.Meta[mcpmap.MetaWrapped] == true,
 			"a tool whose schema is the wrapper says so in its _meta: %s", out)

@@ -53,6 +53,14 @@ const MetaErrorType = "toolpack/error_type"
 // A client unwraps v; adapters/mcpproxy does.
 const MetaWrapped = "toolpack/wrapped"
 
+// MetaHosts is the _meta key of a tool (in tools/list) that lists the
+// IDs of the toolpack registries serving it, the one it comes from first
+// and the listing server's own last (registry.Tool.Via, Registry.ID):
+// adapters/mcpproxy does not serve a remote tool whose list holds its own
+// registry's ID, so hosts proxying each other (or a host proxying itself)
+// do not mirror each other's tools without end.
+const MetaHosts = "toolpack/hosts"
+
 // WrapKey is the member of a wrapped structuredContent that holds the
 // value.
 const WrapKey = "value"
