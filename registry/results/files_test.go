@@ -73,9 +73,8 @@ func TestStore_DamagedTombstoneRemovedOnlyWhenOld(t *testing.T) {
 // output, answered at once: opening a FIFO blocked the query, and the
 // background sweep with it, until some writer opened it.
 func TestStore_NonRegularFilesAreDamagedNotWaitedOn(t *testing.T) {
-	clk := newClock()
 	dir := t.TempDir()
-	st := openStore(t, results.Options{Dir: dir, Now: clk.Now, TTL: time.Minute, SweepInterval: time.Millisecond})
+	st := openStore(t, results.Options{Dir: dir})
 	s := put(t, st, numbered(5))
 	idx := filepath.Join(dir, s.Handle+".idx")
 	require.NoError(t, os.Remove(idx))
@@ -92,8 +91,11 @@ func TestStore_NonRegularFilesAreDamagedNotWaitedOn(t *testing.T) {
 	_, err = st.Query(ctx, defaults(d.Handle))
 	require.ErrorIs(t, err, results.ErrCorrupt)
 
-	// The sweeps go on past the FIFO: an expired output is removed.
-	e := put(t, st, numbered(5))
+	// The sweeps of a store on the directory go on past the FIFO: an
+	// expired output is removed.
+	clk := newClock()
+	sweeping := openStore(t, results.Options{Dir: dir, Now: clk.Now, TTL: time.Minute, SweepInterval: time.Millisecond})
+	e := put(t, sweeping, numbered(5))
 	clk.Advance(2 * time.Minute)
 	require.Eventually(t, func() bool {
 		_, err := os.Stat(filepath.Join(dir, e.Handle+".out"))
