@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,10 @@ var (
 // MCP_TOOL_PREFIX is set, slog.Default() for logs, no default instructions,
 // no timeout, the args package's default size and depth caps.
 type Options struct {
+	// ID identifies the registry to other hosts (Registry.ID); empty means
+	// a random one, different for every Registry. Set it for output that
+	// must not change between runs (a snapshot of tools/list).
+	ID string
 	// Prefix, when non-nil, is the default name prefix. When nil the
 	// MCP_TOOL_PREFIX environment variable is read once by New, and
 	// FallbackPrefix is used when it is unset.
@@ -125,7 +130,7 @@ type Registry struct {
 func New(opts Options) *Registry {
 	r := &Registry{
 		opts:     opts,
-		id:       rand.Text(),
+		id:       cmp.Or(opts.ID, rand.Text()),
 		tools:    map[string]*entry{},
 		packs:    map[string]packInfo{},
 		byPack:   map[string]map[string]*entry{},

@@ -317,3 +317,18 @@ func TestSecretsInURLAndCommandRedacted(t *testing.T) {
 	assertNoSecret(t, "log", buf.String(), token, key)
 	assert.Contains(t, buf.String(), "[REDACTED]", "the values were there, redacted")
 }
+
+// Config.Secrets are kept out of logs and the status, not out of the
+// tools' results: a value such as a directory given as an argument
+// (${WORKDIR}) may rightly be in what a tool returns.
+func TestSecretsLeaveResultsAlone(t *testing.T) {
+	const dir = "/home/alice-workdir"
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{Name: "kid"})
+	newProxy(t, reg, []mcpproxy.Config{{Name: "kid", Transport: remote.factory, Secrets: []string{dir}}}, mcpproxy.Options{})
+	require.Eventually(t, func() bool { _, _, ok := reg.Resolve("kid.echo"); return ok }, waitBound, 10*time.Millisecond)
+	res, err := reg.Invoke(callCtx(t), "kid.echo", []byte(`{"text":"`+dir+`/docs/report.txt"}`))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Contains(t, fmt.Sprint(res.Value), dir+"/docs/report.txt")
+}

@@ -154,7 +154,8 @@ type server struct {
 	done    chan struct{} // closed when run returns
 	kind    string
 	source  string
-	red     *redactor
+	red     *redactor // secrets of the headers and env: kept out of everything, results included
+	logRed  *redactor // red and Config.Secrets: kept out of logs, status, stderr and errors
 	log     *slog.Logger
 	client  *mcp.Client
 	refresh chan struct{}
@@ -382,7 +383,9 @@ func (s *server) callEnded() {
 }
 
 func (p *Proxy) newServer(c Config) *server {
-	s := &server{p: p, cfg: c, source: registry.SourceProxyPrefix + c.Name, red: newRedactor(c),
+	results := c
+	results.Secrets = nil
+	s := &server{p: p, cfg: c, source: registry.SourceProxyPrefix + c.Name, red: newRedactor(results), logRed: newRedactor(c),
 		refresh: make(chan struct{}, 1), broken: make(chan struct{}, 1), done: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancel(p.ctx)
 	switch {
@@ -393,7 +396,7 @@ func (p *Proxy) newServer(c Config) *server {
 	default:
 		s.kind = TransportCustom
 	}
-	s.log = slog.New(&redactHandler{inner: p.opts.Logger.Handler(), r: s.red}).
+	s.log = slog.New(&redactHandler{inner: p.opts.Logger.Handler(), r: s.logRed}).
 		With("mcp_server", c.Name, "transport", s.kind)
 	if c.URL != "" {
 		s.log = s.log.With("url", displayURL(c.URL))
@@ -561,7 +564,7 @@ func (s *server) connectWithBackoff(ctx context.Context, firstFailed func()) (*m
 			s.flushStderr()
 		}
 		if err != nil && ctx.Err() == nil {
-			s.update(func(st *Status) { st.State = Disconnected; st.LastError = s.red.errText(err) })
+			s.update(func(st *Status) { st.State = Disconnected; st.LastError = s.logRed.errText(err) })
 			if attempt == 1 {
 				s.log.Warn("cannot connect to MCP server; marked disconnected", "error", err)
 			} else {
@@ -639,7 +642,7 @@ func (s *server) wrap(op string, err error) error {
 	if errors.Is(err, registry.ErrNameClash) || errors.Is(err, registry.ErrInvalidName) {
 		return fmt.Errorf("mcpproxy: server %q: %s: %w", s.cfg.Name, op, err)
 	}
-	return fmt.Errorf("mcpproxy: server %q: %s: %s", s.cfg.Name, op, s.red.errText(err))
+	return fmt.Errorf("mcpproxy: server %q: %s: %s", s.cfg.Name, op, s.logRed.errText(err))
 }
 
 // list reads every page of tools/list, bounded by Options.MaxTools.
@@ -771,7 +774,7 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 			cancel()
 			if err != nil {
 				s.log.Warn("refreshing the tools of the MCP server failed; reconnecting", "error", err)
-				s.drop(sess, s.red.errText(err))
+				s.drop(sess, s.logRed.errText(err))
 			}
 		case <-s.broken:
 			s.mu.Lock()
@@ -844,7 +847,7 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 		cmd.Dir = c.Dir
 		cmd.Stderr = s.p.opts.Stderr
 		if s.p.opts.Stderr != io.Discard {
-			w := &redactWriter{w: s.p.opts.Stderr, r: s.red}
+			w := &redactWriter{w: s.p.opts.Stderr, r: s.logRed}
 			s.mu.Lock()
 			prev := s.stderr
 			s.stderr = w
@@ -996,12 +999,12 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 			return result.Result[any]{}, s.remoteError(remote, werr)
 		}
 		if werr != nil || errors.Is(err, mcp.ErrConnectionClosed) {
-			why := "the call could not be delivered: " + s.red.errText(err)
+			why := "the call could not be delivered: " + s.logRed.errText(err)
 			s.callBroke(sess, why)
 			return result.Failuref[any](result.Unavailable,
 				"MCP server %q could not be reached for the call of %q (%s); it is being reconnected", s.cfg.Name, remote, why), nil
 		}
-		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.red.errText(err), ErrCall)
+		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.logRed.errText(err), ErrCall)
 	}
 	var rawResult json.RawMessage
 	if len(raws) == 1 {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
+	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/packs/mlx"
 	"github.com/toolpack-go/toolpack/packs/transcript"
 	"github.com/toolpack-go/toolpack/packs/web"
@@ -121,6 +122,14 @@ func listTools(ctx context.Context, reg *registry.Registry) ([]byte, error) {
 	res, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		return nil, err
+	}
+	for _, t := range res.Tools {
+		// The registries a tool came through name this process's
+		// registry: not part of the contract.
+		delete(t.Meta, mcpmap.MetaHosts)
+		if len(t.Meta) == 0 {
+			t.Meta = nil
+		}
 	}
 	b, err := json.MarshalIndent(map[string]any{"tools": res.Tools}, "", "  ")
 	if err != nil {

@@ -259,9 +259,10 @@ type Server struct {
 	Headers map[string]string
 	// Secrets are the values the environment gave the entry's ${VAR}s —
 	// in its url, command, dir, env or headers — for the host to keep out
-	// of its logs and of what the server's process writes, as it keeps
-	// header and env values: a token in a URL's path, an API key passed
-	// as a command argument.
+	// of its logs, of the server's status and of what the server's process
+	// writes to its stderr: a token in a URL's path, an API key passed as
+	// a command argument. Not every such value is a secret (${HOME}):
+	// adapters/mcpproxy leaves the tools' results alone.
 	Secrets []string
 	// File and Line locate the server's key.
 	File string
