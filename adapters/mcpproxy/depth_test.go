@@ -3,6 +3,7 @@ package mcpproxy_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -48,8 +49,9 @@ func TestCall_DepthTravelsAcrossHostsProxyingEachOther(t *testing.T) {
 	assert.Contains(t, res.Error, "does a snippet call itself?")
 }
 
-// A call already registry.MaxCallDepth deep is not forwarded: calls that
-// go round between servers end even without a snippet to count them.
+// A call already registry.MaxCallDepth deep is not forwarded, and the
+// remote counts on from the depth the call came with (a hop adds no
+// level: a chain of snippets is as deep across servers as on one host).
 func TestCall_TooDeepIsNotForwarded(t *testing.T) {
 	remote := newRegistry()
 	require.NoError(t, remote.AddPack(&registry.Pack{Name: "r", Tools: []*registry.Tool{{Name: "echo", Description: "d",
@@ -63,9 +65,40 @@ func TestCall_TooDeepIsNotForwarded(t *testing.T) {
 	res, err := reg.Invoke(registry.WithCallDepth(callCtx(t), registry.MaxCallDepth-1), "far.echo", nil)
 	require.NoError(t, err)
 	require.True(t, res.Success, res.Error)
-	assert.Equal(t, json.Number(strconv.Itoa(registry.MaxCallDepth)), res.Value, "the remote's handler sees the depth the call came with")
+	assert.Equal(t, json.Number(strconv.Itoa(registry.MaxCallDepth-1)), res.Value, "the remote's handler sees the depth the call came with")
 	res, err = reg.Invoke(registry.WithCallDepth(callCtx(t), registry.MaxCallDepth), "far.echo", nil)
 	require.NoError(t, err)
 	require.False(t, res.Success)
 	assert.Contains(t, res.Error, "do servers call each other in a loop?")
+}
+
+// A chain of snippets as deep as MaxNesting runs through a proxied server
+// as it runs on one host: the hop adds no level (it used one up, so the
+// chain that ran directly failed through the proxy).
+func TestCall_HopAddsNoNestingLevel(t *testing.T) {
+	remote := newRegistry()
+	defs := map[string]snippet.Definition{}
+	for i := 1; i <= snippet.MaxNesting; i++ {
+		body := fmt.Sprintf("snippet.s%d()", i+1)
+		if i == snippet.MaxNesting {
+			body = "leaf()"
+		}
+		defs[fmt.Sprintf("s%d", i)] = snippet.Definition{Body: body}
+	}
+	p, err := snippet.Pack(defs, remote)
+	require.NoError(t, err)
+	require.NoError(t, remote.AddPack(p))
+	require.NoError(t, remote.Add(&registry.Tool{Name: "leaf", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+		return result.Ok[any]("leaf"), nil
+	}}))
+	res, err := remote.Invoke(callCtx(t), "snippet.s1", nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, "directly: %s", res.Error)
+
+	reg := newRegistry()
+	newProxy(t, reg, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(remote, mcpserver.Options{}))}}, mcpproxy.Options{})
+	require.Eventually(t, func() bool { _, _, ok := reg.Resolve("two.snippet.s1"); return ok }, waitBound, 10*time.Millisecond)
+	res, err = reg.Invoke(callCtx(t), "two.snippet.s1", nil)
+	require.NoError(t, err)
+	assert.True(t, res.Success, "through the proxy: %s", res.Error)
 }

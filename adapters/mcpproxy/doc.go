@@ -63,9 +63,9 @@
 // # Servers calling each other
 //
 // Each forwarded call also says in its _meta how deep it is in calls made
-// by tools (registry.MetaCallDepth: the caller's registry.CallDepth plus
-// one), and a toolpack server receiving it (adapters/mcpserver) counts on
-// from there: snippets on hosts that proxy each other stop at
+// by tools (registry.MetaCallDepth: the caller's registry.CallDepth; the
+// hop itself adds no level), and a toolpack server receiving it
+// (adapters/mcpserver) counts on from there: snippets on hosts that proxy each other stop at
 // snippet.MaxNesting as they do on one host, and a call already
 // registry.MaxCallDepth deep is not forwarded (a failure of type
 // unavailable), so that servers configured to call each other in a loop

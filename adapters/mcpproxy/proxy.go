@@ -925,7 +925,7 @@ var traceContext = propagation.TraceContext{}
 // the forwarded call is (registry.MetaCallDepth), so that hosts calling
 // each other stop at a bound.
 func callMeta(ctx context.Context) mcp.Meta {
-	meta := mcp.Meta{registry.MetaCallDepth: registry.CallDepth(ctx) + 1}
+	meta := mcp.Meta{registry.MetaCallDepth: registry.CallDepth(ctx)}
 	if trace.SpanContextFromContext(ctx).IsValid() {
 		traceContext.Inject(ctx, mcpmap.MetaCarrier(meta))
 	}
