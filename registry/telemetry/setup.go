@@ -182,7 +182,7 @@ func checkEnv(traces, metrics bool) error {
 		if os.Getenv(v) == "" {
 			v = "OTEL_EXPORTER_OTLP_PROTOCOL"
 		}
-		proto := os.Getenv(v)
+		proto := strings.TrimSpace(os.Getenv(v))
 		switch proto {
 		case "", "http/protobuf", "grpc":
 		default:
@@ -204,24 +204,26 @@ func checkEnv(traces, metrics bool) error {
 // carry secrets.
 func checkOTLPEnv(signal string, grpc bool) []error {
 	var errs []error
+	// As the SDK reads them: spaces around a value do not count.
+	get := func(v string) string { return strings.TrimSpace(os.Getenv(v)) }
 	for _, prefix := range []string{"OTEL_EXPORTER_OTLP_", "OTEL_EXPORTER_OTLP_" + signal} {
-		if v := prefix + "ENDPOINT"; os.Getenv(v) != "" {
-			if err := checkEndpoint(os.Getenv(v), grpc); err != nil {
+		if v := prefix + "ENDPOINT"; get(v) != "" {
+			if err := checkEndpoint(get(v), grpc); err != nil {
 				errs = append(errs, fmt.Errorf("telemetry: %s: %w", v, err))
 			}
 		}
-		if v := prefix + "HEADERS"; os.Getenv(v) != "" {
-			if err := checkHeaders(os.Getenv(v)); err != nil {
+		if v := prefix + "HEADERS"; get(v) != "" {
+			if err := checkHeaders(get(v)); err != nil {
 				errs = append(errs, fmt.Errorf("telemetry: %s: %w", v, err))
 			}
 		}
-		if v := prefix + "TIMEOUT"; os.Getenv(v) != "" {
-			if ms, err := strconv.Atoi(os.Getenv(v)); err != nil || ms < 0 {
-				errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected a whole number of milliseconds, such as 10000", v, os.Getenv(v)))
+		if v := prefix + "TIMEOUT"; get(v) != "" {
+			if ms, err := strconv.Atoi(get(v)); err != nil || ms < 0 {
+				errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected a whole number of milliseconds, such as 10000", v, get(v)))
 			}
 		}
-		if v := prefix + "COMPRESSION"; os.Getenv(v) != "" {
-			switch raw := os.Getenv(v); raw {
+		if v := prefix + "COMPRESSION"; get(v) != "" {
+			switch raw := get(v); raw {
 			case "gzip", "none":
 			default:
 				errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected gzip or none", v, raw))
@@ -254,17 +256,19 @@ func checkResourceAttributes(raw string) error {
 	return nil
 }
 
-// checkEndpoint accepts an http or https URL naming a host, and over
-// gRPC a unix socket's URL as well.
+// checkEndpoint accepts an http or https URL naming a host; over gRPC,
+// whose targets take other forms too (collector:4317, dns:///…, unix:…),
+// anything that parses as a URL.
 func checkEndpoint(raw string, grpc bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return errors.New("not a URL; expected one such as http://collector:4318")
 	}
-	if grpc && u.Scheme == "unix" {
+	if grpc {
 		return nil
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		u.RawQuery, u.Fragment = "", "" // may hold a key; the password is hidden by Redacted
 		return fmt.Errorf("%q: expected an http or https URL with a host, such as http://collector:4318", u.Redacted())
 	}
 	return nil
@@ -274,6 +278,9 @@ func checkEndpoint(raw string, grpc bool) error {
 // name=value entries, names HTTP tokens, values percent-encoded.
 func checkHeaders(raw string) error {
 	for i, entry := range strings.Split(raw, ",") {
+		if strings.TrimSpace(entry) == "" {
+			continue // a trailing comma
+		}
 		name, value, found := strings.Cut(entry, "=")
 		name = strings.TrimSpace(name)
 		switch {

@@ -593,6 +593,7 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 	const secret = "s3cr3t-token"
 	for _, tc := range []struct{ v, val, want string }{
 		{"OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:4318", `OTEL_EXPORTER_OTLP_ENDPOINT: "localhost:4318": expected an http or https URL with a host`},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://c/x?api_key=" + secret, `OTEL_EXPORTER_OTLP_ENDPOINT: "ftp://c/x": expected an http or https URL with a host`},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://user:" + secret + "@", `OTEL_EXPORTER_OTLP_ENDPOINT: "http://user:xxxxx@": expected an http or https URL with a host`},
 		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "collector", `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "collector": expected an http or https URL`},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://[::1", `OTEL_EXPORTER_OTLP_ENDPOINT: not a URL`},
@@ -622,6 +623,9 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 			"OTEL_RESOURCE_ATTRIBUTES":   "deployment.environment=prod,team=a%20b",
 			"OTEL_EXPORTER_OTLP_TIMEOUT": "5000", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"},
 		{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "unix:///run/otel.sock"},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317"},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "dns:///collector:4317"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": " http://c:4318 ", "OTEL_EXPORTER_OTLP_TIMEOUT": " 10000", "OTEL_EXPORTER_OTLP_HEADERS": "a=1,"},
 		{"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "nonsense"},
 	} {
 		clearOTelEnv(t)
