@@ -151,13 +151,14 @@ type Options struct {
 	// OnStatus, when set, is called after every change of a server's
 	// status, from the goroutine that changed it; it must not block.
 	OnStatus func(Status)
-	// KeepAlive is how often a connected server is pinged to find out it
-	// has gone (a remote that died or hangs without closing the
-	// connection): two pings in a row that get no answer within half the
-	// interval drop the connection, the server shows disconnected and
-	// reconnection starts. Zero means DefaultKeepAlive; negative sends no
-	// pings (the loss is then found by the next call). Servers speaking a
-	// protocol version without ping ignore it.
+	// KeepAlive is how often a connected server without calls in flight
+	// is pinged to find out it has gone (a remote that died or hangs
+	// without closing the connection): two pings in a row that get no
+	// answer within half the interval drop the connection, the server
+	// shows disconnected and reconnection starts. A server busy with calls
+	// is not pinged (it may not answer until they end; they have
+	// CallTimeout). Zero means DefaultKeepAlive; negative sends no pings
+	// (the loss is then found by the next call).
 	KeepAlive time.Duration
 }
 

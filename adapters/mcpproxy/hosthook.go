@@ -94,7 +94,7 @@ func HostHook(p *Proxy, fixed []Config, reserved ...string) hostconfig.Hook {
 		return hostconfig.Step{
 			Packs: packs,
 			Apply: func(ctx context.Context) error { return reconfigureWithin(ctx, p, all) },
-			Undo:  func(ctx context.Context) error { return p.Reconfigure(ctx, previous) },
+			Undo:  func(ctx context.Context) error { return reconfigureWithin(ctx, p, previous) },
 		}, nil
 	}
 }

@@ -402,15 +402,9 @@ func (p *Proxy) newServer(c Config) *server {
 		s.log = s.log.With("url", displayURL(c.URL))
 	}
 	s.status = Status{Name: c.Name, State: Disconnected, Transport: s.kind}
-	keepAlive := s.p.opts.KeepAlive
-	if keepAlive < 0 {
-		keepAlive = 0
-	}
 	s.client = mcp.NewClient(&mcp.Implementation{Name: "toolpack-mcpproxy", Version: "1.0.0"}, &mcp.ClientOptions{
-		Logger:                    s.log,
-		KeepAlive:                 keepAlive,
-		KeepAliveFailureThreshold: 2,
-		Capabilities:              &mcp.ClientCapabilities{},
+		Logger:       s.log,
+		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			s.poke()
 		},
@@ -762,8 +756,27 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 		_ = sess.Wait()
 		close(done)
 	}()
+	var pings <-chan time.Time
+	if every := s.p.opts.KeepAlive; every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		pings = t.C
+	}
+	missed := 0
 	for {
 		select {
+		case <-pings:
+			if s.answersPing(ctx, sess) {
+				missed = 0
+				continue
+			}
+			if missed++; missed < 2 {
+				continue
+			}
+			s.log.Warn("MCP server did not answer two pings in a row; reconnecting with back-off")
+			s.drop(sess, "the server stopped answering")
+			<-done
+			return true
 		case <-ctx.Done():
 			s.drop(sess, "proxy closed")
 			<-done
@@ -792,6 +805,25 @@ func (s *server) watch(ctx context.Context, sess *mcp.ClientSession) bool {
 			return true
 		}
 	}
+}
+
+// answersPing reports whether the server answers a ping within half the
+// keep-alive interval. A server with calls in flight is not asked: one
+// that runs its tools on the thread that would answer (a busy event loop)
+// cannot answer until they end, and those calls have their own timeout.
+// An error the server sent (it does not know ping) is an answer too.
+func (s *server) answersPing(ctx context.Context, sess *mcp.ClientSession) bool {
+	s.mu.Lock()
+	busy := s.calls > 0
+	s.mu.Unlock()
+	if busy {
+		return true
+	}
+	pctx, cancel := context.WithTimeout(ctx, s.p.opts.KeepAlive/2)
+	defer cancel()
+	err := sess.Ping(pctx, nil)
+	var werr *jsonrpc.Error
+	return err == nil || (errors.As(err, &werr) && werr.Code != codeRejectedByTransport) || ctx.Err() != nil
 }
 
 // markDropped marks the server disconnected if sess is its current session
