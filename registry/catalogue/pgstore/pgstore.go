@@ -309,7 +309,7 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 		now := s.stamp()
 		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			if err := s.reserveBundle(ctx, tx); err != nil {
+			if err := s.reserveBundle(ctx, tx, id); err != nil {
 				return err
 			}
 			tag, ierr := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)
@@ -353,15 +353,18 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 // under a transaction-scoped advisory lock, so hosts creating bundles at
 // once cannot both pass it. The lock is the schema's (its name is in the
 // key): catalogues in other schemas of the database never wait for it.
-func (s *Store) reserveBundle(ctx context.Context, tx pgx.Tx) error {
+func (s *Store) reserveBundle(ctx context.Context, tx pgx.Tx, id uuid.UUID) error {
 	if s.maxBundle <= 0 {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('toolpack.catalogue.bundles:' || current_schema(), 0))`); err != nil {
 		return err
 	}
+	// The bundle itself is not counted: a PUT of the same id that
+	// committed while this one waited for the lock made it, and this one
+	// replaces it.
 	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM catalogue_bundles`).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM catalogue_bundles WHERE id <> $1`, id).Scan(&n); err != nil {
 		return err
 	}
 	if n >= s.maxBundle {
@@ -719,7 +722,7 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		specs[i] = string(raw)
 	}
 	err = pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		if err := s.reserveBundle(ctx, tx); err != nil {
+		if err := s.reserveBundle(ctx, tx, b.ID); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8)`,

@@ -981,6 +981,32 @@ func TestTwoHosts_SameNewBundlePutAtOnce(t *testing.T) {
 		wg.Wait()
 		assert.EqualValues(t, 1, created.Load(), "round %d: created once", round)
 	}
+
+	// At the bundle cap, the PUTs that find the bundle made by another
+	// meanwhile replace it rather than count it as one too many.
+	for round := range 5 {
+		full := pgtest.FreshSchema(t, dsn)
+		capped := make([]*pgstore.Store, 2)
+		for i := range capped {
+			st, err := pgstore.Open(ctx, dsn, pgstore.Options{Schema: full, Logger: slog.New(slog.DiscardHandler), MaxBundles: 1, ReapInterval: -1})
+			require.NoError(t, err)
+			defer st.Close()
+			capped[i] = st
+		}
+		id, err := catalogue.NewID()
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range 4 {
+			wg.Go(func() {
+				<-start
+				_, _, err := capped[i%2].PutBundle(ctx, id, catalogue.BundleSpec{Slug: "bx", DisplayName: "B", IsEnabled: true, Description: "d"})
+				assert.NoError(t, err, "round %d", round)
+			})
+		}
+		close(start)
+		wg.Wait()
+	}
 }
 
 // Hosts flushing the usage counts of the same tools at once never
