@@ -166,7 +166,9 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 	if pg, ok := file.(*pgstore.Store); ok {
 		sc2.pg = pg
 	}
-	sc2.stopWatch = watchCatalogue(store, index, sc2.cat, log)
+	if sc2.stopWatch, err = watchCatalogue(store, index, sc2.cat, log); err != nil {
+		return nil, err
+	}
 	return sc2, nil
 }
 
@@ -178,8 +180,8 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 // registry's catalogue tools, and MCP clients get list_changed. A failed
 // re-read is tried again until it succeeds. It returns the function that
 // stops it.
-func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) func() {
-	return cataloguehost.Follow(w, cataloguehost.FollowOptions{Logger: log},
+func watchCatalogue(w catalogue.Watcher, index *searchindex.Store, cat *cataloguehost.Catalogue, log *slog.Logger) (func(), error) {
+	return cataloguehost.Follow(context.Background(), w, cataloguehost.FollowOptions{Logger: log},
 		cataloguehost.Reader{Name: "the search index", All: index.Resync, Bundles: index.ResyncBundles},
 		cat.Reader())
 }

@@ -30,7 +30,7 @@
 // touched in the registry and in any other copy the host keeps (a search
 // index), and tries a failed re-read again until it succeeds:
 //
-//	stop := cataloguehost.Follow(store, cataloguehost.FollowOptions{Logger: log},
+//	stop, err := cataloguehost.Follow(ctx, store, cataloguehost.FollowOptions{Logger: log},
 //		cat.Reader(),
 //		cataloguehost.Reader{Name: "the search index", All: index.Resync, Bundles: index.ResyncBundles})
 //	defer stop()

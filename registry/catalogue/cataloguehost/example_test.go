@@ -71,7 +71,11 @@ func ExampleFollow() {
 	defer storeB.Close()
 	defer catB.Close()
 
-	stop := cataloguehost.Follow(storeB, cataloguehost.FollowOptions{}, catB.Reader())
+	stop, err := cataloguehost.Follow(ctx, storeB, cataloguehost.FollowOptions{}, catB.Reader())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer stop()
 
 	bundle, _ := catalogue.NewID()

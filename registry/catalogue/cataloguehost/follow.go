@@ -60,9 +60,22 @@ type FollowOptions struct {
 // merged (bundles gather; a failed full re-read makes the retry a full
 // one) and re-reads never run at once.
 //
-// Follow returns at once; stop ends the watch and the retries and waits
-// for them.
-func Follow(w catalogue.Watcher, opts FollowOptions, readers ...Reader) (stop func()) {
+// Follow returns at once; following ends when ctx ends or stop is
+// called, and stop waits for the watch and the retries to end. A watch
+// that ends with an error of its own is logged. Readers without All, or
+// none at all, are an error.
+func Follow(ctx context.Context, w catalogue.Watcher, opts FollowOptions, readers ...Reader) (stop func(), err error) {
+	if w == nil {
+		return nil, errors.New("cataloguehost: Follow: the watcher is nil")
+	}
+	if len(readers) == 0 {
+		return nil, errors.New("cataloguehost: Follow: no reader to keep in step")
+	}
+	for i, r := range readers {
+		if r.All == nil {
+			return nil, fmt.Errorf("cataloguehost: Follow: reader %d (%q): All is nil; expected the function that re-reads everything", i, r.Name)
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -75,7 +88,7 @@ func Follow(w catalogue.Watcher, opts FollowOptions, readers ...Reader) (stop fu
 	if opts.MaxRetryWait < opts.RetryWait {
 		opts.MaxRetryWait = max(30*time.Second, opts.RetryWait)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	attempt := func(ctx context.Context, bundles []uuid.UUID) error {
 		ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
@@ -101,13 +114,17 @@ func Follow(w catalogue.Watcher, opts FollowOptions, readers ...Reader) (stop fu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var err error
 		if bw, ok := w.(catalogue.BundleWatcher); ok {
-			_ = bw.WatchBundles(ctx, reread)
-			return
+			err = bw.WatchBundles(ctx, reread)
+		} else {
+			err = w.Watch(ctx, func() { reread(nil) })
 		}
-		_ = w.Watch(ctx, func() { reread(nil) })
+		if err != nil && ctx.Err() == nil {
+			opts.Logger.Error("catalogue: watching the store for other hosts' changes stopped; they no longer reach this host", "error", err)
+		}
 	}()
-	return func() { cancel(); <-done; stopRetries() }
+	return func() { cancel(); <-done; stopRetries() }, nil
 }
 
 // rereader returns reread, which runs attempt for the bundles a change

@@ -94,7 +94,8 @@ var fastRetries = cataloguehost.FollowOptions{Logger: slog.New(slog.DiscardHandl
 func TestFollow_FailedRereadTriedAgainUntilItSucceeds(t *testing.T) {
 	w := newHandWatcher()
 	f := &flaky{failures: 3}
-	stop := cataloguehost.Follow(w, fastRetries, f.reader())
+	stop, err := cataloguehost.Follow(t.Context(), w, fastRetries, f.reader())
+	require.NoError(t, err)
 	defer stop()
 	a, b := uuid.New(), uuid.New()
 	w.change(t, []uuid.UUID{a}) // fails
@@ -126,7 +127,8 @@ func TestFollow_EveryReaderRereadsEachChange(t *testing.T) {
 	w := newHandWatcher()
 	f1, f2 := &flaky{}, &flaky{}
 	onlyAll := cataloguehost.Reader{Name: "whole", All: f2.reader().All}
-	stop := cataloguehost.Follow(w, fastRetries, f1.reader(), onlyAll)
+	stop, err := cataloguehost.Follow(t.Context(), w, fastRetries, f1.reader(), onlyAll)
+	require.NoError(t, err)
 	a := uuid.New()
 	w.change(t, []uuid.UUID{a})
 	c1, _ := f1.snapshot()
@@ -137,7 +139,8 @@ func TestFollow_EveryReaderRereadsEachChange(t *testing.T) {
 
 	plain := &plainWatcher{handWatcher: newHandWatcher()}
 	f3 := &flaky{}
-	stop = cataloguehost.Follow(plain, fastRetries, f3.reader())
+	stop, err = cataloguehost.Follow(t.Context(), plain, fastRetries, f3.reader())
+	require.NoError(t, err)
 	defer stop()
 	plain.change(t, []uuid.UUID{a})
 	c3, _ := f3.snapshot()
@@ -157,7 +160,8 @@ func (p *plainWatcher) change(t *testing.T, bundles []uuid.UUID) { p.handWatcher
 func TestFollow_StopEndsRetries(t *testing.T) {
 	w := newHandWatcher()
 	f := &flaky{failures: 1 << 30}
-	stop := cataloguehost.Follow(w, cataloguehost.FollowOptions{Logger: slog.New(slog.DiscardHandler), RetryWait: time.Hour}, f.reader())
+	stop, err := cataloguehost.Follow(t.Context(), w, cataloguehost.FollowOptions{Logger: slog.New(slog.DiscardHandler), RetryWait: time.Hour}, f.reader())
+	require.NoError(t, err)
 	w.change(t, nil)
 	done := make(chan struct{})
 	go func() { stop(); close(done) }()
@@ -168,4 +172,16 @@ func TestFollow_StopEndsRetries(t *testing.T) {
 	}
 	calls, _ := f.snapshot()
 	assert.Len(t, calls, 1)
+}
+
+// Follow refuses what it cannot follow with: no reader, a reader without
+// All (a full re-read would fail on it), no watcher.
+func TestFollow_RefusesReadersItCannotUse(t *testing.T) {
+	w := newHandWatcher()
+	_, err := cataloguehost.Follow(t.Context(), w, fastRetries)
+	assert.ErrorContains(t, err, "no reader")
+	_, err = cataloguehost.Follow(t.Context(), w, fastRetries, cataloguehost.Reader{Name: "half"})
+	assert.ErrorContains(t, err, `reader 0 ("half"): All is nil`)
+	_, err = cataloguehost.Follow(t.Context(), nil, fastRetries, (&flaky{}).reader())
+	assert.ErrorContains(t, err, "the watcher is nil")
 }
