@@ -62,7 +62,9 @@ func (p *Pinned) Invoke(ctx context.Context, name string, raw json.RawMessage) (
 		if e = p.held[name]; e == nil {
 			return unknownTool(name, via)
 		}
-		pinned = p.r.Pin(e.tool.Calls...)
+		if len(e.tool.Calls) > 0 {
+			pinned = p.r.Pin(e.tool.Calls...)
+		}
 	}
 	return p.r.invokeEntry(ctx, e, raw, pinned)
 }

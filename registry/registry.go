@@ -487,6 +487,8 @@ func (r *Registry) prepare(t *Tool, checked *schemaSet) (*entry, error) {
 		return nil, fmt.Errorf("%w: tool %q: TraceArgs: %w", ErrInvalidTool, c.Name, err)
 	}
 	c.TraceArgs = slices.Clone(c.TraceArgs)
+	c.Calls = slices.Clone(c.Calls)
+	c.Via = slices.Clone(c.Via)
 	if err := checkFieldErrorTypes(c.InputSchema, c.FieldErrorTypes, c.Errors); err != nil {
 		return nil, fmt.Errorf("%w: tool %q: FieldErrorTypes: %w", ErrInvalidTool, c.Name, err)
 	}

@@ -83,7 +83,7 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 		if re.Refused {
 			kind = result.ValidationError
 		}
-		return sp.end(result.Failure[string]((&ReportError{Path: path, Err: re.Err}).Error(), kind), nil)
+		return sp.end(result.Failure[string]((&ReportError{Path: echoN(path, maxPathEcho), Err: re.Err}).Error(), kind), nil)
 	case err != nil && ctx.Err() == nil:
 		// The store failed otherwise (its directory replaced by a file,
 		// unreadable): the model is told in words, the operator in the log.
@@ -207,10 +207,17 @@ const maxEcho = 64
 // characters with control and format characters (a line break, a
 // right-to-left override) escaped, so that a message shown to a model or
 // a person says no more than the tool means.
-func echo(s string) string {
+func echo(s string) string { return echoN(s, maxEcho) }
+
+// maxPathEcho caps a path repeated in a message: longer than a handle,
+// as a report's path is the reports directory's joined with the name.
+const maxPathEcho = 300
+
+// echoN is echo cutting at n characters.
+func echoN(s string, n int) string {
 	cut := s
-	if utf8.RuneCountInString(cut) > maxEcho {
-		cut = string([]rune(cut)[:maxEcho]) + "…"
+	if utf8.RuneCountInString(cut) > n {
+		cut = string([]rune(cut)[:n]) + "…"
 	}
 	for _, r := range cut {
 		if !unicode.IsGraphic(r) || r == utf8.RuneError {

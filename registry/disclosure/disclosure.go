@@ -127,7 +127,9 @@ func New(full *registry.Registry, opts Options) (*Disclosure, error) {
 			return nil, fmt.Errorf("disclosure: Options.Visible[%d]: %q is the name of a meta-tool", i, name)
 		}
 	}
-	d.front = registry.New(registry.Options{Logger: log, Prefix: new("")})
+	// The front serves the full registry's tools as that registry: the
+	// same ID, so that a proxy of this host never serves them back to it.
+	d.front = registry.New(registry.Options{Logger: log, Prefix: new(""), ID: full.ID()})
 	// Follow full before the first listing, so no change falls between.
 	d.unsub = full.Subscribe(func(registry.Change) {
 		d.mu.Lock()
@@ -385,7 +387,7 @@ func (d *Disclosure) pack(ann registry.Annotations, shown []*registry.Tool) (*re
 		p.Tools = append(p.Tools, &registry.Tool{
 			Name: name, Title: t.Title, Description: t.Description,
 			InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations,
-			Errors: t.Errors, Prefix: none,
+			Errors: t.Errors, Prefix: none, Via: t.Via,
 			CheckOutput: func(any) error { return nil }, // the full registry checks it
 			Handler: func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
 				return d.full.Invoke(ctx, name, c.Raw)

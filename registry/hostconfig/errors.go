@@ -145,12 +145,12 @@ func (ps *problems) err(fileOrder []string) error {
 	more := 0
 	for _, p := range ps.list {
 		if s := p.Error(); s != prev {
+			prev = s
 			if len(errs) == MaxProblems {
 				more++
 				continue
 			}
 			errs = append(errs, p)
-			prev = s
 		}
 	}
 	if more > 0 {

@@ -218,7 +218,7 @@ func (b *fileBackend) writeTombstone(h string, data []byte) error {
 // else (a FIFO, which would block the open until a writer came; a
 // directory; a device) is refused without opening it.
 func openRegular(path string) (*os.File, error) {
-	fi, err := os.Lstat(path)
+	fi, err := os.Stat(path) // through a symbolic link, as the open goes
 	if err != nil {
 		return nil, err
 	}

@@ -182,13 +182,14 @@ type lineParser struct {
 	hasSec  bool
 }
 
-// The bounds of a plausible record: no call was made before 2000 or
+// The bounds of a plausible record: no call was made before 2001 (2000-01-01
+// is a date clocks reset to) or
 // after 9999, lasted over a week, or took or gave a tebibyte. A record
 // outside them (written by hand, a clock far off) is skipped and counted,
 // as a damaged line is; it would otherwise stretch a timeline over
 // centuries or make the sums overflow.
 var (
-	earliestRecord = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	earliestRecord = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	latestRecord   = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 

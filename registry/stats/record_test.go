@@ -84,7 +84,7 @@ func TestRecord_RoundTrip(t *testing.T) {
 	})
 }
 
-// A record no call could have made — dated before 2000, lasting over a
+// A record no call could have made — dated before 2001 (a reset clock), lasting over a
 // week, a tebibyte in or out — is skipped as a damaged line is: it
 // stretched a report's timeline over two thousand years into one bucket
 // and made the sums of durations and bytes overflow to nonsense. Sums of
@@ -97,6 +97,7 @@ func TestRecord_ImplausibleRecordsSkipped(t *testing.T) {
 	for _, line := range []string{
 		`{"time":"0001-01-01T00:00:01Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":2}`,
 		`{"time":"1999-12-31T23:59:59Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":2}`,
+		`{"time":"2000-01-01T00:00:00Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":2}`,
 		`{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":9223372036854775807,"success":true,"bytes_in":1,"bytes_out":2}`,
 		`{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1099511627777,"bytes_out":2}`,
 		`{"time":"2026-11-29T10:00:00Z","tool":"t","duration_ns":1000,"success":true,"bytes_in":1,"bytes_out":9223372036854775807}`,
