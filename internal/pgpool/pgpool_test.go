@@ -466,28 +466,12 @@ func TestMigrate_SchemaMadeByADBA(t *testing.T) {
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
-	defer admin.Close(ctx)
+	t.Cleanup(func() { _ = admin.Close(context.Background()) }) // after withRole's drops
 	role := schema + "_app"
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN PASSWORD 'app-pw'",
-		"CREATE SCHEMA " + schema,
-		"GRANT USAGE, CREATE ON SCHEMA " + schema + " TO " + role,
-		"REVOKE CREATE ON DATABASE " + pgx.Identifier{admin.Config().Database}.Sanitize() + " FROM " + role,
-	} {
-		_, err := admin.Exec(ctx, q)
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "42501" && strings.HasPrefix(q, "CREATE ROLE") {
-			t.Skip("the test database's role may not create roles (.ci/run grants it CREATEROLE)")
-		}
-		require.NoError(t, err, q)
-	}
-	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-		_, _ = admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+role)
-	})
-	cfg, err := pgx.ParseConfig(dsn)
-	require.NoError(t, err)
-	appDSN := fmt.Sprintf("postgres://%s:app-pw@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
+	appDSN := withRole(t, admin, dsn, schema, role,
+		"CREATE SCHEMA "+schema,
+		"GRANT USAGE, CREATE ON SCHEMA "+schema+" TO "+role,
+		"REVOKE CREATE ON DATABASE "+pgx.Identifier{admin.Config().Database}.Sanitize()+" FROM "+role)
 	pool, err := pgpool.Open(ctx, "app", pgpool.Config{DSN: appDSN, Schema: schema, MaxConns: 1})
 	require.NoError(t, err)
 	defer pool.Close()
@@ -511,13 +495,33 @@ func TestMigrate_DataRightsOnlyOnAMigratedSchema(t *testing.T) {
 	require.NoError(t, pgpool.Migrate(ctx, "owner", owner, schema, "app_version", testMigrations, "testdata/migrations"))
 	admin, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
-	defer admin.Close(ctx)
+	t.Cleanup(func() { _ = admin.Close(context.Background()) }) // after withRole's drops
 	role := schema + "_data"
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN PASSWORD 'data-pw'",
-		"GRANT USAGE ON SCHEMA " + schema + " TO " + role,
-		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO " + role,
-	} {
+	dataDSN := withRole(t, admin, dsn, schema, role,
+		"GRANT USAGE ON SCHEMA "+schema+" TO "+role,
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "+schema+" TO "+role)
+	pool, err := pgpool.Open(ctx, "data", pgpool.Config{DSN: dataDSN, Schema: schema, MaxConns: 1})
+	require.NoError(t, err)
+	defer pool.Close()
+	require.NoError(t, pgpool.Migrate(ctx, "data", pool, schema, "app_version", testMigrations, "testdata/migrations"))
+	_, err = pool.Exec(ctx, "INSERT INTO race_things VALUES (1)")
+	require.NoError(t, err, "the tables are the role's to use")
+
+	_, err = owner.Exec(ctx, "UPDATE app_version SET version = version + 1")
+	require.NoError(t, err)
+	err = pgpool.Migrate(ctx, "data", pool, schema, "app_version", testMigrations, "testdata/migrations")
+	require.ErrorIs(t, err, pgpool.ErrSchemaTooNew)
+	assert.Contains(t, err.Error(), "made by a newer release than this one")
+}
+
+// withRole makes a login role of the test database, runs setup as the
+// test's own role (grants), drops the role and schema at the end, and
+// returns the role's DSN. It skips the test when the test's role may not
+// create roles.
+func withRole(t *testing.T, admin *pgx.Conn, dsn, schema, role string, setup ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	for _, q := range append([]string{"CREATE ROLE " + role + " LOGIN PASSWORD 'role-pw'"}, setup...) {
 		_, err := admin.Exec(ctx, q)
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "42501" && strings.HasPrefix(q, "CREATE ROLE") {
@@ -532,19 +536,7 @@ func TestMigrate_DataRightsOnlyOnAMigratedSchema(t *testing.T) {
 	})
 	cfg, err := pgx.ParseConfig(dsn)
 	require.NoError(t, err)
-	dataDSN := fmt.Sprintf("postgres://%s:data-pw@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
-	pool, err := pgpool.Open(ctx, "data", pgpool.Config{DSN: dataDSN, Schema: schema, MaxConns: 1})
-	require.NoError(t, err)
-	defer pool.Close()
-	require.NoError(t, pgpool.Migrate(ctx, "data", pool, schema, "app_version", testMigrations, "testdata/migrations"))
-	_, err = pool.Exec(ctx, "INSERT INTO race_things VALUES (1)")
-	require.NoError(t, err, "the tables are the role's to use")
-
-	_, err = owner.Exec(ctx, "UPDATE app_version SET version = version + 1")
-	require.NoError(t, err)
-	err = pgpool.Migrate(ctx, "data", pool, schema, "app_version", testMigrations, "testdata/migrations")
-	require.ErrorIs(t, err, pgpool.ErrSchemaTooNew)
-	assert.Contains(t, err.Error(), "made by a newer release than this one")
+	return fmt.Sprintf("postgres://%s:role-pw@%s:%d/%s?sslmode=disable", role, cfg.Host, cfg.Port, cfg.Database)
 }
 
 // Schema names are identifiers that need no quoting, and never

@@ -123,16 +123,8 @@ func TestSetup_DamagedOutputLoggedWithItsCause(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(t, dir, "output: {max_inline_bytes: 100, dir: out}\n")
 	var logs bytes.Buffer
-	reg := registry.New(registry.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	p, err := example.New()
-	require.NoError(t, err)
-	require.NoError(t, reg.AddPack(p))
-	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
-	require.NoError(t, err)
-	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.Close(context.Background()) })
-	require.NoError(t, host.Reload(t.Context()))
+	reg, host := newBareWith(t, dir, registry.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	setUpQuiet(t, reg, host)
 	res, err := reg.Invoke(t.Context(), "lines", json.RawMessage(`{"count":100}`))
 	require.NoError(t, err)
 	st := res.Value.(results.Stored)
@@ -450,7 +442,13 @@ output: {max_inline_bytes: 200, dir: %s}
 // config.yaml, without Setup.
 func newBare(t *testing.T, dir string) (*registry.Registry, *hostconfig.Host) {
 	t.Helper()
-	reg := registry.New(registry.Options{})
+	return newBareWith(t, dir, registry.Options{})
+}
+
+// newBareWith is newBare with a registry made with opts.
+func newBareWith(t *testing.T, dir string, opts registry.Options) (*registry.Registry, *hostconfig.Host) {
+	t.Helper()
+	reg := registry.New(opts)
 	p, err := example.New()
 	require.NoError(t, err)
 	require.NoError(t, reg.AddPack(p))
@@ -624,6 +622,16 @@ snippets:
 
 // setUpWith writes config in dir and wires the ot pack to a bare host of
 // it (closed when the test ends); the configuration is not loaded yet.
+// setUpQuiet wires the ot pack to reg and host, logging nothing, and
+// applies the first configuration.
+func setUpQuiet(t *testing.T, reg *registry.Registry, host *hostconfig.Host) {
+	t.Helper()
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	require.NoError(t, host.Reload(t.Context()))
+}
+
 func setUpWith(t *testing.T, dir, config string) *hostconfig.Host {
 	t.Helper()
 	writeConfig(t, dir, config)
@@ -852,20 +860,12 @@ snippets:
 func TestSetup_SnippetNameTooLongUnderThePrefixRefusedAtItsLine(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(t, dir, "snippets:\n  ok: {body: \"add(a=1, b=2)\"}\n")
-	reg := registry.New(registry.Options{Prefix: new(strings.Repeat("p", 60)), Logger: slog.New(slog.DiscardHandler)})
-	p, err := example.New()
-	require.NoError(t, err)
-	require.NoError(t, reg.AddPack(p))
-	host, err := hostconfig.NewHost(hostconfig.Options{Path: filepath.Join(dir, "config.yaml"), Registry: reg})
-	require.NoError(t, err)
-	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Logger: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.Close(context.Background()) })
-	require.NoError(t, host.Reload(t.Context()))
+	reg, host := newBareWith(t, dir, registry.Options{Prefix: new(strings.Repeat("p", 60)), Logger: slog.New(slog.DiscardHandler)})
+	setUpQuiet(t, reg, host)
 
 	long := strings.Repeat("s", 64)
 	writeConfig(t, dir, "snippets:\n  ok: {body: \"add(a=1, b=2)\"}\n  "+long+": {body: \"add(a=1, b=2)\"}\n")
-	err = host.Reload(t.Context())
+	err := host.Reload(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "config.yaml:3: snippets."+long+": its tool snippet."+long+" cannot be served")
 	assert.Contains(t, err.Error(), "bytes long; expected at most 128")
