@@ -2,6 +2,8 @@ package registry_test
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,4 +26,44 @@ func TestCallDepthFromMeta_ReadsOnlyABoundedWholeNumber(t *testing.T) {
 	assert.Zero(t, registry.CallDepth(t.Context()))
 	assert.Equal(t, 4, registry.CallDepth(registry.WithCallDepth(t.Context(), 4)))
 	assert.Zero(t, registry.CallDepth(registry.WithCallDepth(t.Context(), -4)))
+}
+
+// A Budget gives out as many calls as it holds, never more (also to
+// callers taking at once), counts calls spent elsewhere, and a count read
+// from a _meta is a bounded whole number or nothing.
+func TestBudget_TakeSpendAndCountFromMeta(t *testing.T) {
+	b := registry.NewBudget(10)
+	var wg sync.WaitGroup
+	var taken atomic.Int64
+	for range 20 {
+		wg.Go(func() {
+			if b.Take() {
+				taken.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 10, taken.Load())
+	assert.EqualValues(t, 0, b.Left())
+	assert.EqualValues(t, 10, b.Used())
+
+	b = registry.NewBudget(10)
+	b.Spend(4)
+	assert.EqualValues(t, 6, b.Left())
+	b.Spend(100)
+	assert.EqualValues(t, 0, b.Left(), "never below zero")
+	assert.False(t, b.Take())
+	assert.EqualValues(t, 10, b.Used())
+	assert.Nil(t, registry.BudgetOf(t.Context()))
+	assert.Same(t, b, registry.BudgetOf(registry.WithBudget(t.Context(), b)))
+
+	for v, want := range map[any]int64{float64(7): 7, 5: 5, 1e12: 1000} {
+		n, ok := registry.CountFromMeta(map[string]any{"k": v}, "k", 1000)
+		assert.True(t, ok, "%v", v)
+		assert.Equal(t, want, n, "%v", v)
+	}
+	for _, v := range []any{-1.0, 2.5, "7", math.NaN(), math.Inf(1), nil} {
+		_, ok := registry.CountFromMeta(map[string]any{"k": v}, "k", 1000)
+		assert.False(t, ok, "%v", v)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,4 +103,43 @@ func TestCall_HopAddsNoNestingLevel(t *testing.T) {
 	res, err = reg.Invoke(callCtx(t), "two.snippet.s1", nil)
 	require.NoError(t, err)
 	assert.True(t, res.Success, "through the proxy: %s", res.Error)
+}
+
+// A run of snippets spread over hosts proxying each other is held to one
+// budget of calls (snippet.MaxRunCalls), as on one host: each forwarded
+// call carries the calls left (toolpack/call_budget) and its result the
+// calls it started (toolpack/calls_used). Each host counted from zero
+// before: snippets of ten steps four levels deep made over 12,000 calls.
+func TestCall_BudgetHeldAcrossHosts(t *testing.T) {
+	one, two := newRegistry(), newRegistry()
+	var leaves atomic.Int64
+	require.NoError(t, two.Add(&registry.Tool{Name: "leaf", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+		leaves.Add(1)
+		return result.Ok[any]("leaf"), nil
+	}}))
+	ten := func(call string) snippet.Definition { return snippet.Definition{Body: strings.Repeat(call+"\n", 10)} }
+	for _, h := range []struct {
+		reg  *registry.Registry
+		defs map[string]snippet.Definition
+	}{
+		{one, map[string]snippet.Definition{"l1": ten("two.snippet.l2()"), "l3": ten("two.snippet.l4()")}},
+		{two, map[string]snippet.Definition{"l2": ten("one.snippet.l3()"), "l4": ten("leaf()")}},
+	} {
+		p, err := snippet.Pack(h.defs, h.reg)
+		require.NoError(t, err)
+		require.NoError(t, h.reg.AddPack(p))
+	}
+	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, mcpproxy.Options{})
+	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, mcpproxy.Options{})
+	require.Eventually(t, func() bool {
+		_, _, a := one.Resolve("two.snippet.l2")
+		_, _, b := two.Resolve("one.snippet.l3")
+		return a && b
+	}, waitBound, 10*time.Millisecond)
+
+	res, err := one.Invoke(callCtx(t), "snippet.l1", nil)
+	require.NoError(t, err)
+	require.False(t, res.Success)
+	assert.Contains(t, res.Error, "the most one run may")
+	assert.Less(t, leaves.Load(), int64(snippet.MaxRunCalls), "the leaves are within the one run's budget")
 }

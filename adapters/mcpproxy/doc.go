@@ -65,8 +65,12 @@
 // Each forwarded call also says in its _meta how deep it is in calls made
 // by tools (registry.MetaCallDepth: the caller's registry.CallDepth; the
 // hop itself adds no level), and a toolpack server receiving it
-// (adapters/mcpserver) counts on from there: snippets on hosts that proxy each other stop at
-// snippet.MaxNesting as they do on one host, and a call already
+// (adapters/mcpserver) counts on from there: snippets on hosts that
+// proxy each other stop at snippet.MaxNesting as they do on one host. A
+// call made within a run of snippets also carries the calls the run may
+// still start (registry.MetaCallBudget), and its result the calls it
+// started there (registry.MetaCallsUsed), so the run keeps to
+// snippet.MaxRunCalls across the hosts. A call already
 // registry.MaxCallDepth deep is not forwarded (a failure of type
 // unavailable), so that servers configured to call each other in a loop
 // end each call instead of recursing until they run out of connections.

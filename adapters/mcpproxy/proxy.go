@@ -953,11 +953,18 @@ var traceContext = propagation.TraceContext{}
 
 // callMeta is the _meta of a call forwarded with ctx: the trace context
 // of ctx's span (a toolpack host's tool span, or the caller's), so that
-// the remote's spans join the trace, and how deep in calls made by tools
-// the forwarded call is (registry.MetaCallDepth), so that hosts calling
-// each other stop at a bound.
+// the remote's spans join the trace, how deep in calls made by tools the
+// forwarded call is (registry.MetaCallDepth) and, within a run of
+// snippets, how many calls the run may still start
+// (registry.MetaCallBudget), so that hosts calling each other stop at the
+// bounds one host has.
 func callMeta(ctx context.Context) mcp.Meta {
 	meta := mcp.Meta{registry.MetaCallDepth: registry.CallDepth(ctx)}
+	if b := registry.BudgetOf(ctx); b != nil {
+		// The calls the run may still start; the remote says how many it
+		// started (MetaCallsUsed), counted here once it answers.
+		meta[registry.MetaCallBudget] = b.Left()
+	}
 	if trace.SpanContextFromContext(ctx).IsValid() {
 		traceContext.Inject(ctx, mcpmap.MetaCarrier(meta))
 	}
@@ -1011,6 +1018,11 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 	cp := newCapture(2*s.p.opts.MaxResultBytes + 64<<10) // text and structured content may both be there
 	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON, Meta: callMeta(ctx)})
 	raws := cp.finish()
+	if b := registry.BudgetOf(ctx); b != nil && res != nil {
+		if used, ok := registry.CountFromMeta(res.Meta, registry.MetaCallsUsed, b.Size()); ok {
+			b.Spend(used)
+		}
+	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return ctxFailure(cerr), nil

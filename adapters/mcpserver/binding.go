@@ -361,13 +361,21 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if isAbsent(raw) {
 			raw = emptyObject
 		}
-		res, err := b.reg.Invoke(requestContext(ctx, req), name, raw)
+		rctx := requestContext(ctx, req)
+		res, err := b.reg.Invoke(rctx, name, raw)
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err, true)
 		}
 		out, err := toCallToolResult(res, d, lazy.shape)
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err, false)
+		}
+		if budget := registry.BudgetOf(rctx); budget != nil {
+			// The forwarding host counts these calls against its run.
+			if out.Meta == nil {
+				out.Meta = sdk.Meta{}
+			}
+			out.Meta[registry.MetaCallsUsed] = budget.Used()
 		}
 		return out, nil
 	}
@@ -390,6 +398,9 @@ func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 		info.Meta = req.Params.Meta
 		if d := registry.CallDepthFromMeta(info.Meta); d > 0 {
 			ctx = registry.WithCallDepth(ctx, d) // forwarded by a host (mcpproxy): counts toward its bounds
+		}
+		if n, ok := registry.CountFromMeta(info.Meta, registry.MetaCallBudget, registry.MaxRunCalls); ok {
+			ctx = registry.WithBudget(ctx, registry.NewBudget(n)) // the forwarding run's calls left
 		}
 	}
 	if req.Session != nil {

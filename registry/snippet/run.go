@@ -125,17 +125,16 @@ type nesting struct {
 	// has reached it (shared by the whole chain): the levels between pass
 	// that failure up as it is, and only the outermost names its own line.
 	tripped *atomic.Pointer[string]
-	// calls counts the steps the whole chain has started (shared by the
-	// chain), against MaxRunCalls.
-	calls *atomic.Int64
 }
 
 // MaxRunCalls bounds the tool calls one run starts, its own steps and
-// those of the snippets it runs (and they run) counted together: each
-// snippet has at most MaxCalls steps and snippets nest MaxNesting deep,
-// so without it three snippets of 100 calls each running the next made a
-// million calls, and eight levels would never end.
-const MaxRunCalls = 1000
+// those of the snippets it runs (and they run) counted together, on this
+// host and on the hosts it forwards calls to (registry.Budget,
+// registry.MetaCallBudget): each snippet has at most MaxCalls steps and
+// snippets nest MaxNesting deep, so without it three snippets of 100
+// calls each running the next made a million calls, and eight levels
+// would never end.
+const MaxRunCalls = registry.MaxRunCalls
 
 // nestingFailure is the failure text for s refused at the bound under
 // the chain ending in n: the labels and lines from the outermost, up to
@@ -224,11 +223,18 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 	}
 	me := &nesting{parent: outer, depth: remote + 1, label: s.label()}
 	if outer != nil {
-		me.depth, me.tripped, me.calls = outer.depth+1, outer.tripped, outer.calls
+		me.depth, me.tripped = outer.depth+1, outer.tripped
 	} else {
-		me.tripped, me.calls = new(atomic.Pointer[string]), new(atomic.Int64)
+		me.tripped = new(atomic.Pointer[string])
 	}
 	ctx = registry.WithCallDepth(context.WithValue(ctx, nestingKey{}, me), me.depth)
+	// The run's budget: the one a forwarding host gave the call, or the
+	// outermost snippet's, shared by the snippets it runs.
+	budget := registry.BudgetOf(ctx)
+	if budget == nil {
+		budget = registry.NewBudget(MaxRunCalls)
+		ctx = registry.WithBudget(ctx, budget)
+	}
 	if p, ok := inv.(pinner); ok {
 		names := make([]string, len(s.prog.steps))
 		for i, st := range s.prog.steps {
@@ -247,8 +253,8 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 		if err := ctx.Err(); err != nil {
 			return result.Result[any]{}, fmt.Errorf("%s: line %d: %s not called: %w", s.label(), st.line, st.tool, err)
 		}
-		if n := me.calls.Add(1); n > MaxRunCalls {
-			return result.Failuref[any](ErrorType, "%s: line %d: %s not called: this run of snippets has started %d tool calls, the most one run may (snippets running snippets multiply their calls); run fewer steps per call",
+		if !budget.Take() {
+			return result.Failuref[any](ErrorType, "%s: line %d: %s not called: this run of snippets has started %d tool calls, the most one run may, counting those of the servers it calls (snippets running snippets multiply their calls); run fewer steps per call",
 				s.label(), st.line, st.tool, MaxRunCalls), nil
 		}
 		raw, rerr := st.arguments(vals, env, maxArgs)
