@@ -203,7 +203,12 @@
 // "configuration reload failed" with its problems, and the previous
 // configuration keeps serving. Without -config, SIGHUP is logged and
 // changes nothing (it does not stop the server), and ot.reload answers
-// that there is no configuration file to reload.
+// that there is no configuration file to reload. A SIGHUP sent while the
+// server starts is kept and reloads once it runs. A reload waits a few
+// seconds at most (mcpproxy.HostHookWait) for the servers it adds; a
+// slower one connects in the background, shown disconnected. Values a
+// server entry takes from ${VAR}s (a token in its url, a key among its
+// command's arguments) are kept out of the log like its headers.
 //
 // -proxy and -config may be given together: the -proxy file is read once
 // at start and its servers are served beside those of servers: (which
