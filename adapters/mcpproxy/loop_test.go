@@ -3,6 +3,7 @@ package mcpproxy_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func localTool(name string) *registry.Tool {
 // listing's toolpack/hosts) is not served again. Before, each host
 // mirrored the other's mirror of itself under ever longer names
 // (two.one.two.…) until the 128-character cap, reconnecting several times
-// a second.
+// a second; and once settled they stay quiet.
 func TestLoop_HostsProxyingEachOtherServeEachOthersOwnToolsOnce(t *testing.T) {
 	one, two := newRegistry(), newRegistry()
 	require.NoError(t, one.AddPack(&registry.Pack{Name: "a", Tools: []*registry.Tool{localTool("a.x")}}))
@@ -39,6 +40,16 @@ func TestLoop_HostsProxyingEachOtherServeEachOthersOwnToolsOnce(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // time for any mirroring to show
 	assert.Equal(t, []string{"two.b.y"}, proxiedNames(one, "two"))
 	assert.Equal(t, []string{"one.a.x"}, proxiedNames(two, "one"))
+	// Settled: a refresh that finds the same tools leaves the pack as it
+	// is, so neither host tells the other its list changed (they answered
+	// each other's notifications with refreshes for ever, 20 a second).
+	var changes atomic.Int32
+	for _, reg := range []*registry.Registry{one, two} {
+		cancel := reg.Subscribe(func(registry.Change) { changes.Add(1) })
+		defer cancel()
+	}
+	time.Sleep(500 * time.Millisecond)
+	assert.Zero(t, changes.Load(), "no tool list changes once settled")
 	res, err := one.Invoke(callCtx(t), "two.b.y", nil)
 	require.NoError(t, err)
 	assert.True(t, res.Success, res.Error)

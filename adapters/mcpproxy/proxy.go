@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -147,19 +148,23 @@ type Proxy struct {
 
 // server is the live state of one configured server.
 type server struct {
-	p       *Proxy
-	cfg     Config
-	ctx     context.Context // ends when the server is retired or the proxy closes
-	cancel  context.CancelFunc
-	done    chan struct{} // closed when run returns
-	kind    string
-	source  string
-	red     *redactor // secrets of the headers and env: kept out of everything, results included
-	logRed  *redactor // red and Config.Secrets: kept out of logs, status, stderr and errors
-	log     *slog.Logger
-	client  *mcp.Client
-	refresh chan struct{}
-	broken  chan struct{} // a call found the session unusable
+	p      *Proxy
+	cfg    Config
+	ctx    context.Context // ends when the server is retired or the proxy closes
+	cancel context.CancelFunc
+	done   chan struct{} // closed when run returns
+	kind   string
+	source string
+	// registered is the tool list registered last and registeredRemote
+	// the remote's name then (guarded by p.packMu); nil when none is.
+	registered       *[]remoteTool
+	registeredRemote string
+	red              *redactor // secrets of the headers and env: kept out of everything, results included
+	logRed           *redactor // red and Config.Secrets: kept out of logs, status, stderr and errors
+	log              *slog.Logger
+	client           *mcp.Client
+	refresh          chan struct{}
+	broken           chan struct{} // a call found the session unusable
 
 	mu         sync.Mutex
 	sess       *mcp.ClientSession
@@ -604,11 +609,13 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 	if ir := sess.InitializeResult(); ir != nil && ir.ServerInfo != nil {
 		remote = truncate(s.red.text(ir.ServerInfo.Name+" "+ir.ServerInfo.Version), 200)
 	}
-	if err := s.register(tools, remote); err != nil {
+	changed, err := s.register(tools, remote)
+	if err != nil {
 		s.unregister()
 		return backoff.Permanent(s.wrap("registering the tools", err))
 	}
 	s.mu.Lock()
+	fresh := s.sess != sess
 	if s.sess != sess {
 		if s.sessCancel != nil {
 			s.sessCancel()
@@ -623,7 +630,12 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 		st.Skipped = skipped
 		st.Remote = remote
 	})
-	s.log.Info("MCP server connected", "tools", len(tools), "skipped", skipped, "remote", remote)
+	switch {
+	case fresh:
+		s.log.Info("MCP server connected", "tools", len(tools), "skipped", skipped, "remote", remote)
+	case changed:
+		s.log.Info("MCP server's tools changed", "tools", len(tools), "skipped", skipped)
+	}
 	return nil
 }
 
@@ -686,8 +698,30 @@ func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteToo
 	return out, skipped, nil
 }
 
-// register replaces the server's pack in the registry.
-func (s *server) register(tools []remoteTool, remote string) error {
+// register replaces the server's pack in the registry. A list equal to
+// the one registered last leaves the pack as it is (changed false):
+// replacing it would tell MCP clients the tool list changed, and two
+// hosts proxying each other would answer each other's notifications
+// with refreshes for ever.
+func (s *server) register(tools []remoteTool, remote string) (changed bool, err error) {
+	p := s.p
+	p.packMu.Lock()
+	same := p.owner[s.cfg.Name] == s && s.registered != nil && remote == s.registeredRemote && reflect.DeepEqual(tools, *s.registered)
+	p.packMu.Unlock()
+	if same {
+		return false, nil
+	}
+	if err := s.replacePack(tools, remote); err != nil {
+		return false, err
+	}
+	p.packMu.Lock()
+	s.registered, s.registeredRemote = &tools, remote
+	p.packMu.Unlock()
+	return true, nil
+}
+
+// replacePack puts the server's pack of tools in the registry.
+func (s *server) replacePack(tools []remoteTool, remote string) error {
 	desc := s.cfg.Description
 	if desc == "" {
 		desc = fmt.Sprintf("Tools of the MCP server %q", s.cfg.Name)
@@ -746,6 +780,7 @@ func (s *server) unregister() {
 		delete(p.owner, s.cfg.Name)
 		_ = p.reg.RemovePack(s.cfg.Name)
 	}
+	s.registered = nil
 }
 
 // watch serves one session until it ends or ctx ends; it reports whether

@@ -204,7 +204,10 @@
 // configuration keeps serving. Without -config, SIGHUP is logged and
 // changes nothing (it does not stop the server), and ot.reload answers
 // that there is no configuration file to reload. A SIGHUP sent while the
-// server starts is kept and reloads once it runs. A reload waits a few
+// server starts is kept and reloads once it runs — except in the first few
+// hundred milliseconds, while Go initialises the program's packages (the
+// web pack's HTML extraction builds large tables), when it still ends the
+// process: a service manager should reload after the "serving" log line. A reload waits a few
 // seconds at most (mcpproxy.HostHookWait) for the servers it adds; a
 // slower one connects in the background, shown disconnected. Values a
 // server entry takes from ${VAR}s (a token in its url, a key among its
