@@ -26,7 +26,7 @@ var periods = map[string]time.Duration{
 // Texts of ot.stats.
 const (
 	statsDisabled    = "Error: Statistics collection is disabled. Enable it with stats: {enabled: true} in the configuration."
-	statsUnavailable = "Error: the statistics store cannot be reached right now; try again in a moment."
+	statsUnavailable = "Error: the statistics store did not answer (it is away or busy, or the summary ran past its statement timeout); try again in a moment, or ask for a shorter period."
 	statsUnreadable  = "Error: the statistics could not be read; the cause is in the server log."
 )
 
@@ -72,7 +72,7 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	case errors.Is(err, ErrDisabled):
 		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
 	case errors.Is(err, ErrUnavailable):
-		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.stats: the statistics store cannot be reached", slog.String("error", err.Error()))
+		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.stats: the statistics store did not answer", slog.String("error", err.Error()))
 		return sp.end(result.Failure[string](statsUnavailable, result.Unavailable), nil)
 	case errors.As(err, &re):
 		path := re.Path

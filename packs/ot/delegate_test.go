@@ -312,7 +312,7 @@ func TestStoreUnreachable_TryAgain(t *testing.T) {
 	res = g.call(t, "ot.stats", `{}`)
 	assert.False(t, res.Success)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
-	assert.Equal(t, "Error: the statistics store cannot be reached right now; try again in a moment.", res.Error)
+	assert.Equal(t, "Error: the statistics store did not answer (it is away or busy, or the summary ran past its statement timeout); try again in a moment, or ask for a shorter period.", res.Error)
 	assert.NotContains(t, res.Error, "5432", "the cause is logged, not shown")
 }
 

@@ -127,7 +127,7 @@ func TestSetup_DatabaseAwayIsUnavailable(t *testing.T) {
 	assert.IsType(t, "", v, "an output that cannot be stored is returned as it is")
 	for _, c := range []struct{ tool, args, want string }{
 		{"ot.result", `{"handle":"` + st.Handle + `","offset":10,"limit":1}`, "the output store cannot be reached right now"},
-		{"ot.stats", `{}`, "the statistics store cannot be reached right now"},
+		{"ot.stats", `{}`, "the statistics store did not answer"},
 	} {
 		res, err := f.reg.Invoke(t.Context(), c.tool, json.RawMessage(c.args))
 		require.NoError(t, err, c.tool)
