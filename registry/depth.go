@@ -41,16 +41,8 @@ func WithCallDepth(ctx context.Context, n int) context.Context {
 // whole number from 0 to MaxCallDepth (larger is taken as MaxCallDepth;
 // anything else as 0).
 func CallDepthFromMeta(meta map[string]any) int {
-	f, ok := meta[MetaCallDepth].(float64)
-	if !ok {
-		if i, isInt := meta[MetaCallDepth].(int); isInt {
-			f, ok = float64(i), true
-		}
-	}
-	if !ok || f < 0 || f != math.Trunc(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return int(min(f, MaxCallDepth))
+	n, _ := CountFromMeta(meta, MetaCallDepth, MaxCallDepth)
+	return int(n)
 }
 
 // MetaCallBudget is the key of a forwarded call's _meta (adapters/mcpproxy)

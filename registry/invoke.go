@@ -66,10 +66,7 @@ func (r *Registry) find(ctx context.Context, name string) (*entry, string, *Pinn
 func (r *Registry) lookupCall(name string) (*entry, string, *Pinned) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	e, via := r.tools[name], name
-	if e == nil && len(r.aliases) > 0 {
-		e, via = r.resolveLocked(name)
-	}
+	e, via := r.lookupLocked(name)
 	if e == nil || len(e.tool.Calls) == 0 {
 		return e, via, nil
 	}
@@ -108,15 +105,14 @@ func (r *Registry) invokeEntry(ctx context.Context, e *entry, raw json.RawMessag
 	return result.Apply(r.opts.Instructions, res), nil
 }
 
-// lookup returns the entry a call of name runs and the name its alias
-// chain ended at (name itself when no alias is involved).
-func (r *Registry) lookup(name string) (*entry, string) {
-	r.mu.RLock()
+// lookupLocked returns the entry a call of name runs and the name its
+// alias chain ended at (name itself when no alias is involved); r.mu must
+// be held.
+func (r *Registry) lookupLocked(name string) (*entry, string) {
 	e, via := r.tools[name], name
 	if e == nil && len(r.aliases) > 0 {
 		e, via = r.resolveLocked(name)
 	}
-	r.mu.RUnlock()
 	return e, via
 }
 

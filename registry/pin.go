@@ -37,11 +37,7 @@ func (r *Registry) pinLocked(names []string) *Pinned {
 			continue
 		}
 		target := r.targetLocked(n)
-		e := r.tools[target]
-		if e == nil && len(r.aliases) > 0 {
-			e, _ = r.resolveLocked(target)
-		}
-		if e != nil {
+		if e, _ := r.lookupLocked(target); e != nil {
 			p.held[n], p.held[target] = e, e
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolpack-go/toolpack/internal/textcut"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -215,10 +216,7 @@ const maxPathEcho = 300
 
 // echoN is echo cutting at n characters.
 func echoN(s string, n int) string {
-	cut := s
-	if utf8.RuneCountInString(cut) > n {
-		cut = string([]rune(cut)[:n]) + "…"
-	}
+	cut := textcut.Runes(s, n+1) // n characters and the mark
 	for _, r := range cut {
 		if !unicode.IsGraphic(r) || r == utf8.RuneError {
 			q := strconv.QuoteToGraphic(cut)
