@@ -27,22 +27,9 @@ import (
 // until file descriptors ran out.
 func TestCall_DepthTravelsAcrossHostsProxyingEachOther(t *testing.T) {
 	one, two := newRegistry(), newRegistry()
-	for _, h := range []struct {
-		reg        *registry.Registry
-		name, body string
-	}{{one, "ping", "two.snippet.pong()"}, {two, "pong", "one.snippet.ping()"}} {
-		p, err := snippet.Pack(map[string]snippet.Definition{h.name: {Body: h.body}}, h.reg)
-		require.NoError(t, err)
-		require.NoError(t, h.reg.AddPack(p))
-	}
-	opts := mcpproxy.Options{}
-	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, opts)
-	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, opts)
-	require.Eventually(t, func() bool {
-		_, _, a := one.Resolve("two.snippet.pong")
-		_, _, b := two.Resolve("one.snippet.ping")
-		return a && b
-	}, waitBound, 10*time.Millisecond)
+	addSnippets(t, one, map[string]snippet.Definition{"ping": {Body: "two.snippet.pong()"}})
+	addSnippets(t, two, map[string]snippet.Definition{"pong": {Body: "one.snippet.ping()"}})
+	proxyEachOther(t, one, two, "two.snippet.pong", "one.snippet.ping")
 
 	res, err := one.Invoke(callCtx(t), "snippet.ping", nil)
 	require.NoError(t, err)
@@ -87,9 +74,7 @@ func TestCall_HopAddsNoNestingLevel(t *testing.T) {
 		}
 		defs[fmt.Sprintf("s%d", i)] = snippet.Definition{Body: body}
 	}
-	p, err := snippet.Pack(defs, remote)
-	require.NoError(t, err)
-	require.NoError(t, remote.AddPack(p))
+	addSnippets(t, remote, defs)
 	require.NoError(t, remote.Add(&registry.Tool{Name: "leaf", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
 		return result.Ok[any]("leaf"), nil
 	}}))
@@ -118,24 +103,9 @@ func TestCall_BudgetHeldAcrossHosts(t *testing.T) {
 		return result.Ok[any]("leaf"), nil
 	}}))
 	ten := func(call string) snippet.Definition { return snippet.Definition{Body: strings.Repeat(call+"\n", 10)} }
-	for _, h := range []struct {
-		reg  *registry.Registry
-		defs map[string]snippet.Definition
-	}{
-		{one, map[string]snippet.Definition{"l1": ten("two.snippet.l2()"), "l3": ten("two.snippet.l4()")}},
-		{two, map[string]snippet.Definition{"l2": ten("one.snippet.l3()"), "l4": ten("leaf()")}},
-	} {
-		p, err := snippet.Pack(h.defs, h.reg)
-		require.NoError(t, err)
-		require.NoError(t, h.reg.AddPack(p))
-	}
-	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, mcpproxy.Options{})
-	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, mcpproxy.Options{})
-	require.Eventually(t, func() bool {
-		_, _, a := one.Resolve("two.snippet.l2")
-		_, _, b := two.Resolve("one.snippet.l3")
-		return a && b
-	}, waitBound, 10*time.Millisecond)
+	addSnippets(t, one, map[string]snippet.Definition{"l1": ten("two.snippet.l2()"), "l3": ten("two.snippet.l4()")})
+	addSnippets(t, two, map[string]snippet.Definition{"l2": ten("one.snippet.l3()"), "l4": ten("leaf()")})
+	proxyEachOther(t, one, two, "two.snippet.l2", "one.snippet.l3")
 
 	res, err := one.Invoke(callCtx(t), "snippet.l1", nil)
 	require.NoError(t, err)

@@ -17,8 +17,10 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
+	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
 // waitBound bounds every wait for an asynchronous event, every forwarded
@@ -214,4 +216,26 @@ func closeBounded(t *testing.T, p *mcpproxy.Proxy) {
 	case <-time.After(waitBound):
 		t.Errorf("Proxy.Close did not return within %v", waitBound)
 	}
+}
+
+// proxyEachOther makes one proxy two (as server "two") and two proxy one
+// (as "one"), over in-memory MCP connections to each registry's own
+// server, and waits until one serves onOne and two serves onTwo.
+func proxyEachOther(t *testing.T, one, two *registry.Registry, onOne, onTwo string) {
+	t.Helper()
+	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, mcpproxy.Options{})
+	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, mcpproxy.Options{})
+	require.Eventually(t, func() bool {
+		_, _, a := one.Resolve(onOne)
+		_, _, b := two.Resolve(onTwo)
+		return a && b
+	}, waitBound, 10*time.Millisecond)
+}
+
+// addSnippets serves defs as reg's snippet pack.
+func addSnippets(t *testing.T, reg *registry.Registry, defs map[string]snippet.Definition) {
+	t.Helper()
+	p, err := snippet.Pack(defs, reg)
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
 }

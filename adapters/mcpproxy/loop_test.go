@@ -32,11 +32,7 @@ func TestLoop_HostsProxyingEachOtherServeEachOthersOwnToolsOnce(t *testing.T) {
 	one, two := newRegistry(), newRegistry()
 	require.NoError(t, one.AddPack(&registry.Pack{Name: "a", Tools: []*registry.Tool{localTool("a.x")}}))
 	require.NoError(t, two.AddPack(&registry.Pack{Name: "b", Tools: []*registry.Tool{localTool("b.y")}}))
-	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, mcpproxy.Options{})
-	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, mcpproxy.Options{})
-	require.Eventually(t, func() bool {
-		return len(proxiedNames(one, "two")) == 1 && len(proxiedNames(two, "one")) == 1
-	}, waitBound, 10*time.Millisecond)
+	proxyEachOther(t, one, two, "two.b.y", "one.a.x")
 	time.Sleep(300 * time.Millisecond) // time for any mirroring to show
 	assert.Equal(t, []string{"two.b.y"}, proxiedNames(one, "two"))
 	assert.Equal(t, []string{"one.a.x"}, proxiedNames(two, "one"))
