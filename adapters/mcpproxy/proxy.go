@@ -616,7 +616,7 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 	}
 	s.mu.Lock()
 	fresh := s.sess != sess
-	if s.sess != sess {
+	if fresh {
 		if s.sessCancel != nil {
 			s.sessCancel()
 		}
