@@ -36,6 +36,15 @@
 // error. Arguments are read from the request's raw JSON when mcp-go kept it
 // (so integers above 2^53 stay exact), else re-encoded from its map.
 //
+// A handler learns what the request carried through registry.Request:
+// transport "mcp", the session id (when the protocol version has
+// sessions), the HTTP headers over streamable HTTP and the request's
+// _meta. Hosts proxying each other (adapters/mcpproxy) are protected from
+// loops as under adapters/mcpserver: tools/list names the registries a
+// tool came through (_meta "toolpack/hosts"), and a forwarded call's depth
+// in calls made by tools and its run's calls left count toward this
+// host's bounds (registry.MetaCallDepth, MetaCallBudget, MetaCallsUsed).
+//
 // Talk-back through the context (registry.ClientLog, Sample, Elicit,
 // progress) is not wired on this SDK: such calls get
 // registry.ErrUnsupported, as over REST.
@@ -47,6 +56,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -187,6 +197,11 @@ func (b *binding) reconcile() {
 // shared mapping advertises them, its hints, and a handler invoking it.
 func (b *binding) serverTool(t *registry.Tool) (server.ServerTool, error) {
 	tool := mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, RawInputSchema: t.InputSchema}
+	// The registries the tool comes through, this one last: a host
+	// proxying this one (adapters/mcpproxy) finds its own among them and
+	// leaves the tool, as with adapters/mcpserver.
+	meta := map[string]any{mcpmap.MetaHosts: append(slices.Clip(t.Via), b.reg.ID())}
+	tool.Meta = &mcp.Meta{AdditionalFields: meta}
 	if len(tool.RawInputSchema) == 0 {
 		tool.RawInputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
@@ -203,7 +218,7 @@ func (b *binding) serverTool(t *registry.Tool) (server.ServerTool, error) {
 			if tool.RawOutputSchema, err = mcpmap.WrapOutputSchema(t.OutputSchema); err != nil {
 				return server.ServerTool{}, err
 			}
-			tool.Meta = &mcp.Meta{AdditionalFields: map[string]any{mcpmap.MetaWrapped: true}}
+			meta[mcpmap.MetaWrapped] = true
 		}
 	}
 	a := t.Annotations
@@ -227,6 +242,7 @@ func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req
 			}
 		}
 	}
+	ctx = requestContext(ctx, &req)
 	res, err := b.reg.Invoke(ctx, name, raw)
 	if err != nil {
 		return nil, fmt.Errorf("mcpgo: %s: %w", name, err)
@@ -243,10 +259,41 @@ func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req
 	if rep.Structured != nil {
 		out.StructuredContent = rep.Structured
 	}
-	if m := rep.Meta(); m != nil {
+	m := rep.Meta()
+	if budget := registry.BudgetOf(ctx); budget != nil {
+		// The forwarding host counts these calls against its run.
+		if m == nil {
+			m = map[string]any{}
+		}
+		m[registry.MetaCallsUsed] = budget.Used()
+	}
+	if m != nil {
 		out.Meta = &mcp.Meta{AdditionalFields: m}
 	}
 	return out, nil
+}
+
+// requestContext returns ctx carrying what a handler may learn about the
+// request (registry.Request): transport "mcp", the session id, the HTTP
+// headers when mcp-go kept them, and the request's _meta, where a host
+// forwarding the call (adapters/mcpproxy) says how deep it is in calls
+// made by tools and how many calls its run has left; both count toward
+// this host's bounds, as with adapters/mcpserver.
+func requestContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	info := &registry.RequestInfo{Transport: "mcp", Header: req.Header, Request: req}
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		info.SessionID = s.SessionID()
+	}
+	if req.Params.Meta != nil && len(req.Params.Meta.AdditionalFields) > 0 {
+		info.Meta = req.Params.Meta.AdditionalFields
+		if d := registry.CallDepthFromMeta(info.Meta); d > 0 {
+			ctx = registry.WithCallDepth(ctx, d)
+		}
+		if n, ok := registry.CountFromMeta(info.Meta, registry.MetaCallBudget, registry.MaxRunCalls); ok {
+			ctx = registry.WithBudget(ctx, registry.NewBudget(n))
+		}
+	}
+	return registry.WithRequest(ctx, info)
 }
 
 // content is the mcp-go item of one valid result.Content.

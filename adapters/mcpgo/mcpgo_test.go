@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
@@ -315,4 +316,39 @@ func TestAliasHook_OwnServer(t *testing.T) {
 	r, err = call(t, c, "mine", map[string]any{})
 	require.NoError(t, err)
 	assert.Equal(t, "my own", text(t, r))
+}
+
+// A handler learns what the MCP request carried (registry.Request): the
+// transport, the session, the HTTP headers and the request's _meta
+// (where a client carries W3C trace context), as under adapters/mcpserver.
+func TestCallTool_RequestInfoOnTheContext(t *testing.T) {
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, registry.AddFunc(reg, "who", func(ctx context.Context, _ struct{}) (result.Result[map[string]any], error) {
+		info := registry.Request(ctx)
+		if info == nil {
+			return result.Ok(map[string]any{}), nil
+		}
+		return result.Ok(map[string]any{"transport": info.Transport,
+			"traceparent": info.Meta["traceparent"], "header": info.Header.Get("X-Test")}), nil
+	}, registry.ToolOptions{Doc: "Says what the request carried."}))
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(mcpgo.NewServer(reg, mcpgo.Options{Logger: quiet})))
+	defer hs.Close()
+	c, err := client.NewStreamableHttpClient(hs.URL, transport.WithHTTPHeaders(map[string]string{"X-Test": "yes"}))
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
+	_, err = c.Initialize(ctx, init)
+	require.NoError(t, err)
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "who"
+	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	req.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"traceparent": tp}}
+	r, err := c.CallTool(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"value": map[string]any{"transport": "mcp", "traceparent": tp, "header": "yes"}}, r.StructuredContent)
 }
