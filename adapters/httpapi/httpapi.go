@@ -87,21 +87,30 @@ type Options struct {
 	// otherwise); a tool handler then reads the caller's verified token
 	// with httpguard.TokenInfoFromContext(ctx). Nil serves every request.
 	Auth func(http.Handler) http.Handler
+	// AltValueSchema, when non-nil, gives another schema a tool's value
+	// may take besides its output schema, or nil: the handle object a
+	// large-output store returns in place of a large value
+	// (othost.Wiring.StoredSchema, results.StoredSchema). The OpenAPI
+	// document then declares the 200 value as any of the two, so that a
+	// client checking responses against it accepts a stored output. A
+	// tool without an output schema (any value) is left as it is.
+	AltValueSchema func(t *registry.Tool) json.RawMessage
 }
 
 // Handler serves one registry as HTTP/JSON. Build it with New; it is safe
 // for concurrent use.
 type Handler struct {
-	reg     *registry.Registry
-	log     *slog.Logger
-	maxBody int64
-	title   string
-	version string
-	server  string
-	mux     *http.ServeMux
-	entry   http.Handler // mux behind the path check and Options.Auth
-	doc     *docCache
-	bufs    sync.Pool // *outBuf for invoke responses
+	reg      *registry.Registry
+	log      *slog.Logger
+	maxBody  int64
+	title    string
+	version  string
+	server   string
+	mux      *http.ServeMux
+	entry    http.Handler // mux behind the path check and Options.Auth
+	doc      *docCache
+	altValue func(*registry.Tool) json.RawMessage
+	bufs     sync.Pool // *outBuf for invoke responses
 
 	unsubscribe func() // ends the registry subscription
 	closeOnce   sync.Once
@@ -125,13 +134,14 @@ type Handler struct {
 // sync; Close ends the subscription.
 func New(reg *registry.Registry, opts Options) *Handler {
 	h := &Handler{
-		reg:     reg,
-		log:     opts.Logger,
-		maxBody: opts.MaxBodyBytes,
-		title:   opts.Title,
-		version: opts.Version,
-		server:  opts.ServerURL,
-		doc:     &docCache{},
+		reg:      reg,
+		log:      opts.Logger,
+		maxBody:  opts.MaxBodyBytes,
+		title:    opts.Title,
+		version:  opts.Version,
+		server:   opts.ServerURL,
+		doc:      &docCache{},
+		altValue: opts.AltValueSchema,
 	}
 	if h.log == nil {
 		h.log = slog.Default()

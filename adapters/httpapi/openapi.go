@@ -66,13 +66,13 @@ func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
 // racing with generation leaves a stale entry that is never served.
 func (h *Handler) document() ([]byte, error) {
 	if h.closed.Load() { // no invalidation arrives any more: no cache
-		return BuildOpenAPI(h.reg.List(), DocOptions{Title: h.title, Version: h.version, ServerURL: h.server})
+		return BuildOpenAPI(h.reg.List(), DocOptions{Title: h.title, Version: h.version, ServerURL: h.server, AltValueSchema: h.altValue})
 	}
 	g := h.doc.gen.Load()
 	if e := h.doc.entry.Load(); e != nil && e.gen == g {
 		return e.doc, nil
 	}
-	b, err := BuildOpenAPI(h.reg.List(), DocOptions{Title: h.title, Version: h.version, ServerURL: h.server})
+	b, err := BuildOpenAPI(h.reg.List(), DocOptions{Title: h.title, Version: h.version, ServerURL: h.server, AltValueSchema: h.altValue})
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +90,8 @@ type DocOptions struct {
 	Version string
 	// ServerURL is servers[0].url.
 	ServerURL string
+	// AltValueSchema is Options.AltValueSchema.
+	AltValueSchema func(t *registry.Tool) json.RawMessage
 }
 
 // The typed model of the parts of OpenAPI 3.1 this package writes. Schemas
@@ -274,6 +276,38 @@ func unfollowable(m map[string]any) string {
 	return ""
 }
 
+// altValues places the other schemas a tool's value may take
+// (DocOptions.AltValueSchema) as components, one per distinct schema
+// ("AltValue1", …, in the order of the tools that first use them).
+type altValues struct {
+	fn    func(*registry.Tool) json.RawMessage
+	comps *oaComponents
+	names map[string]string // schema → component reference
+}
+
+// add returns the value schema of t: out itself, or any of out and the
+// other schema AltValueSchema gives t.
+func (a *altValues) add(t *registry.Tool, out json.RawMessage) (json.RawMessage, error) {
+	if a.fn == nil {
+		return out, nil
+	}
+	alt := a.fn(t)
+	if len(alt) == 0 {
+		return out, nil
+	}
+	if !json.Valid(alt) {
+		return nil, fmt.Errorf("httpapi: tool %q: the schema Options.AltValueSchema gives is not valid JSON", t.Name)
+	}
+	ref, ok := a.names[string(alt)]
+	if !ok {
+		name := "AltValue" + strconv.Itoa(len(a.names)+1)
+		a.comps.Schemas[name] = alt
+		ref = `{"$ref":"#/components/schemas/` + name + `"}`
+		a.names[string(alt)] = ref
+	}
+	return json.RawMessage(`{"anyOf":[` + string(out) + `,` + ref + `]}`), nil
+}
+
 // notShown is the schema shown in place of one that cannot be: any value,
 // described as not shown, and why.
 func notShown(why string) json.RawMessage {
@@ -371,6 +405,7 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 	}
 	d.Paths["/tools/{name}/invoke"] = &oaPathItem{Post: generic}
 	tags := map[string]bool{}
+	alts := altValues{fn: o.AltValueSchema, comps: &d.Components, names: map[string]string{}}
 	for _, t := range tools {
 		in := inputSchema(t)
 		if !json.Valid(in) {
@@ -383,6 +418,10 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 				return nil, fmt.Errorf("httpapi: tool %q: output schema is not valid JSON", t.Name)
 			}
 			out = d.Components.place(t.Name+".output", t.OutputSchema)
+			var err error
+			if out, err = alts.add(t, out); err != nil {
+				return nil, err
+			}
 		}
 		ok := `{"type":"object","required":["ok","value"],"properties":{"ok":{"const":true},"value":` + string(out) +
 			`,"message":{"type":"string"},"instruction":{"type":"string"}},"additionalProperties":false}`

@@ -88,7 +88,7 @@ func testHandler(t testing.TB, reg *registry.Registry, srv *sdk.Server, proxy *m
 	t.Helper()
 	cfg, err := parseFlags(argv, io.Discard)
 	require.NoError(t, err)
-	hs, closeAPI, err := newHTTPServer(context.Background(), cfg, reg, srv, proxy, nil, nil, nil, log)
+	hs, closeAPI, err := newHTTPServer(context.Background(), cfg, reg, srv, proxy, nil, nil, nil, nil, log)
 	require.NoError(t, err)
 	t.Cleanup(closeAPI)
 	return hs.Handler

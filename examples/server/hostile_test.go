@@ -87,7 +87,7 @@ func startInProcess(t testing.TB, reg *registry.Registry, argv ...string) *inPro
 	log := slog.New(slog.DiscardHandler)
 	srv := mcpserver.NewServer(reg, mcpserver.Options{Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
-	hs, closeAPI, err := newHTTPServer(ctx, cfg, reg, srv, nil, nil, nil, nil, log)
+	hs, closeAPI, err := newHTTPServer(ctx, cfg, reg, srv, nil, nil, nil, nil, nil, log)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -13,13 +14,16 @@ import (
 // other path not routed elsewhere (/mcp, /healthz) is the API's JSON 404.
 // auth, when non-nil, guards every API path. The mux must be served behind
 // httpapi.CanonicalPaths, so that /tools/../x gets the API's 400 rather than
-// the mux's redirect.
-func mountREST(mux *http.ServeMux, reg *registry.Registry, auth func(http.Handler) http.Handler, log *slog.Logger) *httpapi.Handler {
+// the mux's redirect. stored gives the handle object a tool's large output
+// is stored as (othost.Wiring.StoredSchema), which the OpenAPI document
+// declares beside the tool's own output schema.
+func mountREST(mux *http.ServeMux, reg *registry.Registry, auth func(http.Handler) http.Handler, stored func(*registry.Tool) json.RawMessage, log *slog.Logger) *httpapi.Handler {
 	api := httpapi.New(reg, httpapi.Options{
-		Logger:  log,
-		Title:   "toolpack example server",
-		Version: version(),
-		Auth:    auth,
+		Logger:         log,
+		Title:          "toolpack example server",
+		Version:        version(),
+		Auth:           auth,
+		AltValueSchema: stored,
 	})
 	mux.Handle("/", api)
 	return api

@@ -430,7 +430,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		return fmt.Errorf("stdio: %w", err)
 	}
-	hs, closeAPI, err := newHTTPServer(ctx, cfg, served, srv, proxy, catal, ot.Databases, tokens, log)
+	hs, closeAPI, err := newHTTPServer(ctx, cfg, served, srv, proxy, catal, ot.Databases, ot.StoredSchema, tokens, log)
 	if err != nil {
 		return err
 	}
@@ -443,10 +443,12 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 // (Host, Origin, per-write deadline), in an http.Server with the read and
 // idle timeouts of cfg. With tokens, /mcp and both REST APIs require one
 // of them; /healthz stays open for probes, and shows the databases
-// reports (nil: none) when there is any. The returned func ends the REST
+// reports (nil: none) when there is any; the REST API's OpenAPI document
+// declares the handle object stored gives (nil: none) beside each tool's
+// value (a large output is stored). The returned func ends the REST
 // handler's registry subscription.
 func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv *sdk.Server, proxy *mcpproxy.Proxy, catal *serverCatalogue,
-	databases func(context.Context) []otpack.DatabaseStatus, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
+	databases func(context.Context) []otpack.DatabaseStatus, stored func(*registry.Tool) json.RawMessage, tokens *httpguard.Tokens, log *slog.Logger) (*http.Server, func(), error) {
 	var requireToken func(http.Handler) http.Handler
 	if tokens != nil {
 		requireToken = httpguard.RequireBearer(tokens.Verify, httpguard.BearerOptions{AllowMissingExpiration: true, Logger: log})
@@ -475,7 +477,7 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(body)
 	})
-	api := mountREST(mux, reg, requireToken, log)
+	api := mountREST(mux, reg, requireToken, stored, log)
 	if catal != nil {
 		catal.mount(mux, requireToken)
 	}

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -52,6 +55,21 @@ type Stored struct {
 	// the preview's whole lines: ot.result(handle="…", offset=…, limit=100).
 	Query string `json:"query"`
 }
+
+// StoredSchema returns the JSON Schema (draft 2020-12) of a Stored handle
+// object, the value Middleware returns in place of a large one: an HTTP
+// host declares it beside a tool's own output schema
+// (adapters/httpapi Options.AltValueSchema), so that a client checking
+// values against the OpenAPI document accepts a stored output.
+func StoredSchema() json.RawMessage {
+	s, err := storedSchema()
+	if err != nil {
+		panic(err) // Stored is a plain struct: its schema always builds
+	}
+	return slices.Clone(s)
+}
+
+var storedSchema = sync.OnceValues(args.OutputSchemaFor[Stored])
 
 // Middleware returns the registry middleware that stores large outputs.
 // A success whose text — the string itself for a string value, the JSON of

@@ -254,6 +254,21 @@ func reloadFunc(host *hostconfig.Host, reloaded func(error)) func(context.Contex
 // as itself, so that the query is a call the agent can make as written.
 func (w *Wiring) QueryTool() string { return w.queryTool }
 
+// StoredSchema returns the schema of the handle object (results.Stored)
+// that a large output of t is replaced by, or nil for a tool whose
+// outputs are never replaced (ot.result itself, and tools with an output
+// schema other than text: see the package documentation). A REST host
+// declares it beside the tool's own output schema
+// (adapters/httpapi Options.AltValueSchema). It says what may happen
+// under any output settings a reload may bring, not only the current
+// ones.
+func (w *Wiring) StoredSchema(t *registry.Tool) json.RawMessage {
+	if t == nil || t.Name == w.queryTool || t.BaseName == w.queryTool || structured(t.OutputSchema) {
+		return nil
+	}
+	return results.StoredSchema()
+}
+
 // Recorder is the statistics recorder (for a host that flushes it or reads
 // Summary itself).
 func (w *Wiring) Recorder() *stats.Recorder { return w.rec }

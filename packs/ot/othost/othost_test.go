@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -915,4 +916,43 @@ func TestSetup_UnchangedSnippetsNotReplacedByAReload(t *testing.T) {
 	assert.NotZero(t, changes.Load(), "a changed snippet is served anew")
 	v, _, _ = f.call(t, "snippet.twice", `{}`)
 	assert.EqualValues(t, 4, v)
+}
+
+// StoredSchema says which tools' large outputs come back as a handle
+// object — text tools, not ot.result and not tools with another output
+// schema (their clients check structured values) — and that object is what
+// comes back, under a prefix too.
+func TestWiring_StoredSchemaForTheToolsWhoseOutputsAreStored(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, "output: {max_inline_bytes: 100}\n")
+	reg, host := newBareWith(t, dir, registry.Options{Prefix: new("tp"), Logger: slog.New(slog.DiscardHandler)})
+	w, err := othost.Setup(t.Context(), othost.Options{Registry: reg, Host: host, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close(context.Background()) })
+	require.NoError(t, host.Reload(t.Context()))
+
+	tool := func(name string) *registry.Tool {
+		tl, ok := reg.Lookup(name)
+		require.True(t, ok, name)
+		return tl
+	}
+	assert.Nil(t, w.StoredSchema(tool("tp_ot.result")))
+	assert.Nil(t, w.StoredSchema(tool("tp_add")), "a number: its MCP clients check structured values")
+	schema := w.StoredSchema(tool("tp_lines"))
+	require.NotNil(t, schema)
+
+	res, err := reg.Invoke(t.Context(), "tp_lines", json.RawMessage(`{"count":100}`))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	got, err := json.Marshal(res.Value)
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	var doc any
+	require.NoError(t, json.Unmarshal(schema, &doc))
+	require.NoError(t, c.AddResource("stored.json", doc))
+	sch, err := c.Compile("stored.json")
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, json.Unmarshal(got, &v))
+	assert.NoError(t, sch.Validate(v), "%s", got)
 }
