@@ -34,9 +34,15 @@ func TestFault_KilledWriterLeavesNoPartialBatch(t *testing.T) {
 	conn, err := pgx.Connect(context.Background(), dsn)
 	require.NoError(t, err)
 	defer conn.Close(context.Background())
-	for round, wait := range []time.Duration{0, 20 * time.Millisecond, 70 * time.Millisecond, 250 * time.Millisecond} {
-		cmd := pgtest.StartWriter(t, "TestStatsWriterChild", "PGSTATS_TEST_WRITER="+schema+":"+strconv.Itoa(round), "appending now")
-		time.Sleep(wait)
+	// Kills at several moments of the first batch, and one in the second
+	// (just after the first was stored, however slow the machine is), so
+	// that at least one whole batch is there to check.
+	for round, k := range []struct {
+		wait  time.Duration
+		ready string
+	}{{0, "appending now"}, {20 * time.Millisecond, "appending now"}, {70 * time.Millisecond, "appending now"}, {0, "stored a batch"}} {
+		cmd := pgtest.StartWriter(t, "TestStatsWriterChild", "PGSTATS_TEST_WRITER="+schema+":"+strconv.Itoa(round), k.ready)
+		time.Sleep(k.wait)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}
@@ -79,5 +85,6 @@ func TestStatsWriterChild(t *testing.T) {
 			batch[i] = stats.Record{Time: now, Tool: tool, Success: true, BytesIn: int64(i), Duration: time.Millisecond}
 		}
 		require.NoError(t, s.Append(context.Background(), batch))
+		fmt.Println("stored a batch")
 	}
 }

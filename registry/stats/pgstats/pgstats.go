@@ -40,6 +40,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -97,8 +98,15 @@ func (s *Sink) Close() error {
 	return nil
 }
 
-// text makes s storable in a text column: PostgreSQL refuses NUL.
+// text makes s storable in a text column: PostgreSQL refuses NUL and
+// invalid UTF-8 (SQLSTATE 22021), and one such record (a tool registered
+// with a pack name that is not UTF-8) would fail every flush of its batch
+// for good; each is replaced by U+FFFD, as the file store's JSON does for
+// invalid UTF-8.
 func text(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return strings.ReplaceAll(s, "\x00", "\uFFFD")
 	}

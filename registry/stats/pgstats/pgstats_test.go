@@ -153,6 +153,31 @@ func TestSink_NULStored(t *testing.T) {
 	assert.Equal(t, "bad\uFFFDtype", got[0].ErrorType)
 }
 
+// Invalid UTF-8 in any text field (a tool registered with a pack name
+// that is not UTF-8) is stored replaced: PostgreSQL refused the whole
+// batch (SQLSTATE 22021), which stayed buffered, so that no call of any
+// tool was recorded again.
+func TestSink_InvalidUTF8Stored(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	s := open(t, dsn, pgtest.FreshSchema(t, dsn))
+	now := time.Now()
+	require.NoError(t, s.Append(context.Background(), []stats.Record{
+		{Time: now, Tool: "good", Pack: "p", Success: true},
+		{Time: now, Tool: "odd\xff", Pack: "p\xff", ErrorType: "e\xfe", BytesIn: 1},
+	}))
+	got := all(t, s, time.Time{})
+	require.Len(t, got, 2)
+	var odd stats.Record
+	for _, r := range got {
+		if r.BytesIn == 1 {
+			odd = r
+		}
+	}
+	assert.Equal(t, "odd\uFFFD", odd.Tool)
+	assert.Equal(t, "p\uFFFD", odd.Pack)
+	assert.Equal(t, "e\uFFFD", odd.ErrorType)
+}
+
 // Several hosts, one table: ot.stats on any host aggregates the calls of
 // every host (two Recorders, two Sinks, one schema).
 func TestTwoHosts_SummaryCountsEveryHost(t *testing.T) {
