@@ -503,6 +503,24 @@ func (s statsSource) Stats(ctx context.Context, q ot.StatsQuery) (ot.StatsReport
 
 // ---- large outputs ----
 
+// retireAfter is how long a store opened with old answers for its
+// handles once a store opened with next replaced it.
+func retireAfter(old, next outputSettings) time.Duration {
+	if old.sameBackend(next) {
+		return min(old.ttl, sameDirGrace)
+	}
+	return old.ttl
+}
+
+// sameBackend reports whether stores opened with o and p read the same
+// outputs: the same directory's files, or the same database and schema.
+func (o outputSettings) sameBackend(p outputSettings) bool {
+	if o.pg.DSN != "" || p.pg.DSN != "" {
+		return o.pg.DSN == p.pg.DSN && o.pg.Schema == p.pg.Schema
+	}
+	return o.dir == p.dir
+}
+
 func settingsOf(c *hostconfig.Config) outputSettings {
 	return outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL, pg: c.Output.Postgres}
 }
@@ -577,13 +595,13 @@ func (w *Wiring) swapStore(s *liveStore) {
 		return
 	}
 	w.retired = append(w.retired, old)
-	// A store on another directory answers for its handles until they
-	// expire; one on the same directory only until the calls that started
-	// with it have ended (the new store reads the same files).
-	grace := old.opts.ttl
-	if old.opts.dir == s.opts.dir {
-		grace = min(grace, sameDirGrace)
-	}
+	// A store on another back end answers for its handles until they
+	// expire; one on the same back end (the same directory, or the same
+	// database and schema) only until the calls that started with it have
+	// ended, since the new store reads the same outputs. A move between
+	// files and PostgreSQL keeps the directory, which the PostgreSQL store
+	// does not read: its handles got "not found" a minute after the move.
+	grace := retireAfter(old.opts, s.opts)
 	old.done = time.AfterFunc(grace, func() { w.retire(old) })
 }
 
