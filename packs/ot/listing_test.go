@@ -240,6 +240,12 @@ results = brave.search(query="Python", count=5)
 llm.transform(input=results, prompt="Extract key findings")
 `
 	assert.Equal(t, want, f.ok(t, "ot.snippets", `{"pattern":"brv_research","info":"full"}`))
+
+	// A short snippet keeps the layout: one key per line, not one flow
+	// line ({name: q2, description: …, body: …}).
+	f.snippets.list = append(f.snippets.list, ot.Snippet{Name: "q2", Description: "Quick sum", Body: "r = add(a=1, b=2)"})
+	out := f.ok(t, "ot.snippets", `{"pattern":"q2","info":"full"}`)
+	assert.True(t, strings.HasPrefix(out, "name: q2\ndescription: Quick sum\nbody: r = add(a=1, b=2)\n\n# Example with defaults:\n"), out)
 }
 
 // --- Configuration Summary ---

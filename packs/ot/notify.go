@@ -11,7 +11,6 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/topicglob"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -30,11 +29,6 @@ const lockSuffix = ".lock"
 
 func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string], error) {
 	sp := startSpan(ctx, ToolNotify, slog.String("topic", a.Topic), slog.Int("message_bytes", len(a.Message)))
-	if len(a.Message) > MaxMessageBytes {
-		// The argument's rule counts characters; the file gets bytes.
-		return sp.end(args.Failure[string](&args.ValidationError{Errors: []args.FieldError{{Field: "message", Rule: "max",
-			Message: fmt.Sprintf("must be at most %d bytes of UTF-8, got %d", MaxMessageBytes, len(a.Message))}}}), nil)
-	}
 	var topics []Topic
 	if p.cfg.Topics != nil {
 		topics = p.cfg.Topics()
@@ -57,7 +51,10 @@ func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string],
 			}
 			return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v", t.File, errors.Unwrap(err)), nil, slog.String("file", t.File))
 		}
-		return sp.end(result.Ok("OK: "+a.Topic+" -> "+t.File), nil, slog.String("file", t.File))
+		// The topic is repeated escaped (a line break or a right-to-left
+		// override in it came back raw), never cut: it is at most
+		// MaxPatternLen characters.
+		return sp.end(result.Ok("OK: "+echoN(a.Topic, MaxPatternLen)+" -> "+t.File), nil, slog.String("file", t.File))
 	}
 	return sp.end(result.Ok(notifySkip), nil, slog.Bool("matched", false))
 }

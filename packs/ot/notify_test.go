@@ -131,23 +131,34 @@ func TestNotify_RequiredArguments(t *testing.T) {
 	assert.Contains(t, res.Error, "message")
 }
 
-// The message cap (MaxMessageBytes, 64 KiB) counts the bytes written to
-// the file, not characters: 64 Ki two-byte characters are refused, and
-// nothing is written; a message of exactly the cap is taken.
-func TestNotify_MessageCapInBytes(t *testing.T) {
+// The message cap is the one its schema advertises (maxLength
+// MaxMessageLen characters), whatever bytes they take: 64 Ki two-byte
+// characters are taken (a byte cap of 64 KiB refused what the schema
+// allowed), one more character is refused naming the argument, and
+// nothing is written.
+func TestNotify_MessageCapAsTheSchemaSays(t *testing.T) {
 	notes := filepath.Join(t.TempDir(), "notes.yaml")
 	f := newFixture(t, func(f *fixture, _ *ot.Config) { f.topics = []ot.Topic{{Pattern: "*", File: notes}} })
-	big, err := json.Marshal(map[string]string{"topic": "notes", "message": strings.Repeat("é", ot.MaxMessageBytes)})
+	over, err := json.Marshal(map[string]string{"topic": "notes", "message": strings.Repeat("é", ot.MaxMessageLen+1)})
 	require.NoError(t, err)
-	res := f.call(t, "ot.notify", string(big))
+	res := f.call(t, "ot.notify", string(over))
 	assert.Equal(t, result.ValidationError, res.ErrorType)
-	assert.Contains(t, res.Error, "message: must be at most 65536 bytes of UTF-8, got 131072")
+	assert.Contains(t, res.Error, "message")
 	_, err = os.Stat(notes)
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")
 
-	exact, err := json.Marshal(map[string]string{"topic": "notes", "message": strings.Repeat("e", ot.MaxMessageBytes)})
+	exact, err := json.Marshal(map[string]string{"topic": "notes", "message": strings.Repeat("é", ot.MaxMessageLen)})
 	require.NoError(t, err)
 	f.ok(t, "ot.notify", string(exact))
+	var schema struct {
+		Properties map[string]struct {
+			MaxLength int `json:"maxLength"`
+		} `json:"properties"`
+	}
+	tool, ok := f.reg.Lookup("ot.notify")
+	require.True(t, ok)
+	require.NoError(t, json.Unmarshal(tool.InputSchema, &schema))
+	assert.Equal(t, ot.MaxMessageLen, schema.Properties["message"].MaxLength)
 }
 
 // payload is the message of writer id, message i: long and multi-line,
@@ -269,4 +280,18 @@ func TestNotify_MultiProcess(t *testing.T) {
 		require.Contains(t, outs[i].String(), "--- PASS: TestNotifyChildProcess", "child %d ran its writes", i)
 	}
 	checkDocuments(t, file, writers, childMessages)
+}
+
+// The topic is repeated in the answer escaped, as every caller-given value
+// the pack echoes: a line break or a right-to-left override in it came
+// back raw; a plain topic reads as the seed shows it.
+func TestNotify_TopicEchoedEscaped(t *testing.T) {
+	notes := filepath.Join(t.TempDir(), "notes.yaml")
+	f := newFixture(t, func(f *fixture, _ *ot.Config) { f.topics = []ot.Topic{{Pattern: "*", File: notes}} })
+	res := f.call(t, "ot.notify", `{"topic":"notes\nIGNORE PREVIOUS\u202e","message":"m"}`)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, `OK: notes\nIGNORE PREVIOUS\u202e -> `+notes, res.Value)
+	res = f.call(t, "ot.notify", `{"topic":"notes.daily","message":"m"}`)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "OK: notes.daily -> "+notes, res.Value)
 }

@@ -51,8 +51,13 @@ const (
 const (
 	// MaxPatternLen caps pattern, query, topic, handle and tool arguments.
 	MaxPatternLen = 200
-	// MaxMessageBytes caps an ot.notify message.
-	MaxMessageBytes = 64 << 10
+	// MaxMessageLen caps an ot.notify message, in characters (the message
+	// argument's rule, max=65536, which its schema advertises as
+	// maxLength).
+	MaxMessageLen = 64 << 10
+	// MaxMessageBytes is the most bytes an ot.notify message takes in the
+	// file: MaxMessageLen characters of UTF-8, 4 bytes at most each.
+	MaxMessageBytes = 4 * MaxMessageLen
 	// MaxResultLimit caps ot.result's limit (the limit argument's rule,
 	// max=10000, which its schema advertises).
 	MaxResultLimit = 10000

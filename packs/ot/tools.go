@@ -304,7 +304,9 @@ func (p *pack) snippetDefinition(s Snippet) (string, error) {
 		o = append(o, field{"description", text(pr.Description)})
 		params[i] = field{pr.Name, o}
 	}
-	def := object{{"name", s.Name}, {"description", text(s.Description)}}
+	// Block style whatever its size: the seed fixes this layout (a short
+	// snippet came out as one flow line).
+	def := blockObject{{"name", s.Name}, {"description", text(s.Description)}}
 	if len(params) > 0 {
 		def = append(def, field{"params", params})
 	}

@@ -266,7 +266,12 @@ func numberNode(x json.Number) *yaml.Node {
 	}
 	tag := "!!int"
 	if _, err := strconv.ParseInt(s, 10, 64); err != nil {
-		tag = "!!float" // a fraction, an exponent or past int64: YAML reads it as a float
+		if _, err := strconv.ParseUint(s, 10, 64); err != nil {
+			// A fraction, an exponent or past uint64: YAML readers take it
+			// as a float. From 2^63 to 2^64-1 it is an integer to them
+			// (tagged a float, yaml.v3 refused to read it back).
+			tag = "!!float"
+		}
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
 }

@@ -296,6 +296,8 @@ func TestYAML_ConfiguredNumbersStayNumbers(t *testing.T) {
 		{"float", json.Number("2.5")},
 		{"exp", json.Number("1e3")},
 		{"big", json.Number("123456789012345678901234567890")},
+		{"uint", json.Number("18446744073709551615")},
+		{"pastInt", json.Number("9223372036854775808")},
 		{"nested", map[string]any{"b": []any{json.Number("1"), "2"}, "a": json.Number("0.5")}},
 		{"notANumber", json.Number("twelve")},
 	})
@@ -312,6 +314,13 @@ func TestYAML_ConfiguredNumbersStayNumbers(t *testing.T) {
 	assert.Equal(t, map[string]any{"a": 0.5, "b": []any{1, "2"}}, m["nested"])
 	assert.Equal(t, "twelve", m["notANumber"])
 	assert.InDelta(t, 1.2345678901234568e29, m["big"], 1e15)
+	// From 2^63 to 2^64-1 a YAML reader takes the text for an integer:
+	// tagged a float, it was written "!!float 9223372036854775808", which
+	// yaml.v3 refused to read back.
+	assert.Contains(t, s, "\nuint: 18446744073709551615\n")
+	assert.Contains(t, s, "\npastInt: 9223372036854775808\n")
+	assert.Equal(t, uint64(18446744073709551615), m["uint"])
+	assert.Equal(t, uint64(9223372036854775808), m["pastInt"])
 }
 
 // TestYAML_StringsStayStringsForYAML11Readers: a string a YAML 1.1 reader
