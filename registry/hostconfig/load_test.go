@@ -557,6 +557,7 @@ func TestLoad_SnippetRules(t *testing.T) {
   badparam: {body: x, params: {"1x": {}}}
   nan: {body: x, params: {v: {default: .nan}}}
   nullsnip:
+  huge: {body: x, params: {v: {default: 1e400}, w: {default: "1e400"}, x: {default: -2E+999}}}
 `})
 	_, err := load(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{
@@ -566,6 +567,10 @@ func TestLoad_SnippetRules(t *testing.T) {
 		`c.yaml:12: snippets.badparam.params.1x: expected a parameter name matching [A-Za-z_][A-Za-z0-9_]{0,63}, got "1x"`,
 		`c.yaml:13: snippets.nan.params.v.default: expected a number JSON can hold, got ".nan"`,
 		`c.yaml:14: snippets.nullsnip: expected a mapping with keys description, params, body, got an empty value (an empty entry drops the entry of that name an earlier file made, and none made "nullsnip")`,
+		// Past float64: a string to the YAML library, which passed
+		// silently as the string "1e400"; quoted, it is one.
+		`c.yaml:15: snippets.huge.params.v.default: expected a number JSON can hold, got "1e400"; quote it for a string`,
+		`c.yaml:15: snippets.huge.params.x.default: expected a number JSON can hold, got "-2E+999"; quote it for a string`,
 	}, problemTexts(t, dir, err))
 
 	dir = writeFiles(t, map[string]string{"c.yaml": `snippets:
