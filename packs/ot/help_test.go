@@ -336,6 +336,30 @@ func TestHelp_PrefixedRegistry(t *testing.T) {
 	assert.True(t, strings.HasPrefix(res.Value.(string), `No matches found for "ot.zzqq(".`), "the query is echoed as asked: %s", res.Value)
 }
 
+// Under a prefix an alias's target is shown as the tool is called
+// (alias lookup: ot.tools runs guide_ot.tools; "ot.tools" is no tool
+// there, and a call of it was refused), in ot.aliases, ot.config and
+// ot.help; a target that is another alias is shown as written.
+func TestAliases_TargetsShownAsCalledUnderAPrefix(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("guide")})
+	p, err := ot.New(ot.Config{Registry: reg})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	require.NoError(t, reg.SetAliases(map[string]string{"lookup": "ot.tools", "again": "lookup"}))
+	call := func(name, args string) string {
+		res, err := reg.Invoke(t.Context(), name, []byte(args))
+		require.NoError(t, err)
+		require.True(t, res.Success, res.Error)
+		return res.Value.(string)
+	}
+	assert.Equal(t, "- {name: again, target: lookup}\n- {name: lookup, target: guide_ot.tools}\n", call("guide_ot.aliases", `{"info":"full"}`))
+	assert.Equal(t, "[again -> lookup, lookup -> guide_ot.tools]\n", call("guide_ot.aliases", `{}`))
+	assert.Contains(t, call("guide_ot.config", `{}`), "aliases: {again: lookup, lookup: guide_ot.tools}")
+	assert.True(t, strings.HasPrefix(call("guide_ot.help", `{"query":"lookup"}`), "# lookup\n\nAlias of `guide_ot.tools`.\n"))
+	_, _, ok := reg.Resolve("guide_ot.tools")
+	assert.True(t, ok, "the target shown is a tool one can call")
+}
+
 // Under a prefix, ot.stats(tool=…) takes the undecorated name too (as
 // documentation writes it): the records carry the final name.
 func TestStats_ToolFilterUndecoratedUnderPrefix(t *testing.T) {

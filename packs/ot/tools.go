@@ -193,17 +193,33 @@ func (p *pack) packs(ctx context.Context, a PacksArgs) (result.Result[string], e
 }
 
 // aliasList is the configured aliases in configuration order, or the
-// registry's sorted by name.
+// registry's sorted by name. A target that names a tool is shown as the
+// tool is called: under a prefix, alias plus: add runs tp_add, and "add"
+// is no tool there. A target that is another alias, or that no tool
+// serves now, is shown as written.
 func (p *pack) aliasList() []Alias {
+	var out []Alias
 	if p.cfg.Aliases != nil {
-		return p.cfg.Aliases()
+		out = slices.Clone(p.cfg.Aliases())
+	} else {
+		m := p.reg.Aliases()
+		out = make([]Alias, 0, len(m))
+		for a, t := range m {
+			out = append(out, Alias{Name: a, Target: t})
+		}
+		slices.SortFunc(out, func(a, b Alias) int { return cmp.Compare(a.Name, b.Name) })
 	}
-	m := p.reg.Aliases()
-	out := make([]Alias, 0, len(m))
-	for a, t := range m {
-		out = append(out, Alias{Name: a, Target: t})
+	if p.reg.Prefix() == "" {
+		return out
 	}
-	slices.SortFunc(out, func(a, b Alias) int { return cmp.Compare(a.Name, b.Name) })
+	for i, al := range out {
+		if p.reg.IsAlias(al.Target) {
+			continue
+		}
+		if t, _, ok := p.reg.Resolve(al.Name); ok {
+			out[i].Target = t.Name
+		}
+	}
 	return out
 }
 
