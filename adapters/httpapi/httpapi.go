@@ -324,6 +324,9 @@ func (h *Handler) invoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, typ, msg, nil)
 		return
 	}
+	if t := bytes.TrimSpace(body); len(t) == 0 || string(t) == "null" {
+		body = nil // no arguments, as an MCP call's absent or null arguments
+	}
 	ctx := registry.WithRequest(r.Context(), &registry.RequestInfo{
 		Transport: "http",
 		Header:    r.Header,

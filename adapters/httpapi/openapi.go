@@ -391,7 +391,7 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 			"(OpenAPI matches concrete paths before this template).",
 		Parameters: []oaParameter{nameParam},
 		RequestBody: &oaRequestBody{
-			Description: "The tool's arguments. An empty body means no arguments ({}).",
+			Description: "The tool's arguments. An empty body (or only white space, or null) means no arguments ({}).",
 			Content:     jsonContent(`{"type":"object"}`),
 		},
 		Responses: map[string]*oaResponse{
@@ -430,7 +430,7 @@ func BuildOpenAPI(tools []*registry.Tool, o DocOptions) ([]byte, error) {
 			Summary:     t.Title,
 			Description: t.Description,
 			RequestBody: &oaRequestBody{
-				Description: "The tool's arguments. An empty body means no arguments ({}).",
+				Description: "The tool's arguments. An empty body (or only white space, or null) means no arguments ({}).",
 				Required:    false,
 				Content:     map[string]oaMediaType{"application/json": {Schema: in}},
 			},

@@ -94,3 +94,30 @@ func TestBuildOpenAPI_AltValueSchema(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `tool "a"`)
 }
+
+// A body of white space or null means no arguments, as an empty body does
+// and as an MCP call's absent or null arguments do (both were a 400 here
+// while MCP ran the tool).
+func TestInvoke_BlankOrNullBodyIsNoArguments(t *testing.T) {
+	reg := registry.New(registry.Options{Logger: discardLogger()})
+	require.NoError(t, registry.AddFunc(reg, "hello", func(context.Context, struct {
+		Name string `json:"name" default:"world"`
+	}) (result.Result[string], error) {
+		return result.Ok("hello"), nil
+	}, registry.ToolOptions{Doc: "Says hello."}))
+	srv := httptest.NewServer(httpapi.New(reg, httpapi.Options{Logger: discardLogger()}))
+	defer srv.Close()
+	for _, body := range []string{"", "  \n\t", "null", " null \n"} {
+		resp, err := client.Post(srv.URL+"/tools/hello/invoke", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "body %q: %s", body, got)
+	}
+	for _, body := range []string{"nul", "[]", `"x"`, "null null"} {
+		resp, err := client.Post(srv.URL+"/tools/hello/invoke", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "body %q", body)
+	}
+}

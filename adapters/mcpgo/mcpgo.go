@@ -51,6 +51,7 @@
 package mcpgo
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -232,6 +233,9 @@ func (b *binding) serverTool(t *registry.Tool) (server.ServerTool, error) {
 // call runs one tools/call through the registry.
 func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	raw := req.Params.RawArguments
+	if t := bytes.TrimSpace(raw); string(t) == "null" {
+		raw = nil // absent, as adapters/mcpserver takes null arguments
+	}
 	if len(raw) == 0 {
 		if req.Params.Arguments == nil {
 			raw = json.RawMessage("{}")

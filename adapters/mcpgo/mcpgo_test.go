@@ -352,3 +352,28 @@ func TestCallTool_RequestInfoOnTheContext(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"value": map[string]any{"transport": "mcp", "traceparent": tp, "header": "yes"}}, r.StructuredContent)
 }
+
+// Null arguments are no arguments, as under adapters/mcpserver and REST.
+func TestCallTool_NullArgumentsAreNone(t *testing.T) {
+	s := mcpgo.NewServer(testRegistry(t), mcpgo.Options{Logger: quiet})
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	defer hs.Close()
+	c, err := client.NewStreamableHttpClient(hs.URL)
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
+	_, err = c.Initialize(ctx, init)
+	require.NoError(t, err)
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "say"
+	req.Params.Arguments = json.RawMessage(`null`)
+	r, err := c.CallTool(ctx, req)
+	require.NoError(t, err)
+	assert.False(t, r.IsError, "%v", r.Content)
+	assert.Equal(t, "hello", text(t, r))
+}
