@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/textcut"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -50,7 +51,7 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	sp := startSpan(ctx, ToolStats, attrs...)
 	d, ok := periods[period]
 	if !ok {
-		return sp.end(result.Failure[string](invalidPeriod(a.Period), result.ValidationError), nil)
+		return sp.end(invalidArg("period", "oneof", invalidPeriod(a.Period)), nil)
 	}
 	if p.cfg.Stats == nil {
 		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)
@@ -80,11 +81,11 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 		if path == "" {
 			path = a.Output
 		}
-		kind := ErrTypeWrite
+		msg := (&ReportError{Path: echoN(path, maxPathEcho), Err: re.Err}).Error()
 		if re.Refused {
-			kind = result.ValidationError
+			return sp.end(invalidArg("output", "path", msg), nil)
 		}
-		return sp.end(result.Failure[string]((&ReportError{Path: echoN(path, maxPathEcho), Err: re.Err}).Error(), kind), nil)
+		return sp.end(result.Failure[string](msg, ErrTypeWrite), nil)
 	case err != nil && ctx.Err() == nil:
 		// The store failed otherwise (its directory replaced by a file,
 		// unreadable): the model is told in words, the operator in the log.
@@ -150,9 +151,9 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 	sp := startSpan(ctx, ToolResult, attrs...)
 	switch {
 	case q.Offset < 1:
-		return sp.end(result.Failure[string](offsetInvalid(q.Offset), result.ValidationError), nil)
+		return sp.end(invalidArg("offset", "min", offsetInvalid(q.Offset)), nil)
 	case q.Limit < 1:
-		return sp.end(result.Failure[string](limitInvalid(q.Limit), result.ValidationError), nil)
+		return sp.end(invalidArg("limit", "min", limitInvalid(q.Limit)), nil)
 	}
 	if p.cfg.Results == nil {
 		return sp.end(result.Failure[string](resultsDisabled, result.Unavailable), nil)
@@ -169,9 +170,9 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 	case errors.Is(err, ErrSearchTimeout):
 		return sp.end(result.Failuref[string](result.Timeout, "Error: the search of '%s' ran out of time. Use a more specific search, or page without one.", echo(q.Handle)), nil)
 	case errors.Is(err, ErrInvalidSearch):
-		return sp.end(result.Failuref[string](result.ValidationError, "Error: search is not a valid regular expression: %s", strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
+		return sp.end(invalidArg("search", "regexp", "Error: search is not a valid regular expression: "+strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
 	case errors.Is(err, ErrInvalidQuery):
-		return sp.end(result.Failuref[string](result.ValidationError, "Error: %s", strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")), nil)
+		return sp.end(invalidArg("", "query", "Error: "+strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")), nil)
 	case errors.Is(err, ErrUnavailable):
 		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.result: the output store cannot be reached", slog.String("error", err.Error()))
 		return sp.end(result.Failuref[string](result.Unavailable, "Error: the output store cannot be reached right now, so '%s' cannot be read; try again in a moment.", echo(q.Handle)), nil)
@@ -209,6 +210,16 @@ const maxEcho = 64
 // right-to-left override) escaped, so that a message shown to a model or
 // a person says no more than the tool means.
 func echo(s string) string { return echoN(s, maxEcho) }
+
+// invalidArg is a validation failure whose text is msg (the seed's words)
+// and whose error data lists the argument, as the registry's own
+// validation failures do (args.Failure): REST sends it as details, which
+// the OpenAPI document promises for every validation_error. field is ""
+// for a problem of the arguments together.
+func invalidArg(field, rule, msg string) result.Result[string] {
+	return result.Failure[string](msg, result.ValidationError).
+		WithErrorData([]args.FieldError{{Field: field, Rule: rule, Message: msg}})
+}
 
 // maxPathEcho caps a path repeated in a message: longer than a handle,
 // as a report's path is the reports directory's joined with the name.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -347,6 +348,26 @@ func TestResult_OffsetValidation(t *testing.T) {
 	assert.Equal(t, "offset must be >= 1 (1-indexed), got 0", res.Error)
 	assert.Equal(t, "offset must be >= 1 (1-indexed), got -5", f.call(t, "ot.result", `{"handle":"abc123","offset":-5}`).Error)
 	assert.Empty(t, f.results.queries)
+}
+
+// The pack's own validation failures (the seed's texts) list the argument
+// in their error data, as the registry's do: REST sends it as details,
+// which its OpenAPI document promises for every validation_error.
+func TestValidationFailures_NameTheArgumentInTheirData(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ tool, args, field string }{
+		{"ot.result", `{"handle":"abc123","offset":0}`, "offset"},
+		{"ot.result", `{"handle":"abc123","limit":0}`, "limit"},
+		{"ot.stats", `{"period":"fortnight"}`, "period"},
+	} {
+		res := f.call(t, tc.tool, tc.args)
+		require.Equal(t, result.ValidationError, res.ErrorType, tc.args)
+		fes, ok := res.ErrorData.([]args.FieldError)
+		require.True(t, ok, "%T", res.ErrorData)
+		require.Len(t, fes, 1)
+		assert.Equal(t, tc.field, fes[0].Field)
+		assert.Equal(t, res.Error, fes[0].Message, "the text is the seed's, in both places")
+	}
 }
 
 func TestResult_LimitValidation(t *testing.T) {
