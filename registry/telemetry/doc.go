@@ -41,6 +41,12 @@
 // domain failure's (written for the model, often quoting the arguments)
 // is recorded.
 //
+// A panic below the middleware that the handler's own recovery does not
+// catch (in middleware added with Use) still ends the span and counts the
+// call, as internal_error with an "exception" event carrying that type
+// only (never the panic's value); the panic goes on to the registry's
+// Recover, which answers the call with that failure.
+//
 // No argument value is recorded unless the tool names the argument in
 // Tool.TraceArgs (registry.ToolOptions.TraceArgs): then its value is an
 // attribute keyed by the argument's name — ot.result's span carries

@@ -179,15 +179,23 @@ func Middleware(opts Options) (registry.Middleware, error) {
 			start := time.Now()
 			ctx = remoteParent(ctx, prop)
 			ctx, span := tracer.Start(ctx, name, a.start...)
+			returned := false
+			defer func() {
+				if !returned {
+					// A panic below (middleware added with Use, the decode
+					// stage) that the handler's own Recover does not catch:
+					// the span is ended and the call counted as the
+					// registry's outer Recover will answer it, and the
+					// panic goes on to that Recover untouched (not
+					// recovered here). Its value is not recorded: it may
+					// hold data.
+					ins.end(ctx, span, a, c, time.Since(start), 0, string(result.InternalError), true)
+				}
+			}()
 			res, err := next(ctx, c)
+			returned = true
 			elapsed := time.Since(start)
-			// Only arguments that passed the registry's caps and validation
-			// are read for attributes.
-			if len(t.TraceArgs) > 0 && c.ArgsChecked() && span.IsRecording() {
-				span.SetAttributes(argAttrs(c.Raw, t.TraceArgs, a.defaults)...)
-			}
 
-			in := int64(len(c.Raw))
 			var out int64
 			errType := ""
 			switch {
@@ -202,29 +210,43 @@ func Middleware(opts Options) (registry.Middleware, error) {
 				}
 				out = int64(len(res.Error))
 			}
-			if errType != "" && span.IsRecording() {
-				span.SetAttributes(KeyErrorType.String(errType))
-				if err != nil {
-					// The error's text is not recorded: it may quote the
-					// arguments (a URL built from them, say). The Logging
-					// middleware logs it for the operator.
-					span.AddEvent("exception", trace.WithAttributes(keyExceptionType.String(errType)))
-				}
-				span.SetStatus(codes.Error, errType)
-			}
-			span.End()
-			// The metric SDK records whatever ctx's state: a cancelled
-			// call is counted too.
-			ins.calls.Add(ctx, 1, a.add...)
-			ins.duration.Record(ctx, elapsed.Seconds(), a.record...)
-			ins.bytesIn.Add(ctx, in, a.add...)
-			ins.bytesOut.Add(ctx, out, a.add...)
-			if errType != "" {
-				ins.failures.Add(ctx, 1, a.failure(errType)...)
-			}
+			ins.end(ctx, span, a, c, elapsed, out, errType, err != nil)
 			return res, err
 		}
 	}, nil
+}
+
+// end records a call that took elapsed: its traced arguments, its
+// failure (errType, empty for a success) and, when exception is set (a
+// protocol failure or a panic), an "exception" event carrying the error
+// type only — the error's text may quote the arguments (a URL built from
+// them, say; the Logging middleware logs it for the operator) — on the
+// span, which it ends; then the call's metrics, out being the bytes of its
+// value or failure text.
+func (ins *instruments) end(ctx context.Context, span trace.Span, a *toolAttrs, c *registry.Call, elapsed time.Duration, out int64, errType string, exception bool) {
+	t := c.Tool
+	// Only arguments that passed the registry's caps and validation are
+	// read for attributes.
+	if len(t.TraceArgs) > 0 && c.ArgsChecked() && span.IsRecording() {
+		span.SetAttributes(argAttrs(c.Raw, t.TraceArgs, a.defaults)...)
+	}
+	if errType != "" && span.IsRecording() {
+		span.SetAttributes(KeyErrorType.String(errType))
+		if exception {
+			span.AddEvent("exception", trace.WithAttributes(keyExceptionType.String(errType)))
+		}
+		span.SetStatus(codes.Error, errType)
+	}
+	span.End()
+	// The metric SDK records whatever ctx's state: a cancelled call is
+	// counted too.
+	ins.calls.Add(ctx, 1, a.add...)
+	ins.duration.Record(ctx, elapsed.Seconds(), a.record...)
+	ins.bytesIn.Add(ctx, int64(len(c.Raw)), a.add...)
+	ins.bytesOut.Add(ctx, out, a.add...)
+	if errType != "" {
+		ins.failures.Add(ctx, 1, a.failure(errType)...)
+	}
 }
 
 // remoteParent returns ctx with the caller's trace context as the parent

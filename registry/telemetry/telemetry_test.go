@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -56,7 +57,7 @@ func newHarness(t *testing.T, prefix string) *harness {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
 	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: tp, MeterProvider: mp})
 	require.NoError(t, err)
-	h.reg = registry.New(registry.Options{Prefix: &prefix})
+	h.reg = registry.New(registry.Options{Prefix: &prefix, Logger: slog.New(slog.DiscardHandler)})
 	h.reg.UseOuter(mw)
 	pk := &registry.Pack{Name: "store", Description: "Stored things."}
 	require.NoError(t, errors.Join(
@@ -689,4 +690,56 @@ func exportingRegistry(t *testing.T, ctx context.Context) (*telemetry.Providers,
 	reg := registry.New(registry.Options{Prefix: new("")})
 	reg.Use(mw)
 	return p, reg
+}
+
+// A panic in middleware added with Use, inside the telemetry middleware
+// (installed with UseOuter, as a host installs it) and outside the
+// handler's own Recover, still ends the call's span — status Error,
+// error.type internal_error, an exception event carrying the type only —
+// and counts the call and its failure; the panic goes on to the
+// registry's outer Recover, which turns it into the internal_error result
+// as before.
+func TestMiddleware_PanicInUseMiddlewareEndsTheSpanAndCountsTheCall(t *testing.T) {
+	h := newHarness(t, "")
+	h.reg.Use(func(registry.Handler) registry.Handler {
+		return func(context.Context, *registry.Call) (result.Result[any], error) {
+			panic("boom s3cr3t")
+		}
+	})
+	res, err := h.reg.Invoke(context.Background(), "store.lookup", json.RawMessage(`{"handle":"h1"}`))
+	require.NoError(t, err)
+	require.Equal(t, result.InternalError, res.ErrorType, "Recover still turns the panic into a failure")
+
+	spans := h.spans.Ended()
+	require.Len(t, spans, 1, "the span is ended")
+	s := spans[0]
+	assert.Equal(t, string(result.InternalError), attrs(s.Attributes())["error.type"].AsString())
+	assert.Equal(t, codes.Error, s.Status().Code)
+	assert.Equal(t, string(result.InternalError), s.Status().Description)
+	require.Len(t, s.Events(), 1)
+	assert.Equal(t, "exception", s.Events()[0].Name)
+	assert.Equal(t, map[string]string{"exception.type": string(result.InternalError)}, eventAttrs(s.Events()[0]),
+		"the panic's value is not recorded: it may hold data")
+
+	assert.Equal(t, int64(1), counterSum(t, h.reader, "toolpack.tool.calls"), "the call is counted")
+	assert.Equal(t, map[string]int64{string(result.InternalError): 1}, failuresByType(t, h.reader))
+}
+
+// counterSum collects reader and sums the int64 counter name over its
+// series.
+func counterSum(t *testing.T, reader *sdkmetric.ManualReader, name string) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	var n int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == name {
+				for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+					n += p.Value
+				}
+			}
+		}
+	}
+	return n
 }
