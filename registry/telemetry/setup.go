@@ -30,8 +30,9 @@ var ErrStdoutExporter = errors.New("telemetry: a console exporter writes to stan
 // SetupOptions configures Setup. The zero value reads the environment
 // alone.
 type SetupOptions struct {
-	// ServiceName is the resource's service.name when OTEL_SERVICE_NAME
-	// (and service.name in OTEL_RESOURCE_ATTRIBUTES) is unset.
+	// ServiceName is the resource's service.name when the environment
+	// names none: OTEL_SERVICE_NAME and the key service.name of
+	// OTEL_RESOURCE_ATTRIBUTES unset or empty.
 	ServiceName string
 	// StdoutReserved refuses the console exporters (ErrStdoutExporter):
 	// set it when standard output is the MCP stdio transport.
@@ -318,15 +319,30 @@ func names(v string) map[string]bool {
 	return out
 }
 
-// newResource is the SDK's default resource (which reads
-// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME), with service.name set
-// to name when the environment leaves it to the default.
+// keyServiceName is the resource attribute naming the service.
+const keyServiceName = attribute.Key("service.name")
+
+// newResource is the SDK's default resource with the attributes of
+// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, and service.name set to
+// name when the environment leaves it to the default.
+//
+// Whether the environment sets service.name is read from its attributes
+// as the SDK parses them (resource.Environment: keys and values trimmed,
+// values percent-decoded, OTEL_SERVICE_NAME first), not from the text: a
+// key that merely ends in service.name (app.service.name) is not it, and
+// "service.name =foo" is. An empty value names no service. The attributes
+// are read here rather than taken from resource.Default alone, which reads
+// the environment once per process.
 func newResource(name string) (*resource.Resource, error) {
-	res := resource.Default()
-	if name == "" || os.Getenv("OTEL_SERVICE_NAME") != "" || strings.Contains(os.Getenv("OTEL_RESOURCE_ATTRIBUTES"), "service.name=") {
+	env := resource.Environment()
+	res, err := resource.Merge(resource.Default(), env)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: resource: %w", err)
+	}
+	if v, ok := env.Set().Value(keyServiceName); name == "" || (ok && v.Emit() != "") {
 		return res, nil
 	}
-	merged, err := resource.Merge(res, resource.NewSchemaless(attribute.String("service.name", name)))
+	merged, err := resource.Merge(res, resource.NewSchemaless(keyServiceName.String(name)))
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: resource: %w", err)
 	}

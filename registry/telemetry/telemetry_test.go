@@ -743,3 +743,42 @@ func counterSum(t *testing.T, reader *sdkmetric.ManualReader, name string) int64
 	}
 	return n
 }
+
+// The host's service name (SetupOptions.ServiceName) is used unless the
+// environment sets service.name as the SDK reads it: OTEL_SERVICE_NAME,
+// or the key service.name in OTEL_RESOURCE_ATTRIBUTES once trimmed. A key
+// that merely ends in service.name (app.service.name) does not count, and
+// a service.name written with spaces around its key does.
+func TestSetup_ServiceNameOnlyWhenTheEnvironmentSetsNone(t *testing.T) {
+	for _, tc := range []struct {
+		attrs, svc, want string
+	}{
+		{"", "", "toolpack-test"},
+		{"app.service.name=x", "", "toolpack-test"},
+		{"team=a,my.service.name=y", "", "toolpack-test"},
+		{"service.name =foo", "", "foo"},
+		{"team=a, service.name=bar ", "", "bar"},
+		{"service.name=", "", "toolpack-test"},
+		{"service.name=attr", "env-svc", "env-svc"},
+		{"", " env-svc ", "env-svc"},
+	} {
+		clearOTelEnv(t)
+		col := &collector{}
+		srv := httptest.NewServer(col)
+		t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", srv.URL+"/v1/traces")
+		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+		t.Setenv("OTEL_RESOURCE_ATTRIBUTES", tc.attrs)
+		t.Setenv("OTEL_SERVICE_NAME", tc.svc)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-test"})
+		require.NoError(t, err)
+		_, span := p.TracerProvider.Tracer("x").Start(ctx, "s")
+		span.End()
+		require.NoError(t, p.Shutdown(ctx))
+		cancel()
+		srv.Close()
+		col.mu.Lock()
+		assert.Equal(t, tc.want, col.service, "OTEL_RESOURCE_ATTRIBUTES=%q OTEL_SERVICE_NAME=%q", tc.attrs, tc.svc)
+		col.mu.Unlock()
+	}
+}
