@@ -259,10 +259,14 @@ func checkResourceAttributes(raw string) error {
 
 // checkEndpoint accepts an http or https URL naming a host; over gRPC,
 // whose targets take other forms too (collector:4317, dns:///…, unix:…),
-// anything that parses as a URL.
+// anything that parses as a URL. The example it gives is for the protocol
+// in use: OTLP/gRPC's port is 4317, OTLP/HTTP's 4318.
 func checkEndpoint(raw string, grpc bool) error {
 	u, err := url.Parse(raw)
 	if err != nil {
+		if grpc {
+			return errors.New("not a URL; expected one such as http://collector:4317 (https://collector:4317 for TLS)")
+		}
 		return errors.New("not a URL; expected one such as http://collector:4318")
 	}
 	if grpc {

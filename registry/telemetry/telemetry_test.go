@@ -782,3 +782,28 @@ func TestSetup_ServiceNameOnlyWhenTheEnvironmentSetsNone(t *testing.T) {
 		col.mu.Unlock()
 	}
 }
+
+// A gRPC endpoint that is not a URL (host:port without a scheme, an IP
+// address) is refused with an example for gRPC — the OTLP/gRPC port 4317,
+// http for plain text and https for TLS — not the OTLP/HTTP one.
+func TestSetup_GRPCEndpointHintNamesTheGRPCPort(t *testing.T) {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		clearOTelEnv(t)
+		t.Setenv("OTEL_METRICS_EXPORTER", "none")
+		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+		t.Setenv(v, "127.0.0.1:4317")
+		_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+		require.Error(t, err, v)
+		assert.Contains(t, err.Error(), v+": not a URL")
+		assert.Contains(t, err.Error(), "http://collector:4317")
+		assert.Contains(t, err.Error(), "https://")
+		assert.NotContains(t, err.Error(), "4318")
+	}
+	// Over OTLP/HTTP the example stays the HTTP port.
+	clearOTelEnv(t)
+	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "127.0.0.1:4318")
+	_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "http://collector:4318")
+}
