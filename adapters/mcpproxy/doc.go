@@ -58,6 +58,10 @@
 // tracestate in the request's _meta, as OpenTelemetry's conventions for MCP
 // put them, and in the HTTP headers of a streamable HTTP server, so that a
 // traced remote's spans join the caller's trace. A call without a span
+// (a host that does not trace) passes on the trace context its caller
+// sent, as received: the traceparent and tracestate of the MCP request's
+// _meta, or else of its HTTP headers (registry.Request); a malformed
+// traceparent is not passed on, and a call whose request carried none
 // carries none.
 //
 // # Servers calling each other

@@ -23,9 +23,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolpack-go/toolpack/internal/mcpmap"
+	"github.com/toolpack-go/toolpack/internal/tracectx"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -966,9 +966,7 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
-	if trace.SpanContextFromContext(req.Context()).IsValid() {
-		traceContext.Inject(req.Context(), propagation.HeaderCarrier(r.Header))
-	}
+	traceContext.Inject(tracectx.FromRequest(req.Context(), traceContext), propagation.HeaderCarrier(r.Header))
 	cp := captureFrom(req.Context())
 	if cp != nil {
 		noteRequest(cp, r)
@@ -983,12 +981,17 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // traceContext carries the caller's trace to a remote server: W3C Trace
 // Context (traceparent, tracestate), as OpenTelemetry's conventions for
 // MCP put it in a request's _meta, and in the HTTP headers of a
-// streamable HTTP server.
+// streamable HTTP server. The trace is ctx's span's (a toolpack host's
+// tool span, or the caller's) or, when ctx carries no span (a host that
+// does not trace), the caller's own as its request carried it
+// (tracectx.FromRequest: _meta, else the HTTP headers; a malformed one is
+// not passed on).
 var traceContext = propagation.TraceContext{}
 
 // callMeta is the _meta of a call forwarded with ctx: the trace context
-// of ctx's span (a toolpack host's tool span, or the caller's), so that
-// the remote's spans join the trace, how deep in calls made by tools the
+// of ctx's span (a toolpack host's tool span, or the caller's; see
+// traceContext), so that the remote's spans join the trace, how deep in
+// calls made by tools the
 // forwarded call is (registry.MetaCallDepth) and, within a run of
 // snippets, how many calls the run may still start
 // (registry.MetaCallBudget), so that hosts calling each other stop at the
@@ -1000,9 +1003,7 @@ func callMeta(ctx context.Context) mcp.Meta {
 		// started (MetaCallsUsed), counted here once it answers.
 		meta[registry.MetaCallBudget] = b.Left()
 	}
-	if trace.SpanContextFromContext(ctx).IsValid() {
-		traceContext.Inject(ctx, mcpmap.MetaCarrier(meta))
-	}
+	traceContext.Inject(tracectx.FromRequest(ctx, traceContext), mcpmap.MetaCarrier(meta))
 	return meta
 }
 

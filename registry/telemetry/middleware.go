@@ -20,7 +20,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/toolpack-go/toolpack/internal/mcpmap"
+	"github.com/toolpack-go/toolpack/internal/tracectx"
 	"github.com/toolpack-go/toolpack/internal/valuesize"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -177,7 +177,10 @@ func Middleware(opts Options) (registry.Middleware, error) {
 				name = t.Name
 			}
 			start := time.Now()
-			ctx = remoteParent(ctx, prop)
+			// The caller's trace context is the span's remote parent when
+			// ctx has no span: a nested call (a snippet's step) stays the
+			// child of its caller's span.
+			ctx = tracectx.FromRequest(ctx, prop)
 			ctx, span := tracer.Start(ctx, name, a.start...)
 			returned := false
 			defer func() {
@@ -247,27 +250,6 @@ func (ins *instruments) end(ctx context.Context, span trace.Span, a *toolAttrs, 
 	if errType != "" {
 		ins.failures.Add(ctx, 1, a.failure(errType)...)
 	}
-}
-
-// remoteParent returns ctx with the caller's trace context as the parent
-// of the call's span, read by prop from the request an adapter attached
-// (the MCP request's _meta first, then the HTTP headers), when ctx has no
-// span of its own: a nested call (a snippet's step) stays the child of its
-// caller's span.
-func remoteParent(ctx context.Context, prop propagation.TextMapPropagator) context.Context {
-	if trace.SpanContextFromContext(ctx).IsValid() {
-		return ctx
-	}
-	info := registry.Request(ctx)
-	if info.Meta != nil {
-		if out := prop.Extract(ctx, mcpmap.MetaCarrier(info.Meta)); trace.SpanContextFromContext(out).IsValid() {
-			return out
-		}
-	}
-	if info.Header != nil {
-		return prop.Extract(ctx, propagation.HeaderCarrier(info.Header))
-	}
-	return ctx
 }
 
 // failure returns the measurement option of the tool's failures of one
