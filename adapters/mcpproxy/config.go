@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // ErrInvalidConfig is wrapped by every *ConfigError; check with errors.Is.
@@ -160,6 +161,14 @@ type Options struct {
 	// CallTimeout). Zero means DefaultKeepAlive; negative sends no pings
 	// (the loss is then found by the next call).
 	KeepAlive time.Duration
+	// Propagator writes the caller's trace context into each forwarded
+	// call (its _meta, and the HTTP headers of a streamable HTTP server);
+	// nil means the propagators OTEL_PROPAGATORS names (tracecontext,
+	// baggage, b3, b3multi, jaeger, xray, ottrace, or none to send no
+	// context), as the telemetry middleware (registry/telemetry) reads
+	// them, and W3C Trace Context (traceparent, tracestate) when it is
+	// unset. New refuses an unknown name (ErrInvalidConfig).
+	Propagator propagation.TextMapPropagator
 }
 
 func (o Options) withDefaults() Options {

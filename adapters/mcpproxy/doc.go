@@ -62,7 +62,10 @@
 // sent, as received: the traceparent and tracestate of the MCP request's
 // _meta, or else of its HTTP headers (registry.Request); a malformed
 // traceparent is not passed on, and a call whose request carried none
-// carries none.
+// carries none. OTEL_PROPAGATORS, when set, names the formats instead
+// (tracecontext, baggage, b3, b3multi, jaeger, xray, ottrace; the
+// telemetry middleware reads the same), none sending no trace context at
+// all; Options.Propagator, when set, wins.
 //
 // # Servers calling each other
 //

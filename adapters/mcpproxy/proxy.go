@@ -133,6 +133,17 @@ type Proxy struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
+	// prop carries the caller's trace to the remote servers, in a
+	// request's _meta (as OpenTelemetry's conventions for MCP put it) and
+	// in the HTTP headers of a streamable HTTP server: Options.Propagator,
+	// else the propagators OTEL_PROPAGATORS names, else W3C Trace Context
+	// (traceparent, tracestate). The trace is the call context's span's
+	// (a toolpack host's tool span, or the caller's) or, when it carries
+	// no span (a host that does not trace), the caller's own as its
+	// request carried it (tracectx.FromRequest: _meta, else the HTTP headers; what prop
+	// cannot read, a malformed traceparent, is not passed on).
+	prop propagation.TextMapPropagator
+
 	reconf sync.Mutex // serialises Reconfigure
 
 	mu      sync.Mutex // guards the fields below
@@ -199,8 +210,15 @@ func New(ctx context.Context, reg *registry.Registry, cfgs []Config, opts Option
 		return nil, err
 	}
 	opts = opts.withDefaults()
+	prop := opts.Propagator
+	if prop == nil {
+		var err error
+		if prop, err = tracectx.FromEnv(propagation.TraceContext{}); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &Proxy{reg: reg, opts: opts, byName: map[string]*server{}, owner: map[string]*server{}, ctx: bg, cancel: cancel}
+	p := &Proxy{reg: reg, opts: opts, prop: prop, byName: map[string]*server{}, owner: map[string]*server{}, ctx: bg, cancel: cancel}
 	for _, c := range cfgs {
 		s := p.newServer(c)
 		p.servers = append(p.servers, s)
@@ -941,7 +959,7 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 		if rt == nil {
 			rt = http.DefaultTransport
 		}
-		hc.Transport = &headerTransport{base: rt, headers: c.Headers}
+		hc.Transport = &headerTransport{base: rt, headers: c.Headers, prop: s.p.prop}
 		return &mcp.StreamableClientTransport{Endpoint: c.URL, HTTPClient: &hc}, nil
 	default:
 		t, err := c.Transport(ctx)
@@ -955,10 +973,12 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 	}
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers to every request, and the
+// trace context of the call it belongs to (see Proxy.prop).
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	prop    propagation.TextMapPropagator
 }
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -966,7 +986,7 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
-	traceContext.Inject(tracectx.FromRequest(req.Context(), traceContext), propagation.HeaderCarrier(r.Header))
+	h.prop.Inject(tracectx.FromRequest(req.Context(), h.prop), propagation.HeaderCarrier(r.Header))
 	cp := captureFrom(req.Context())
 	if cp != nil {
 		noteRequest(cp, r)
@@ -978,32 +998,22 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// traceContext carries the caller's trace to a remote server: W3C Trace
-// Context (traceparent, tracestate), as OpenTelemetry's conventions for
-// MCP put it in a request's _meta, and in the HTTP headers of a
-// streamable HTTP server. The trace is ctx's span's (a toolpack host's
-// tool span, or the caller's) or, when ctx carries no span (a host that
-// does not trace), the caller's own as its request carried it
-// (tracectx.FromRequest: _meta, else the HTTP headers; a malformed one is
-// not passed on).
-var traceContext = propagation.TraceContext{}
-
 // callMeta is the _meta of a call forwarded with ctx: the trace context
 // of ctx's span (a toolpack host's tool span, or the caller's; see
-// traceContext), so that the remote's spans join the trace, how deep in
-// calls made by tools the
+// Proxy.prop), written by prop, so that the remote's spans join the
+// trace, how deep in calls made by tools the
 // forwarded call is (registry.MetaCallDepth) and, within a run of
 // snippets, how many calls the run may still start
 // (registry.MetaCallBudget), so that hosts calling each other stop at the
 // bounds one host has.
-func callMeta(ctx context.Context) mcp.Meta {
+func callMeta(ctx context.Context, prop propagation.TextMapPropagator) mcp.Meta {
 	meta := mcp.Meta{registry.MetaCallDepth: registry.CallDepth(ctx)}
 	if b := registry.BudgetOf(ctx); b != nil {
 		// The calls the run may still start; the remote says how many it
 		// started (MetaCallsUsed), counted here once it answers.
 		meta[registry.MetaCallBudget] = b.Left()
 	}
-	traceContext.Inject(tracectx.FromRequest(ctx, traceContext), mcpmap.MetaCarrier(meta))
+	prop.Inject(tracectx.FromRequest(ctx, prop), mcpmap.MetaCarrier(meta))
 	return meta
 }
 
@@ -1052,7 +1062,7 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 	defer cancel()
 	defer context.AfterFunc(sessCtx, cancel)()
 	cp := newCapture(2*s.p.opts.MaxResultBytes + 64<<10) // text and structured content may both be there
-	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON, Meta: callMeta(ctx)})
+	res, err := sess.CallTool(withCapture(cctx, cp), &mcp.CallToolParams{Name: remote, Arguments: argsJSON, Meta: callMeta(ctx, s.p.prop)})
 	raws := cp.finish()
 	if b := registry.BudgetOf(ctx); b != nil && res != nil {
 		if used, ok := registry.CountFromMeta(res.Meta, registry.MetaCallsUsed, b.Size()); ok {

@@ -175,3 +175,66 @@ func TestCall_UntracedHostForwardsTheCallersTrace(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, []string{parent, "", "", parent}, seen, "what B received in _meta")
 }
+
+// A forwarded call carries its trace in the formats OTEL_PROPAGATORS
+// names, the same the telemetry middleware reads: none sends nothing
+// (neither a traced host's span nor the caller's context), b3multi sends
+// B3 headers instead of traceparent, a list with baggage passes the
+// baggage on; unset, traceparent and tracestate only, as before. An
+// unknown name is refused by New naming the variable.
+func TestCall_PropagatorsFromTheEnvironment(t *testing.T) {
+	const (
+		traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+		spanID  = "00f067aa0ba902b7"
+		parent  = "00-" + traceID + "-" + spanID + "-01"
+	)
+	var mu sync.Mutex
+	var seen mcp.Meta
+	remote := mcp.NewServer(&mcp.Implementation{Name: "traced", Version: "1"}, nil)
+	remote.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			mu.Lock()
+			seen = req.Params.Meta
+			mu.Unlock()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	tid, _ := trace.TraceIDFromHex(traceID)
+	sid, _ := trace.SpanIDFromHex(spanID)
+	spanCtx := func() context.Context {
+		return trace.ContextWithSpanContext(callCtx(t), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+	}
+	callersCtx := func() context.Context {
+		return registry.WithRequest(callCtx(t), &registry.RequestInfo{Transport: "mcp",
+			Meta: map[string]any{"traceparent": parent, "baggage": "tenant=a"}})
+	}
+	// forwarded returns the trace members of the _meta the remote got.
+	forwarded := func(env string, ctx context.Context) map[string]any {
+		t.Helper()
+		t.Setenv("OTEL_PROPAGATORS", env)
+		reg := newRegistry()
+		newProxy(t, reg, []mcpproxy.Config{{Name: "traced", Transport: inMemory(remote)}}, mcpproxy.Options{})
+		res, err := reg.Invoke(ctx, "traced.echo", nil)
+		require.NoError(t, err)
+		require.True(t, res.Success, res.Error)
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]any{}
+		for _, k := range []string{"traceparent", "tracestate", "baggage", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-sampled"} {
+			if v, ok := seen[k]; ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	assert.Equal(t, map[string]any{"traceparent": parent}, forwarded("", spanCtx()), "unset: W3C trace context")
+	assert.Equal(t, map[string]any{"traceparent": parent}, forwarded("", callersCtx()), "unset: no baggage, as before")
+	assert.Empty(t, forwarded("none", spanCtx()), "none: a traced host's span is not sent")
+	assert.Empty(t, forwarded("none", callersCtx()), "none: nor the caller's context")
+	assert.Equal(t, map[string]any{"x-b3-traceid": traceID, "x-b3-spanid": spanID, "x-b3-sampled": "1"}, forwarded("b3multi", spanCtx()))
+	assert.Equal(t, map[string]any{"traceparent": parent, "baggage": "tenant=a"}, forwarded("tracecontext, baggage", callersCtx()))
+
+	t.Setenv("OTEL_PROPAGATORS", "bogus")
+	_, err := mcpproxy.New(context.Background(), newRegistry(), nil, mcpproxy.Options{})
+	require.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), `OTEL_PROPAGATORS="bogus"`)
+}

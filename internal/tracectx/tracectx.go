@@ -2,12 +2,17 @@
 // tool from the request an adapter attached to the call's context
 // (registry.Request), so that the telemetry middleware's span and a
 // proxied call forwarded by a host that does not trace join the caller's
-// trace alike.
+// trace alike; and it decides, from OTEL_PROPAGATORS, the propagators
+// both read and send that context with.
 package tracectx
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 
+	"go.opentelemetry.io/contrib/propagators/autoprop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -36,4 +41,35 @@ func FromRequest(ctx context.Context, prop propagation.TextMapPropagator) contex
 		return prop.Extract(ctx, propagation.HeaderCarrier(info.Header))
 	}
 	return ctx
+}
+
+// EnvPropagators is the environment variable naming the propagators.
+const EnvPropagators = "OTEL_PROPAGATORS"
+
+// FromEnv returns the propagator OTEL_PROPAGATORS names, or def when it is
+// unset or blank. Its value is a comma-separated list of tracecontext,
+// baggage, b3, b3multi, jaeger, xray and ottrace (autoprop's names;
+// spaces around a name and empty entries are ignored, case is not), or
+// none: no context is read from clients nor sent on. An unknown name is
+// an error naming the variable, not a silent default.
+//
+// The environment is read at each call: callers take the propagator once,
+// when they are built.
+func FromEnv(def propagation.TextMapPropagator) (propagation.TextMapPropagator, error) {
+	raw := os.Getenv(EnvPropagators)
+	var names []string
+	for n := range strings.SplitSeq(raw, ",") {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return def, nil
+	}
+	prop, err := autoprop.TextMapPropagator(names...)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: %w; expected a comma-separated list of tracecontext, baggage, b3, b3multi, jaeger, xray, ottrace, or none",
+			EnvPropagators, raw, err)
+	}
+	return prop, nil
 }

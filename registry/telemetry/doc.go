@@ -34,6 +34,13 @@
 // makes itself (a snippet's steps) are children of its span, and a proxied
 // tool (adapters/mcpproxy) passes the trace on to its remote server.
 //
+// OTEL_PROPAGATORS, when set, names the formats instead (a comma-separated
+// list of tracecontext, baggage, b3, b3multi, jaeger, xray and ottrace),
+// for this middleware and adapters/mcpproxy alike; none reads no context
+// from clients and sends none to remote servers. An unknown name is
+// refused (Middleware and mcpproxy.New fail naming the variable).
+// Options.Propagator, when set, wins.
+//
 // A failed call's span has status Error with the error type as its
 // description; a protocol failure adds an "exception" event carrying its
 // error type only. Neither a protocol error's text (a URL built from the

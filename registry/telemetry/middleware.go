@@ -79,8 +79,11 @@ type Options struct {
 	// Propagator reads the caller's trace context from the request an
 	// adapter attached (registry.Request: the HTTP headers, or the MCP
 	// request's _meta), so that a tool's span joins the trace of the agent
-	// that called it; nil means W3C Trace Context and Baggage
-	// (propagation.TraceContext, propagation.Baggage).
+	// that called it; nil means the propagators OTEL_PROPAGATORS names
+	// (tracecontext, baggage, b3, b3multi, jaeger, xray, ottrace, or none
+	// to read no context), as adapters/mcpproxy sends the trace on, and
+	// W3C Trace Context and Baggage (propagation.TraceContext,
+	// propagation.Baggage) when it is unset.
 	Propagator propagation.TextMapPropagator
 }
 
@@ -108,7 +111,9 @@ type toolAttrs struct {
 const maxErrorTypes = 64
 
 // Middleware returns the tracing and metrics middleware (see the package
-// documentation). It fails only when an instrument cannot be created.
+// documentation). It fails when an instrument cannot be created, or when
+// Options.Propagator is nil and OTEL_PROPAGATORS names an unknown
+// propagator.
 func Middleware(opts Options) (registry.Middleware, error) {
 	tp, mp := opts.TracerProvider, opts.MeterProvider
 	if tp == nil {
@@ -121,7 +126,11 @@ func Middleware(opts Options) (registry.Middleware, error) {
 	meter := mp.Meter(ScopeName)
 	prop := opts.Propagator
 	if prop == nil {
-		prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+		var err error
+		prop, err = tracectx.FromEnv(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: %w", err)
+		}
 	}
 	var ins instruments
 	var errs []error

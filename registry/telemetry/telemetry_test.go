@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -806,4 +807,48 @@ func TestSetup_GRPCEndpointHintNamesTheGRPCPort(t *testing.T) {
 	_, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "http://collector:4318")
+}
+
+// The propagators the middleware reads the caller's trace context with
+// are those OTEL_PROPAGATORS names (names trimmed): none takes no context
+// from clients, b3 reads B3 and not W3C; unset, W3C Trace Context and
+// Baggage as before. An unknown name is refused naming the variable.
+func TestMiddleware_PropagatorsFromTheEnvironment(t *testing.T) {
+	const (
+		traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+		spanID  = "00f067aa0ba902b7"
+	)
+	w3c := map[string]any{"traceparent": "00-" + traceID + "-" + spanID + "-01"}
+	b3 := map[string]any{"b3": traceID + "-" + spanID + "-1"}
+	parentOf := func(env string, meta map[string]any) trace.SpanContext {
+		t.Helper()
+		t.Setenv("OTEL_PROPAGATORS", env)
+		recorder := tracetest.NewSpanRecorder()
+		mw, err := telemetry.Middleware(telemetry.Options{
+			TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)),
+			MeterProvider:  sdkmetric.NewMeterProvider()})
+		require.NoError(t, err)
+		reg := registry.New(registry.Options{Prefix: new(""), Logger: slog.New(slog.DiscardHandler)})
+		reg.UseOuter(mw)
+		require.NoError(t, reg.Add(&registry.Tool{Name: "t", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+			return result.Ok[any](1), nil
+		}}))
+		_, err = reg.Invoke(registry.WithRequest(context.Background(), &registry.RequestInfo{Transport: "mcp", Meta: meta}), "t", nil)
+		require.NoError(t, err)
+		spans := recorder.Ended()
+		require.Len(t, spans, 1)
+		return spans[0].Parent()
+	}
+	assert.Equal(t, spanID, parentOf("", w3c).SpanID().String(), "unset: W3C trace context")
+	assert.Equal(t, spanID, parentOf(" tracecontext , baggage", w3c).SpanID().String())
+	assert.False(t, parentOf("none", w3c).IsValid(), "none: no context taken from clients")
+	assert.False(t, parentOf("b3", w3c).IsValid(), "b3 alone does not read traceparent")
+	assert.Equal(t, spanID, parentOf("b3", b3).SpanID().String())
+	assert.Equal(t, traceID, parentOf("tracecontext,b3", b3).TraceID().String())
+
+	t.Setenv("OTEL_PROPAGATORS", "tracecontext,bogus")
+	_, err := telemetry.Middleware(telemetry.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `OTEL_PROPAGATORS="tracecontext,bogus"`)
+	assert.Contains(t, err.Error(), "bogus")
 }
