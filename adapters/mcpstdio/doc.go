@@ -11,6 +11,7 @@
 // (-32700 for a line that is not JSON, -32600 for a batch, a non-message or
 // a line over the cap) instead of ending the session. At the end of input
 // the session first waits, briefly and boundedly, for the answers to the
-// calls it has read. Over OS pipes a tools/call takes 0.88–0.92× the time
+// calls it has read; closing a transport's Stop channel (a host's SIGTERM)
+// ends a session the same way, so that the calls under way are answered. Over OS pipes a tools/call takes 0.88–0.92× the time
 // it takes on the SDK's transport, client included (BenchmarkStdioTransport).
 package mcpstdio

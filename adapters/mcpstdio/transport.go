@@ -98,11 +98,18 @@ type Transport struct {
 	// Logger receives the WARN records of malformed input; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Stop, when closed, ends the session as the end of input does: no
+	// more messages are read, the answers to the calls read are awaited
+	// (up to DrainTimeout) and written, then the session ends. A host
+	// closes it on SIGTERM so that the calls under way are answered;
+	// cancelling the context given to the SDK's Run instead cancels them
+	// and their answers are never written. Nil never stops.
+	Stop <-chan struct{}
 }
 
 // Connect implements sdk.Transport. It is called once per session.
 func (t *Transport) Connect(context.Context) (sdk.Connection, error) {
-	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger}
+	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger, stop: t.Stop}
 	if f, restore, ok := pollableStdin(); ok {
 		o.dl, o.restore = f, restore
 		return newConn(f, os.Stdout, o), nil
@@ -131,6 +138,8 @@ type IOTransport struct {
 	DrainTimeout time.Duration
 	// Logger is as in Transport.
 	Logger *slog.Logger
+	// Stop is as in Transport.
+	Stop <-chan struct{}
 }
 
 // Connect implements sdk.Transport. It is called once per session.
@@ -138,7 +147,7 @@ func (t *IOTransport) Connect(context.Context) (sdk.Connection, error) {
 	if t.Reader == nil || t.Writer == nil {
 		return nil, errors.New("mcpstdio: IOTransport: Reader and Writer are both required")
 	}
-	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger}
+	o := connOptions{max: t.MaxMessageBytes, drain: t.DrainTimeout, log: t.Logger, stop: t.Stop}
 	if d, ok := t.Reader.(deadliner); ok && d.SetReadDeadline(time.Time{}) == nil {
 		o.dl = d
 	}
@@ -152,11 +161,12 @@ type deadliner interface {
 
 // connOptions are what a transport gives newConn.
 type connOptions struct {
-	max     int           // message cap; <= 0: DefaultMaxMessageBytes
-	drain   time.Duration // end-of-input wait; 0: DefaultDrainTimeout; < 0: none
-	log     *slog.Logger  // nil: slog.Default()
-	dl      deadliner     // non-nil: read r directly, interrupt with a past deadline
-	restore func()        // run once reading has stopped, before r is closed
+	max     int             // message cap; <= 0: DefaultMaxMessageBytes
+	drain   time.Duration   // end-of-input wait; 0: DefaultDrainTimeout; < 0: none
+	log     *slog.Logger    // nil: slog.Default()
+	dl      deadliner       // non-nil: read r directly, interrupt with a past deadline
+	restore func()          // run once reading has stopped, before r is closed
+	stop    <-chan struct{} // closed: read no more, as at the end of input
 }
 
 // conn is the sdk.Connection of Transport and IOTransport.
@@ -176,6 +186,7 @@ type conn struct {
 	msgs chan readResult // goroutine mode: what readLoop read
 	done chan struct{}   // closed by Close
 	once sync.Once
+	stop <-chan struct{} // connOptions.stop; nil: never
 
 	wmu  sync.Mutex // serialises writes (responses and rejections)
 	w    io.Writer
@@ -205,14 +216,32 @@ func newConn(r io.Reader, w io.Writer, o connOptions) *conn {
 	}
 	c := &conn{
 		r: r, br: bufio.NewReaderSize(r, readBufferSize), max: o.max, drain: o.drain, log: o.log,
-		dl: o.dl, restore: o.restore, w: w, done: make(chan struct{}),
+		dl: o.dl, restore: o.restore, w: w, done: make(chan struct{}), stop: o.stop,
 		pending: map[jsonrpc.ID]struct{}{}, outgoing: map[jsonrpc.ID]struct{}{},
 	}
 	if c.dl == nil {
 		c.msgs = make(chan readResult)
 		go c.readLoop()
+	} else if c.stop != nil {
+		go func() {
+			select {
+			case <-c.stop:
+				_ = c.dl.SetReadDeadline(time.Unix(1, 0)) // interrupts a pending Read
+			case <-c.done:
+			}
+		}()
 	}
 	return c
+}
+
+// stopped reports whether Stop was closed.
+func (c *conn) stopped() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // readLoop feeds Read when the reader cannot be interrupted by a deadline.
@@ -323,11 +352,16 @@ func (c *conn) read(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if c.stopped() {
+		return nil, io.EOF
+	}
 	if c.dl == nil {
 		select {
 		case r := <-c.msgs:
 			return r.msg, r.err
 		case <-c.done:
+			return nil, io.EOF
+		case <-c.stop:
 			return nil, io.EOF
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -342,6 +376,9 @@ func (c *conn) read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.readMessage()
 	if c.closed() { // interrupted by Close, which left the release to this Read
 		_ = c.release()
+		return nil, io.EOF
+	}
+	if err != nil && c.stopped() { // interrupted by Stop
 		return nil, io.EOF
 	}
 	return msg, err

@@ -425,3 +425,80 @@ func TestReject_NothingWrittenAfterClose(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestStop_ReadsNoMoreAndWaitsForTheAnswers: closing Stop while the client
+// keeps its side open ends the session as the end of input does — a
+// pending Read (direct on a pipe, or through the reading goroutine)
+// returns io.EOF only once the calls read have been answered, and nothing
+// more is read — so that a host stopping on SIGTERM writes the answers of
+// the calls under way instead of cancelling them.
+func TestStop_ReadsNoMoreAndWaitsForTheAnswers(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call"}` + "\n"
+	for _, direct := range []bool{true, false} {
+		t.Run(map[bool]string{true: "direct", false: "goroutine"}[direct], func(t *testing.T) {
+			sr, cw, err := os.Pipe()
+			require.NoError(t, err)
+			defer cw.Close()
+			stop := make(chan struct{})
+			o := connOptions{drain: time.Minute, log: slog.New(slog.DiscardHandler), stop: stop}
+			var r io.Reader = sr
+			if direct {
+				o.dl = sr
+			} else {
+				r = struct{ io.Reader }{sr} // no deadlines: read by a goroutine
+			}
+			var out syncBuf
+			c := newConn(r, &out, o)
+			defer c.Close()
+			ctx := context.Background()
+			_, err = io.WriteString(cw, call)
+			require.NoError(t, err)
+			m, err := c.Read(ctx)
+			require.NoError(t, err)
+			id := m.(*jsonrpc.Request).ID
+
+			eof := make(chan error, 1)
+			go func() {
+				_, err := c.Read(ctx) // blocks: the client sends nothing more
+				eof <- err
+			}()
+			time.Sleep(20 * time.Millisecond)
+			close(stop)
+			select {
+			case err := <-eof:
+				t.Fatalf("Read returned %v while the call was unanswered", err)
+			case <-time.After(30 * time.Millisecond):
+			}
+			_, err = io.WriteString(cw, call) // after Stop: never read
+			require.NoError(t, err)
+			require.NoError(t, c.Write(ctx, &jsonrpc.Response{ID: id, Result: json.RawMessage(`{}`)}))
+			select {
+			case err := <-eof:
+				assert.ErrorIs(t, err, io.EOF)
+			case <-time.After(10 * time.Second):
+				t.Fatal("Read did not return io.EOF once the call was answered")
+			}
+			_, err = c.Read(ctx)
+			assert.ErrorIs(t, err, io.EOF, "nothing is read after Stop")
+			assert.Equal(t, `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n", out.String(), "the answer was written")
+		})
+	}
+}
+
+// syncBuf is a bytes.Buffer safe for concurrent use.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

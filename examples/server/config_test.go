@@ -568,3 +568,40 @@ func TestRun_SIGHUPDuringStartReloadsOnceRunning(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, <-done, "stopped by SIGTERM, not killed by the SIGHUP")
 }
+
+// A stop (SIGTERM) while a call runs over stdio lets it finish and writes
+// its answer before the session ends, the client's side still open.
+// Before, the session was cancelled at the signal: the call ran to its
+// end but its answer was never written ("server run cancelled").
+func TestRun_StdioStopAnswersTheCallUnderWay(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	pr, pw := io.Pipe()
+	defer pw.Close() // the client never closes its side before the end
+	var out syncBuffer
+	var stderr syncBuffer
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-stdio", "-packs", "example"}, pr, &out, &stderr) }()
+	for _, m := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"n":10,"delay_ms":100}}}`,
+	} {
+		_, err := io.WriteString(pw, m+"\n")
+		require.NoError(t, err)
+	}
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), `"id":1,`) }, 30*time.Second, 10*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // the call is under way (1 s)
+	stop()                             // what SIGTERM does to run's context
+	select {
+	case err := <-done:
+		require.NoError(t, err, "stderr:\n%s", stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not return after the stop")
+	}
+	assert.Contains(t, out.String(), `{"jsonrpc":"2.0","id":2,"result":`, "the answer of the call under way was written")
+	assert.NotContains(t, stderr.String(), "server run cancelled")
+}

@@ -101,11 +101,15 @@
 // (-max-sessions, 503 with Retry-After beyond) and closed after
 // -session-timeout without a request.
 //
-// SIGINT or SIGTERM shuts the server down gracefully: requests get 5 s to
-// finish, then the stores write what they buffer (usage counts,
-// statistics) within 10 s more; a database that stopped answering does
-// not keep the process alive past that (what was not written is lost,
-// and the log says so). With -config, SIGHUP reloads the configuration.
+// SIGINT or SIGTERM shuts the server down gracefully: no new connections
+// or messages are taken, and the calls under way (over MCP, HTTP or
+// stdio, and REST) get 5 s to finish and send their answers, their spans
+// and metrics recorded before the exporters flush; an MCP session's event
+// stream ends once its calls have. Then the stores write what they buffer
+// (usage counts, statistics) within 10 s more; a database that stopped
+// answering does not keep the process alive past that (what was not
+// written is lost, and the log says so). With -config, SIGHUP reloads the
+// configuration.
 //
 // # Packs
 //

@@ -307,7 +307,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		return usageError("%s: %q is not a tool-name prefix; expected 1 to %d characters from [A-Za-z0-9_.-]", src, p, registry.MaxNameLen)
 	}
-	stopTelemetry, err := startTelemetry(ctx, reg, cfg.stdio, log)
+	stopTelemetry, traced, err := startTelemetry(ctx, reg, cfg.stdio, log)
 	if err != nil {
 		return err
 	}
@@ -396,6 +396,9 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		defer d.Close()
 		served = d.Registry()
+		if traced != nil {
+			served.UseOuter(traced) // a span per call of the three meta-tools; call_tool's tool is its child
+		}
 		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(visible, ","))
 	}
 	srv := mcpserver.NewServer(served, mcpserver.Options{Implementation: &sdk.Implementation{Name: cfg.name, Version: version()},
@@ -417,13 +420,18 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 
 	if cfg.stdio {
 		log.Info("serving MCP over stdio")
-		var tr sdk.Transport = &mcpstdio.IOTransport{Reader: stdin, Writer: stdout, Logger: log}
+		// A signal stops the reading (Stop) instead of cancelling the
+		// session: the calls under way get shutdownGrace to finish and
+		// their answers are written before the session ends.
+		var tr sdk.Transport = &mcpstdio.IOTransport{Reader: stdin, Writer: stdout, Logger: log, Stop: ctx.Done(), DrainTimeout: shutdownGrace}
 		if stdin == io.Reader(os.Stdin) && stdout == io.Writer(os.Stdout) {
 			// The process's own streams: StdioTransport reads a stdin pipe
 			// or socket through the poller (Linux) instead of a goroutine.
-			tr = &mcpstdio.Transport{Logger: log}
+			tr = &mcpstdio.Transport{Logger: log, Stop: ctx.Done(), DrainTimeout: shutdownGrace}
 		}
-		err := srv.Run(ctx, mcpserver.CheckParams(tr))
+		runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancelRun()
+		err := srv.Run(runCtx, mcpserver.CheckParams(tr))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			log.Info("stdio session ended")
 			return nil
@@ -488,7 +496,6 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 		IdleTimeout:       cfg.idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	return hs, api.Close, nil
 }
@@ -526,12 +533,28 @@ func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.C
 	}
 }
 
-// serveHTTP serves hs on addr until ctx is done, then shuts down gracefully.
+// serveHTTP serves hs on addr until ctx is done, then shuts down
+// gracefully: no new connections, and the requests running (tool calls
+// over MCP and REST) get shutdownGrace to finish and send their answers
+// before their contexts are cancelled; event streams (GET with Accept:
+// text/event-stream, an MCP session's stream for notifications), which
+// never finish by themselves, end once the other requests have (a client
+// whose stream ends takes its session for lost and fails its calls).
 func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("flag -addr: listen on %s: %w", addr, err)
 	}
+	// Requests outlive ctx (the signal) by up to the grace: a call cut off
+	// at the signal lost its answer, and its span and metrics were never
+	// recorded before the exporters shut down.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	hs.BaseContext = func(net.Listener) context.Context { return reqCtx }
+	streamsCtx, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
+	calls := &inFlight{}
+	hs.Handler = calls.track(streamsCtx, hs.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
@@ -545,6 +568,10 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	log.Info("shutting down", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	go func() {
+		calls.wait(sctx)
+		endStreams()
+	}()
 	if err := hs.Shutdown(sctx); err != nil {
 		log.Warn("graceful shutdown incomplete; closing open connections", "error", err)
 		_ = hs.Close()
@@ -554,6 +581,59 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// inFlight counts the requests running other than event streams.
+type inFlight struct {
+	mu    sync.Mutex
+	n     int
+	empty chan struct{} // closed when n falls to 0; nil while n is 0
+}
+
+// track returns h with the requests for an event stream (GET, Accept:
+// text/event-stream) cancelled when streams ends, as well as when their
+// own context does, and every other request counted while it runs.
+func (f *inFlight) track(streams context.Context, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			rctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(streams, cancel)
+			defer stop()
+			h.ServeHTTP(w, r.WithContext(rctx))
+			return
+		}
+		f.mu.Lock()
+		f.n++
+		f.mu.Unlock()
+		defer func() {
+			f.mu.Lock()
+			if f.n--; f.n == 0 && f.empty != nil {
+				close(f.empty)
+				f.empty = nil
+			}
+			f.mu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// wait returns when no counted request is running, or when ctx ends.
+func (f *inFlight) wait(ctx context.Context) {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return
+	}
+	if f.empty == nil {
+		f.empty = make(chan struct{})
+	}
+	empty := f.empty
+	f.mu.Unlock()
+	select {
+	case <-empty:
+	case <-ctx.Done():
+	}
 }
 
 // version is the module version the binary was built from, or "dev".

@@ -17,8 +17,10 @@ import (
 // startTelemetry traces and measures every tool call when the OTEL_*
 // environment variables ask for an exporter (see registry/telemetry);
 // otherwise it installs nothing. The returned function flushes and stops
-// the exporters.
-func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log *slog.Logger) (func(), error) {
+// the exporters; the middleware (nil when nothing is exported) is for
+// the registries served in front of reg (progressive disclosure's
+// search_tools, describe_tool and call_tool), whose calls are calls too.
+func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log *slog.Logger) (func(), registry.Middleware, error) {
 	// Before Setup, which reads the environment and may already complain
 	// (through the SDK's logger or its error handler).
 	otel.SetLogger(logr.New(sdkLog{log}))
@@ -27,7 +29,7 @@ func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log
 	}))
 	p, err := telemetry.Setup(ctx, telemetry.SetupOptions{ServiceName: "toolpack-server", StdoutReserved: stdio})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stop := func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
@@ -37,17 +39,17 @@ func startTelemetry(ctx context.Context, reg *registry.Registry, stdio bool, log
 		}
 	}
 	if !p.Tracing && !p.Metrics {
-		return stop, nil
+		return stop, nil, nil
 	}
 	mw, err := telemetry.Middleware(telemetry.Options{TracerProvider: p.TracerProvider, MeterProvider: p.MeterProvider})
 	if err != nil {
 		stop()
-		return nil, err
+		return nil, nil, err
 	}
 	reg.UseOuter(mw)
 	otel.SetErrorHandler(exportErrors(ctx, log))
 	log.Info("OpenTelemetry export on (OTEL_* environment)", "traces", p.Tracing, "metrics", p.Metrics)
-	return stop, nil
+	return stop, mw, nil
 }
 
 // exportErrors is OpenTelemetry's error handler for the server: the SDK's

@@ -3,16 +3,20 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -126,4 +130,142 @@ func TestE2E_OpenTelemetrySDKMessagesWithoutSecrets(t *testing.T) {
 	assert.Contains(t, out, `msg="OpenTelemetry: read tls ca cert file"`, "the SDK's message, in the server's log format")
 	assert.NotContains(t, out, "TOPSECRET")
 	assert.NotContains(t, out, "KEY-2")
+}
+
+// SIGTERM lets the calls running finish within the grace: an MCP call and
+// a REST call in flight get their answers, and their spans reach the
+// collector before the exporters shut down; the session's event stream
+// does not hold the shutdown up. Before, every request was cancelled at
+// the signal: the MCP client got "request terminated without response"
+// and no span of the call was ever exported.
+func TestE2E_SIGTERMLetsRunningCallsFinishAndExportsTheirSpans(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	colURL, spanNames := spanCollector(t)
+	env := append(serverEnv(startBackend(t)), "OTEL_EXPORTER_OTLP_ENDPOINT="+colURL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
+	s := startHTTP(t, ctx, env)
+
+	progressed := make(chan struct{}, 100)
+	c := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		}})
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	mcpDone := make(chan error, 1)
+	go func() {
+		params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"n": 10, "delay_ms": 100}}
+		params.SetProgressToken("p1")
+		res, err := cs.CallTool(ctx, params)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("failed: %v", res.Content)
+		}
+		mcpDone <- err
+	}()
+	restDone := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/count/invoke", strings.NewReader(`{"n":10,"delay_ms":100}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
+			}
+		}
+		restDone <- err
+	}()
+	select { // the MCP call is under way (1 s): it reported progress
+	case <-progressed:
+	case <-ctx.Done():
+		t.Fatal("no progress from the call")
+	}
+	time.Sleep(100 * time.Millisecond) // and the REST call, sent at the same time
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	assert.NoError(t, <-mcpDone, "the MCP call in flight gets its answer")
+	assert.NoError(t, <-restDone, "the REST call in flight gets its answer")
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, "stderr:\n%s", s.stderr)
+	case <-ctx.Done():
+		t.Fatal("server did not stop")
+	}
+	spans := spanNames()
+	counts := 0
+	for _, n := range spans {
+		if n == "count" {
+			counts++
+		}
+	}
+	assert.Equal(t, 2, counts, "both calls' spans exported: %v", spans)
+}
+
+// spanCollector is an OTLP/HTTP collector on 127.0.0.1: its URL, and the
+// names of the spans it received so far.
+func spanCollector(t *testing.T) (string, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var spans []string
+	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+		var req coltrace.ExportTraceServiceRequest
+		if r.URL.Path == "/v1/traces" && proto.Unmarshal(body, &req) == nil {
+			mu.Lock()
+			for _, rs := range req.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, s := range ss.Spans {
+						spans = append(spans, s.Name)
+					}
+				}
+			}
+			mu.Unlock()
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(col.Close)
+	return col.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(spans)
+	}
+}
+
+// Under progressive disclosure the three meta-tools are traced too
+// (search_tools and describe_tool left no span; call_tool's tool is the
+// child of its span).
+func TestE2E_ProgressiveDisclosureMetaToolsTraced(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	colURL, spanNames := spanCollector(t)
+	env := append(serverEnv(startBackend(t)), "OTEL_EXPORTER_OTLP_ENDPOINT="+colURL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
+	s := startHTTP(t, ctx, env, "-disclosure", "progressive")
+	for _, c := range []struct{ tool, body string }{
+		{"search_tools", `{"query":"echo"}`},
+		{"describe_tool", `{"name":"echo"}`},
+		{"call_tool", `{"name":"echo","arguments":{"text":"hi"}}`},
+	} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/"+c.tool+"/invoke", strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", c.tool, body)
+	}
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, "stderr:\n%s", s.stderr)
+	case <-ctx.Done():
+		t.Fatal("server did not stop")
+	}
+	spans := spanNames()
+	for _, want := range []string{"search_tools", "describe_tool", "call_tool", "echo"} {
+		assert.Contains(t, spans, want)
+	}
 }
