@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,11 +15,17 @@ import (
 	"github.com/toolpack-go/toolpack/registry/results"
 )
 
+// insertChunk stores one chunk of a draft.
+const insertChunk = `INSERT INTO result_chunks (handle, blob, n, data) VALUES ($1, $2, $3, $4)`
+
 // draft is an output being written: one transaction holding one
-// connection. Full chunks of both blobs stream to the server through one
-// COPY running on its own goroutine; each blob's last, partial chunk stays
-// in memory until Truncate or Commit.
+// connection. Full chunks of both blobs are stored by a sender goroutine,
+// one INSERT each, so that no statement lasts as long as the write: the
+// statement timeout bounds each chunk, not the whole output, which may
+// take as long as its source takes (as on files). Each blob's last,
+// partial chunk stays in memory until Truncate or Commit.
 type draft struct {
+	b      *Backend
 	ctx    context.Context
 	cancel context.CancelFunc
 	pool   *pgxpool.Pool // to settle a COMMIT whose answer was lost
@@ -26,10 +33,10 @@ type draft struct {
 	handle string
 	blobs  [2]blobWriter
 
-	rows    chan []any // full chunks for the COPY; closed to end it
-	done    chan error // the COPY's result
+	rows    chan []any // full chunks for the sender; closed to end it
+	done    chan error // the sender's result
 	err     error      // the first failure: every later call returns it
-	end     bool       // the COPY has ended
+	end     bool       // the sender has ended
 	fin     bool       // committed or aborted
 	release func()     // gives back the Backend's writer token
 }
@@ -43,8 +50,8 @@ type blobWriter struct {
 }
 
 // Create implements results.Backend: it waits for a writer's turn (see
-// Options.MaxConns), then begins the transaction and the COPY of the
-// chunks.
+// Options.MaxConns), then begins the transaction and starts the sender of
+// the chunks.
 func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, error) {
 	if err := b.check(); err != nil {
 		return nil, err
@@ -69,26 +76,42 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		release()
 		return nil, fmt.Errorf("pgresults: %w", err)
 	}
-	d := &draft{ctx: ctx, cancel: cancel, pool: b.pool, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
+	d := &draft{b: b, ctx: ctx, cancel: cancel, pool: b.pool, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
 		release: sync.OnceFunc(release)}
 	d.blobs[blobText] = blobWriter{d: d, blob: blobText}
 	d.blobs[blobIndex] = blobWriter{d: d, blob: blobIndex}
-	go func() {
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"result_chunks"}, []string{"handle", "blob", "n", "data"},
-			pgx.CopyFromFunc(func() ([]any, error) {
-				select {
-				case row, ok := <-d.rows:
-					if !ok {
-						return nil, nil
-					}
-					return row, nil
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}))
-		d.done <- err
-	}()
+	go func() { d.done <- d.sender() }()
 	return d, nil
+}
+
+// sender stores the chunks sent on d.rows, one INSERT each, until d.rows
+// is closed. While it waits for the next chunk (a slow source) it asks
+// the database a trivial statement every third of the statement timeout,
+// so that the transaction is not ended as one a frozen host left idle
+// (idle_in_transaction_session_timeout, set to the statement timeout) and
+// a database that stopped answering is found in about one timeout, not at
+// the next chunk.
+func (d *draft) sender() error {
+	idle := time.NewTimer(d.b.timeout / 3)
+	defer idle.Stop()
+	for {
+		var err error
+		select {
+		case row, ok := <-d.rows:
+			if !ok {
+				return nil
+			}
+			_, err = d.tx.Exec(d.ctx, insertChunk, row...)
+		case <-idle.C:
+			_, err = d.tx.Exec(d.ctx, `SELECT 1`)
+		case <-d.ctx.Done():
+			return d.ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+		idle.Reset(d.b.timeout / 3)
+	}
 }
 
 func (d *draft) Text() io.Writer  { return &d.blobs[blobText] }
@@ -122,13 +145,14 @@ func (w *blobWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// send sends the full tail as a chunk: through the COPY while it runs,
-// by INSERT after it ended (the few bytes written after a Truncate).
+// send sends the full tail as a chunk: to the sender while it runs, by
+// INSERT on the transaction after it ended (the tails, and the few bytes
+// written after a Truncate).
 func (w *blobWriter) send() error {
 	d := w.d
 	row := []any{d.handle, w.blob, w.flushed / ChunkSize, w.tail}
 	if d.end {
-		if _, err := d.tx.Exec(d.ctx, `INSERT INTO result_chunks (handle, blob, n, data) VALUES ($1, $2, $3, $4)`, row...); err != nil {
+		if _, err := d.tx.Exec(d.ctx, insertChunk, row...); err != nil {
 			return d.fail(err)
 		}
 	} else {
@@ -137,18 +161,19 @@ func (w *blobWriter) send() error {
 		case err := <-d.done:
 			d.end = true
 			if err == nil {
-				err = errors.New("the COPY ended early")
+				err = errors.New("the chunks' sender ended early")
 			}
 			return d.fail(err)
 		}
 	}
 	w.flushed += int64(len(w.tail))
-	w.tail = make([]byte, 0, ChunkSize) // the COPY may still hold the old one
+	w.tail = make([]byte, 0, ChunkSize) // the sender may still hold the old one
 	return nil
 }
 
-// endCopy ends the COPY and waits for its result.
-func (d *draft) endCopy() error {
+// endSending ends the sender once it has stored every chunk sent to it,
+// and waits for its result.
+func (d *draft) endSending() error {
 	if d.end {
 		return d.err
 	}
@@ -165,7 +190,7 @@ func (d *draft) Truncate(textSize, indexSize int64) error {
 	if d.err != nil {
 		return d.err
 	}
-	if err := d.endCopy(); err != nil {
+	if err := d.endSending(); err != nil {
 		return err
 	}
 	for i, size := range []int64{textSize, indexSize} {
@@ -208,7 +233,7 @@ func (d *draft) Commit(ctx context.Context, header []byte) error {
 	if d.err != nil {
 		return d.err
 	}
-	if err := d.endCopy(); err != nil {
+	if err := d.endSending(); err != nil {
 		return err
 	}
 	for i := range d.blobs {
@@ -249,7 +274,7 @@ func (d *draft) Abort() {
 		return
 	}
 	d.fin = true
-	d.cancel() // ends the COPY if it still runs
+	d.cancel() // ends the sender if it still runs
 	if !d.end {
 		d.end = true
 		<-d.done

@@ -10,15 +10,18 @@
 //	st, err := results.Open(ctx, results.Options{Backend: be})
 //	defer st.Close()
 //
-// An output is written in one transaction — its text and its line index
-// in chunks of ChunkSize bytes (one COPY), then its row — so a writer
+// An output is written in one transaction — its text and its line index in
+// chunks of ChunkSize bytes (one INSERT each), then its row — so a writer
 // killed mid-way leaves nothing, and a write whose COMMIT answer was lost
 // asks the database whether it landed, so that a stored output is never
-// reported as failed. A page is read as on files: one
-// indexed read of its line offsets and one of its text, whatever the
-// offset, each fetching only the bytes it needs (chunks are stored out of
-// line and uncompressed, so substring() reads only its part). The tables
-// are migrated at Open (github.com/jackc/tern) in Options.Schema.
+// reported as failed. The statement timeout bounds each statement, not the
+// write: an output takes as long to store as its source takes to give it,
+// as on files, while a database that stops answering fails the write
+// within about one timeout. A page is read as on files: one indexed read
+// of its line offsets and one of its text, whatever the offset, each
+// fetching only the bytes it needs (chunks are stored out of line and
+// uncompressed, so substring() reads only its part). The tables are
+// migrated at Open (github.com/jackc/tern) in Options.Schema.
 //
 // While the database cannot be reached, reading or storing an output
 // fails with an error that is results.ErrUnavailable (errors.Is), never
@@ -81,14 +84,17 @@ type Options struct {
 	// waiting.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means 30 seconds.
+	// Storing an output is many statements (one per chunk), so it bounds
+	// each of them, not the whole write.
 	StatementTimeout time.Duration
 }
 
 // Backend is the PostgreSQL results.Backend. It is safe for concurrent
 // use.
 type Backend struct {
-	pool   *pgxpool.Pool
-	closed atomic.Bool
+	pool    *pgxpool.Pool
+	timeout time.Duration // the statement timeout
+	closed  atomic.Bool
 	// writers holds a token per output being written: its capacity is
 	// the pool's size less the connection kept for reads (at least 1).
 	writers chan struct{}
@@ -127,7 +133,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 		return nil, pgpool.Classify(ctx, err, results.ErrUnavailable)
 	}
 	rows, _ := lru.New[string, outputRow](rowCacheSize) // fails only for a size below 1
-	return &Backend{pool: pool, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1))}, nil
+	timeout := opts.StatementTimeout
+	if timeout <= 0 {
+		timeout = pgpool.DefaultStatementTimeout
+	}
+	return &Backend{pool: pool, timeout: timeout, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1))}, nil
 }
 
 // Close closes the pool. Later calls do nothing.

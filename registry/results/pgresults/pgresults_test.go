@@ -227,7 +227,7 @@ func (r *slowReader) Read(p []byte) (int, error) {
 	r.read += n
 	if r.read >= r.after {
 		r.cancel()
-		time.Sleep(20 * time.Millisecond) // let the COPY see it
+		time.Sleep(20 * time.Millisecond) // let the write see it
 	}
 	return n, nil
 }

@@ -1,0 +1,132 @@
+package pgresults_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
+	"github.com/toolpack-go/toolpack/registry/results"
+	"github.com/toolpack-go/toolpack/registry/results/pgresults"
+)
+
+// openTimed opens a Store on a Backend of dsn whose statement timeout is
+// timeout, closed when the test ends.
+func openTimed(t *testing.T, dsn, schema string, timeout time.Duration, maxConns int32) (*pgresults.Backend, *results.Store) {
+	t.Helper()
+	be, err := pgresults.Open(context.Background(), dsn, pgresults.Options{Schema: schema, StatementTimeout: timeout, MaxConns: maxConns})
+	require.NoError(t, err)
+	st, err := results.Open(context.Background(), results.Options{Backend: be, Logger: quiet, MaxOutputBytes: 64 << 20})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return be, st
+}
+
+// paced is an output given piece by piece: each Read returns the next
+// piece after waiting its pause, and counts the pieces given.
+type paced struct {
+	pieces []string
+	pauses []time.Duration
+	given  atomic.Int32
+	r      io.Reader
+}
+
+func (p *paced) Read(b []byte) (int, error) {
+	for {
+		if p.r != nil {
+			if n, err := p.r.Read(b); err != io.EOF {
+				return n, err
+			}
+		}
+		i := int(p.given.Load())
+		if i == len(p.pieces) {
+			return 0, io.EOF
+		}
+		time.Sleep(p.pauses[i])
+		p.r = strings.NewReader(p.pieces[i])
+		p.given.Add(1)
+	}
+}
+
+// A write that lasts longer than the statement timeout — its source
+// trickles lines, or pauses between chunks for longer than the timeout —
+// is stored as on files: no statement lasts the whole write, and a
+// transaction waiting on its source is not taken for one a frozen host
+// left idle. Every line pages back.
+func TestBackend_WriteOutlastsStatementTimeout(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	const timeout = time.Second
+	_, st := openTimed(t, dsn, schema, timeout, 0)
+
+	// Twelve lines, one every 300 ms: 3.6 s, past the timeout and the
+	// client's margin after it.
+	trickle := &paced{}
+	for i := range 12 {
+		trickle.pieces = append(trickle.pieces, fmt.Sprintf("line %d\n", i+1))
+		trickle.pauses = append(trickle.pauses, 300*time.Millisecond)
+	}
+	s, err := st.Put(context.Background(), trickle)
+	require.NoError(t, err, "a trickling output")
+	p, err := st.Query(context.Background(), results.Request{Handle: s.Handle, Offset: 11, Limit: 5})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"line 11", "line 12"}, p.Lines)
+
+	// Chunks sent, then a pause of twice the timeout, then more chunks.
+	block := func(k int) string {
+		var b strings.Builder
+		for b.Len() < pgresults.ChunkSize+1000 {
+			fmt.Fprintf(&b, "block %d line %d\n", k, b.Len())
+		}
+		return b.String()
+	}
+	pausing := &paced{
+		pieces: []string{block(1), block(2), block(3), block(4)},
+		pauses: []time.Duration{0, 200 * time.Millisecond, 2 * timeout, 200 * time.Millisecond},
+	}
+	s, err = st.Put(context.Background(), pausing)
+	require.NoError(t, err, "an output pausing between its chunks")
+	want := strings.Split(strings.TrimSuffix(strings.Join(pausing.pieces, ""), "\n"), "\n")
+	require.Equal(t, len(want), s.TotalLines)
+	for _, off := range []int{1, len(want) / 2, len(want)} {
+		p, err := st.Query(context.Background(), results.Request{Handle: s.Handle, Offset: off, Limit: 1})
+		require.NoError(t, err)
+		assert.Equal(t, want[off-1:off], p.Lines)
+	}
+}
+
+// A database that stops answering part-way through a long write is
+// still found within about one statement timeout: the Put fails as
+// unavailable long before its source ends, and nothing of the output is
+// left. (Here the network drops every byte, so the server, hearing
+// nothing, ends the idle transaction; a frozen server would leave it to
+// the client's deadline on the statement waiting for its answer.)
+func TestBackend_StalledMidWriteFailsSoon(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	_, st := openTimed(t, via, schema, time.Second, 0)
+	src := &paced{}
+	for i := range 200 { // 200 chunks, 100 ms apart: 20 s
+		src.pieces = append(src.pieces, strings.Repeat(fmt.Sprintf("piece %03d\n", i), pgresults.ChunkSize/10))
+		src.pauses = append(src.pauses, 100*time.Millisecond)
+	}
+	go func() {
+		for src.given.Load() < 5 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		outage.Silence()
+	}()
+	_, err := st.Put(context.Background(), src)
+	require.ErrorIs(t, err, results.ErrUnavailable)
+	assert.Less(t, int(src.given.Load()), len(src.pieces)/2, "the write went on long after the database stopped answering")
+	outage.Down() // closes the silenced connections rather than have the pool wait on each as it closes
+	assertEmpty(t, dsn, schema)
+}
