@@ -56,10 +56,8 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 	if err := b.check(); err != nil {
 		return nil, err
 	}
-	select {
-	case b.writers <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("pgresults: waiting for a connection to write %s: %w", handle, ctx.Err())
+	if err := b.turn(ctx, handle); err != nil {
+		return nil, err
 	}
 	release := func() { <-b.writers }
 	ctx, cancel := context.WithCancel(ctx)
@@ -76,12 +74,46 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		release()
 		return nil, fmt.Errorf("pgresults: %w", err)
 	}
+	b.answered()
 	d := &draft{b: b, ctx: ctx, cancel: cancel, pool: b.pool, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
 		release: sync.OnceFunc(release)}
 	d.blobs[blobText] = blobWriter{d: d, blob: blobText}
 	d.blobs[blobIndex] = blobWriter{d: d, blob: blobIndex}
 	go func() { d.done <- d.sender() }()
 	return d, nil
+}
+
+// turn waits for a writer's turn (Options.MaxConns) for as long as the
+// database answers the writers ahead — a long write keeps its turn, as
+// on files — and fails as unavailable once it has waited a statement
+// timeout in which the database answered none of them: outputs queued
+// behind a database that stopped answering fail together, each within
+// about one timeout, instead of each waiting for the one ahead to give
+// up and then making its own doomed attempt.
+func (b *Backend) turn(ctx context.Context, handle string) error {
+	select {
+	case b.writers <- struct{}{}:
+		return nil
+	default:
+	}
+	since := b.now()
+	t := time.NewTimer(b.timeout)
+	defer t.Stop()
+	for {
+		select {
+		case b.writers <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("pgresults: waiting for a connection to write %s: %w", handle, ctx.Err())
+		case <-t.C:
+			wait := max(since, time.Duration(b.heard.Load())) + b.timeout - b.now()
+			if wait <= 0 {
+				return fmt.Errorf("pgresults: waiting for a connection to write %s: %w: the database answered none of the outputs being written within the statement timeout (%s)",
+					handle, results.ErrUnavailable, b.timeout)
+			}
+			t.Reset(wait)
+		}
+	}
 }
 
 // sender stores the chunks sent on d.rows, one INSERT each, until d.rows
@@ -110,6 +142,7 @@ func (d *draft) sender() error {
 		if err != nil {
 			return err
 		}
+		d.b.answered()
 		idle.Reset(d.b.timeout / 3)
 	}
 }
@@ -261,6 +294,7 @@ func (d *draft) Commit(ctx context.Context, header []byte) error {
 			return d.fail(err)
 		}
 	}
+	d.b.answered()
 	d.fin = true
 	d.cancel()
 	d.release()

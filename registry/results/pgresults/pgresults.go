@@ -77,11 +77,13 @@ type Options struct {
 	Schema string
 	// MaxConns caps the connection pool; zero means pgxpool's default
 	// (at least 4). It must be at least 2 (Open refuses 1). Every output
-	// being written holds one connection until it commits,
-	// so at most MaxConns-1 outputs are written at once (more wait their
-	// turn): one connection is always left for reading pages and for the
-	// health check, which a burst of large outputs would otherwise keep
-	// waiting.
+	// being written holds one connection until it commits, so at most
+	// MaxConns-1 outputs are written at once: one connection is always
+	// left for reading pages and for the health check, which a burst of
+	// large outputs would otherwise keep waiting. More outputs wait their
+	// turn while the database answers the ones being written; one that
+	// has waited a StatementTimeout in which it answered none of them
+	// fails as results.ErrUnavailable.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means 30 seconds.
 	// Storing an output is many statements (one per chunk), so it bounds
@@ -98,6 +100,10 @@ type Backend struct {
 	// writers holds a token per output being written: its capacity is
 	// the pool's size less the connection kept for reads (at least 1).
 	writers chan struct{}
+	// heard is when the database last answered a writer, as time since
+	// epoch (monotonic): a writer waits for its turn while it answers.
+	heard atomic.Int64
+	epoch time.Time
 	// rows remembers the rows of outputs opened lately: a committed
 	// output never changes, so paging through one reads its row once. A
 	// read that finds the output's chunks gone checks the row again.
@@ -137,8 +143,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 	if timeout <= 0 {
 		timeout = pgpool.DefaultStatementTimeout
 	}
-	return &Backend{pool: pool, timeout: timeout, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1))}, nil
+	return &Backend{pool: pool, timeout: timeout, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1)), epoch: time.Now()}, nil
 }
+
+// now is the time since b.epoch.
+func (b *Backend) now() time.Duration { return time.Since(b.epoch) }
+
+// answered records that the database has just answered a writer.
+func (b *Backend) answered() { b.heard.Store(int64(b.now())) }
 
 // Close closes the pool. Later calls do nothing.
 func (b *Backend) Close() error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,4 +130,66 @@ func TestBackend_StalledMidWriteFailsSoon(t *testing.T) {
 	assert.Less(t, int(src.given.Load()), len(src.pieces)/2, "the write went on long after the database stopped answering")
 	outage.Down() // closes the silenced connections rather than have the pool wait on each as it closes
 	assertEmpty(t, dsn, schema)
+}
+
+// Large outputs queued behind a database that stopped answering do not
+// each wait for the one before to give up: every Put fails as
+// unavailable within about one statement timeout (here 2 s; a writer's
+// own statements are given a margin of as long again), where writers
+// waiting for their turn used to fail one timeout after another (4, 8,
+// 12, 16 s for 12 writers on 3 writing connections).
+func TestBackend_WritersBehindStalledDatabaseFailTogether(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	outage, via := pgtest.NewOutage(t, dsn)
+	const timeout = 2 * time.Second
+	_, st := openTimed(t, via, schema, timeout, 4) // 3 writers at once
+	_, err := st.Put(context.Background(), strings.NewReader("the database answers\n"))
+	require.NoError(t, err)
+	outage.Silence()
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	took := make([]time.Duration, 12)
+	errs := make([]error, len(took))
+	for i := range took {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = st.Put(context.Background(), strings.NewReader(strings.Repeat("a large output\n", 100_000)))
+			took[i] = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.ErrorIs(t, err, results.ErrUnavailable, "writer %d", i)
+		// One statement timeout and its margin (4 s), and as long again
+		// for a loaded machine: the next turn of the old queue came at 8 s.
+		assert.Less(t, took[i], 4*timeout-500*time.Millisecond, "writer %d", i)
+	}
+	t.Logf("writers failed after %v", took)
+	outage.Down() // connections still being made fail now, not at their connect timeout
+}
+
+// A writer waits its turn for as long as the database answers the writer
+// ahead, even past the statement timeout: a long write on a healthy
+// database does not fail the outputs queued behind it.
+func TestBackend_WriterWaitsItsTurnWhileTheDatabaseAnswers(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	const timeout = time.Second
+	_, st := openTimed(t, dsn, schema, timeout, 2) // one writer at once
+	slow := &paced{pieces: []string{"first\n", "second\n"}, pauses: []time.Duration{0, 4 * timeout}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.Put(context.Background(), slow)
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return slow.given.Load() > 0 }, 10*time.Second, 10*time.Millisecond)
+	queued, err := st.Put(context.Background(), strings.NewReader("queued\n"))
+	require.NoError(t, err, "the output queued behind a long write")
+	require.NoError(t, <-done)
+	p, err := st.Query(context.Background(), results.Request{Handle: queued.Handle, Offset: 1, Limit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"queued"}, p.Lines)
 }
