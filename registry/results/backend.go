@@ -18,7 +18,11 @@ import (
 // registry/results/pgresults keeps outputs in PostgreSQL, so that any host
 // given the same database pages an output another host stored. A Backend
 // must be safe for concurrent use; the Store checks every header and
-// offset it reads, so a Backend need not.
+// offset it reads, so a Backend need not. Every query reads the output
+// past its index's header at least once — a page past the end reads the
+// index's last entry — so a Backend whose Open answers from a cache finds
+// an output removed since when that read finds its bytes gone (an error
+// wrapping fs.ErrNotExist).
 type Backend interface {
 	// Create starts writing the output handle. Nothing of it is visible
 	// to Open or Scan before its Draft commits.

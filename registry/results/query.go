@@ -248,6 +248,17 @@ func (r *output) entries(first, n int64) ([]int64, error) {
 	return e, nil
 }
 
+// confirm reads and checks the index's last entry (where the text ends),
+// for a query that reads no line — a page past the end, a search of an
+// output without lines: every query reads the output past its header
+// once, so that a Backend whose Open answered from a cache (pgresults)
+// finds an output removed since, and reports it gone rather than serving
+// an empty page.
+func (r *output) confirm() error {
+	_, err := r.entries(r.hdr.lines, 0)
+	return err
+}
+
 // page reads lines offset..offset+count-1, or fewer when the page reaches
 // maxBytes (at least one line) or the end.
 func (r *output) page(offset, count, maxBytes int) (Page, error) {
@@ -255,7 +266,7 @@ func (r *output) page(offset, count, maxBytes int) (Page, error) {
 	p := Page{Lines: []string{}, TotalLines: int(total), Offset: offset}
 	first := int64(offset) - 1
 	if first >= total {
-		return p, nil
+		return p, r.confirm()
 	}
 	n := min(int64(count), total-first)
 	e, err := r.entries(first, n)
@@ -346,7 +357,7 @@ var errStop = errors.New("stop")
 func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) (int64, error) {
 	n := r.hdr.lines
 	if n == 0 {
-		return 0, nil
+		return 0, r.confirm()
 	}
 	idx := bufio.NewReaderSize(io.NewSectionReader(r.idx, headerSize, entrySize*(n+1)), 64<<10)
 	data := bufio.NewReaderSize(io.NewSectionReader(r.data, 0, r.hdr.size), copyBuffer)

@@ -193,3 +193,44 @@ func TestBackend_WriterWaitsItsTurnWhileTheDatabaseAnswers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"queued"}, p.Lines)
 }
+
+// A host that paged an output remembers its row; when another host
+// evicts the output, a page past its end — which reads no line — reports
+// it expired as the other host does, not an empty page.
+func TestBackend_RemovedElsewherePastTheEndIsExpired(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	a := openPG(t, dsn, schema, results.Options{})
+	lines := make([]string, 100)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d", i+1)
+	}
+	stored, err := a.Put(context.Background(), strings.NewReader(strings.Join(lines, "\n")))
+	require.NoError(t, err)
+	empty, err := a.Put(context.Background(), strings.NewReader(""))
+	require.NoError(t, err)
+	for _, h := range []string{stored.Handle, empty.Handle} {
+		_, err = a.Query(context.Background(), results.Request{Handle: h, Offset: 1, Limit: 10})
+		require.NoError(t, err)
+	}
+
+	b := openPG(t, dsn, schema, results.Options{MaxDirBytes: 300_000, MaxOutputBytes: 200_000, SweepInterval: 50 * time.Millisecond})
+	for i := range 3 {
+		_, err := b.Put(context.Background(), strings.NewReader(strings.Repeat(fmt.Sprintf("output %d of host b\n", i), 6_000)))
+		require.NoError(t, err)
+	}
+	for _, h := range []string{stored.Handle, empty.Handle} {
+		_, err = b.Query(context.Background(), results.Request{Handle: h, Offset: 1, Limit: 1})
+		require.ErrorIs(t, err, results.ErrExpired, "host b evicted it")
+		for _, off := range []int{101, 5000, 1} {
+			if h == stored.Handle && off == 1 {
+				continue // a page with lines: TestBackend_RemovedByAnotherHostAfterPaging
+			}
+			_, err = a.Query(context.Background(), results.Request{Handle: h, Offset: off, Limit: 10})
+			require.ErrorIs(t, err, results.ErrExpired, "offset %d", off)
+			assert.Contains(t, err.Error(), "size limit")
+		}
+		_, err = a.Query(context.Background(), results.Request{Handle: h, Offset: 1, Limit: 10, Search: "x"})
+		require.ErrorIs(t, err, results.ErrExpired, "a search")
+	}
+}
