@@ -230,23 +230,31 @@ func TestBindStop(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s.GetTool("say").Tool.Name, "say"))
 }
 
-// Over mcp-go's streamable HTTP transport the raw arguments are read, so
-// an integer above 2^53 arrives exact.
-func TestOverStreamableHTTP_ExactIntegers(t *testing.T) {
-	s := mcpgo.NewServer(testRegistry(t), mcpgo.Options{Logger: quiet})
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
-	defer hs.Close()
-	c, err := client.NewStreamableHttpClient(hs.URL)
+// connectHTTP serves reg on an mcp-go server over streamable HTTP on
+// 127.0.0.1 and connects mcp-go's HTTP client (with opts), initialized;
+// ctx bounds the test's calls.
+func connectHTTP(t *testing.T, reg *registry.Registry, opts ...transport.StreamableHTTPCOption) (context.Context, *client.Client) {
+	t.Helper()
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(mcpgo.NewServer(reg, mcpgo.Options{Logger: quiet})))
+	t.Cleanup(hs.Close)
+	c, err := client.NewStreamableHttpClient(hs.URL, opts...)
 	require.NoError(t, err)
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	require.NoError(t, c.Start(ctx))
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
 	_, err = c.Initialize(ctx, init)
 	require.NoError(t, err)
+	return ctx, c
+}
+
+// Over mcp-go's streamable HTTP transport the raw arguments are read, so
+// an integer above 2^53 arrives exact.
+func TestOverStreamableHTTP_ExactIntegers(t *testing.T) {
+	ctx, c := connectHTTP(t, testRegistry(t))
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "add"
 	req.Params.Arguments = json.RawMessage(`{"a":9007199254740993,"b":0}`)
@@ -331,19 +339,7 @@ func TestCallTool_RequestInfoOnTheContext(t *testing.T) {
 		return result.Ok(map[string]any{"transport": info.Transport,
 			"traceparent": info.Meta["traceparent"], "header": info.Header.Get("X-Test")}), nil
 	}, registry.ToolOptions{Doc: "Says what the request carried."}))
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(mcpgo.NewServer(reg, mcpgo.Options{Logger: quiet})))
-	defer hs.Close()
-	c, err := client.NewStreamableHttpClient(hs.URL, transport.WithHTTPHeaders(map[string]string{"X-Test": "yes"}))
-	require.NoError(t, err)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, c.Start(ctx))
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
-	_, err = c.Initialize(ctx, init)
-	require.NoError(t, err)
+	ctx, c := connectHTTP(t, reg, transport.WithHTTPHeaders(map[string]string{"X-Test": "yes"}))
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "who"
 	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
@@ -355,20 +351,7 @@ func TestCallTool_RequestInfoOnTheContext(t *testing.T) {
 
 // Null arguments are no arguments, as under adapters/mcpserver and REST.
 func TestCallTool_NullArgumentsAreNone(t *testing.T) {
-	s := mcpgo.NewServer(testRegistry(t), mcpgo.Options{Logger: quiet})
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
-	defer hs.Close()
-	c, err := client.NewStreamableHttpClient(hs.URL)
-	require.NoError(t, err)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, c.Start(ctx))
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "0"}
-	_, err = c.Initialize(ctx, init)
-	require.NoError(t, err)
+	ctx, c := connectHTTP(t, testRegistry(t))
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "say"
 	req.Params.Arguments = json.RawMessage(`null`)

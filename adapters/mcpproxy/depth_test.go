@@ -26,16 +26,20 @@ import (
 // instead of starting again at zero on the other host, which recursed
 // until file descriptors ran out.
 func TestCall_DepthTravelsAcrossHostsProxyingEachOther(t *testing.T) {
-	one, two := newRegistry(), newRegistry()
-	addSnippets(t, one, map[string]snippet.Definition{"ping": {Body: "two.snippet.pong()"}})
-	addSnippets(t, two, map[string]snippet.Definition{"pong": {Body: "one.snippet.ping()"}})
-	proxyEachOther(t, one, two, "two.snippet.pong", "one.snippet.ping")
+	for _, by := range servedBy {
+		t.Run(by.name, func(t *testing.T) {
+			one, two := newRegistry(), newRegistry()
+			addSnippets(t, one, map[string]snippet.Definition{"ping": {Body: "two.snippet.pong()"}})
+			addSnippets(t, two, map[string]snippet.Definition{"pong": {Body: "one.snippet.ping()"}})
+			proxyEachOther(t, by.serve, one, two, "two.snippet.pong", "one.snippet.ping")
 
-	res, err := one.Invoke(callCtx(t), "snippet.ping", nil)
-	require.NoError(t, err)
-	require.False(t, res.Success)
-	assert.Contains(t, res.Error, "deep through other servers")
-	assert.Contains(t, res.Error, "does a snippet call itself?")
+			res, err := one.Invoke(callCtx(t), "snippet.ping", nil)
+			require.NoError(t, err)
+			require.False(t, res.Success)
+			assert.Contains(t, res.Error, "deep through other servers")
+			assert.Contains(t, res.Error, "does a snippet call itself?")
+		})
+	}
 }
 
 // A call already registry.MaxCallDepth deep is not forwarded, and the
@@ -96,20 +100,24 @@ func TestCall_HopAddsNoNestingLevel(t *testing.T) {
 // calls it started (toolpack/calls_used). Each host counted from zero
 // before: snippets of ten steps four levels deep made over 12,000 calls.
 func TestCall_BudgetHeldAcrossHosts(t *testing.T) {
-	one, two := newRegistry(), newRegistry()
-	var leaves atomic.Int64
-	require.NoError(t, two.Add(&registry.Tool{Name: "leaf", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
-		leaves.Add(1)
-		return result.Ok[any]("leaf"), nil
-	}}))
-	ten := func(call string) snippet.Definition { return snippet.Definition{Body: strings.Repeat(call+"\n", 10)} }
-	addSnippets(t, one, map[string]snippet.Definition{"l1": ten("two.snippet.l2()"), "l3": ten("two.snippet.l4()")})
-	addSnippets(t, two, map[string]snippet.Definition{"l2": ten("one.snippet.l3()"), "l4": ten("leaf()")})
-	proxyEachOther(t, one, two, "two.snippet.l2", "one.snippet.l3")
+	for _, by := range servedBy {
+		t.Run(by.name, func(t *testing.T) {
+			one, two := newRegistry(), newRegistry()
+			var leaves atomic.Int64
+			require.NoError(t, two.Add(&registry.Tool{Name: "leaf", Description: "d", Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+				leaves.Add(1)
+				return result.Ok[any]("leaf"), nil
+			}}))
+			ten := func(call string) snippet.Definition { return snippet.Definition{Body: strings.Repeat(call+"\n", 10)} }
+			addSnippets(t, one, map[string]snippet.Definition{"l1": ten("two.snippet.l2()"), "l3": ten("two.snippet.l4()")})
+			addSnippets(t, two, map[string]snippet.Definition{"l2": ten("one.snippet.l3()"), "l4": ten("leaf()")})
+			proxyEachOther(t, by.serve, one, two, "two.snippet.l2", "one.snippet.l3")
 
-	res, err := one.Invoke(callCtx(t), "snippet.l1", nil)
-	require.NoError(t, err)
-	require.False(t, res.Success)
-	assert.Contains(t, res.Error, "the most one run may")
-	assert.Less(t, leaves.Load(), int64(snippet.MaxRunCalls), "the leaves are within the one run's budget")
+			res, err := one.Invoke(callCtx(t), "snippet.l1", nil)
+			require.NoError(t, err)
+			require.False(t, res.Success)
+			assert.Contains(t, res.Error, "the most one run may")
+			assert.Less(t, leaves.Load(), int64(snippet.MaxRunCalls), "the leaves are within the one run's budget")
+		})
+	}
 }

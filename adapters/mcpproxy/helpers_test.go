@@ -218,13 +218,28 @@ func closeBounded(t *testing.T, p *mcpproxy.Proxy) {
 	}
 }
 
+// sdkServed is a server config reaching reg served by the official SDK
+// (adapters/mcpserver) over an in-memory connection; mcpgoServed (in
+// mcpgo_test.go) one served by mark3labs/mcp-go over streamable HTTP.
+func sdkServed(_ *testing.T, name string, reg *registry.Registry) mcpproxy.Config {
+	return mcpproxy.Config{Name: name, Transport: inMemory(mcpserver.NewServer(reg, mcpserver.Options{}))}
+}
+
+// servedBy are the ways a host serves its registry that the loop
+// protections must hold for, each a subtest of the tests that range over
+// them.
+var servedBy = []struct {
+	name  string
+	serve func(t *testing.T, name string, reg *registry.Registry) mcpproxy.Config
+}{{"go-sdk", sdkServed}, {"mcp-go", mcpgoServed}}
+
 // proxyEachOther makes one proxy two (as server "two") and two proxy one
-// (as "one"), over in-memory MCP connections to each registry's own
-// server, and waits until one serves onOne and two serves onTwo.
-func proxyEachOther(t *testing.T, one, two *registry.Registry, onOne, onTwo string) {
+// (as "one"), each reaching the other's registry as serve serves it, and
+// waits until one serves onOne and two serves onTwo.
+func proxyEachOther(t *testing.T, serve func(*testing.T, string, *registry.Registry) mcpproxy.Config, one, two *registry.Registry, onOne, onTwo string) {
 	t.Helper()
-	newProxy(t, one, []mcpproxy.Config{{Name: "two", Transport: inMemory(mcpserver.NewServer(two, mcpserver.Options{}))}}, mcpproxy.Options{})
-	newProxy(t, two, []mcpproxy.Config{{Name: "one", Transport: inMemory(mcpserver.NewServer(one, mcpserver.Options{}))}}, mcpproxy.Options{})
+	newProxy(t, one, []mcpproxy.Config{serve(t, "two", two)}, mcpproxy.Options{})
+	newProxy(t, two, []mcpproxy.Config{serve(t, "one", one)}, mcpproxy.Options{})
 	require.Eventually(t, func() bool {
 		_, _, a := one.Resolve(onOne)
 		_, _, b := two.Resolve(onTwo)
