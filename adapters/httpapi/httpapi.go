@@ -324,7 +324,7 @@ func (h *Handler) invoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, typ, msg, nil)
 		return
 	}
-	if t := bytes.TrimSpace(body); len(t) == 0 || string(t) == "null" {
+	if t := bytes.Trim(body, " \t\r\n"); len(t) == 0 || string(t) == "null" { // JSON's white space only
 		body = nil // no arguments, as an MCP call's absent or null arguments
 	}
 	ctx := registry.WithRequest(r.Context(), &registry.RequestInfo{

@@ -114,7 +114,7 @@ func TestInvoke_BlankOrNullBodyIsNoArguments(t *testing.T) {
 		resp.Body.Close()
 		assert.Equal(t, http.StatusOK, resp.StatusCode, "body %q: %s", body, got)
 	}
-	for _, body := range []string{"nul", "[]", `"x"`, "null null"} {
+	for _, body := range []string{"nul", "[]", `"x"`, "null null", "\u00a0", "\v", "\f", "\u0085"} { // not JSON's white space
 		resp, err := client.Post(srv.URL+"/tools/hello/invoke", "application/json", strings.NewReader(body))
 		require.NoError(t, err)
 		resp.Body.Close()

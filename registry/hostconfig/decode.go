@@ -585,7 +585,7 @@ func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
 			// number), a long integer keeps its digits.
 			return json.Number(s.Value), true
 		case "!!str":
-			if s.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 && jsonNumberRE.MatchString(s.Value) {
+			if s.Style&(yaml.TaggedStyle|yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 && jsonNumberRE.MatchString(s.Value) {
 				// A plain number past float64 (1e400): the YAML library
 				// makes it a string, which would pass silently as one.
 				d.bad(n, key, "expected a number JSON can hold, got %s; quote it for a string", quote(s.Value))

@@ -557,7 +557,7 @@ func TestLoad_SnippetRules(t *testing.T) {
   badparam: {body: x, params: {"1x": {}}}
   nan: {body: x, params: {v: {default: .nan}}}
   nullsnip:
-  huge: {body: x, params: {v: {default: 1e400}, w: {default: "1e400"}, x: {default: -2E+999}}}
+  huge: {body: x, params: {v: {default: 1e400}, w: {default: "1e400"}, x: {default: -2E+999}, y: {default: !!str 1e400}, z: {default: !!str 12345}}}
 `})
 	_, err := load(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{

@@ -123,7 +123,21 @@ func (b *Backend) turn(ctx context.Context, handle string) error {
 // (idle_in_transaction_session_timeout, set to the statement timeout) and
 // a database that stopped answering is found in about one timeout, not at
 // the next chunk.
-func (d *draft) sender() error {
+//
+// When a statement fails, the write has failed: the sender rolls the
+// transaction back and gives the writer's turn back at once, and the next
+// Write says so, instead of holding both until a slow source ends (the
+// outputs queued behind it then failed as unavailable on a database that
+// answers).
+func (d *draft) sender() (err error) {
+	defer func() {
+		if err != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), d.b.timeout)
+			_ = d.tx.Rollback(rctx)
+			cancel()
+			d.release()
+		}
+	}()
 	idle := time.NewTimer(d.b.timeout / 3)
 	defer idle.Stop()
 	for {
@@ -157,11 +171,24 @@ func (d *draft) fail(err error) error {
 	return d.err
 }
 
-// Write appends p to the blob, sending every chunk it completes.
+// Write appends p to the blob, sending every chunk it completes. It fails
+// as soon as the sender has (a slow source learns it at its next write,
+// not at its next full chunk).
 func (w *blobWriter) Write(p []byte) (int, error) {
 	d := w.d
 	if d.err != nil {
 		return 0, d.err
+	}
+	if !d.end {
+		select {
+		case err := <-d.done:
+			d.end = true
+			if err == nil {
+				err = errors.New("the chunks' sender ended early")
+			}
+			return 0, d.fail(err)
+		default:
+		}
 	}
 	n := len(p)
 	for len(p) > 0 {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -233,4 +234,39 @@ func TestBackend_RemovedElsewherePastTheEndIsExpired(t *testing.T) {
 		_, err = a.Query(context.Background(), results.Request{Handle: h, Offset: 1, Limit: 10, Search: "x"})
 		require.ErrorIs(t, err, results.ErrExpired, "a search")
 	}
+}
+
+// A write whose connection the server ended (a restart, a failover; the
+// database itself answers) gives its writer's turn back at once and fails
+// at its source's next write: before, a slow source kept the dead write's
+// turn until it ended, and the output queued behind it failed as
+// unavailable ("the database answered none…") on a healthy database.
+func TestBackend_DeadWriteGivesItsTurnBackAtOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	const timeout = time.Second
+	_, st := openTimed(t, dsn, schema, timeout, 2) // one writer at once
+	slow := &paced{}
+	for i := range 40 { // 40 lines, 250 ms apart: 10 s
+		slow.pieces = append(slow.pieces, fmt.Sprintf("line %d\n", i))
+		slow.pauses = append(slow.pauses, 250*time.Millisecond)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.Put(context.Background(), slow)
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return slow.given.Load() > 1 }, 10*time.Second, 10*time.Millisecond)
+	c, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer c.Close(context.Background())
+	var n int
+	require.NoError(t, c.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND state LIKE 'idle in transaction%'`, "pgresults:"+schema).Scan(&n))
+	require.Equal(t, 1, n)
+
+	h, err := st.Put(context.Background(), strings.NewReader("queued\n"))
+	require.NoError(t, err, "the database answers: the output queued behind the dead write is stored")
+	assert.NotEmpty(t, h.Handle)
+	require.Error(t, <-done)
+	assert.Less(t, int(slow.given.Load()), len(slow.pieces), "the dead write failed before its source ended")
 }

@@ -101,8 +101,8 @@ func (s *Sink) Close() error {
 // text makes s storable in a text column: PostgreSQL refuses NUL and
 // invalid UTF-8 (SQLSTATE 22021), and one such record (a tool registered
 // with a pack name that is not UTF-8) would fail every flush of its batch
-// for good; each is replaced by U+FFFD, as the file store's JSON does for
-// invalid UTF-8.
+// for good; NUL and each run of invalid bytes are replaced by U+FFFD (the
+// file store's JSON writes one per invalid byte).
 func text(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
