@@ -397,7 +397,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		defer d.Close()
 		served = d.Registry()
 		if traced != nil {
-			served.UseOuter(traced) // a span per call of the three meta-tools; call_tool's tool is its child
+			served.UseOuter(metaToolsOnly(traced)) // a span per call of the three meta-tools; call_tool's tool is its child
 		}
 		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(visible, ","))
 	}
@@ -570,6 +570,13 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	defer cancel()
 	go func() {
 		calls.wait(sctx)
+		// The last answers are written; a client reads them on its own
+		// goroutine, and one that sees its event stream end first takes
+		// the session for lost and fails the calls it has not read yet.
+		select {
+		case <-time.After(streamLinger):
+		case <-sctx.Done():
+		}
 		endStreams()
 	}()
 	if err := hs.Shutdown(sctx); err != nil {
@@ -582,6 +589,10 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	log.Info("stopped")
 	return nil
 }
+
+// streamLinger is how long event streams outlive the last other request
+// at shutdown, for the clients to read the answers it wrote.
+const streamLinger = 250 * time.Millisecond
 
 // inFlight counts the requests running other than event streams.
 type inFlight struct {

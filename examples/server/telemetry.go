@@ -11,7 +11,9 @@ import (
 
 	"github.com/toolpack-go/toolpack/internal/sparselog"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/disclosure"
 	"github.com/toolpack-go/toolpack/registry/telemetry"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // startTelemetry traces and measures every tool call when the OTEL_*
@@ -113,3 +115,22 @@ var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 func (s sdkLog) WithValues(...any) logr.LogSink { return s }
 
 func (s sdkLog) WithName(string) logr.LogSink { return s }
+
+// metaToolsOnly applies mw to the calls of progressive disclosure's
+// meta-tools only: a visible tool's copy (-visible-tools) forwards to the
+// full registry, which traces and counts the call already (it was traced
+// and counted twice).
+func metaToolsOnly(mw registry.Middleware) registry.Middleware {
+	return func(next registry.Handler) registry.Handler {
+		traced := mw(next)
+		return func(ctx context.Context, c *registry.Call) (result.Result[any], error) {
+			if c != nil && c.Tool != nil {
+				switch c.Tool.BaseName {
+				case disclosure.SearchTools, disclosure.DescribeTool, disclosure.CallTool:
+					return traced(ctx, c)
+				}
+			}
+			return next(ctx, c)
+		}
+	}
+}

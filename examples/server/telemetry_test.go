@@ -158,7 +158,7 @@ func TestE2E_SIGTERMLetsRunningCallsFinishAndExportsTheirSpans(t *testing.T) {
 	defer cs.Close()
 	mcpDone := make(chan error, 1)
 	go func() {
-		params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"n": 10, "delay_ms": 100}}
+		params := &sdk.CallToolParams{Name: "count", Arguments: map[string]any{"n": 30, "delay_ms": 100}}
 		params.SetProgressToken("p1")
 		res, err := cs.CallTool(ctx, params)
 		if err == nil && res.IsError {
@@ -168,7 +168,7 @@ func TestE2E_SIGTERMLetsRunningCallsFinishAndExportsTheirSpans(t *testing.T) {
 	}()
 	restDone := make(chan error, 1)
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/count/invoke", strings.NewReader(`{"n":10,"delay_ms":100}`))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/count/invoke", strings.NewReader(`{"n":30,"delay_ms":100}`))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
@@ -180,12 +180,15 @@ func TestE2E_SIGTERMLetsRunningCallsFinishAndExportsTheirSpans(t *testing.T) {
 		}
 		restDone <- err
 	}()
-	select { // the MCP call is under way (1 s): it reported progress
+	select { // the MCP call is under way (3 s): it reported progress
 	case <-progressed:
 	case <-ctx.Done():
 		t.Fatal("no progress from the call")
 	}
-	time.Sleep(100 * time.Millisecond) // and the REST call, sent at the same time
+	// The REST call, sent at the same time, is under way too, and the
+	// client's event stream (opened after initialize, on its own) is open:
+	// one opened after the signal would be refused, as any new connection.
+	time.Sleep(time.Second)
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
 	assert.NoError(t, <-mcpDone, "the MCP call in flight gets its answer")
 	assert.NoError(t, <-restDone, "the REST call in flight gets its answer")
@@ -237,17 +240,19 @@ func spanCollector(t *testing.T) (string, func() []string) {
 
 // Under progressive disclosure the three meta-tools are traced too
 // (search_tools and describe_tool left no span; call_tool's tool is the
-// child of its span).
+// child of its span), and a visible tool's call once, not also as its
+// copy among the meta-tools.
 func TestE2E_ProgressiveDisclosureMetaToolsTraced(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
 	defer cancel()
 	colURL, spanNames := spanCollector(t)
 	env := append(serverEnv(startBackend(t)), "OTEL_EXPORTER_OTLP_ENDPOINT="+colURL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
-	s := startHTTP(t, ctx, env, "-disclosure", "progressive")
+	s := startHTTP(t, ctx, env, "-disclosure", "progressive", "-visible-tools", "echo")
 	for _, c := range []struct{ tool, body string }{
 		{"search_tools", `{"query":"echo"}`},
 		{"describe_tool", `{"name":"echo"}`},
 		{"call_tool", `{"name":"echo","arguments":{"text":"hi"}}`},
+		{"echo", `{"text":"visible"}`},
 	} {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/"+c.tool+"/invoke", strings.NewReader(c.body))
 		req.Header.Set("Content-Type", "application/json")
@@ -268,4 +273,11 @@ func TestE2E_ProgressiveDisclosureMetaToolsTraced(t *testing.T) {
 	for _, want := range []string{"search_tools", "describe_tool", "call_tool", "echo"} {
 		assert.Contains(t, spans, want)
 	}
+	echoes := 0
+	for _, n := range spans {
+		if n == "echo" {
+			echoes++
+		}
+	}
+	assert.Equal(t, 2, echoes, "echo through call_tool and echo called as a visible tool, once each: %v", spans)
 }
