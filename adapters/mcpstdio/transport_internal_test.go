@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"pgregory.net/rapid"
 )
 
@@ -447,7 +449,7 @@ func TestStop_ReadsNoMoreAndWaitsForTheAnswers(t *testing.T) {
 			} else {
 				r = struct{ io.Reader }{sr} // no deadlines: read by a goroutine
 			}
-			var out syncBuf
+			var out testlog.Buffer
 			c := newConn(r, &out, o)
 			defer c.Close()
 			ctx := context.Background()
@@ -483,22 +485,4 @@ func TestStop_ReadsNoMoreAndWaitsForTheAnswers(t *testing.T) {
 			assert.Equal(t, `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n", out.String(), "the answer was written")
 		})
 	}
-}
-
-// syncBuf is a bytes.Buffer safe for concurrent use.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

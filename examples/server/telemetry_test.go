@@ -62,12 +62,7 @@ func TestE2E_OpenTelemetryExport(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-s.done:
-		require.NoError(t, err, "stderr:\n%s", s.stderr)
-	case <-ctx.Done():
-		t.Fatal("server did not stop")
-	}
+	waitStopped(t, ctx, s)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Contains(t, paths, "/v1/traces")
@@ -120,12 +115,7 @@ func TestE2E_OpenTelemetrySDKMessagesWithoutSecrets(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_CERTIFICATE=/nonexistent/collector-ca.pem", "OTEL_EXPORTER_OTLP_HEADERS=x-api-key=TOPSECRET-KEY-2")
 	s := startHTTP(t, ctx, env)
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-s.done:
-		require.NoError(t, err, "stderr:\n%s", s.stderr)
-	case <-ctx.Done():
-		t.Fatal("server did not stop")
-	}
+	waitStopped(t, ctx, s)
 	out := s.stderr.String()
 	assert.Contains(t, out, `msg="OpenTelemetry: read tls ca cert file"`, "the SDK's message, in the server's log format")
 	assert.NotContains(t, out, "TOPSECRET")
@@ -192,12 +182,7 @@ func TestE2E_SIGTERMLetsRunningCallsFinishAndExportsTheirSpans(t *testing.T) {
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
 	assert.NoError(t, <-mcpDone, "the MCP call in flight gets its answer")
 	assert.NoError(t, <-restDone, "the REST call in flight gets its answer")
-	select {
-	case err := <-s.done:
-		require.NoError(t, err, "stderr:\n%s", s.stderr)
-	case <-ctx.Done():
-		t.Fatal("server did not stop")
-	}
+	waitStopped(t, ctx, s)
 	spans := spanNames()
 	counts := 0
 	for _, n := range spans {
@@ -263,12 +248,7 @@ func TestE2E_ProgressiveDisclosureMetaToolsTraced(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", c.tool, body)
 	}
 	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-s.done:
-		require.NoError(t, err, "stderr:\n%s", s.stderr)
-	case <-ctx.Done():
-		t.Fatal("server did not stop")
-	}
+	waitStopped(t, ctx, s)
 	spans := spanNames()
 	for _, want := range []string{"search_tools", "describe_tool", "call_tool", "echo"} {
 		assert.Contains(t, spans, want)
@@ -280,4 +260,15 @@ func TestE2E_ProgressiveDisclosureMetaToolsTraced(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, echoes, "echo through call_tool and echo called as a visible tool, once each: %v", spans)
+}
+
+// waitStopped waits for the server to exit cleanly, within ctx.
+func waitStopped(t *testing.T, ctx context.Context, s *httpServer) {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, "stderr:\n%s", s.stderr)
+	case <-ctx.Done():
+		t.Fatal("server did not stop")
+	}
 }
