@@ -23,22 +23,24 @@ import (
 // FromRequest returns ctx when it carries a span of its own (a toolpack
 // host's tool span, or its caller's in a nested call). Otherwise it
 // returns ctx with the caller's trace context, read by prop from the
-// request registry.Request(ctx) describes: the MCP request's _meta first
-// (any transport), then the HTTP headers (REST, MCP over streamable HTTP).
-// What prop cannot read (a malformed traceparent) is left out; with
-// neither, ctx is returned as it is.
+// request registry.Request(ctx) describes: each field (traceparent,
+// baggage, …) from the MCP request's _meta (any transport) when it is
+// there and readable, else from the HTTP headers (REST, MCP over
+// streamable HTTP). What prop cannot read (a malformed traceparent) is
+// left out; with neither, ctx is returned as it is. Baggage in _meta
+// counts without a traceparent beside it (over stdio, the only carrier).
 func FromRequest(ctx context.Context, prop propagation.TextMapPropagator) context.Context {
 	if trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx
 	}
 	info := registry.Request(ctx)
-	if info.Meta != nil {
-		if out := prop.Extract(ctx, mcpmap.MetaCarrier(info.Meta)); trace.SpanContextFromContext(out).IsValid() {
-			return out
-		}
-	}
+	// Headers first, then _meta over them: each propagator leaves the
+	// context as it is for a field the carrier lacks or cannot read.
 	if info.Header != nil {
-		return prop.Extract(ctx, propagation.HeaderCarrier(info.Header))
+		ctx = prop.Extract(ctx, propagation.HeaderCarrier(info.Header))
+	}
+	if info.Meta != nil {
+		ctx = prop.Extract(ctx, mcpmap.MetaCarrier(info.Meta))
 	}
 	return ctx
 }
