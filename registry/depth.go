@@ -119,6 +119,22 @@ func BudgetOf(ctx context.Context) *Budget {
 	return b
 }
 
+// WithForwardedBounds returns ctx with the bounds a call forwarded by
+// another host (adapters/mcpproxy) carries in its MCP _meta, so that they
+// count toward this host's: how deep it is in calls made by tools
+// (MetaCallDepth, WithCallDepth) and how many calls its run may still
+// start (MetaCallBudget, WithBudget). A _meta with neither leaves ctx as
+// it is. The MCP adapters call it with each request's _meta.
+func WithForwardedBounds(ctx context.Context, meta map[string]any) context.Context {
+	if d := CallDepthFromMeta(meta); d > 0 {
+		ctx = WithCallDepth(ctx, d)
+	}
+	if n, ok := CountFromMeta(meta, MetaCallBudget, MaxRunCalls); ok {
+		ctx = WithBudget(ctx, NewBudget(n))
+	}
+	return ctx
+}
+
 // CountFromMeta reads a whole number from 0 to limit under key of an MCP
 // _meta (MetaCallBudget, MetaCallsUsed); ok is false when it is absent or
 // not such a number (larger is taken as limit).

@@ -67,3 +67,20 @@ func TestBudget_TakeSpendAndCountFromMeta(t *testing.T) {
 		assert.False(t, ok, "%v", v)
 	}
 }
+
+// A forwarded call's _meta gives the call its depth and its run's calls
+// left, both within this host's bounds; a _meta with neither leaves the
+// context as it is.
+func TestWithForwardedBounds_DepthAndBudgetFromMeta(t *testing.T) {
+	ctx := registry.WithForwardedBounds(t.Context(), map[string]any{registry.MetaCallDepth: float64(3), registry.MetaCallBudget: float64(40)})
+	assert.Equal(t, 3, registry.CallDepth(ctx))
+	if assert.NotNil(t, registry.BudgetOf(ctx)) {
+		assert.Equal(t, int64(40), registry.BudgetOf(ctx).Left())
+	}
+	ctx = registry.WithForwardedBounds(t.Context(), map[string]any{registry.MetaCallDepth: float64(1e9), registry.MetaCallBudget: float64(1e9)})
+	assert.Equal(t, registry.MaxCallDepth, registry.CallDepth(ctx))
+	assert.Equal(t, int64(registry.MaxRunCalls), registry.BudgetOf(ctx).Left())
+	ctx = registry.WithForwardedBounds(t.Context(), map[string]any{"traceparent": "x"})
+	assert.Zero(t, registry.CallDepth(ctx))
+	assert.Nil(t, registry.BudgetOf(ctx))
+}

@@ -51,7 +51,6 @@
 package mcpgo
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -233,7 +232,7 @@ func (b *binding) serverTool(t *registry.Tool) (server.ServerTool, error) {
 // call runs one tools/call through the registry.
 func (b *binding) call(ctx context.Context, name string, shape mcpmap.Shape, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	raw := req.Params.RawArguments
-	if t := bytes.TrimSpace(raw); string(t) == "null" {
+	if mcpmap.NoArguments(raw) {
 		raw = nil // absent, as adapters/mcpserver takes null arguments
 	}
 	if len(raw) == 0 {
@@ -290,12 +289,7 @@ func requestContext(ctx context.Context, req *mcp.CallToolRequest) context.Conte
 	}
 	if req.Params.Meta != nil && len(req.Params.Meta.AdditionalFields) > 0 {
 		info.Meta = req.Params.Meta.AdditionalFields
-		if d := registry.CallDepthFromMeta(info.Meta); d > 0 {
-			ctx = registry.WithCallDepth(ctx, d)
-		}
-		if n, ok := registry.CountFromMeta(info.Meta, registry.MetaCallBudget, registry.MaxRunCalls); ok {
-			ctx = registry.WithBudget(ctx, registry.NewBudget(n))
-		}
+		ctx = registry.WithForwardedBounds(ctx, info.Meta)
 	}
 	return registry.WithRequest(ctx, info)
 }

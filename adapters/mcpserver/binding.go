@@ -358,7 +358,7 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		if isAbsent(raw) {
+		if mcpmap.NoArguments(raw) {
 			raw = emptyObject
 		}
 		rctx := requestContext(ctx, req)
@@ -396,12 +396,7 @@ func requestContext(ctx context.Context, req *sdk.CallToolRequest) context.Conte
 	info.Request = req
 	if req.Params != nil && len(req.Params.Meta) > 0 {
 		info.Meta = req.Params.Meta
-		if d := registry.CallDepthFromMeta(info.Meta); d > 0 {
-			ctx = registry.WithCallDepth(ctx, d) // forwarded by a host (mcpproxy): counts toward its bounds
-		}
-		if n, ok := registry.CountFromMeta(info.Meta, registry.MetaCallBudget, registry.MaxRunCalls); ok {
-			ctx = registry.WithBudget(ctx, registry.NewBudget(n)) // the forwarding run's calls left
-		}
+		ctx = registry.WithForwardedBounds(ctx, info.Meta)
 	}
 	if req.Session != nil {
 		info.SessionID = req.Session.ID()
@@ -460,12 +455,6 @@ func authInfo(ti *auth.TokenInfo) *registry.AuthInfo {
 		return nil
 	}
 	return &registry.AuthInfo{Subject: ti.UserID, Scopes: ti.Scopes, Expiration: ti.Expiration, Extra: ti.Extra}
-}
-
-// isAbsent reports whether raw arguments are missing or JSON null.
-func isAbsent(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
 }
 
 // protocolError turns a non-nil error from the pipeline into the JSON-RPC

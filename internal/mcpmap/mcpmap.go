@@ -61,6 +61,14 @@ const MetaWrapped = "toolpack/wrapped"
 // do not mirror each other's tools without end.
 const MetaHosts = "toolpack/hosts"
 
+// NoArguments reports whether the raw arguments of a tools/call are
+// missing or JSON null: both MCP adapters then call the tool with none
+// ({}), as the protocol has it.
+func NoArguments(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
 // WrapKey is the member of a wrapped structuredContent that holds the
 // value.
 const WrapKey = "value"

@@ -263,7 +263,7 @@ func (w *Wiring) QueryTool() string { return w.queryTool }
 // under any output settings a reload may bring, not only the current
 // ones.
 func (w *Wiring) StoredSchema(t *registry.Tool) json.RawMessage {
-	if t == nil || t.Name == w.queryTool || t.BaseName == w.queryTool || structured(t.OutputSchema) {
+	if t == nil || t.Name == w.queryTool || t.BaseName == w.queryTool || w.skipStructured(t) {
 		return nil
 	}
 	return results.StoredSchema()
