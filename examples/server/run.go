@@ -429,9 +429,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 			// or socket through the poller (Linux) instead of a goroutine.
 			tr = &mcpstdio.Transport{Logger: log, Stop: ctx.Done(), DrainTimeout: shutdownGrace}
 		}
-		runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
-		defer cancelRun()
-		err := srv.Run(runCtx, mcpserver.CheckParams(tr))
+		err := srv.Run(context.WithoutCancel(ctx), mcpserver.CheckParams(tr))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			log.Info("stdio session ended")
 			return nil
