@@ -143,10 +143,16 @@ const invalidArguments = "invalid arguments"
 // FailureText is the text of a domain failure: its error (or, for a
 // validation failure with field errors, a line asking to correct them,
 // keeping any context a wrapper put in front of the error), then one line
-// per field problem, then the instruction for the agent.
+// per field problem, then the instruction for the agent. A failure whose
+// one field problem says what its error says (a tool's own message, such
+// as the ot pack's seed texts, naming its argument in the data) is its
+// error alone, word for word.
 func FailureText(r result.Result[any]) string {
 	var sb strings.Builder
 	fes := FieldErrors(r.ErrorData)
+	if len(fes) == 1 && fes[0].Message == r.Error {
+		fes = nil
+	}
 	switch {
 	case r.ErrorType == result.ValidationError && len(fes) > 0:
 		if at := strings.Index(r.Error, invalidArguments); at > 0 {

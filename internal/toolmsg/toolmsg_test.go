@@ -26,3 +26,19 @@ func TestFailureText_KeepsTheContextOfAPassedUpValidationFailure(t *testing.T) {
 		`- count: expected integer, got string "3" [type]`, toolmsg.FailureText(own),
 		"the caller's own invalid arguments are asked to be corrected")
 }
+
+// A tool's own validation failure whose one field problem says what its
+// error says (the ot pack's seed texts, which name their argument in the
+// data for REST's details) is shown word for word, not reworded as the
+// registry's list; its instruction still follows.
+func TestFailureText_AToolsOwnMessageWordForWord(t *testing.T) {
+	msg := "offset must be >= 1 (1-indexed), got 0"
+	own := result.Failure[any](msg, result.ValidationError).
+		WithErrorData([]args.FieldError{{Field: "offset", Rule: "min", Message: msg}}).WithInstruction("Fix it.")
+	assert.Equal(t, msg+"\n\nFix it.", toolmsg.FailureText(own))
+
+	other := result.Failure[any](msg, result.ValidationError).
+		WithErrorData([]args.FieldError{{Field: "offset", Rule: "min", Message: "must be at least 1"}})
+	assert.Equal(t, "invalid arguments (1 problem); correct every one and call again:\n- offset: must be at least 1 [min]", toolmsg.FailureText(other),
+		"a field problem saying something else is listed as before")
+}

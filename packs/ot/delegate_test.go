@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -367,6 +368,7 @@ func TestValidationFailures_NameTheArgumentInTheirData(t *testing.T) {
 		require.Len(t, fes, 1)
 		assert.Equal(t, tc.field, fes[0].Field)
 		assert.Equal(t, res.Error, fes[0].Message, "the text is the seed's, in both places")
+		assert.Equal(t, res.Error, toolmsg.FailureText(res.Any()), "MCP clients read the seed's text word for word")
 	}
 }
 
