@@ -199,7 +199,8 @@ func Migrate(ctx context.Context, what string, pool *pgxpool.Pool, schema, versi
 // ConnectionLost reports whether err means the connection itself failed
 // rather than the statement: the server closed it (SQLSTATE classes 08,
 // connection exception, and 57P, operator intervention: terminated,
-// shutting down, restarting) or the network did (a net.Error, an
+// shutting down, restarting, idle session timeout; and 25P03, a session
+// ended by the idle-in-transaction timeout) or the network did (a net.Error, an
 // unexpected end of the stream, an error pgconn says nothing was sent
 // before) — or no connection could be made in the connect timeout, or
 // the database left a statement unanswered past its statement timeout
@@ -242,7 +243,10 @@ func connectFailed(err error) bool {
 func brokenConn(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")
+		// 25P03: the server ended a session left idle in a transaction
+		// past idle_in_transaction_session_timeout (FATAL, the connection
+		// is closed), as it does an idle one (57P05).
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P") || pe.Code == "25P03"
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)

@@ -102,6 +102,8 @@ func TestConnectionLost(t *testing.T) {
 		{"terminated by an operator", ctx, &pgconn.PgError{Code: "57P01"}, true},
 		{"server shutting down", ctx, fmt.Errorf("wrapped: %w", &pgconn.PgError{Code: "57P02"}), true},
 		{"connection exception", ctx, &pgconn.PgError{Code: "08006"}, true},
+		{"idle session timeout", ctx, &pgconn.PgError{Code: "57P05"}, true},
+		{"idle in transaction session timeout", ctx, &pgconn.PgError{Code: "25P03"}, true},
 		{"network", ctx, &net.OpError{Op: "read", Err: errors.New("connection reset by peer")}, true},
 		{"stream cut", ctx, io.ErrUnexpectedEOF, true},
 		{"unique violation", ctx, &pgconn.PgError{Code: "23505"}, false},
