@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -168,6 +169,10 @@ func (l *loader) dirOf(n *yaml.Node) string {
 type from struct {
 	node *yaml.Node
 	key  string
+	// shown is the entry as the file writes it when ${VAR}s made the
+	// path: messages about reading the file name it so, since a value
+	// taken from the environment never appears in an error.
+	shown string
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -177,6 +182,10 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // include below it. chain holds the absolute paths of the files
 // including this one.
 func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*yaml.Node, int) {
+	name := file // the file as messages about reading it name it
+	if inc != nil && inc.shown != "" {
+		name = strconv.Quote(inc.shown)
+	}
 	report := func(format string, err error, a ...any) {
 		p := &Problem{Message: fmt.Sprintf(format, a...), Err: err}
 		if inc != nil {
@@ -189,7 +198,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		report("cannot resolve %s: %v", err, file, err)
+		report("cannot resolve %s: %v", err, name, err)
 		return nil, 0
 	}
 	for i, c := range chain {
@@ -207,7 +216,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 	// of include below it: they count from here, as if read again.
 	if depth+l.height[abs] > l.opts.MaxIncludeDepth {
 		report("includes nested deeper than %d files (%s); expected at most %d levels of include", nil,
-			l.opts.MaxIncludeDepth, file, l.opts.MaxIncludeDepth)
+			l.opts.MaxIncludeDepth, name, l.opts.MaxIncludeDepth)
 		return nil, 0
 	}
 	if n, ok := l.read[abs]; ok {
@@ -216,15 +225,20 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 		return n, l.height[abs]
 	}
 	if len(l.read) >= l.opts.MaxFiles {
-		report("more than %d files to read (%s); expected at most %d files in all", nil, l.opts.MaxFiles, file, l.opts.MaxFiles)
+		report("more than %d files to read (%s); expected at most %d files in all", nil, l.opts.MaxFiles, name, l.opts.MaxFiles)
 		return nil, 0
 	}
 	data, err := readCapped(file, l.opts.MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, errTooLarge) {
-			report("%s is larger than %d bytes; expected a smaller configuration file", nil, file, l.opts.MaxFileBytes)
-		} else {
-			report("cannot read %s: %v", err, file, err)
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, errTooLarge):
+			report("%s is larger than %d bytes; expected a smaller configuration file", nil, name, l.opts.MaxFileBytes)
+		case name != file && errors.As(err, &pe):
+			// The OS's message names the expanded path: give its reason alone.
+			report("cannot read %s: %v", pe.Err, name, pe.Err)
+		default:
+			report("cannot read %s: %v", err, name, err)
 		}
 		return nil, 0
 	}
@@ -259,7 +273,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 			continue
 		}
 		for _, e := range l.includes(v) {
-			sub, below := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key}, depth+1)
+			sub, below := l.readFile(e.path, append(chain[:len(chain):len(chain)], abs), &from{node: e.node, key: e.key, shown: e.shown}, depth+1)
 			if sub != nil {
 				merged = l.merge(merged, sub, nil)
 			}
@@ -465,9 +479,10 @@ func (l *loader) checkKeys(n *yaml.Node, key string) {
 }
 
 type includeEntry struct {
-	path string
-	node *yaml.Node
-	key  string
+	path  string
+	node  *yaml.Node
+	key   string
+	shown string // the entry as written, when ${VAR}s made path
 }
 
 // includes returns the files an include: value names, resolved against
@@ -498,7 +513,7 @@ func (l *loader) includes(v *yaml.Node) []includeEntry {
 			l.probs.add(file, line, keys[i], "expected a file name, got %s", kindOf(it))
 			continue
 		}
-		p, _, problem := expand(it.Value, l.opts.LookupEnv)
+		p, expanded, problem := expand(it.Value, l.opts.LookupEnv)
 		if problem != "" {
 			l.probs.add(file, line, keys[i], "%s", problem)
 			continue
@@ -512,7 +527,11 @@ func (l *loader) includes(v *yaml.Node) []includeEntry {
 				p = filepath.Join(filepath.Dir(s.file), p)
 			}
 		}
-		out = append(out, includeEntry{path: p, node: it, key: keys[i]})
+		e := includeEntry{path: p, node: it, key: keys[i]}
+		if expanded {
+			e.shown = it.Value
+		}
+		out = append(out, e)
 	}
 	return out
 }

@@ -1025,3 +1025,41 @@ func TestLoad_ServerSecretsAreItsEnvironmentValues(t *testing.T) {
 	assert.ElementsMatch(t, []string{"tok-123456", "key-abcdef"}, cfg.Servers["web"].Secrets)
 	assert.Equal(t, []string{"key-abcdef"}, cfg.Servers["kid"].Secrets, "the default and the literal env value are the file's")
 }
+
+// An include path made from the environment is named, in the messages
+// about reading it, as the file writes it: the value of a variable never
+// appears in an error, even when it is the name of a file that cannot be
+// read. The reason stays readable and checkable with errors.Is.
+func TestLoad_IncludeFromTheEnvironmentNamedAsWritten(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml": "include: [\"${CONF}/more.yaml\", plain.yaml]\n",
+		"big.yaml":  strings.Repeat("# padding\n", 100),
+	})
+	const secret = "s3cret-dir-4711"
+	_, err := load(t, dir, "main.yaml", map[string]string{"CONF": secret})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), secret)
+	assert.Contains(t, err.Error(), `main.yaml:1: include[0]: cannot read "${CONF}/more.yaml": no such file or directory`)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	// A file not made from the environment is still named by its path.
+	assert.Contains(t, err.Error(), "include[1]: cannot read "+filepath.Join(dir, "plain.yaml"))
+
+	_, err = hostconfig.Load(filepath.Join(dir, "main.yaml"), hostconfig.LoadOptions{
+		LookupEnv:    env(map[string]string{"CONF": "."}),
+		MaxFileBytes: 100,
+	})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "./more.yaml:", "the problem is about the include entry")
+
+	dir2 := writeFiles(t, map[string]string{
+		"main.yaml":          "include: \"${BIG}\"\n",
+		secret + "/big.yaml": strings.Repeat("# padding\n", 100),
+	})
+	_, err = hostconfig.Load(filepath.Join(dir2, "main.yaml"), hostconfig.LoadOptions{
+		LookupEnv:    env(map[string]string{"BIG": secret + "/big.yaml"}),
+		MaxFileBytes: 200,
+	})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), secret)
+	assert.Contains(t, err.Error(), `include: "${BIG}" is larger than 200 bytes`)
+}
