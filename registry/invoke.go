@@ -29,8 +29,8 @@ var emptyObject = json.RawMessage(`{}`)
 //
 // A name that is an alias (SetAliases) runs the tool it resolves to (an
 // alias whose target is not served is a failed Result of type
-// unavailable); a name that finds no tool while an Update runs waits for
-// it and is looked up again; a disabled tool (SetEnabled) is answered
+// unavailable); a name that finds no tool, or a tool that calls others
+// (Tool.Calls), while an Update runs waits for it and is looked up again; a disabled tool (SetEnabled) is answered
 // with a failed Result of type unavailable without running.
 //
 // The handler's context carries the call (CallFrom, Logger) and whatever
@@ -46,16 +46,18 @@ func (r *Registry) Invoke(ctx context.Context, name string, raw json.RawMessage)
 	return r.invokeEntry(ctx, e, raw, pinned)
 }
 
-// find is lookup for a call about to be made: a name that finds nothing
-// while an Update runs is looked up again once it has ended. The tools
-// the found tool's Calls name are held in the same instant (nil Pinned
-// when it names none).
+// find is lookup for a call about to be made: a name that finds nothing,
+// or a tool whose Calls name others, while an Update runs is looked up
+// again once it has ended. The tools the found tool's Calls name are held
+// in the same instant (nil Pinned when it names none).
 func (r *Registry) find(ctx context.Context, name string) (*entry, string, *Pinned) {
 	seq := r.upSeq.Load()
 	e, via, pinned := r.lookupCall(name)
-	if e == nil {
+	if e == nil || pinned != nil {
 		// It may have arrived in the middle of an Update: look again once
-		// no Update runs.
+		// no Update runs. A tool calling others (a snippet) must find them
+		// as one configuration has them, not half-way through an update
+		// (the new snippets with the old aliases): it waits too.
 		r.lookAgain(ctx, seq, func() { e, via, pinned = r.lookupCall(name) })
 	}
 	return e, via, pinned

@@ -81,9 +81,11 @@ type Tool struct {
 	// Calls names the tools the handler calls through this registry (a
 	// snippet's steps): final names, undecorated names under a prefix or
 	// aliases, as for Pin. Invoke holds them in the same instant it looks
-	// the call up (Call.Pinned), so that a change made while the call
-	// starts — a reload between the lookup and the handler's first call —
-	// cannot take one away from a call that found the tool calling it.
+	// the call up (Call.Pinned), with the tools their own Calls name, so
+	// that a change made while the call runs — a reload between two of
+	// its calls — neither takes one away nor swaps one for a new version
+	// (or an alias for a new target) half-way. A call of such a tool
+	// arriving while an Update runs waits for it to end (see Update).
 	Calls []string
 	// Inline runs the handler on the caller's goroutine. By default a call
 	// that has a time limit or a cancellable context runs the handler on a

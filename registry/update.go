@@ -10,7 +10,10 @@ import (
 // runs: a call whose name finds no tool while fn runs waits for fn to
 // return and looks the name up again, so that no call fails because it
 // arrived between two steps (an alias still naming the tool a replaced
-// pack no longer has). A call whose name finds its tool is never delayed.
+// pack no longer has). A call of a tool that calls others (Tool.Calls, a
+// snippet) waits too, so that it holds them as one configuration has them
+// (a new snippet never runs with the old aliases); any other call whose
+// name finds its tool is never delayed.
 // A name that is still unknown once fn has returned fails as usual;
 // waiting ends early when the call's context ends.
 //

@@ -180,6 +180,11 @@
 //
 // The registry swaps packs and aliases atomically, so calls in flight
 // finish on the tool they started with and no call fails because of a
-// reload, and the burst of changes of one reload reaches MCP clients as
+// reload: a snippet runs from first step to last on the tools and
+// aliases it found when it was called (a reload that retargets an alias
+// or renames the parameters of a snippet it calls does not reach it half
+// way), and one called while a reload is applied waits for the whole of
+// it. Reloads run one at a time, each reading the files after the one
+// before has applied what it read. The burst of changes of one reload reaches MCP clients as
 // one list-changed notification (adapters/mcpserver gathers them).
 package hostconfig

@@ -67,10 +67,15 @@ type Options struct {
 // settings; see OnApply), then the registry's aliases — or not at all.
 // It is safe for concurrent use; Reloads are serialised.
 type Host struct {
-	opts  Options
-	mu    sync.Mutex // serialises Reload and Apply
-	cur   atomic.Pointer[Config]
-	hooks []namedHook
+	opts Options
+	mu   sync.Mutex // serialises Reload and Apply
+	// reload serialises Reload from reading the files to applying them,
+	// so that the configuration in force is that of the files as the last
+	// Reload to return read them (a slow read started earlier never lands
+	// after it).
+	reload sync.Mutex
+	cur    atomic.Pointer[Config]
+	hooks  []namedHook
 }
 
 type namedHook struct {
@@ -115,8 +120,13 @@ func (h *Host) Registry() *registry.Registry { return h.opts.Registry }
 
 // Reload reads the configuration files again (Load) and applies the
 // result (Apply). On any error the configuration in force stays, and the
-// error names file, line and key (Problems lists each problem).
+// error names file, line and key (Problems lists each problem). Reloads
+// run one after another, each reading the files once the one before it
+// has applied what it read: after two reloads at once, what is in force is
+// what the files held when the second began to read them.
 func (h *Host) Reload(ctx context.Context) error {
+	h.reload.Lock()
+	defer h.reload.Unlock()
 	var cfg *Config
 	if h.opts.Path == "" {
 		cfg = Default(h.opts.Load.DataDir)

@@ -394,6 +394,47 @@ func TestHost_ReloadsSerialised(t *testing.T) {
 	assert.Zero(t, overlaps.Load(), "two reloads never run at once")
 }
 
+// Two reloads at once: the one that began reading last applies last, so
+// what is in force is what the files hold, never an older read that was
+// slower (an edit and SIGHUP racing an ot.reload).
+func TestHost_SlowerEarlierReloadNeverLandsLast(t *testing.T) {
+	reg := newTestRegistry(t, "")
+	dir := writeFiles(t, map[string]string{"c.yaml": "aliases: {plus: \"${SLOW}\"}\n"})
+	path := filepath.Join(dir, "c.yaml")
+	reading, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: reg, Load: hostconfig.LoadOptions{
+		LookupEnv: func(name string) (string, bool) {
+			if name == "SLOW" {
+				once.Do(func() { close(reading); <-release })
+			}
+			return "add", true
+		},
+	}})
+	require.NoError(t, err)
+
+	first := make(chan error, 1)
+	go func() { first <- h.Reload(context.Background()) }()
+	<-reading // the first reload has read the old file and is slow
+	write(t, path, "aliases: {twice: add}\n")
+	second := make(chan error, 1)
+	go func() { second <- h.Reload(context.Background()) }()
+	secondDone := false
+	select {
+	case err := <-second:
+		require.NoError(t, err)
+		secondDone = true // before the first: what this test catches
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	require.NoError(t, <-first)
+	if !secondDone {
+		require.NoError(t, <-second)
+	}
+	assert.Equal(t, map[string]string{"twice": "add"}, h.Config().Aliases, "the file as it is now")
+	assert.Equal(t, map[string]string{"twice": "add"}, reg.Aliases())
+}
+
 func TestHost_OneRegistryChangePerReload(t *testing.T) {
 	reg := newTestRegistry(t, "")
 	dir := writeFiles(t, map[string]string{"c.yaml": "aliases: {plus: add, tw: snippet.twice}\nsnippets: {twice: {body: a}}\n"})

@@ -189,10 +189,11 @@ func (s *Snippet) nestingText(chain string) string {
 //     type unavailable naming the line and the tool: the snippet exists,
 //     so its caller must not be told that it does not (a protocol
 //     ErrUnknownTool would say just that about the snippet).
-//   - A reload that removes the tool (or alias) of a later step while the
-//     snippet runs does not fail it: with a registry as inv, the run holds
-//     the tools its steps found when it started (registry.Registry.Pin)
-//     and finishes on them; a tool still served runs as served now.
+//   - A reload that removes, replaces or retargets the tool (or alias) of
+//     a later step while the snippet runs does not fail it: with a
+//     registry as inv, the run holds the tools its steps found when it
+//     started, and theirs (registry.Registry.Pin), and finishes on them,
+//     each with the switch in force now.
 //   - Another protocol error of a step (a cancelled context, an output
 //     that breaks its schema, …) is returned wrapped, naming the line and
 //     the tool; errors.Is sees the cause. Cancelling ctx stops the

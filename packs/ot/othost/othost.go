@@ -1027,9 +1027,30 @@ func definition(s hostconfig.Snippet) (d snippet.Definition, param string, err e
 	return d, "", err
 }
 
-// locate turns a snippet's parse error into a problem at the file line of
-// the body line at fault.
+// locate turns a snippet's parse errors (Parse reports every problem,
+// joined) into problems, each at the file line of the body line at fault.
 func locate(cfg *hostconfig.Config, s hostconfig.Snippet, err error) error {
+	var leaves []error
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		leaves = append(leaves, e)
+	}
+	walk(err)
+	probs := make([]error, len(leaves))
+	for i, e := range leaves {
+		probs[i] = locateOne(cfg, s, e)
+	}
+	return errors.Join(probs...)
+}
+
+// locateOne is locate for one problem of the snippet.
+func locateOne(cfg *hostconfig.Config, s hostconfig.Snippet, err error) error {
 	var pe *snippet.ParseError
 	if !errors.As(err, &pe) {
 		return &hostconfig.Problem{File: s.File, Line: s.Line, Key: "snippets." + s.Name, Message: err.Error(), Err: err}

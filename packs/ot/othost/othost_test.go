@@ -439,6 +439,56 @@ output: {max_inline_bytes: 200, dir: %s}
 	assert.Positive(t, calls.Load())
 }
 
+// Reloads that retarget an alias a snippet calls, and rename the
+// parameters of a snippet another calls, fail no call: a snippet runs
+// from first step to last on the configuration it was looked up in (its
+// steps' tools and aliases, and theirs, held from that instant), and a
+// snippet looked up while a reload is applied waits for the whole of it
+// (never the new body with the old aliases).
+func TestSetup_ReloadsRetargetingWhatSnippetsCallFailNoCall(t *testing.T) {
+	x := `aliases: {al: echo}
+snippets:
+  s: {body: 'al(text="x")'}
+  a: {params: {x: {}}, body: 'echo(text="{{ x }}")'}
+  o: {body: 'snippet.a(x="1")'}
+`
+	y := `aliases: {al: add}
+snippets:
+  s: {body: 'al(a=1, b=1)'}
+  a: {params: {y: {}}, body: 'echo(text="{{ y }}")'}
+  o: {body: 'snippet.a(y="1")'}
+`
+	f := newFixture(t, x)
+	ctx := t.Context()
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var calls, failures atomic.Int64
+	var firstFailure atomic.Value
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := []string{"snippet.s", "snippet.o"}[i%2]
+			for !stop.Load() {
+				res, err := f.reg.Invoke(ctx, name, json.RawMessage(`{}`))
+				calls.Add(1)
+				if err != nil || !res.Success {
+					failures.Add(1)
+					firstFailure.CompareAndSwap(nil, fmt.Sprintf("%s: %v %s", name, err, res.Error))
+				}
+			}
+		}()
+	}
+	for i := range 60 {
+		writeConfig(t, f.dir, []string{y, x}[i%2])
+		require.NoError(t, f.host.Reload(t.Context()))
+	}
+	stop.Store(true)
+	wg.Wait()
+	require.Zero(t, failures.Load(), "first failure: %v", firstFailure.Load())
+	assert.Positive(t, calls.Load())
+}
+
 // newBare is a registry with the example pack and a host on dir's
 // config.yaml, without Setup.
 func newBare(t *testing.T, dir string) (*registry.Registry, *hostconfig.Host) {
@@ -653,6 +703,25 @@ func TestSetup_BrokenSnippetAloneReported(t *testing.T) {
 	assert.Contains(t, err.Error(), "snippets.bad.body")
 	assert.NotContains(t, err.Error(), "aliases.rec", "the alias's target is a snippet the file declares")
 	assert.NotContains(t, err.Error(), "snippets.good")
+}
+
+// Every problem of a snippet's body is reported at once, each at its own
+// file line, as Load reports every problem of the files.
+func TestSetup_EveryProblemOfASnippetBodyReported(t *testing.T) {
+	dir := t.TempDir()
+	host := setUpWith(t, dir, "snippets:\n  s:\n    body: |\n      add(a={{ m }}, b=1)\n      add(a=1 b=2)\n")
+	err := host.Reload(t.Context())
+	require.Error(t, err)
+	probs := hostconfig.Problems(err)
+	require.Len(t, probs, 2, "%v", err)
+	assert.Equal(t, 4, probs[0].Line)
+	assert.Contains(t, probs[0].Message, "body line 1, column 10: unknown parameter \"m\"")
+	assert.Equal(t, 5, probs[1].Line)
+	assert.Contains(t, probs[1].Message, "body line 2, column")
+	for _, p := range probs {
+		assert.Equal(t, "snippets.s.body", p.Key)
+		assert.ErrorIs(t, p, hostconfig.ErrInvalid)
+	}
 }
 
 // setUpWarned wires the ot pack to a bare host of the configuration in
