@@ -514,6 +514,25 @@ func (p *parser) parseNumber() value {
 
 // parseString reads a JSON string literal whose text may hold
 // placeholders. In an object key (key) placeholders are refused.
+// splitEscape returns the offset of a \\u escape left unfinished at the end
+// of seg (fewer than four hexadecimal digits follow it), or -1.
+func splitEscape(seg string) int {
+	for i := len(seg) - 1; i >= 0 && i >= len(seg)-5; i-- {
+		if seg[i] != 'u' || i == 0 || seg[i-1] != '\\' {
+			continue
+		}
+		slashes := 0
+		for j := i - 1; j >= 0 && seg[j] == '\\'; j-- {
+			slashes++
+		}
+		if slashes%2 == 1 && len(seg)-i-1 < 4 {
+			return i - 1
+		}
+		return -1
+	}
+	return -1
+}
+
 func (p *parser) parseString(key bool) value {
 	open := p.pos
 	p.pos++ // the opening quote
@@ -525,6 +544,9 @@ func (p *parser) parseString(key bool) value {
 		}
 		var s string
 		if err := json.Unmarshal([]byte(`"`+p.src[segStart:end]+`"`), &s); err != nil {
+			if at := splitEscape(p.src[segStart:end]); at >= 0 && end < len(p.src) && p.src[end] == '{' {
+				p.fail(segStart+at, "invalid string literal: a \\u escape needs four hexadecimal digits; a placeholder cannot be part of one")
+			}
 			p.fail(segStart, "invalid string literal: %s", jsonProblem(err))
 		}
 		if n := len(t.parts); n > 0 && t.parts[n-1].param == "" {
