@@ -22,6 +22,15 @@
 // anything else) as JSON fields, required fields marked, defaults filled
 // in, descriptions as help text.
 //
+// Bad input is refused with what was expected, never a 500: an address
+// whose slug or version breaks the catalogue's rules answers 400 naming
+// the field, a bundle id that is not a UUIDv7 404, a form above 1 MiB
+// 413. The on/off switches post isEnabled "true" or "false" (a hidden
+// field) and refuse anything else, a missing value included, with 400 —
+// as the API refuses a missing or non-boolean isEnabled; the create
+// forms' Enabled checkbox posts "true" when checked and nothing (off)
+// when not.
+//
 // Safety: mount it behind the host's auth and Host/Origin guard, as the
 // API is. State-changing requests (POST) are refused unless they come from
 // the page's own origin, by Go's http.CrossOriginProtection (the browser's
@@ -44,8 +53,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -280,18 +291,27 @@ func (fe fieldErrors) For(field string) []string {
 	return out
 }
 
+// parseID reads the bundle id of the path; an id that is not a UUIDv7
+// (the only ids the catalogue holds) answers 404, saying why.
 func parseID(w http.ResponseWriter, r *http.Request, h *Handler) (uuid.UUID, bool) {
-	id, err := uuid.Parse(r.PathValue("id"))
+	id, err := catalogue.ParseID(r.PathValue("id"))
 	if err != nil {
-		h.fail(w, http.StatusNotFound, "no such bundle: the id is not a UUID")
+		h.fail(w, http.StatusNotFound, "no such bundle: the bundle id in the address: "+err.Error())
 		return uuid.Nil, false
 	}
 	return id, true
 }
 
+// parseForm reads a posted form of at most maxFormBytes; a larger one
+// answers 413, one that does not parse 400.
 func (h *Handler) parseForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			h.fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the form is too large: expected at most %d bytes", maxFormBytes))
+			return false
+		}
 		h.fail(w, http.StatusBadRequest, "the form could not be read: "+err.Error())
 		return false
 	}
@@ -304,7 +324,41 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-func boolForm(r *http.Request, name string) bool {
-	v := r.PostForm.Get(name)
-	return v == "on" || v == "true"
+// formBool reads the boolean field name of the posted form as the page's
+// forms send it: "true" or "false", once. The on/off switches send one
+// of them always (a hidden field), so a missing field is an error
+// there, as a missing isEnabled is for the API; a checkbox (checkbox
+// true, whose value is "true") sends nothing when unchecked, which reads
+// as false. Anything else is an error naming the field: a value the page
+// never sends is refused rather than taken for false.
+func formBool(r *http.Request, name string, checkbox bool) (bool, error) {
+	vals := r.PostForm[name]
+	switch {
+	case len(vals) == 0 && checkbox:
+		return false, nil
+	case len(vals) == 0:
+		return false, fmt.Errorf("%s: expected true or false, got none", name)
+	case len(vals) > 1:
+		return false, fmt.Errorf("%s: expected one value, true or false, got %d", name, len(vals))
+	}
+	switch vals[0] {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s: expected true or false, got %s", name, quoteClipped(vals[0]))
+}
+
+// quoteClipped quotes a posted value for a message, cut to 64 bytes.
+func quoteClipped(v string) string {
+	const max = 64
+	if len(v) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		return strconv.Quote(v[:cut]) + "…"
+	}
+	return strconv.Quote(v)
 }

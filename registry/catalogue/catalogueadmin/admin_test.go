@@ -52,6 +52,7 @@ type site struct {
 	srv   *httptest.Server
 	store *catalogue.FileStore
 	c     *http.Client
+	logs  *recordedLogs // what the page and the API logged
 }
 
 func newSite(t *testing.T) *site {
@@ -59,9 +60,10 @@ func newSite(t *testing.T) *site {
 	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
-	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Invoker: echoInvoker{}, Logger: quiet})
+	logs := &recordedLogs{}
+	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Invoker: echoInvoker{}, Logger: slog.New(logs)})
 	require.NoError(t, err)
-	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: st, API: api, Logger: quiet})
+	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: st, API: api, Logger: slog.New(logs)})
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle("/admin/", http.StripPrefix("/admin", adm))
@@ -69,7 +71,7 @@ func newSite(t *testing.T) *site {
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &site{t: t, srv: srv, store: st, c: c}
+	return &site{t: t, srv: srv, store: st, c: c, logs: logs}
 }
 
 func (s *site) get(path string) (int, string) {
@@ -168,7 +170,7 @@ func TestPages_EscapeHostileNames(t *testing.T) {
 // bad input shows the API's message next to the field, keeping the values.
 func TestCreateBundleForm(t *testing.T) {
 	s := newSite(t)
-	code, loc, _ := s.post("/admin/bundles", url.Values{"slug": {"notes"}, "displayName": {"Notes"}, "isEnabled": {"on"}}, "same-origin")
+	code, loc, _ := s.post("/admin/bundles", url.Values{"slug": {"notes"}, "displayName": {"Notes"}, "isEnabled": {"true"}}, "same-origin")
 	require.Equal(t, http.StatusSeeOther, code)
 	require.Regexp(t, `^/admin/bundles/[0-9a-f-]{36}$`, loc)
 	_, body := s.get(loc)
@@ -225,7 +227,7 @@ func TestPutToolForm(t *testing.T) {
 	s := newSite(t)
 	b := s.bundle("w", "W", true)
 	form := url.Values{"slug": {"forecast"}, "version": {"2"}, "displayName": {"Forecast"}, "description": {"Forecasts."},
-		"tags": {"weather, daily"}, "isEnabled": {"on"}, "type": {"go"}, "goFunc": {"echo"}, "argSchema": {weatherArgs}}
+		"tags": {"weather, daily"}, "isEnabled": {"true"}, "type": {"go"}, "goFunc": {"echo"}, "argSchema": {weatherArgs}}
 	code, loc, _ := s.post("/admin/bundles/"+b.ID.String()+"/tools", form, "same-origin")
 	require.Equal(t, http.StatusSeeOther, code)
 	_, body := s.get(loc)

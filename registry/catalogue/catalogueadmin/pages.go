@@ -113,6 +113,11 @@ func (h *Handler) createBundle(w http.ResponseWriter, r *http.Request) {
 	if !h.parseForm(w, r) {
 		return
 	}
+	enabled, err := formBool(r, "isEnabled", true)
+	if err != nil {
+		h.renderList(w, r, http.StatusBadRequest, r.PostForm, fieldErrors{"isEnabled": {err.Error()}})
+		return
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		h.fail(w, http.StatusInternalServerError, "no bundle id could be made")
@@ -120,7 +125,7 @@ func (h *Handler) createBundle(w http.ResponseWriter, r *http.Request) {
 	}
 	spec := map[string]any{
 		"slug": r.PostForm.Get("slug"), "displayName": r.PostForm.Get("displayName"),
-		"description": r.PostForm.Get("description"), "isEnabled": boolForm(r, "isEnabled"),
+		"description": r.PostForm.Get("description"), "isEnabled": enabled,
 	}
 	a, err := h.call(r.Context(), http.MethodPut, "/bundles/"+id.String(), nil, spec)
 	if err != nil {
@@ -168,13 +173,27 @@ func (h *Handler) renderBundle(w http.ResponseWriter, r *http.Request, id uuid.U
 		row.ReapsAt = &at
 	}
 	if form == nil {
-		form = url.Values{"type": {"go"}, "method": {"GET"}, "argSchema": {`{"type":"object","properties":{},"additionalProperties":false}`}, "isEnabled": {"on"}}
+		form = url.Values{"type": {"go"}, "method": {"GET"}, "argSchema": {`{"type":"object","properties":{},"additionalProperties":false}`}, "isEnabled": {"true"}}
 	}
 	h.render(w, status, "bundle.html", map[string]any{"Title": b.DisplayName, "Base": h.base, "Bundle": row, "Tools": rows, "Form": form, "Errors": fe})
 }
 
+// storeFail answers a failed read of the store: 400 naming each field at
+// fault for input the store refuses (a slug or version in the address
+// that breaks the catalogue's rules), 404, 503 while the database cannot
+// be reached or does not answer in time, and 500 (logged) for the store's
+// own failures.
 func (h *Handler) storeFail(w http.ResponseWriter, err error) {
+	var ve *catalogue.ValidationError
 	switch {
+	case errors.As(err, &ve):
+		parts := make([]string, len(ve.Fields))
+		for i, f := range ve.Fields {
+			parts[i] = f.Error()
+		}
+		h.fail(w, http.StatusBadRequest, "the address names no valid tool: "+strings.Join(parts, "; "))
+	case errors.Is(err, catalogue.ErrInvalid):
+		h.fail(w, http.StatusBadRequest, "the address names no valid tool")
 	case errors.Is(err, catalogue.ErrNotFound):
 		h.fail(w, http.StatusNotFound, "not found")
 	case errors.Is(err, catalogue.ErrUnavailable):
@@ -192,7 +211,12 @@ func (h *Handler) switchBundle(w http.ResponseWriter, r *http.Request) {
 	if !ok || !h.parseForm(w, r) {
 		return
 	}
-	a, err := h.call(r.Context(), http.MethodPatch, "/bundles/"+id.String(), nil, map[string]any{"isEnabled": boolForm(r, "isEnabled")})
+	enabled, err := formBool(r, "isEnabled", false)
+	if err != nil {
+		h.fail(w, http.StatusBadRequest, "the bundle could not be switched: "+err.Error())
+		return
+	}
+	a, err := h.call(r.Context(), http.MethodPatch, "/bundles/"+id.String(), nil, map[string]any{"isEnabled": enabled})
 	if err != nil || a.status >= 400 {
 		h.fail(w, statusOf(a, err), "the bundle could not be switched: "+a.err.Error)
 		return
@@ -214,11 +238,15 @@ func (h *Handler) putTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
+	fe := fieldErrors{}
+	enabled, err := formBool(r, "isEnabled", true)
+	if err != nil {
+		fe["isEnabled"] = append(fe["isEnabled"], err.Error())
+	}
 	spec := map[string]any{
 		"displayName": f.Get("displayName"), "description": f.Get("description"),
-		"isEnabled": boolForm(r, "isEnabled"), "type": f.Get("type"),
+		"isEnabled": enabled, "type": f.Get("type"),
 	}
-	fe := fieldErrors{}
 	if tags := splitTags(f.Get("tags")); len(tags) > 0 {
 		spec["tags"] = tags
 	}
@@ -377,7 +405,12 @@ func (h *Handler) switchTool(w http.ResponseWriter, r *http.Request) {
 	if !ok || !h.parseForm(w, r) {
 		return
 	}
-	a, err := h.call(r.Context(), http.MethodPatch, toolPath(t.BundleID, t.Slug, t.Version), nil, map[string]any{"isEnabled": boolForm(r, "isEnabled")})
+	enabled, err := formBool(r, "isEnabled", false)
+	if err != nil {
+		h.fail(w, http.StatusBadRequest, "the tool could not be switched: "+err.Error())
+		return
+	}
+	a, err := h.call(r.Context(), http.MethodPatch, toolPath(t.BundleID, t.Slug, t.Version), nil, map[string]any{"isEnabled": enabled})
 	if err != nil || a.status >= 400 {
 		h.fail(w, statusOf(a, err), "the tool could not be switched: "+a.err.Error)
 		return
