@@ -43,6 +43,23 @@ const DefaultConnectTimeout = 10 * time.Second
 // of its own.
 var ErrSchemaTooNew = errors.New("the tables were made by a newer release; upgrade this program, or give it a schema of its own")
 
+// ErrTimeout is matched (errors.Is), beside the caller's sentinel, by an
+// error Classify found to be the database not answering in time rather
+// than being away: a statement the server ended at its statement timeout
+// or lock timeout (a busy database, a lock held elsewhere), or one left
+// unanswered past the pool's own deadline (bound). The caller may say
+// "busy, try again" instead of "cannot be reached". The error's text is
+// Classify's, unchanged.
+var ErrTimeout = errors.New("the database did not answer in time")
+
+// timedOut marks a classified error with ErrTimeout, keeping its text and
+// its chain.
+type timedOut struct{ err error }
+
+func (e *timedOut) Error() string        { return e.err.Error() }
+func (e *timedOut) Unwrap() error        { return e.err }
+func (e *timedOut) Is(target error) bool { return target == ErrTimeout }
+
 // Config says where and how to connect.
 type Config struct {
 	// DSN is a PostgreSQL URL or key=value string. It is never written in
@@ -255,9 +272,10 @@ func brokenConn(err error) bool {
 // refused says why, when err is the database declining work it would do
 // in a moment, whatever the statement — out of resources (SQLSTATE class
 // 53: too many connections, out of memory, disk full), a statement ended
-// at the server's statement timeout (57014 "… due to statement timeout":
-// a slow or busy database), or a connection refused because the
-// database is not accepting any (55000 at connect) — and "" otherwise.
+// at the server's statement or lock timeout (serverTimeout: a slow or
+// busy database, a lock held elsewhere), or a connection refused because
+// the database is not accepting any (55000 at connect) — and ""
+// otherwise.
 // The caller may try again later, as after a lost connection; nothing is
 // retried here (it would fail, or wait, the same way).
 func refused(err error) string {
@@ -270,15 +288,30 @@ func refused(err error) string {
 		return "the database has no connection to spare (too many connections)"
 	case strings.HasPrefix(pe.Code, "53"):
 		return "the database is out of resources"
-	case pe.Code == "57014" && strings.Contains(pe.Message, "statement timeout"):
-		// Not a cancel by someone else (pg_cancel_backend: "due to user
-		// request"), which is left as it is. A server whose messages are
-		// not in English is not recognised here.
+	case pe.Code == "57014" && serverTimeout(err):
 		return "the database ended the statement at its statement timeout"
+	case pe.Code == "55P03" && serverTimeout(err):
+		return "the database ended the statement at its lock timeout (a lock held elsewhere)"
 	case pe.Code == "55000" && connectFailed(err):
 		return "the database is not accepting connections"
 	}
 	return ""
+}
+
+// serverTimeout reports whether err is a statement the server ended at
+// its statement timeout (57014 "canceling statement due to statement
+// timeout") or its lock timeout (55P03 "… due to lock timeout"). Not a
+// cancel by someone else (pg_cancel_backend: "due to user request"), nor
+// a NOWAIT lock refused (55P03 "could not obtain lock"), which are left
+// as they are. A server whose messages are not in English is not
+// recognised here.
+func serverTimeout(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return pe.Code == "57014" && strings.Contains(pe.Message, "statement timeout") ||
+		pe.Code == "55P03" && strings.Contains(pe.Message, "lock timeout")
 }
 
 // queryCanceled reports whether err is the server's report of a cancelled
@@ -301,7 +334,10 @@ func queryCanceled(err error) bool {
 //     connection was lost (ConnectionLost), or the database declined the
 //     work for now (too many connections, out of resources, its statement
 //     timeout, not accepting connections), it is wrapped with sentinel (a
-//     package's ErrUnavailable): the caller may try again later.
+//     package's ErrUnavailable): the caller may try again later. When
+//     that is the database not answering in time — a statement ended at
+//     the server's statement or lock timeout, or left unanswered past the
+//     pool's own deadline — it also matches ErrTimeout.
 //
 // Any other error, and nil, is returned as it is; the cause always stays
 // in the chain, and an error is never marked twice.
@@ -320,12 +356,16 @@ func Classify(ctx context.Context, err, sentinel error) error {
 	}
 	if !ConnectionLost(ctx, err) {
 		if why := refused(err); why != "" {
-			return fmt.Errorf("%w: %s: %w", sentinel, why, err)
+			out := fmt.Errorf("%w: %s: %w", sentinel, why, err)
+			if serverTimeout(err) {
+				return &timedOut{out}
+			}
+			return out
 		}
 		return err
 	}
 	if stalled(ctx, err) {
-		return fmt.Errorf("%w: the database did not answer, or no connection of the pool came free (max_conns), within the statement timeout: %w", sentinel, err)
+		return &timedOut{fmt.Errorf("%w: the database did not answer, or no connection of the pool came free (max_conns), within the statement timeout: %w", sentinel, err)}
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
 }

@@ -226,6 +226,71 @@ func TestClassify_DatabaseDecliningForNowIsUnavailable(t *testing.T) {
 	assert.Contains(t, err.Error(), "statement timeout")
 }
 
+// A statement the database did not answer in time — ended at the
+// server's statement timeout, or at its lock timeout, behind a lock held
+// elsewhere — is unavailable (try again) and also matches ErrTimeout, so
+// that a caller can say "busy" rather than "cannot be reached"; its text
+// and cause are kept. The database away, out of resources, or refusing a
+// NOWAIT lock is not a timeout.
+func TestClassify_TimeoutsMatchErrTimeout(t *testing.T) {
+	ctx := context.Background()
+	away := errors.New("pkg: unavailable")
+	for _, pe := range []*pgconn.PgError{
+		{Code: "57014", Message: "canceling statement due to statement timeout"},
+		{Code: "55P03", Message: "canceling statement due to lock timeout"},
+	} {
+		err := pgpool.Classify(ctx, fmt.Errorf("query: %w", pe), away)
+		assert.ErrorIs(t, err, away, pe.Message)
+		assert.ErrorIs(t, err, pgpool.ErrTimeout, pe.Message)
+		var got *pgconn.PgError
+		assert.ErrorAs(t, err, &got, "the cause stays in the chain")
+		assert.Equal(t, err, pgpool.Classify(ctx, err, away), "marked once")
+	}
+	dial := &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}
+	for _, err := range []error{dial, &pgconn.PgError{Code: "53300"}} {
+		assert.NotErrorIs(t, pgpool.Classify(ctx, err, away), pgpool.ErrTimeout, "%v", err)
+	}
+	nowait := &pgconn.PgError{Code: "55P03", Message: `could not obtain lock on row in relation "t"`}
+	assert.Equal(t, error(nowait), pgpool.Classify(ctx, nowait, away), "a NOWAIT lock refused is the statement's own failure")
+
+	// Real statements waiting on a table another session holds locked.
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	pool, err := pgpool.Open(ctx, "timeouttest", pgpool.Config{DSN: dsn, Schema: schema, MaxConns: 2, StatementTimeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	_, err = pool.Exec(ctx, `CREATE SCHEMA `+pgx.Identifier{schema}.Sanitize()+`; CREATE TABLE held (n int)`)
+	require.NoError(t, err)
+	holder, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer holder.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx) //nolint:errcheck // the test's end releases the lock
+	_, err = tx.Exec(ctx, `LOCK TABLE `+pgx.Identifier{schema, "held"}.Sanitize()+` IN ACCESS EXCLUSIVE MODE`)
+	require.NoError(t, err)
+
+	_, err = pool.Exec(ctx, `SELECT count(*) FROM held`)
+	require.Error(t, err)
+	err = pgpool.Classify(ctx, err, away)
+	assert.ErrorIs(t, err, away)
+	assert.ErrorIs(t, err, pgpool.ErrTimeout)
+	assert.Contains(t, err.Error(), "statement timeout")
+
+	err = pgpool.TxRetrying(ctx, pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '50ms'`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO held VALUES (1)`)
+		return err
+	})
+	require.Error(t, err)
+	err = pgpool.Classify(ctx, err, away)
+	assert.ErrorIs(t, err, away)
+	assert.ErrorIs(t, err, pgpool.ErrTimeout)
+	assert.Contains(t, err.Error(), "lock timeout")
+}
+
 // A statement cancelled because its context ended matches the context's
 // error, even when the server reported the cancel as its own (57014), so
 // callers can tell "I gave up" from a failing database.
@@ -607,6 +672,7 @@ func TestStalledDatabase_StatementsEndOnTheirOwn(t *testing.T) {
 			t.Logf("%s: %v after %v", o.what, o.err, o.took.Round(time.Millisecond))
 			classified := pgpool.Classify(ctx, o.err, away)
 			assert.ErrorIs(t, classified, away, "%s: %v", o.what, o.err)
+			assert.ErrorIs(t, classified, pgpool.ErrTimeout, "%s: %v", o.what, o.err)
 			assert.Contains(t, classified.Error(), "the database did not answer, or no connection of the pool came free (max_conns), within the statement timeout")
 			assert.Less(t, o.took, 10*time.Second, "%s: ended by the statement's own deadline, not tried again", o.what)
 		case <-time.After(30 * time.Second):

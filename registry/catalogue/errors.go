@@ -34,6 +34,11 @@ var (
 	// ErrUnavailable: the store's database cannot be reached now (it is
 	// down or dropped the connection); the request may succeed later.
 	ErrUnavailable = errors.New("catalogue: the store cannot be reached")
+	// ErrTimeout: the store's database is there but did not answer in
+	// time (a statement or lock timeout: busy, or a lock held elsewhere;
+	// or no answer past the store's own deadline). An error wrapping it
+	// also wraps ErrUnavailable: the request may succeed later.
+	ErrTimeout = errors.New("catalogue: the store did not answer in time")
 )
 
 // FieldError is one rule broken by one field.

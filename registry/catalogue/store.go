@@ -20,7 +20,9 @@ const SoftDeleteRetention = 48 * time.Hour
 //
 // Errors wrap the package's sentinels: [ErrInvalid] (with a
 // [*ValidationError]), [ErrNotFound], [ErrConflict], [ErrBundleDisabled],
-// [ErrBundleDeleted], [ErrBuiltIn], [ErrLimit], [ErrCorrupt], [ErrClosed].
+// [ErrBundleDeleted], [ErrBuiltIn], [ErrLimit], [ErrCorrupt], [ErrClosed],
+// and for a store on a database [ErrUnavailable] (with [ErrTimeout] when
+// the database did not answer in time).
 type Store interface {
 	// PutBundle creates the bundle or replaces its slug, display name,
 	// description and enabled flag; created reports which. ID and

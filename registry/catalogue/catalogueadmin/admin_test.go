@@ -407,3 +407,49 @@ func TestAdmin_StoreAwayIs503(t *testing.T) {
 		assert.NotContains(t, string(body), "5432", path)
 	}
 }
+
+// busyStore is a store whose database is there but does not answer in
+// time (a statement or lock timeout).
+type busyStore struct{ catalogue.Store }
+
+var errBusy = fmt.Errorf("pgstore: reading: %w", busyErr{})
+
+// busyErr is what pgstore returns for a statement timeout: both
+// catalogue.ErrUnavailable and catalogue.ErrTimeout.
+type busyErr struct{}
+
+func (busyErr) Error() string { return "the database ended the statement at its statement timeout" }
+func (busyErr) Is(target error) bool {
+	return target == catalogue.ErrUnavailable || target == catalogue.ErrTimeout
+}
+
+func (busyStore) ListBundles(context.Context, catalogue.BundleQuery) ([]catalogue.Bundle, error) {
+	return nil, errBusy
+}
+
+func (busyStore) GetBundle(context.Context, uuid.UUID) (catalogue.Bundle, error) {
+	return catalogue.Bundle{}, errBusy
+}
+
+// A catalogue whose database is busy (did not answer in time) shows a
+// page saying so, with 503, not that it cannot be reached.
+func TestAdmin_StoreBusyIs503SayingSo(t *testing.T) {
+	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
+	require.NoError(t, err)
+	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: busyStore{st}, API: api, Logger: quiet})
+	require.NoError(t, err)
+	srv := httptest.NewServer(adm)
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
+		assert.Contains(t, string(body), "the catalogue&#39;s database is busy: it did not answer in time", path)
+		assert.NotContains(t, string(body), "cannot be reached", path)
+	}
+}

@@ -196,6 +196,9 @@ func (h *Handler) storeFail(w http.ResponseWriter, err error) {
 		h.fail(w, http.StatusBadRequest, "the address names no valid tool")
 	case errors.Is(err, catalogue.ErrNotFound):
 		h.fail(w, http.StatusNotFound, "not found")
+	case errors.Is(err, catalogue.ErrTimeout):
+		h.log.Warn("catalogueadmin: the store did not answer in time", "err", err)
+		h.fail(w, http.StatusServiceUnavailable, "the catalogue's database is busy: it did not answer in time; reload the page in a few seconds")
 	case errors.Is(err, catalogue.ErrUnavailable):
 		h.log.Warn("catalogueadmin: the store cannot be reached", "err", err)
 		h.fail(w, http.StatusServiceUnavailable, "the catalogue's database cannot be reached right now; reload the page in a few seconds")

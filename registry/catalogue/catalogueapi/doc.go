@@ -54,8 +54,10 @@
 //	422 limit_reached            a catalogue cap (tools per bundle) would be exceeded
 //	501 not_implemented          invoke without an Invoker
 //	502 upstream_failure         the Invoker returned an error
-//	503 unavailable              the store is closed, its database cannot be reached
-//	                             (with Retry-After), or the request was cancelled
+//	503 unavailable              the store is closed, its database cannot be reached or
+//	                             is busy (did not answer in time: a statement or lock
+//	                             timeout; both with Retry-After, the error saying which),
+//	                             or the request was cancelled
 //
 // Bad input never answers 500; 500 means the store failed (the cause is
 // logged, not sent).

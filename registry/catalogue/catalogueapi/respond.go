@@ -88,7 +88,7 @@ func fieldsOf(err error, prefix string) []FieldError {
 }
 
 // retryAfterSeconds is the Retry-After of an answer given while the
-// store cannot be reached.
+// store cannot be reached or does not answer in time.
 const retryAfterSeconds = "5"
 
 // writeStoreError maps a store error to its status (see the package doc).
@@ -111,6 +111,10 @@ func (h *Handler) writeStoreError(w http.ResponseWriter, r *http.Request, err er
 		writeError(w, http.StatusUnprocessableEntity, "limit_reached", "a catalogue limit would be exceeded (such as the number of tools in a bundle)", nil)
 	case errors.Is(err, catalogue.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue is not available; retry later", nil)
+	case errors.Is(err, catalogue.ErrTimeout):
+		h.log.WarnContext(r.Context(), "catalogueapi: the store did not answer in time", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", retryAfterSeconds)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue's database is busy: it did not answer in time; retry in a few seconds", nil)
 	case errors.Is(err, catalogue.ErrUnavailable):
 		h.log.WarnContext(r.Context(), "catalogueapi: the store cannot be reached", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", retryAfterSeconds)

@@ -45,7 +45,11 @@
 // While the database cannot be reached, every error is
 // catalogue.ErrUnavailable (errors.Is): the catalogue API answers 503 with
 // Retry-After, the registry keeps serving the tools it has, and nothing
-// has to be reopened when the database is back.
+// has to be reopened when the database is back. A statement the database
+// did not answer in time — ended at its statement or lock timeout (busy,
+// a lock held elsewhere), or unanswered past the pool's own deadline — is
+// also catalogue.ErrTimeout, so that the API says the database is busy
+// rather than that it cannot be reached.
 //
 // The DSN is never logged or put in an error.
 package pgstore
@@ -158,7 +162,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	pool, err := pgpool.Open(ctx, "pgstore", pgpool.Config{DSN: dsn, Schema: opts.Schema, MaxConns: opts.MaxConns, StatementTimeout: opts.StatementTimeout})
 	if err != nil {
-		return nil, pgpool.Classify(ctx, err, catalogue.ErrUnavailable)
+		return nil, classify(ctx, err)
 	}
 	inst, err := uuid.NewRandom()
 	if err != nil {
@@ -180,7 +184,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.maxTools, s.maxBundle = orDefault(opts.MaxToolsPerBundle, catalogue.DefaultMaxToolsPerBundle), orDefault(opts.MaxBundles, catalogue.DefaultMaxBundles)
 	if err := pgpool.Migrate(ctx, "pgstore", pool, opts.Schema, "catalogue_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()
-		return nil, pgpool.Classify(ctx, err, catalogue.ErrUnavailable)
+		return nil, classify(ctx, err)
 	}
 	s.maint = catalogue.StartMaintenance(opts.FlushInterval, opts.ReapInterval, s.Flush, s.ReapDeleted, s.log)
 	return s, nil
@@ -225,7 +229,7 @@ func (s *Store) Ping(ctx context.Context) error {
 		return err
 	}
 	if err := pgpool.Ping(ctx, s.pool); err != nil {
-		return fmt.Errorf("pgstore: ping: %w", pgpool.Classify(ctx, err, catalogue.ErrUnavailable))
+		return fmt.Errorf("pgstore: ping: %w", classify(ctx, err))
 	}
 	return nil
 }
@@ -249,7 +253,7 @@ func dbErr(ctx context.Context, err error, what string) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
 	}
-	return fmt.Errorf("pgstore: %s: %w", what, pgpool.Classify(ctx, err, catalogue.ErrUnavailable))
+	return fmt.Errorf("pgstore: %s: %w", what, classify(ctx, err))
 }
 
 const bundleCols = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at`
@@ -785,7 +789,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	})
 	if err != nil {
 		s.usage.Return(batch)
-		return fmt.Errorf("pgstore: writing usage counts: %w", pgpool.Classify(ctx, err, catalogue.ErrUnavailable))
+		return fmt.Errorf("pgstore: writing usage counts: %w", classify(ctx, err))
 	}
 	return nil
 }
