@@ -136,18 +136,27 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 				Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}})
 	}
 	var file catalogue.Store
+	var keeper catalogue.PageTokenKeeper // file, which keeps the page token key
 	if cfg.DSN != "" {
 		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: cfg.PoolSize(), StatementTimeout: cfg.StatementTimeout})
 		if err != nil {
 			return nil, configError(ctx, conf.Errorf("catalogue.dsn", "%w", err))
 		}
-		file = pg
+		file, keeper = pg, pg
 	} else {
 		fs, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("catalogue.dir: %w", err)
 		}
-		file = fs
+		file, keeper = fs, fs
+	}
+	// The store keeps the key signing the API's page tokens, so that a
+	// token one server returned is accepted by every server sharing the
+	// catalogue, and after a restart.
+	tokenKey, err := keeper.PageTokenKey(ctx)
+	if err != nil {
+		_ = file.Close()
+		return nil, fmt.Errorf("catalogue: %w", err)
 	}
 	store, err := catalogue.WithBuiltIns(ctx, file, catalogue.BuiltInOptions{Dir: cfg.Dir, HasFunc: funcs.Has, Logger: log, Bundles: builtIns})
 	if err != nil {
@@ -159,7 +168,7 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 		_ = store.Close()
 		return nil, fmt.Errorf("catalogue search index: %w", err)
 	}
-	sc2, err := serveCatalogue(ctx, reg, index, funcs, sc, log)
+	sc2, err := serveCatalogue(ctx, reg, index, funcs, sc, tokenKey, log)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +221,10 @@ func addExampleFuncs(funcs *cataloguehost.Funcs) ([]catalogue.BuiltInTool, error
 	return tools, nil
 }
 
-// serveCatalogue serves store's tools through reg and builds the API.
-func serveCatalogue(ctx context.Context, reg *registry.Registry, store *searchindex.Store, funcs *cataloguehost.Funcs, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
+// serveCatalogue serves store's tools through reg and builds the API,
+// whose page tokens tokenKey signs (the store's: see
+// catalogue.PageTokenKeeper).
+func serveCatalogue(ctx context.Context, reg *registry.Registry, store *searchindex.Store, funcs *cataloguehost.Funcs, sc *swapInvoker, tokenKey []byte, log *slog.Logger) (*serverCatalogue, error) {
 	steps, err := steptool.New(steptool.Options{Tools: reg, Logger: log})
 	if err != nil {
 		_ = store.Close()
@@ -227,7 +238,8 @@ func serveCatalogue(ctx context.Context, reg *registry.Registry, store *searchin
 	}
 	// The API's invoke route runs a tool as the registry's tool: through
 	// the same middleware (statistics, logging, telemetry) as MCP and REST.
-	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: cat.Invoker(disp), InvokerRecordsUsage: true, Searcher: store, Logger: log})
+	api, err := catalogueapi.New(catalogueapi.Options{Store: cat.Store(), Invoker: cat.Invoker(disp), InvokerRecordsUsage: true, Searcher: store, Logger: log,
+		PageTokenKey: tokenKey})
 	if err != nil {
 		_ = cat.Close()
 		_ = store.Close()

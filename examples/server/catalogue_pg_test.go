@@ -19,7 +19,8 @@ import (
 // through one server process is served by a second process started on
 // the same database, called there over REST; a later PUT reaches the
 // running second process within moments, and so does a built-in bundle's
-// switch, though the two share no directory; the DSN never reaches a log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
+// switch, though the two share no directory; page tokens one server gave
+// out are accepted by the other; the DSN never reaches a log. Skipped without TOOLPACK_TEST_PG_DSN (.ci/run sets it).
 func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	dsn := os.Getenv("TOOLPACK_TEST_PG_DSN")
 	if dsn == "" {
@@ -54,6 +55,9 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	assert.Equal(t, map[string]any{"status": "ok", "databases": map[string]any{"catalogue": "reachable"}}, health["postgresql"],
 		"/healthz checks the catalogue's database")
 
+	putSumTool(t, ctx, a.base, bid, "2")
+	toks := pageTokens(t, ctx, a.base)
+
 	// The second server is another host: its catalogue.dir is its own.
 	cfg2 := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(cfg2, []byte("catalogue: {dir: cat, dsn: \"${CAT_DSN}\", schema: "+schema+", max_conns: 4}\n"), 0o600))
@@ -62,12 +66,16 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	code, out := restInvoke(t, ctx, second.base, "math.sum.1", `{"a":40,"b":2}`)
 	require.Equal(t, http.StatusOK, code, "the second server serves the tool the first stored: %v", out)
 	assert.Equal(t, float64(42), out["value"])
+	// Page tokens are signed with the key the database keeps: the first
+	// server's tokens, given out before the second started, are accepted
+	// there (another host, or a restart).
+	acceptsPageTokens(t, ctx, second.base, toks, "another server on the database")
 
 	// A change made through the first server now reaches the running
 	// second one within a second or so (LISTEN/NOTIFY), its registry
 	// included.
-	putSumTool(t, ctx, a.base, bid, "2")
-	waitServed(t, ctx, second, "math.sum.2", http.StatusOK)
+	putSumTool(t, ctx, a.base, bid, "3")
+	waitServed(t, ctx, second, "math.sum.3", http.StatusOK)
 
 	// A built-in bundle switched off through the first server is off on
 	// the second, though they share no directory: the built-ins' switches

@@ -354,3 +354,72 @@ func waitServed(t *testing.T, ctx context.Context, srv *httpServer, name string,
 	}, 10*time.Second, 50*time.Millisecond, "a call of %s never answered %d; the server's log:\n%s", name, code, srv.stderr)
 	t.Logf("a call of %s answered %d %s later", name, code, time.Since(start).Round(time.Millisecond))
 }
+
+// pagedRoutes are the catalogue's listings that give page tokens, each
+// with a page size that leaves a next page once the math bundle holds
+// sum versions 1 and 2 beside the built-in bundle.
+var pagedRoutes = []string{"/tools/tools?recommendedPageSize=1", "/tools/tools/search?q=sum&pageSize=1", "/tools/bundles?pageSize=1"}
+
+// pageTokens returns the nextPageToken of each of pagedRoutes on the
+// server at base.
+func pageTokens(t *testing.T, ctx context.Context, base string) []string {
+	t.Helper()
+	toks := make([]string, len(pagedRoutes))
+	for i, r := range pagedRoutes {
+		code, out := doJSON(t, ctx, http.MethodGet, base+r, "")
+		require.Equal(t, http.StatusOK, code, "%s: %v", r, out)
+		tok, _ := out["nextPageToken"].(string)
+		require.NotEmpty(t, tok, "%s has a next page: %v", r, out)
+		toks[i] = tok
+	}
+	return toks
+}
+
+// acceptsPageTokens asserts that the server at base pages on with each
+// token of pageTokens.
+func acceptsPageTokens(t *testing.T, ctx context.Context, base string, toks []string, who string) {
+	t.Helper()
+	for i, r := range pagedRoutes {
+		code, out := doJSON(t, ctx, http.MethodGet, base+r+"&pageToken="+url.QueryEscape(toks[i]), "")
+		assert.Equal(t, http.StatusOK, code, "%s, %s: %v", who, r, out)
+	}
+}
+
+// Page tokens are signed with the key the catalogue keeps (a file in
+// catalogue.dir), not one per process: a token one server returned is
+// accepted by another server on the same catalogue.dir, and by the first
+// after it restarts, on every paged listing.
+func TestRun_PageTokensAcceptedByEveryServerAndAfterRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("catalogue: {dir: cat}\n"), 0o600))
+	env := serverEnv(startBackend(t))
+	a := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, a, "catalogue ready", 1)
+	b := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, b, "catalogue ready", 1)
+
+	bid := putMathBundle(t, ctx, a.base)
+	putSumTool(t, ctx, a.base, bid, "1")
+	putSumTool(t, ctx, a.base, bid, "2")
+	waitServed(t, ctx, b, "math.sum.2", http.StatusOK) // b's search index has them too
+	toks := pageTokens(t, ctx, a.base)
+	acceptsPageTokens(t, ctx, b.base, toks, "another server on the catalogue")
+	acceptsPageTokens(t, ctx, a.base, pageTokens(t, ctx, b.base), "another server on the catalogue")
+
+	require.NoError(t, a.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-a.done:
+		require.NoError(t, err, "stderr:\n%s", a.stderr)
+	case <-ctx.Done():
+		t.Fatal("the server did not stop after SIGTERM")
+	}
+	restarted := startHTTP(t, ctx, env, "-config", cfgPath)
+	waitLog(t, ctx, restarted, "catalogue ready", 1)
+	acceptsPageTokens(t, ctx, restarted.base, toks, "the server restarted")
+	info, err := os.Stat(filepath.Join(dir, "cat", "pagetoken.key"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}

@@ -258,7 +258,11 @@
 // each change one makes, built-ins switched on or off included, reaches
 // the others within half a second (the file store's change counter, which
 // they poll; each re-reads only the bundles the change touched), and
-// <slug, version> stays unique across them (file locks).
+// <slug, version> stays unique across them (file locks). Either way the
+// catalogue API's page tokens are signed with a key the catalogue keeps
+// (a row in the database; catalogue.dir/pagetoken.key, mode 0600, with
+// files), made by the first server to start: a token one server returned
+// is accepted by every other on the catalogue, and after a restart.
 //
 // Call statistics (ot.stats) and stored large outputs (ot.result) can live
 // in PostgreSQL too, each section with its own dsn, schema, max_conns and

@@ -78,6 +78,12 @@
 // store that keeps it ([BuiltInsKeeper]: the PostgreSQL store), a document
 // in the store shared by every host on it.
 //
+// The key signing the catalogue API's page tokens is kept by the store
+// ([PageTokenKeeper]: a 0600 file in the file store's directory, a row in
+// the PostgreSQL store), made once by the first process to ask, so that a
+// page token one host returned is accepted by every host on the store and
+// after a restart.
+//
 // Usage metrics ([Store.RecordUsage]) never block a call: counts are
 // buffered in memory and written in the background and at Close.
 package catalogue

@@ -93,6 +93,8 @@ type Problem struct {
 //	<dir>/changes                                   the change counter (see Watch)
 //	<dir>/changes.log                               the bundles each change touched (see WatchBundles)
 //	<dir>/locks/changes.lock                        their lock
+//	<dir>/pagetoken.key                             the page token key (see PageTokenKey), mode 0600
+//	<dir>/locks/pagetoken.lock                      its lock, held while the first process makes it
 //
 // A tool file's name is "<slug>@<version>~<hash>.json" (the slug@version
 // part shortened to 200 bytes if needed; the hash is of the exact slug and

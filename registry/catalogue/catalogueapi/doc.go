@@ -65,7 +65,9 @@
 // # Paging
 //
 // Listings answer one page and a nextPageToken while more remain. Tokens
-// are opaque and signed (HMAC-SHA256 with Options.PageTokenKey); they
+// are opaque and signed (HMAC-SHA256 with Options.PageTokenKey: give the
+// key the store keeps, catalogue.PageTokenKeeper, so that every host on
+// the catalogue accepts the others' tokens, and after a restart); they
 // carry where the page ended and a digest of the listing's filters, so a
 // token altered, forged, or replayed with other filters or on another
 // route is refused with 400. The page size may change between pages. A

@@ -62,10 +62,18 @@ type Options struct {
 	// Logger receives server-side failures (never request bodies or
 	// secrets). Nil means slog.Default().
 	Logger *slog.Logger
-	// PageTokenKey signs page tokens (HMAC-SHA256). Give the same key to
-	// every replica behind one load balancer so tokens survive a switch;
-	// at least 32 bytes. Nil means a random key per Handler: tokens then
-	// stop working when the process restarts.
+	// PageTokenKey signs page tokens (HMAC-SHA256); at least 32 bytes.
+	// Give the same key to every host serving one catalogue, so that a
+	// token one host returned is accepted by every other and after a
+	// restart: the key the store keeps (catalogue.PageTokenKeeper, which
+	// the file store and the PostgreSQL store are), as examples/server
+	// does:
+	//
+	//	key, err := store.PageTokenKey(ctx)
+	//	api, err := catalogueapi.New(catalogueapi.Options{Store: …, PageTokenKey: key})
+	//
+	// Nil means a random key per Handler: its tokens are refused by every
+	// other Handler and once the process restarts.
 	PageTokenKey []byte
 	// MaxPageSize caps pageSize and recommendedPageSize. Zero means
 	// DefaultMaxPageSize.
