@@ -48,8 +48,12 @@
 // derived from the input schema: required parameters plain, optional ones
 // with their default or '...' (github.search(query: str, repo: str =
 // '...')); a proxied tool's Usage.Signature, which the proxy derives the
-// same way, is used as it is. args are "name: description" lines, the
-// proxy's Usage.Args for a proxied tool, else read from the input schema.
+// same way, is used with one change: under a registry prefix the proxy's
+// undecorated name (remote.add) becomes the name a client calls
+// (tp_remote.add), as in every signature and example call ot shows
+// (ot.tools, ot.help, the Go signature at info full). args are
+// "name: description" lines, the proxy's Usage.Args for a proxied tool,
+// else read from the input schema.
 // returns names the value's type the same way (str, int, list, dict), from
 // the output schema — Any for a tool whose value may be any JSON — so a
 // local tool and its proxied copy read alike.

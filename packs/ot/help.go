@@ -203,7 +203,7 @@ func (p *pack) toolMarkdown(t *registry.Tool, lvl string) string {
 			fmt.Fprintf(&b, "- Pack: %s\n", t.Pack)
 		}
 		fmt.Fprintf(&b, "- Source: %s\n", t.Source)
-		if g := t.Usage.Signature; g != "" && g != signature(t) {
+		if g := asCalled(t, t.Usage.Signature); g != "" && g != signature(t) {
 			fmt.Fprintf(&b, "- Go signature: %s\n", code(g))
 		}
 		if h := hints(t.Annotations); h != "" {

@@ -14,11 +14,26 @@ import (
 // parameters first, then optional ones with their default or '...'. A
 // local tool's Usage.Signature is its Go signature, which says nothing
 // about the arguments a caller sends; ot.help(info="full") shows it.
+// Either names the tool as a client calls it (asCalled).
 func signature(t *registry.Tool) string {
 	if strings.HasPrefix(t.Source, registry.SourceProxyPrefix) && t.Usage.Signature != "" {
-		return t.Usage.Signature
+		return asCalled(t, t.Usage.Signature)
 	}
 	return pysig.Signature(t.Name, pysig.Params(t.InputSchema))
+}
+
+// asCalled is s — a signature or an example call that a pack or the
+// proxy wrote with the tool's undecorated name, "name(…)" — calling the
+// tool by its final name, the one a client calls: under a registry prefix
+// the undecorated name is no tool (remote.add is served as tp_remote.add).
+// Any other text comes back as it is.
+func asCalled(t *registry.Tool, s string) string {
+	if t.Name != t.BaseName && t.BaseName != "" {
+		if rest, ok := strings.CutPrefix(s, t.BaseName+"("); ok {
+			return t.Name + "(" + rest
+		}
+	}
+	return s
 }
 
 // returns is the type of the tool's value, named as signature names

@@ -57,17 +57,10 @@ func toolEntry(t *registry.Tool, level string) object {
 }
 
 // example is the tool's Usage.Example calling the tool by the name a
-// client calls, as its signature does: a pack writes the example with the
-// undecorated name, which under a prefix is not the tool's name.
-func example(t *registry.Tool) string {
-	ex := t.Usage.Example
-	if t.Name != t.BaseName && t.BaseName != "" {
-		if rest, ok := strings.CutPrefix(ex, t.BaseName+"("); ok {
-			return t.Name + "(" + rest
-		}
-	}
-	return ex
-}
+// client calls, as its signature does (asCalled): a pack writes the
+// example with the undecorated name, which under a prefix is not the
+// tool's name.
+func example(t *registry.Tool) string { return asCalled(t, t.Usage.Example) }
 
 func (p *pack) tools(ctx context.Context, a ToolsArgs) (result.Result[string], error) {
 	lvl := info(a.Info)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -255,4 +256,63 @@ func TestTools_DescriptionWithoutAGeneratedArgumentsSection(t *testing.T) {
 		"a local tool's description carrying a generated arguments list (a catalogue tool made from a function) loses it too")
 	assert.Equal(t, []any{"a: First addend."}, byName["r.catalogued"]["args"])
 	assert.Equal(t, "No arguments.", byName["r.none"]["description"], "the generated section of a tool without arguments (None.) too")
+}
+
+// Under a registry prefix, a proxied tool's signature names the tool as a
+// client calls it (tp_remote.add), as a local tool's does: the proxy
+// writes Usage.Signature with the undecorated name (remote.add), which
+// is no tool there. So do ot.help's signature and ot.tools's examples,
+// and the Go signature ot.help(info="full") shows.
+func TestTools_SignatureNamesTheToolAsCalledUnderAPrefix(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("tp")})
+	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","description":"Count to n."},"delay_ms":{"type":["integer","null"],"default":100}},"required":["n"]}`)
+	sig, argLines := mcpproxy.Signature("remote.count", schema) // as the proxy builds a remote tool's Usage
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "remote", Tools: []*registry.Tool{
+		{Name: "remote.count", Description: "Counts.", Source: "proxy:remote", InputSchema: schema,
+			Usage: registry.Usage{Signature: sig, Args: argLines, Returns: "int"}, Handler: rawHandler},
+	}}))
+	local := &registry.Pack{Name: "demo"}
+	require.NoError(t, registry.AddFunc(local, "add", echoText[SearchArgs], registry.ToolOptions{Doc: "Adds.", Example: `add(query="x")`}))
+	require.NoError(t, reg.AddPack(local))
+	p, err := ot.New(ot.Config{Registry: reg})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	call := func(name, args string) string {
+		t.Helper()
+		res, err := reg.Invoke(t.Context(), name, json.RawMessage(args))
+		require.NoError(t, err)
+		require.True(t, res.Success, res.Error)
+		return res.Value.(string)
+	}
+
+	e := parseList(t, call("tp_ot.tools", `{"pattern":"count","info":"full"}`))
+	require.Len(t, e, 1)
+	assert.Equal(t, map[string]any{
+		"name": "tp_remote.count", "signature": "tp_remote.count(n: int, delay_ms: int | None = 100)",
+		"description": "Counts.", "source": "proxy:remote", "args": []any{"n: Count to n.", "delay_ms: (no description)"}, "returns": "int",
+	}, e[0])
+
+	// Every tool, local or proxied: the signature and the example call the
+	// tool by its name.
+	all := parseList(t, call("tp_ot.tools", `{"info":"full"}`))
+	require.NotEmpty(t, all)
+	for _, e := range all {
+		name := e["name"].(string)
+		assert.True(t, strings.HasPrefix(e["signature"].(string), name+"("), "%s: signature %q", name, e["signature"])
+		if ex, ok := e["example"].(string); ok {
+			assert.True(t, strings.HasPrefix(ex, name+"("), "%s: example %q", name, ex)
+		}
+	}
+
+	// ot.help: by the name called or the undecorated one, the same page.
+	for _, q := range []string{"tp_remote.count", "remote.count"} {
+		out := call("tp_ot.help", `{"query":"`+q+`","info":"full"}`)
+		assert.True(t, strings.HasPrefix(out, "# tp_remote.count\n"), out)
+		assert.Contains(t, out, "**Signature:** `tp_remote.count(n: int, delay_ms: int | None = 100)`")
+		assert.NotContains(t, out, "Go signature", "a proxied tool has none; its Usage.Signature is the one shown")
+		assert.NotRegexp(t, `(^|[^_])remote\.count\(`, out, "no call of the undecorated name")
+	}
+	out := call("tp_ot.help", `{"query":"add","info":"full"}`)
+	assert.Contains(t, out, "**Example:** `tp_add(query=\"x\")`")
+	assert.Contains(t, out, "- Go signature: `tp_add(ctx context.Context, a ot_test.SearchArgs) (result.Result[string], error)`")
 }
