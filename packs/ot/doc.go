@@ -52,8 +52,9 @@
 // undecorated name (remote.add) becomes the name a client calls
 // (tp_remote.add), as in every signature and example call ot shows
 // (ot.tools, ot.help, the Go signature at info full). args are
-// "name: description" lines, the proxy's Usage.Args for a proxied tool,
-// else read from the input schema.
+// "name: description" lines in the signature's order (required first),
+// the proxy's Usage.Args for a proxied tool, else read from the input
+// schema; ot.help lists the arguments in that order too.
 // returns names the value's type the same way (str, int, list, dict), from
 // the output schema — Any for a tool whose value may be any JSON — so a
 // local tool and its proxied copy read alike.

@@ -163,7 +163,7 @@ func (p *pack) toolMarkdown(t *registry.Tool, lvl string) string {
 	}
 	fmt.Fprintf(&b, "\n**Signature:** %s\n", code(signature(t)))
 	b.WriteString("\n**Arguments:**")
-	ps := pysig.Params(t.InputSchema)
+	ps := pysig.CallOrder(pysig.Params(t.InputSchema)) // in the signature's order
 	if len(ps) == 0 {
 		b.WriteString(" none\n")
 	} else {

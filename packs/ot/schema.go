@@ -58,10 +58,12 @@ func returns(t *registry.Tool) string {
 	return ""
 }
 
-// argLines are the tool's arguments as "name: description" strings: a
-// proxied tool's Usage.Args lines (the proxy derives them from the
-// schema), else the input schema's properties in order. A parameter
-// without a description reads "name: (no description)".
+// argLines are the tool's arguments as "name: description" strings, in
+// the order of its signature (pysig.CallOrder: the required ones first,
+// each group in the schema's order): a proxied tool's Usage.Args lines
+// (the proxy derives them from the schema in that order), else the input
+// schema's properties. A parameter without a description reads
+// "name: (no description)".
 func argLines(t *registry.Tool) []string {
 	if strings.HasPrefix(t.Source, registry.SourceProxyPrefix) && t.Usage.Args != "" {
 		var out []string
@@ -72,7 +74,7 @@ func argLines(t *registry.Tool) []string {
 		}
 		return out
 	}
-	ps := pysig.Params(t.InputSchema)
+	ps := pysig.CallOrder(pysig.Params(t.InputSchema))
 	out := make([]string, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, pysig.ArgLine(p))

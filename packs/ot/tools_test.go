@@ -316,3 +316,45 @@ func TestTools_SignatureNamesTheToolAsCalledUnderAPrefix(t *testing.T) {
 	assert.Contains(t, out, "**Example:** `tp_add(query=\"x\")`")
 	assert.Contains(t, out, "- Go signature: `tp_add(ctx context.Context, a ot_test.SearchArgs) (result.Result[string], error)`")
 }
+
+// DocArgs list an optional argument between two required ones.
+type DocArgs struct {
+	Title   string `json:"title" validate:"required" description:"The title."`
+	Body    string `json:"body" description:"The body."`
+	Confirm string `json:"confirm" validate:"required" description:"Type yes."`
+}
+
+// A local tool's args follow its signature's order (required first, then
+// optional, each group in the schema's order), as a proxied tool's do: a
+// local tool and its proxied copy read alike. ot.help lists the
+// arguments in that order too.
+func TestTools_ArgsInTheSignaturesOrder(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("")})
+	local := &registry.Pack{Name: "doc"}
+	require.NoError(t, registry.AddFunc(local, "doc.create", echoText[DocArgs], registry.ToolOptions{Doc: "Creates."}))
+	require.NoError(t, reg.AddPack(local))
+	lt, ok := reg.Lookup("doc.create")
+	require.True(t, ok)
+	sig, argLines := mcpproxy.Signature("copy.create", lt.InputSchema)
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "copy", Tools: []*registry.Tool{
+		{Name: "copy.create", Description: "Creates.", Source: "proxy:copy", InputSchema: lt.InputSchema,
+			Usage: registry.Usage{Signature: sig, Args: argLines, Returns: "str"}, Handler: rawHandler},
+	}}))
+	p, err := ot.New(ot.Config{Registry: reg})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+
+	res, err := reg.Invoke(t.Context(), "ot.tools", json.RawMessage(`{"pattern":".create","info":"full"}`))
+	require.NoError(t, err)
+	entries := parseList(t, res.Value.(string))
+	require.Equal(t, []string{"copy.create", "doc.create"}, names(entries))
+	want := []any{"title: The title.", "confirm: Type yes.", "body: The body."}
+	for _, e := range entries {
+		assert.Equal(t, e["name"].(string)+"(title: str, confirm: str, body: str = '...')", e["signature"])
+		assert.Equal(t, want, e["args"], "%s: args in the signature's order", e["name"])
+	}
+
+	res, err = reg.Invoke(t.Context(), "ot.help", json.RawMessage(`{"query":"doc.create"}`))
+	require.NoError(t, err)
+	assert.Contains(t, res.Value, "**Arguments:**\n- `title` (str, required): The title.\n- `confirm` (str, required): Type yes.\n- `body` (str, optional): The body.\n")
+}
