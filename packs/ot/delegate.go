@@ -32,8 +32,13 @@ const (
 	statsUnreadable  = "Error: the statistics could not be read; the cause is in the server log."
 )
 
-func invalidPeriod(p string) string {
-	return fmt.Sprintf("Error: Invalid period '%s'. Valid: day, week, month, all. Example: ot.stats(period='day')", echo(p))
+// invalidPeriod is the seed's answer to an unknown period, its example
+// naming ot.stats as it is called (calls): word for word without a
+// registry prefix, guide_ot.stats(period='day') under prefix guide, as
+// every other message of the pack names the ot tools. The caller's period
+// is echoed as given.
+func (p *pack) invalidPeriod(period string) string {
+	return fmt.Sprintf(p.calls("Error: Invalid period '%s'. Valid: day, week, month, all. Example: ot.stats(period='day')"), echo(period))
 }
 
 func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], error) {
@@ -51,7 +56,7 @@ func (p *pack) stats(ctx context.Context, a StatsArgs) (result.Result[string], e
 	sp := startSpan(ctx, ToolStats, attrs...)
 	d, ok := periods[period]
 	if !ok {
-		return sp.end(invalidArg("period", "oneof", invalidPeriod(a.Period)), nil)
+		return sp.end(invalidArg("period", "oneof", p.invalidPeriod(a.Period)), nil)
 	}
 	if p.cfg.Stats == nil {
 		return sp.end(result.Failure[string](statsDisabled, result.Unavailable), nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/packs/ot"
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -150,6 +151,28 @@ func TestStats_InvalidPeriod(t *testing.T) {
 	assert.Equal(t, result.ValidationError, res.ErrorType)
 	assert.Equal(t, "Error: Invalid period 'invalid'. Valid: day, week, month, all. Example: ot.stats(period='day')", res.Error)
 	assert.Empty(t, f.stats.queries, "nothing asked of the store")
+}
+
+// Under a prefix, ot.stats's answer to an unknown period names ot.stats
+// as it is called, as the pack's other messages do (the seed's text word
+// for word otherwise: TestStats_InvalidPeriod); the period is echoed as
+// given, an ot call in it left alone.
+func TestStats_InvalidPeriodNamesTheToolAsCalledUnderAPrefix(t *testing.T) {
+	reg := registry.New(registry.Options{Prefix: new("guide")})
+	p, err := ot.New(ot.Config{Registry: reg, Stats: &fakeStats{}})
+	require.NoError(t, err)
+	require.NoError(t, reg.AddPack(p))
+	for period, want := range map[string]string{
+		"invalid":       "Error: Invalid period 'invalid'. Valid: day, week, month, all. Example: guide_ot.stats(period='day')",
+		"ot.tools(%s)x": "Error: Invalid period 'ot.tools(%s)x'. Valid: day, week, month, all. Example: guide_ot.stats(period='day')",
+	} {
+		res, err := reg.Invoke(t.Context(), "guide_ot.stats", json.RawMessage(`{"period":"`+period+`"}`))
+		require.NoError(t, err)
+		assert.False(t, res.Success)
+		assert.Equal(t, result.ValidationError, res.ErrorType)
+		assert.Equal(t, want, res.Error)
+		assert.Equal(t, []args.FieldError{{Field: "period", Rule: "oneof", Message: want}}, res.ErrorData)
+	}
 }
 
 // --- Query Stored Results ---
