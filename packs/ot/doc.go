@@ -33,6 +33,12 @@
 // name as listed, or an alias (its tool's statistics: calls are recorded
 // under the tool that ran).
 //
+// Under a registry prefix every text of the pack that names an ot tool
+// (the general help, the no-match answers, ot.stats's unknown period)
+// names it as it is called (guide_ot.tools()); without one the seed's
+// texts are word for word. A caller's value repeated in a message is
+// never rewritten.
+//
 // # What the pack reads
 //
 // The tools, packs and aliases come from the registry in Config.Registry
