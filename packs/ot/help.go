@@ -415,7 +415,8 @@ func (p *pack) search(q, lvl string) (result.Result[string], int, error) {
 	return res, len(seen), err
 }
 
-// generalHelp is ot.help without a query.
+// generalHelp is ot.help without a query. Its counts are those of the
+// listings: ot.tools, ot.packs, ot.snippets and ot.aliases.
 func (p *pack) generalHelp() string {
 	var b strings.Builder
 	b.WriteString(`# Help
@@ -447,7 +448,9 @@ func (p *pack) generalHelp() string {
 - Search tolerates typos: ot.help(query="scaffoldl") finds scaffold.
 - A large output comes back as a handle with a preview; read the rest with ot.result(handle=…, offset=…, limit=…).
 `)
-	fmt.Fprintf(&b, "\nAvailable now: %d tools in %d packs, %d snippets, %d aliases.", len(p.reg.List()), len(p.reg.Packs()), len(p.snippetList()), len(p.aliasList()))
+	// The packs ot.packs lists: a configured server with no tools
+	// registered (down, connecting) is one.
+	fmt.Fprintf(&b, "\nAvailable now: %d tools in %d packs, %d snippets, %d aliases.", len(p.reg.List()), len(p.allPacks(p.servers())), len(p.snippetList()), len(p.aliasList()))
 	return p.calls(b.String())
 }
 

@@ -1,6 +1,7 @@
 package ot_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,21 @@ func TestHelp_GeneralHelp(t *testing.T) {
 			assert.Contains(t, full, tool.Name, "pack %s", pk.Name)
 		}
 	}
+}
+
+// The general help counts the packs ot.packs lists: a configured server
+// with no tools registered (down, or still connecting) is one of them,
+// as ot.packs and the search find it.
+func TestHelp_GeneralHelpCountsThePacksOtPacksLists(t *testing.T) {
+	f := newFixture(t, func(f *fixture, _ *ot.Config) {
+		f.servers = []ot.ServerStatus{{Name: "github", Connected: true}, {Name: "down", Connected: false}}
+	})
+	packs := parseStrings(t, f.ok(t, "ot.packs", `{"info":"list"}`))
+	require.Contains(t, packs, "down")
+	require.Len(t, packs, len(f.reg.Packs())+1, "the server that is down is listed beside the registered packs")
+	tools := parseStrings(t, f.ok(t, "ot.tools", `{"info":"list"}`))
+	out := f.ok(t, "ot.help", `{}`)
+	assert.True(t, strings.HasSuffix(out, fmt.Sprintf("\n\nAvailable now: %d tools in %d packs, 3 snippets, 3 aliases.", len(tools), len(packs))), out)
 }
 
 func TestHelp_ExactToolLookup(t *testing.T) {
