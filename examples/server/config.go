@@ -146,17 +146,42 @@ func databaseAway(err error) bool {
 	return errors.Is(err, stats.ErrUnavailable) || errors.Is(err, results.ErrUnavailable) || errors.Is(err, catalogue.ErrUnavailable)
 }
 
-// serverStatus reports the proxy's servers to ot.config and ot.health;
-// nil when no server is configured.
-func serverStatus(proxy *mcpproxy.Proxy) func() []ot.ServerStatus {
+// serverStatus reports the proxy's servers to ot.config, ot.health and
+// ot.packs in the order of the configuration, as aliases and snippets are
+// listed: the -proxy file's (fixed) as that file lists them, then the
+// -config file's as it lists them (hostconfig.Config.Names), then any
+// other the proxy serves (during a reload, one the configuration in force
+// no longer names) in the proxy's order, by name. nil when no server can
+// be configured (no proxy).
+func serverStatus(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config, host *hostconfig.Host) func() []ot.ServerStatus {
 	if proxy == nil {
 		return nil
 	}
 	return func() []ot.ServerStatus {
 		st := proxy.Status()
-		out := make([]ot.ServerStatus, len(st))
-		for i, s := range st {
-			out[i] = ot.ServerStatus{Name: s.Name, Connected: s.State == mcpproxy.Connected}
+		connected := make(map[string]bool, len(st))
+		for _, s := range st {
+			connected[s.Name] = s.State == mcpproxy.Connected
+		}
+		out := make([]ot.ServerStatus, 0, len(st))
+		add := func(name string) {
+			if c, ok := connected[name]; ok {
+				out = append(out, ot.ServerStatus{Name: name, Connected: c})
+				delete(connected, name)
+			}
+		}
+		for _, c := range fixed {
+			add(c.Name)
+		}
+		if host != nil {
+			if cfg := host.Config(); cfg != nil {
+				for _, name := range cfg.ServerNames() {
+					add(name)
+				}
+			}
+		}
+		for _, s := range st {
+			add(s.Name)
 		}
 		return out
 	}

@@ -162,7 +162,9 @@
 // good), and a text result over output.max_inline_bytes
 // (50,000 by default) is stored and answered with a handle object whose
 // query field is the ot.result call that reads it page by page (try
-// lines(count=100000) of the example pack).
+// lines(count=100000) of the example pack). ot.config and ot.health list
+// the remote servers in the order they are configured, as aliases and
+// snippets: the -proxy file's, then the -config file's servers:.
 //
 // # Remote MCP servers
 //

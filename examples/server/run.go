@@ -344,7 +344,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	httpTools := &swapInvoker{}
 	host.OnApply("catalogue", catalogueHook(httpTools, log))
 	var catalDB atomic.Pointer[pgstore.Store]
-	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy),
+	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy, fixed, host),
 		Databases: catalogueDatabase(&catalDB), Logger: log,
 		Reloaded: func(err error) { logReload(host, log, otpack.ToolReload, err) }})
 	if err != nil {
