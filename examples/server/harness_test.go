@@ -42,6 +42,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "server")
+	// The build below runs in the environment as it was given, before
+	// XDG_CACHE_HOME is moved: the go command's cache is under it, and
+	// under the moved one (empty) every run built the module and its
+	// dependencies from nothing, minutes on a busy machine.
+	buildEnv := os.Environ()
 	// The server keeps stored outputs (and, when enabled, statistics) under
 	// the user cache directory when no -config names one: the tests' go to
 	// the temporary directory, for run in this process and the binaries.
@@ -62,6 +67,7 @@ func TestMain(m *testing.M) {
 	if err == nil && !fuzzWorker {
 		cmd := exec.Command(goBin, "build", "-o", binPath, ".")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		cmd.Env = buildEnv
 		err = cmd.Run()
 	}
 	if err != nil {
