@@ -377,7 +377,8 @@ var (
 	ErrInvalidSearch = errors.New("ot: invalid search")
 	// ErrInvalidQuery: another argument the store refuses (a fuzzy search
 	// too long, an offset past what a fuzzy search keeps); the text after
-	// it says what is wrong, for the model.
+	// it says what is wrong, for the model. A *QueryError also names the
+	// argument.
 	ErrInvalidQuery = errors.New("ot: invalid query")
 	// ErrSearchTimeout: the search ran out of its time limit.
 	ErrSearchTimeout = errors.New("ot: search time limit reached")
@@ -385,6 +386,31 @@ var (
 	// reached now (a database that is down); the call may succeed later.
 	ErrUnavailable = errors.New("ot: store unavailable")
 )
+
+// QueryError is an ErrInvalidQuery naming the argument at fault. A
+// ResultStore returns one (or an error wrapping one) so that ot.result's
+// failure names the argument in its error data, as the pack's own checks
+// do (REST sends it as details[].field); a plain ErrInvalidQuery names
+// none. Its text for the model is "Error: " and Msg either way.
+type QueryError struct {
+	// Field is the argument at fault, as ot.result names it: "offset",
+	// "limit", "search" or "fuzzy"; "" for the arguments together.
+	Field string
+	// Msg says what is wrong, for the model.
+	Msg string
+	// Err is the store's own error, if any (for errors.Is and errors.As).
+	Err error
+}
+
+// Error returns ErrInvalidQuery's text, a colon and Msg, as
+// fmt.Errorf("%w: %s", ErrInvalidQuery, Msg) writes it.
+func (e *QueryError) Error() string { return ErrInvalidQuery.Error() + ": " + e.Msg }
+
+// Is reports whether target is ErrInvalidQuery.
+func (e *QueryError) Is(target error) bool { return target == ErrInvalidQuery }
+
+// Unwrap returns Err.
+func (e *QueryError) Unwrap() error { return e.Err }
 
 // ItemKind is the kind of thing ot.help finds.
 type ItemKind string

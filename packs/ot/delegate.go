@@ -177,7 +177,13 @@ func (p *pack) result(ctx context.Context, a ResultArgs) (result.Result[string],
 	case errors.Is(err, ErrInvalidSearch):
 		return sp.end(invalidArg("search", "regexp", "Error: search is not a valid regular expression: "+strings.TrimPrefix(err.Error(), ErrInvalidSearch.Error()+": ")), nil)
 	case errors.Is(err, ErrInvalidQuery):
-		return sp.end(invalidArg("", "query", "Error: "+strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")), nil)
+		// The argument at fault when the store names it (a *QueryError):
+		// offset, search, ….
+		field, msg := "", strings.TrimPrefix(err.Error(), ErrInvalidQuery.Error()+": ")
+		if qe := (*QueryError)(nil); errors.As(err, &qe) {
+			field, msg = qe.Field, qe.Msg
+		}
+		return sp.end(invalidArg(field, "query", "Error: "+msg), nil)
 	case errors.Is(err, ErrUnavailable):
 		registry.Logger(ctx).LogAttrs(ctx, slog.LevelWarn, "ot.result: the output store cannot be reached", slog.String("error", err.Error()))
 		return sp.end(result.Failuref[string](result.Unavailable, "Error: the output store cannot be reached right now, so '%s' cannot be read; try again in a moment.", echo(q.Handle)), nil)

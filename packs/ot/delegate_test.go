@@ -247,6 +247,28 @@ func TestResult_OtherInvalidQueryInTheStoresWords(t *testing.T) {
 	assert.Equal(t, "Error: a fuzzy search must be at most 64 characters, got 70", res.Error)
 }
 
+// A refusal of the store names the argument at fault in the error data
+// (REST's details[].field) when the store names it (an ot.QueryError,
+// wrapped or not): offset, search. MCP clients still read the store's
+// words alone, word for word.
+func TestResult_InvalidQueryNamesTheArgumentTheStoreNames(t *testing.T) {
+	f := newFixture(t)
+	f.results.stored["abc123"] = []string{"a", "b"}
+	for _, tc := range []struct{ args, field, msg string }{
+		{`{"handle":"abc123","search":"` + strings.Repeat("x", 65) + `","fuzzy":true}`, "search", "Error: a fuzzy search must be at most 64 characters, got 65"},
+		{`{"handle":"abc123","search":"a","fuzzy":true,"offset":2000000000}`, "offset", "Error: offset must be <= 10000 with fuzzy=true, got 2000000000"},
+		{`{"handle":"abc123","search":"(unnamed)"}`, "", "Error: the arguments do not go together"},
+	} {
+		res := f.call(t, "ot.result", tc.args)
+		require.Equal(t, result.ValidationError, res.ErrorType, tc.args)
+		assert.Equal(t, tc.msg, res.Error)
+		assert.Equal(t, []args.FieldError{{Field: tc.field, Rule: "query", Message: tc.msg}}, res.ErrorData, tc.args)
+		assert.Equal(t, res.Error, toolmsg.FailureText(res.Any()), "MCP clients read the store's words alone")
+	}
+	assert.ErrorIs(t, &ot.QueryError{Field: "offset", Msg: "m"}, ot.ErrInvalidQuery)
+	assert.Equal(t, "ot: invalid query: m", (&ot.QueryError{Msg: "m"}).Error(), "as a wrapped ErrInvalidQuery reads")
+}
+
 func TestResult_QueryWithFuzzyMatching(t *testing.T) {
 	f := newFixture(t)
 	f.results.stored["abc123"] = []string{"nothing here", "the configuration file", "config", "unrelated"}

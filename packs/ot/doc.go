@@ -29,7 +29,9 @@
 // info is list (names), min (the default: names with a short description)
 // or full (everything known). Failures are failed Results: an unknown
 // period or an offset below 1 is a validation_error whose text says what
-// is expected, a missing handle is not_found. ot.stats's tool is a tool's
+// is expected and whose error data names the argument (an argument the
+// result store refuses too, when it says which: QueryError), a missing
+// handle is not_found. ot.stats's tool is a tool's
 // name as listed, or an alias (its tool's statistics: calls are recorded
 // under the tool that ran).
 //

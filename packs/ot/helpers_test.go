@@ -167,7 +167,13 @@ func (f *fakeResults) Query(_ context.Context, q ot.ResultQuery) (ot.ResultPage,
 	}
 	sel := lines
 	if q.Fuzzy && len(q.Search) > 64 {
-		return ot.ResultPage{}, fmt.Errorf("%w: a fuzzy search must be at most 64 characters, got %d", ot.ErrInvalidQuery, len(q.Search))
+		return ot.ResultPage{}, &ot.QueryError{Field: "search", Msg: fmt.Sprintf("a fuzzy search must be at most 64 characters, got %d", len(q.Search))}
+	}
+	if q.Fuzzy && q.Offset > 10000 {
+		return ot.ResultPage{}, fmt.Errorf("results: %w", &ot.QueryError{Field: "offset", Msg: fmt.Sprintf("offset must be <= 10000 with fuzzy=true, got %d", q.Offset)})
+	}
+	if q.Search == "(unnamed)" { // a store that names no argument
+		return ot.ResultPage{}, fmt.Errorf("%w: the arguments do not go together", ot.ErrInvalidQuery)
 	}
 	if q.Search != "" {
 		sel = nil

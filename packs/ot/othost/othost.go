@@ -736,7 +736,7 @@ func resultError(err error) error {
 		if re.Field == "search" && re.Cause != nil { // the regexp does not compile
 			return fmt.Errorf("%w: %w", ot.ErrInvalidSearch, re.Cause)
 		}
-		return fmt.Errorf("%w: %s", ot.ErrInvalidQuery, re.Msg)
+		return &ot.QueryError{Field: re.Field, Msg: re.Msg, Err: err} // naming the argument at fault
 	}
 	return err
 }

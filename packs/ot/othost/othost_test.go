@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
@@ -170,6 +171,34 @@ func TestSetup_ResultErrorsUseTheSeedTexts(t *testing.T) {
 	_, ok, msg = f2.call(t, "ot.result", `{"handle":"`+st.Handle+`","search":"line","fuzzy":true,"offset":20000}`)
 	assert.False(t, ok)
 	assert.Equal(t, "Error: offset must be <= 10000 with fuzzy=true (a fuzzy search keeps the 10000 best matches), got 20000", msg)
+}
+
+// The store's refusals name the argument at fault in the error data (a
+// REST client's details[].field): offset, search; an MCP client reads
+// the seed's text alone, word for word.
+func TestSetup_ResultRefusalsNameTheArgument(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 100}\n")
+	v, _, _ := f.call(t, "lines", `{"count":100}`)
+	h := v.(results.Stored).Handle
+	for _, tc := range []struct{ args, field, msg string }{
+		{`{"handle":"` + h + `","search":"config","fuzzy":true,"offset":2000000000}`, "offset",
+			"Error: offset must be <= 10000 with fuzzy=true (a fuzzy search keeps the 10000 best matches), got 2000000000"},
+		{`{"handle":"` + h + `","search":"` + strings.Repeat("a", 65) + `","fuzzy":true}`, "search",
+			"Error: a fuzzy search must be at most 64 characters, got 65"},
+		{`{"handle":"` + h + `","search":"("}`, "search",
+			"Error: search is not a valid regular expression: error parsing regexp: missing closing ): `(`"},
+	} {
+		res, err := f.reg.Invoke(t.Context(), "ot.result", json.RawMessage(tc.args))
+		require.NoError(t, err)
+		require.False(t, res.Success)
+		assert.Equal(t, result.ValidationError, res.ErrorType)
+		assert.Equal(t, tc.msg, res.Error)
+		fes := toolmsg.FieldErrors(res.ErrorData)
+		require.Len(t, fes, 1, tc.args)
+		assert.Equal(t, tc.field, fes[0].Field, tc.args)
+		assert.Equal(t, tc.msg, fes[0].Message)
+		assert.Equal(t, tc.msg, toolmsg.FailureText(res), "MCP clients read the seed's text word for word")
+	}
 }
 
 func TestSetup_OutputDirMovedOldHandlesStillServed(t *testing.T) {
