@@ -233,6 +233,12 @@ type Param struct {
 	// Default is the default value as JSON, nil when the parameter has
 	// none (then it is required).
 	Default json.RawMessage
+	// Example is a value to show for a required parameter in the
+	// snippet's example calls (packs/ot: ot.snippets(info="full"), the
+	// tool's example), as JSON with the type the file wrote (example: 3
+	// is the number 3); nil when the file gives none. Only a parameter
+	// without a default has one: the examples show a default as it is.
+	Example json.RawMessage
 }
 
 // Required reports whether the parameter has no default.

@@ -33,7 +33,7 @@ var (
 var (
 	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript", "search_web", "web_fetch", "mlx"}
 	snippetKeys = []string{"description", "params", "body"}
-	paramKeys   = []string{"description", "default"}
+	paramKeys   = []string{"description", "default", "example"}
 	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
 	notifyKeys  = []string{"topics"}
 	topicKeys   = []string{"pattern", "file"}
@@ -470,12 +470,21 @@ func (d *decoder) snippet(name string, kn, vn *yaml.Node, key string) (Snippet, 
 							t, good := d.text(v, p, true)
 							prm.Description, ok = t, ok && good
 						case "default":
-							raw, good := d.jsonValue(v, p)
+							raw, good := d.jsonValue(v, p, "default")
 							prm.Default, ok = raw, ok && good
+						case "example":
+							raw, good := d.jsonValue(v, p, "example")
+							prm.Example, ok = raw, ok && good
 						}
 					})
 					if dv, has := mapValue(pv, "default"); has && isNull(dv) {
 						prm.Default = json.RawMessage("null")
+					}
+					if ev, has := mapValue(pv, "example"); has && prm.Default != nil && !isNull(ev) {
+						// The examples call with the defaults: this one
+						// would be shown nowhere.
+						d.bad(ev, join(pp, "example"), "the parameter has a default, which the examples show; expected example only on a parameter without default (a required one)")
+						ok = false
 					}
 				}
 				s.Params = append(s.Params, prm)
@@ -505,12 +514,13 @@ func mapValue(n *yaml.Node, key string) (*yaml.Node, bool) {
 	return nil, false
 }
 
-// jsonValue converts a YAML value (strings ${VAR}-expanded) to JSON.
-func (d *decoder) jsonValue(n *yaml.Node, key string) (json.RawMessage, bool) {
+// jsonValue converts a YAML value (strings ${VAR}-expanded) to JSON;
+// what names the value in a problem ("default", "example").
+func (d *decoder) jsonValue(n *yaml.Node, key, what string) (json.RawMessage, bool) {
 	budget := maxValueNodes
 	v, ok := d.toJSON(n, key, &budget)
 	if budget < 0 {
-		d.bad(n, key, "value has more than %d parts (YAML aliases included); expected a smaller default", maxValueNodes)
+		d.bad(n, key, "value has more than %d parts (YAML aliases included); expected a smaller %s", maxValueNodes, what)
 		return nil, false
 	}
 	if !ok {
@@ -522,7 +532,7 @@ func (d *decoder) jsonValue(n *yaml.Node, key string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	if len(b) > maxDefaultBytes {
-		d.bad(n, key, "value is larger than %d bytes as JSON; expected a smaller default", maxDefaultBytes)
+		d.bad(n, key, "value is larger than %d bytes as JSON; expected a smaller %s", maxDefaultBytes, what)
 		return nil, false
 	}
 	return b, true

@@ -42,11 +42,14 @@
 //     tool: add: p_add), nor a name under a configured server's
 //     "{server}." (its tools take those when it connects).
 //   - snippets: name → {description, params: {name: {description,
-//     default}}, body}. A name is 1–64 characters from [A-Za-z0-9_-]
-//     (the snippet becomes the tool snippet.{name}); a parameter name is
-//     an identifier; a parameter without default is required (one with
-//     `default: null` is optional, and null when left out); the body
-//     is kept verbatim for the snippet language, and names tools as
+//     default, example}}, body}. A name is 1–64 characters from
+//     [A-Za-z0-9_-] (the snippet becomes the tool snippet.{name}); a
+//     parameter name is an identifier; a parameter without default is
+//     required (one with `default: null` is optional, and null when left
+//     out); example, only on a required parameter, is the value its
+//     example calls show (packs/ot: `# $brv_research topic=Python`),
+//     kept with the type the file writes (example: 3 is a number); the
+//     body is kept verbatim for the snippet language, and names tools as
 //     alias targets do (final or undecorated name, or an alias).
 //   - servers: name → {command: [argv…] | url, env, headers,
 //     description, dir}: remote MCP servers served as packs (the rules of

@@ -28,11 +28,13 @@ const (
 	DefaultMaxFiles = 64
 )
 
-// maxValueNodes caps the nodes one snippet default may expand to (YAML
-// aliases can make a small file describe a huge value).
+// maxValueNodes caps the nodes one snippet parameter's default or example
+// may expand to (YAML aliases can make a small file describe a huge
+// value).
 const maxValueNodes = 10000
 
-// maxDefaultBytes caps the JSON of one snippet parameter's default.
+// maxDefaultBytes caps the JSON of one snippet parameter's default, and
+// of its example.
 const maxDefaultBytes = 64 << 10
 
 // LoadOptions configure Load. The zero value reads the environment with

@@ -435,7 +435,7 @@ docs: {url: x}
 	assert.Equal(t, []string{
 		`c.yaml:1: aliase: unknown key "aliase"; expected one of include, aliases, snippets, servers, instructions, notify, stats, output, docs, catalogue, transcript, search_web, web_fetch, mlx`,
 		`c.yaml:5: snippets.s.bodyy: unknown key "bodyy"; expected one of description, params, body`,
-		`c.yaml:6: snippets.s.params.p.descr: unknown key "descr"; expected one of description, default`,
+		`c.yaml:6: snippets.s.params.p.descr: unknown key "descr"; expected one of description, default, example`,
 		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, headers, description, dir`,
 		`c.yaml:9: notify.other: unknown key "other"; expected one of topics`,
 		`c.yaml:9: notify.topics[0].mode: unknown key "mode"; expected one of pattern, file`,
@@ -949,6 +949,80 @@ func TestLoad_SnippetDefaultNumbersKeptAsWritten(t *testing.T) {
 		byName[p.Name] = string(p.Default)
 	}
 	assert.Equal(t, map[string]string{"f": "1.0", "n": "123456789012345678901234567890", "z": "-0.0"}, byName)
+}
+
+// A snippet parameter's example is kept as JSON of the type the file
+// writes (a number stays a number, 1.0 a float), ${VAR}-expanded as a
+// default is; an included file may give it; an empty value gives none. A
+// parameter with a default takes none (the examples show the default),
+// and a value JSON cannot hold is refused at its key.
+func TestLoad_SnippetParamExample(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.yaml": `include: [more.yaml]
+snippets:
+  s:
+    body: 'r = t(a="{{ topic }}", n={{ n }})'
+    params:
+      topic: {description: Topic to research, example: Python}
+      n: {example: 3}
+      f: {example: 1.0}
+      l: {example: [1, "two", {three: 3}]}
+      env: {example: "${WHO}"}
+      none: {example: }
+      q: {example: "3"}
+`,
+		"more.yaml": `snippets:
+  s:
+    params:
+      later: {description: From the included file}
+      n: {description: Count}
+`,
+	})
+	cfg := mustLoad(t, dir, "main.yaml", map[string]string{"WHO": "Ada"})
+	examples := map[string]string{}
+	for _, p := range cfg.Snippets["s"].Params {
+		if p.Example != nil {
+			examples[p.Name] = string(p.Example)
+		}
+		assert.True(t, p.Required(), p.Name)
+	}
+	assert.Equal(t, map[string]string{
+		"topic": `"Python"`, "n": `3`, "f": `1.0`, "l": `[1,"two",{"three":3}]`, "env": `"Ada"`, "q": `"3"`,
+	}, examples)
+	var n any
+	require.NoError(t, json.Unmarshal(cfg.Snippets["s"].Params[1].Example, &n))
+	assert.Equal(t, float64(3), n, "a number stays a number")
+
+	// Merged across files: the main file's example beside the included
+	// file's description.
+	dir = writeFiles(t, map[string]string{
+		"main.yaml": "include: [more.yaml]\nsnippets:\n  s:\n    params: {n: {example: 7}}\n",
+		"more.yaml": "snippets:\n  s:\n    body: 'r = t(n={{ n }})'\n    params: {n: {description: Count}}\n",
+	})
+	p := mustLoad(t, dir, "main.yaml", nil).Snippets["s"].Params[0]
+	assert.Equal(t, hostconfig.Param{Name: "n", Description: "Count", Example: json.RawMessage("7")}, p)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": `snippets:
+  s:
+    body: 'r = t()'
+    params:
+      d: {default: 5, example: 6}
+      dn: {default: null, example: x}
+      nan: {example: .nan}
+      big: {example: 1e400}
+      ok: {default: 5, example: }
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:5: snippets.s.params.d.example: the parameter has a default, which the examples show; expected example only on a parameter without default (a required one)`,
+		`c.yaml:6: snippets.s.params.dn.example: the parameter has a default, which the examples show; expected example only on a parameter without default (a required one)`,
+		`c.yaml:7: snippets.s.params.nan.example: expected a number JSON can hold, got ".nan"`,
+		`c.yaml:8: snippets.s.params.big.example: expected a number JSON can hold, got "1e400"; quote it for a string`,
+	}, problemTexts(t, dir, err))
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "snippets:\n  s:\n    body: 'r = t()'\n    params: {p: {example: \"" + strings.Repeat("x", 70000) + "\"}}\n"})
+	_, err = load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{`c.yaml:4: snippets.s.params.p.example: value is larger than 65536 bytes as JSON; expected a smaller example`}, problemTexts(t, dir, err))
 }
 
 // Names gives a section's entries in the order the configuration writes
