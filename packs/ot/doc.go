@@ -90,8 +90,10 @@
 // Documentation pages (ot.help of one tool, pack or alias, the general
 // help, ot.packs(info="full")) are Markdown, with a heading per item. A
 // snippet's definition is YAML followed by "# Example with defaults:", the
-// $name call with every required parameter (its Example, or "<name>"),
-// and the body as it expands.
+// $name call with every required parameter (its Example, typed as
+// configured: n=3 is a number, q="3" a string, topic=Python a string
+// that reads as nothing else; or the placeholder <name>, which the
+// expansion shows as text), and the body as it expands.
 //
 // # Help
 //

@@ -2,6 +2,7 @@ package ot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -246,6 +247,21 @@ llm.transform(input=results, prompt="Extract key findings")
 	f.snippets.list = append(f.snippets.list, ot.Snippet{Name: "q2", Description: "Quick sum", Body: "r = add(a=1, b=2)"})
 	out := f.ok(t, "ot.snippets", `{"pattern":"q2","info":"full"}`)
 	assert.True(t, strings.HasPrefix(out, "name: q2\ndescription: Quick sum\nbody: r = add(a=1, b=2)\n\n# Example with defaults:\n"), out)
+}
+
+// A parameter's example is written in the $name call as the value it is:
+// a string plain only when it reads as no other value, so the string "3"
+// is quoted and the number 3 is not.
+func TestSnippets_ExampleValuesKeepTheirType(t *testing.T) {
+	f := newFixture(t)
+	f.snippets.list = []ot.Snippet{{Name: "typed", Description: "Typed examples", Body: "r = t(a={{ n }}, b=\"{{ s }}\", c=\"{{ w }}\", d={{ b }})\n", Params: []ot.SnippetParam{
+		{Name: "n", Example: json.Number("3")},
+		{Name: "s", Example: "3"},
+		{Name: "w", Example: "Python"},
+		{Name: "b", Example: "true"},
+	}}}
+	out := f.ok(t, "ot.snippets", `{"pattern":"typed","info":"full"}`)
+	assert.Contains(t, out, "\n# $typed n=3 s=\"3\" w=Python b=\"true\"\n", out)
 }
 
 // --- Configuration Summary ---

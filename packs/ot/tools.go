@@ -3,6 +3,7 @@ package ot
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -357,14 +358,16 @@ func (p *pack) snippetDefinition(s Snippet) (string, error) {
 	return b.String(), nil
 }
 
-// snippetArg writes a value as a $snippet call takes it: plain when it is
-// one word, else double-quoted.
+// snippetArg writes a value as a $snippet call takes it: a string plain
+// when it is one word that reads as no other value (topic=Python), else
+// double-quoted (q="3", q="true": plain, they would read as a number and
+// a boolean); any other value as the signature writes values (n=3).
 func snippetArg(v any) string {
 	s, ok := v.(string)
 	if !ok {
 		return pysig.PyRepr(v)
 	}
-	if s != "" && !strings.ContainsAny(s, " \t\n\r\"'=") {
+	if s != "" && !strings.ContainsAny(s, " \t\n\r\"'=") && !json.Valid([]byte(s)) {
 		return s
 	}
 	return fmt.Sprintf("%q", s)

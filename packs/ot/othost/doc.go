@@ -23,6 +23,9 @@
 //	aliases        Registry.SetAliases (hostconfig itself)
 //	snippets       the tools snippet.{name} of pack "snippet"; a body that does
 //	               not parse refuses the file, naming the file line at fault;
+//	               a parameter's example: is the value ot.snippets and the
+//	               tool's example call show for it (else the placeholder
+//	               <name>, unquoted in the call: any JSON value goes there);
 //	               a body calling a tool that is not served is logged as a
 //	               warning by WarnUnserved and at every reload (the tool may
 //	               come later: a server still connecting)

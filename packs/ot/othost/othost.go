@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/internal/search"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
@@ -917,7 +918,7 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 	if len(defs) == 0 && len(prevDefs) == 0 {
 		return hostconfig.Step{}, nil
 	}
-	if old != nil && reflect.DeepEqual(defs, prevDefs) {
+	if old != nil && reflect.DeepEqual(defs, prevDefs) && reflect.DeepEqual(paramExamples(cfg), paramExamples(old)) {
 		// Unchanged: the pack in force stays, and clients are not told the
 		// tool list changed by a reload that changed none of it.
 		var unchanged hostconfig.Step
@@ -932,6 +933,7 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 		if pack, err = snippet.Pack(defs, w.reg); err != nil {
 			return declaredSnippets(cfg), err
 		}
+		exampleCalls(pack, cfg)
 		// Refused here, at the snippet's line, what registering the pack
 		// would refuse later without a location (a name too long once
 		// the registry's prefix is added).
@@ -955,6 +957,7 @@ func (w *Wiring) snippetsHook(_ context.Context, old, cfg *hostconfig.Config) (h
 			if prev, err = snippet.Pack(prevDefs, w.reg); err != nil {
 				return err
 			}
+			exampleCalls(prev, old)
 		}
 		return w.setSnippetPack(prev)
 	}
@@ -970,6 +973,72 @@ func declaredSnippets(cfg *hostconfig.Config) hostconfig.Step {
 		st.Tools = append(st.Tools, snippet.ToolPrefix+name)
 	}
 	return st
+}
+
+// exampleCalls sets the example call (Usage.Example) of each tool of the
+// snippet pack p from the snippets of cfg, the parameters in the order of
+// the tool's signature (required first): a required parameter shows its
+// example: value, typed as the file writes it (example: 3 is 3), else the
+// placeholder <name> unquoted — the snippet takes any JSON value there,
+// and "<name>" would say a string where the body may pass it on as a
+// number —; an optional one shows its default.
+func exampleCalls(p *registry.Pack, cfg *hostconfig.Config) {
+	for _, t := range p.Tools {
+		sn, ok := cfg.Snippets[strings.TrimPrefix(t.Name, snippet.ToolPrefix)]
+		if !ok {
+			continue
+		}
+		byName := make(map[string]hostconfig.Param, len(sn.Params))
+		for _, prm := range sn.Params {
+			byName[prm.Name] = prm
+		}
+		var parts []string
+		for _, ps := range pysig.Params(t.InputSchema) {
+			v := "<" + ps.Name + ">"
+			switch prm := byName[ps.Name]; {
+			case prm.Default != nil:
+				v = shownJSON(prm.Default)
+			case prm.Example != nil:
+				v = shownJSON(prm.Example)
+			}
+			parts = append(parts, ps.Name+"="+v)
+		}
+		t.Usage.Example = t.Name + "(" + strings.Join(parts, ", ") + ")"
+	}
+}
+
+// shownJSON is raw as a call shows it: compact, without the HTML escapes
+// of encoding/json (a < stays <).
+func shownJSON(raw json.RawMessage) string {
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return string(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// paramExamples are the example: values of cfg's snippet parameters, by
+// snippet and parameter: a reload that changes only those replaces the
+// snippet pack too (its tools' examples change).
+func paramExamples(cfg *hostconfig.Config) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for name, sn := range cfg.Snippets {
+		for _, prm := range sn.Params {
+			if prm.Example != nil {
+				if out[name] == nil {
+					out[name] = map[string]string{}
+				}
+				out[name][prm.Name] = string(prm.Example)
+			}
+		}
+	}
+	return out
 }
 
 // setSnippetPack puts p in force as the snippet pack; nil removes it.
@@ -1118,6 +1187,11 @@ func (s snippetSource) Snippets() []ot.Snippet {
 			if p.Default != nil {
 				if v, err := decodeJSON(p.Default); err == nil {
 					sp.Default, sp.HasDefault = v, true
+				}
+			}
+			if p.Example != nil {
+				if v, err := decodeJSON(p.Example); err == nil {
+					sp.Example = v // typed as the file wrote it
 				}
 			}
 			o.Params = append(o.Params, sp)

@@ -1054,3 +1054,77 @@ func TestWiring_StoredSchemaForTheToolsWhoseOutputsAreStored(t *testing.T) {
 	require.NoError(t, json.Unmarshal(got, &v))
 	assert.NoError(t, sch.Validate(v), "%s", got)
 }
+
+// A snippet parameter's example: in the configuration is the value the
+// seed's "Example with defaults" shows (ot.snippets(info="full") prints
+// the seed's layout word for word) and the snippet tool's example call
+// uses, typed as the file writes it: example: 3 is the number 3, "3" the
+// string. A required parameter without one is shown as the placeholder
+// <name>, unquoted in the tool's example: the snippet takes any JSON
+// value there, and "<name>" said a string where add wants an integer. A
+// reload changing only an example changes the tool's example.
+func TestSetup_SnippetParamExampleShown(t *testing.T) {
+	const config = `snippets:
+  brv_research:
+    description: Search web and extract structured findings
+    params:
+      topic: {description: "Topic to research", example: Python}
+      count: {default: 5, description: "Number of sources"}
+    body: |
+      results = brave.search(query="{{ topic }}", count={{ count }})
+      llm.transform(input=results, prompt="Extract key findings")
+  req:
+    description: Add two numbers
+    params:
+      n: {description: The number, example: 3}
+      q: {description: A quoted one, example: "3"}
+      m: {description: One without an example}
+      d: {description: An optional one, default: 2}
+    body: |
+      r = add(a={{ n }}, b={{ m }})
+      echo(text="{{ q }}")
+`
+	f := newFixture(t, config)
+	v, ok, msg := f.call(t, "ot.snippets", `{"pattern":"brv_research","info":"full"}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, `name: brv_research
+description: Search web and extract structured findings
+params:
+  topic: {description: "Topic to research"}
+  count: {default: 5, description: "Number of sources"}
+body: |
+  results = brave.search(query="{{ topic }}", count={{ count }})
+  llm.transform(input=results, prompt="Extract key findings")
+
+# Example with defaults:
+# $brv_research topic=Python
+# Expands to:
+results = brave.search(query="Python", count=5)
+llm.transform(input=results, prompt="Extract key findings")
+`, v)
+
+	v, ok, msg = f.call(t, "ot.snippets", `{"pattern":"req","info":"full"}`)
+	require.True(t, ok, msg)
+	assert.Contains(t, v, "\n# Example with defaults:\n# $req n=3 q=\"3\" m=<m>\n# Expands to:\nr = add(a=3, b=\"<m>\")\necho(text=\"3\")\n")
+
+	example := func() string {
+		t.Helper()
+		v, ok, msg := f.call(t, "ot.tools", `{"pattern":"snippet.req","info":"full"}`)
+		require.True(t, ok, msg)
+		var entries []map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(v.(string)), &entries), v)
+		require.Len(t, entries, 1)
+		return entries[0]["example"].(string)
+	}
+	assert.Equal(t, `snippet.req(m=<m>, n=3, q="3", d=2)`, example(), "in the signature's order: required first")
+
+	// The example runs as shown once the placeholder has a value.
+	v, ok, msg = f.call(t, "snippet.req", `{"n":3,"q":"3","m":4}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, "3", v)
+
+	// Only the examples change: the snippets' definitions are the same.
+	writeConfig(t, f.dir, strings.NewReplacer("example: 3}", "example: 40}", "One without an example}", "One without an example, example: 2}").Replace(config))
+	require.NoError(t, f.host.Reload(t.Context()))
+	assert.Equal(t, `snippet.req(m=2, n=40, q="3", d=2)`, example(), "a reload changing only examples")
+}
