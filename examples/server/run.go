@@ -381,7 +381,6 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
 	ot.WarnUnserved()
-	reloadOnSIGHUP(ctx, hup, host, log)
 	served := reg
 	if cfg.progressive {
 		// A stored output's query field is a call of ot.result as written,
@@ -420,6 +419,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 
 	if cfg.stdio {
 		log.Info("serving MCP over stdio")
+		reloadOnSIGHUP(ctx, hup, host, log) // once serving: one sent while starting reloads now
 		// A signal stops the reading (Stop) instead of cancelling the
 		// session: the calls under way get shutdownGrace to finish and
 		// their answers are written before the session ends.
@@ -441,7 +441,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer closeAPI()
-	return serveHTTP(ctx, cfg.addr, hs, log)
+	return serveHTTP(ctx, cfg.addr, hs, log, func() { reloadOnSIGHUP(ctx, hup, host, log) })
 }
 
 // newHTTPServer builds the HTTP side: /mcp, the REST API, the catalogue's
@@ -538,7 +538,8 @@ func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.C
 // text/event-stream, an MCP session's stream for notifications), which
 // never finish by themselves, end once the other requests have (a client
 // whose stream ends takes its session for lost and fails its calls).
-func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logger) error {
+// serving runs once the server is serving.
+func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logger, serving func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("flag -addr: listen on %s: %w", addr, err)
@@ -557,6 +558,7 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
 	log.Info("serving HTTP", "addr", ln.Addr().String(), "mcp", base+"/mcp", "rest", base+"/tools", "health", base+"/healthz")
+	serving() // a SIGHUP sent while starting reloads now
 
 	select {
 	case err := <-errc:
