@@ -115,7 +115,7 @@ type BuiltInStore struct {
 
 type builtInBundle struct {
 	b     Bundle
-	tools []Tool // sorted by file name order (the store's order within a bundle)
+	tools []Tool // in the stores' order (ToolKey.Compare)
 }
 
 // overlay is the content of builtins.json.
@@ -282,9 +282,7 @@ func (s *BuiltInStore) declare(bundles []BuiltInBundle) error {
 			bb.tools = append(bb.tools, Tool{ID: BuiltInToolID(d.ID, t.Slug, t.Version), BundleID: d.ID,
 				Slug: t.Slug, Version: t.Version, ToolSpec: spec, BuiltIn: true})
 		}
-		slices.SortFunc(bb.tools, func(a, b Tool) int {
-			return cmp.Compare(toolFileName(a.Slug, a.Version), toolFileName(b.Slug, b.Version))
-		})
+		slices.SortFunc(bb.tools, func(a, b Tool) int { return a.Key().Compare(b.Key()) })
 		if d.ID != uuid.Nil {
 			s.bundles[d.ID] = bb
 			s.order = append(s.order, d.ID)
@@ -715,7 +713,7 @@ func (s *BuiltInStore) GetTool(ctx context.Context, key ToolKey) (Tool, error) {
 		return s.funcCheck(t), err
 	}
 	if !ok {
-		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
+		return Tool{}, toolNotFound(key)
 	}
 	if err := s.snapshot(ctx); err != nil {
 		return Tool{}, err
@@ -748,12 +746,8 @@ func (s *BuiltInStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, erro
 		if !b.IsEnabled && !q.IncludeDisabled {
 			continue
 		}
-		after := ""
-		if id == q.After.BundleID {
-			after = toolFileName(q.After.Slug, q.After.Version)
-		}
 		for _, t := range bb.tools {
-			if after != "" && toolFileName(t.Slug, t.Version) <= after {
+			if id == q.After.BundleID && t.Key().Compare(q.After) <= 0 {
 				continue
 			}
 			v := s.viewTool(t)
@@ -812,7 +806,7 @@ func (s *BuiltInStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled 
 		return s.funcCheck(t), err
 	}
 	if !ok {
-		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
+		return Tool{}, toolNotFound(key)
 	}
 	if err := s.snapshot(ctx); err != nil {
 		return Tool{}, err
@@ -836,7 +830,7 @@ func (s *BuiltInStore) SetToolEnabled(ctx context.Context, key ToolKey, enabled 
 func (s *BuiltInStore) DeleteTool(ctx context.Context, key ToolKey) error {
 	if bb, _, ok := s.builtInTool(key); bb != nil {
 		if !ok {
-			return fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrNotFound)
+			return toolNotFound(key)
 		}
 		return fmt.Errorf("tool %s@%s: %w", key.Slug, key.Version, ErrBuiltIn)
 	}

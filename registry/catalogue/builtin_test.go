@@ -434,3 +434,31 @@ func TestBuiltIns_KeptOverlayCarriesTheFileOver(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, tool.IsEnabled, "a kept overlay already written is not replaced by the file")
 }
+
+// Built-in tools are listed in the order of every store (ToolKey.Compare:
+// slug, then version, byte by byte), page by page too.
+func TestBuiltIns_ListedInTheStoresOrder(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	f.decl[0].Tools = nil
+	for _, sv := range [][2]string{{"alpha", "1"}, {"alpha", "10"}, {"alpha", "2"}, {"a-b", "1"}, {"a", "1"}, {"alpha", "1.0"}} {
+		f.decl[0].Tools = append(f.decl[0].Tools, catalogue.BuiltInTool{Slug: sv[0], Version: sv[1], Spec: builtinGoSpec("T", "add")})
+	}
+	s := f.open(t, nil)
+	defer s.Close()
+	want := []string{"a@1", "a-b@1", "alpha@1", "alpha@1.0", "alpha@10", "alpha@2"}
+	all, err := s.ListTools(ctx, catalogue.ToolQuery{})
+	require.NoError(t, err)
+	assert.Equal(t, want, keysOf(all))
+	var paged []catalogue.Tool
+	for after := (catalogue.ToolKey{}); ; {
+		page, err := s.ListTools(ctx, catalogue.ToolQuery{Limit: 2, After: after})
+		require.NoError(t, err)
+		if len(page) == 0 {
+			break
+		}
+		paged = append(paged, page...)
+		after = page[len(page)-1].Key()
+	}
+	assert.Equal(t, want, keysOf(paged))
+}

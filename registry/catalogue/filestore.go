@@ -260,18 +260,49 @@ func (s *FileStore) toolFile(k ToolKey) string {
 	return filepath.Join(s.toolsDir(k.BundleID), toolFileName(k.Slug, k.Version))
 }
 
+// maxToolBase is the most bytes of "slug@version" a tool file name keeps.
+const maxToolBase = 200
+
 // toolFileName is the file name of a tool version (see FileStore).
 func toolFileName(slug, version string) string {
 	h := sha256.Sum256([]byte(slug + "\x00" + version))
 	base := slug + "@" + version
-	if len(base) > 200 {
-		i := 200
+	if len(base) > maxToolBase {
+		i := maxToolBase
 		for i > 0 && !utf8.RuneStart(base[i]) {
 			i--
 		}
 		base = base[:i]
 	}
 	return base + "~" + hex.EncodeToString(h[:8]) + ".json"
+}
+
+// keyFromFileName reads the slug and version out of a tool file name made
+// by toolFileName. ok is false for a name that is not of that form, and
+// for one whose "slug@version" part may have been cut short and is not the
+// name of the key it spells (a slug and version are never "@" or "~").
+func keyFromFileName(name string) (slug, version string, ok bool) {
+	const tail = len("~") + 16 + len(".json")
+	if len(name) <= tail || !strings.HasSuffix(name, ".json") || name[len(name)-tail] != '~' {
+		return "", "", false
+	}
+	base := name[:len(name)-tail]
+	slug, version, ok = strings.Cut(base, "@")
+	if !ok {
+		return "", "", false
+	}
+	// A cut keeps at least maxToolBase-3 bytes (it backs up to the start
+	// of a rune of at most four): a shorter part is whole.
+	if len(base) > maxToolBase-utf8.UTFMax && toolFileName(slug, version) != name {
+		return "", "", false
+	}
+	return slug, version, true
+}
+
+// toolNotFound is the error for a tool version that is not stored, the
+// same in every store.
+func toolNotFound(k ToolKey) error {
+	return fmt.Errorf("tool %s@%s in bundle %s: %w", k.Slug, k.Version, k.BundleID, ErrNotFound)
 }
 
 const tmpPrefix = ".tmp-"
@@ -451,7 +482,10 @@ func (s *FileStore) readTool(path string, bundleID uuid.UUID, want *ToolKey) (To
 	}
 	data, fi, err := s.readCappedInfo(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Tool{}, fmt.Errorf("tool %s: %w", filepath.Base(path), ErrNotFound)
+		if want != nil {
+			return Tool{}, toolNotFound(*want)
+		}
+		return Tool{}, fmt.Errorf("tool file %s: %w", name, ErrNotFound)
 	}
 	if err != nil && !errors.Is(err, ErrCorrupt) {
 		return Tool{}, fmt.Errorf("catalogue: reading tool: %w", err)
@@ -474,7 +508,7 @@ func (s *FileStore) readTool(path string, bundleID uuid.UUID, want *ToolKey) (To
 // (want nil: any tool).
 func wantTool(t Tool, want *ToolKey) (Tool, error) {
 	if want != nil && t.Key() != *want {
-		return Tool{}, fmt.Errorf("tool %s@%s: %w", want.Slug, want.Version, ErrNotFound)
+		return Tool{}, toolNotFound(*want)
 	}
 	return t, nil
 }
@@ -952,10 +986,6 @@ func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) 
 	}
 	s.decoded.keepBundles(ids)
 	want := idSet(q.BundleIDs)
-	afterName := ""
-	if q.After.BundleID != uuid.Nil {
-		afterName = toolFileName(q.After.Slug, q.After.Version)
-	}
 	s.flushMu.RLock()
 	defer s.flushMu.RUnlock()
 	var out []Tool
@@ -978,14 +1008,14 @@ func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) 
 			return nil, err
 		}
 		s.decoded.keepOnly(id, names)
-		for _, n := range names {
+		for _, e := range s.inKeyOrder(id, names) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if id == q.After.BundleID && n <= afterName {
+			if id == q.After.BundleID && e.key.Compare(q.After) <= 0 {
 				continue
 			}
-			t, err := s.readTool(filepath.Join(s.toolsDir(id), n), id, nil)
+			t, err := s.readTool(filepath.Join(s.toolsDir(id), e.name), id, nil)
 			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) {
 				continue
 			}
@@ -1003,6 +1033,35 @@ func (s *FileStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, error) 
 		}
 	}
 	return out, nil
+}
+
+// namedTool is a tool file of a bundle and the key it holds.
+type namedTool struct {
+	name string
+	key  ToolKey
+}
+
+// inKeyOrder returns the tool files names of bundle id in the order every
+// store lists tools ([ToolKey.Compare]): slug, then version, byte by
+// byte. The key comes from the file name, or, for a name cut short, from
+// the file (kept decoded for the read that follows); a file whose key
+// cannot be read is left out, as listings skip it anyway.
+func (s *FileStore) inKeyOrder(id uuid.UUID, names []string) []namedTool {
+	out := make([]namedTool, 0, len(names))
+	for _, n := range names {
+		k := ToolKey{BundleID: id}
+		var ok bool
+		if k.Slug, k.Version, ok = keyFromFileName(n); !ok {
+			t, err := s.readTool(filepath.Join(s.toolsDir(id), n), id, nil)
+			if err != nil {
+				continue
+			}
+			k = t.Key()
+		}
+		out = append(out, namedTool{name: n, key: k})
+	}
+	slices.SortFunc(out, func(a, b namedTool) int { return a.key.Compare(b.key) })
+	return out
 }
 
 func hasAnyTag(have, want []string) bool {
@@ -1086,7 +1145,7 @@ func (s *FileStore) DeleteTool(ctx context.Context, key ToolKey) error {
 	// A corrupt file is deleted too: that is how it is cleared.
 	if err := os.Remove(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("tool %s@%s: %w", key.Slug, key.Version, ErrNotFound)
+			return toolNotFound(key)
 		}
 		return fmt.Errorf("catalogue: deleting tool: %w", err)
 	}

@@ -1,7 +1,9 @@
 package catalogue
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -143,6 +145,20 @@ type ToolKey struct {
 	Slug string
 	// Version is the tool's version label (see [ValidateVersion]).
 	Version string
+}
+
+// Compare orders tool keys as every [Store] lists tools: by bundle id
+// (its 16 bytes), then slug, then version, each compared byte by byte
+// (so "a" < "a-b" < "alpha", and version "10" sorts before "2"). It
+// returns -1, 0 or +1.
+func (k ToolKey) Compare(o ToolKey) int {
+	if c := bytes.Compare(k.BundleID[:], o.BundleID[:]); c != 0 {
+		return c
+	}
+	if c := strings.Compare(k.Slug, o.Slug); c != 0 {
+		return c
+	}
+	return strings.Compare(k.Version, o.Version)
 }
 
 // GoImpl names the Go function that runs a [TypeGo] tool.

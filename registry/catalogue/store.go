@@ -23,6 +23,12 @@ const SoftDeleteRetention = 48 * time.Hour
 // [ErrBundleDeleted], [ErrBuiltIn], [ErrLimit], [ErrCorrupt], [ErrClosed],
 // and for a store on a database [ErrUnavailable] (with [ErrTimeout] when
 // the database did not answer in time).
+// Their texts are the same in every store: a missing bundle is "bundle
+// {id}: catalogue: not found" (also from PutTool, SetToolEnabled and
+// DeleteTool on a bundle that does not exist), a missing tool version
+// "tool {slug}@{version} in bundle {id}: catalogue: not found", a taken
+// <slug, version> "tool {slug}@{version} in bundle {id}: catalogue:
+// conflict".
 type Store interface {
 	// PutBundle creates the bundle or replaces its slug, display name,
 	// description and enabled flag; created reports which. ID and
@@ -48,9 +54,10 @@ type Store interface {
 	PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (Tool, error)
 	// GetTool returns a tool version, usage counts included.
 	GetTool(ctx context.Context, key ToolKey) (Tool, error)
-	// ListTools returns the tools matching q in a stable order defined by
-	// the store (bundles by ID, then one fixed order within a bundle), so
-	// that q.After pages through them without skipping or repeating.
+	// ListTools returns the tools matching q in one order, the same in
+	// every store ([ToolKey.Compare]: bundle id, then slug, then version,
+	// byte by byte), so that q.After pages through them without skipping
+	// or repeating.
 	ListTools(ctx context.Context, q ToolQuery) ([]Tool, error)
 	// SetToolEnabled switches a tool version on or off; inside a disabled
 	// bundle it gives ErrBundleDisabled, inside a soft-deleted one

@@ -499,6 +499,9 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 // "UPDATE") and refuses changes inside a soft-deleted or disabled one.
 func bundleForChange(ctx context.Context, tx pgx.Tx, id uuid.UUID, lock string) (catalogue.Bundle, error) {
 	b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR `+lock, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return b, fmt.Errorf("bundle %s: %w", id, catalogue.ErrNotFound)
+	}
 	if err != nil {
 		return b, err
 	}
@@ -529,7 +532,7 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 	}
 	now := s.stamp()
 	t := catalogue.Tool{ID: id, BundleID: key.BundleID, Slug: key.Slug, Version: key.Version, ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
-	what := fmt.Sprintf("tool %s@%s in bundle %s", key.Slug, key.Version, key.BundleID)
+	what := toolWhat(key)
 	err = pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		// The bundle's row is locked for update: tool puts into one
 		// bundle take turns, so the MaxToolsPerBundle count holds across
@@ -579,10 +582,16 @@ func (s *Store) GetTool(ctx context.Context, key catalogue.ToolKey) (catalogue.T
 		return err
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(ctx, err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
+		return catalogue.Tool{}, passOrWrap(ctx, err, toolWhat(key))
 	}
 	s.usage.Apply(&t)
 	return t, nil
+}
+
+// toolWhat names a tool version in errors, as every store does: "tool
+// slug@version in bundle id".
+func toolWhat(key catalogue.ToolKey) string {
+	return fmt.Sprintf("tool %s@%s in bundle %s", key.Slug, key.Version, key.BundleID)
 }
 
 // ListTools implements catalogue.Store: bundles by id, then slug and
@@ -660,7 +669,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 		return nil
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(ctx, err, fmt.Sprintf("tool %s@%s", key.Slug, key.Version))
+		return catalogue.Tool{}, passOrWrap(ctx, err, toolWhat(key))
 	}
 	s.usage.Apply(&out)
 	return out, nil
@@ -674,7 +683,7 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 	if err := key.Validate(); err != nil {
 		return err
 	}
-	what := fmt.Sprintf("tool %s@%s", key.Slug, key.Version)
+	what := toolWhat(key)
 	// One transaction, so that a delete whose connection was lost before
 	// it committed runs again (never twice: the first was rolled back).
 	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
@@ -682,13 +691,17 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 		err := tx.QueryRow(ctx, `DELETE FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3 AND NOT built_in RETURNING built_in`,
 			key.BundleID, key.Slug, key.Version).Scan(&builtIn)
 		if errors.Is(err, pgx.ErrNoRows) {
-			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3)`,
-				key.BundleID, key.Slug, key.Version).Scan(&exists); err != nil {
+			var tool, bundle bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM catalogue_tools WHERE bundle_id = $1 AND slug = $2 AND version = $3),
+				EXISTS (SELECT 1 FROM catalogue_bundles WHERE id = $1)`,
+				key.BundleID, key.Slug, key.Version).Scan(&tool, &bundle); err != nil {
 				return err
 			}
-			if exists {
+			switch {
+			case tool:
 				return fmt.Errorf("%s: %w", what, catalogue.ErrBuiltIn)
+			case !bundle:
+				return fmt.Errorf("bundle %s: %w", key.BundleID, catalogue.ErrNotFound)
 			}
 			return fmt.Errorf("%s: %w", what, catalogue.ErrNotFound)
 		}

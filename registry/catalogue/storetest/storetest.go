@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -405,6 +407,89 @@ func Run(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("ListToolsInOneOrderBySlugThenVersionByteByByte", func(t *testing.T) {
+		s, _ := fresh(t)
+		a, b := mustBundle(t, s, "a"), mustBundle(t, s, "b")
+		// Slugs and versions whose file names (slug@version~hash) sort
+		// otherwise: "-" and "." before "@", "~" after every digit, and
+		// two 205-byte names cut to the same first 200 bytes.
+		long := strings.Repeat("語", 64)
+		var keys []catalogue.ToolKey
+		for _, bid := range []uuid.UUID{b, a} {
+			for _, sv := range [][2]string{{"alpha", "1"}, {"alpha", "10"}, {"alpha", "2"}, {"a-b", "1"}, {"a", "1"},
+				{"alpha", "1.0"}, {"alpha", "1-rc"}, {"A", "1"}, {"é", "1"}, {"z", "1"},
+				{long, "v-" + strings.Repeat("é", 5) + "b"}, {long, "v-" + strings.Repeat("é", 5) + "a"}} {
+				k := catalogue.ToolKey{BundleID: bid, Slug: sv[0], Version: sv[1]}
+				_, err := s.PutTool(ctx, k, httpSpec(k.Slug))
+				require.NoError(t, err, "%s@%s", k.Slug, k.Version)
+				keys = append(keys, k)
+			}
+		}
+		want := slices.SortedFunc(slices.Values(keys), catalogue.ToolKey.Compare)
+		first := want[0].BundleID
+		assert.Equal(t, []string{"A@1", "a@1", "a-b@1", "alpha@1", "alpha@1-rc", "alpha@1.0", "alpha@10", "alpha@2", "z@1"},
+			slugVersions(want[:9]), "bundle id, then slug, then version, byte by byte")
+		list, err := s.ListTools(ctx, catalogue.ToolQuery{})
+		require.NoError(t, err)
+		assert.Equal(t, keysOf(want), keysOf(list))
+		one, err := s.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{first}})
+		require.NoError(t, err)
+		assert.Equal(t, keysOf(want[:len(want)/2]), keysOf(one))
+		for _, limit := range []int{1, 2, 5} {
+			var paged []catalogue.Tool
+			var after catalogue.ToolKey
+			for {
+				page, err := s.ListTools(ctx, catalogue.ToolQuery{After: after, Limit: limit})
+				require.NoError(t, err)
+				if len(page) == 0 {
+					break
+				}
+				paged = append(paged, page...)
+				after = page[len(page)-1].Key()
+			}
+			assert.Equal(t, keysOf(want), keysOf(paged), "pages of %d", limit)
+		}
+		// A cursor need not exist: the list goes on after where it would be.
+		page, err := s.ListTools(ctx, catalogue.ToolQuery{After: catalogue.ToolKey{BundleID: first, Slug: "alpha", Version: "11"}, Limit: 2})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"alpha@2", "z@1"}, slugVersions(keysOfTools(page)))
+	})
+
+	t.Run("ErrorsNameTheMissingBundleOrToolAlike", func(t *testing.T) {
+		s, _ := fresh(t)
+		bid := mustBundle(t, s, "web")
+		missing := newID(t)
+		onMissing := catalogue.ToolKey{BundleID: missing, Slug: "a", Version: "1"}
+		noBundle := fmt.Sprintf("bundle %s: %v", missing, catalogue.ErrNotFound)
+		_, err := s.PutTool(ctx, onMissing, httpSpec("A"))
+		assert.EqualError(t, err, noBundle, "PutTool")
+		_, err = s.SetToolEnabled(ctx, onMissing, false)
+		assert.EqualError(t, err, noBundle, "SetToolEnabled")
+		assert.EqualError(t, s.DeleteTool(ctx, onMissing), noBundle, "DeleteTool")
+		_, err = s.GetBundle(ctx, missing)
+		assert.EqualError(t, err, noBundle, "GetBundle")
+		_, err = s.SetBundleEnabled(ctx, missing, false)
+		assert.EqualError(t, err, noBundle, "SetBundleEnabled")
+		_, err = s.SoftDeleteBundle(ctx, missing)
+		assert.EqualError(t, err, noBundle, "SoftDeleteBundle")
+
+		nope := catalogue.ToolKey{BundleID: bid, Slug: "nope", Version: "1"}
+		noTool := fmt.Sprintf("tool nope@1 in bundle %s: %v", bid, catalogue.ErrNotFound)
+		_, err = s.GetTool(ctx, nope)
+		assert.EqualError(t, err, noTool, "GetTool")
+		_, err = s.SetToolEnabled(ctx, nope, false)
+		assert.EqualError(t, err, noTool, "SetToolEnabled")
+		assert.EqualError(t, s.DeleteTool(ctx, nope), noTool, "DeleteTool")
+		_, err = s.GetTool(ctx, onMissing)
+		assert.EqualError(t, err, fmt.Sprintf("tool a@1 in bundle %s: %v", missing, catalogue.ErrNotFound), "GetTool of a missing bundle")
+
+		echo := catalogue.ToolKey{BundleID: bid, Slug: "echo", Version: "1"}
+		_, err = s.PutTool(ctx, echo, httpSpec("Echo"))
+		require.NoError(t, err)
+		_, err = s.PutTool(ctx, echo, httpSpec("Echo"))
+		assert.EqualError(t, err, fmt.Sprintf("tool echo@1 in bundle %s: %v", bid, catalogue.ErrConflict), "PutTool of a taken key")
+	})
+
 	t.Run("UsageCountsUnderConcurrency", func(t *testing.T) {
 		s, _ := fresh(t)
 		bid := mustBundle(t, s, "web")
@@ -505,6 +590,40 @@ func fieldNames(ve *catalogue.ValidationError) []string {
 	var out []string
 	for _, f := range ve.Fields {
 		out = append(out, f.Field)
+	}
+	return out
+}
+
+// keysOf lists the keys of tools.
+func keysOfTools(ts []catalogue.Tool) []catalogue.ToolKey {
+	out := make([]catalogue.ToolKey, len(ts))
+	for i := range ts {
+		out[i] = ts[i].Key()
+	}
+	return out
+}
+
+// keysOf renders keys (or the keys of tools) as bundle/slug@version.
+func keysOf[T catalogue.ToolKey | catalogue.Tool](items []T) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		var k catalogue.ToolKey
+		switch v := any(it).(type) {
+		case catalogue.ToolKey:
+			k = v
+		case catalogue.Tool:
+			k = v.Key()
+		}
+		out[i] = k.BundleID.String() + "/" + k.Slug + "@" + k.Version
+	}
+	return out
+}
+
+// slugVersions renders keys as slug@version.
+func slugVersions(keys []catalogue.ToolKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.Slug + "@" + k.Version
 	}
 	return out
 }
