@@ -858,10 +858,10 @@ func (s *BuiltInStore) RecordUsage(ctx context.Context, key ToolKey, at time.Tim
 }
 
 // ImportBundle implements [Store]; the id of a built-in bundle gives
-// ErrConflict (it exists).
+// ErrBundleExists (it exists).
 func (s *BuiltInStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) error {
 	if _, ok := s.bundles[b.ID]; ok {
-		return fmt.Errorf("bundle %s: a built-in bundle has this id: %w", b.ID, ErrConflict)
+		return fmt.Errorf("bundle %s (built-in): %w", b.ID, ErrBundleExists)
 	}
 	return s.inner.ImportBundle(ctx, b, tools)
 }

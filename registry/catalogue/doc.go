@@ -12,7 +12,8 @@
 //
 // Bundles and tools carry UUIDv7 ids. Within a bundle a tool version is
 // identified by <slug, version> ([ToolKey]); the same pair may repeat in
-// other bundles. Slugs are 1 to 64 runes of Unicode letters, digits and
+// other bundles. A tool id is unique within its bundle: a copy of a
+// bundle, imported under a new bundle id, keeps its tools' ids. Slugs are 1 to 64 runes of Unicode letters, digits and
 // the ASCII dash; versions may also hold dots. Both are case-sensitive and
 // versions are opaque labels (no ordering).
 //

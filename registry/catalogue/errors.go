@@ -15,8 +15,13 @@ var (
 	// ErrNotFound: no such bundle or tool.
 	ErrNotFound = errors.New("catalogue: not found")
 	// ErrConflict: a tool with the same <slug, version> already exists in the
-	// bundle; the stored tool is left untouched.
+	// bundle; the stored tool is left untouched. An import of a bundle id
+	// that is taken gives [ErrBundleExists], which wraps it.
 	ErrConflict = errors.New("catalogue: conflict")
+	// ErrBundleExists: an import ([Store.ImportBundle]) of a bundle id the
+	// store already holds, in any state, or a built-in bundle has. It
+	// wraps ErrConflict; nothing was stored.
+	ErrBundleExists = fmt.Errorf("%w: a bundle with this id already exists", ErrConflict)
 	// ErrBundleDisabled: a put or patch inside a disabled bundle.
 	ErrBundleDisabled = errors.New("catalogue: bundle is disabled")
 	// ErrBundleDeleted: a put or patch of or inside a soft-deleted bundle.

@@ -1356,7 +1356,7 @@ func (s *FileStore) clearForImport(id uuid.UUID) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("bundle %s already exists: %w", id, ErrConflict)
+	return fmt.Errorf("bundle %s: %w", id, ErrBundleExists)
 }
 
 // stageWriters is how many tool files an import writes and syncs at

@@ -108,7 +108,10 @@ type ToolSpec struct {
 // Tool is a stored tool version. A tool is identified by its [ToolKey]:
 // the bundle, the slug and the version.
 type Tool struct {
-	// ID is the tool version's UUIDv7, assigned by the store at PUT.
+	// ID is the tool version's UUIDv7, assigned by the store at PUT. It is
+	// unique within the bundle; a copy of a bundle (imported under
+	// another bundle id) keeps its tools' ids, so only <bundle id, tool
+	// id> is unique across the catalogue.
 	ID uuid.UUID `json:"id"`
 	// BundleID is the bundle holding the tool.
 	BundleID uuid.UUID `json:"bundleID"`

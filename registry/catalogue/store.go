@@ -75,11 +75,14 @@ type Store interface {
 	// with the rules of PutBundle and PutTool (ids UUIDv7, slugs,
 	// versions, specs, schemas) plus their own: createdAt and modifiedAt
 	// set, callCount not negative, lastCalledAt set when callCount is
-	// positive, tool ids distinct. Problems give ErrInvalid with fields "bundle.…" and
-	// "tools[i].…"; built-in records too (an import never creates a
-	// built-in). A bundle id that already exists (in any state), or a
-	// <slug, version> given twice, gives ErrConflict; more tools than the
-	// store allows per bundle ErrLimit. Timestamps are stored in UTC at
+	// positive, tool ids distinct within the bundle. A tool id is unique
+	// within its bundle only, so a copy of a bundle (its export given a
+	// new bundle id) imports with its tools' ids. Problems give
+	// ErrInvalid with fields "bundle.…" and "tools[i].…"; built-in
+	// records too (an import never creates a built-in). A bundle id that
+	// already exists (in any state) gives ErrBundleExists, a <slug,
+	// version> given twice ErrConflict; more tools than the store allows
+	// per bundle ErrLimit. Timestamps are stored in UTC at
 	// microsecond precision, like every other timestamp of the store.
 	ImportBundle(ctx context.Context, b Bundle, tools []Tool) error
 

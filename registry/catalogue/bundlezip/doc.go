@@ -11,7 +11,9 @@
 //	b, err := bundlezip.Import(ctx, to, bytes.NewReader(buf.Bytes()), int64(buf.Len()), bundlezip.Options{})
 //
 // An import never overwrites: a bundle id the store already holds gives
-// catalogue.ErrConflict. [Read] checks and decodes an archive without
+// catalogue.ErrBundleExists (a catalogue.ErrConflict). To copy a bundle,
+// give its export a new bundle id in bundle.json and import it: tool ids
+// are unique within a bundle, so the copy keeps them. [Read] checks and decodes an archive without
 // storing it (to show what an upload holds before accepting it).
 //
 // # Archive layout

@@ -5,18 +5,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 )
 
@@ -238,4 +242,110 @@ func TestBundleZipAnswersMatchTheOpenAPIDocument(t *testing.T) {
 			t.Errorf("%s %s → %d: %s: %s %v", c.method, c.path, res.StatusCode, ve.Message, ve.Reason, ve.SchemaValidationErrors)
 		}
 	}
+}
+
+// withBundleID rewrites the bundle id in an exported archive's manifest,
+// as someone copying a bundle does by hand.
+func withBundleID(t *testing.T, archive []byte, id uuid.UUID) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		require.NoError(t, err)
+		data, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		require.NoError(t, rc.Close())
+		if f.Name == "bundle.json" {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(data, &m))
+			m["bundle"].(map[string]any)["id"] = id.String()
+			data, err = json.Marshal(m)
+			require.NoError(t, err)
+		}
+		w, err := zw.Create(f.Name)
+		require.NoError(t, err)
+		_, err = w.Write(data)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	return out.Bytes()
+}
+
+// A copy of a bundle — its export with a new bundle id in bundle.json —
+// imports beside the original (201): the tools keep their ids, which are
+// unique within a bundle. Importing it again names what conflicts: the
+// bundle id.
+func TestImportCopyUnderANewBundleIDAnswers201(t *testing.T) {
+	e := newEnv(t, catalogueapi.Options{})
+	id := e.bundle("web")
+	e.tool(id, "echo", "1", toolBody("Echo", "echo", true))
+	_, archive := e.send("GET", "/bundles/"+id.String()+"/export", nil, "")
+	cp := uuid.Must(catalogue.NewID())
+	copyArchive := withBundleID(t, archive, cp)
+	res, raw := e.send("POST", "/bundles/import", copyArchive, "application/zip")
+	require.Equal(t, http.StatusCreated, res.StatusCode, "%s", raw)
+	orig, dup := e.do("GET", toolPath(id, "echo", "1"), ""), e.do("GET", toolPath(cp, "echo", "1"), "")
+	require.Equal(t, http.StatusOK, dup.status)
+	assert.Equal(t, orig.body["id"], dup.body["id"], "the copy keeps the tool's id")
+
+	res, raw = e.send("POST", "/bundles/import", copyArchive, "application/zip")
+	require.Equal(t, http.StatusConflict, res.StatusCode, "%s", raw)
+	assert.Contains(t, errorBody(t, raw).Error, "a bundle with this id already exists")
+}
+
+// conflictingStore answers every import with a conflict that is not the
+// bundle id's: two records of the import with one <slug, version>.
+type conflictingStore struct{ *catalogue.FileStore }
+
+func (conflictingStore) ImportBundle(context.Context, catalogue.Bundle, []catalogue.Tool) error {
+	return fmt.Errorf("tools[0] and tools[1] are both echo@1: %w", catalogue.ErrConflict)
+}
+
+// An import refused for a conflict other than the bundle id's is not
+// answered as "a bundle with this id already exists".
+func TestImportConflictSaysWhatConflicts(t *testing.T) {
+	e := newEnv(t, catalogueapi.Options{})
+	id := e.bundle("web")
+	_, archive := e.send("GET", "/bundles/"+id.String()+"/export", nil, "")
+	h, err := catalogueapi.New(catalogueapi.Options{Store: conflictingStore{e.store}, Invoker: e.inv, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/bundles/import", bytes.NewReader(withBundleID(t, archive, uuid.Must(catalogue.NewID()))))
+	req.Header.Set("Content-Type", "application/zip")
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusConflict, rec.Code, "%s", rec.Body)
+	msg := errorBody(t, rec.Body.Bytes()).Error
+	assert.NotContains(t, msg, "bundle with this id")
+	assert.Contains(t, msg, "two tools with the same slug and version")
+}
+
+// Two tools with one id in two bundles (a copy of a bundle keeps its
+// tools' ids) are each checked against their own argSchema: the compiled
+// schemas are not shared by tool id.
+func TestInvokeChecksEachToolsOwnSchemaWhenToolIDsRepeat(t *testing.T) {
+	e := newEnv(t, catalogueapi.Options{})
+	ctx := context.Background()
+	toolID := uuid.Must(catalogue.NewID())
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var bundles []uuid.UUID
+	for _, schema := range []string{
+		`{"type":"object","properties":{"q":{"type":"string"}}}`,
+		`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q","n"]}`,
+	} {
+		b := catalogue.Bundle{ID: uuid.Must(catalogue.NewID()), BundleSpec: catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true},
+			CreatedAt: at, ModifiedAt: at}
+		tool := catalogue.Tool{ID: toolID, BundleID: b.ID, Slug: "echo", Version: "1", CreatedAt: at, ModifiedAt: at,
+			ToolSpec: catalogue.ToolSpec{DisplayName: "Echo", IsEnabled: true, Type: catalogue.TypeGo,
+				ArgSchema: json.RawMessage(schema), GoImpl: &catalogue.GoImpl{Func: "echo"}}}
+		require.NoError(t, e.store.ImportBundle(ctx, b, []catalogue.Tool{tool}))
+		bundles = append(bundles, b.ID)
+	}
+	r := e.do("POST", toolPath(bundles[0], "echo", "1")+"/invoke", `{"args":{"q":"x"}}`)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.raw)
+	r = e.do("POST", toolPath(bundles[1], "echo", "1")+"/invoke", `{"args":{"q":"x"}}`)
+	require.Equal(t, http.StatusBadRequest, r.status, "the second tool requires n: %s", r.raw)
+	assert.Contains(t, r.fields(), "args.n")
 }

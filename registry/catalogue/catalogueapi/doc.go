@@ -17,7 +17,8 @@
 //	DELETE /bundles/{bundleID}                                      soft-delete
 //	GET    /bundles?bundleIDs&includeDisabled&pageSize&pageToken
 //	GET    /bundles/{bundleID}/export                               the bundle as a ZIP (package bundlezip)
-//	POST   /bundles/import                                          a ZIP export → 201 with the bundle
+//	POST   /bundles/import                                          a ZIP export → 201 with the bundle (a new id in
+//	                                                                bundle.json makes a copy; tool ids are per bundle)
 //	PUT    /bundles/{bundleID}/tools/{toolSlug}/version/{version}   create a version (409 if it exists)
 //	PATCH  /bundles/{bundleID}/tools/{toolSlug}/version/{version}   {"isEnabled": …}
 //	DELETE /bundles/{bundleID}/tools/{toolSlug}/version/{version}   delete for good
@@ -44,7 +45,8 @@
 //	403 built_in                 a change to a built-in bundle or tool other than isEnabled
 //	404 not_found                no such bundle, tool or route
 //	405 method_not_allowed       with an Allow header
-//	409 conflict                 PUT of an existing <slug, version> (the stored tool is unchanged); import of an existing bundle id
+//	409 conflict                 PUT of an existing <slug, version> (the stored tool is unchanged); import of an existing bundle id,
+//	                             or of an archive holding one <slug, version> twice (the message says which)
 //	409 bundle_disabled          a put or patch inside a disabled bundle, or a call of its tools
 //	409 bundle_deleted           the same for a soft-deleted bundle
 //	409 tool_disabled            a call of a disabled tool

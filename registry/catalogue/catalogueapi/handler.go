@@ -102,7 +102,7 @@ type Handler struct {
 	now           func() time.Time
 
 	schemaMu sync.Mutex
-	schemas  map[[16]byte]*jsonschema.Schema // compiled argSchemas by tool id
+	schemas  map[[16]byte]*jsonschema.Schema // compiled argSchemas by schemaKey
 }
 
 // maxCachedSchemas bounds the compiled-schema cache; when full it is

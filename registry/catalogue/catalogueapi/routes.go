@@ -326,9 +326,12 @@ func (h *Handler) importBundle(w http.ResponseWriter, r *http.Request, _ params)
 		writeJSON(w, http.StatusCreated, b)
 	case errors.Is(err, bundlezip.ErrTooLarge):
 		tooLarge()
+	case errors.Is(err, catalogue.ErrBundleExists):
+		writeError(w, http.StatusConflict, "conflict",
+			"a bundle with this id already exists; it was left unchanged (delete it first, import into another store, or give the copy a new bundle id in bundle.json)", nil)
 	case errors.Is(err, catalogue.ErrConflict):
 		writeError(w, http.StatusConflict, "conflict",
-			"a bundle with this id already exists; it was left unchanged (delete it first, or import into another store)", nil)
+			"the archive holds two tools with the same slug and version; nothing was stored (give each tool version its own slug or version)", nil)
 	default:
 		h.writeStoreError(w, r, err)
 	}

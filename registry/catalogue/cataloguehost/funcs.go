@@ -3,13 +3,13 @@ package cataloguehost
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/google/uuid"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/registry"
@@ -115,7 +115,7 @@ type Dispatcher struct {
 	Types map[catalogue.ToolType]Invoker
 
 	mu      sync.Mutex
-	schemas map[uuid.UUID]*jsonschema.Schema // compiled outputSchemas of go tools
+	schemas map[[16]byte]*jsonschema.Schema // compiled outputSchemas of go tools, by the schema's SHA-256
 }
 
 // Invoke runs tool. A type with no runner, or a go tool whose function is
@@ -158,8 +158,12 @@ func (d *Dispatcher) checkOutput(tool *catalogue.Tool, res result.Result[any]) (
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return res, nil
 	}
+	// Cached by the schema's SHA-256, not by tool id: an id is unique
+	// only within its bundle (a copy of a bundle keeps its tools' ids).
+	sum := sha256.Sum256(raw)
+	key := [16]byte(sum[:16])
 	d.mu.Lock()
-	s, ok := d.schemas[tool.ID]
+	s, ok := d.schemas[key]
 	d.mu.Unlock()
 	if !ok {
 		var err error
@@ -168,9 +172,9 @@ func (d *Dispatcher) checkOutput(tool *catalogue.Tool, res result.Result[any]) (
 		}
 		d.mu.Lock()
 		if d.schemas == nil || len(d.schemas) >= maxCachedSchemas {
-			d.schemas = map[uuid.UUID]*jsonschema.Schema{}
+			d.schemas = map[[16]byte]*jsonschema.Schema{}
 		}
-		d.schemas[tool.ID] = s
+		d.schemas[key] = s
 		d.mu.Unlock()
 	}
 	data, err := json.Marshal(res.Value)

@@ -74,7 +74,9 @@ type Catalogue struct {
 	once sync.Once
 }
 
-// served is one catalogue tool in the registry.
+// served is one catalogue tool in the registry: its id and key both,
+// since a tool id is unique only within its bundle (a copy of a
+// bundle keeps its tools' ids).
 type served struct {
 	id  uuid.UUID
 	key catalogue.ToolKey
@@ -324,7 +326,7 @@ func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[s
 			next[name] = s
 			continue
 		}
-		if d, ok := desired[name]; ok && d.id == s.id {
+		if d, ok := desired[name]; ok && d == s {
 			next[name] = s
 			continue
 		}
@@ -335,7 +337,7 @@ func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[s
 	var add []*registry.Tool
 	var addNames []string
 	for name, d := range desired {
-		if s, ok := current[name]; ok && s.id == d.id {
+		if s, ok := current[name]; ok && s == d {
 			continue
 		}
 		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, ""))))

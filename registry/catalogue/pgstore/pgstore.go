@@ -10,7 +10,9 @@
 // migrate once) in Options.Schema, created if absent.
 //
 // Integrity is the database's: <slug, version> is unique in a bundle by
-// the tools table's primary key, and every write is one statement or one
+// the tools table's primary key, a tool id unique in its bundle (not
+// across bundles, as in the file store: a copy of a bundle keeps its
+// tools' ids) by a unique constraint, and every write is one statement or one
 // transaction, so a host dying mid-call leaves either the whole record or
 // nothing. A write whose connection is lost before its COMMIT was sent
 // runs once more on a new connection (the server rolled it back); one
@@ -742,9 +744,14 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		if err := s.reserveBundle(ctx, tx, b.ID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8)`,
-			b.ID, b.Slug, b.DisplayName, b.Description, b.IsEnabled, b.CreatedAt, b.ModifiedAt, b.SoftDeletedAt); err != nil {
+		tag, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8)
+			ON CONFLICT (id) DO NOTHING`,
+			b.ID, b.Slug, b.DisplayName, b.Description, b.IsEnabled, b.CreatedAt, b.ModifiedAt, b.SoftDeletedAt)
+		if err != nil {
 			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("bundle %s: %w", b.ID, catalogue.ErrBundleExists)
 		}
 		batch := &pgx.Batch{}
 		for i, t := range tools {

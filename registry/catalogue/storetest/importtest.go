@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,6 +58,12 @@ func requireSameTool(t testing.TB, want, got catalogue.Tool) {
 	require.Equal(t, want, got)
 }
 
+// withBundle is t moved into bundle id.
+func withBundle(t catalogue.Tool, id uuid.UUID) catalogue.Tool {
+	t.BundleID = id
+	return t
+}
+
 func runImport(t *testing.T, fresh func(t *testing.T) (catalogue.Store, *testclock.Clock)) {
 	ctx := context.Background()
 
@@ -103,6 +110,8 @@ func runImport(t *testing.T, fresh func(t *testing.T) (catalogue.Store, *testclo
 		require.NoError(t, err)
 		err = s.ImportBundle(ctx, b, tools)
 		require.ErrorIs(t, err, catalogue.ErrConflict)
+		require.ErrorIs(t, err, catalogue.ErrBundleExists, "the error says what conflicts: the bundle id")
+		assert.EqualError(t, err, fmt.Sprintf("bundle %s: %v", b.ID, catalogue.ErrBundleExists))
 		after, err := s.GetBundle(ctx, b.ID)
 		require.NoError(t, err)
 		assert.Equal(t, before, after)
@@ -111,7 +120,39 @@ func runImport(t *testing.T, fresh func(t *testing.T) (catalogue.Store, *testclo
 		// A soft-deleted bundle still holds its id.
 		_, err = s.SoftDeleteBundle(ctx, b.ID)
 		require.NoError(t, err)
-		assert.ErrorIs(t, s.ImportBundle(ctx, b, tools), catalogue.ErrConflict)
+		assert.ErrorIs(t, s.ImportBundle(ctx, b, tools), catalogue.ErrBundleExists)
+	})
+
+	t.Run("ImportOfACopyUnderANewBundleIDKeepsItsToolIDs", func(t *testing.T) {
+		// Copying a bundle by export, a new bundle id, import: a tool id
+		// is unique within its bundle, not across bundles.
+		s, _ := fresh(t)
+		b, tools := importFixture(t)
+		require.NoError(t, s.ImportBundle(ctx, b, tools))
+		cp, cpTools := b, slices.Clone(tools)
+		cp.ID = newID(t)
+		for i := range cpTools {
+			cpTools[i].BundleID = cp.ID
+		}
+		require.NoError(t, s.ImportBundle(ctx, cp, cpTools), "the same tool ids in another bundle")
+		for _, id := range []uuid.UUID{b.ID, cp.ID} {
+			list := allTools(t, s, id)
+			require.Len(t, list, len(tools))
+			ids := map[uuid.UUID]bool{}
+			for _, tl := range list {
+				ids[tl.ID] = true
+			}
+			assert.Equal(t, map[uuid.UUID]bool{tools[0].ID: true, tools[1].ID: true}, ids, "bundle %s keeps the exported tool ids", id)
+		}
+		// Within one bundle they stay distinct.
+		twin := tools[0]
+		twin.Slug = "twin"
+		third := b
+		third.ID = newID(t)
+		err := s.ImportBundle(ctx, third, []catalogue.Tool{withBundle(tools[0], third.ID), withBundle(twin, third.ID)})
+		var ve *catalogue.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, []string{"tools[1].id"}, fieldNames(ve))
 	})
 
 	t.Run("ImportRepeatingSlugVersionConflictsAndStoresNothing", func(t *testing.T) {
