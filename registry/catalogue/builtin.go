@@ -545,6 +545,7 @@ func (s *BuiltInStore) view(bb *builtInBundle) Bundle {
 	}
 	b.CreatedAt = s.ov.FirstSeen[b.ID]
 	b.ModifiedAt = b.CreatedAt
+	b.SlugSince = b.CreatedAt
 	return b
 }
 

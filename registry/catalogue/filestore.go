@@ -470,6 +470,9 @@ func checkBundleRecord(data []byte, id uuid.UUID, b *Bundle) error {
 	case ValidateSlug(b.Slug) != nil:
 		return fmt.Errorf("%w: bad slug %q", ErrCorrupt, clip(b.Slug))
 	}
+	if b.SlugSince.IsZero() { // written before the store kept it
+		b.SlugSince = b.CreatedAt
+	}
 	return nil
 }
 
@@ -728,13 +731,16 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 			}
 			defer release()
 		}
-		b, created = Bundle{ID: id, CreatedAt: now}, true
+		b, created = Bundle{ID: id, CreatedAt: now, SlugSince: now}, true
 	case err != nil:
 		return Bundle{}, false, err
 	case b.SoftDeletedAt != nil:
 		return Bundle{}, false, fmt.Errorf("bundle %s: %w", id, ErrBundleDeleted)
 	case b.BuiltIn:
 		return Bundle{}, false, fmt.Errorf("bundle %s: %w", id, ErrBuiltIn)
+	}
+	if spec.Slug != b.Slug {
+		b.SlugSince = now
 	}
 	b.BundleSpec = spec
 	b.ModifiedAt = now
@@ -1276,6 +1282,7 @@ func (s *FileStore) ImportBundle(ctx context.Context, b Bundle, tools []Tool) er
 	if s.maxTools > 0 && len(tools) > s.maxTools {
 		return fmt.Errorf("bundle %s: %d tool versions, more than the %d allowed: %w", b.ID, len(tools), s.maxTools, ErrLimit)
 	}
+	b.SlugSince = s.stamp()
 	files := make(map[string][]byte, len(tools))
 	for i := range tools {
 		data, err := s.encode(tools[i])

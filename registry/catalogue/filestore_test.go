@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -483,4 +484,34 @@ func TestFileStore_BundleCapHoldsAcrossStores(t *testing.T) {
 	list, err := opened[0].ListBundles(ctx, BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
 	require.NoError(t, err)
 	assert.Equal(t, capN, len(list), "bundles in the directory")
+}
+
+// A bundle.json written before the store kept slugSince has held its slug
+// since its creation: it reads so, and a rename starts it afresh.
+func TestFileStore_BundleWrittenBeforeSlugSinceReadsItsCreatedAt(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	clock := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	now := func() time.Time { return clock }
+	s := openFile(t, dir, now)
+	bid := mustBundle(t, s, "web")
+	path := filepath.Join(dir, "bundles", bid.String(), "bundle.json")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"slugSince"`)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	delete(m, "slugSince")
+	m["createdAt"] = "2025-01-01T00:00:00Z"
+	data, err = json.Marshal(m)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+
+	b, err := s.GetBundle(ctx, bid)
+	require.NoError(t, err)
+	assert.Equal(t, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), b.SlugSince)
+	clock = clock.Add(time.Hour)
+	b, _, err = s.PutBundle(ctx, bid, BundleSpec{Slug: "web2", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	assert.Equal(t, clock, b.SlugSince)
 }

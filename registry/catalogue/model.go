@@ -65,6 +65,14 @@ type Bundle struct {
 	// SoftDeletedAt is set by a DELETE; the reaper removes the bundle
 	// [SoftDeleteRetention] later if it holds no tool by then.
 	SoftDeletedAt *time.Time `json:"softDeletedAt,omitempty"`
+	// SlugSince is when the bundle took its slug in this store, by the
+	// store's clock: its creation or its import, or the PUT that gave it
+	// another slug. Clients never set it (an import gets the time of the
+	// import, whatever its records say). Among bundles sharing a slug,
+	// the one holding it longest keeps the plain registry name
+	// (package cataloguehost), so a bundle that comes later never takes
+	// the name of another's tools.
+	SlugSince time.Time `json:"slugSince"`
 }
 
 // ToolSpec is what a client PUTs for a tool: the body of

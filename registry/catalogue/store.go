@@ -32,7 +32,8 @@ const SoftDeleteRetention = 48 * time.Hour
 type Store interface {
 	// PutBundle creates the bundle or replaces its slug, display name,
 	// description and enabled flag; created reports which. ID and
-	// CreatedAt never change. A soft-deleted bundle gives ErrBundleDeleted,
+	// CreatedAt never change; SlugSince is set now when the bundle is
+	// created or its slug changes. A soft-deleted bundle gives ErrBundleDeleted,
 	// a built-in one ErrBuiltIn.
 	PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec) (b Bundle, created bool, err error)
 	// GetBundle returns a bundle, soft-deleted or not.
@@ -69,7 +70,8 @@ type Store interface {
 
 	// ImportBundle stores a bundle and its tools exactly as given (ids,
 	// timestamps, enabled flags, soft-delete mark, usage counts), as a
-	// restore from an export does; tools carry the bundle's id. It is all
+	// restore from an export does; tools carry the bundle's id. The
+	// bundle's SlugSince alone is the store's: the time of the import. It is all
 	// or nothing: on any error nothing is stored, and a crash part-way
 	// never leaves part of the bundle visible. The records are checked
 	// with the rules of PutBundle and PutTool (ids UUIDv7, slugs,

@@ -54,9 +54,15 @@
 // share one. The registry's prefix, if any, is added in front as for
 // every tool.
 //
-//   - When several bundles share a slug, the oldest (the smallest
-//     UUIDv7) keeps the plain part and each newer one gets "_" and the
-//     last 12 hex digits of its id: "weather_8f3a91c2d4e5.forecast.1".
+//   - When several bundles share a slug, the one that has held it
+//     longest (the earliest SlugSince: set by the store when a bundle is
+//     created, imported or given another slug; the smaller id on a tie)
+//     keeps the plain part and each later one gets "_" and the last 12
+//     hex digits of its id: "weather_8f3a91c2d4e5.forecast.1". A bundle
+//     that comes later — whatever id it was given (an "old" UUIDv7),
+//     whatever createdAt its import carries, or an older bundle renamed
+//     to the slug — never takes the name of another bundle's tools, and
+//     every host on the same store names them alike.
 //   - A name longer than MCP allows keeps its first characters and ends
 //     in "_" and 16 hex digits of the SHA-256 of the full name.
 //   - A name already taken by a tool of another pack is left out (and

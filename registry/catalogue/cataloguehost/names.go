@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -80,12 +81,20 @@ func nameBudget(prefix string) int {
 }
 
 // bundleParts returns the name part of each bundle: its encoded slug,
-// with a discriminator when an older bundle (smaller UUIDv7, so created
-// earlier) has the same slug. A bundle's part thus changes only if an
-// older bundle with its slug appears, which ids created now never do.
+// with a discriminator when another bundle has held the same slug longer
+// (an earlier SlugSince, which the store sets when a bundle is created,
+// imported or given another slug; the smaller id when two are equal). A
+// bundle that comes later, whatever id or records a client gives it,
+// thus never takes the plain name of another's tools, and every host
+// reading the same store names them alike.
 func bundleParts(bundles []catalogue.Bundle) map[uuid.UUID]string {
 	sorted := slices.Clone(bundles)
-	slices.SortFunc(sorted, func(a, b catalogue.Bundle) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	slices.SortFunc(sorted, func(a, b catalogue.Bundle) int {
+		if c := slugSince(a).Compare(slugSince(b)); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.ID[:], b.ID[:])
+	})
 	seen := map[string]bool{}
 	out := make(map[uuid.UUID]string, len(sorted))
 	for _, b := range sorted {
@@ -99,6 +108,15 @@ func bundleParts(bundles []catalogue.Bundle) map[uuid.UUID]string {
 		out[b.ID] = part
 	}
 	return out
+}
+
+// slugSince is when b took its slug; a store that does not keep it
+// (SlugSince zero) counts from the bundle's creation.
+func slugSince(b catalogue.Bundle) time.Time {
+	if b.SlugSince.IsZero() {
+		return b.CreatedAt
+	}
+	return b.SlugSince
 }
 
 // nameOf is the base registry name of t given its bundle's part.

@@ -1,10 +1,19 @@
 package cataloguehost_test
 
 import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/internal/testclock"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
@@ -44,4 +53,89 @@ func TestToolName_InjectiveAndValid(t *testing.T) {
 			t.Fatalf("%q is not a valid MCP name", na)
 		}
 	})
+}
+
+// The plain name of a shared bundle slug stays with the bundle that has
+// held the slug longest (the store's SlugSince): a later bundle never
+// takes it — not with a client-chosen "older" UUIDv7 (B6 of the audit:
+// 1 ms after 1970 took alpha2.adder.1 and renamed the existing tools), not
+// as an import carrying an older createdAt and a smaller id, not as an
+// older bundle renamed to the slug — and another host on the same store
+// names every tool alike.
+func TestCatalogue_NamesStayWithTheBundleThatHadTheSlugFirst(t *testing.T) {
+	ctx := context.Background()
+	clock := testclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	file, err := catalogue.OpenFileStore(ctx, t.TempDir(), catalogue.FileOptions{Now: clock.Now, Logger: discard, FlushInterval: -1, ReapInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = file.Close() })
+	funcs := cataloguehost.NewFuncs()
+	require.NoError(t, registry.AddFunc(funcs, "add", add, registry.ToolOptions{Description: "Adds"}))
+	host := func() (*cataloguehost.Catalogue, *registry.Registry) {
+		reg := registry.New(registry.Options{})
+		cat, err := cataloguehost.New(ctx, cataloguehost.Options{Store: file, Registry: reg, Invoker: &cataloguehost.Dispatcher{Funcs: funcs}, Logger: discard})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cat.Close() })
+		return cat, reg
+	}
+	cat, reg := host()
+	w := cat.Store()
+	spec, err := funcs.Spec("add", "Add", "")
+	require.NoError(t, err)
+	put := func(id uuid.UUID, slug string) catalogue.ToolKey {
+		t.Helper()
+		clock.Advance(time.Second)
+		_, _, err := w.PutBundle(ctx, id, catalogue.BundleSpec{Slug: slug, DisplayName: slug, IsEnabled: true})
+		require.NoError(t, err)
+		key := catalogue.ToolKey{BundleID: id, Slug: "adder", Version: "1"}
+		if _, err := w.GetTool(ctx, key); errors.Is(err, catalogue.ErrNotFound) {
+			_, err = w.PutTool(ctx, key, spec)
+			require.NoError(t, err)
+		}
+		return key
+	}
+	nameOf := func(cat *cataloguehost.Catalogue, k catalogue.ToolKey) string {
+		t.Helper()
+		n, ok := cat.Name(k)
+		require.True(t, ok, "%s is served", k.BundleID)
+		return n
+	}
+	older := put(uuid.Must(catalogue.NewID()), "other") // created before the alpha2 below
+	first := put(uuid.Must(catalogue.NewID()), "alpha2")
+	require.Equal(t, "alpha2.adder.1", nameOf(cat, first))
+
+	// A bundle whose client-chosen UUIDv7 is far older than the first's.
+	early := put(uuid.MustParse("00000000-0001-7ed0-81d7-65300bd4c704"), "alpha2")
+	assert.Equal(t, "alpha2_65300bd4c704.adder.1", nameOf(cat, early), "the later bundle gets the discriminator")
+	assert.Equal(t, "alpha2.adder.1", nameOf(cat, first), "the existing tool keeps its name")
+
+	// An import carrying the first's createdAt and an id smaller still.
+	clock.Advance(time.Second)
+	b, err := w.GetBundle(ctx, first.BundleID)
+	require.NoError(t, err)
+	tool, err := w.GetTool(ctx, first)
+	require.NoError(t, err)
+	b.ID = uuid.MustParse("00000000-0000-7000-8000-000000000abc")
+	b.CreatedAt = b.CreatedAt.Add(-24 * time.Hour)
+	tool.BundleID = b.ID
+	require.NoError(t, w.ImportBundle(ctx, b, []catalogue.Tool{tool}))
+	imported := catalogue.ToolKey{BundleID: b.ID, Slug: "adder", Version: "1"}
+	assert.Equal(t, "alpha2_000000000abc.adder.1", nameOf(cat, imported))
+
+	// An older bundle given the slug.
+	put(older.BundleID, "alpha2")
+	assert.Equal(t, "alpha2_"+hex.EncodeToString(older.BundleID[10:])+".adder.1", nameOf(cat, older))
+	assert.Equal(t, "alpha2.adder.1", nameOf(cat, first), "still the first's")
+
+	res, err := reg.Invoke(ctx, "alpha2.adder.1", json.RawMessage(`{"a":1,"b":2}`))
+	require.NoError(t, err)
+	require.True(t, res.Success)
+	got, err := w.GetTool(ctx, first)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, got.CallCount, "alpha2.adder.1 ran the first bundle's tool")
+
+	// Another host on the same store (or this one restarted) names alike.
+	other, _ := host()
+	for _, k := range []catalogue.ToolKey{older, first, early, imported} {
+		assert.Equal(t, nameOf(cat, k), nameOf(other, k))
+	}
 }

@@ -44,10 +44,11 @@ func earlierCatalogue(t *testing.T, dsn, schema string, upTo int) *pgx.Conn {
 	return conn
 }
 
-// A catalogue made before tool ids were unique per bundle (migrations
-// 001 and 002) is migrated at Open: its records are kept, and a copy of
+// A catalogue made before tool ids were unique per bundle and bundles had
+// a slug_since (migrations 001 and 002) is migrated at Open: its records
+// are kept, a bundle's slugSince reads as its createdAt, and a copy of
 // its bundle under a new id, with the same tool ids, imports.
-func TestOpen_MigratesToToolIDsUniquePerBundle(t *testing.T) {
+func TestOpen_MigratesAnEarlierCatalogue(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.FreshSchema(t, dsn)
 	ctx := context.Background()
@@ -70,6 +71,7 @@ func TestOpen_MigratesToToolIDsUniquePerBundle(t *testing.T) {
 	assert.Equal(t, tid, tool.ID)
 	b, err := s.GetBundle(ctx, bid)
 	require.NoError(t, err)
+	assert.True(t, b.SlugSince.Equal(at), "a bundle written before slug_since was kept has held its slug since its creation")
 
 	cp := b
 	cp.ID = uuid.Must(catalogue.NewID())

@@ -258,12 +258,19 @@ func dbErr(ctx context.Context, err error, what string) error {
 	return fmt.Errorf("pgstore: %s: %w", what, classify(ctx, err))
 }
 
-const bundleCols = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at`
+// bundleCols are the columns a bundle is written to; selectBundle reads
+// them back (a slug_since of a row written before it was kept reads as
+// created_at).
+const (
+	bundleCols   = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at, slug_since`
+	selectBundle = `SELECT id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at,
+		COALESCE(slug_since, created_at) FROM catalogue_bundles`
+)
 
 func scanBundle(row pgx.Row) (catalogue.Bundle, error) {
 	var b catalogue.Bundle
-	err := row.Scan(&b.ID, &b.Slug, &b.DisplayName, &b.Description, &b.IsEnabled, &b.BuiltIn, &b.CreatedAt, &b.ModifiedAt, &b.SoftDeletedAt)
-	b.CreatedAt, b.ModifiedAt = b.CreatedAt.UTC(), b.ModifiedAt.UTC()
+	err := row.Scan(&b.ID, &b.Slug, &b.DisplayName, &b.Description, &b.IsEnabled, &b.BuiltIn, &b.CreatedAt, &b.ModifiedAt, &b.SoftDeletedAt, &b.SlugSince)
+	b.CreatedAt, b.ModifiedAt, b.SlugSince = b.CreatedAt.UTC(), b.ModifiedAt.UTC(), b.SlugSince.UTC()
 	if b.SoftDeletedAt != nil {
 		t := b.SoftDeletedAt.UTC()
 		b.SoftDeletedAt = &t
@@ -313,25 +320,25 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 	created := false
 	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		now := s.stamp()
-		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
+		b, err := scanBundle(tx.QueryRow(ctx, selectBundle+` WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			if err := s.reserveBundle(ctx, tx, id); err != nil {
 				return err
 			}
-			tag, ierr := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL)
+			tag, ierr := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $6, NULL, $6)
 				ON CONFLICT (id) DO NOTHING`,
 				id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now)
 			if ierr != nil {
 				return ierr
 			}
 			if tag.RowsAffected() == 1 {
-				out, created = catalogue.Bundle{ID: id, BundleSpec: spec, CreatedAt: now, ModifiedAt: now}, true
+				out, created = catalogue.Bundle{ID: id, BundleSpec: spec, CreatedAt: now, ModifiedAt: now, SlugSince: now}, true
 				return s.notify(ctx, tx, id)
 			}
 			// Made by a PUT of the same id that committed meanwhile (the
 			// lock above had no row to take): this PUT replaces it, as a
 			// PUT of an existing bundle does, instead of failing on the key.
-			b, err = scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
+			b, err = scanBundle(tx.QueryRow(ctx, selectBundle+` WHERE id = $1 FOR UPDATE`, id))
 		}
 		switch {
 		case err != nil:
@@ -341,10 +348,14 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 		case b.BuiltIn:
 			return fmt.Errorf("bundle %s: %w", id, catalogue.ErrBuiltIn)
 		}
+		if spec.Slug != b.Slug {
+			b.SlugSince = now
+		}
 		b.BundleSpec, b.ModifiedAt = spec, now
 		out = b
-		if _, err := tx.Exec(ctx, `UPDATE catalogue_bundles SET slug = $2, display_name = $3, description = $4, is_enabled = $5, modified_at = $6 WHERE id = $1`,
-			id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE catalogue_bundles SET slug = $2, display_name = $3, description = $4, is_enabled = $5, modified_at = $6,
+			slug_since = $7 WHERE id = $1`,
+			id, spec.Slug, spec.DisplayName, spec.Description, spec.IsEnabled, now, b.SlugSince); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, id)
@@ -398,7 +409,7 @@ func (s *Store) GetBundle(ctx context.Context, id uuid.UUID) (catalogue.Bundle, 
 	}
 	var b catalogue.Bundle
 	err := pgpool.ReadRetrying(ctx, s.pool, func() (err error) {
-		b, err = scanBundle(s.pool.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1`, id))
+		b, err = scanBundle(s.pool.QueryRow(ctx, selectBundle+` WHERE id = $1`, id))
 		return err
 	})
 	if err != nil {
@@ -418,7 +429,7 @@ func (s *Store) ListBundles(ctx context.Context, q catalogue.BundleQuery) ([]cat
 	}
 	var out []catalogue.Bundle
 	err := pgpool.ReadRetrying(ctx, s.pool, func() error {
-		rows, err := s.pool.Query(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles
+		rows, err := s.pool.Query(ctx, selectBundle+`
 		WHERE id > $1 AND (cardinality($2::uuid[]) = 0 OR id = ANY($2))
 		  AND ($3 OR is_enabled) AND ($4 OR soft_deleted_at IS NULL)
 		ORDER BY id LIMIT $5`, q.After, nonNil(q.IDs), q.IncludeDisabled, q.IncludeDeleted, limit)
@@ -474,7 +485,7 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 	}
 	var out catalogue.Bundle
 	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR UPDATE`, id))
+		b, err := scanBundle(tx.QueryRow(ctx, selectBundle+` WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
 			return err
 		}
@@ -500,7 +511,7 @@ func (s *Store) updateBundle(ctx context.Context, id uuid.UUID, change func(*cat
 // bundleForChange reads and locks a bundle (lock is "SHARE" or
 // "UPDATE") and refuses changes inside a soft-deleted or disabled one.
 func bundleForChange(ctx context.Context, tx pgx.Tx, id uuid.UUID, lock string) (catalogue.Bundle, error) {
-	b, err := scanBundle(tx.QueryRow(ctx, `SELECT `+bundleCols+` FROM catalogue_bundles WHERE id = $1 FOR `+lock, id))
+	b, err := scanBundle(tx.QueryRow(ctx, selectBundle+` WHERE id = $1 FOR `+lock, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, fmt.Errorf("bundle %s: %w", id, catalogue.ErrNotFound)
 	}
@@ -744,9 +755,10 @@ func (s *Store) ImportBundle(ctx context.Context, b catalogue.Bundle, tools []ca
 		if err := s.reserveBundle(ctx, tx, b.ID); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8)
+		b.SlugSince = s.stamp() // the store's: when the bundle came in
+		tag, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9)
 			ON CONFLICT (id) DO NOTHING`,
-			b.ID, b.Slug, b.DisplayName, b.Description, b.IsEnabled, b.CreatedAt, b.ModifiedAt, b.SoftDeletedAt)
+			b.ID, b.Slug, b.DisplayName, b.Description, b.IsEnabled, b.CreatedAt, b.ModifiedAt, b.SoftDeletedAt, b.SlugSince)
 		if err != nil {
 			return err
 		}

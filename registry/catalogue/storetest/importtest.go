@@ -68,11 +68,14 @@ func runImport(t *testing.T, fresh func(t *testing.T) (catalogue.Store, *testclo
 	ctx := context.Background()
 
 	t.Run("ImportRestoresRecordsVerbatim", func(t *testing.T) {
-		s, _ := fresh(t)
+		s, clock := fresh(t)
 		b, tools := importFixture(t)
+		b.SlugSince = b.CreatedAt.Add(-time.Hour) // the store's own: ignored
 		require.NoError(t, s.ImportBundle(ctx, b, tools))
 		got, err := s.GetBundle(ctx, b.ID)
 		require.NoError(t, err)
+		assert.True(t, got.SlugSince.Equal(clock.Now()), "slugSince is when the bundle came into this store, %s", got.SlugSince)
+		b.SlugSince = got.SlugSince
 		assert.Equal(t, b, got, "id, spec, createdAt, modifiedAt and softDeletedAt as given, not the store's clock")
 		list := allTools(t, s, b.ID)
 		require.Len(t, list, len(tools))

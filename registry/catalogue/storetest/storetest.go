@@ -57,6 +57,42 @@ func Run(t *testing.T, open Opener) {
 		assert.True(t, got.CreatedAt.Equal(b.CreatedAt))
 	})
 
+	t.Run("SlugSinceIsTheStoresAndMovesOnlyWithTheSlug", func(t *testing.T) {
+		// When the bundle took its slug: what decides, among bundles
+		// sharing a slug, which keeps the plain registry name. Set by
+		// the store, never by the client's id or records.
+		s, clock := fresh(t)
+		old := uuid.MustParse("00000000-0001-7ed0-81d7-65300bd4c704") // a UUIDv7 of 1 ms after 1970
+		b, _, err := s.PutBundle(ctx, old, bundleSpec("web"))
+		require.NoError(t, err)
+		created := clock.Now()
+		assert.True(t, b.SlugSince.Equal(created), "a new bundle: now, whatever its id says")
+		clock.Advance(time.Minute)
+		spec := bundleSpec("web")
+		spec.DisplayName, spec.Description = "Web 2", "another text"
+		b, _, err = s.PutBundle(ctx, old, spec)
+		require.NoError(t, err)
+		assert.True(t, b.SlugSince.Equal(created), "the slug kept: kept")
+		_, err = s.SetBundleEnabled(ctx, old, false)
+		require.NoError(t, err)
+		clock.Advance(time.Minute)
+		b, _, err = s.PutBundle(ctx, old, bundleSpec("web2"))
+		require.NoError(t, err)
+		assert.True(t, b.SlugSince.Equal(clock.Now()), "another slug: now")
+		got, err := s.GetBundle(ctx, old)
+		require.NoError(t, err)
+		assert.True(t, got.SlugSince.Equal(clock.Now()))
+		listed, err := s.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true})
+		require.NoError(t, err)
+		require.Len(t, listed, 1)
+		assert.True(t, listed[0].SlugSince.Equal(clock.Now()))
+		_, err = s.SoftDeleteBundle(ctx, old)
+		require.NoError(t, err)
+		got, err = s.GetBundle(ctx, old)
+		require.NoError(t, err)
+		assert.True(t, got.SlugSince.Equal(clock.Now()), "a switch or a soft delete keeps it")
+	})
+
 	t.Run("BundleInvalidReportsEveryField", func(t *testing.T) {
 		s, _ := fresh(t)
 		_, _, err := s.PutBundle(ctx, uuid.New(), catalogue.BundleSpec{Slug: "a_b", DisplayName: ""})
