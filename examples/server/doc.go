@@ -309,7 +309,10 @@
 // goImpl.func. With MCP_INCLUDE_EXAMPLE_TOOLS=true the bundle "examples"
 // is built in:
 // the example pack's echo, add and text_stats functions, read-only but
-// for their enabled switch. A reload
+// for their enabled switch. Its id is reserved in the catalogue, so that
+// a server sharing it without MCP_INCLUDE_EXAMPLE_TOOLS cannot create a
+// bundle with that id (403 built_in); a bundle made under the id before
+// is logged at start and left out where the built-in is served. A reload
 // applies new allowed_hosts, allow_private, allow_addrs and secrets to the
 // next call;
 // a new catalogue.dir waits for a restart.

@@ -152,6 +152,26 @@ type BuiltInsKeeper interface {
 	UpdateBuiltIns(ctx context.Context, change func(doc []byte) (updated []byte, changed bool, err error)) error
 }
 
+// BuiltInReserver is a [Store] that holds the ids of built-in bundles as
+// read-only records, so that no host sharing it — one started without
+// those built-ins, or running another build — can take such an id:
+// PutBundle, PutTool into it and SoftDeleteBundle give ErrBuiltIn,
+// ImportBundle ErrBundleExists. [WithBuiltIns] reserves every built-in
+// bundle it serves in a wrapped store that implements it (the file and
+// PostgreSQL stores do). A host without the built-in lists the record
+// (builtIn true, no tools); a host with it serves its own in its place.
+type BuiltInReserver interface {
+	// ReserveBuiltIn stores b as a built-in bundle record with no tools
+	// (BuiltIn set; its spec, CreatedAt, ModifiedAt and SlugSince as
+	// given) when the store holds no bundle with its id, and brings the
+	// slug, display name and description of a built-in record holding
+	// it up to b's. A stored bundle that is not built-in holding the id
+	// gives an error wrapping ErrBundleExists that names its slug; it is
+	// left as it is. Reservations are not held to a store's cap on
+	// bundles.
+	ReserveBuiltIn(ctx context.Context, b Bundle) error
+}
+
 var _ Store = (*BuiltInStore)(nil)
 
 // BuiltInToolID is the id of a built-in tool: a UUIDv7 carrying the
@@ -173,8 +193,14 @@ func BuiltInToolID(bundleID uuid.UUID, slug, version string) uuid.UUID {
 
 // WithBuiltIns returns inner with the built-in bundles of opts served
 // beside its own. Every declaration is checked like a PUT (all problems
-// at once, wrapping ErrInvalid); a built-in id that inner also holds is
-// refused (ErrConflict). Built-ins are read-only: PutBundle,
+// at once, wrapping ErrInvalid). When inner is a [BuiltInReserver], the
+// id of every built-in bundle is reserved in it, so that no host sharing
+// inner can create a bundle with that id. A bundle inner holds under a
+// built-in's id (made before the id was reserved, by a host without the
+// built-in) does not stop the start: this store serves the built-in in
+// its place and leaves the stored bundle and its tools out of every
+// answer, and the clash is logged as a warning naming both. Built-ins
+// are read-only: PutBundle,
 // SoftDeleteBundle, PutTool into them and DeleteTool of them give
 // ErrBuiltIn; SetBundleEnabled and SetToolEnabled write the overlay file
 // in opts.Dir under a file lock, so every process sharing the directory
@@ -206,13 +232,6 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 	if err := s.declare(opts.Bundles); err != nil {
 		return nil, err
 	}
-	for _, id := range s.order {
-		if _, err := inner.GetBundle(ctx, id); err == nil {
-			return nil, fmt.Errorf("catalogue: built-in bundle %s: the store already holds a bundle with this id: %w", id, ErrConflict)
-		} else if !errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("catalogue: built-in bundle %s: %w", id, err)
-		}
-	}
 	var seed *overlay // an overlay file to carry into a kept overlay not written yet
 	if keeper == nil {
 		if err := os.MkdirAll(opts.Dir, 0o750); err != nil {
@@ -242,12 +261,46 @@ func WithBuiltIns(ctx context.Context, inner Store, opts BuiltInOptions) (*Built
 	s.mu.Lock()
 	s.known = maps.Clone(s.ov.Enabled)
 	s.mu.Unlock()
+	if err := s.reserve(ctx); err != nil {
+		return nil, err
+	}
 	every := opts.FlushInterval
 	if every <= 0 {
 		every = time.Second
 	}
 	go s.flushLoop(every)
 	return s, nil
+}
+
+// reserve reserves the id of every built-in bundle in the wrapped store
+// (a BuiltInReserver; otherwise it looks for a stored bundle with the
+// id), logging each id a stored bundle holds: this store serves the
+// built-in in its place. Other failures are returned.
+func (s *BuiltInStore) reserve(ctx context.Context) error {
+	reserver, _ := s.inner.(BuiltInReserver)
+	for _, id := range s.order {
+		s.mu.Lock()
+		b := s.view(s.bundles[id])
+		s.mu.Unlock()
+		var err error
+		if reserver != nil {
+			err = reserver.ReserveBuiltIn(ctx, b)
+		} else if stored, gerr := s.inner.GetBundle(ctx, id); gerr == nil {
+			err = fmt.Errorf("bundle %s (%q): %w", id, stored.Slug, ErrBundleExists)
+		} else if !errors.Is(gerr, ErrNotFound) {
+			err = gerr
+		}
+		switch {
+		case errors.Is(err, ErrBundleExists):
+			s.log.Warn("catalogue: the store holds a bundle with the id of a built-in bundle; this host serves the built-in "+
+				"and leaves the stored bundle and its tools out (give the stored bundle another id: export it, change the id "+
+				"in bundle.json, import it and delete the original, on a host without this built-in)",
+				"id", id, "builtIn", b.Slug, "stored", err.Error())
+		case err != nil:
+			return fmt.Errorf("catalogue: reserving the id of built-in bundle %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // declare checks the declarations and builds the records.
@@ -623,7 +676,7 @@ func (s *BuiltInStore) GetBundle(ctx context.Context, id uuid.UUID) (Bundle, err
 // ListBundles implements [Store]: built-in and stored bundles in one
 // order (by id).
 func (s *BuiltInStore) ListBundles(ctx context.Context, q BundleQuery) ([]Bundle, error) {
-	out, err := s.inner.ListBundles(ctx, q)
+	out, err := s.listStoredBundles(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -648,6 +701,32 @@ func (s *BuiltInStore) ListBundles(ctx context.Context, q BundleQuery) ([]Bundle
 		out = out[:q.Limit]
 	}
 	return out, nil
+}
+
+// listStoredBundles lists the wrapped store's bundles but those with a
+// built-in's id (its reservations, or a bundle stored under the id before
+// it was reserved: the built-in is served in their place), still filling
+// q.Limit.
+func (s *BuiltInStore) listStoredBundles(ctx context.Context, q BundleQuery) ([]Bundle, error) {
+	var out []Bundle
+	for {
+		page, err := s.inner.ListBundles(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range page {
+			if _, builtIn := s.bundles[b.ID]; !builtIn {
+				out = append(out, b)
+			}
+		}
+		if q.Limit == 0 || len(page) < q.Limit || len(out) >= q.Limit {
+			if q.Limit > 0 && len(out) > q.Limit {
+				out = out[:q.Limit]
+			}
+			return out, nil
+		}
+		q.After = page[len(page)-1].ID
+	}
 }
 
 // SetBundleEnabled implements [Store]; for a built-in bundle the switch
@@ -770,9 +849,10 @@ func (s *BuiltInStore) ListTools(ctx context.Context, q ToolQuery) ([]Tool, erro
 	return out, nil
 }
 
-// listStored lists the inner store's tools, leaving out (unless
-// q.IncludeDisabled) the go tools whose function is not registered while
-// still filling q.Limit.
+// listStored lists the inner store's tools, leaving out the tools of a
+// bundle stored under a built-in's id (the built-in's are served) and
+// (unless q.IncludeDisabled) the go tools whose function is not
+// registered, while still filling q.Limit.
 func (s *BuiltInStore) listStored(ctx context.Context, q ToolQuery) ([]Tool, error) {
 	var out []Tool
 	for {
@@ -781,6 +861,9 @@ func (s *BuiltInStore) listStored(ctx context.Context, q ToolQuery) ([]Tool, err
 			return nil, err
 		}
 		for _, t := range page {
+			if _, builtIn := s.bundles[t.BundleID]; builtIn {
+				continue
+			}
 			t = s.funcCheck(t)
 			if !t.IsEnabled && !q.IncludeDisabled {
 				continue

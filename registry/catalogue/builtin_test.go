@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/internal/testclock"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/storetest"
 )
@@ -292,15 +293,127 @@ func TestBuiltIns_DeclarationsCheckedLikeAPut(t *testing.T) {
 	assert.ErrorContains(t, err, "BuiltInOptions.Dir")
 }
 
-func TestBuiltIns_IDClashWithStoredBundleRefused(t *testing.T) {
+// A store holding a bundle under a built-in's id (made by a host started
+// without the built-in, before the id was reserved) does not stop a host
+// with the built-in from starting, now or after a restart: that host
+// serves the built-in alone under the id — one bundle, the built-in's
+// tools, in lists and pages too — and logs the clash, naming both.
+func TestBuiltIns_StoredBundleUnderABuiltInIDHiddenAndLogged(t *testing.T) {
+	overlayModes(t, testStoredBundleUnderABuiltInIDHiddenAndLogged)
+}
+
+func testStoredBundleUnderABuiltInIDHiddenAndLogged(t *testing.T, newFixture func(t *testing.T) *builtinFixture) {
 	ctx := context.Background()
-	inner := openStoreForTest(t)
-	id := v7(t)
-	_, _, err := inner.PutBundle(ctx, id, catalogue.BundleSpec{Slug: "mine", DisplayName: "Mine", IsEnabled: true})
+	f := newFixture(t)
+	without, err := catalogue.OpenFileStore(ctx, filepath.Join(f.dir, "store"), catalogue.FileOptions{
+		Now: f.clock.Now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
 	require.NoError(t, err)
-	_, err = catalogue.WithBuiltIns(ctx, inner, catalogue.BuiltInOptions{Dir: t.TempDir(),
-		Bundles: []catalogue.BuiltInBundle{{ID: id, Spec: catalogue.BundleSpec{Slug: "b", DisplayName: "B", IsEnabled: true}}}})
-	assert.ErrorIs(t, err, catalogue.ErrConflict)
+	_, _, err = without.PutBundle(ctx, f.builtin, catalogue.BundleSpec{Slug: "hijack", DisplayName: "H", IsEnabled: true})
+	require.NoError(t, err)
+	for _, v := range []string{"1", "9"} {
+		_, err = without.PutTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: v}, builtinGoSpec("Stored add", "add"))
+		require.NoError(t, err)
+	}
+	other := v7(t)
+	_, _, err = without.PutBundle(ctx, other, catalogue.BundleSpec{Slug: "web", DisplayName: "Web", IsEnabled: true})
+	require.NoError(t, err)
+	_, err = without.PutTool(ctx, catalogue.ToolKey{BundleID: other, Slug: "echo", Version: "1"}, builtinGoSpec("Echo", "echo"))
+	require.NoError(t, err)
+	require.NoError(t, without.Close())
+
+	for range 2 { // a start, and a restart
+		var logs testlog.Buffer
+		inner, err := catalogue.OpenFileStore(ctx, filepath.Join(f.dir, "store"), catalogue.FileOptions{
+			Now: f.clock.Now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+		require.NoError(t, err)
+		store, opts := f.wrap(inner, catalogue.BuiltInOptions{Dir: f.dir, Bundles: f.decl, Now: f.clock.Now,
+			Logger: slog.New(slog.NewTextHandler(&logs, nil)), FlushInterval: time.Hour})
+		s, err := catalogue.WithBuiltIns(ctx, store, opts)
+		require.NoError(t, err, "the host with the built-in starts")
+		assert.Contains(t, logs.String(), "level=WARN")
+		assert.Contains(t, logs.String(), "the id of a built-in bundle")
+		assert.Contains(t, logs.String(), f.builtin.String())
+		assert.Contains(t, logs.String(), `\"hijack\"`, "the stored bundle named")
+
+		bs, err := s.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+		require.NoError(t, err)
+		assert.Equal(t, []uuid.UUID{f.builtin, other}, bundleIDsOf(bs), "one bundle per id")
+		assert.True(t, bs[0].BuiltIn)
+		assert.Equal(t, "math", bs[0].Slug)
+		page, err := s.ListBundles(ctx, catalogue.BundleQuery{Limit: 1})
+		require.NoError(t, err)
+		assert.Equal(t, []uuid.UUID{f.builtin}, bundleIDsOf(page))
+		b, err := s.GetBundle(ctx, f.builtin)
+		require.NoError(t, err)
+		assert.True(t, b.BuiltIn)
+
+		tools, err := s.ListTools(ctx, catalogue.ToolQuery{IncludeDisabled: true})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"add@1", "add@2", "echo@1"}, keysOf(tools), "the stored add@1 and add@9 are left out")
+		for _, tl := range tools[:2] {
+			assert.True(t, tl.BuiltIn)
+		}
+		var paged []catalogue.Tool
+		for after := (catalogue.ToolKey{}); ; {
+			p, err := s.ListTools(ctx, catalogue.ToolQuery{Limit: 1, After: after, IncludeDisabled: true})
+			require.NoError(t, err)
+			if len(p) == 0 {
+				break
+			}
+			paged = append(paged, p...)
+			after = p[len(p)-1].Key()
+		}
+		assert.Equal(t, keysOf(tools), keysOf(paged))
+		_, err = s.GetTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "9"})
+		assert.ErrorIs(t, err, catalogue.ErrNotFound, "the stored tool is not served")
+		require.NoError(t, s.Close())
+	}
+}
+
+// A host with built-ins reserves their ids in the store it shares: a host
+// without them — a plain store on the same directory, or one wrapped with
+// no built-ins — cannot create, import or fill a bundle under such an id,
+// and lists the reservation as a built-in bundle without tools.
+func TestBuiltIns_IDsReservedForHostsWithoutThem(t *testing.T) {
+	ctx := context.Background()
+	f := newBuiltinFixture(t)
+	with := f.open(t, nil)
+	defer with.Close()
+	plain, err := catalogue.OpenFileStore(ctx, filepath.Join(f.dir, "store"), catalogue.FileOptions{
+		Now: f.clock.Now, Logger: discardLog, FlushInterval: -1, ReapInterval: -1})
+	require.NoError(t, err)
+	none, err := catalogue.WithBuiltIns(ctx, plain, catalogue.BuiltInOptions{Dir: t.TempDir(), Logger: discardLog})
+	require.NoError(t, err)
+	defer none.Close()
+	for name, s := range map[string]catalogue.Store{"plain": plain, "no built-ins": none} {
+		_, _, err := s.PutBundle(ctx, f.builtin, catalogue.BundleSpec{Slug: "hijack", DisplayName: "H", IsEnabled: true})
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn, name)
+		_, err = s.PutTool(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}, builtinGoSpec("Add", "add"))
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn, name)
+		now := f.clock.Now()
+		err = s.ImportBundle(ctx, catalogue.Bundle{ID: f.builtin, BundleSpec: catalogue.BundleSpec{Slug: "hijack", DisplayName: "H"},
+			CreatedAt: now, ModifiedAt: now}, nil)
+		assert.ErrorIs(t, err, catalogue.ErrBundleExists, name)
+		b, err := s.GetBundle(ctx, f.builtin)
+		require.NoError(t, err, name)
+		assert.True(t, b.BuiltIn, name)
+		assert.Equal(t, "math", b.Slug, name)
+		served, err := with.GetBundle(ctx, f.builtin)
+		require.NoError(t, err)
+		assert.True(t, b.CreatedAt.Equal(served.CreatedAt) && b.SlugSince.Equal(served.SlugSince),
+			"%s: the reservation carries the built-in's first-served time, so hosts name alike", name)
+	}
+	bs, err := with.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true})
+	require.NoError(t, err)
+	assert.Equal(t, []uuid.UUID{f.builtin}, bundleIDsOf(bs), "the host with the built-in lists it once")
+}
+
+func bundleIDsOf(bs []catalogue.Bundle) []uuid.UUID {
+	out := make([]uuid.UUID, len(bs))
+	for i, b := range bs {
+		out[i] = b.ID
+	}
+	return out
 }
 
 func TestBuiltInToolID_StableUUIDv7(t *testing.T) {

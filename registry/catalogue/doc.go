@@ -77,7 +77,11 @@
 // times and usage counts, make up the built-ins overlay: a file in
 // BuiltInOptions.Dir shared by the processes on that directory, or, over a
 // store that keeps it ([BuiltInsKeeper]: the PostgreSQL store), a document
-// in the store shared by every host on it.
+// in the store shared by every host on it. Their ids are reserved in the
+// store ([BuiltInReserver]: the file and PostgreSQL stores), so that a
+// host sharing it without those built-ins cannot take one; a bundle
+// stored under a built-in's id before that is logged and left out by the
+// hosts that have the built-in, which serve theirs in its place.
 //
 // The key signing the catalogue API's page tokens is kept by the store
 // ([PageTokenKeeper]: a 0600 file in the file store's directory, a row in

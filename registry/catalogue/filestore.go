@@ -751,6 +751,45 @@ func (s *FileStore) PutBundle(ctx context.Context, id uuid.UUID, spec BundleSpec
 	return b, created, nil
 }
 
+var _ BuiltInReserver = (*FileStore)(nil)
+
+// ReserveBuiltIn implements [BuiltInReserver]: under the bundle's lock,
+// so that a PutBundle or ImportBundle of the id in any process sharing
+// the directory comes before (and the reservation finds the bundle) or
+// after (and is refused).
+func (s *FileStore) ReserveBuiltIn(ctx context.Context, b Bundle) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	b, err := CheckReservation(b)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(ctx, b.ID)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := s.readBundle(b.ID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		cur = b
+	case err != nil:
+		return err
+	case !cur.BuiltIn:
+		return fmt.Errorf("bundle %s (%q): %w", b.ID, cur.Slug, ErrBundleExists)
+	case cur.Slug == b.Slug && cur.DisplayName == b.DisplayName && cur.Description == b.Description:
+		return nil
+	default:
+		cur.Slug, cur.DisplayName, cur.Description = b.Slug, b.DisplayName, b.Description
+	}
+	if err := s.writeBundle(cur); err != nil {
+		return err
+	}
+	s.changed(ctx, b.ID)
+	return nil
+}
+
 func (s *FileStore) writeBundle(b Bundle) error {
 	data, err := s.encode(b)
 	if err != nil {

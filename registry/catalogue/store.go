@@ -247,6 +247,32 @@ func CheckImport(b Bundle, tools []Tool) (Bundle, []Tool, error) {
 	return b, out, nil
 }
 
+// CheckReservation checks the argument of
+// [BuiltInReserver.ReserveBuiltIn] with the rules of PutBundle ("bundleID"
+// and the spec's fields) and a set "createdAt", and returns the record to
+// store: built-in, no soft-delete mark, timestamps in UTC at microsecond
+// precision, a zero ModifiedAt or SlugSince taken as CreatedAt. Every
+// BuiltInReserver calls it first.
+func CheckReservation(b Bundle) (Bundle, error) {
+	var p problems
+	if err := ValidateID(b.ID); err != nil {
+		p.add("bundleID", "%v", err)
+	}
+	p.merge(b.BundleSpec.Validate())
+	created := checkStamp(&p, "createdAt", b.CreatedAt)
+	if err := p.err(); err != nil {
+		return Bundle{}, err
+	}
+	or := func(t time.Time) time.Time {
+		if t.IsZero() {
+			return created
+		}
+		return t.UTC().Truncate(time.Microsecond)
+	}
+	return Bundle{ID: b.ID, BundleSpec: b.BundleSpec, BuiltIn: true, CreatedAt: created,
+		ModifiedAt: or(b.ModifiedAt), SlugSince: or(b.SlugSince)}, nil
+}
+
 // checkStamp requires a set timestamp and returns it in the store's form.
 func checkStamp(p *problems, field string, t time.Time) time.Time {
 	if t.IsZero() {

@@ -37,7 +37,9 @@
 // overlay (catalogue.BuiltInsKeeper: the switches, first-served times and
 // usage counts of the hosts' built-in bundles and tools) in the database,
 // so that catalogue.WithBuiltIns over it needs no directory and every
-// host sees the same built-ins.
+// host sees the same built-ins, and reserves the built-in bundles' ids
+// (catalogue.BuiltInReserver: a read-only row without tools each), so
+// that a host started without them cannot take one.
 //
 // Usage counts are buffered in memory (RecordUsage never waits for the
 // database) and added to the stored counts by a periodic flush — an
@@ -364,6 +366,51 @@ func (s *Store) PutBundle(ctx context.Context, id uuid.UUID, spec catalogue.Bund
 		return catalogue.Bundle{}, false, passOrWrap(ctx, err, "bundle "+id.String())
 	}
 	return out, created, nil
+}
+
+var _ catalogue.BuiltInReserver = (*Store)(nil)
+
+// ReserveBuiltIn implements catalogue.BuiltInReserver: one transaction
+// holding the bundle's row, so that a PutBundle or ImportBundle of the
+// id on any host comes before (and the reservation finds the bundle) or
+// after (and is refused).
+func (s *Store) ReserveBuiltIn(ctx context.Context, b catalogue.Bundle) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	b, err := catalogue.CheckReservation(b)
+	if err != nil {
+		return err
+	}
+	err = pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO catalogue_bundles (`+bundleCols+`) VALUES ($1, $2, $3, $4, $5, true, $6, $7, NULL, $8)
+			ON CONFLICT (id) DO NOTHING`,
+			b.ID, b.Slug, b.DisplayName, b.Description, b.IsEnabled, b.CreatedAt, b.ModifiedAt, b.SlugSince)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 1 {
+			return s.notify(ctx, tx, b.ID)
+		}
+		cur, err := scanBundle(tx.QueryRow(ctx, selectBundle+` WHERE id = $1 FOR UPDATE`, b.ID))
+		switch {
+		case err != nil:
+			return err
+		case !cur.BuiltIn:
+			return fmt.Errorf("bundle %s (%q): %w", b.ID, cur.Slug, catalogue.ErrBundleExists)
+		case cur.Slug == b.Slug && cur.DisplayName == b.DisplayName && cur.Description == b.Description:
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE catalogue_bundles SET slug = $2, display_name = $3, description = $4 WHERE id = $1`,
+			b.ID, b.Slug, b.DisplayName, b.Description); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, b.ID)
+	})
+	if err != nil {
+		return passOrWrap(ctx, err, "reserving built-in bundle "+b.ID.String())
+	}
+	return nil
 }
 
 // reserveBundle refuses a new bundle past MaxBundles. The count is taken

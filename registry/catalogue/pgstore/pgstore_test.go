@@ -1048,3 +1048,61 @@ func TestTwoHosts_UsageFlushesAtOnceDoNotDeadlock(t *testing.T) {
 		assert.EqualValues(t, 2*rounds, got.CallCount, k.Slug)
 	}
 }
+
+// The audit's hosts on one database: H1 and H2 with a built-in bundle, H3
+// without. Once a host with the built-in has started, H3 can neither PUT
+// nor import a bundle with its id, nor put tools under it. A bundle H3
+// made under the id before any host with the built-in started (the
+// audit's repro) no longer stops H1 and H2 from starting, and each lists
+// one bundle with that id, the built-in, with the built-in's tools alone.
+func TestBuiltIns_IDReservedAcrossHosts(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	builtin := newID(t)
+	spec := catalogue.ToolSpec{DisplayName: "Add", Description: "Adds.", IsEnabled: true, Type: catalogue.TypeGo,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`), GoImpl: &catalogue.GoImpl{Func: "add"}}
+	decl := []catalogue.BuiltInBundle{{ID: builtin, Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true},
+		Tools: []catalogue.BuiltInTool{{Slug: "add", Version: "1", Spec: spec}}}}
+	host := func(schema string, bundles []catalogue.BuiltInBundle) *catalogue.BuiltInStore {
+		t.Helper()
+		s, err := catalogue.WithBuiltIns(ctx, open(t, dsn, schema, nil), catalogue.BuiltInOptions{Bundles: bundles,
+			Logger: slog.New(slog.DiscardHandler), FlushInterval: time.Hour})
+		require.NoError(t, err, "the host starts")
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	hijack := catalogue.BundleSpec{Slug: "hijack", DisplayName: "H", IsEnabled: true}
+
+	t.Run("reserved", func(t *testing.T) {
+		schema := pgtest.FreshSchema(t, dsn)
+		host(schema, decl)
+		h3 := host(schema, nil)
+		_, _, err := h3.PutBundle(ctx, builtin, hijack)
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn)
+		_, err = h3.PutTool(ctx, catalogue.ToolKey{BundleID: builtin, Slug: "add", Version: "1"}, spec)
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn)
+		now := time.Now()
+		assert.ErrorIs(t, h3.ImportBundle(ctx, catalogue.Bundle{ID: builtin, BundleSpec: hijack, CreatedAt: now, ModifiedAt: now}, nil),
+			catalogue.ErrBundleExists)
+	})
+
+	t.Run("taken before any host with the built-in started", func(t *testing.T) {
+		schema := pgtest.FreshSchema(t, dsn)
+		h3 := host(schema, nil)
+		_, _, err := h3.PutBundle(ctx, builtin, hijack)
+		require.NoError(t, err)
+		_, err = h3.PutTool(ctx, catalogue.ToolKey{BundleID: builtin, Slug: "add", Version: "1"}, spec)
+		require.NoError(t, err)
+		for _, h := range []*catalogue.BuiltInStore{host(schema, decl), host(schema, decl)} { // H1, H2 (a restart alike)
+			bs, err := h.ListBundles(ctx, catalogue.BundleQuery{IncludeDisabled: true, IncludeDeleted: true})
+			require.NoError(t, err)
+			require.Len(t, bs, 1, "one bundle with the id")
+			assert.True(t, bs[0].BuiltIn)
+			assert.Equal(t, "examples", bs[0].Slug)
+			tools, err := h.ListTools(ctx, catalogue.ToolQuery{IncludeDisabled: true})
+			require.NoError(t, err)
+			require.Len(t, tools, 1, "one add@1: the built-in's")
+			assert.True(t, tools[0].BuiltIn)
+		}
+	})
+}

@@ -526,6 +526,67 @@ func Run(t *testing.T, open Opener) {
 		assert.EqualError(t, err, fmt.Sprintf("tool echo@1 in bundle %s: %v", bid, catalogue.ErrConflict), "PutTool of a taken key")
 	})
 
+	t.Run("ReservedBuiltInIDCannotBeTaken", func(t *testing.T) {
+		// A host with built-ins reserves their ids in the store it
+		// shares, so that a host without them (or on another build) can
+		// never create, import or fill a bundle under such an id.
+		s, clock := fresh(t)
+		r, ok := s.(catalogue.BuiltInReserver)
+		if !ok {
+			t.Skip("the store does not reserve built-in ids (catalogue.BuiltInReserver)")
+		}
+		first := clock.Now().Add(-time.Hour)
+		decl := catalogue.Bundle{ID: newID(t), BundleSpec: bundleSpec("examples"), CreatedAt: first}
+		require.NoError(t, r.ReserveBuiltIn(ctx, decl))
+		got, err := s.GetBundle(ctx, decl.ID)
+		require.NoError(t, err)
+		assert.Equal(t, catalogue.Bundle{ID: decl.ID, BundleSpec: decl.BundleSpec, BuiltIn: true, CreatedAt: first, ModifiedAt: first, SlugSince: first}, got,
+			"a built-in record without tools, its times as given")
+		listed, err := s.ListBundles(ctx, catalogue.BundleQuery{})
+		require.NoError(t, err)
+		assert.Equal(t, []uuid.UUID{decl.ID}, bundleIDs(listed))
+
+		_, _, err = s.PutBundle(ctx, decl.ID, bundleSpec("hijack"))
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn, "PutBundle")
+		_, err = s.PutTool(ctx, catalogue.ToolKey{BundleID: decl.ID, Slug: "add", Version: "1"}, httpSpec("Add"))
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn, "PutTool")
+		_, err = s.SoftDeleteBundle(ctx, decl.ID)
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn, "SoftDeleteBundle")
+		b, tools := importFixture(t)
+		b.ID = decl.ID
+		for i := range tools {
+			tools[i].BundleID = decl.ID
+		}
+		assert.ErrorIs(t, s.ImportBundle(ctx, b, tools), catalogue.ErrBundleExists, "ImportBundle")
+		after, err := s.GetBundle(ctx, decl.ID)
+		require.NoError(t, err)
+		assert.Equal(t, got, after, "nothing changed")
+		assert.Empty(t, allTools(t, s, decl.ID))
+
+		// Reserving again is a no-op; a new declaration's texts are taken.
+		require.NoError(t, r.ReserveBuiltIn(ctx, decl))
+		decl.DisplayName, decl.Description = "Examples 2", "new text"
+		require.NoError(t, r.ReserveBuiltIn(ctx, decl))
+		after, err = s.GetBundle(ctx, decl.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "Examples 2", after.DisplayName)
+		assert.True(t, after.CreatedAt.Equal(first))
+
+		// A stored bundle already holding the id is named and left alone.
+		stored := mustBundle(t, s, "hijack")
+		err = r.ReserveBuiltIn(ctx, catalogue.Bundle{ID: stored, BundleSpec: bundleSpec("examples"), CreatedAt: first})
+		require.ErrorIs(t, err, catalogue.ErrBundleExists)
+		assert.EqualError(t, err, fmt.Sprintf(`bundle %s ("hijack"): %v`, stored, catalogue.ErrBundleExists))
+		kept, err := s.GetBundle(ctx, stored)
+		require.NoError(t, err)
+		assert.False(t, kept.BuiltIn)
+		assert.Equal(t, "hijack", kept.Slug)
+
+		var ve *catalogue.ValidationError
+		require.ErrorAs(t, r.ReserveBuiltIn(ctx, catalogue.Bundle{ID: uuid.New(), BundleSpec: catalogue.BundleSpec{Slug: "a b"}}), &ve)
+		assert.ElementsMatch(t, []string{"bundleID", "slug", "displayName", "createdAt"}, fieldNames(ve))
+	})
+
 	t.Run("UsageCountsUnderConcurrency", func(t *testing.T) {
 		s, _ := fresh(t)
 		bid := mustBundle(t, s, "web")
