@@ -263,8 +263,9 @@ func invalid(entry, format string, args ...any) error {
 // read; headers are not trusted), and every record that breaks a rule of
 // the catalogue. An archive above opts.MaxArchiveBytes also wraps
 // [ErrTooLarge]. A bundle id that exists already gives the store's
-// catalogue.ErrBundleExists (a catalogue.ErrConflict). Names inside the archive are never used as file
-// system paths.
+// catalogue.ErrBundleExists (a catalogue.ErrConflict); an archive whose
+// manifest gives another bundle id imports as a copy. Names inside the
+// archive are never used as file system paths.
 func Import(ctx context.Context, store catalogue.Store, r io.ReaderAt, size int64, opts Options) (catalogue.Bundle, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
