@@ -929,17 +929,18 @@ func sameBundle(a, b Bundle) bool {
 }
 
 // bundleForChange reads the bundle under its lock and refuses changes
-// inside a soft-deleted or disabled one.
+// inside a soft-deleted or disabled one (returning the bundle read with
+// that error).
 func (s *FileStore) bundleForChange(id uuid.UUID) (Bundle, error) {
 	b, err := s.readBundle(id)
 	if err != nil {
 		return Bundle{}, err
 	}
 	if b.SoftDeletedAt != nil {
-		return Bundle{}, fmt.Errorf("bundle %s: %w", id, ErrBundleDeleted)
+		return b, fmt.Errorf("bundle %s: %w", id, ErrBundleDeleted)
 	}
 	if !b.IsEnabled {
-		return Bundle{}, fmt.Errorf("bundle %s: %w", id, ErrBundleDisabled)
+		return b, fmt.Errorf("bundle %s: %w", id, ErrBundleDisabled)
 	}
 	return b, nil
 }
@@ -961,11 +962,11 @@ func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (To
 	}
 	defer unlock()
 	b, err := s.bundleForChange(key.BundleID)
+	if b.BuiltIn { // read-only whatever its state
+		return Tool{}, fmt.Errorf("bundle %s: %w", b.ID, ErrBuiltIn)
+	}
 	if err != nil {
 		return Tool{}, err
-	}
-	if b.BuiltIn {
-		return Tool{}, fmt.Errorf("bundle %s: %w", b.ID, ErrBuiltIn)
 	}
 	path := s.toolFile(key)
 	if _, err := os.Lstat(path); err == nil {

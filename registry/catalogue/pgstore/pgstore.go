@@ -598,11 +598,11 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 		// bundle take turns, so the MaxToolsPerBundle count holds across
 		// hosts.
 		b, err := bundleForChange(ctx, tx, key.BundleID, "UPDATE")
+		if b.BuiltIn { // read-only whatever its state
+			return fmt.Errorf("bundle %s: %w", b.ID, catalogue.ErrBuiltIn)
+		}
 		if err != nil {
 			return err
-		}
-		if b.BuiltIn {
-			return fmt.Errorf("bundle %s: %w", b.ID, catalogue.ErrBuiltIn)
 		}
 		if s.maxTools > 0 {
 			var n int

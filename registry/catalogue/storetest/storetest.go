@@ -582,6 +582,13 @@ func Run(t *testing.T, open Opener) {
 		assert.False(t, kept.BuiltIn)
 		assert.Equal(t, "hijack", kept.Slug)
 
+		// A built-in switched off when it was reserved is read-only too.
+		off := catalogue.Bundle{ID: newID(t), BundleSpec: bundleSpec("off"), CreatedAt: first}
+		off.IsEnabled = false
+		require.NoError(t, r.ReserveBuiltIn(ctx, off))
+		_, err = s.PutTool(ctx, catalogue.ToolKey{BundleID: off.ID, Slug: "add", Version: "1"}, httpSpec("Add"))
+		assert.ErrorIs(t, err, catalogue.ErrBuiltIn, "PutTool into a disabled reservation")
+
 		var ve *catalogue.ValidationError
 		require.ErrorAs(t, r.ReserveBuiltIn(ctx, catalogue.Bundle{ID: uuid.New(), BundleSpec: catalogue.BundleSpec{Slug: "a b"}}), &ve)
 		assert.ElementsMatch(t, []string{"bundleID", "slug", "displayName", "createdAt"}, fieldNames(ve))
