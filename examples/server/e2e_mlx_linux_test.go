@@ -25,12 +25,14 @@ import (
 // (the command is a fake model server built here), is told port_busy on
 // a second load, and a restarted server unloads what the first started.
 func TestE2E_MLXServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
-	defer cancel()
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "fakeserver")
-	out, err := exec.Command("go", "build", "-o", fake, "../../packs/mlx/testdata/fakeserver").CombinedOutput()
+	build := exec.Command("go", "build", "-o", fake, "../../packs/mlx/testdata/fakeserver")
+	build.Env = goEnv // the go command's cache, not the tests' empty one
+	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout) // the build does not count
+	defer cancel()
 	cfgPath := filepath.Join(dir, "mlx.yaml")
 	require.NoError(t, os.WriteFile(cfgPath, []byte("mlx:\n  command: ["+strconv.Quote(fake)+", --model, \"{model}\", --port, \"{port}\"]\n  models: [mlx-community/Qwen3-4B-4bit]\n  start_timeout: 10s\n"), 0o600))
 	// From the top of the range: the mlx pack's own tests take ports from

@@ -35,6 +35,11 @@ var binPath string
 // cacheHome is the user cache directory of the servers the tests run.
 var cacheHome string
 
+// goEnv is the environment the tests were given, for the go commands
+// they run (builds): XDG_CACHE_HOME, under which the go command keeps its
+// build cache, is moved for the tests themselves.
+var goEnv []string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "toolpack-server-test-")
 	if err != nil {
@@ -46,7 +51,7 @@ func TestMain(m *testing.M) {
 	// XDG_CACHE_HOME is moved: the go command's cache is under it, and
 	// under the moved one (empty) every run built the module and its
 	// dependencies from nothing, minutes on a busy machine.
-	buildEnv := os.Environ()
+	goEnv = os.Environ()
 	// The server keeps stored outputs (and, when enabled, statistics) under
 	// the user cache directory when no -config names one: the tests' go to
 	// the temporary directory, for run in this process and the binaries.
@@ -67,7 +72,7 @@ func TestMain(m *testing.M) {
 	if err == nil && !fuzzWorker {
 		cmd := exec.Command(goBin, "build", "-o", binPath, ".")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		cmd.Env = buildEnv
+		cmd.Env = goEnv
 		err = cmd.Run()
 	}
 	if err != nil {
