@@ -65,17 +65,7 @@ func TestPin_HeldToolsRunAsPinnedWithTheSwitchNow(t *testing.T) {
 // runs the inner one it started with, and the inner one's own steps.
 func TestPin_CallsOfHeldToolsHeldToo(t *testing.T) {
 	r := New(noPrefix())
-	inner := func(version string) *Tool {
-		t := rawTool("inner", func(ctx context.Context, c *Call) (result.Result[any], error) {
-			res, err := c.Pinned().Invoke(ctx, "step", nil)
-			if err != nil || !res.Success {
-				return res, err
-			}
-			return result.Ok[any](version + "/" + res.Value.(string)), nil
-		})
-		t.Calls = []string{"step"}
-		return t
-	}
+	inner := func(version string) *Tool { return stepCaller("inner", version) }
 	require.NoError(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{inner("v1"), rawTool("a", okHandler("a")), rawTool("b", okHandler("b"))}}))
 	require.NoError(t, r.SetAliases(map[string]string{"step": "a"}))
 	p := r.Pin("inner")
@@ -156,17 +146,7 @@ func TestInvoke_CallsHeldFromTheLookup(t *testing.T) {
 // yet). A call of a plain tool is not delayed.
 func TestUpdate_ToolCallingOthersWaitsForTheWholeUpdate(t *testing.T) {
 	r := New(noPrefix())
-	outer := func(version string) *Tool {
-		t := rawTool("outer", func(ctx context.Context, c *Call) (result.Result[any], error) {
-			res, err := c.Pinned().Invoke(ctx, "step", nil)
-			if err != nil || !res.Success {
-				return res, err
-			}
-			return result.Ok[any](version + "/" + res.Value.(string)), nil
-		})
-		t.Calls = []string{"step"}
-		return t
-	}
+	outer := func(version string) *Tool { return stepCaller("outer", version) }
 	require.NoError(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{outer("v1"), rawTool("a", okHandler("a")), rawTool("b", okHandler("b"))}}))
 	require.NoError(t, r.SetAliases(map[string]string{"step": "a"}))
 
@@ -203,4 +183,19 @@ func TestUpdate_ToolCallingOthersWaitsForTheWholeUpdate(t *testing.T) {
 	res = <-got
 	require.True(t, res.Success, res.Error)
 	assert.Equal(t, "v2/b", res.Value, "the new snippet with the new aliases")
+}
+
+// stepCaller is a tool name whose handler calls "step" through the
+// registry as its lookup found it (Tool.Calls) and answers
+// "{version}/{step's value}".
+func stepCaller(name, version string) *Tool {
+	t := rawTool(name, func(ctx context.Context, c *Call) (result.Result[any], error) {
+		res, err := c.Pinned().Invoke(ctx, "step", nil)
+		if err != nil || !res.Success {
+			return res, err
+		}
+		return result.Ok[any](version + "/" + res.Value.(string)), nil
+	})
+	t.Calls = []string{"step"}
+	return t
 }
