@@ -91,4 +91,17 @@
 //
 // Usage metrics ([Store.RecordUsage]) never block a call: counts are
 // buffered in memory and written in the background and at Close.
+//
+// # Upgrading a shared catalogue
+//
+// Move every host on one catalogue to a release together. On PostgreSQL
+// an older release refuses a schema a newer one migrated (the schema is
+// "too new"). A file catalogue has no such mark: an older release serving
+// built-ins refuses to start once a newer one has reserved the built-ins'
+// ids in the directory ("the store already holds a bundle with this id");
+// going back means removing those records (bundles/{id} of a built-in
+// bundle, builtIn true and no tools). A page token issued before an
+// upgrade that changed the listing order may skip or repeat tools when
+// the key signing it is kept (the order of tools is bundle, slug, version,
+// byte by byte, in every store since the stores were made to agree).
 package catalogue

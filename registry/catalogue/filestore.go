@@ -471,7 +471,9 @@ func checkBundleRecord(data []byte, id uuid.UUID, b *Bundle) error {
 		return fmt.Errorf("%w: bad slug %q", ErrCorrupt, clip(b.Slug))
 	}
 	if b.SlugSince.IsZero() { // written before the store kept it
-		b.SlugSince = b.CreatedAt
+		// Not CreatedAt: an import keeps its archive's, and before, the
+		// plain name went to the smallest id (IDTime keeps that order).
+		b.SlugSince = IDTime(b.ID)
 	}
 	return nil
 }

@@ -487,8 +487,10 @@ func TestFileStore_BundleCapHoldsAcrossStores(t *testing.T) {
 }
 
 // A bundle.json written before the store kept slugSince has held its slug
-// since its creation: it reads so, and a rename starts it afresh.
-func TestFileStore_BundleWrittenBeforeSlugSinceReadsItsCreatedAt(t *testing.T) {
+// since the time of its id (IDTime), not its createdAt, which an import
+// takes from its archive: the plain name stays where the smallest id put
+// it before the upgrade. A rename starts it afresh.
+func TestFileStore_BundleWrittenBeforeSlugSinceReadsItsIDTime(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	clock := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
@@ -509,7 +511,7 @@ func TestFileStore_BundleWrittenBeforeSlugSinceReadsItsCreatedAt(t *testing.T) {
 
 	b, err := s.GetBundle(ctx, bid)
 	require.NoError(t, err)
-	assert.Equal(t, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), b.SlugSince)
+	assert.Equal(t, IDTime(bid), b.SlugSince, "the id's time, not the createdAt of 2025")
 	clock = clock.Add(time.Hour)
 	b, _, err = s.PutBundle(ctx, bid, BundleSpec{Slug: "web2", DisplayName: "Web", IsEnabled: true})
 	require.NoError(t, err)

@@ -98,6 +98,16 @@ func ValidateID(id uuid.UUID) error {
 	return nil
 }
 
+// IDTime is the instant a UUIDv7 id carries (its first 48 bits,
+// milliseconds since the Unix epoch), in UTC. A bundle written before its
+// store kept SlugSince has held its slug since IDTime of its id: the
+// plain registry name went to the smallest id, and so it still does
+// among such bundles.
+func IDTime(id uuid.UUID) time.Time {
+	ms := int64(id[0])<<40 | int64(id[1])<<32 | int64(id[2])<<24 | int64(id[3])<<16 | int64(id[4])<<8 | int64(id[5])
+	return time.UnixMilli(ms).UTC()
+}
+
 // ParseID parses a UUIDv7 from text (a URL segment, a query parameter).
 func ParseID(s string) (uuid.UUID, error) {
 	if len(s) != 36 {

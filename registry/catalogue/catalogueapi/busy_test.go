@@ -1,6 +1,7 @@
 package catalogueapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -30,14 +31,23 @@ func (statementTimeout) Is(target error) bool {
 // database is busy, not that it cannot be reached; the cause is logged
 // as a warning, not sent.
 func TestStoreBusyIs503SayingBusy(t *testing.T) {
-	rs := &recordingSearcher{err: fmt.Errorf("pgstore: searching: %w", statementTimeout{})}
-	e := newEnv(t, catalogueapi.Options{Searcher: rs})
-	r := e.do("GET", "/tools/search?q=x", "")
-	assert.Equal(t, http.StatusServiceUnavailable, r.status)
-	assert.Equal(t, "unavailable", r.errType())
-	assert.Equal(t, "5", r.header.Get("Retry-After"))
-	assert.Equal(t, "the catalogue's database is busy: it did not answer in time; retry in a few seconds", r.body["error"])
-	assert.NotContains(t, string(r.raw), "5432", "the cause is logged, not sent")
-	assert.Contains(t, e.logs.String(), "level=WARN msg=\"catalogueapi: the store did not answer in time\"")
-	assert.NotContains(t, e.logs.String(), "level=ERROR")
+	for name, cause := range map[string]error{
+		"the server's statement timeout": fmt.Errorf("pgstore: searching: %w", statementTimeout{}),
+		// No answer past the pool's own deadline: pgpool's error wraps
+		// context.DeadlineExceeded as well (the caller's context still runs).
+		"the pool's deadline": fmt.Errorf("pgstore: searching: %w: %w", statementTimeout{}, context.DeadlineExceeded),
+	} {
+		t.Run(name, func(t *testing.T) {
+			rs := &recordingSearcher{err: cause}
+			e := newEnv(t, catalogueapi.Options{Searcher: rs})
+			r := e.do("GET", "/tools/search?q=x", "")
+			assert.Equal(t, http.StatusServiceUnavailable, r.status)
+			assert.Equal(t, "unavailable", r.errType())
+			assert.Equal(t, "5", r.header.Get("Retry-After"))
+			assert.Equal(t, "the catalogue's database is busy: it did not answer in time; retry in a few seconds", r.body["error"])
+			assert.NotContains(t, string(r.raw), "5432", "the cause is logged, not sent")
+			assert.Contains(t, e.logs.String(), "level=WARN msg=\"catalogueapi: the store did not answer in time\"")
+			assert.NotContains(t, e.logs.String(), "level=ERROR")
+		})
+	}
 }

@@ -109,8 +109,6 @@ func (h *Handler) writeStoreError(w http.ResponseWriter, r *http.Request, err er
 		writeError(w, http.StatusConflict, "bundle_disabled", "the bundle is disabled; enable it before putting or patching its tools", nil)
 	case errors.Is(err, catalogue.ErrLimit):
 		writeError(w, http.StatusUnprocessableEntity, "limit_reached", "a catalogue limit would be exceeded (such as the number of tools in a bundle)", nil)
-	case errors.Is(err, catalogue.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue is not available; retry later", nil)
 	case errors.Is(err, catalogue.ErrTimeout):
 		h.log.WarnContext(r.Context(), "catalogueapi: the store did not answer in time", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", retryAfterSeconds)
@@ -119,6 +117,10 @@ func (h *Handler) writeStoreError(w http.ResponseWriter, r *http.Request, err er
 		h.log.WarnContext(r.Context(), "catalogueapi: the store cannot be reached", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", retryAfterSeconds)
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue's database cannot be reached right now; retry in a few seconds", nil)
+	// After the store's own: a statement the pool's deadline ended is
+	// ErrTimeout and wraps context.DeadlineExceeded too.
+	case errors.Is(err, catalogue.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the catalogue is not available; retry later", nil)
 	default:
 		h.log.ErrorContext(r.Context(), "catalogueapi: store failure", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal_error", "the catalogue failed to answer; see the server log", nil)

@@ -46,7 +46,8 @@ func earlierCatalogue(t *testing.T, dsn, schema string, upTo int) *pgx.Conn {
 
 // A catalogue made before tool ids were unique per bundle and bundles had
 // a slug_since (migrations 001 and 002) is migrated at Open: its records
-// are kept, a bundle's slugSince reads as its createdAt, and a copy of
+// are kept, a bundle's slugSince reads as the time of its id (not its
+// createdAt, which an import takes from its archive), and a copy of
 // its bundle under a new id, with the same tool ids, imports.
 func TestOpen_MigratesAnEarlierCatalogue(t *testing.T) {
 	dsn := pgtest.DSN(t)
@@ -71,7 +72,8 @@ func TestOpen_MigratesAnEarlierCatalogue(t *testing.T) {
 	assert.Equal(t, tid, tool.ID)
 	b, err := s.GetBundle(ctx, bid)
 	require.NoError(t, err)
-	assert.True(t, b.SlugSince.Equal(at), "a bundle written before slug_since was kept has held its slug since its creation")
+	assert.True(t, b.SlugSince.Equal(catalogue.IDTime(bid)), "a bundle written before slug_since was kept has held its slug since its id was made")
+	assert.False(t, b.SlugSince.Equal(at))
 
 	cp := b
 	cp.ID = uuid.Must(catalogue.NewID())

@@ -262,16 +262,24 @@ func dbErr(ctx context.Context, err error, what string) error {
 
 // bundleCols are the columns a bundle is written to; selectBundle reads
 // them back (a slug_since of a row written before it was kept reads as
-// created_at).
+// the time of the bundle's id, catalogue.IDTime: not created_at, which an
+// import takes from its archive, while the plain registry name went to
+// the smallest id).
 const (
 	bundleCols   = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at, slug_since`
 	selectBundle = `SELECT id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at,
-		COALESCE(slug_since, created_at) FROM catalogue_bundles`
+		slug_since FROM catalogue_bundles`
 )
 
 func scanBundle(row pgx.Row) (catalogue.Bundle, error) {
 	var b catalogue.Bundle
-	err := row.Scan(&b.ID, &b.Slug, &b.DisplayName, &b.Description, &b.IsEnabled, &b.BuiltIn, &b.CreatedAt, &b.ModifiedAt, &b.SoftDeletedAt, &b.SlugSince)
+	var slugSince *time.Time
+	err := row.Scan(&b.ID, &b.Slug, &b.DisplayName, &b.Description, &b.IsEnabled, &b.BuiltIn, &b.CreatedAt, &b.ModifiedAt, &b.SoftDeletedAt, &slugSince)
+	if slugSince != nil {
+		b.SlugSince = *slugSince
+	} else {
+		b.SlugSince = catalogue.IDTime(b.ID)
+	}
 	b.CreatedAt, b.ModifiedAt, b.SlugSince = b.CreatedAt.UTC(), b.ModifiedAt.UTC(), b.SlugSince.UTC()
 	if b.SoftDeletedAt != nil {
 		t := b.SoftDeletedAt.UTC()
