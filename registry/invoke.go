@@ -30,8 +30,9 @@ var emptyObject = json.RawMessage(`{}`)
 // A name that is an alias (SetAliases) runs the tool it resolves to (an
 // alias whose target is not served is a failed Result of type
 // unavailable); a name that finds no tool, or a tool that calls others
-// (Tool.Calls), while an Update runs waits for it and is looked up again; a disabled tool (SetEnabled) is answered
-// with a failed Result of type unavailable without running.
+// (Tool.Calls), while an Update runs waits for it and is looked up
+// again; a disabled tool (SetEnabled) is answered with a failed Result
+// of type unavailable without running.
 //
 // The handler's context carries the call (CallFrom, Logger) and whatever
 // the adapter attached with WithProgress and WithRequest.

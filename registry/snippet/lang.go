@@ -512,9 +512,7 @@ func (p *parser) parseNumber() value {
 	return literal{raw: json.RawMessage(tok)}
 }
 
-// parseString reads a JSON string literal whose text may hold
-// placeholders. In an object key (key) placeholders are refused.
-// splitEscape returns the offset of a \\u escape left unfinished at the end
+// splitEscape returns the offset of a \u escape left unfinished at the end
 // of seg (fewer than four hexadecimal digits follow it), or -1.
 func splitEscape(seg string) int {
 	for i := len(seg) - 1; i >= 0 && i >= len(seg)-5; i-- {
@@ -533,6 +531,8 @@ func splitEscape(seg string) int {
 	return -1
 }
 
+// parseString reads a JSON string literal whose text may hold
+// placeholders. In an object key (key) placeholders are refused.
 func (p *parser) parseString(key bool) value {
 	open := p.pos
 	p.pos++ // the opening quote

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/internal/pysig"
 	"github.com/toolpack-go/toolpack/internal/search"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
@@ -1014,13 +1015,11 @@ func shownJSON(raw json.RawMessage) string {
 	if err != nil {
 		return string(raw)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
+	b, err := toolmsg.MarshalValue(v)
+	if err != nil {
 		return string(raw)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // paramExamples are the example: values of cfg's snippet parameters, by
