@@ -182,11 +182,7 @@ func (w *blobWriter) Write(p []byte) (int, error) {
 	if !d.end {
 		select {
 		case err := <-d.done:
-			d.end = true
-			if err == nil {
-				err = errors.New("the chunks' sender ended early")
-			}
-			return 0, d.fail(err)
+			return 0, d.senderEnded(err)
 		default:
 		}
 	}
@@ -205,6 +201,16 @@ func (w *blobWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// senderEnded fails the draft with what the chunks' sender ended with
+// (err, read from d.done), which ended before the chunks did.
+func (d *draft) senderEnded(err error) error {
+	d.end = true
+	if err == nil {
+		err = errors.New("the chunks' sender ended early")
+	}
+	return d.fail(err)
+}
+
 // send sends the full tail as a chunk: to the sender while it runs, by
 // INSERT on the transaction after it ended (the tails, and the few bytes
 // written after a Truncate).
@@ -219,11 +225,7 @@ func (w *blobWriter) send() error {
 		select {
 		case d.rows <- row:
 		case err := <-d.done:
-			d.end = true
-			if err == nil {
-				err = errors.New("the chunks' sender ended early")
-			}
-			return d.fail(err)
+			return d.senderEnded(err)
 		}
 	}
 	w.flushed += int64(len(w.tail))
