@@ -302,7 +302,7 @@ func keyFromFileName(name string) (slug, version string, ok bool) {
 // toolNotFound is the error for a tool version that is not stored, the
 // same in every store.
 func toolNotFound(k ToolKey) error {
-	return fmt.Errorf("tool %s@%s in bundle %s: %w", k.Slug, k.Version, k.BundleID, ErrNotFound)
+	return fmt.Errorf("%s: %w", k.Describe(), ErrNotFound)
 }
 
 const tmpPrefix = ".tmp-"
@@ -972,7 +972,7 @@ func (s *FileStore) PutTool(ctx context.Context, key ToolKey, spec ToolSpec) (To
 	}
 	path := s.toolFile(key)
 	if _, err := os.Lstat(path); err == nil {
-		return Tool{}, fmt.Errorf("tool %s@%s in bundle %s: %w", key.Slug, key.Version, key.BundleID, ErrConflict)
+		return Tool{}, fmt.Errorf("%s: %w", key.Describe(), ErrConflict)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Tool{}, fmt.Errorf("catalogue: checking tool: %w", err)
 	}

@@ -3,6 +3,7 @@ package catalogue
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -156,6 +157,12 @@ type ToolKey struct {
 	Slug string
 	// Version is the tool's version label (see [ValidateVersion]).
 	Version string
+}
+
+// Describe names the tool version in errors, as every store does: "tool
+// {slug}@{version} in bundle {id}".
+func (k ToolKey) Describe() string {
+	return fmt.Sprintf("tool %s@%s in bundle %s", k.Slug, k.Version, k.BundleID)
 }
 
 // Compare orders tool keys as every [Store] lists tools: by bundle id

@@ -267,8 +267,7 @@ func dbErr(ctx context.Context, err error, what string) error {
 // the smallest id).
 const (
 	bundleCols   = `id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at, slug_since`
-	selectBundle = `SELECT id, slug, display_name, description, is_enabled, built_in, created_at, modified_at, soft_deleted_at,
-		slug_since FROM catalogue_bundles`
+	selectBundle = `SELECT ` + bundleCols + ` FROM catalogue_bundles`
 )
 
 func scanBundle(row pgx.Row) (catalogue.Bundle, error) {
@@ -600,7 +599,7 @@ func (s *Store) PutTool(ctx context.Context, key catalogue.ToolKey, spec catalog
 	}
 	now := s.stamp()
 	t := catalogue.Tool{ID: id, BundleID: key.BundleID, Slug: key.Slug, Version: key.Version, ToolSpec: spec, CreatedAt: now, ModifiedAt: now}
-	what := toolWhat(key)
+	what := key.Describe()
 	err = pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		// The bundle's row is locked for update: tool puts into one
 		// bundle take turns, so the MaxToolsPerBundle count holds across
@@ -650,16 +649,10 @@ func (s *Store) GetTool(ctx context.Context, key catalogue.ToolKey) (catalogue.T
 		return err
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(ctx, err, toolWhat(key))
+		return catalogue.Tool{}, passOrWrap(ctx, err, key.Describe())
 	}
 	s.usage.Apply(&t)
 	return t, nil
-}
-
-// toolWhat names a tool version in errors, as every store does: "tool
-// slug@version in bundle id".
-func toolWhat(key catalogue.ToolKey) string {
-	return fmt.Sprintf("tool %s@%s in bundle %s", key.Slug, key.Version, key.BundleID)
 }
 
 // ListTools implements catalogue.Store: bundles by id, then slug and
@@ -737,7 +730,7 @@ func (s *Store) SetToolEnabled(ctx context.Context, key catalogue.ToolKey, enabl
 		return nil
 	})
 	if err != nil {
-		return catalogue.Tool{}, passOrWrap(ctx, err, toolWhat(key))
+		return catalogue.Tool{}, passOrWrap(ctx, err, key.Describe())
 	}
 	s.usage.Apply(&out)
 	return out, nil
@@ -751,7 +744,7 @@ func (s *Store) DeleteTool(ctx context.Context, key catalogue.ToolKey) error {
 	if err := key.Validate(); err != nil {
 		return err
 	}
-	what := toolWhat(key)
+	what := key.Describe()
 	// One transaction, so that a delete whose connection was lost before
 	// it committed runs again (never twice: the first was rolled back).
 	err := pgpool.TxSettled(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
