@@ -52,13 +52,16 @@ var ErrSchemaTooNew = errors.New("the tables were made by a newer release; upgra
 // Classify's, unchanged.
 var ErrTimeout = errors.New("the database did not answer in time")
 
-// timedOut marks a classified error with ErrTimeout, keeping its text and
-// its chain.
-type timedOut struct{ err error }
+// timedOut marks a classified error with ErrTimeout, and the caller's
+// own timeout sentinel when it has one (ClassifyTimeout), keeping its
+// text and its chain.
+type timedOut struct{ err, also error }
 
-func (e *timedOut) Error() string        { return e.err.Error() }
-func (e *timedOut) Unwrap() error        { return e.err }
-func (e *timedOut) Is(target error) bool { return target == ErrTimeout }
+func (e *timedOut) Error() string { return e.err.Error() }
+func (e *timedOut) Unwrap() error { return e.err }
+func (e *timedOut) Is(target error) bool {
+	return target == ErrTimeout || (e.also != nil && target == e.also)
+}
 
 // Config says where and how to connect.
 type Config struct {
@@ -342,6 +345,14 @@ func queryCanceled(err error) bool {
 // Any other error, and nil, is returned as it is; the cause always stays
 // in the chain, and an error is never marked twice.
 func Classify(ctx context.Context, err, sentinel error) error {
+	return ClassifyTimeout(ctx, err, sentinel, nil)
+}
+
+// ClassifyTimeout is Classify for a package with a sentinel of its own
+// for the database not answering in time (timeout, a package's
+// ErrTimeout): an error that matches ErrTimeout matches timeout too. A
+// nil timeout is Classify.
+func ClassifyTimeout(ctx context.Context, err, sentinel, timeout error) error {
 	if err == nil {
 		return nil
 	}
@@ -352,20 +363,23 @@ func Classify(ctx context.Context, err, sentinel error) error {
 		return err
 	}
 	if errors.Is(err, sentinel) {
+		if timeout != nil && errors.Is(err, ErrTimeout) && !errors.Is(err, timeout) {
+			return &timedOut{err, timeout} // marked by Classify before
+		}
 		return err
 	}
 	if !ConnectionLost(ctx, err) {
 		if why := refused(err); why != "" {
 			out := fmt.Errorf("%w: %s: %w", sentinel, why, err)
 			if serverTimeout(err) {
-				return &timedOut{out}
+				return &timedOut{out, timeout}
 			}
 			return out
 		}
 		return err
 	}
 	if stalled(ctx, err) {
-		return &timedOut{fmt.Errorf("%w: the database did not answer, or no connection of the pool came free (max_conns), within the statement timeout: %w", sentinel, err)}
+		return &timedOut{err: fmt.Errorf("%w: the database did not answer, or no connection of the pool came free (max_conns), within the statement timeout: %w", sentinel, err), also: timeout}
 	}
 	return fmt.Errorf("%w: %w", sentinel, err)
 }
