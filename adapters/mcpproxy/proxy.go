@@ -999,8 +999,9 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // callMeta is the _meta of a call forwarded with ctx: the trace context
-// of ctx's span (a toolpack host's tool span, or the caller's; see
-// Proxy.prop), written by prop, so that the remote's spans join the
+// of ctx (a toolpack host's tool span, or the caller's, which the caller
+// of callMeta has read with tracectx.FromRequest; see Proxy.prop),
+// written by prop, so that the remote's spans join the
 // trace, how deep in calls made by tools the
 // forwarded call is (registry.MetaCallDepth) and, within a run of
 // snippets, how many calls the run may still start
@@ -1013,7 +1014,7 @@ func callMeta(ctx context.Context, prop propagation.TextMapPropagator) mcp.Meta 
 		// started (MetaCallsUsed), counted here once it answers.
 		meta[registry.MetaCallBudget] = b.Left()
 	}
-	prop.Inject(tracectx.FromRequest(ctx, prop), mcpmap.MetaCarrier(meta))
+	prop.Inject(ctx, mcpmap.MetaCarrier(meta))
 	return meta
 }
 
@@ -1057,6 +1058,9 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
+	// The caller's trace context, read once: callMeta sends it in _meta,
+	// and headerTransport finds it on the request's context.
+	ctx = tracectx.FromRequest(ctx, s.p.prop)
 	// The call also ends when its session is dropped or the proxy closes.
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
