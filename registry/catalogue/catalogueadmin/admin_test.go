@@ -453,3 +453,52 @@ func TestAdmin_StoreBusyIs503SayingSo(t *testing.T) {
 		assert.NotContains(t, string(body), "cannot be reached", path)
 	}
 }
+
+// A catalogue closed under the page (a server shutting down) shows a page
+// saying it is not available, with 503, not the 500 of a store failure;
+// so does a store that answers only "did not answer in time".
+func TestAdmin_ClosedOrTimedOutStoreIs503(t *testing.T) {
+	for name, mk := range map[string]func(t *testing.T, st catalogue.Store) (catalogue.Store, string){
+		"closed": func(t *testing.T, st catalogue.Store) (catalogue.Store, string) {
+			require.NoError(t, st.Close())
+			return st, "the catalogue is not available"
+		},
+		"timed out": func(t *testing.T, st catalogue.Store) (catalogue.Store, string) {
+			return timeoutStore{st}, "the catalogue&#39;s database is busy"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = st.Close() })
+			api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
+			require.NoError(t, err)
+			store, want := mk(t, st)
+			adm, err := catalogueadmin.New(catalogueadmin.Options{Store: store, API: api, Logger: quiet})
+			require.NoError(t, err)
+			srv := httptest.NewServer(adm)
+			t.Cleanup(srv.Close)
+			for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
+				resp, err := http.Get(srv.URL + path)
+				require.NoError(t, err)
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
+				assert.Contains(t, string(body), want, path)
+			}
+		})
+	}
+}
+
+// timeoutStore answers reads with catalogue.ErrTimeout alone.
+type timeoutStore struct{ catalogue.Store }
+
+var errTimedOut = fmt.Errorf("store: reading: %w", catalogue.ErrTimeout)
+
+func (timeoutStore) ListBundles(context.Context, catalogue.BundleQuery) ([]catalogue.Bundle, error) {
+	return nil, errTimedOut
+}
+
+func (timeoutStore) GetBundle(context.Context, uuid.UUID) (catalogue.Bundle, error) {
+	return catalogue.Bundle{}, errTimedOut
+}

@@ -2,6 +2,7 @@ package catalogueadmin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -67,13 +68,8 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderList(w http.ResponseWriter, r *http.Request, status int, form url.Values, fe fieldErrors) {
 	rows, err := h.bundleRows(r)
-	if errors.Is(err, catalogue.ErrUnavailable) {
-		h.storeFail(w, err)
-		return
-	}
 	if err != nil {
-		h.log.Error("catalogueadmin: listing bundles", "err", err)
-		h.fail(w, http.StatusInternalServerError, "the bundles could not be listed")
+		h.storeFail(w, err)
 		return
 	}
 	data := map[string]any{"Title": "Bundles", "Base": h.base, "Bundles": rows, "Form": form, "Errors": fe}
@@ -181,8 +177,9 @@ func (h *Handler) renderBundle(w http.ResponseWriter, r *http.Request, id uuid.U
 // storeFail answers a failed read of the store: 400 naming each field at
 // fault for input the store refuses (a slug or version in the address
 // that breaks the catalogue's rules), 404, 503 while the database cannot
-// be reached or does not answer in time, and 500 (logged) for the store's
-// own failures.
+// be reached or does not answer in time, or while the store is closed or
+// the request ended (a server shutting down), and 500 (logged) for the
+// store's own failures.
 func (h *Handler) storeFail(w http.ResponseWriter, err error) {
 	var ve *catalogue.ValidationError
 	switch {
@@ -202,6 +199,8 @@ func (h *Handler) storeFail(w http.ResponseWriter, err error) {
 	case errors.Is(err, catalogue.ErrUnavailable):
 		h.log.Warn("catalogueadmin: the store cannot be reached", "err", err)
 		h.fail(w, http.StatusServiceUnavailable, "the catalogue's database cannot be reached right now; reload the page in a few seconds")
+	case errors.Is(err, catalogue.ErrClosed), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		h.fail(w, http.StatusServiceUnavailable, "the catalogue is not available; reload the page later")
 	default:
 		h.log.Error("catalogueadmin: store", "err", err)
 		h.fail(w, http.StatusInternalServerError, "the catalogue could not be read")
