@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -82,7 +84,8 @@ func notificationDocument(now time.Time, topic, message string) ([]byte, error) 
 // or lose a document. The lock is taken on a file of its own because
 // Windows locks bar writes through other handles, even the locker's. The
 // files and their directory are created when missing. It waits for the
-// lock until ctx is done. Errors wrap the underlying error.
+// lock until ctx is done. A document is appended whole on a line of its
+// own, or not at all (appendWhole). Errors wrap the underlying error.
 func appendDocument(ctx context.Context, name string, doc []byte) error {
 	if dir := filepath.Dir(name); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -98,14 +101,51 @@ func appendDocument(ctx context.Context, name string, doc []byte) error {
 		return fmt.Errorf("ot: notify: lock: %w", errors.New("not acquired"))
 	}
 	defer func() { _ = lk.Unlock() }()
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("ot: notify: %w", err)
 	}
-	_, werr := f.Write(doc)
+	werr := appendWhole(f, doc)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		return fmt.Errorf("ot: notify: %w", err)
+	}
+	return nil
+}
+
+// appendTarget is the part of an *os.File appendWhole uses.
+type appendTarget interface {
+	io.Writer
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
+	Truncate(size int64) error
+}
+
+// appendWhole appends doc to f (opened with O_APPEND) on a line of its
+// own, or not at all: a file whose last line has no newline (written by
+// hand) gets one first, so that the new document does not continue it,
+// and a write that fails part way (a full disk) is cut back to the size
+// before it, so that the next document does not follow half of this one.
+func appendWhole(f appendTarget, doc []byte) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	base := st.Size()
+	if base > 0 {
+		var last [1]byte
+		if _, err := f.ReadAt(last[:], base-1); err != nil {
+			return err
+		}
+		if last[0] != '\n' {
+			doc = append([]byte{'\n'}, doc...)
+		}
+	}
+	if _, err := f.Write(doc); err != nil {
+		if terr := f.Truncate(base); terr != nil {
+			return errors.Join(err, fmt.Errorf("cutting back the part written: %w", terr))
+		}
+		return err
 	}
 	return nil
 }

@@ -17,7 +17,15 @@
 // it buffers a small record in memory and never waits for the disk. A
 // flusher appends the buffer to the files every Options.FlushInterval, and
 // sooner when many calls are buffered; Flush, Close and Summary write it
-// too. A configuration reload calls Reconfigure; the middleware stays
+// too. What a process killed outright (SIGKILL, a crash, the power) had
+// not yet flushed is lost: the calls of about one FlushInterval, fewer
+// on a busy server, where 4096 buffered calls start a flush early; choose
+// the interval with that in mind. A record is written whole or
+// not at all, so such a stop never leaves a partial one; a stop by Close
+// (examples/server on SIGTERM or SIGINT) loses nothing. A snippet call is
+// recorded once for itself and once for each step it runs, since every
+// step is a call of its own through the registry. A configuration reload
+// calls Reconfigure; the middleware stays
 // installed and follows the new options (switching recording off makes it
 // a pass-through).
 //

@@ -431,15 +431,17 @@ func humanDur(msv float64) string {
 }
 
 // humanMs formats a saved time: milliseconds, seconds, minutes or hours.
+// It computes in float64: a time.Duration overflows past 292 years, which
+// calls × a large time_per_call_ms reaches.
 func humanMs(v int64) string {
-	d := time.Duration(v) * time.Millisecond
+	ms := float64(v)
 	switch {
-	case d >= time.Hour:
-		return strconv.FormatFloat(d.Hours(), 'f', 1, 64) + " h"
-	case d >= time.Minute:
-		return strconv.FormatFloat(d.Minutes(), 'f', 1, 64) + " min"
+	case ms >= 3_600_000:
+		return strconv.FormatFloat(ms/3_600_000, 'f', 1, 64) + " h"
+	case ms >= 60_000:
+		return strconv.FormatFloat(ms/60_000, 'f', 1, 64) + " min"
 	default:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+		return strconv.FormatFloat(ms/1000, 'f', 1, 64) + " s"
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -430,4 +431,16 @@ func TestReport_OnlyHTMLNamesWritten(t *testing.T) {
 		require.NoError(t, err, out)
 		assert.FileExists(t, p)
 	}
+}
+
+// The report's time saved stays right however large it gets: 110,000
+// calls at the largest time_per_call_ms the configuration accepts (a day)
+// are 9.5e12 ms, past what a time.Duration holds.
+func TestReport_TimeSavedBeyondADurationsRange(t *testing.T) {
+	assert.Equal(t, "2640000.0 h", humanMs(110_000*86_400_000))
+	assert.Equal(t, "2562047788015.2 h", humanMs(math.MaxInt64))
+	assert.Equal(t, "1.5 h", humanMs(5_400_000))
+	assert.Equal(t, "2.0 min", humanMs(120_000))
+	assert.Equal(t, "3.0 s", humanMs(3000))
+	assert.Equal(t, "0.0 s", humanMs(0))
 }
