@@ -36,11 +36,19 @@
 //     than registry.MaxAliasDepth and aliases to unknown tools are
 //     refused (the last by Host, which knows the registry; a configured
 //     server's tools are taken on trust, connected or not, so that the
-//     verdict on a file does not change with a server's state). An alias
-//     needs a name of its own: not a tool's final name, nor its
-//     undecorated one under a registry prefix (unless it runs that very
-//     tool: add: p_add), nor a name under a configured server's
-//     "{server}." (its tools take those when it connects).
+//     verdict on a file does not change with a server's state). So are
+//     the names of tools that come and go while the host runs, which a
+//     host reports with Options.Dynamic: examples/server reports a tools
+//     catalogue's {bundle}.{tool}.{version} for every bundle it holds
+//     (enabled, disabled or deleted but not yet purged), so an alias to a
+//     catalogue tool is accepted at start and on every reload whether the
+//     tool is switched on or off (a call of the alias answers "not
+//     served" while it is off), while a name in no bundle's namespace is
+//     still refused. An alias needs a name of its own: not a tool's
+//     final name, nor its undecorated one under a registry prefix (unless
+//     it runs that very tool: add: p_add), nor a name under a configured
+//     server's "{server}." (its tools take those when it connects), nor
+//     one Options.Dynamic reports.
 //   - snippets: name → {description, params: {name: {description,
 //     default, example}}, body}. A name is 1–64 characters from
 //     [A-Za-z0-9_-] (the snippet becomes the tool snippet.{name}); a

@@ -59,6 +59,17 @@ type Options struct {
 	// may not take a name under "{server}." and may name the server's
 	// tools before it connects. Nil means none.
 	Servers []string
+	// Dynamic, when set, reports whether name (as configuration writes
+	// it: undecorated, or under the registry's prefix) is one that tools
+	// take and give up while the host runs, without a reload — a tools
+	// catalogue's {bundle}.{tool}.{version}, served while the tool is
+	// switched on —, and whose names they are, for messages (`catalogue
+	// bundle "examples"`). Such names count as a configured server's
+	// do: an alias may target one whether a tool has it now or not (a
+	// call answers "not served" meanwhile), so that the verdict on a file
+	// does not change with what is switched on, and an alias may not take
+	// one as its own name (a tool would take it). Nil means none.
+	Dynamic func(name string) (owner string, ok bool)
 }
 
 // Host holds the configuration in force for a registry and applies new
@@ -118,7 +129,18 @@ func (h *Host) Path() string { return h.opts.Path }
 // (Options.Registry).
 func (h *Host) Registry() *registry.Registry { return h.opts.Registry }
 
-// Reload reads the configuration files again (Load) and applies the
+// Read reads the configuration files as Reload does (Load of
+// Options.Path, or Default without one) and returns the result without
+// applying it: for a host that needs some of its settings before the
+// first Apply (where to open a store whose tools aliases may name).
+func (h *Host) Read() (*Config, error) {
+	if h.opts.Path == "" {
+		return Default(h.opts.Load.DataDir), nil
+	}
+	return Load(h.opts.Path, h.opts.Load)
+}
+
+// Reload reads the configuration files again (Read) and applies the
 // result (Apply). On any error the configuration in force stays, and the
 // error names file, line and key (Problems lists each problem). Reloads
 // run one after another, each reading the files once the one before it
@@ -127,14 +149,9 @@ func (h *Host) Registry() *registry.Registry { return h.opts.Registry }
 func (h *Host) Reload(ctx context.Context) error {
 	h.reload.Lock()
 	defer h.reload.Unlock()
-	var cfg *Config
-	if h.opts.Path == "" {
-		cfg = Default(h.opts.Load.DataDir)
-	} else {
-		var err error
-		if cfg, err = Load(h.opts.Path, h.opts.Load); err != nil {
-			return err
-		}
+	cfg, err := h.Read()
+	if err != nil {
+		return err
 	}
 	return h.Apply(ctx, cfg)
 }
@@ -145,9 +162,10 @@ func (h *Host) Reload(ctx context.Context) error {
 //     refuses cfg, the errors of all hooks joined;
 //  2. the aliases are checked against the registry: each target must be
 //     a registered tool (final or undecorated name), a tool a step will
-//     register, another alias, or "{server}.{tool}" of a server of cfg
-//     (its tools arrive when it connects); an alias may not have a
-//     tool's name;
+//     register, another alias, "{server}.{tool}" of a server of cfg
+//     (its tools arrive when it connects), or a name Options.Dynamic
+//     reports (a catalogue tool switched off now); an alias may not have
+//     a tool's name, nor one of those of a server or Options.Dynamic;
 //  3. the steps are applied in the order the hooks were added, then
 //     Registry.SetAliases; if one fails, the steps already applied are
 //     undone in reverse order (Step.Undo) and the error returned;
@@ -305,6 +323,12 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			ps.list = append(ps.list, cfg.Errorf(key, "%s is in the names of server %s (%s…), which its tools take when it connects; an alias needs a name of its own", quote(a), quote(s), s+"."))
 			continue
 		}
+		if owner, ok := h.dynamic(a); ok {
+			// A tool may take the name at any moment (switched on), and
+			// would then hide the alias, and the next reload refuse it.
+			ps.list = append(ps.list, cfg.Errorf(key, "%s is in the names of %s, which its tools take without a reload; an alias needs a name of its own", quote(a), owner))
+			continue
+		}
 		// Follow the chain to the name it ends at; last is the alias
 		// whose target that name is.
 		last, t := a, cfg.Aliases[a]
@@ -325,6 +349,12 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 			// are the host's to log).
 			continue
 		}
+		if _, ok := h.dynamic(t); ok {
+			// Likewise a tool that comes and goes without a reload (a
+			// catalogue tool switched off now, or on): the verdict must
+			// not change with an administrator's switch.
+			continue
+		}
 		msg := fmt.Sprintf("target %s is not a tool", cfg.shown(key, cfg.Aliases[a]))
 		if last != a {
 			msg = fmt.Sprintf("target %s ends at %s, which is not a tool", cfg.shown(key, cfg.Aliases[a]), cfg.shown("aliases."+last, t))
@@ -332,6 +362,14 @@ func (h *Host) checkAliases(cfg *Config, steps []Step) error {
 		ps.list = append(ps.list, cfg.Errorf(key, "%s; expected a registered tool, another alias, or {server}.{tool} of a configured server", msg))
 	}
 	return ps.err(cfg.Files)
+}
+
+// dynamic is Options.Dynamic, false when it is not set.
+func (h *Host) dynamic(name string) (string, bool) {
+	if h.opts.Dynamic == nil {
+		return "", false
+	}
+	return h.opts.Dynamic(name)
 }
 
 // ServerOf reports whether name is "{server}.{tool}" of one of servers,

@@ -199,6 +199,70 @@ servers:
 	assert.NotContains(t, err.Error(), "aliases.ok")
 }
 
+// Names a host reports with Options.Dynamic (a tools catalogue's, whose
+// tools are switched on and off without a reload) are taken on trust as
+// alias targets, as a configured server's are: the same file is accepted
+// whether the tool is served now or not, at the first load and on every
+// reload, and a call of the alias answers "not served" while it is not. A
+// name in no dynamic namespace is still refused, and an alias may not take
+// a dynamic name as its own.
+func TestHost_DynamicNamesAreAliasTargetsServedOrNot(t *testing.T) {
+	reg := newTestRegistry(t, "")
+	dir := writeFiles(t, map[string]string{"c.yaml": "aliases:\n  cat: shelf.add.1\n  via: cat\n"})
+	path := filepath.Join(dir, "c.yaml")
+	dynamic := func(name string) (string, bool) {
+		if strings.HasPrefix(name, "shelf.") {
+			return `catalogue bundle "shelf"`, true
+		}
+		return "", false
+	}
+	h, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: reg, Dynamic: dynamic})
+	require.NoError(t, err)
+
+	read, err := h.Read()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"cat": "shelf.add.1", "via": "cat"}, read.Aliases)
+	assert.Nil(t, h.Config(), "Read applies nothing")
+
+	// Not served at the first load: accepted all the same.
+	require.NoError(t, h.Apply(context.Background(), read))
+	res, err := invoke(t, reg, "via", `{"a":2,"b":3}`)
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType, "not served now: %v", res.Error)
+
+	// Switched on: the alias runs it.
+	shelf := &registry.Pack{Name: "catalogue", Description: "Switched on and off."}
+	require.NoError(t, registry.AddFunc(shelf, "shelf.add.1", func(_ context.Context, a pair) (result.Result[int], error) {
+		return result.Ok(a.A + a.B), nil
+	}, registry.ToolOptions{Doc: "Adds."}))
+	require.NoError(t, reg.AddPack(shelf))
+	require.NoError(t, h.Reload(context.Background()))
+	res, err = invoke(t, reg, "cat", `{"a":2,"b":3}`)
+	require.NoError(t, err)
+	assert.Equal(t, 5, res.Value)
+
+	// Switched off again: the unchanged file still reloads.
+	require.NoError(t, reg.RemovePack("catalogue"))
+	require.NoError(t, h.Reload(context.Background()), "switching a tool off does not break the next reload")
+
+	// What Dynamic does not report is refused as before, and a dynamic
+	// name is not an alias's own.
+	write(t, path, "aliases:\n  cat: shelf.add.1\n  typo: shelve.add.1\n  shelf.mine.1: add\n")
+	err = h.Reload(context.Background())
+	assert.Equal(t, []string{
+		`c.yaml:3: aliases.typo: target "shelve.add.1" is not a tool; expected a registered tool, another alias, or {server}.{tool} of a configured server`,
+		`c.yaml:4: aliases.shelf.mine.1: "shelf.mine.1" is in the names of catalogue bundle "shelf", which its tools take without a reload; an alias needs a name of its own`,
+	}, problemTexts(t, dir, err))
+
+	// Without Dynamic the same file is refused while the tool is off.
+	write(t, path, "aliases:\n  cat: shelf.add.1\n")
+	plain := newHost(t, reg, path, nil)
+	err = plain.Reload(context.Background())
+	assert.Equal(t, []string{
+		`c.yaml:2: aliases.cat: target "shelf.add.1" is not a tool; expected a registered tool, another alias, or {server}.{tool} of a configured server`,
+	}, problemTexts(t, dir, err))
+}
+
 func TestHost_AliasToUnknownToolRefused(t *testing.T) {
 	reg := newTestRegistry(t, "")
 	dir := writeFiles(t, map[string]string{"c.yaml": "aliases: {plus: add}\n"})
