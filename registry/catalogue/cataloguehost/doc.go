@@ -69,7 +69,11 @@
 //     logged) rather than shadowing it.
 //
 // ToolName computes the plain form; Catalogue.Name returns the name a
-// tool is served under.
+// tool is served under. Catalogue.Namespace reports whether a name is one
+// the catalogue's tools take — {bundle}.{tool}.{version} of any bundle the
+// store holds, whether the tool is served now or not — for a host whose
+// configuration names catalogue tools (hostconfig.Options.Dynamic), as
+// they come and go without the configuration being reloaded.
 //
 // # Calls
 //

@@ -68,6 +68,7 @@ type Catalogue struct {
 	current map[string]served // final registry name → what is served
 	names   map[catalogue.ToolKey]string
 	parts   map[uuid.UUID]string // bundle id → name part, from the last full sync
+	spaces  map[string]bool      // the name parts of parts, for Namespace
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -348,8 +349,12 @@ func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[s
 	for n, s := range next {
 		names[s.key] = n
 	}
+	spaces := make(map[string]bool, len(parts))
+	for _, part := range parts {
+		spaces[part] = true
+	}
 	c.mu.Lock()
-	c.current, c.names, c.parts = next, names, parts
+	c.current, c.names, c.parts, c.spaces = next, names, parts, spaces
 	c.mu.Unlock()
 }
 

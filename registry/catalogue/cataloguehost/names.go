@@ -129,3 +129,67 @@ func nameOf(bundlePart string, t *catalogue.Tool, budget int) string {
 	writePart(&b, t.Version, true)
 	return fitName(b.String(), budget)
 }
+
+// Namespace reports whether name — a tool name as configuration writes
+// it, undecorated or under the registry's prefix — is one this catalogue
+// gives, or would give, a tool of one of its bundles: {bundle}.{tool}.{version}
+// (or such a name shortened to fit MCP) whose bundle part is that of a
+// bundle the store holds, enabled, disabled or soft-deleted alike, whether
+// a tool has the name now or not; and returns that part (the bundle's
+// encoded slug, with its discriminator when it has one). Such names are
+// served and withdrawn without a host reloading its configuration (a tool
+// switched on or off, a bundle's tools renamed with its slug): a host
+// gives Namespace to hostconfig.Options.Dynamic so that an alias to a
+// catalogue tool is judged alike whatever is switched on. A bundle purged
+// from the store, or given another slug, takes its part with it. It reads
+// what the catalogue last synced, never the store.
+func (c *Catalogue) Namespace(name string) (bundlePart string, ok bool) {
+	prefix := c.reg.Prefix()
+	budget := nameBudget(prefix)
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if part, ok := c.partOf(name, budget); ok {
+		return part, true
+	}
+	if p := finalName(prefix, ""); prefix != "" && strings.HasPrefix(name, p) {
+		return c.partOf(name[len(p):], budget)
+	}
+	return "", false
+}
+
+// partOf returns the bundle part of base when base is a base name a tool
+// of a known bundle may have: {part}.{tool}.{version} with neither empty,
+// or a name fitName shortened to budget that begins as one would; c.mu
+// must be held.
+func (c *Catalogue) partOf(base string, budget int) (string, bool) {
+	if part, rest, ok := strings.Cut(base, "."); ok && c.spaces[part] {
+		if tool, version, ok := strings.Cut(rest, "."); ok && tool != "" && version != "" {
+			return part, true
+		}
+	}
+	if !shortened(base, budget) {
+		return "", false
+	}
+	// The kept bytes may end inside the tool slug, or inside the part.
+	kept := base[:budget-hashSuffixLen]
+	for part := range c.spaces {
+		if strings.HasPrefix(kept, part+".") || strings.HasPrefix(part+".", kept) {
+			return part, true
+		}
+	}
+	return "", false
+}
+
+// shortened reports whether name has the form fitName gives a name too
+// long for budget: budget bytes ending in "_" and 16 hex digits.
+func shortened(name string, budget int) bool {
+	if budget < hashSuffixLen || len(name) != budget || name[budget-hashSuffixLen] != '_' {
+		return false
+	}
+	for _, r := range name[budget-hashSuffixLen+1:] {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}

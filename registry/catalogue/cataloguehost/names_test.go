@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,4 +140,79 @@ func TestCatalogue_NamesStayWithTheBundleThatHadTheSlugFirst(t *testing.T) {
 	for _, k := range []catalogue.ToolKey{older, first, early, imported} {
 		assert.Equal(t, nameOf(cat, k), nameOf(other, k))
 	}
+}
+
+// Namespace answers, from memory, whether a name is one the catalogue's
+// tools take and give up while the host runs — {bundle}.{tool}.{version}
+// of a bundle it holds, enabled, disabled or soft-deleted, served now or
+// not, undecorated or under the registry's prefix — so that a host's
+// configuration may name catalogue tools whatever is switched on
+// (hostconfig.Options.Dynamic). A name in no bundle's namespace, or not
+// of a tool's shape, is not one.
+func TestCatalogue_NamespaceCoversEveryBundlesToolNames(t *testing.T) {
+	ctx := context.Background()
+	reg := registry.New(registry.Options{Prefix: new("tp")})
+	f := newFixture(t, reg) // the built-in bundle "math" serves tp_math.add.1
+	web := f.bundle(t, "web")
+	off := f.bundle(t, "off")
+	_, err := f.w.SetBundleEnabled(ctx, off, false)
+	require.NoError(t, err)
+	gone := f.bundle(t, "gone")
+	_, err = f.w.SoftDeleteBundle(ctx, gone)
+	require.NoError(t, err)
+	f.bundle(t, "météo")
+	later := f.bundle(t, "météo")
+	disc := fmt.Sprintf("m_e9_t_e9_o_%x", later[10:])
+	long := strings.Repeat("語", 64)
+	lb := f.bundle(t, long)
+	key := catalogue.ToolKey{BundleID: lb, Slug: "x", Version: "1"}
+	_, err = f.w.PutTool(ctx, key, echoSpec("http://127.0.0.1:1/"))
+	require.NoError(t, err)
+	longName, ok := f.cat.Name(key)
+	require.True(t, ok)
+	require.Len(t, longName, registry.MaxNameLen, "shortened to fit MCP")
+
+	_, err = f.w.SetToolEnabled(ctx, catalogue.ToolKey{BundleID: f.builtin, Slug: "add", Version: "1"}, false)
+	require.NoError(t, err)
+	_, served := reg.Lookup("tp_math.add.1")
+	require.False(t, served, "switched off")
+
+	for name, part := range map[string]string{
+		"math.add.1":                        "math", // switched off: its name stays the catalogue's
+		"tp_math.add.1":                     "math",
+		"math.sub.7.0":                      "math", // no such tool yet
+		"web.echo.1":                        "web",
+		"off.x.1":                           "off",
+		"tp_gone.x.1":                       "gone",
+		"m_e9_t_e9_o.p.1":                   "m_e9_t_e9_o",
+		disc + ".p.1":                       disc,
+		longName:                            strings.Repeat("_8a9e_", 64), // shortened within the part itself
+		strings.TrimPrefix(longName, "tp_"): strings.Repeat("_8a9e_", 64),
+	} {
+		got, ok := f.cat.Namespace(name)
+		assert.True(t, ok, name)
+		assert.Equal(t, part, got, name)
+	}
+
+	for _, name := range []string{
+		"nope.add.1", "tp_nope.add.1", // no such bundle
+		"math.add", "math", "math.", "math..1", "math.add.", "tp_math", // not a tool's name
+		"tpmath.add.1", "web_0123456789ab.echo.1", // another part
+		strings.Repeat("z", registry.MaxNameLen-len("tp_")-17) + "_0123456789abcdef", // shortened, of no bundle
+	} {
+		_, ok := f.cat.Namespace(name)
+		assert.False(t, ok, name)
+	}
+
+	// A bundle given another slug takes its namespace with it; a new one
+	// has its own at once.
+	_, _, err = f.w.PutBundle(ctx, web, catalogue.BundleSpec{Slug: "www", DisplayName: "www", IsEnabled: true})
+	require.NoError(t, err)
+	_, ok = f.cat.Namespace("web.echo.1")
+	assert.False(t, ok)
+	_, ok = f.cat.Namespace("www.echo.1")
+	assert.True(t, ok)
+	f.bundle(t, "fresh")
+	_, ok = f.cat.Namespace("fresh.a.1")
+	assert.True(t, ok)
 }
