@@ -69,7 +69,11 @@ type swapInvoker struct {
 }
 
 func (s *swapInvoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.RawMessage) (result.Result[any], error) {
-	return s.cur.Load().Invoke(ctx, tool, args)
+	inv := s.cur.Load()
+	if inv == nil { // before the first configuration is applied: nothing calls yet
+		return result.Failure[any]("http tools run once the configuration is in force", result.Unavailable), nil
+	}
+	return inv.Invoke(ctx, tool, args)
 }
 
 func newHTTPInvoker(c hostconfig.Catalogue, log *slog.Logger) (*httptool.Invoker, error) {
@@ -119,9 +123,12 @@ func sameHTTPSettings(a, b hostconfig.Catalogue) bool {
 		slices.Equal(a.AllowAddrs, b.AllowAddrs) && maps.Equal(a.Secrets, b.Secrets)
 }
 
-// startCatalogue opens the catalogue of conf, the configuration in force,
-// and serves its tools through reg. A catalogue.dsn that does not work is
-// reported as configError does, at its file and line.
+// startCatalogue opens the catalogue of conf, the first configuration
+// (read, and applied just after, so that its aliases are checked against
+// the catalogue's tools as on every reload), and serves its tools through
+// reg; http tools run with the settings sc holds once the configuration
+// is applied. A catalogue.dsn that does not work is reported as
+// configError does, at its file and line.
 func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfig.Config, sc *swapInvoker, log *slog.Logger) (*serverCatalogue, error) {
 	cfg := conf.Catalogue
 	funcs := cataloguehost.NewFuncs()

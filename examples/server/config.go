@@ -34,10 +34,12 @@ func dataDir() string {
 
 // newConfigHost returns the host of the -config file (path; "" means
 // none: every key has its default), with the servers of the file and of
-// -proxy (fixed) mirrored through proxy. The configuration is not loaded
-// yet: call Reload.
-func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, fixed []mcpproxy.Config) (*hostconfig.Host, error) {
-	opts := hostconfig.Options{Path: path, Registry: reg}
+// -proxy (fixed) mirrored through proxy, and dynamic (may be nil) naming
+// the tools that come and go without a reload (catalogueNames). The
+// configuration is not loaded yet: call Reload.
+func newConfigHost(reg *registry.Registry, path string, proxy *mcpproxy.Proxy, fixed []mcpproxy.Config,
+	dynamic func(string) (string, bool)) (*hostconfig.Host, error) {
+	opts := hostconfig.Options{Path: path, Registry: reg, Dynamic: dynamic}
 	for _, c := range fixed {
 		opts.Servers = append(opts.Servers, c.Name)
 	}
@@ -103,19 +105,57 @@ func warnConfig(c *hostconfig.Config, log *slog.Logger) {
 	}
 }
 
-// loadConfig applies the first configuration at start.
-func loadConfig(ctx context.Context, host *hostconfig.Host, log *slog.Logger) error {
-	if err := host.Reload(ctx); err != nil {
-		if host.Path() == "" {
-			return fmt.Errorf("configuration: %w", err)
-		}
-		return configError(ctx, err)
+// readConfig reads the first configuration at start without applying
+// it: the catalogue it names is opened first (startCatalogue), so that
+// the aliases are checked against the same tools at start as on every
+// reload.
+func readConfig(ctx context.Context, host *hostconfig.Host) (*hostconfig.Config, error) {
+	conf, err := host.Read()
+	if err != nil {
+		return nil, startError(ctx, host, err)
+	}
+	return conf, nil
+}
+
+// loadConfig applies conf, the first configuration (readConfig), at
+// start.
+func loadConfig(ctx context.Context, host *hostconfig.Host, conf *hostconfig.Config, log *slog.Logger) error {
+	if err := host.Apply(ctx, conf); err != nil {
+		return startError(ctx, host, err)
 	}
 	if host.Path() != "" {
 		log.Info("configuration loaded (SIGHUP reloads it)", describeConfig(host.Config())...)
 		warnConfig(host.Config(), log)
 	}
 	return nil
+}
+
+// startError reports a configuration that could not be read or applied
+// at start: configError's verdict with -config, else the default
+// configuration's failure.
+func startError(ctx context.Context, host *hostconfig.Host, err error) error {
+	if host.Path() == "" {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return configError(ctx, err)
+}
+
+// catalogueNames is hostconfig.Options.Dynamic for the server's
+// catalogue once cat holds it: the names of its bundles' tools
+// (cataloguehost's Catalogue.Namespace), which are switched on and off,
+// and come and go with their bundle, without a reload.
+func catalogueNames(cat *atomic.Pointer[cataloguehost.Catalogue]) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		c := cat.Load()
+		if c == nil {
+			return "", false
+		}
+		part, ok := c.Namespace(name)
+		if !ok {
+			return "", false
+		}
+		return fmt.Sprintf("catalogue bundle %q", part), true
+	}
 }
 
 // configError reports a configuration that could not be put in force at

@@ -73,7 +73,7 @@ func TestServerStatus_InTheConfigurationsOrder(t *testing.T) {
 	proxy, err := mcpproxy.New(ctx, reg, fixed, mcpproxy.Options{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = proxy.Close() })
-	host, err := newConfigHost(reg, path, proxy, fixed)
+	host, err := newConfigHost(reg, path, proxy, fixed, nil)
 	require.NoError(t, err)
 	w, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Servers: serverStatus(proxy, fixed, host)})
 	require.NoError(t, err)

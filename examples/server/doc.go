@@ -234,6 +234,21 @@
 // callable over MCP and REST like any other, and MCP clients are told
 // when the list changes.
 //
+// The catalogue is opened, and its tools registered, before the first
+// configuration is applied, as they are there on every reload: an alias
+// to a catalogue tool (aliases: {sum: examples.add.1}) is accepted at
+// start as on reload. Catalogue tools come and go without a reload (a
+// tool or bundle switched off or on, deleted, or renamed with its
+// bundle's slug), so every {bundle}.{tool}.{version} of a bundle the
+// catalogue holds is taken on trust as an alias target, like a
+// configured server's tools: switching a tool off never makes the next
+// reload (or restart) of an unchanged file fail; a call of the alias then
+// fails as unavailable ("is an alias of …, which is not served now") until
+// the tool is switched on again. A target in no bundle's names is still
+// refused, and an alias may not take such a name as its own. A bundle
+// given another slug, or purged, takes its names with it: an alias to its
+// old names is refused at the next reload.
+//
 //	catalogue:
 //	  dir: catalogue
 //	  allowed_hosts: [api.example.com, "*.example.org"]  # where http tools may go (none: every public host)

@@ -31,6 +31,7 @@ import (
 	otpack "github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/disclosure"
 )
@@ -332,7 +333,8 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		defer proxy.Close()
 	}
-	host, err := newConfigHost(reg, cfg.config, proxy, fixed)
+	var catalNames atomic.Pointer[cataloguehost.Catalogue] // set once the catalogue is open
+	host, err := newConfigHost(reg, cfg.config, proxy, fixed, catalogueNames(&catalNames))
 	if err != nil {
 		return err
 	}
@@ -369,17 +371,24 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 			return nil
 		})
 	}()
-	if err := loadConfig(ctx, host, log); err != nil {
-		return err
-	}
-	catal, err = startCatalogue(ctx, reg, host.Config(), httpTools, log)
+	// The catalogue's tools are registered before the first configuration
+	// is applied, as they are on every reload, so that an alias to one is
+	// judged alike at start and on reload; its settings (catalogue.dir,
+	// dsn) come from the configuration read here and applied below.
+	conf, err := readConfig(ctx, host)
 	if err != nil {
 		return err
 	}
-	if catal != nil {
-		catalDB.Store(catal.pg)
+	catal, err = startCatalogue(ctx, reg, conf, httpTools, log)
+	if err != nil {
+		return err
 	}
-	log.Info("catalogue ready", "dir", host.Config().Catalogue.Dir, "postgresql", host.Config().Catalogue.DSN != "")
+	catalDB.Store(catal.pg)
+	catalNames.Store(catal.cat)
+	if err := loadConfig(ctx, host, conf, log); err != nil {
+		return err
+	}
+	log.Info("catalogue ready", "dir", conf.Catalogue.Dir, "postgresql", conf.Catalogue.DSN != "")
 	ot.WarnUnserved()
 	served := reg
 	if cfg.progressive {
