@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -73,7 +74,8 @@ var storedSchema = sync.OnceValues(args.OutputSchemaFor[Stored])
 
 // Middleware returns the registry middleware that stores large outputs.
 // A success whose text — the string itself for a string value, the JSON of
-// any other value — is longer than Options.MaxInlineBytes is stored, and
+// any other value, written as REST and MCP serve it (<, > and & as they
+// are, not \u003c) — is longer than Options.MaxInlineBytes is stored, and
 // the caller gets a Stored handle object instead (its Message is kept; its
 // Instruction is kept, or set to Instruction). A JSON value is stored
 // indented, two spaces a level, so that its lines are worth paging
@@ -133,7 +135,8 @@ func (s *Store) Middleware() registry.Middleware {
 const MaxUnstoredBytes = 1 << 20
 
 // textOf is the text of a value as storeValue measures it: a string
-// itself, anything else its JSON ("" when it does not marshal).
+// itself, anything else its JSON without HTML escapes, as REST and MCP
+// serve it ("" when it does not marshal).
 func textOf(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -141,7 +144,7 @@ func textOf(v any) string {
 	case json.RawMessage:
 		return string(x)
 	}
-	b, err := json.Marshal(v)
+	b, err := toolmsg.MarshalValue(v)
 	if err != nil {
 		return ""
 	}
@@ -192,7 +195,10 @@ func (s *Store) storeValue(ctx context.Context, v any) (Stored, bool, error) {
 		}
 		raw = x
 	default:
-		b, err := json.Marshal(v)
+		// Without HTML escapes (toolmsg.MarshalValue), as REST and MCP
+		// serve the value: a stored web page is searched for "<title>",
+		// a URL for "a=1&b=2", and the size measured is the size served.
+		b, err := toolmsg.MarshalValue(v)
 		if err != nil || len(b) <= limit {
 			// A value that does not marshal is the adapter's to report.
 			return Stored{}, false, nil

@@ -218,3 +218,62 @@ func TestMiddleware_StoreFailureReturnsInline(t *testing.T) {
 	assert.NotEmpty(t, big.Instruction)
 	assert.Contains(t, logs.String(), "too large to return inline")
 }
+
+// A structured value is stored, previewed and measured as REST and MCP
+// serve it: <, > and & as they are, not \u003c: a stored web page is found
+// by "<title>", a URL by "a=1&b=2", and a value whose served JSON fits
+// max_inline_bytes is returned inline however many of them it holds.
+func TestMiddleware_JSONStoredWithoutHTMLEscapes(t *testing.T) {
+	page := map[string]any{
+		"url":  "https://example.com/search?a=1&b=2",
+		"body": "<html><head><title>Example Domain</title></head><body>" + strings.Repeat("<p>x &amp; y</p>", 20) + "</body></html>",
+	}
+	served := func(v any, indent string) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", indent)
+		require.NoError(t, enc.Encode(v))
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	st := openStore(t, results.Options{MaxInlineBytes: 200})
+	r := registry.New(registry.Options{Prefix: new(""), Logger: quiet})
+	type valueArgs struct {
+		N int `json:"n" validate:"gte=0,lte=10000000"`
+	}
+	require.NoError(t, registry.AddFunc(r, "fetch", func(ctx context.Context, _ valueArgs) (result.Result[any], error) {
+		return result.Ok[any](page), nil
+	}, registry.ToolOptions{}))
+	require.NoError(t, registry.AddFunc(r, "angles", func(ctx context.Context, a valueArgs) (result.Result[any], error) {
+		return result.Ok[any](map[string]any{"q": strings.Repeat("<", a.N)}), nil
+	}, registry.ToolOptions{}))
+	r.Use(st.Middleware())
+
+	s, ok := call(t, r, "fetch", `{}`).Value.(results.Stored)
+	require.True(t, ok)
+	want := served(page, "  ")
+	assert.Equal(t, int64(len(want)), s.SizeBytes, "measured unescaped")
+	assert.Contains(t, s.Summary, commas(len(served(page, "")))+" bytes as JSON")
+	assert.Contains(t, strings.Join(s.Preview, "\n"), "<title>Example Domain</title>")
+	p := query(t, st, results.Request{Handle: s.Handle, Offset: 1, Limit: 100})
+	assert.Equal(t, want, strings.Join(p.Lines, "\n"), "stored unescaped")
+	for _, search := range []string{"<title>", "a=1&b=2"} {
+		found := query(t, st, results.Request{Handle: s.Handle, Offset: 1, Limit: 100, Search: search})
+		assert.Equal(t, 1, found.Returned, "search %q", search)
+	}
+
+	// {"q":"<<<…"}: 200 bytes as served, 1,160 with HTML escapes.
+	assert.Equal(t, map[string]any{"q": strings.Repeat("<", 192)}, call(t, r, "angles", `{"n":192}`).Value,
+		"at the threshold as served: inline")
+	assert.IsType(t, results.Stored{}, call(t, r, "angles", `{"n":193}`).Value)
+
+	// A store that cannot take the value: its size and first lines are
+	// the served ones too.
+	require.NoError(t, st.Close())
+	n := results.MaxUnstoredBytes // n+8 bytes as served (6n+8 with HTML escapes)
+	big := call(t, r, "angles", fmt.Sprintf(`{"n":%d}`, n))
+	require.False(t, big.Success)
+	data := big.ErrorData.(map[string]any)
+	assert.Equal(t, n+8, data["size_bytes"])
+	assert.True(t, strings.HasPrefix(data["preview"].(string), `{"q":"<<<`), "%.20s", data["preview"])
+}

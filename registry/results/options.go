@@ -65,7 +65,8 @@ const (
 type Options struct {
 	// MaxInlineBytes: a success whose text is longer than this many bytes
 	// is stored and replaced by a handle object. The text is the string
-	// itself for a string value and the JSON of any other value. Zero means
+	// itself for a string value and the JSON of any other value, without
+	// HTML escapes (as REST and MCP serve it). Zero means
 	// DefaultMaxInlineBytes (50,000).
 	MaxInlineBytes int
 	// Dir is the directory holding the stored outputs; it is created (mode
