@@ -33,8 +33,9 @@
 // A stored text is a sequence of lines: it is split after each '\n' (a
 // line ended by "\r\n" reads, and matches a search, without its '\r'), a
 // final '\n' does not start an empty line, and a line longer than
-// Options.MaxLineBytes is stored as several lines (pieces cut between
-// characters), so that every byte can be reached page by page. Offsets are
+// Options.MaxLineBytes (its "\n" or "\r\n" not counted) is stored as
+// several lines (pieces cut between characters), so that every byte can be
+// reached page by page. Offsets are
 // 1-indexed, as in Claude's Read tool. A page holds Limit lines, or fewer
 // when it reaches Options.MaxPageLines or Options.MaxPageBytes or the end;
 // Returned and HasMore say which.

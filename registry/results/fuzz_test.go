@@ -125,11 +125,12 @@ func FuzzStoredFiles(f *testing.F) {
 }
 
 // FuzzSegmenter: the segmenter's promises hold for any bytes, any line
-// size and any chunking.
+// size and any chunking; a valid UTF-8 text reads as referenceLines.
 func FuzzSegmenter(f *testing.F) {
 	f.Add([]byte("a\nbb\n\nccc"), uint8(0), uint8(3))
 	f.Add([]byte(strings.Repeat("é€𝄞", 40)), uint8(1), uint8(7))
 	f.Add([]byte("\xff\xfe\x80\x80\x80\x80"+strings.Repeat("x", 70)), uint8(2), uint8(1))
+	f.Add([]byte(strings.Repeat("x", 64)+"\r\ntail"), uint8(0), uint8(0)) // "\r\n" after a full piece: one line break
 	f.Fuzz(func(t *testing.T, text []byte, extra, chunk uint8) {
 		max := int64(minLineBytes) + int64(extra%64)
 		ps := pieces(t, text, max, []int{int(chunk)})

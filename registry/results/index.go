@@ -69,7 +69,7 @@ type header struct {
 	created, expires int64 // Unix nanoseconds
 	size             int64 // bytes of the text
 	lines            int64 // lines (pieces) in the text
-	maxLine          int64 // longest piece, without its '\n'
+	maxLine          int64 // longest piece, without its "\n" or "\r\n"
 	flags            uint32
 }
 
@@ -119,7 +119,7 @@ func parseHeader(b []byte) (header, error) {
 		return header{}, fmt.Errorf("%w: line size %d out of range", errHeader, h.maxLine)
 	case h.lines > h.size || (h.size > 0 && h.lines == 0):
 		return header{}, fmt.Errorf("%w: %d lines in %d bytes", errHeader, h.lines, h.size)
-	case h.lines > 0 && (h.size-1)/(h.maxLine+1) >= h.lines:
+	case h.lines > 0 && (h.size-1)/maxSpan(h) >= h.lines:
 		return header{}, fmt.Errorf("%w: %d lines cannot hold %d bytes", errHeader, h.lines, h.size)
 	case h.lines > (1<<62)/entrySize:
 		return header{}, fmt.Errorf("%w: %d lines", errHeader, h.lines)
@@ -136,6 +136,10 @@ func allZero(b []byte) bool {
 	return true
 }
 
+// maxSpan is the most bytes one line (piece) of a text spans: maxLine, and
+// its "\r\n".
+func maxSpan(h header) int64 { return h.maxLine + 2 }
+
 // indexSize is the size of the index file of a text of n lines.
 func indexSize(n int64) int64 { return headerSize + entrySize*(n+1) }
 
@@ -151,7 +155,7 @@ func checkEntries(h header, first int64, e []int64) error {
 		return fmt.Errorf("first line starts at %d", e[0])
 	}
 	for i := 1; i < len(e); i++ {
-		if d := e[i] - e[i-1]; d < 1 || d > h.maxLine+1 {
+		if d := e[i] - e[i-1]; d < 1 || d > maxSpan(h) {
 			return fmt.Errorf("line %d spans %d bytes", first+int64(i), d)
 		}
 	}
@@ -175,17 +179,24 @@ func decodeEntries(b []byte, out []int64) []int64 {
 }
 
 // segmenter cuts a text, as it is written, into lines: a line ends after
-// '\n', and a line longer than max bytes (without its '\n') is cut into
-// pieces of at most max bytes, between two UTF-8 characters when the text
-// is valid there. It writes the start offset of each piece to w.
+// '\n', and a line longer than max bytes (without its "\n" or "\r\n") is
+// cut into pieces of at most max bytes, between two UTF-8 characters when
+// the text is valid there. A piece therefore spans at most max+2 bytes: a
+// full one ended by "\r\n". It writes the start offset of each piece to w.
 type segmenter struct {
-	w       *bufio.Writer
-	max     int64
-	pos     int64   // bytes consumed
-	start   int64   // start of the open piece
-	open    bool    // a piece has started and not ended
-	n       int64   // pieces started
-	last    [3]byte // the last three bytes consumed, most recent last
+	w     *bufio.Writer
+	max   int64
+	pos   int64   // bytes consumed
+	start int64   // start of the open piece
+	open  bool    // a piece has started and not ended
+	n     int64   // pieces started
+	last  [3]byte // the last three bytes consumed, most recent last
+	// cr: the open piece is full and a '\r' was consumed after it. A '\n'
+	// next ends the piece ("\r\n" is its line break, read without the
+	// '\r'); anything else, or the end of the text, makes the '\r' the
+	// first byte of the next piece. (Cutting before the '\r' at once made
+	// a full line ended by "\r\n" two lines, the second one empty.)
+	cr      bool
 	scratch [entrySize]byte
 }
 
@@ -234,10 +245,20 @@ func (s *segmenter) write(p []byte) error {
 		case c == '\n':
 			s.consume(p[:1])
 			p = p[1:]
-			s.open = false
+			s.open, s.cr = false, false
+		case s.cr: // the '\r' after a full piece ended no line: the next piece starts at it
+			cut := s.pos - 1
+			if err := s.emit(cut); err != nil {
+				return err
+			}
+			s.start, s.cr = cut, false
 		case l < s.max:
 			s.consume(p[:1])
 			p = p[1:]
+		case c == '\r': // full, and maybe "\r\n" next: held (s.cr)
+			s.consume(p[:1])
+			p = p[1:]
+			s.cr = true
 		default: // full: the next piece starts here, or where c's character does
 			cut := s.pos - s.back(c)
 			if err := s.emit(cut); err != nil {
@@ -280,10 +301,17 @@ func (s *segmenter) back(c byte) int64 {
 
 // finish ends the text and returns its line count and size. With cut (the
 // text went on past the cap), a piece still open is dropped: it may be the
-// head of a longer line or character.
-func (s *segmenter) finish(cut bool) (lines, size int64) {
+// head of a longer line or character. Without, a '\r' held after a full
+// piece (s.cr) ends the text as a piece of its own.
+func (s *segmenter) finish(cut bool) (lines, size int64, err error) {
 	if cut && s.open {
-		return s.n - 1, s.start
+		return s.n - 1, s.start, nil
 	}
-	return s.n, s.pos
+	if s.cr {
+		if err := s.emit(s.pos - 1); err != nil {
+			return 0, 0, err
+		}
+		s.cr = false
+	}
+	return s.n, s.pos, nil
 }

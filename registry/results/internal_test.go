@@ -30,7 +30,8 @@ func pieces(t require.TestingT, text []byte, max int64, chunks []int) [][]byte {
 		require.NoError(t, s.write(rest[:n]))
 		rest = rest[n:]
 	}
-	lines, size := s.finish(false)
+	lines, size, err := s.finish(false)
+	require.NoError(t, err)
 	require.NoError(t, w.Flush())
 	require.Equal(t, int64(len(text)), size)
 	starts := decodeEntries(idx.Bytes(), nil)
@@ -55,19 +56,85 @@ func checkPieces(t require.TestingT, text []byte, max int64, ps [][]byte) {
 	require.Equal(t, text, bytes.Join(ps, nil), "the pieces make up the text")
 	for i, p := range ps {
 		require.NotEmpty(t, p)
-		body := p
-		if p[len(p)-1] == '\n' {
-			body = p[:len(p)-1]
-		}
-		require.NotContains(t, string(body), "\n", "a '\\n' ends a piece")
+		body := trimNLBytes(p) // as a page reads it
+		require.NotContains(t, string(p[:len(p)-1]), "\n", "a '\\n' ends a piece")
 		require.LessOrEqual(t, int64(len(body)), max, "piece %d", i)
-		if len(body) == len(p) && i < len(ps)-1 { // cut, not at a '\n'
+		if p[len(p)-1] != '\n' && i < len(ps)-1 { // cut, not at a '\n'
 			require.Greater(t, int64(len(body)), max-4, "cut only when full")
+		}
+		if len(body) == 0 && i > 0 {
+			prev := ps[i-1]
+			require.Equal(t, byte('\n'), prev[len(prev)-1], "piece %d: an empty line follows a line break, never a piece cut when full", i)
 		}
 	}
 	if utf8.Valid(text) {
 		for _, p := range ps {
 			require.True(t, utf8.Valid(p), "a valid text is cut between characters: %q", p)
+		}
+		got := make([]string, len(ps))
+		for i, p := range ps {
+			got[i] = string(trimNLBytes(p))
+		}
+		require.Equal(t, referenceLines(string(text), int(max)), got, "the lines a page reads")
+	}
+}
+
+// referenceLines is what the package documentation promises a valid
+// UTF-8 text reads as, written plainly: split after each '\n' (no empty
+// line after a final one), a line ended by "\r\n" without its '\r', and a
+// line longer than max bytes in pieces of at most max bytes, cut between
+// characters.
+func referenceLines(text string, max int) []string {
+	out := []string{}
+	if text == "" {
+		return out
+	}
+	lines := strings.Split(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		if i < len(lines)-1 || strings.HasSuffix(text, "\n") {
+			l = strings.TrimSuffix(l, "\r")
+		}
+		for len(l) > max {
+			n := max
+			for n > 0 && !utf8.RuneStart(l[n]) {
+				n--
+			}
+			out = append(out, l[:n])
+			l = l[n:]
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// A line of exactly the piece size ended by "\r\n" is one line, as with
+// "\n" (it read as two, the second one empty); a '\r' after a full piece
+// that ends no line starts the next piece — however the text arrives.
+func TestSegmenter_CRLFAfterAFullPiece(t *testing.T) {
+	full := strings.Repeat("x", 64)
+	for text, want := range map[string][]string{
+		full + "\r\ntail":     {full, "tail"},
+		full + "\ntail":       {full, "tail"},
+		full + "\r\n":         {full},
+		full + "\r\n\r\n":     {full, ""},
+		full + "\rtail":       {full, "\rtail"},
+		full + "\r":           {full, "\r"},
+		full + "\r\r\n":       {full, "\r"},
+		full + "x\r\n":        {full, "x"},
+		full[1:] + "\r\r\n":   {full[1:] + "\r"},
+		full + full + "\r\nb": {full, full, "b"},
+	} {
+		for _, chunk := range []int{1, 2, 63, 64, 65, 66, 1000} {
+			ps := pieces(t, []byte(text), 64, []int{chunk})
+			got := make([]string, len(ps))
+			for i, p := range ps {
+				got[i] = string(trimNLBytes(p))
+			}
+			assert.Equal(t, want, got, "%q in chunks of %d", text, chunk)
+			checkPieces(t, []byte(text), 64, ps)
 		}
 	}
 }
@@ -126,13 +193,15 @@ func TestSegmenter_FinishCut(t *testing.T) {
 	w := bufio.NewWriter(&idx)
 	s := &segmenter{w: w, max: 64}
 	require.NoError(t, s.write([]byte("one\ntwo\nthr")))
-	lines, size := s.finish(true)
+	lines, size, err := s.finish(true)
+	require.NoError(t, err)
 	assert.Equal(t, int64(2), lines)
 	assert.Equal(t, int64(len("one\ntwo\n")), size)
 
 	s = &segmenter{w: w, max: 64}
 	require.NoError(t, s.write([]byte("one\ntwo\n")))
-	lines, size = s.finish(true)
+	lines, size, err = s.finish(true)
+	require.NoError(t, err)
 	assert.Equal(t, int64(2), lines, "nothing open: nothing dropped")
 	assert.Equal(t, int64(8), size)
 }

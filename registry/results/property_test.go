@@ -3,6 +3,7 @@ package results_test
 import (
 	"cmp"
 	"context"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -136,5 +137,64 @@ func TestProperty_FuzzyHoldersFirst(t *testing.T) {
 			seen[ln] = true
 			require.Equal(t, all[ln-1], p.Lines[i])
 		}
+	})
+}
+
+// chunky hands its text out in the chunk sizes given (cycled), so that a
+// line break can fall between two writes.
+type chunky struct {
+	text   string
+	chunks []int
+	i      int
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	if c.text == "" {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.chunks[c.i%len(c.chunks)])], c.text)
+	c.i++
+	c.text = c.text[n:]
+	return n, nil
+}
+
+// Property: for texts mixing "\n", "\r\n", lone '\r' and lines around the
+// piece size (MaxLineBytes 64, so pieces are cut often), arriving in any
+// chunks, the stored lines equal the documented split (ReferenceLines):
+// after each '\n', without the '\r' of "\r\n", a long line in pieces of
+// at most MaxLineBytes cut between characters — no empty line where
+// "\r\n" follows a full piece.
+func TestProperty_StoredLinesEqualReferenceSplit(t *testing.T) {
+	const max = 64
+	st := openStore(t, results.Options{MaxLineBytes: max})
+	rapid.Check(t, func(t *rapid.T) {
+		part := rapid.OneOf(
+			rapid.SampledFrom([]string{"\n", "\r\n", "\r", "\r\r\n", "\n\r"}),
+			rapid.Custom(func(t *rapid.T) string { // a run of about one, two or three pieces
+				n := rapid.SampledFrom([]int{max, 2 * max, 3 * max}).Draw(t, "pieces") + rapid.IntRange(-3, 3).Draw(t, "delta")
+				c := rapid.SampledFrom([]string{"x", "x", "é", "€", "𝄞"}).Draw(t, "char")
+				return strings.Repeat(c, n/len(c)) + strings.Repeat("x", n%len(c))
+			}),
+			rapid.StringMatching(`[a-z]{0,10}`),
+			rapid.StringMatching(`[é€𝄞a]{0,40}`),
+		)
+		text := strings.Join(rapid.SliceOfN(part, 0, 20).Draw(t, "parts"), "")
+		chunks := rapid.SliceOfN(rapid.IntRange(1, 3*max), 1, 4).Draw(t, "chunks")
+		want := results.ReferenceLines(text, max)
+		s, err := st.Put(context.Background(), &chunky{text: text, chunks: chunks})
+		require.NoError(t, err)
+		require.Equal(t, len(want), s.TotalLines)
+		p, err := st.Query(context.Background(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10_000})
+		require.NoError(t, err)
+		require.Equal(t, want, p.Lines)
+		empty := []int{}
+		for i, l := range want {
+			if l == "" {
+				empty = append(empty, i+1)
+			}
+		}
+		p, err = st.Query(context.Background(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10_000, Search: "^$"})
+		require.NoError(t, err)
+		require.Equal(t, empty, p.LineNumbers, "a search reads the same lines")
 	})
 }

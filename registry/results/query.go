@@ -375,7 +375,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 	if prev != 0 {
 		return 0, corrupt(r.handle, fmt.Errorf("first line starts at %d", prev))
 	}
-	buf := make([]byte, r.hdr.maxLine+1)
+	buf := make([]byte, maxSpan(r.hdr))
 	for i := int64(1); i <= n; i++ {
 		if i&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -387,7 +387,7 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 			return i - 1, err
 		}
 		d := end - prev
-		if d < 1 || d > r.hdr.maxLine+1 || end > r.hdr.size || (i == n && end != r.hdr.size) {
+		if d < 1 || d > maxSpan(r.hdr) || end > r.hdr.size || (i == n && end != r.hdr.size) {
 			return i - 1, corrupt(r.handle, fmt.Errorf("line %d: offsets %d..%d", i, prev, end))
 		}
 		if _, err := io.ReadFull(data, buf[:d]); err != nil {

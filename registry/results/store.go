@@ -175,7 +175,10 @@ func (s *Store) write(ctx context.Context, h string, r io.Reader, kind int) (hdr
 		}
 		cut = n == 1
 	}
-	lines, size := seg.finish(cut)
+	lines, size, err := seg.finish(cut)
+	if err != nil {
+		return hdr, fmt.Errorf("results: %w", err)
+	}
 	if err := seg.w.Flush(); err != nil {
 		return hdr, fmt.Errorf("results: %w", err)
 	}

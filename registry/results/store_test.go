@@ -107,6 +107,44 @@ func TestStore_LineSemantics(t *testing.T) {
 	}
 }
 
+// A line of exactly MaxLineBytes ended by "\r\n" is one line, as with
+// "\n" — it read as a full piece and a phantom empty line — in the page,
+// total_lines and a search alike; the file is read back whole by a new
+// Store (its index holds such a line's 16,386 bytes).
+func TestStore_CRLFAfterAFullLineIsNoEmptyLine(t *testing.T) {
+	dir := t.TempDir()
+	st := openStore(t, results.Options{Dir: dir})
+	full := strings.Repeat("x", results.DefaultMaxLineBytes)
+	// shape writes lines short: a line of x's as its length.
+	shape := func(lines []string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = l
+			if strings.Trim(l, "x") == "" && l != "" {
+				out[i] = fmt.Sprintf("%d x", len(l))
+			}
+		}
+		return out
+	}
+	for _, br := range []string{"\n", "\r\n"} {
+		s, err := st.Put(t.Context(), strings.NewReader(full+br+"tail"))
+		require.NoError(t, err)
+		assert.Equal(t, 2, s.TotalLines, "%q", br)
+		assert.Equal(t, []string{"16384 x", "tail"}, shape(query(t, st, defaults(s.Handle)).Lines), "%q", br)
+		found := query(t, st, results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "^tail$"})
+		assert.Equal(t, []int{2}, found.LineNumbers, "%q", br)
+	}
+	s, err := st.Put(t.Context(), strings.NewReader(full+"\rtail"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"16384 x", "\rtail"}, shape(query(t, st, defaults(s.Handle)).Lines), "a lone '\\r' is no line break: it starts the next piece")
+
+	s, err = st.Put(t.Context(), strings.NewReader(full+"\r\n"+full+"\r\n"))
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	st2 := openStore(t, results.Options{Dir: dir})
+	assert.Equal(t, []string{"16384 x", "16384 x"}, shape(query(t, st2, defaults(s.Handle)).Lines))
+}
+
 // A line longer than MaxLineBytes is stored as pieces of at most that many
 // bytes, cut between characters, so every byte can be paged through.
 func TestStore_LongLinesAreSplit(t *testing.T) {
