@@ -26,7 +26,9 @@
 // Options mirrors the host configuration's output section:
 // max_inline_bytes (MaxInlineBytes, 50,000), dir (Dir, required) and ttl
 // (TTL, one hour); the other fields size lines, pages, the per-output cap
-// (64 MiB) and the directory's budget (1 GiB), and have defaults.
+// (64 MiB, counting an output's text and its line index together, so that
+// a text of millions of empty lines cannot take eight times the cap) and
+// the directory's budget (1 GiB), and have defaults.
 //
 // # Lines and pages
 //

@@ -184,13 +184,17 @@ func decodeEntries(b []byte, out []int64) []int64 {
 // the text is valid there. A piece therefore spans at most max+2 bytes: a
 // full one ended by "\r\n". It writes the start offset of each piece to w.
 type segmenter struct {
-	w     *bufio.Writer
-	max   int64
-	pos   int64   // bytes consumed
-	start int64   // start of the open piece
-	open  bool    // a piece has started and not ended
-	n     int64   // pieces started
-	last  [3]byte // the last three bytes consumed, most recent last
+	w   *bufio.Writer
+	max int64
+	// budget caps the text and its index entries together: pos plus
+	// entrySize per piece never passes it (the Store's MaxOutputBytes less
+	// the index's header and final entry).
+	budget int64
+	pos    int64   // bytes consumed
+	start  int64   // start of the open piece
+	open   bool    // a piece has started and not ended
+	n      int64   // pieces started
+	last   [3]byte // the last three bytes consumed, most recent last
 	// cr: the open piece is full and a '\r' was consumed after it. A '\n'
 	// next ends the piece ("\r\n" is its line break, read without the
 	// '\r'); anything else, or the end of the text, makes the '\r' the
@@ -218,56 +222,90 @@ func (s *segmenter) consume(q []byte) {
 	}
 }
 
-// write consumes p.
-func (s *segmenter) write(p []byte) error {
+// write consumes p, or its head: it returns how many bytes it consumed,
+// fewer than len(p) only when the next byte would take the text and its
+// index past s.budget.
+func (s *segmenter) write(p []byte) (int, error) {
+	total := len(p)
+	// What the text and the index may still take, kept in step with pos
+	// and n (a local: it is checked for every line). A new piece needs a
+	// byte and an entry.
+	avail := s.budget - s.pos - entrySize*s.n
+loop:
 	for len(p) > 0 {
 		if !s.open {
+			if avail < 1+entrySize {
+				break
+			}
 			if err := s.emit(s.pos); err != nil {
-				return err
+				return total - len(p), err
 			}
 			s.start, s.open = s.pos, true
+			avail -= entrySize
 		}
 		l := s.pos - s.start
 		if room := s.max - 3 - l; room > 0 {
-			take := min(room, int64(len(p)))
+			take := min(room, int64(len(p)), avail)
+			if take < 1 {
+				break
+			}
 			if i := bytes.IndexByte(p[:take], '\n'); i >= 0 {
 				s.consume(p[:i+1])
 				p = p[i+1:]
+				avail -= int64(i + 1)
 				s.open = false
 				continue
 			}
 			s.consume(p[:take])
 			p = p[take:]
+			avail -= take
 			continue
 		}
 		// Within three bytes of the cap: one byte at a time.
 		switch c := p[0]; {
 		case c == '\n':
+			if avail < 1 { // never after a held '\r', which kept room for more
+				break loop
+			}
 			s.consume(p[:1])
 			p = p[1:]
+			avail--
 			s.open, s.cr = false, false
 		case s.cr: // the '\r' after a full piece ended no line: the next piece starts at it
 			cut := s.pos - 1
-			if err := s.emit(cut); err != nil {
-				return err
+			if err := s.emit(cut); err != nil { // the entry held the '\r' kept room for
+				return total - len(p), err
 			}
+			avail -= entrySize
 			s.start, s.cr = cut, false
 		case l < s.max:
+			if avail < 1 {
+				break loop
+			}
 			s.consume(p[:1])
 			p = p[1:]
-		case c == '\r': // full, and maybe "\r\n" next: held (s.cr)
+			avail--
+		case c == '\r': // full, and maybe "\r\n" next: held (s.cr), with room for the entry of a piece starting at it
+			if avail < 1+entrySize {
+				break loop
+			}
 			s.consume(p[:1])
 			p = p[1:]
+			avail--
 			s.cr = true
 		default: // full: the next piece starts here, or where c's character does
+			if avail < 1+entrySize {
+				break loop
+			}
 			cut := s.pos - s.back(c)
 			if err := s.emit(cut); err != nil {
-				return err
+				return total - len(p), err
 			}
+			avail -= entrySize
 			s.start = cut
 		}
 	}
-	return nil
+	return total - len(p), nil
 }
 
 // back returns how many of the last bytes consumed belong to the character

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"math"
 	"strings"
 	"testing"
 	"unicode"
@@ -20,14 +21,16 @@ import (
 func pieces(t require.TestingT, text []byte, max int64, chunks []int) [][]byte {
 	var idx bytes.Buffer
 	w := bufio.NewWriter(&idx)
-	s := &segmenter{w: w, max: max}
+	s := &segmenter{w: w, max: max, budget: math.MaxInt64}
 	rest := text
 	for i := 0; len(rest) > 0; i++ {
 		n := len(rest)
 		if len(chunks) > 0 {
 			n = min(n, max1(chunks[i%len(chunks)]))
 		}
-		require.NoError(t, s.write(rest[:n]))
+		k, err := s.write(rest[:n])
+		require.NoError(t, err)
+		require.Equal(t, n, k, "no budget: every byte taken")
 		rest = rest[n:]
 	}
 	lines, size, err := s.finish(false)
@@ -191,15 +194,17 @@ func hasPiece(ps [][]byte, l []byte) bool {
 func TestSegmenter_FinishCut(t *testing.T) {
 	var idx bytes.Buffer
 	w := bufio.NewWriter(&idx)
-	s := &segmenter{w: w, max: 64}
-	require.NoError(t, s.write([]byte("one\ntwo\nthr")))
+	s := &segmenter{w: w, max: 64, budget: math.MaxInt64}
+	_, err := s.write([]byte("one\ntwo\nthr"))
+	require.NoError(t, err)
 	lines, size, err := s.finish(true)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), lines)
 	assert.Equal(t, int64(len("one\ntwo\n")), size)
 
-	s = &segmenter{w: w, max: 64}
-	require.NoError(t, s.write([]byte("one\ntwo\n")))
+	s = &segmenter{w: w, max: 64, budget: math.MaxInt64}
+	_, err = s.write([]byte("one\ntwo\n"))
+	require.NoError(t, err)
 	lines, size, err = s.finish(true)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), lines, "nothing open: nothing dropped")
@@ -344,4 +349,64 @@ func TestUnstored_PreviewCut(t *testing.T) {
 	res = unstored("line one\nline two\nline three", 20)
 	assert.Equal(t, "line one\nline two", res.ErrorData.(map[string]any)["preview"])
 	assert.Equal(t, 3, res.ErrorData.(map[string]any)["total_lines"])
+}
+
+// Property: with a budget (the Store's MaxOutputBytes), the segmenter
+// keeps a prefix of the pieces it cuts without one — all of them when the
+// text fits — whose text and index (header, an entry a piece, the final
+// entry) are within the cap, and it stops no earlier than it must: the
+// next piece, with the entry and first character of the one after, would
+// pass the cap. However the text arrives in chunks.
+func TestProperty_SegmenterBudget(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		max := int64(rapid.IntRange(minLineBytes, minLineBytes+40).Draw(t, "max"))
+		part := rapid.OneOf(
+			rapid.SampledFrom([]string{"\n", "\r\n", "\r", "\n\n\n\n"}),
+			rapid.StringMatching(`[a-z]{0,150}`),
+			rapid.StringMatching(`[é€𝄞a]{0,80}`),
+			rapid.Custom(func(t *rapid.T) string { return strings.Repeat("x", int(max)+rapid.IntRange(-2, 2).Draw(t, "d")) }),
+		)
+		text := []byte(strings.Join(rapid.SliceOfN(part, 0, 16).Draw(t, "parts"), ""))
+		capBytes := int64(rapid.IntRange(int(minOutputBytes(int(max))), int(minOutputBytes(int(max)))+9*len(text)+10).Draw(t, "cap"))
+		chunks := rapid.SliceOfN(rapid.IntRange(1, 200), 1, 4).Draw(t, "chunks")
+
+		all := pieces(t, text, max, nil)
+		var idx bytes.Buffer
+		w := bufio.NewWriter(&idx)
+		s := &segmenter{w: w, max: max, budget: capBytes - headerSize - entrySize}
+		cut := false
+		for i, rest := 0, text; len(rest) > 0; i++ {
+			n := min(len(rest), chunks[i%len(chunks)])
+			k, err := s.write(rest[:n])
+			require.NoError(t, err)
+			if k < n {
+				cut = true
+				break
+			}
+			rest = rest[n:]
+		}
+		lines, size, err := s.finish(cut)
+		require.NoError(t, err)
+		require.NoError(t, w.Flush())
+
+		footprint := size + indexSize(lines)
+		require.LessOrEqual(t, footprint, capBytes, "text and index within the cap")
+		starts := decodeEntries(idx.Bytes(), nil)
+		require.GreaterOrEqual(t, int64(len(starts)), lines)
+		var off int64
+		for i := range lines {
+			require.Equal(t, off, starts[i], "piece %d starts where it does without a budget", i)
+			off += int64(len(all[i]))
+		}
+		require.Equal(t, off, size, "the text kept is its first pieces")
+		if !cut {
+			require.Equal(t, int64(len(all)), lines, "a text within the cap is kept whole")
+			return
+		}
+		require.Less(t, lines, int64(len(all)), "a cut drops at least a piece")
+		// The piece dropped is the one open at the cut: it did not fit, or
+		// did but the next one, which tells where it ends, could not start
+		// (an entry and its first character, up to 4 bytes).
+		require.Greater(t, footprint+entrySize+int64(len(all[lines]))+entrySize+utf8.UTFMax, capBytes, "cut no earlier than needed")
+	})
 }

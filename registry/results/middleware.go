@@ -280,7 +280,7 @@ func (s *Store) summary(hdr header, sh *jsonShape) string {
 		b.WriteString(", " + count(int64(sh.bytes), "byte") + " as JSON; stored indented: " + stored)
 	}
 	if hdr.flags&flagTruncated != 0 {
-		b.WriteString("; cut at the store's limit of " + thousands(s.opts.MaxOutputBytes) + " bytes (the rest was not stored)")
+		b.WriteString("; cut at the store's limit of " + thousands(s.opts.MaxOutputBytes) + " bytes for the text and its line index (the rest was not stored)")
 	}
 	return b.String()
 }

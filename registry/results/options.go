@@ -15,7 +15,8 @@ const (
 	DefaultMaxInlineBytes = 50_000
 	// DefaultTTL is how long a stored output is served.
 	DefaultTTL = time.Hour
-	// DefaultMaxOutputBytes caps one stored output (64 MiB).
+	// DefaultMaxOutputBytes caps one stored output, its text and its
+	// line index together (64 MiB).
 	DefaultMaxOutputBytes = 64 << 20
 	// DefaultMaxDirBytes caps the whole store directory (1 GiB).
 	DefaultMaxDirBytes = 1 << 30
@@ -58,6 +59,14 @@ const (
 	maxLineBytes = 1 << 20
 )
 
+// minOutputBytes is the least MaxOutputBytes for lines of maxLine bytes:
+// room for one whole piece, ended by "\r\n", and its index (header, its
+// entry and the final one), so that a cut output keeps at least its first
+// piece.
+func minOutputBytes(maxLine int) int64 {
+	return int64(maxLine) + 2 + headerSize + 2*entrySize
+}
+
 // Options configure a Store. The first three mirror the host
 // configuration's output section (output: {max_inline_bytes, dir, ttl});
 // the rest have defaults that suit most hosts. A zero field means its
@@ -83,10 +92,16 @@ type Options struct {
 	// a later change of TTL does not change it.
 	TTL time.Duration
 
-	// MaxOutputBytes caps one stored output. A longer text is stored up to
-	// its last whole line (or line piece) within the cap, and its summary
-	// says it was cut. More than MaxLineBytes. Zero means
-	// DefaultMaxOutputBytes (64 MiB).
+	// MaxOutputBytes caps the bytes one stored output takes on disk or in
+	// the database: its text and its line index together (the index is a
+	// 64-byte header and 8 bytes a line, plus 8). A text that would take
+	// more is stored up to its last whole line (or line piece) within the
+	// cap, and its summary says it was cut. A text of long lines keeps
+	// nearly the cap as text; one of very short lines keeps less (64 MiB
+	// of empty lines keeps 7,456,532 of them, 7 MiB of text and 57 MiB of
+	// index), so that no text, however many lines it holds, takes more
+	// than the cap. At least MaxLineBytes+82 (one whole line piece and its
+	// index). Zero means DefaultMaxOutputBytes (64 MiB).
 	MaxOutputBytes int64
 	// MaxDirBytes caps the bytes of every stored output and its index
 	// together; when a new output takes the store over it, the oldest
@@ -188,8 +203,9 @@ func (o Options) resolve() (Options, error) {
 	if o.MaxLineBytes < minLineBytes || o.MaxLineBytes > maxLineBytes {
 		return o, fmt.Errorf("results: Options.MaxLineBytes: expected %d to %d, got %d", minLineBytes, maxLineBytes, o.MaxLineBytes)
 	}
-	if o.MaxOutputBytes <= int64(o.MaxLineBytes) {
-		return o, fmt.Errorf("results: Options.MaxOutputBytes: expected more than MaxLineBytes (%d), got %d", o.MaxLineBytes, o.MaxOutputBytes)
+	if least := minOutputBytes(o.MaxLineBytes); o.MaxOutputBytes < least {
+		return o, fmt.Errorf("results: Options.MaxOutputBytes: expected at least MaxLineBytes+%d (%d): one whole line piece and its index, got %d",
+			least-int64(o.MaxLineBytes), least, o.MaxOutputBytes)
 	}
 	if o.MaxPageBytes == 0 {
 		o.MaxPageBytes = DefaultMaxPageBytes

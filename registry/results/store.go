@@ -101,9 +101,10 @@ func (s *Store) sweeper(ctx context.Context) {
 }
 
 // Put stores the text read from r and returns its handle object. It reads
-// at most Options.MaxOutputBytes; when r holds more, the text is cut after
-// its last whole line (or line piece) within the cap and the summary says
-// so. The output is served once Put returns, until its TTL passes.
+// at most Options.MaxOutputBytes; when the text and its line index would
+// take more than that, the text is cut after its last whole line (or line
+// piece) within the cap and the summary says so. The output is served once
+// Put returns, until its TTL passes.
 func (s *Store) Put(ctx context.Context, r io.Reader) (Stored, error) {
 	return s.put(ctx, r, kindText, nil)
 }
@@ -143,37 +144,38 @@ func (s *Store) write(ctx context.Context, h string, r io.Reader, kind int) (hdr
 		}
 	}()
 	dw, xw := d.Text(), d.Index()
-	seg := &segmenter{w: bufio.NewWriterSize(xw, 64<<10), max: int64(s.opts.MaxLineBytes)}
+	// The text and its index together stay within MaxOutputBytes: the
+	// segmenter takes bytes while the text, an entry per line, the
+	// header and the final entry fit.
+	seg := &segmenter{w: bufio.NewWriterSize(xw, 64<<10), max: int64(s.opts.MaxLineBytes),
+		budget: s.opts.MaxOutputBytes - headerSize - entrySize}
+	// lr keeps Put from reading past the cap. It never runs out before the
+	// segmenter refuses a byte (it takes at most MaxOutputBytes less the
+	// index's header): a text over the budget is always found so.
 	lr := &io.LimitedReader{R: r, N: s.opts.MaxOutputBytes}
 	buf := make([]byte, copyBuffer)
+	cut := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return hdr, fmt.Errorf("results: output not stored: %w", err)
 		}
 		n, rerr := lr.Read(buf)
 		if n > 0 {
-			if _, err := dw.Write(buf[:n]); err != nil {
+			k, err := seg.write(buf[:n])
+			if err != nil {
 				return hdr, fmt.Errorf("results: %w", err)
 			}
-			if err := seg.write(buf[:n]); err != nil {
+			if _, err := dw.Write(buf[:k]); err != nil {
 				return hdr, fmt.Errorf("results: %w", err)
 			}
+			cut = k < n // the budget is reached and the text goes on
 		}
-		if rerr == io.EOF {
+		if cut || rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
 			return hdr, fmt.Errorf("results: reading the output: %w", rerr)
 		}
-	}
-	cut := false
-	if lr.N == 0 { // the cap was reached: is there more?
-		var one [1]byte
-		n, rerr := io.ReadFull(r, one[:])
-		if rerr != nil && rerr != io.EOF {
-			return hdr, fmt.Errorf("results: reading the output: %w", rerr)
-		}
-		cut = n == 1
 	}
 	lines, size, err := seg.finish(cut)
 	if err != nil {

@@ -3,6 +3,7 @@ package results_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,27 +166,68 @@ func TestStore_LongLinesAreSplit(t *testing.T) {
 	assert.Equal(t, []string{exact, exact}, query(t, st, defaults(s.Handle)).Lines, "a line of exactly MaxLineBytes is one line")
 }
 
-// An output over MaxOutputBytes is cut after its last whole line within
-// the cap, and its summary says so.
+// An output whose text and line index would take more than
+// MaxOutputBytes is cut after its last whole line within the cap, and its
+// summary says so.
 func TestStore_PerOutputCap(t *testing.T) {
 	st := openStore(t, results.Options{MaxOutputBytes: 1000, MaxLineBytes: 64})
 	lines := numbered(500) // 4,391 bytes
 	s := put(t, st, lines)
-	assert.LessOrEqual(t, s.SizeBytes, int64(1000))
+	footprint := s.SizeBytes + 64 + 8*int64(s.TotalLines+1) // text, index header, an entry a line and the end
+	assert.LessOrEqual(t, footprint, int64(1000))
 	p := query(t, st, results.Request{Handle: s.Handle, Offset: 1, Limit: 1000})
 	assert.Equal(t, lines[:len(p.Lines)], p.Lines, "whole lines, from the start")
 	assert.Equal(t, s.TotalLines, p.Returned)
-	assert.Greater(t, s.SizeBytes, int64(1000-10), "cut at the last line end before the cap")
-	assert.Contains(t, s.Summary, "cut at the store's limit of 1,000 bytes (the rest was not stored)")
+	assert.Greater(t, footprint+int64(len(lines[s.TotalLines])+1)+8, int64(1000), "cut at the last line end before the cap")
+	assert.Contains(t, s.Summary, "cut at the store's limit of 1,000 bytes for the text and its line index (the rest was not stored)")
 
 	s = put(t, st, numbered(5)) // under the cap: not cut
 	assert.NotContains(t, s.Summary, "cut")
 
-	exact := strings.Repeat("z", 999) + "\n" // exactly the cap, ending a line: nothing cut
+	// 16 lines of 50 bytes: 800 bytes of text and 200 of index, exactly
+	// the cap: nothing cut; one byte more is cut.
+	exact := strings.Repeat(strings.Repeat("z", 49)+"\n", 16)
 	s, err := st.Put(t.Context(), strings.NewReader(exact))
 	require.NoError(t, err)
-	assert.Equal(t, int64(1000), s.SizeBytes)
+	assert.Equal(t, int64(800), s.SizeBytes)
 	assert.NotContains(t, s.Summary, "cut")
+	s, err = st.Put(t.Context(), strings.NewReader(exact+"z"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(800), s.SizeBytes)
+	assert.Contains(t, s.Summary, "cut")
+}
+
+// The per-output cap bounds what an output takes, its line index
+// included: a text of nothing but line breaks (8 bytes of index a line)
+// keeps as many lines as fit with their index, never eight times the cap
+// — so that one such output no longer takes a budget of eight caps and
+// evicts every other output (their handles read "expired" long before
+// their TTL): four of them fit beside the others.
+func TestStore_PerOutputCapCountsTheIndex(t *testing.T) {
+	const capBytes = 1 << 20
+	dir := t.TempDir()
+	st := openStore(t, results.Options{Dir: dir, MaxOutputBytes: capBytes, MaxDirBytes: 8 * capBytes})
+	var kept []string
+	for range 3 {
+		kept = append(kept, put(t, st, numbered(1000)).Handle)
+	}
+	for _, text := range []string{strings.Repeat("\n", 2*capBytes), strings.Repeat("\r\n", capBytes), strings.Repeat("\n", capBytes)} {
+		s, err := st.Put(t.Context(), strings.NewReader(text))
+		require.NoError(t, err)
+		out, err1 := os.Stat(filepath.Join(dir, s.Handle+".out"))
+		idx, err2 := os.Stat(filepath.Join(dir, s.Handle+".idx"))
+		require.NoError(t, errors.Join(err1, err2))
+		assert.LessOrEqual(t, out.Size()+idx.Size(), int64(capBytes), "text and index within the cap")
+		assert.Greater(t, out.Size()+idx.Size(), int64(capBytes-20), "as many lines as fit")
+		assert.Equal(t, s.SizeBytes, out.Size())
+		assert.Contains(t, s.Summary, "cut at the store's limit of 1,048,576 bytes for the text and its line index")
+		p := query(t, st, results.Request{Handle: s.Handle, Offset: s.TotalLines, Limit: 5})
+		assert.Equal(t, []string{""}, p.Lines, "its last line is served")
+	}
+	assert.Equal(t, (capBytes-72)/9, put(t, st, []string{strings.Repeat("\n", capBytes)}).TotalLines, "9 bytes a line, 72 of index besides")
+	for _, h := range kept {
+		assert.Equal(t, numbered(1000)[:3], query(t, st, results.Request{Handle: h, Offset: 1, Limit: 3}).Lines, "not evicted")
+	}
 }
 
 // When a new output takes the directory over MaxDirBytes, the oldest
@@ -194,7 +236,7 @@ func TestStore_PerOutputCap(t *testing.T) {
 func TestStore_DirBudgetEvictsOldest(t *testing.T) {
 	clk := newClock()
 	dir := t.TempDir()
-	text := strings.Repeat("0123456789abcdef\n", 30) // 510 bytes of text, 30 lines: 758 bytes with its index
+	text := strings.Repeat("0123456789abcdef\n", 30) // 510 bytes of text, 30 lines: 822 bytes with its index
 	st := openStore(t, results.Options{Dir: dir, MaxOutputBytes: 1000, MaxDirBytes: 2000, MaxLineBytes: 64, Now: clk.Now})
 	var hs []string
 	for range 4 {
@@ -373,13 +415,13 @@ func TestStore_Concurrent(t *testing.T) {
 func TestOptions_Validation(t *testing.T) {
 	dir := t.TempDir()
 	for want, o := range map[string]results.Options{
-		"Options.Dir: expected a directory path (or a Backend), got none":          {},
-		"Options.MaxInlineBytes: expected zero (the default) or a positive value":  {Dir: dir, MaxInlineBytes: -1},
-		"Options.TTL: expected zero (the default) or a positive value":             {Dir: dir, TTL: -time.Second},
-		"Options.MaxDirBytes: expected at least MaxOutputBytes (1000), got 999":    {Dir: dir, MaxOutputBytes: 1000, MaxDirBytes: 999},
-		"Options.MaxLineBytes: expected 64 to 1048576, got 10":                     {Dir: dir, MaxLineBytes: 10},
-		"Options.MaxOutputBytes: expected more than MaxLineBytes (16384), got 100": {Dir: dir, MaxOutputBytes: 100},
-		"Options.SearchTimeout: expected zero (the default) or a positive value":   {Dir: dir, SearchTimeout: -1},
+		"Options.Dir: expected a directory path (or a Backend), got none":                                                  {},
+		"Options.MaxInlineBytes: expected zero (the default) or a positive value":                                          {Dir: dir, MaxInlineBytes: -1},
+		"Options.TTL: expected zero (the default) or a positive value":                                                     {Dir: dir, TTL: -time.Second},
+		"Options.MaxDirBytes: expected at least MaxOutputBytes (1000), got 999":                                            {Dir: dir, MaxOutputBytes: 1000, MaxDirBytes: 999},
+		"Options.MaxLineBytes: expected 64 to 1048576, got 10":                                                             {Dir: dir, MaxLineBytes: 10},
+		"Options.MaxOutputBytes: expected at least MaxLineBytes+82 (16466): one whole line piece and its index, got 16465": {Dir: dir, MaxOutputBytes: 16465},
+		"Options.SearchTimeout: expected zero (the default) or a positive value":                                           {Dir: dir, SearchTimeout: -1},
 	} {
 		_, err := results.Open(t.Context(), o)
 		require.Error(t, err, want)

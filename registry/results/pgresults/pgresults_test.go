@@ -135,9 +135,10 @@ func TestBackend_CutBackIntoSentChunks(t *testing.T) {
 		"text": {strings.Repeat("y", pgresults.ChunkSize-40_000-1) + "\n" + strings.Repeat("z", 60_000),
 			results.Options{MaxLineBytes: 65536, MaxOutputBytes: pgresults.ChunkSize + 100}},
 		// 32,767 lines and an open piece: the 32,768th offset fills the
-		// first index chunk exactly and is then dropped.
+		// first index chunk exactly and is then dropped (the cap, which
+		// counts the index, leaves the open piece 50,000 bytes).
 		"index": {strings.Repeat("x\n", 32767) + strings.Repeat("w", 100_000),
-			results.Options{MaxLineBytes: 65536, MaxOutputBytes: 2*32767 + 50_000}},
+			results.Options{MaxLineBytes: 65536, MaxOutputBytes: 2*32767 + results.HeaderSize + 8*(32768+1) + 50_000}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -298,4 +299,35 @@ func TestOpen_OneConnectionRefused(t *testing.T) {
 	be, err := pgresults.Open(t.Context(), dsn, pgresults.Options{Schema: schema, MaxConns: 2})
 	require.NoError(t, err)
 	require.NoError(t, be.Close())
+}
+
+// The per-output cap counts the line index on PostgreSQL too: a text of
+// nothing but line breaks (8 bytes of index a line) stores text and index
+// within MaxOutputBytes — not eight times it in one transaction — and
+// the same lines as on files.
+func TestBackend_PerOutputCapCountsTheIndex(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	const capBytes = 1 << 20
+	o := results.Options{MaxOutputBytes: capBytes}
+	pg, files := openPG(t, dsn, schema, o), openFiles(t, o)
+	conn, err := pgx.Connect(context.Background(), dsn)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	for _, text := range []string{strings.Repeat("\n", 2*capBytes), strings.Repeat("\r\n", capBytes)} {
+		s, err := pg.Put(context.Background(), strings.NewReader(text))
+		require.NoError(t, err)
+		var textSize, indexSize, chunks int64
+		require.NoError(t, conn.QueryRow(context.Background(), "SELECT text_size, index_size, (SELECT sum(length(data)) FROM "+
+			pgx.Identifier{schema, "result_chunks"}.Sanitize()+" WHERE handle = $1) FROM "+pgx.Identifier{schema, "result_outputs"}.Sanitize()+
+			" WHERE handle = $1", s.Handle).Scan(&textSize, &indexSize, &chunks))
+		assert.LessOrEqual(t, textSize+indexSize, int64(capBytes), "text and index within the cap")
+		assert.Greater(t, textSize+indexSize, int64(capBytes-20), "as many lines as fit")
+		assert.Equal(t, textSize+indexSize-results.HeaderSize, chunks, "the chunks hold nothing more")
+		assert.Contains(t, s.Summary, "cut at the store's limit of 1,048,576 bytes for the text and its line index")
+		fs, err := files.Put(context.Background(), strings.NewReader(text))
+		require.NoError(t, err)
+		assert.Equal(t, fs.TotalLines, s.TotalLines)
+		assert.Equal(t, fs.SizeBytes, s.SizeBytes)
+	}
 }
