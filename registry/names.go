@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxNameLen is the longest tool name MCP allows.
@@ -22,10 +23,21 @@ func checkName(name string) error {
 	}
 	for i := 0; i < len(name); i++ {
 		if !nameByte(name[i]) {
-			return fmt.Errorf("%w: %q has %q at byte %d; expected only characters from [A-Za-z0-9_.-]", ErrInvalidName, name, name[i], i)
+			return fmt.Errorf("%w: %q has %s at byte %d; expected only characters from [A-Za-z0-9_.-]", ErrInvalidName, name, badChar(name[i:]), i)
 		}
 	}
 	return nil
+}
+
+// badChar shows the character s starts with, for an error: the character
+// quoted ('é', not the first byte of its UTF-8 encoding), or the byte's
+// value when s does not start with valid UTF-8 (byte 0xff).
+func badChar(s string) string {
+	c, size := utf8.DecodeRuneInString(s)
+	if c == utf8.RuneError && size <= 1 {
+		return fmt.Sprintf("byte 0x%02x", s[0])
+	}
+	return fmt.Sprintf("%q", c)
 }
 
 func nameByte(b byte) bool {

@@ -141,6 +141,34 @@ func TestName_InvalidFinalNameRejected(t *testing.T) {
 	require.NoError(t, r.Add(rawTool("ot.tools-v1", okHandler(1))), "dots and dashes are allowed")
 }
 
+// An invalid name's error shows the offending character itself, at its
+// byte offset ('é', not the first byte of its UTF-8 encoding shown as
+// 'Ã'), and a byte that is not UTF-8 as its value: for a tool's name (Add)
+// and an alias's (SetAliases) alike.
+func TestName_InvalidCharacterShownAsWritten(t *testing.T) {
+	cases := map[string]string{
+		"é":        `"é" has 'é' at byte 0;`,
+		"ab€c":     `"ab€c" has '€' at byte 2;`,
+		"a b":      `"a b" has ' ' at byte 1;`,
+		"ok\xffno": `"ok\xffno" has byte 0xff at byte 2;`,
+		"x\xc3":    `"x\xc3" has byte 0xc3 at byte 1;`, // a rune cut short
+		"🙂":        `"🙂" has '🙂' at byte 0;`,
+	}
+	for name, want := range cases {
+		r := New(noPrefix())
+		err := r.Add(rawTool(name, okHandler(1)))
+		require.ErrorIs(t, err, ErrInvalidName, "tool %q", name)
+		assert.Contains(t, err.Error(), want, "tool %q", name)
+		assert.NotContains(t, err.Error(), "Ã", "tool %q", name)
+
+		require.NoError(t, r.Add(rawTool("add", okHandler(1))))
+		err = r.SetAliases(map[string]string{name: "add"})
+		require.ErrorIs(t, err, ErrInvalidName, "alias %q", name)
+		assert.Contains(t, err.Error(), want, "alias %q", name)
+		assert.Contains(t, err.Error(), "expected only characters from [A-Za-z0-9_.-]", "alias %q", name)
+	}
+}
+
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // ValidName agrees with MCP's regular expression on arbitrary strings.
