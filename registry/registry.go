@@ -34,7 +34,9 @@ var (
 	ErrUnknownTool = errors.New("registry: unknown tool")
 	// ErrUnknownPack: RemovePack named no registered pack.
 	ErrUnknownPack = errors.New("registry: unknown pack")
-	// ErrNameClash: a tool or pack with that final name is already registered.
+	// ErrNameClash: a tool or pack with that final name is already
+	// registered, or a tool and an alias would share a name (Add,
+	// SetAliases).
 	ErrNameClash = errors.New("registry: name already registered")
 	// ErrInvalidName: a final tool name does not match [A-Za-z0-9_.-]{1,128}.
 	ErrInvalidName = errors.New("registry: invalid tool name")
@@ -123,6 +125,7 @@ type Registry struct {
 	upN    int           // updates running
 	upDone chan struct{} // closed when the last running update ends
 	upSeq  atomic.Uint64 // counts Update starts and ends, read before a lookup
+	upRun  atomic.Int32  // upN, read under r.mu (upMu is taken before r.mu, never after)
 }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when
@@ -239,8 +242,18 @@ func (r *Registry) chainLocked(core Handler) Handler {
 
 // Add registers tools. Every problem of the call is reported (joined): an
 // invalid final name (ErrInvalidName), a clash with a registered tool or
-// another tool of the same call (ErrNameClash), or an invalid tool
+// another tool of the same call (ErrNameClash), a name an alias holds
+// (ErrNameClash, naming the alias's target), or an invalid tool
 // (ErrInvalidTool). On any error nothing of that call is registered.
+//
+// A tool and an alias (SetAliases) never share a name: a tool may not take
+// an alias's name, nor, under the registry's prefix, have an alias's name
+// as its undecorated name (configuration naming it undecorated would reach
+// the alias; TargetName) unless that alias runs this very tool — the same
+// comparison SetAliases makes the other way round. Change the aliases
+// first; or, to turn an alias into a tool of that name in one step, add
+// the tool and drop the alias inside one Update (see Update). The same
+// rule holds for AddPack and ReplacePack.
 //
 // Add stores a copy of each tool with Name set to the final name, BaseName to
 // the undecorated name and Source to SourceLocal when empty; the caller's
@@ -349,12 +362,20 @@ func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
 		}
 	}
 	seen := make(map[string]bool, len(prepared))
+	// Inside an Update a tool may take an alias's name: the update drops
+	// the alias next (a reload turning an alias into a snippet), and its
+	// end checks that it did (settleAliases).
+	updating := r.upRun.Load() > 0
 	for _, e := range prepared {
 		name := e.tool.Name
 		if _, ok := r.tools[name]; ok && old[name] == nil {
 			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, name))
 		} else if seen[name] {
 			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, name))
+		} else if !updating {
+			if err := r.aliasHoldsLocked(name); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		seen[name] = true
 	}

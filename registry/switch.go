@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -116,12 +117,21 @@ const MaxAliasDepth = 8
 // subscribers. A target is a tool's final name, its undecorated name (the
 // registry's prefix is tried), or another alias. Every problem is reported
 // (joined) and on any error the previous aliases stay: an alias name that
-// is not a valid tool name or is a registered tool's name, an empty
-// target, a cycle, or a chain deeper than MaxAliasDepth. A target that
-// names no registered tool is allowed (the tool may be registered later,
-// as a remote server's tools are); calling the alias then answers a
-// failed Result of type unavailable naming both (the alias exists: it is
-// not an unknown tool). A nil or empty map removes every alias.
+// is not a valid tool name (ErrInvalidName), an alias name a tool holds
+// (ErrNameClash: a tool's final name, or, under the registry's prefix, a
+// tool's undecorated name — configuration naming the tool undecorated
+// would reach the alias, TargetName — unless the alias runs that very
+// tool, a shortcut without the prefix), an empty target, a cycle, or a
+// chain deeper than MaxAliasDepth. A target that names no registered tool
+// is allowed (the tool may be registered later, as a remote server's
+// tools are); calling the alias then answers a failed Result of type
+// unavailable naming both (the alias exists: it is not an unknown tool).
+// A nil or empty map removes every alias.
+//
+// The rule holds the other way round too: Add, AddPack and ReplacePack
+// refuse a tool whose name an alias holds, except inside an Update that
+// also drops the alias (a reload turning an alias into a tool of that
+// name), so that a tool and an alias never share a name.
 func (r *Registry) SetAliases(aliases map[string]string) error {
 	names := make([]string, 0, len(aliases))
 	for a := range aliases {
@@ -162,8 +172,8 @@ func (r *Registry) SetAliases(aliases map[string]string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, a := range names {
-		if _, ok := r.tools[a]; ok {
-			errs = append(errs, fmt.Errorf("registry: alias %q: %w: a tool has that name", a, ErrNameClash))
+		if tool, undecorated := r.toolAtLocked(aliases, a); tool != "" {
+			errs = append(errs, fmt.Errorf("registry: alias %q: %w: %s", a, ErrNameClash, heldBy(a, tool, undecorated, r.prefix)))
 		}
 	}
 	if len(errs) > 0 {
@@ -175,6 +185,130 @@ func (r *Registry) SetAliases(aliases map[string]string) error {
 	}
 	r.aliases = m
 	return nil
+}
+
+// toolAtLocked returns the final name of the tool that holds the name a
+// given aliases (as SetAliases compares an alias with the tools): a tool
+// named a, or, under the registry's prefix, a tool whose undecorated name
+// is a (undecorated true) unless aliases make a run that very tool. It
+// returns "" when no tool holds a; r.mu must be held.
+func (r *Registry) toolAtLocked(aliases map[string]string, a string) (tool string, undecorated bool) {
+	if _, ok := r.tools[a]; ok {
+		return a, false
+	}
+	if r.prefix == "" {
+		return "", false
+	}
+	if d := decorate(r.prefix, a); r.tools[d] != nil && !r.aliasRunsLocked(aliases, a, d) {
+		return d, true
+	}
+	return "", false
+}
+
+// aliasHoldsLocked reports, as an error wrapping ErrNameClash, the alias
+// that holds the name of a tool to be registered under the final name: an
+// alias of that name, or, under the registry's prefix, an alias named like
+// the tool's undecorated name that does not run the tool — the comparison
+// toolAtLocked makes from the alias's side; r.mu must be held.
+func (r *Registry) aliasHoldsLocked(final string) error {
+	if t, ok := r.aliases[final]; ok {
+		return fmt.Errorf("%w: tool %q: %q is an alias of %q, and a tool cannot take an alias's name; change the aliases first (SetAliases), or in the same Update", ErrNameClash, final, final, t)
+	}
+	if u, ok := undecorate(r.prefix, final); ok {
+		if t, ok := r.aliases[u]; ok && !r.aliasRunsLocked(r.aliases, u, final) {
+			return fmt.Errorf("%w: tool %q: its undecorated name %q is an alias of %q (under the registry's prefix %q, configuration naming %q would reach the alias, not the tool); change the aliases first (SetAliases), or in the same Update", ErrNameClash, final, u, t, r.prefix, u)
+		}
+	}
+	return nil
+}
+
+// heldBy says which tool holds the alias name a, for an error.
+func heldBy(a, tool string, undecorated bool, prefix string) string {
+	if undecorated {
+		return fmt.Sprintf("it is the undecorated name of tool %q under the registry's prefix %q (configuration naming %q would reach the alias, not the tool); an alias needs a name of its own", tool, prefix, a)
+	}
+	return "a tool has that name; an alias needs a name of its own"
+}
+
+// undecorate is the inverse of decorate: the name that prefix decorates to
+// final, and whether there is one (never when prefix is empty).
+func undecorate(prefix, final string) (string, bool) {
+	if prefix == "" {
+		return "", false
+	}
+	head := prefix
+	if !strings.HasSuffix(prefix, "_") && !strings.HasSuffix(prefix, ".") && !strings.HasSuffix(prefix, "-") {
+		head += "_"
+	}
+	if len(final) <= len(head) || !strings.HasPrefix(final, head) {
+		return "", false
+	}
+	return final[len(head):], true
+}
+
+// aliasRunsLocked reports whether a call of the alias a, given aliases,
+// runs the tool of the final name final (registered or about to be):
+// following a's chain of targets as resolveLocked does, final is the
+// first name on it that is, or decorates under the registry's prefix to,
+// a tool's final name. r.mu must be held.
+func (r *Registry) aliasRunsLocked(aliases map[string]string, a, final string) bool {
+	cur, ok := aliases[a]
+	for range MaxAliasDepth + 1 {
+		if !ok {
+			return false
+		}
+		d := decorate(r.prefix, cur)
+		if cur == final || d == final {
+			return true
+		}
+		if r.tools[cur] != nil || r.tools[d] != nil {
+			return false // the chain runs another tool
+		}
+		cur, ok = aliases[cur]
+	}
+	return false
+}
+
+// settleAliases drops, once the last running Update has ended, the
+// aliases that hold a tool's name (a tool the update registered took the
+// name, and the update did not drop the alias), so that a tool and an
+// alias never share a name outside an update, and reports each as an
+// error wrapping ErrNameClash. r.upMu must be held (no update can start
+// meanwhile); it takes r.mu.
+func (r *Registry) settleAliases() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.aliases) == 0 {
+		return nil
+	}
+	var errs []error
+	m := r.aliases
+	// Dropping an alias can change where a chain through it ends, so look
+	// again until no alias holds a tool's name.
+	for dropped := true; dropped; {
+		dropped = false
+		for _, a := range slices.Sorted(maps.Keys(m)) {
+			tool, undecorated := r.toolAtLocked(m, a)
+			if tool == "" {
+				continue
+			}
+			how := "under that name"
+			if undecorated {
+				how = fmt.Sprintf("with that undecorated name under the registry's prefix %q", r.prefix)
+			}
+			errs = append(errs, fmt.Errorf("registry: alias %q of %q dropped at the end of an Update: %w: tool %q was registered %s during the update, and the update did not change the aliases (SetAliases) to free the name", a, m[a], ErrNameClash, tool, how))
+			if !dropped {
+				m = maps.Clone(m) // the published map is never modified
+			}
+			delete(m, a)
+			dropped = true
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	r.aliases = m
+	return joinSorted(errs)
 }
 
 // Aliases returns a copy of the aliases, alias → target as set.

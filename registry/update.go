@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -17,9 +18,17 @@ import (
 // A name that is still unknown once fn has returned fails as usual;
 // waiting ends early when the call's context ends.
 //
+// While an Update runs, a tool may take the name of an alias (which Add
+// refuses otherwise), so that one update can turn an alias into a tool of
+// the same name: register the tool, then drop the alias with SetAliases,
+// as a configuration reload does. When the last running Update ends, an
+// alias that still holds a tool's name is dropped (the tool answers
+// calls of that name) and that Update's error reports it, wrapping
+// ErrNameClash, joined with fn's.
+//
 // Updates may nest and run at once; calls wait for the last of them.
 // fn's error is returned as it is.
-func (r *Registry) Update(fn func() error) error {
+func (r *Registry) Update(fn func() error) (err error) {
 	if fn == nil {
 		return fmt.Errorf("%w: Update: fn is nil", ErrInvalidTool)
 	}
@@ -28,12 +37,19 @@ func (r *Registry) Update(fn func() error) error {
 		r.upDone = make(chan struct{})
 	}
 	r.upN++
+	r.upRun.Add(1)
 	r.upSeq.Add(1)
 	r.upMu.Unlock()
 	defer func() {
 		r.upMu.Lock()
 		r.upN--
+		r.upRun.Add(-1)
 		if r.upN == 0 {
+			// Before the calls waiting for the update look again, and
+			// before another update can start.
+			if serr := r.settleAliases(); serr != nil {
+				err = errors.Join(err, serr)
+			}
 			close(r.upDone)
 			r.upDone = nil
 		}

@@ -1,0 +1,186 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/result"
+)
+
+type noArgs struct{}
+
+func answer(v string) func(context.Context, noArgs) (result.Result[string], error) {
+	return func(context.Context, noArgs) (result.Result[string], error) { return result.Ok(v), nil }
+}
+
+// A tool may not take the name an alias holds, whichever way it enters
+// (Add, AddPack, ReplacePack): the refusal is ErrNameClash naming the
+// alias and its target, nothing of the call is registered, the alias keeps
+// answering, and the aliases can be set again as they are.
+func TestAdd_RefusesTheNameOfAnAlias(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, AddFunc(r, "add", answer("added"), ToolOptions{Doc: "Adds."}))
+	require.NoError(t, r.SetAliases(map[string]string{"plus": "add"}))
+
+	err := AddFunc(r, "plus", answer("new plus"), ToolOptions{Doc: "Plus."})
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `tool "plus": "plus" is an alias of "add", and a tool cannot take an alias's name`)
+
+	err = r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("other", okHandler(1)), rawTool("plus", okHandler(2))}})
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `"plus" is an alias of "add"`)
+	err = r.ReplacePack(&Pack{Name: "p", Tools: []*Tool{rawTool("plus", okHandler(2))}})
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `"plus" is an alias of "add"`)
+	mine := "" // a tool's own prefix makes no difference to its final name here
+	err = r.Add(&Tool{Name: "plus", Prefix: &mine, Description: "d", Handler: okHandler(3)})
+	require.ErrorIs(t, err, ErrNameClash)
+
+	assert.Equal(t, []string{"add"}, toolNames(r.ListAll()), "nothing of a refused call is registered")
+	assert.Empty(t, r.Packs())
+	res, err := r.Invoke(t.Context(), "plus", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "added", res.Value, "the alias still runs its target")
+	assert.Equal(t, map[string]string{"plus": "add"}, r.Aliases())
+	require.NoError(t, r.SetAliases(r.Aliases()), "the aliases as they are can be set again")
+
+	require.NoError(t, r.SetAliases(nil))
+	require.NoError(t, AddFunc(r, "plus", answer("new plus"), ToolOptions{Doc: "Plus."}), "once the alias is gone the name is free")
+}
+
+// Under a prefix, an alias and a tool's undecorated name compare as
+// SetAliases compares them, both ways round: configuration naming the tool
+// undecorated (TargetName) would reach the alias, so neither may come
+// second — unless the alias runs that very tool (a shortcut without the
+// prefix), which may be set before the tool arrives.
+func TestAliasAndUndecoratedName_RefusedBothWays(t *testing.T) {
+	r := New(Options{Prefix: new("tp"), Logger: noPrefix().Logger})
+	require.NoError(t, r.Add(rawTool("add", okHandler("added"))))
+	require.NoError(t, r.SetAliases(map[string]string{"mul": "tp_add", "sub": "tp_sub", "minus": "sub"}))
+
+	err := r.Add(rawTool("mul", okHandler("mul")))
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `tool "tp_mul": its undecorated name "mul" is an alias of "tp_add" (under the registry's prefix "tp", configuration naming "mul" would reach the alias, not the tool)`)
+
+	require.NoError(t, r.Add(rawTool("sub", okHandler("subtracted"))), "an alias that runs the tool may hold its undecorated name")
+	for _, name := range []string{"sub", "minus", "tp_sub"} {
+		res, err := r.Invoke(t.Context(), name, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, "subtracted", res.Value, name)
+	}
+
+	err = r.SetAliases(map[string]string{"add": "tp_sub"})
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `alias "add": registry: name already registered: it is the undecorated name of tool "tp_add" under the registry's prefix "tp"`)
+	require.NoError(t, r.SetAliases(map[string]string{"add": "tp_add"}), "a shortcut to the tool itself")
+	require.NoError(t, r.SetAliases(r.Aliases()))
+}
+
+// A reload turning an alias into a tool of the same name (a snippet
+// replacing an alias) is one Update: the tool registered first, then the
+// aliases set without it, as hostconfig applies a configuration. An
+// update that registers the tool and leaves the alias is refused at its
+// end: the alias is dropped and the error says so.
+func TestUpdate_TurnsAnAliasIntoATool(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("add", okHandler("added"))}}))
+	require.NoError(t, r.SetAliases(map[string]string{"snippet.double": "add", "plus": "add"}))
+
+	require.NoError(t, r.Update(func() error {
+		if err := r.ReplacePack(&Pack{Name: "snippet", Tools: []*Tool{rawTool("snippet.double", okHandler("doubled"))}}); err != nil {
+			return err
+		}
+		return r.SetAliases(map[string]string{"plus": "add"})
+	}))
+	res, err := r.Invoke(t.Context(), "snippet.double", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "doubled", res.Value)
+	assert.Equal(t, map[string]string{"plus": "add"}, r.Aliases())
+
+	// Nested: the inner update ends with the clash, the outer resolves it.
+	require.NoError(t, r.Update(func() error {
+		if err := r.Update(func() error { return r.Add(rawTool("plus", okHandler("new plus"))) }); err != nil {
+			return err
+		}
+		return r.SetAliases(nil)
+	}))
+
+	// An update that leaves the alias in place.
+	require.NoError(t, r.SetAliases(map[string]string{"times": "add"}))
+	err = r.Update(func() error { return r.Add(rawTool("times", okHandler("new times"))) })
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `alias "times" of "add" dropped at the end of an Update`)
+	assert.ErrorContains(t, err, `tool "times" was registered under that name during the update`)
+	assert.Empty(t, r.Aliases(), "the alias that lost its name is gone")
+	require.NoError(t, r.SetAliases(r.Aliases()))
+	res, err = r.Invoke(t.Context(), "times", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "new times", res.Value)
+}
+
+// An alias's chain ends where a call of it ends, at the first name a tool
+// answers: when an update registers a tool on the way (tp_b, answering
+// "b"), the alias b that held its name is dropped, and so is the alias a
+// that ran tp_a through b and now holds tp_a's undecorated name without
+// running it.
+func TestUpdate_DroppedAliasChangesTheChainsThroughIt(t *testing.T) {
+	r := New(Options{Prefix: new("tp"), Logger: noPrefix().Logger})
+	require.NoError(t, r.SetAliases(map[string]string{"a": "b", "b": "tp_a"}))
+	require.NoError(t, r.Add(rawTool("a", okHandler("a"))), "alias a runs tp_a, the tool of its undecorated name")
+
+	err := r.Update(func() error { return r.Add(rawTool("b", okHandler("b"))) })
+	require.ErrorIs(t, err, ErrNameClash)
+	assert.ErrorContains(t, err, `alias "b" of "tp_a" dropped`)
+	assert.ErrorContains(t, err, `alias "a" of "b" dropped`)
+	assert.Empty(t, r.Aliases())
+	require.NoError(t, r.SetAliases(r.Aliases()))
+}
+
+// However tools, aliases and updates interleave, no alias holds a tool's
+// name outside an update (as SetAliases compares them), so the aliases as
+// they are can always be set again.
+func TestAliasesAndTools_NeverShareAName(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		prefix := rapid.SampledFrom([]string{"", "tp"}).Draw(t, "prefix")
+		r := New(Options{Prefix: &prefix, Logger: noPrefix().Logger})
+		names := []string{"a", "b", "plus", "tp_a", "tp_b", "tp_plus"}
+		name := rapid.SampledFrom(names)
+		for i := range rapid.IntRange(1, 30).Draw(t, "steps") {
+			switch rapid.IntRange(0, 4).Draw(t, fmt.Sprint("op", i)) {
+			case 0:
+				_ = r.Add(rawTool(name.Draw(t, "add"), okHandler(1)))
+			case 1:
+				_ = r.Remove(name.Draw(t, "remove"))
+			case 2:
+				m := rapid.MapOf(name, name).Draw(t, "aliases")
+				_ = r.SetAliases(m)
+			case 3:
+				tools := []*Tool{rawTool(name.Draw(t, "packed"), okHandler(2))}
+				_ = r.ReplacePack(&Pack{Name: "pk", Tools: tools})
+			case 4:
+				add := name.Draw(t, "updated")
+				m := rapid.MapOf(name, name).Draw(t, "new aliases")
+				_ = r.Update(func() error {
+					_ = r.Add(rawTool(add, okHandler(3)))
+					return r.SetAliases(m)
+				})
+			}
+			r.mu.RLock()
+			for a := range r.aliases {
+				if tool, _ := r.toolAtLocked(r.aliases, a); tool != "" {
+					r.mu.RUnlock()
+					t.Fatalf("alias %q holds the name of tool %q", a, tool)
+				}
+			}
+			r.mu.RUnlock()
+			if err := r.SetAliases(r.Aliases()); err != nil {
+				t.Fatalf("the aliases as they are cannot be set again: %v", err)
+			}
+		}
+	})
+}
