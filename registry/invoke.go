@@ -83,18 +83,52 @@ func (r *Registry) lookupCall(name string) (*entry, string, *Pinned) {
 // the server is away) is a failure of type unavailable naming both.
 func unknownTool(name, via string) (result.Result[any], error) {
 	if via != name {
-		return result.Failuref[any](result.Unavailable, "%q is an alias of %q, which is not served now (a remote server's tool while the server is not connected, or a tool not registered)", name, via).
-			WithInstruction("Do not retry this call now; tell the user the tool behind it is not available."), nil
+		return aliasUnserved(name, via), nil
 	}
 	return result.Result[any]{}, fmt.Errorf("%w: %q", ErrUnknownTool, name)
+}
+
+// aliasUnserved is the failure for a call of the alias name whose chain
+// ends at via, which no tool serves.
+func aliasUnserved(name, via string) result.Result[any] {
+	return result.Failuref[any](result.Unavailable, "%q is an alias of %q, which is not served now (a remote server's tool while the server is not connected, or a tool not registered)", name, via).
+		WithInstruction("Do not retry this call now; tell the user the tool behind it is not available.")
+}
+
+// disabled is the failure for a call of a disabled tool.
+func disabled(t *Tool) result.Result[any] {
+	return result.Failuref[any](result.Unavailable, "tool %q is disabled", t.Name).
+		WithInstruction("Do not call this tool; tell the user it is switched off.")
+}
+
+// Unavailable returns, without running anything, the failed Result of
+// type unavailable that Invoke answers for a name that is known but runs
+// no tool now: a disabled tool (SetEnabled, SetPackEnabled), an alias of
+// one, or an alias whose target is not served. ok is false when name runs
+// an enabled tool, and for a name that is neither a tool nor an alias
+// (Invoke's ErrUnknownTool). Tools that take another tool's name as an
+// argument — a meta-tool describing or calling it, as package disclosure's
+// do — answer with it, so that they refuse the name as a call of it would
+// be refused.
+func (r *Registry) Unavailable(name string) (res result.Result[any], ok bool) {
+	r.mu.RLock()
+	e, via := r.lookupLocked(name)
+	_, alias := r.aliases[name]
+	r.mu.RUnlock()
+	switch {
+	case e != nil && e.off:
+		return disabled(e.tool), true
+	case e == nil && alias:
+		return aliasUnserved(name, via), true
+	}
+	return result.Result[any]{}, false
 }
 
 // invokeEntry runs one call of the tool of e: Invoke once the name is
 // looked up.
 func (r *Registry) invokeEntry(ctx context.Context, e *entry, raw json.RawMessage, pinned *Pinned) (result.Result[any], error) {
 	if e.off {
-		return result.Failuref[any](result.Unavailable, "tool %q is disabled", e.tool.Name).
-			WithInstruction("Do not call this tool; tell the user it is switched off."), nil
+		return disabled(e.tool), nil
 	}
 	if len(raw) == 0 {
 		raw = emptyObject

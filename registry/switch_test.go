@@ -248,3 +248,31 @@ func TestIsAlias(t *testing.T) {
 	assert.False(t, r.IsAlias("a"), "a tool is no alias")
 	assert.False(t, r.IsAlias("nothing"))
 }
+
+// Unavailable answers, without running anything, what Invoke answers for a
+// name that is known but runs no tool: a disabled tool, an alias of one,
+// an alias whose target is not served — the same failed Result; nothing
+// for an enabled tool, its alias, or an unknown name.
+func TestUnavailable_AsInvokeAnswers(t *testing.T) {
+	r := New(noPrefix())
+	var ran int
+	require.NoError(t, r.Add(rawTool("a", okHandler(1)), rawTool("b", func(context.Context, *Call) (result.Result[any], error) {
+		ran++
+		return result.Ok[any](2), nil
+	})))
+	require.NoError(t, r.SetEnabled("b", false))
+	require.NoError(t, r.SetAliases(map[string]string{"x": "a", "y": "b", "z": "missing"}))
+	for _, name := range []string{"b", "y", "z"} {
+		got, ok := r.Unavailable(name)
+		require.True(t, ok, name)
+		want, err := r.Invoke(t.Context(), name, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+		assert.Equal(t, result.Unavailable, got.ErrorType, name)
+	}
+	assert.Zero(t, ran, "a disabled tool never runs")
+	for _, name := range []string{"a", "x", "nope"} {
+		_, ok := r.Unavailable(name)
+		assert.False(t, ok, name)
+	}
+}

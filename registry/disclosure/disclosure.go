@@ -15,12 +15,21 @@
 //     own, not one nested in call_tool's (registry.Detach), so that, for
 //     one, a host's large-output store stores what it returns.
 //
+// describe_tool and call_tool take a name as a call does: an alias
+// resolves as the registry resolves it, and a name the registry refuses
+// is refused the same way — a disabled tool (registry.SetEnabled) as
+// disabled, an alias whose target is not served as such, both failures
+// of type unavailable with the registry's own text and instruction
+// (registry.Registry.Unavailable). Only a name that is neither a tool nor
+// an alias is not_found, with the closest names as suggestions.
+//
 // Optionally a few tools stay listed as themselves beside the meta-tools
 // (Options.Visible). New returns a Disclosure whose Registry is served
 // like any other — over MCP, REST or as provider tool definitions — and
 // which follows the full registry: tools added, removed or switched off
-// there are found, described and called (or not) at once, and the listed
-// tools change with them (MCP clients get list-changed). The search index
+// there are found, described and called (or refused) at once — a tool
+// switched off is never found by search_tools — and the listed tools
+// change with them (MCP clients get list-changed). The search index
 // is rebuilt in the background once changes settle (20 ms without one), so
 // searches after a change do not pay for the rebuild; one made sooner
 // builds it or waits for the build under way, and so never misses a

@@ -136,8 +136,6 @@ func TestSearchTools_RankedOverNamesDescriptionsAndArguments(t *testing.T) {
 	assert.Zero(t, calls.Load(), "searching runs no tool")
 }
 
-// describe_tool gives the tool's own schemas; an unknown name fails with
-// suggestions.
 // An alias (registry.SetAliases, the host configuration's aliases:) finds
 // the tool it calls, through a chain too, and the search follows the
 // aliases as they change, though no tool changed; the one-line description
@@ -172,6 +170,8 @@ func TestSearchTools_FindsToolsByTheirAliases(t *testing.T) {
 	assert.Equal(t, "contents of /x", c.Value, "and call_tool runs it by its alias")
 }
 
+// describe_tool gives the tool's own schemas; an unknown name fails with
+// suggestions.
 func TestDescribeTool_FullSchemaOnDemand(t *testing.T) {
 	var calls atomic.Int32
 	full := fullRegistry(t, &calls)
@@ -220,8 +220,65 @@ func TestCallTool_SamePipeline(t *testing.T) {
 	assert.Equal(t, result.NotFound, unknown.ErrorType)
 
 	require.NoError(t, full.SetEnabled("file.read", false))
+	before := calls.Load()
 	off := invoke[string](t, d.Registry(), "call_tool", map[string]any{"name": "file.read", "arguments": map[string]any{"path": "a"}})
-	assert.Equal(t, result.NotFound, off.ErrorType, "a disabled tool cannot be reached")
+	assert.Equal(t, result.Unavailable, off.ErrorType, "a disabled tool is refused as disabled, as the registry refuses it")
+	assert.Contains(t, off.Error, `tool "file.read" is disabled`)
+	assert.Equal(t, before, calls.Load(), "a disabled tool cannot be reached")
+}
+
+// call_tool and describe_tool refuse a name as the full registry refuses a
+// call of it: a disabled tool (or an alias of one) as disabled, an alias
+// whose target is not served as such, both of type unavailable with the
+// registry's own text and instruction; only a name that is neither a tool
+// nor an alias is not_found, with suggestions. A disabled tool stays out
+// of search_tools, and an enabled one is reached by its alias.
+func TestMetaTools_RefuseANameAsTheRegistryDoes(t *testing.T) {
+	var calls atomic.Int32
+	full := fullRegistry(t, &calls)
+	require.NoError(t, full.SetAliases(map[string]string{"cat": "file.read", "ghost": "gone.tool"}))
+	require.NoError(t, full.SetEnabled("file.read", false))
+	front := open(t, full).Registry()
+
+	for _, name := range []string{"file.read", "cat", "ghost"} {
+		direct, err := full.Invoke(context.Background(), name, json.RawMessage(`{"path":"a"}`))
+		require.NoError(t, err, name)
+		require.Equal(t, result.Unavailable, direct.ErrorType, name)
+		for _, meta := range []string{"call_tool", "describe_tool"} {
+			args := map[string]any{"name": name}
+			if meta == "call_tool" {
+				args["arguments"] = map[string]any{"path": "a"}
+			}
+			got := invoke[any](t, front, meta, args)
+			assert.False(t, got.Success, "%s %s", meta, name)
+			assert.Equal(t, direct.ErrorType, got.ErrorType, "%s %s", meta, name)
+			assert.Equal(t, direct.Error, got.Error, "%s %s", meta, name)
+			assert.Equal(t, direct.Instruction, got.Instruction, "%s %s", meta, name)
+		}
+	}
+	assert.Zero(t, calls.Load(), "nothing ran")
+	off := invoke[any](t, front, "describe_tool", map[string]any{"name": "cat"})
+	assert.Equal(t, `tool "file.read" is disabled`, off.Error, "an alias resolves as the registry resolves it")
+	ghost := invoke[any](t, front, "call_tool", map[string]any{"name": "ghost"})
+	assert.Contains(t, ghost.Error, `"ghost" is an alias of "gone.tool", which is not served now`)
+
+	for _, meta := range []string{"call_tool", "describe_tool"} {
+		unknown := invoke[any](t, front, meta, map[string]any{"name": "file.write"})
+		assert.Equal(t, result.NotFound, unknown.ErrorType, meta)
+		assert.Contains(t, unknown.Error, `there is no tool named "file.write"`, meta)
+		assert.Equal(t, "Use search_tools to find a tool's exact name.", unknown.Instruction, meta)
+	}
+
+	found := invoke[disclosure.SearchResult](t, front, "search_tools", map[string]any{"query": "file"})
+	assert.NotContains(t, names(found.Value.Tools), "file.read", "a disabled tool is not found")
+
+	require.NoError(t, full.SetEnabled("file.read", true))
+	desc := invoke[map[string]any](t, front, "describe_tool", map[string]any{"name": "cat"})
+	require.True(t, desc.Success, desc.Error)
+	assert.Equal(t, "file.read", desc.Value["name"], "an alias describes the tool it runs")
+	c := invoke[string](t, front, "call_tool", map[string]any{"name": "cat", "arguments": map[string]any{"path": "/x"}})
+	require.True(t, c.Success, c.Error)
+	assert.Equal(t, "contents of /x", c.Value)
 }
 
 // The call call_tool passes on is the agent's own, not one nested in

@@ -92,9 +92,14 @@ type Description struct {
 	Annotations  Hints  `json:"annotations"`
 }
 
-func (d *Disclosure) describeTool(_ context.Context, a DescribeArgs) (result.Result[Description], error) {
-	t, ok := d.enabled(a.Name)
-	if !ok {
+func (d *Disclosure) describeTool(ctx context.Context, a DescribeArgs) (result.Result[Description], error) {
+	t, on, ok := d.full.ResolveContext(ctx, a.Name)
+	if !ok || !on {
+		if res, ok := d.full.Unavailable(a.Name); ok {
+			// Refused as a call of it is: disabled, or an alias whose
+			// target is not served.
+			return result.As[Description](res)
+		}
 		return notFound[Description](d, a.Name), nil
 	}
 	an := t.Annotations
@@ -105,14 +110,8 @@ func (d *Disclosure) describeTool(_ context.Context, a DescribeArgs) (result.Res
 	}), nil
 }
 
-// enabled returns the full registry's enabled tool of that name.
-func (d *Disclosure) enabled(name string) (*registry.Tool, bool) {
-	t, on, ok := d.full.Resolve(name)
-	return t, ok && on
-}
-
-// notFound is the failure for a name the full registry does not serve,
-// with the closest names as suggestions.
+// notFound is the failure for a name that is neither a tool nor an alias
+// of the full registry, with the closest names as suggestions.
 func notFound[T any](d *Disclosure, name string) result.Result[T] {
 	msg := fmt.Sprintf("there is no tool named %q", name)
 	ix, _ := d.index()
@@ -149,9 +148,11 @@ func (o *Object) UnmarshalJSON(b []byte) error {
 func (Object) JSONSchema() json.RawMessage { return json.RawMessage(`{"type":["object","null"]}`) }
 
 func (d *Disclosure) callTool(ctx context.Context, a CallArgs) (result.Result[any], error) {
-	if _, ok := d.enabled(a.Name); !ok {
+	if _, _, ok := d.full.ResolveContext(ctx, a.Name); !ok && !d.full.IsAlias(a.Name) {
 		return notFound[any](d, a.Name), nil
 	}
+	// A disabled tool, or an alias whose target is not served, is
+	// answered by the full registry as a call of it is anywhere else.
 	raw := json.RawMessage(a.Arguments)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = json.RawMessage("{}")
