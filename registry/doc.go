@@ -80,12 +80,45 @@
 // registration. Documentation uses undecorated names; the prefix is an
 // implementation detail.
 //
+// # Switching tools off, and aliases
+//
+// A host switches tools off without unregistering them — a user who does
+// not want a tool, a pack whose backend is down: SetEnabled(name, false)
+// switches one tool off, SetPackEnabled(pack, false) every tool of a pack,
+// and a tool is on when both its own switch and its pack's are on. A tool
+// switched off is absent from List, Packs and Lookup (subscribers see it
+// removed, and added again when it is switched back on), and a call of it
+// is answered, without running it, by a failed Result of type unavailable
+// that tells the agent to let the user know the tool is switched off —
+// not "unknown tool", which would send a model looking for another name.
+// The switch belongs to the name: it stays when the tool is replaced
+// (ReplacePack) or removed and added again. ListAll and IsEnabled show
+// every tool with its switch, for administration.
+//
+// Aliases give tools more names without listing them: after
+//
+//	err := reg.SetAliases(map[string]string{"plus": "add"})
+//
+// a call of "plus" runs "add". Invoke resolves aliases itself, so every
+// adapter takes them: through chains of aliases (at most MaxAliasDepth)
+// and, under a prefix, to a tool's undecorated name; Resolve says what a
+// name runs and IsAlias whether it is an alias. SetAliases replaces every
+// alias at once, all or nothing. An alias may name a tool that is not
+// registered yet (a remote server's tool, before the server connects):
+// until it is, a call of the alias fails with type unavailable naming
+// both. A tool and an alias never share a name: SetAliases refuses an
+// alias named like a tool, and Add (AddPack, ReplacePack) a tool named
+// like an alias, except inside an Update that also drops the alias, as a
+// configuration reload turning an alias into a snippet of that name does.
+//
 // # The pipeline
 //
 // Registry.Invoke(ctx, name, raw) runs, for every tool:
 //
 //  1. a context already done → protocol error, the handler is not called;
-//  2. look up the final name → ErrUnknownTool;
+//  2. look up the final name or alias → ErrUnknownTool; a tool switched off,
+//     or an alias whose target is not served, is answered here with a
+//     failed Result of type unavailable;
 //  3. Logging (seed 004 messages, see Logging);
 //  4. Recover (a panic anywhere below → internal_error failure);
 //  5. the middleware added with UseOuter, first added outermost: it sees
@@ -135,16 +168,21 @@
 //
 // # Watching changes
 //
-// Subscribe tells a subscriber what each change added and removed, so an
+// Subscribe tells a subscriber what each change added and removed — tools
+// registered or unregistered, and tools switched off or on again — so an
 // adapter keeps its own view in step at a cost proportional to the change.
 // Adding or removing one tool costs the same whatever the number of tools
 // registered; RemovePack costs in proportion to the pack.
 //
 // # Room for later features
 //
-// Enable/disable and per-tool limits fit as middleware (Use) or as fields
-// checked by a middleware; aliases resolve names before Invoke; a statistics
-// middleware sees the tool, outcome and duration of every call; large-output
-// handling is a middleware replacing the value with a handle; catalogue and
-// proxied tools are plain Tools with their own Decode, schemas and Source.
+// What is not built in fits around the pipeline: per-tool limits as
+// middleware (Use) or as fields a middleware checks; call statistics as
+// middleware added with UseOuter, which sees the tool, outcome and
+// duration of every call (package stats); large-output handling as a
+// middleware replacing the value with a handle (package results);
+// catalogue and proxied tools are plain Tools with their own Decode,
+// schemas and Source. Switching tools off and aliases are built into the
+// registry (see above): they act in Invoke's lookup, before any
+// middleware.
 package registry

@@ -269,3 +269,81 @@ func TestCheck_ReportsWhatAddWouldRefuseWithoutAdding(t *testing.T) {
 	require.NoError(t, r.Add(ok))
 	assert.NoError(t, r.Check(rawTool("fine", okHandler(3))), "a clash with a registered tool is not Check's")
 }
+
+// Every mutator Subscribe documents notifies once per successful call,
+// with what changed as its doc says; the ones it says do not (SetAliases,
+// Use, UseOuter, a failed call, a switch that changes nothing, removing a
+// tool that is off) notify no one, and an Update notifies through its
+// steps.
+func TestSubscribe_EveryDocumentedMutatorNotifies(t *testing.T) {
+	r := New(noPrefix())
+	var changes []Change
+	r.Subscribe(func(ch Change) { changes = append(changes, ch) })
+	mw := func(next Handler) Handler { return next }
+	type want struct{ added, removed []string }
+	steps := []struct {
+		name string
+		do   func() error
+		want []want // one per notification
+	}{
+		{"Add", func() error { return r.Add(rawTool("a", okHandler(1))) }, []want{{added: []string{"a"}}}},
+		{"Add of no tool", func() error { return r.Add() }, nil},
+		{"AddPack", func() error {
+			return r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("b", okHandler(1)), rawTool("c", okHandler(1))}})
+		}, []want{{added: []string{"b", "c"}}}},
+		{"AddPack without tools", func() error { return r.AddPack(&Pack{Name: "empty"}) }, []want{{}}},
+		{"ReplacePack", func() error {
+			return r.ReplacePack(&Pack{Name: "p", Tools: []*Tool{rawTool("c", okHandler(2)), rawTool("d", okHandler(2))}})
+		}, []want{{added: []string{"c", "d"}, removed: []string{"b"}}}},
+		{"SetEnabled off", func() error { return r.SetEnabled("a", false) }, []want{{removed: []string{"a"}}}},
+		{"SetEnabled off again", func() error { return r.SetEnabled("a", false) }, nil},
+		{"SetEnabled on", func() error { return r.SetEnabled("a", true) }, []want{{added: []string{"a"}}}},
+		{"SetPackEnabled off", func() error { return r.SetPackEnabled("p", false) }, []want{{removed: []string{"c", "d"}}}},
+		{"SetPackEnabled on", func() error { return r.SetPackEnabled("p", true) }, []want{{added: []string{"c", "d"}}}},
+		{"SetAliases", func() error { return r.SetAliases(map[string]string{"x": "a"}) }, nil},
+		{"Use", func() error { r.Use(mw); return nil }, nil},
+		{"UseOuter", func() error { r.UseOuter(mw); return nil }, nil},
+		{"Update", func() error {
+			return r.Update(func() error {
+				if err := r.Add(rawTool("e", okHandler(1))); err != nil {
+					return err
+				}
+				return r.Remove("e")
+			})
+		}, []want{{added: []string{"e"}}, {removed: []string{"e"}}}},
+		{"Remove", func() error { return r.Remove("a") }, []want{{removed: []string{"a"}}}},
+		{"RemovePack", func() error { return r.RemovePack("p") }, []want{{removed: []string{"c", "d"}}}},
+		{"Remove of a tool that is off", func() error {
+			if err := r.Add(rawTool("f", okHandler(1))); err != nil {
+				return err
+			}
+			if err := r.SetEnabled("f", false); err != nil {
+				return err
+			}
+			changes = changes[:0]
+			return r.Remove("f")
+		}, nil},
+	}
+	for _, st := range steps {
+		changes = changes[:0]
+		require.NoError(t, st.do(), st.name)
+		require.Len(t, changes, len(st.want), st.name)
+		for i, w := range st.want {
+			assert.Equal(t, w.added, nonEmpty(toolNames(changes[i].Added)), "%s: Added", st.name)
+			assert.Equal(t, w.removed, nonEmpty(toolNames(changes[i].Removed)), "%s: Removed", st.name)
+		}
+	}
+	changes = changes[:0]
+	require.Error(t, r.Add(rawTool("bad name", okHandler(1))))
+	require.Error(t, r.SetEnabled("nope", false))
+	require.Error(t, r.RemovePack("nope"))
+	assert.Empty(t, changes, "a failed call notifies no one")
+}
+
+// nonEmpty is s, or nil when s is empty.
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}

@@ -16,11 +16,27 @@ type subscriber struct {
 }
 
 // Subscribe registers fn to be called (outside any lock) after the set of
-// tools changes through Add, AddPack, Remove or RemovePack, with what
-// changed, so that a subscriber can keep its own view in step at a cost
-// proportional to the change, not to the number of tools. Subscribers are
-// called in the order they subscribed, on the goroutine that made the
-// change. The returned function unsubscribes; calling it twice is harmless.
+// tools the registry serves changes, with what changed, so that a
+// subscriber can keep its own view in step at a cost proportional to the
+// change, not to the number of tools. A subscriber sees the tools that
+// are on (List): a tool switched off is in no Change until it is switched
+// on again. Each successful call of these notifies once:
+//
+//   - Add, AddPack: Added holds the tools registered; a pack without tools
+//     gives an empty Change (Add of no tool notifies no one);
+//   - ReplacePack: Added holds the pack's new tools, Removed the old ones
+//     it no longer has;
+//   - Remove (unless the tool was switched off, which notifies no one) and
+//     RemovePack: Removed holds the tools unregistered;
+//   - SetEnabled, SetPackEnabled: a tool switched off is Removed, one
+//     switched on again is Added; a call that changes no tool's state
+//     notifies no one.
+//
+// A failed call notifies no one, nor do SetAliases, Use and UseOuter,
+// which change no tool. Update notifies through the calls fn makes, one
+// Change each, not once for the whole update. Subscribers are called in
+// the order they subscribed, on the goroutine that made the change. The
+// returned function unsubscribes; calling it twice is harmless.
 func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
 	if fn == nil {
 		return func() {}
