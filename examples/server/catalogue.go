@@ -106,13 +106,18 @@ func catalogueHook(sc *swapInvoker, log *slog.Logger) hostconfig.Hook {
 		if err != nil {
 			return hostconfig.Step{}, cfg.Errorf("catalogue", "%v", err)
 		}
-		return hostconfig.Step{Apply: func(context.Context) error {
-			if prev := sc.cur.Swap(inv); prev != nil {
-				prev.Close()
-			}
-			warnDir()
-			return nil
-		}}, nil
+		return hostconfig.Step{
+			Apply: func(context.Context) error {
+				if prev := sc.cur.Swap(inv); prev != nil {
+					prev.Close()
+				}
+				warnDir()
+				return nil
+			},
+			// A configuration another hook refuses never uses the runner
+			// built for it.
+			Discard: func() { inv.Close() },
+		}, nil
 	}
 }
 

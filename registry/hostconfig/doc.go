@@ -172,10 +172,14 @@
 // A Host holds the configuration in force. Reload reads every file
 // again; a broken file returns its problems and keeps the configuration
 // in force. A valid one is applied as a whole: each Hook the host added
-// with OnApply prepares a Step (checking what it needs, changing
-// nothing), the aliases are checked against the registry, then the steps
-// are applied and the aliases set; a step that fails undoes the steps
-// before it. Hooks are how a host plugs in what the configuration drives
+// with OnApply prepares a Step (checking what it needs and opening the
+// stores and directories it takes, changing nothing served), the aliases
+// are checked against the registry, then the steps are applied and the
+// aliases set; a step that fails undoes the steps before it, and what
+// was prepared for steps that are not applied is released
+// (Step.Discard). A configuration refused while the hooks prepare — a
+// directory that cannot be made, a database that cannot be reached —
+// thus changes nothing clients see. Hooks are how a host plugs in what the configuration drives
 // beyond aliases — snippets as a pack (Registry.ReplacePack), remote
 // servers (mcpproxy's Proxy.Reconfigure), statistics and output
 // settings. A key no hook reads (servers: without mcpproxy.HostHook, or

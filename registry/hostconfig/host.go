@@ -21,6 +21,14 @@ import (
 // in force stays); return a *Problem (Config.Errorf) to name file, line
 // and key.
 //
+// Whatever may fail because of the file or of the machine — creating a
+// directory, opening a store, connecting to a database — belongs here,
+// not in Apply: a Step that fails to apply is undone after the steps
+// before it took effect (servers reconnected, clients told the tool list
+// changed), while a Hook's error leaves everything as it was. What the
+// Hook opens for Apply (a store) is the Step's until Apply succeeds: set
+// Step.Discard to release it when the step is not applied.
+//
 // A Hook that fails may still return a Step naming the Tools its part of
 // the configuration declares (the snippets' tools, say, when one snippet
 // does not parse): aliases to them are then not reported as well, only
@@ -42,6 +50,14 @@ type Step struct {
 	// Undo, when set, is called (in reverse order of application) if a
 	// later step's Apply fails, to return to the old configuration.
 	Undo func(ctx context.Context) error
+	// Discard, when set, releases what Hook prepared for Apply (a store
+	// it opened) when the step does not take effect: another hook or the
+	// aliases refuse the configuration, an earlier step's Apply fails (so
+	// this one is never applied), or its own Apply fails. It is not
+	// called once Apply has succeeded (Undo is then the step's to call),
+	// nor for the Step of a Hook that returned an error (that Hook
+	// releases what it opened itself). It is called at most once.
+	Discard func()
 }
 
 // Options configure a Host. Registry is required.
@@ -168,7 +184,9 @@ func (h *Host) Reload(ctx context.Context) error {
 //     a tool's name, nor one of those of a server or Options.Dynamic;
 //  3. the steps are applied in the order the hooks were added, then
 //     Registry.SetAliases; if one fails, the steps already applied are
-//     undone in reverse order (Step.Undo) and the error returned;
+//     undone in reverse order (Step.Undo), the others discarded
+//     (Step.Discard), and the error returned — a refusal at 1 or 2
+//     discards every step;
 //  4. cfg becomes the one Config returns.
 //
 // Calls in flight are not disturbed: the registry swaps packs and aliases
@@ -201,6 +219,7 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
+		discard(steps)
 		return errors.Join(errs...)
 	}
 	err := h.opts.Registry.Update(func() error {
@@ -209,6 +228,7 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 				continue
 			}
 			if err := st.Apply(ctx); err != nil {
+				discard(steps[i:]) // this step, and those never applied
 				err = hookError(err, "applying %s", h.hooks[i].name)
 				return errors.Join(err, undo(ctx, h.hooks, steps[:i]))
 			}
@@ -253,6 +273,15 @@ func located(err error) bool {
 		return len(errs) > 0
 	}
 	return false
+}
+
+// discard calls the Discard of steps that do not take effect.
+func discard(steps []Step) {
+	for _, st := range steps {
+		if st.Discard != nil {
+			st.Discard()
+		}
+	}
 }
 
 // undo calls the Undo of applied steps in reverse order.

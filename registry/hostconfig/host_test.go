@@ -393,6 +393,66 @@ func TestHost_FailingApplyUndoesEarlierSteps(t *testing.T) {
 	assert.Same(t, first, h.Config())
 }
 
+// TestHost_StepsNotAppliedAreDiscarded: what a hook prepared (a store it
+// opened) is released when its step does not take effect — another hook
+// or the aliases refuse the configuration, or a step's Apply fails (that
+// step and the ones after it) —, and never once it is applied.
+func TestHost_StepsNotAppliedAreDiscarded(t *testing.T) {
+	reg := newTestRegistry(t, "")
+	dir := writeFiles(t, map[string]string{"c.yaml": "aliases: {plus: add}\n"})
+	path := filepath.Join(dir, "c.yaml")
+	h := newHost(t, reg, path, nil)
+	var mu sync.Mutex
+	var events []string
+	note := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	var refuse, failApply atomic.Bool
+	step := func(name string) hostconfig.Hook {
+		return func(context.Context, *hostconfig.Config, *hostconfig.Config) (hostconfig.Step, error) {
+			return hostconfig.Step{
+				Apply: func(context.Context) error {
+					if name == "middle" && failApply.Load() {
+						return errors.New("disk full")
+					}
+					note("apply " + name)
+					return nil
+				},
+				Undo:    func(context.Context) error { note("undo " + name); return nil },
+				Discard: func() { note("discard " + name) },
+			}, nil
+		}
+	}
+	h.OnApply("first", step("first"))
+	h.OnApply("middle", step("middle"))
+	h.OnApply("refuser", func(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		if refuse.Load() {
+			return hostconfig.Step{Discard: func() { note("discard refuser") }}, cfg.Errorf("stats.dir", "cannot create the directory")
+		}
+		return hostconfig.Step{}, nil
+	})
+	h.OnApply("last", step("last"))
+	taken := func() []string { mu.Lock(); defer mu.Unlock(); out := events; events = nil; return out }
+
+	require.NoError(t, h.Reload(context.Background()))
+	assert.Equal(t, []string{"apply first", "apply middle", "apply last"}, taken(), "applied steps are not discarded")
+
+	refuse.Store(true)
+	require.Error(t, h.Reload(context.Background()))
+	assert.Equal(t, []string{"discard first", "discard middle", "discard last"}, taken(),
+		"a hook's refusal discards every other step; the refusing hook's own Step is not used")
+
+	refuse.Store(false)
+	write(t, path, "aliases: {plus: nothing}\n")
+	require.Error(t, h.Reload(context.Background()))
+	assert.Equal(t, []string{"discard first", "discard middle", "discard last"}, taken(), "refused aliases discard every step")
+
+	write(t, path, "aliases: {plus: mul}\n")
+	failApply.Store(true)
+	require.ErrorContains(t, h.Reload(context.Background()), "applying middle: disk full")
+	assert.Equal(t, []string{"apply first", "discard middle", "discard last", "undo first"}, taken(),
+		"the failing step and those after it are discarded, those before undone")
+	assert.Equal(t, map[string]string{"plus": "add"}, reg.Aliases())
+}
+
 func TestHost_HooksSeeOldAndNew(t *testing.T) {
 	reg := newTestRegistry(t, "")
 	dir := writeFiles(t, map[string]string{"c.yaml": "stats: {enabled: false}\n"})

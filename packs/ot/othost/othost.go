@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -355,7 +356,13 @@ type sinkUse struct {
 // Summary that started before the reload.
 const sinkGrace = time.Minute
 
-func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+// statsHook prepares what the statistics of cfg need — their directory,
+// and their database's sink when stats.dsn names another one than the
+// sink in force — so that a directory that cannot be created or a
+// database that cannot be reached refuses the configuration before any
+// step takes effect (servers reconnected, snippets replaced); applying
+// only reconfigures the recorder.
+func (w *Wiring) statsHook(ctx context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
 	if old != nil && old.Stats == cfg.Stats && old.Output.ReportsDir == cfg.Output.ReportsDir {
 		return hostconfig.Step{}, nil
 	}
@@ -374,29 +381,37 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 	if prevSink != nil {
 		prev.Sink = prevSink.sink
 	}
+	if next.Enabled && next.Dir != "" {
+		// What Reconfigure does first, done here to refuse the file
+		// before anything changes.
+		if err := os.MkdirAll(next.Dir, 0o755); err != nil {
+			return hostconfig.Step{}, cfg.Errorf("stats.dir", "%w", fmt.Errorf("%w: Dir (stats.dir): %w", stats.ErrInvalidOptions, err))
+		}
+	}
+	use := prevSink
+	var opened *sinkUse // opened here: the step's until it is applied
+	if pg := cfg.Stats.Postgres; pg.DSN == "" || !cfg.Stats.Enabled {
+		use = nil // no database connection while nothing is recorded
+	} else if use == nil || use.pg != pg {
+		sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
+		if err != nil {
+			return hostconfig.Step{}, cfg.Errorf("stats.dsn", "%w", err)
+		}
+		use = &sinkUse{pg: pg, sink: sink}
+		opened = use
+	}
+	if use != nil {
+		next.Sink = use.sink
+	}
 	return hostconfig.Step{
-		// Reconfigure creates the directory; a failure refuses the
-		// configuration and undoes the steps applied before.
+		// Reconfigure may still fail (the directory removed meanwhile):
+		// the configuration is then refused and the steps applied before
+		// undone.
 		Apply: func(ctx context.Context) error {
-			use := prevSink
-			if pg := cfg.Stats.Postgres; pg.DSN == "" || !cfg.Stats.Enabled {
-				use = nil // no database connection while nothing is recorded
-			} else if use == nil || use.pg != pg {
-				sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
-				if err != nil {
-					return cfg.Errorf("stats.dsn", "%w", err)
-				}
-				use = &sinkUse{pg: pg, sink: sink}
-			}
-			if use != nil {
-				next.Sink = use.sink
-			}
 			if err := w.rec.Reconfigure(ctx, next); err != nil {
-				if use != nil && use != prevSink { // opened above
-					_ = use.sink.Close()
-				}
 				return cfg.Errorf("stats.dir", "%w", err)
 			}
+			opened = nil // in force: setSink closes it when it is replaced
 			w.setSink(use)
 			return nil
 		},
@@ -404,6 +419,12 @@ func (w *Wiring) statsHook(_ context.Context, old, cfg *hostconfig.Config) (host
 			err := w.rec.Reconfigure(ctx, prev)
 			w.setSink(prevSink)
 			return err
+		},
+		Discard: func() {
+			if opened != nil {
+				_ = opened.sink.Close()
+				opened = nil
+			}
 		},
 	}, nil
 }
@@ -527,46 +548,28 @@ func settingsOf(c *hostconfig.Config) outputSettings {
 	return outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL, pg: c.Output.Postgres}
 }
 
-func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+// outputHook opens the output store of cfg when its settings differ from
+// the store in force, so that a directory that cannot be created or a
+// database that cannot be reached refuses the configuration before any
+// step takes effect; applying only puts the store in force, and a store
+// opened for a configuration that is refused is closed (Discard).
+func (w *Wiring) outputHook(ctx context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
 	next := settingsOf(cfg)
 	if cur := w.store.Load(); cur != nil && cur.opts == next {
 		return hostconfig.Step{}, nil
 	}
-	var opened *liveStore
+	opened, err := w.openStore(ctx, cfg, next)
+	if err != nil {
+		return hostconfig.Step{}, err
+	}
+	applied := false
 	return hostconfig.Step{
-		Apply: func(ctx context.Context) error {
-			o := results.Options{
-				MaxInlineBytes: next.maxInline, Dir: next.dir, TTL: next.ttl,
-				QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
-				SweepInterval: sweepInterval(next.ttl),
-			}
-			var pgBackend *pgresults.Backend
-			if pg := next.pg; pg.DSN != "" {
-				be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
-				if err != nil {
-					return cfg.Errorf("output.dsn", "%w", err)
-				}
-				o.Backend, pgBackend = be, be // closed with the Store, or below when Open fails
-			}
-			st, err := results.Open(ctx, o)
-			if err != nil {
-				if o.Backend != nil {
-					_ = o.Backend.Close()
-				}
-				key := "output"
-				if o.Backend == nil {
-					key = "output.dir" // files: the directory is what failed
-				}
-				return cfg.Errorf(key, "cannot open the output store: %w", retold{strings.TrimPrefix(err.Error(), "results: "), err})
-			}
-			opened = &liveStore{st: st, pg: pgBackend, opts: next, mw: st.Middleware()}
+		Apply: func(context.Context) error {
+			applied = true
 			w.swapStore(opened)
 			return nil
 		},
 		Undo: func(context.Context) error {
-			if opened == nil {
-				return nil
-			}
 			w.mu.Lock()
 			var prev *liveStore
 			if n := len(w.retired); n > 0 && w.retired[n-1] != opened {
@@ -580,7 +583,42 @@ func (w *Wiring) outputHook(_ context.Context, _, cfg *hostconfig.Config) (hostc
 			w.mu.Unlock()
 			return opened.st.Close()
 		},
+		Discard: func() {
+			if !applied {
+				_ = opened.st.Close()
+			}
+		},
 	}, nil
+}
+
+// openStore opens the output store of cfg's settings next; an error is a
+// problem at the key at fault.
+func (w *Wiring) openStore(ctx context.Context, cfg *hostconfig.Config, next outputSettings) (*liveStore, error) {
+	o := results.Options{
+		MaxInlineBytes: next.maxInline, Dir: next.dir, TTL: next.ttl,
+		QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
+		SweepInterval: sweepInterval(next.ttl),
+	}
+	var pgBackend *pgresults.Backend
+	if pg := next.pg; pg.DSN != "" {
+		be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
+		if err != nil {
+			return nil, cfg.Errorf("output.dsn", "%w", err)
+		}
+		o.Backend, pgBackend = be, be // closed with the Store, or below when Open fails
+	}
+	st, err := results.Open(ctx, o)
+	if err != nil {
+		if o.Backend != nil {
+			_ = o.Backend.Close()
+		}
+		key := "output"
+		if o.Backend == nil {
+			key = "output.dir" // files: the directory is what failed
+		}
+		return nil, cfg.Errorf(key, "cannot open the output store: %w", retold{strings.TrimPrefix(err.Error(), "results: "), err})
+	}
+	return &liveStore{st: st, pg: pgBackend, opts: next, mw: st.Middleware()}, nil
 }
 
 // swapStore puts s in force; the store it replaces is closed later (see

@@ -1128,3 +1128,58 @@ llm.transform(input=results, prompt="Extract key findings")
 	require.NoError(t, f.host.Reload(t.Context()))
 	assert.Equal(t, `snippet.req(m=2, n=40, q="3", d=2)`, example(), "a reload changing only examples")
 }
+
+// A reload refused because its output or statistics directory cannot be
+// made changes nothing observable: the steps before the stores' (the
+// servers', the snippets') are not applied and undone, so MCP clients
+// are not told the tool list changed and no server is reconnected. The
+// stores are opened while the configuration is checked, before any step
+// takes effect; one opened for a refused configuration is closed.
+func TestSetup_ReloadRefusedForItsStoresChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o600))
+	writeConfig(t, dir, "snippets:\n  aa: {body: \"add(a=1, b=1)\"}\noutput: {max_inline_bytes: 100, dir: out}\n")
+	reg, host := newBare(t, dir)
+	// A stand-in for the servers' hook, added before Setup's as a host
+	// adds it: each application reconnects.
+	var serverEvents []string
+	host.OnApply("servers", func(_ context.Context, old, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		if old != nil && fmt.Sprint(old.Servers) == fmt.Sprint(cfg.Servers) {
+			return hostconfig.Step{}, nil
+		}
+		return hostconfig.Step{
+			Apply: func(context.Context) error { serverEvents = append(serverEvents, "connect"); return nil },
+			Undo:  func(context.Context) error { serverEvents = append(serverEvents, "reconnect the previous"); return nil },
+		}, nil
+	})
+	setUpQuiet(t, reg, host)
+	serverEvents = nil
+	var changes atomic.Int32
+	cancel := reg.Subscribe(func(registry.Change) { changes.Add(1) })
+	defer cancel()
+
+	for _, broken := range []string{
+		"output: {dir: " + filepath.Join(blocker, "y") + "}\n",
+		"stats: {enabled: true, dir: " + filepath.Join(blocker, "y") + "}\n",
+		// The output store of this one is opened, then closed unused.
+		"stats: {enabled: true, dir: " + filepath.Join(blocker, "y") + "}\noutput: {max_inline_bytes: 100, dir: other}\n",
+	} {
+		writeConfig(t, dir, "snippets:\n  bb: {body: \"add(a=2, b=2)\"}\nservers: {remote: {url: \"https://remote.test/mcp\"}}\n"+broken)
+		err := host.Reload(t.Context())
+		require.Error(t, err, broken)
+		assert.ErrorIs(t, err, syscall.ENOTDIR, broken)
+		assert.Zero(t, changes.Load(), "%s: clients are not told the tool list changed", broken)
+		assert.Empty(t, serverEvents, "%s: no server is connected nor reconnected", broken)
+		_, _, ok := reg.Resolve("snippet.aa")
+		assert.True(t, ok, "%s: the snippets in force stay", broken)
+	}
+	res, err := reg.Invoke(t.Context(), "lines", json.RawMessage(`{"count":100}`))
+	require.NoError(t, err)
+	require.IsType(t, results.Stored{}, res.Value)
+	entries, err := os.ReadDir(filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, entries, "outputs are stored by the store in force")
+	entries, _ = os.ReadDir(filepath.Join(dir, "other"))
+	assert.Empty(t, entries, "the store opened for a refused configuration is not used")
+}
