@@ -207,7 +207,12 @@
 // "configuration reloaded"; ot.reload does the same from a client (the
 // log line's by says which asked); a broken one is logged as
 // "configuration reload failed" with its problems, and the previous
-// configuration keeps serving. Without -config, SIGHUP is logged and
+// configuration keeps serving, unchanged: what may fail (a directory, a
+// database) is opened before anything is applied, so a refused reload
+// neither reconnects servers nor tells clients the tool list changed.
+// ot.reload answers config_error for a problem of the file, and
+// unavailable (retry later) when the only problem is a database the file
+// names that cannot be reached (stats.dsn, output.dsn). Without -config, SIGHUP is logged and
 // changes nothing (it does not stop the server), and ot.reload answers
 // that there is no configuration file to reload. A SIGHUP sent while the
 // server starts is kept and reloads once it runs — except in the first few

@@ -53,8 +53,11 @@ type Config struct {
 
 	// Reload re-reads the configuration and applies it (ot.reload). It
 	// returns an error, naming file and line, when the configuration is
-	// broken and the previous one stays. Nil makes ot.reload answer that
-	// reloading is not available.
+	// broken and the previous one stays (ot.reload answers config_error);
+	// an error matching ErrUnavailable (errors.Is) says instead that a
+	// database the configuration names cannot be reached now, and
+	// ot.reload answers unavailable, to be retried later. Nil makes
+	// ot.reload answer that reloading is not available.
 	Reload func(ctx context.Context) error
 
 	// Topics returns the notification topics (ot.notify): the first whose
@@ -382,7 +385,8 @@ var (
 	ErrInvalidQuery = errors.New("ot: invalid query")
 	// ErrSearchTimeout: the search ran out of its time limit.
 	ErrSearchTimeout = errors.New("ot: search time limit reached")
-	// ErrUnavailable: the store behind ot.stats or ot.result cannot be
+	// ErrUnavailable: the store behind ot.stats or ot.result, or a
+	// database a reloaded configuration names (Config.Reload), cannot be
 	// reached now (a database that is down); the call may succeed later.
 	ErrUnavailable = errors.New("ot: store unavailable")
 )

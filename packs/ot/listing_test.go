@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -409,6 +410,23 @@ func TestReload_BrokenConfigKeepsPrevious(t *testing.T) {
 	assert.Equal(t, "Error: configuration not reloaded (the previous configuration stays): onetool.yaml:7: aliases: cycle through \"a\"", res.Error)
 	// The previous aliases stay.
 	assert.Equal(t, []string{"alias_f", "find", "ws"}, parseStrings(t, f.ok(t, "ot.aliases", `{"info":"list"}`)))
+}
+
+// A reload refused because a database the file names cannot be reached
+// is unavailable, to retry later — the file is not at fault —, with the
+// file-and-line text kept.
+func TestReload_DatabaseAwayIsUnavailable(t *testing.T) {
+	f := newFixture(t)
+	f.reload = func(context.Context) error {
+		return fmt.Errorf("%w: %w", ot.ErrUnavailable, errors.New("onetool.yaml:3: stats.dsn: connection refused"))
+	}
+	res := f.call(t, "ot.reload", `{}`)
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, "(the previous configuration stays): ")
+	assert.Contains(t, res.Error, "onetool.yaml:3: stats.dsn: connection refused")
+	assert.Contains(t, res.Instruction, "Retry ot.reload in a moment")
+	assert.NotContains(t, res.Instruction, "do not retry")
 }
 
 func TestReload_NotConfigured(t *testing.T) {

@@ -41,7 +41,8 @@ const (
 // Error types the pack's failures carry beyond the result package's own.
 const (
 	// ErrTypeConfig: ot.reload found the configuration broken; the
-	// previous one stays.
+	// previous one stays. (A database it names that cannot be reached is
+	// result.Unavailable instead: the file is not at fault.)
 	ErrTypeConfig result.ErrorType = "config_error"
 	// ErrTypeWrite: ot.stats could not write its HTML report.
 	ErrTypeWrite result.ErrorType = "write_error"

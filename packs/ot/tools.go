@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -456,7 +457,14 @@ func (p *pack) reload(ctx context.Context, _ NoArgs) (result.Result[string], err
 		return sp.end(result.Failure[string]("Error: this server has no configuration file to reload", result.Unavailable), nil)
 	}
 	if err := p.cfg.Reload(ctx); err != nil {
-		return sp.end(result.Failure[string]("Error: configuration not reloaded (the previous configuration stays): "+err.Error(), ErrTypeConfig).
+		msg := "Error: configuration not reloaded (the previous configuration stays): " + err.Error()
+		if errors.Is(err, ErrUnavailable) {
+			// A database the file names is away: not the file's fault,
+			// and the same reload works once it is back.
+			return sp.end(result.Failure[string](msg, result.Unavailable).
+				WithInstruction("A database the configuration names cannot be reached right now; the file itself is fine. Retry ot.reload in a moment; if it keeps failing, tell the user the database is unreachable."), nil)
+		}
+		return sp.end(result.Failure[string](msg, ErrTypeConfig).
 			WithInstruction("Tell the user the configuration file has an error; do not retry until it is fixed."), nil)
 	}
 	return sp.end(result.Ok(reloadOK), nil)

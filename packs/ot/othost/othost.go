@@ -247,9 +247,58 @@ func reloadFunc(host *hostconfig.Host, reloaded func(error)) func(context.Contex
 		if reloaded != nil {
 			reloaded(err)
 		}
+		if err != nil && databaseAway(err) {
+			return databaseAwayError{err}
+		}
 		return err
 	}
 }
+
+// databaseAway reports whether every problem of a refused reload is a
+// database the configuration names that cannot be reached now
+// (stats.dsn, output.dsn: stats.ErrUnavailable, results.ErrUnavailable):
+// the file is not at fault, and the same reload works once the database
+// is back. One problem of another kind (the file's) makes it false.
+func databaseAway(err error) bool {
+	var leaves []error
+	var walk func(error)
+	walk = func(e error) {
+		if _, ok := e.(*hostconfig.Problem); ok {
+			leaves = append(leaves, e) // one problem, whatever it wraps
+			return
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			if x := u.Unwrap(); x != nil {
+				walk(x)
+				return
+			}
+			leaves = append(leaves, e)
+		default:
+			leaves = append(leaves, e)
+		}
+	}
+	walk(err)
+	for _, e := range leaves {
+		if !errors.Is(e, stats.ErrUnavailable) && !errors.Is(e, results.ErrUnavailable) {
+			return false
+		}
+	}
+	return len(leaves) > 0
+}
+
+// databaseAwayError is a refused reload whose problems are all databases
+// that cannot be reached: its text is the reload's (file, line, key),
+// and it matches ot.ErrUnavailable, so that ot.reload answers
+// unavailable, to be retried, rather than config_error.
+type databaseAwayError struct{ err error }
+
+func (e databaseAwayError) Error() string   { return e.err.Error() }
+func (e databaseAwayError) Unwrap() []error { return []error{e.err, ot.ErrUnavailable} }
 
 // QueryTool is the name ot.result has in the registry (with its prefix,
 // if any): the tool a stored output's query field calls. A host serving the

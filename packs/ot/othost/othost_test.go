@@ -1183,3 +1183,39 @@ func TestSetup_ReloadRefusedForItsStoresChangesNothing(t *testing.T) {
 	entries, _ = os.ReadDir(filepath.Join(dir, "other"))
 	assert.Empty(t, entries, "the store opened for a refused configuration is not used")
 }
+
+// ot.reload refused because stats.dsn or output.dsn names a database that
+// cannot be reached answers unavailable, to be retried once the database
+// is back — the file is not at fault —, keeping the text that names file,
+// line and key; a problem of the file itself, alone or beside an
+// unreachable database, stays config_error.
+func TestSetup_ReloadWithADatabaseAwayIsUnavailable(t *testing.T) {
+	f := newFixture(t, "aliases: {plus: add}\n")
+	t.Setenv("AWAY_DSN", "postgres://u:hunter2-secret@127.0.0.1:1/none?connect_timeout=2")
+	for _, key := range []string{"stats", "output"} {
+		config := key + ": {enabled: true, dsn: \"${AWAY_DSN}\"}\n"
+		if key == "output" {
+			config = "output: {dsn: \"${AWAY_DSN}\"}\n"
+		}
+		writeConfig(t, f.dir, config)
+		res, err := f.reg.Invoke(t.Context(), "ot.reload", json.RawMessage(`{}`))
+		require.NoError(t, err)
+		assert.False(t, res.Success, key)
+		assert.Equal(t, result.Unavailable, res.ErrorType, key)
+		assert.Contains(t, res.Error, "config.yaml:1: "+key+".dsn: ", key)
+		assert.NotContains(t, res.Error, "hunter2-secret", key)
+		assert.Contains(t, res.Instruction, "Retry ot.reload", key)
+	}
+
+	writeConfig(t, f.dir, "aliases: {plus: nosuch}\nstats: {enabled: true, dsn: \"${AWAY_DSN}\"}\n")
+	res, err := f.reg.Invoke(t.Context(), "ot.reload", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.Equal(t, ot.ErrTypeConfig, res.ErrorType, "the file has an error too")
+	assert.Contains(t, res.Error, "aliases.plus")
+	assert.Contains(t, res.Instruction, "do not retry until it is fixed")
+
+	writeConfig(t, f.dir, "stats: {enabled: true, flush_interval: soon}\n")
+	res, err = f.reg.Invoke(t.Context(), "ot.reload", json.RawMessage(`{}`))
+	require.NoError(t, err)
+	assert.Equal(t, ot.ErrTypeConfig, res.ErrorType)
+}
