@@ -210,6 +210,35 @@ func TestLoad_StatsAndOutputDSN(t *testing.T) {
 	assert.NotContains(t, err.Error(), "pw-secret")
 }
 
+// A dsn whose ${…} expands to the empty string (the variable unset, with
+// a :- default of nothing, or set empty) means none: the section keeps
+// its data in files, so that one file serves hosts with a database and
+// hosts without. A literal empty dsn, or one that is not a DSN, is still
+// refused.
+func TestLoad_DSNExpandingToNothingMeansNone(t *testing.T) {
+	file := "stats: {enabled: true, dsn: \"${STATS_DSN:-}\"}\noutput: {dsn: \"${OUT_DSN:-}\"}\ncatalogue: {dsn: \"${CAT_DSN}\"}\n"
+	dir := writeFiles(t, map[string]string{"c.yaml": file})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"CAT_DSN": ""})
+	assert.Empty(t, cfg.Stats.DSN)
+	assert.Empty(t, cfg.Output.DSN)
+	assert.Empty(t, cfg.Catalogue.DSN)
+	assert.True(t, cfg.Stats.Enabled)
+	assert.Equal(t, filepath.Join(dir, "stats"), cfg.Stats.Dir, "records go to stats.dir")
+
+	// The same file in production.
+	cfg = mustLoad(t, dir, "c.yaml", map[string]string{"STATS_DSN": "postgres://st:pw@db/st", "OUT_DSN": "host=db", "CAT_DSN": "postgres://db/cat"})
+	assert.Equal(t, "postgres://st:pw@db/st", cfg.Stats.DSN)
+	assert.Equal(t, "host=db", cfg.Output.DSN)
+	assert.Equal(t, "postgres://db/cat", cfg.Catalogue.DSN)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "stats: {dsn: \"\"}\noutput: {dsn: \"${OUT_DSN:-nothing}\"}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:1: stats.dsn: expected a PostgreSQL DSN (postgres://user:password@host:port/db or key=value pairs) written as ${ENV}`,
+		`c.yaml:2: output.dsn: expected a PostgreSQL DSN (postgres://user:password@host:port/db or key=value pairs) written as ${ENV}`,
+	}, problemTexts(t, dir, err))
+}
+
 // PoolSize is max_conns as the stores take it: capped, 0 kept as the
 // driver's default.
 func TestPostgres_PoolSize(t *testing.T) {

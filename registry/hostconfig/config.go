@@ -351,7 +351,8 @@ type Output struct {
 // nothing is kept in PostgreSQL.
 type Postgres struct {
 	// DSN is the database (the section's dsn), written as ${ENV} in the
-	// file. Never log or print it.
+	// file; "" (no dsn, or one whose ${…} expands to nothing) means none.
+	// Never log or print it.
 	DSN string
 	// Schema holds the store's tables (schema); "" means toolpack.
 	Schema string

@@ -887,6 +887,12 @@ func (d *decoder) postgres(k string, v *yaml.Node, p string, pg *Postgres, least
 	switch k {
 	case "dsn":
 		if t, ok := d.secretText(v, p); ok {
+			if t == "" && fromEnv(v, t) {
+				// ${DSN:-} unset or empty: no database (files), so that
+				// one file serves hosts with and without one.
+				pg.DSN = ""
+				return
+			}
 			if !strings.HasPrefix(t, "postgres://") && !strings.HasPrefix(t, "postgresql://") && !strings.Contains(t, "=") {
 				d.bad(v, p, "expected a PostgreSQL DSN (postgres://user:password@host:port/db or key=value pairs) written as ${ENV}")
 				return

@@ -86,7 +86,11 @@
 //     (hostconfig.Postgres). A statement the database leaves unanswered
 //     past statement_timeout and a margin (at most 5 s) fails as
 //     unavailable, even when the connection stays open. Write the dsn as ${ENV}: it holds a
-//     password, and it is never logged or shown.
+//     password, and it is never logged or shown. A dsn whose ${…}
+//     expands to the empty string (${STATS_DSN:-} with STATS_DSN unset
+//     or empty) means none — the section keeps its data in files —, so
+//     that one file serves hosts with and without a database; any other
+//     value that is not a PostgreSQL DSN is refused.
 //   - docs: {base_url (onetool's reference URL), slugs (added to
 //     DefaultSlugs)}.
 //   - catalogue: {dir (catalogue), allowed_hosts (none: every public
