@@ -27,8 +27,9 @@
 //	               tool's example call show for it (else the placeholder
 //	               <name>, unquoted in the call: any JSON value goes there);
 //	               a body calling a tool that is not served is logged as a
-//	               warning by WarnUnserved and at every reload (the tool may
-//	               come later: a server still connecting)
+//	               warning, at the file line of the step calling it, by
+//	               WarnUnserved and at every reload (the tool may come
+//	               later: a server still connecting)
 //	stats          the statistics middleware (ot.stats): on/off, directory,
 //	               flush interval, the context and time estimates
 //	output         the large-output store (ot.result): successes whose text

@@ -911,22 +911,34 @@ func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, packs []*regi
 		if err != nil {
 			continue
 		}
-		var missing []string
+		// One warning per body line, at the line of the step: the first
+		// call of each tool that is not served.
+		lines := callLines(d.Body)
+		var order []int
+		missing := map[int][]string{}
 		for _, tool := range s.Tools() {
 			if servedStep(cfg, reg, connected, all, tool) {
 				continue
 			}
-			missing = append(missing, strconv.Quote(tool))
+			l := lines[tool]
+			if _, ok := missing[l]; !ok {
+				order = append(order, l)
+			}
+			missing[l] = append(missing[l], strconv.Quote(tool))
 		}
-		if len(missing) == 0 {
-			continue
+		slices.Sort(order)
+		for _, l := range order {
+			what := "a tool that is not served"
+			if len(missing[l]) > 1 {
+				what = "tools that are not served"
+			}
+			p := cfg.Errorf("snippets."+name+".body", "calls %s: %s; its calls fail until a tool, alias or server of that name is served", what, strings.Join(missing[l], ", "))
+			if l > 0 {
+				p.File, p.Line = bodyPosition(cfg, cfg.Snippets[name], l)
+				p.Message = fmt.Sprintf("body line %d: %s", l, p.Message)
+			}
+			out = append(out, p.Error())
 		}
-		what := "a tool that is not served"
-		if len(missing) > 1 {
-			what = "tools that are not served"
-		}
-		out = append(out, cfg.Errorf("snippets."+name+".body",
-			"calls %s: %s; its calls fail until a tool, alias or server of that name is served", what, strings.Join(missing, ", ")).Error())
 	}
 	return out
 }
@@ -1213,21 +1225,7 @@ func locateOne(cfg *hostconfig.Config, s hostconfig.Snippet, err error) error {
 	p := &hostconfig.Problem{File: s.File, Line: s.Line, Key: "snippets." + s.Name + ".body", Err: err}
 	msg := pe.Msg
 	if pe.Line > 0 {
-		// A block scalar (body: |) starts on the line after the key, one
-		// file line per body line; a quoted body's lines are not the
-		// file's, so it is located at its key.
-		key := "snippets." + s.Name + ".body"
-		bodyFile, keyLine, _ := cfg.Position(key)
-		if bodyFile != "" {
-			p.File = bodyFile // the body may come from another file than the snippet's last key
-		}
-		p.Line = keyLine
-		if bodyLines := strings.Count(strings.TrimSuffix(s.Body, "\n"), "\n") + 1; keyLine > 0 && s.BodyLine > keyLine {
-			p.Line = s.BodyLine + min(pe.Line, bodyLines) - 1
-		}
-		if p.Line == 0 {
-			p.Line = s.Line
-		}
+		p.File, p.Line = bodyPosition(cfg, s, pe.Line)
 		msg = fmt.Sprintf("body line %d", pe.Line)
 		if pe.Column > 0 {
 			msg += fmt.Sprintf(", column %d", pe.Column)
@@ -1236,6 +1234,96 @@ func locateOne(cfg *hostconfig.Config, s hostconfig.Snippet, err error) error {
 	}
 	p.Message = msg
 	return p
+}
+
+// bodyPosition is the file and line of line (1-based) of snippet s's
+// body. A block scalar (body: |) starts on the line after the key, one
+// file line per body line; a quoted body's lines are not the file's, so
+// it is located at its key.
+func bodyPosition(cfg *hostconfig.Config, s hostconfig.Snippet, line int) (string, int) {
+	file, at := s.File, s.Line
+	bodyFile, keyLine, _ := cfg.Position("snippets." + s.Name + ".body")
+	if bodyFile != "" {
+		file = bodyFile // the body may come from another file than the snippet's last key
+	}
+	if keyLine > 0 {
+		at = keyLine
+	}
+	if bodyLines := strings.Count(strings.TrimSuffix(s.Body, "\n"), "\n") + 1; keyLine > 0 && s.BodyLine > keyLine {
+		at = s.BodyLine + min(line, bodyLines) - 1
+	}
+	return file, at
+}
+
+// callLines returns, for each tool the body of a snippet that parses
+// calls, the body line (1-based) of its first call. A call is the first
+// word of a statement, or the word after `name =`; strings, comments and
+// the insides of brackets (a statement's arguments, over several lines
+// perhaps) hold none.
+func callLines(body string) map[string]int {
+	out := map[string]int{}
+	toolByte := func(c byte) bool {
+		return c == '_' || c == '.' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	word := func(i int) (string, int) {
+		j := i
+		for j < len(body) && toolByte(body[j]) {
+			j++
+		}
+		return body[i:j], j
+	}
+	spaces := func(i int) int {
+		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r') {
+			i++
+		}
+		return i
+	}
+	line, depth, start := 1, 0, true
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\n':
+			line++
+			start = depth == 0
+			i++
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '#':
+			for i < len(body) && body[i] != '\n' {
+				i++
+			}
+		case c == '"':
+			for i++; i < len(body) && body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					i++
+				} else if body[i] == '\n' {
+					line++
+				}
+			}
+			i++
+			start = false
+		case c == '(' || c == '[' || c == '{':
+			depth++
+			start = false
+			i++
+		case c == ')' || c == ']' || c == '}':
+			depth = max(depth-1, 0)
+			i++
+		case start && toolByte(c):
+			w, j := word(i)
+			if k := spaces(j); k < len(body) && body[k] == '=' {
+				w, j = word(spaces(k + 1))
+			}
+			if _, seen := out[w]; !seen && w != "" {
+				out[w] = line
+			}
+			i, start = j, false
+		default:
+			start = false
+			i++
+		}
+	}
+	return out
 }
 
 // decodeJSON decodes one JSON value, numbers kept as json.Number.

@@ -843,9 +843,11 @@ servers:
 	assert.Empty(t, logs.String(), "the first configuration waits for WarnUnserved")
 	w.WarnUnserved()
 
+	// Each at the file line of the step calling it (its first call).
 	out := logs.String()
-	assert.Equal(t, 1, strings.Count(out, "level=WARN"), out)
-	assert.Contains(t, out, `config.yaml:14: snippets.typo.body: calls tools that are not served: \"ad\", \"nosuch.tool\"`)
+	assert.Equal(t, 2, strings.Count(out, "level=WARN"), out)
+	assert.Contains(t, out, `config.yaml:15: snippets.typo.body: body line 1: calls a tool that is not served: \"ad\"; its calls fail`)
+	assert.Contains(t, out, `config.yaml:16: snippets.typo.body: body line 2: calls a tool that is not served: \"nosuch.tool\"`)
 	assert.NotContains(t, out, "snippets.fine")
 	assert.NotContains(t, out, "snippets.other")
 
@@ -853,7 +855,7 @@ servers:
 	logs.Reset()
 	require.NoError(t, reg.SetEnabled("add", false))
 	require.NoError(t, host.Reload(t.Context()))
-	assert.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), logs.String())
+	assert.Equal(t, 2, strings.Count(logs.String(), "level=WARN"), logs.String())
 	assert.Contains(t, logs.String(), "snippets.typo.body")
 
 	// Fixed: the next reload warns no more.
@@ -882,10 +884,36 @@ servers:
 `)
 	require.NoError(t, host.Reload(t.Context()))
 	out = logs.String()
-	assert.Contains(t, out, `snippets.s.body: calls a tool that is not served: \"plus\"`)
-	assert.Contains(t, out, `snippets.u.body: calls a tool that is not served: \"my.up.nosuch\"`)
+	assert.Contains(t, out, `config.yaml:2: snippets.s.body: body line 1: calls a tool that is not served: \"plus\"`, "a quoted body: at its key")
+	assert.Contains(t, out, `config.yaml:4: snippets.u.body: body line 1: calls a tool that is not served: \"my.up.nosuch\"`)
 	assert.NotContains(t, out, "snippets.d.body", "a server with a dot in its name, still connecting")
 	assert.NotContains(t, out, "snippets.e.body")
+}
+
+// The warning for a tool that is not served names the line of the step
+// calling it — past a call whose arguments span lines, strings holding
+// calls and parentheses, and comments —, not the line of the body's key.
+func TestSetup_UnservedToolWarnedAtItsStepsLine(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `snippets:
+  s:
+    body: |
+      # nosuch() in a comment
+      r = add(
+        a=1,
+        b=2)
+      echo(text="missing( here ) \" x = missing(")
+      t = missing(x={"k": [1, 2]})
+      missing(y=1)
+      other.gone()
+`)
+	_, host, w, logs := setUpWarned(t, dir)
+	require.NoError(t, host.Reload(t.Context()))
+	w.WarnUnserved()
+	out := logs.String()
+	assert.Equal(t, 2, strings.Count(out, "level=WARN"), out)
+	assert.Contains(t, out, `config.yaml:9: snippets.s.body: body line 6: calls a tool that is not served: \"missing\"`)
+	assert.Contains(t, out, `config.yaml:11: snippets.s.body: body line 8: calls a tool that is not served: \"other.gone\"`)
 }
 
 // An output directory that cannot be made is named by its key, output.dir,
