@@ -470,8 +470,8 @@ type Transcript struct {
 
 // Docs configures documentation links.
 type Docs struct {
-	// BaseURL is the documentation root; a pack's page is BaseURL +
-	// slug + "/".
+	// BaseURL is the documentation root, an http or https URL without a
+	// query or fragment; a pack's page is BaseURL + slug + "/".
 	BaseURL string
 	// Slugs maps pack names to documentation slugs; a configuration's
 	// slugs are added to DefaultSlugs.

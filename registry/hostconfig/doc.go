@@ -92,7 +92,8 @@
 //     that one file serves hosts with and without a database; any other
 //     value that is not a PostgreSQL DSN is refused.
 //   - docs: {base_url (onetool's reference URL), slugs (added to
-//     DefaultSlugs)}.
+//     DefaultSlugs)}: a pack's page is base_url + slug + "/", so
+//     base_url is an http or https URL without a query or fragment.
 //   - catalogue: {dir (catalogue), allowed_hosts (none: every public
 //     host), allow_private (false), allow_addrs (none), secrets (none)}:
 //     the tools catalogue's data directory and what its http tools may

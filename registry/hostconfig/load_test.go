@@ -481,6 +481,21 @@ snippets: [x]
 	}, problemTexts(t, dir, err))
 }
 
+// docs.base_url with a query or a fragment is refused at load, naming
+// the key and what is expected: a pack's slug added after it would land
+// in the query (https://x.test/ref?lang=en/example/), not the path.
+func TestLoad_DocsBaseURLWithQueryOrFragmentRefused(t *testing.T) {
+	for _, u := range []string{"https://x.test/ref?lang=en", "https://x.test/ref/?", "https://x.test/ref/#top", "http://x.test/ref#"} {
+		dir := writeFiles(t, map[string]string{"c.yaml": "docs: {base_url: \"" + u + "\"}\n"})
+		_, err := load(t, dir, "c.yaml", nil)
+		assert.Equal(t, []string{
+			`c.yaml:1: docs.base_url: expected an http or https URL without a query (?…) or fragment (#…): each pack's page is its slug added after it, got "` + u + `"`,
+		}, problemTexts(t, dir, err), u)
+	}
+	dir := writeFiles(t, map[string]string{"c.yaml": "docs: {base_url: \"https://x.test/ref/\"}\n"})
+	assert.Equal(t, "https://x.test/ref/", mustLoad(t, dir, "c.yaml", nil).Docs.BaseURL)
+}
+
 func TestLoad_SecretsNeverInErrors(t *testing.T) {
 	const secret = "s3cr3t-v4lue-0xfeed"
 	dir := writeFiles(t, map[string]string{"c.yaml": `
