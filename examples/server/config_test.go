@@ -486,6 +486,77 @@ servers:
 	assert.NotContains(t, names(), "snippet.twice")
 }
 
+// An ot.reload refused because its output.dir (or stats.dir) cannot be
+// created changes nothing a client sees: the servers it adds are not
+// connected then removed (nor a changed one reconnected twice, losing its
+// session), and no tools/list_changed is sent — the stores are opened
+// before any step applies.
+func TestRun_OtReloadRefusedForItsStoresChangesNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	remoteURL := startRemote(t) + "/mcp"
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o600))
+	cfgPath := filepath.Join(dir, "config.yaml")
+	write := func(s string) { require.NoError(t, os.WriteFile(cfgPath, []byte(s), 0o600)) }
+	server := func(x string) string {
+		return "servers:\n  remote: {url: \"" + remoteURL + "\", headers: {Authorization: \"Bearer ${" + proxyTokenEnv + "}\", X: \"" + x + "\"}}\n"
+	}
+	write("snippets:\n  aa: {body: \"add(a=1, b=1)\"}\n")
+	s := startHTTP(t, ctx, append(serverEnv(startBackend(t)), proxyTokenEnv+"="+proxyToken), "-config", cfgPath)
+	waitLog(t, ctx, s, "configuration loaded", 1)
+
+	var changed atomic.Int32
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
+	})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	reload := func() string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ot.reload", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		require.True(t, res.IsError, "the reload is refused: %v", res.Content)
+		return textOf(t, res)
+	}
+	quiet := func(what string) {
+		t.Helper()
+		time.Sleep(500 * time.Millisecond) // a notification would have arrived
+		assert.Zero(t, changed.Load(), "%s: no tools/list_changed", what)
+		assert.NotContains(t, s.stderr.String(), "MCP server connected", what)
+		assert.NotContains(t, s.stderr.String(), "MCP server removed", what)
+	}
+
+	bb := "snippets:\n  bb: {body: \"add(a=2, b=2)\"}\n"
+	write(bb + server("2") + "output: {dir: " + filepath.Join(blocker, "y") + "}\n")
+	assert.Contains(t, reload(), "output.dir: cannot open the output store: ")
+	quiet("output.dir")
+	write(bb + server("2") + "stats: {enabled: true, dir: " + filepath.Join(blocker, "y") + "}\n")
+	assert.Contains(t, reload(), "stats.dir: ")
+	quiet("stats.dir")
+
+	// A server in force whose headers the refused file changes keeps its
+	// connection: one connection in all.
+	write(server("1"))
+	_, err = callMCP(t, ctx, cs, "ot.reload", map[string]any{})
+	require.NoError(t, err)
+	waitLog(t, ctx, s, "MCP server connected", 1)
+	require.Eventually(t, func() bool { return changed.Load() >= 1 }, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
+	changed.Store(0)
+	write(server("2") + "output: {dir: " + filepath.Join(blocker, "y") + "}\n")
+	reload()
+	time.Sleep(500 * time.Millisecond)
+	assert.Zero(t, changed.Load())
+	assert.Equal(t, 1, strings.Count(s.stderr.String(), "MCP server connected"), "no reconnection")
+	assert.NotContains(t, s.stderr.String(), "MCP server configuration changed")
+	txt, err := callMCP(t, ctx, cs, "remote.shout", map[string]any{"text": "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, "HI", txt)
+}
+
 // Without -config, SIGHUP (a terminal's hang-up, a habit of operators) is
 // logged and changes nothing: the server keeps serving; ot.reload says
 // there is nothing to reload.
