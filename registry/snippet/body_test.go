@@ -106,3 +106,12 @@ func TestRunChecked_MissingValueFailsBeforeAnyCall(t *testing.T) {
 	_, err = s.RunChecked(context.Background(), nil, map[string]any{"x": 1, "y": 2})
 	require.Error(t, err, "a nil Invoker is an error, not a panic")
 }
+
+// ToolLines gives the body line of each tool's first call, whatever spans
+// lines before it (comments, blank lines, a call's arguments over several
+// lines, strings holding newlines or tool-like words).
+func TestToolLines_FirstCallOfEachTool(t *testing.T) {
+	s, err := snippet.ParseBody("s", "# a comment\n\nr = add(a=1,\n  b=2)\necho(text=\"x(\\n y = z()\")\nadd(a=r, b=1)\nq = echo(text=\"again\")\n", nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"add": 3, "echo": 5}, s.ToolLines())
+}

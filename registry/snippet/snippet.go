@@ -277,6 +277,18 @@ func (s *Snippet) Tools() []string {
 	return out
 }
 
+// ToolLines returns, for each tool the body calls, the body line (1-based)
+// of its first call: where a host points a warning about that tool.
+func (s *Snippet) ToolLines() map[string]int {
+	out := make(map[string]int, len(s.prog.steps))
+	for _, st := range s.prog.steps {
+		if _, ok := out[st.tool]; !ok {
+			out[st.tool] = st.line
+		}
+	}
+	return out
+}
+
 // values checks the values of a call and fills in defaults: an unknown
 // name, a missing required parameter or a value of the wrong type is
 // reported (every one, as field errors). The values are JSON data

@@ -913,7 +913,7 @@ func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, packs []*regi
 		}
 		// One warning per body line, at the line of the step: the first
 		// call of each tool that is not served.
-		lines := callLines(d.Body)
+		lines := s.ToolLines()
 		var order []int
 		missing := map[int][]string{}
 		for _, tool := range s.Tools() {
@@ -1253,77 +1253,6 @@ func bodyPosition(cfg *hostconfig.Config, s hostconfig.Snippet, line int) (strin
 		at = s.BodyLine + min(line, bodyLines) - 1
 	}
 	return file, at
-}
-
-// callLines returns, for each tool the body of a snippet that parses
-// calls, the body line (1-based) of its first call. A call is the first
-// word of a statement, or the word after `name =`; strings, comments and
-// the insides of brackets (a statement's arguments, over several lines
-// perhaps) hold none.
-func callLines(body string) map[string]int {
-	out := map[string]int{}
-	toolByte := func(c byte) bool {
-		return c == '_' || c == '.' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-	}
-	word := func(i int) (string, int) {
-		j := i
-		for j < len(body) && toolByte(body[j]) {
-			j++
-		}
-		return body[i:j], j
-	}
-	spaces := func(i int) int {
-		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r') {
-			i++
-		}
-		return i
-	}
-	line, depth, start := 1, 0, true
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\n':
-			line++
-			start = depth == 0
-			i++
-		case c == ' ' || c == '\t' || c == '\r':
-			i++
-		case c == '#':
-			for i < len(body) && body[i] != '\n' {
-				i++
-			}
-		case c == '"':
-			for i++; i < len(body) && body[i] != '"'; i++ {
-				if body[i] == '\\' {
-					i++
-				} else if body[i] == '\n' {
-					line++
-				}
-			}
-			i++
-			start = false
-		case c == '(' || c == '[' || c == '{':
-			depth++
-			start = false
-			i++
-		case c == ')' || c == ']' || c == '}':
-			depth = max(depth-1, 0)
-			i++
-		case start && toolByte(c):
-			w, j := word(i)
-			if k := spaces(j); k < len(body) && body[k] == '=' {
-				w, j = word(spaces(k + 1))
-			}
-			if _, seen := out[w]; !seen && w != "" {
-				out[w] = line
-			}
-			i, start = j, false
-		default:
-			start = false
-			i++
-		}
-	}
-	return out
 }
 
 // decodeJSON decodes one JSON value, numbers kept as json.Number.
