@@ -143,12 +143,19 @@
 //
 // Reconfigure replaces the set of servers while the proxy runs (a host
 // reloading its configuration): servers whose Config is unchanged keep
-// their sessions; removed servers lose their pack at once and finish the
-// calls already forwarded to them before they are disconnected; new
-// servers connect as in New; a changed server connects anew beside the
-// old one, its tools replace the old ones in one step when it connects,
-// and the old one finishes its calls in flight before it is
-// disconnected. Validate checks configs without changing anything.
+// their sessions, and so do those whose Description alone changed (their
+// pack is replaced with the new description); removed servers lose their
+// pack at once and finish the calls already forwarded to them before they
+// are disconnected; new servers connect as in New; a changed server
+// (command, env, dir, URL, headers) connects anew beside the old one, its
+// tools replace the old ones in one step when it connects, and the old
+// one finishes its calls in flight before it is disconnected. A caller
+// that held an old tool across the change (a snippet's later steps, see
+// registry.Pinned) is served all the same: once the old server is
+// closed, its tools forward calls to the server that replaced it, so no
+// call fails because of a reload; a held tool of a removed server fails
+// with error type unavailable, saying the server was removed. Validate
+// checks configs without changing anything.
 //
 // # Wire values
 //

@@ -164,18 +164,23 @@ type server struct {
 	ctx    context.Context // ends when the server is retired or the proxy closes
 	cancel context.CancelFunc
 	done   chan struct{} // closed when run returns
+	ready  chan struct{} // closed when the first connection attempt has ended
 	kind   string
 	source string
 	// registered is the tool list registered last and registeredRemote
 	// the remote's name then (guarded by p.packMu); nil when none is.
 	registered       *[]remoteTool
 	registeredRemote string
-	red              *redactor // secrets of the headers and env: kept out of everything, results included
-	logRed           *redactor // red and Config.Secrets: kept out of logs, status, stderr and errors
-	log              *slog.Logger
-	client           *mcp.Client
-	refresh          chan struct{}
-	broken           chan struct{} // a call found the session unusable
+	// desc is the pack description given (Config.Description; guarded by
+	// p.packMu): a Reconfigure that changes nothing else updates it in
+	// place, without reconnecting.
+	desc    string
+	red     *redactor // secrets of the headers and env: kept out of everything, results included
+	logRed  *redactor // red and Config.Secrets: kept out of logs, status, stderr and errors
+	log     *slog.Logger
+	client  *mcp.Client
+	refresh chan struct{}
+	broken  chan struct{} // a call found the session unusable
 
 	mu         sync.Mutex
 	sess       *mcp.ClientSession
@@ -185,6 +190,12 @@ type server struct {
 	stderr     *redactWriter // of the current child (Command servers with Options.Stderr)
 	calls      int           // forwarded calls in flight
 	idle       chan struct{} // closed when calls drops to zero, while draining
+	// closing: the server is retired (Reconfigure) and takes no new
+	// calls; a call of one of its tools made later (a tool a snippet
+	// held across the reload) goes to successor, the server that
+	// replaced it, or fails saying the server was removed when none did.
+	closing   bool
+	successor *server
 
 	// retiring: the server is no longer configured (Reconfigure): its
 	// status is no longer reported and its pack, while it still has it,
@@ -243,9 +254,9 @@ func sortServers(ss []*server) {
 func (p *Proxy) start(ss []*server) []chan struct{} {
 	readies := make([]chan struct{}, len(ss))
 	for i, s := range ss {
-		readies[i] = make(chan struct{})
+		readies[i] = s.ready
 		p.wg.Add(1)
-		go s.run(s.ctx, readies[i])
+		go s.run(s.ctx, s.ready)
 	}
 	return readies
 }
@@ -273,16 +284,25 @@ func Validate(cfgs []Config) error { return validate(cfgs) }
 //
 //   - a server no longer in cfgs has its pack removed at once (new calls
 //     of its tools are unknown tools); the calls already forwarded to it
-//     finish, then it is disconnected (in the background);
+//     finish, then it is disconnected (in the background). A call of one
+//     of its tools made later by a caller that held the tool (a
+//     snippet's later step, see registry.Pinned) fails with error type
+//     unavailable, saying the server was removed from the configuration;
 //   - a new server is connected and its tools registered, as by New;
-//   - a server whose Config changed is restarted: the new one connects
-//     while the old one keeps serving; when the new one's first attempt
-//     succeeds, its tools replace the old ones in one step
+//   - a server whose Config changed in how it is reached (Command, Env,
+//     Dir, URL, Headers, Secrets, Transport) is restarted: the new one
+//     connects while the old one keeps serving; when the new one's first
+//     attempt succeeds, its tools replace the old ones in one step
 //     (Registry.ReplacePack), so calls never find the tools missing; when
 //     it fails, the old one's pack is removed and the new one retries
 //     with back-off. Either way the old one finishes the calls already
-//     forwarded to it and is then disconnected. A Config with a
-//     Transport counts as changed (functions cannot be compared).
+//     forwarded to it and is then disconnected; a call of one of the old
+//     one's tools made after that (a caller that held the tool across
+//     the change) is forwarded to the new one, so no call fails because
+//     of the change. A Config with a Transport counts as changed
+//     (functions cannot be compared);
+//   - a server whose Description alone changed keeps its session: its
+//     pack is replaced with the new description (one registry change).
 //
 // Invalid configs change nothing and return an error wrapping
 // ErrInvalidConfig (see Validate). Reconfigure returns once every new
@@ -304,15 +324,20 @@ func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
 	old := p.byName
 	next := make(map[string]*server, len(cfgs))
 	var fresh, changed, removed []*server
+	redescribe := map[*server]string{}
 	for _, c := range cfgs {
-		if s, ok := old[c.Name]; ok && sameConfig(s.cfg, c) {
+		if s, ok := old[c.Name]; ok && sameConnection(s.cfg, c) {
 			next[c.Name] = s
+			redescribe[s] = c.Description
 			continue
 		}
-		if s, ok := old[c.Name]; ok {
-			changed = append(changed, s)
-		}
 		s := p.newServer(c)
+		if prev, ok := old[c.Name]; ok {
+			changed = append(changed, prev)
+			prev.mu.Lock()
+			prev.successor = s
+			prev.mu.Unlock()
+		}
 		fresh = append(fresh, s)
 		next[c.Name] = s
 	}
@@ -334,6 +359,9 @@ func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
 	p.wg.Add(len(changed) + len(removed))
 	p.mu.Unlock()
 
+	for s, desc := range redescribe {
+		s.describe(desc)
+	}
 	for _, s := range removed {
 		s.log.Info("MCP server removed from the configuration; finishing its calls in flight")
 		s.unregister()
@@ -347,22 +375,46 @@ func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
 	return err
 }
 
-// sameConfig reports whether two configs describe the same server. A
-// Transport cannot be compared: a config with one is never the same.
-func sameConfig(a, b Config) bool {
-	return a.Transport == nil && b.Transport == nil &&
-		a.Name == b.Name && a.Description == b.Description &&
+// sameConnection reports whether two configs reach the same server the
+// same way: all but the Description are the same (the description is
+// changed in place, see server.describe). A Transport cannot be
+// compared: a config with one is never the same.
+func sameConnection(a, b Config) bool {
+	return a.Transport == nil && b.Transport == nil && a.Name == b.Name &&
 		slices.Equal(a.Command, b.Command) && maps.Equal(a.Env, b.Env) && a.Dir == b.Dir &&
 		a.URL == b.URL && maps.Equal(a.Headers, b.Headers) && slices.Equal(a.Secrets, b.Secrets)
 }
 
-// retire ends a server that is no longer configured: it waits for the
-// calls in flight (each bounded by the caller or Options.CallTimeout),
-// stops the connection loop, closes the session and removes the pack if
-// the server still has it (a successor of the same name may have taken
-// it over).
+// describe makes desc the server's pack description; the pack, when the
+// server has it registered, is replaced (same tools, same handlers) in
+// one step.
+func (s *server) describe(desc string) {
+	p := s.p
+	p.packMu.Lock()
+	defer p.packMu.Unlock()
+	if s.desc == desc {
+		return
+	}
+	s.desc = desc
+	if p.owner[s.cfg.Name] != s || s.registered == nil {
+		return
+	}
+	if err := p.reg.ReplacePack(s.pack(*s.registered, s.registeredRemote)); err != nil {
+		s.log.Warn("updating the description of the MCP server's pack failed", "error", err)
+	}
+}
+
+// retire ends a server that is no longer configured: it takes no new
+// calls (later calls of its tools go to its successor, see call), waits
+// for the calls in flight (each bounded by the caller or
+// Options.CallTimeout), stops the connection loop, closes the session and
+// removes the pack if the server still has it (a successor of the same
+// name may have taken it over).
 func (s *server) retire() {
 	defer s.p.wg.Done()
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.drain()
 	s.cancel()
 	<-s.done
@@ -388,13 +440,7 @@ func (s *server) drain() {
 	}
 }
 
-// callStarted and callEnded count the calls in flight for drain.
-func (s *server) callStarted() {
-	s.mu.Lock()
-	s.calls++
-	s.mu.Unlock()
-}
-
+// callEnded counts a call in flight (see call) as ended, for drain.
 func (s *server) callEnded() {
 	s.mu.Lock()
 	s.calls--
@@ -409,7 +455,8 @@ func (p *Proxy) newServer(c Config) *server {
 	results := c
 	results.Secrets = nil
 	s := &server{p: p, cfg: c, source: registry.SourceProxyPrefix + c.Name, red: newRedactor(results), logRed: newRedactor(c),
-		refresh: make(chan struct{}, 1), broken: make(chan struct{}, 1), done: make(chan struct{})}
+		refresh: make(chan struct{}, 1), broken: make(chan struct{}, 1), done: make(chan struct{}), ready: make(chan struct{}),
+		desc: c.Description}
 	s.ctx, s.cancel = context.WithCancel(p.ctx)
 	switch {
 	case len(c.Command) > 0:
@@ -627,11 +674,9 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 	if ir := sess.InitializeResult(); ir != nil && ir.ServerInfo != nil {
 		remote = truncate(s.red.text(ir.ServerInfo.Name+" "+ir.ServerInfo.Version), 200)
 	}
-	changed, err := s.register(tools, remote)
-	if err != nil {
-		s.unregister()
-		return backoff.Permanent(s.wrap("registering the tools", err))
-	}
+	// The session is the server's before its tools are registered: a
+	// call of a tool is served from the moment the registry has it (a
+	// changed server's tools replace the old ones in one step).
 	s.mu.Lock()
 	fresh := s.sess != sess
 	if fresh {
@@ -642,6 +687,15 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 	}
 	s.sess = sess
 	s.mu.Unlock()
+	changed, err := s.register(tools, remote)
+	if err != nil {
+		s.unregister()
+		err = backoff.Permanent(s.wrap("registering the tools", err))
+		if fresh {
+			s.markDropped(sess, s.logRed.errText(err))
+		}
+		return err
+	}
 	s.update(func(st *Status) {
 		st.State = Connected
 		st.Tools = len(tools)
@@ -738,9 +792,9 @@ func (s *server) register(tools []remoteTool, remote string) (changed bool, err 
 	return true, nil
 }
 
-// replacePack puts the server's pack of tools in the registry.
-func (s *server) replacePack(tools []remoteTool, remote string) error {
-	desc := s.cfg.Description
+// pack builds the server's pack of tools (p.packMu held: it reads desc).
+func (s *server) pack(tools []remoteTool, remote string) *registry.Pack {
+	desc := s.desc
 	if desc == "" {
 		desc = fmt.Sprintf("Tools of the MCP server %q", s.cfg.Name)
 		if remote != "" {
@@ -763,9 +817,15 @@ func (s *server) replacePack(tools []remoteTool, remote string) error {
 			Handler:      s.handler(rt),
 		})
 	}
+	return pack
+}
+
+// replacePack puts the server's pack of tools in the registry.
+func (s *server) replacePack(tools []remoteTool, remote string) error {
 	p := s.p
 	p.packMu.Lock()
 	defer p.packMu.Unlock()
+	pack := s.pack(tools, remote)
 	owner := p.owner[s.cfg.Name]
 	var err error
 	switch {
@@ -1036,16 +1096,24 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 			remote, s.cfg.Name, d, registry.MaxCallDepth).
 			WithInstruction("Do not retry this call; tell the user the servers' configuration makes tools call each other without end."), nil
 	}
-	s.callStarted()
-	defer s.callEnded()
 	argsJSON, bad := objectArgs(raw)
 	if bad != "" {
 		return result.Failure[any]("invalid arguments: "+bad, result.ValidationError).
 			WithErrorData([]fieldError{{Field: "", Rule: "type", Message: bad}}), nil
 	}
+	// Taking the call and reading the session happen under one lock with
+	// retire's closing: a call either runs on this server's session,
+	// which retire then waits for, or goes to the successor.
 	s.mu.Lock()
+	if s.closing {
+		succ := s.successor
+		s.mu.Unlock()
+		return s.forward(ctx, succ, rt, raw)
+	}
+	s.calls++
 	sess, sessCtx, lastErr := s.sess, s.sessCtx, s.status.LastError
 	s.mu.Unlock()
+	defer s.callEnded()
 	if sess == nil {
 		msg := fmt.Sprintf("MCP server %q is disconnected; tool %q is unavailable until it reconnects", s.cfg.Name, remote)
 		if lastErr != "" {
@@ -1082,6 +1150,8 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 			switch {
 			case s.p.ctx.Err() != nil:
 				why = "the proxy was closed during the call"
+			case s.ctx.Err() != nil && s.replaced():
+				why = "the server's configuration changed during the call"
 			case s.ctx.Err() != nil:
 				why = "the server was removed from the configuration during the call"
 			}
@@ -1105,6 +1175,60 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 		rawResult = raws[0]
 	}
 	return unwrapValue(mapResult(res, rawResult, s.p.opts.MaxResultBytes, s.red), rt, res.Meta), nil
+}
+
+// replaced reports whether a server of the same name replaced s
+// (Reconfigure with a changed Config).
+func (s *server) replaced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.successor != nil
+}
+
+// forward serves a call of one of s's tools made after s was retired (a
+// caller held the tool across Reconfigure, as a snippet does for its
+// steps): by succ, the server that replaced s, once its first connection
+// attempt has ended, with succ's listing of the tool; when no server
+// replaced s, the call fails saying it was removed. succ may itself be
+// retired since; its call forwards in turn.
+func (s *server) forward(ctx context.Context, succ *server, rt remoteTool, raw json.RawMessage) (result.Result[any], error) {
+	if succ == nil {
+		if s.p.ctx.Err() != nil {
+			return result.Failuref[any](result.Unavailable,
+				"tool %q of MCP server %q not called: the proxy is closed", rt.name, s.cfg.Name), nil
+		}
+		return result.Failuref[any](result.Unavailable,
+			"tool %q not called: MCP server %q was removed from the configuration (a reload) after the call sequence started", rt.name, s.cfg.Name).
+			WithInstruction("The server is no longer configured; do not retry this call."), nil
+	}
+	select {
+	case <-succ.ready:
+	case <-ctx.Done():
+		return ctxFailure(ctx.Err()), nil
+	}
+	next, ok := succ.tool(rt)
+	if !ok {
+		return result.Failuref[any](result.NotFound,
+			"tool %q not called: MCP server %q no longer offers it since its configuration changed (a reload) after the call sequence started", rt.name, s.cfg.Name), nil
+	}
+	return succ.call(ctx, next, raw)
+}
+
+// tool returns the server's listing of the remote tool rt names, and
+// whether it lists it; when the server has no tools registered (not
+// connected, or retired and forwarding in turn), it returns rt and true.
+func (s *server) tool(rt remoteTool) (remoteTool, bool) {
+	s.p.packMu.Lock()
+	defer s.p.packMu.Unlock()
+	if s.registered == nil {
+		return rt, true
+	}
+	for _, t := range *s.registered {
+		if t.name == rt.name {
+			return t, true
+		}
+	}
+	return remoteTool{}, false
 }
 
 // remoteError is the *RemoteError of a JSON-RPC error answer to a call of
