@@ -168,8 +168,10 @@ type server struct {
 	kind   string
 	source string
 	// registered is the tool list registered last and registeredRemote
-	// the remote's name then (guarded by p.packMu); nil when none is.
-	registered       *[]remoteTool
+	// the remote's name then (written under p.packMu; registered is read
+	// without it by forward, which a registry subscriber may reach while
+	// p.packMu is held); nil when none is.
+	registered       atomic.Pointer[[]remoteTool]
 	registeredRemote string
 	// desc is the pack description given (Config.Description; guarded by
 	// p.packMu): a Reconfigure that changes nothing else updates it in
@@ -396,10 +398,11 @@ func (s *server) describe(desc string) {
 		return
 	}
 	s.desc = desc
-	if p.owner[s.cfg.Name] != s || s.registered == nil {
+	tools := s.registered.Load()
+	if p.owner[s.cfg.Name] != s || tools == nil {
 		return
 	}
-	if err := p.reg.ReplacePack(s.pack(*s.registered, s.registeredRemote)); err != nil {
+	if err := p.reg.ReplacePack(s.pack(*tools, s.registeredRemote)); err != nil {
 		s.log.Warn("updating the description of the MCP server's pack failed", "error", err)
 	}
 }
@@ -778,7 +781,8 @@ func (s *server) list(ctx context.Context, sess *mcp.ClientSession) ([]remoteToo
 func (s *server) register(tools []remoteTool, remote string) (changed bool, err error) {
 	p := s.p
 	p.packMu.Lock()
-	same := p.owner[s.cfg.Name] == s && s.registered != nil && remote == s.registeredRemote && reflect.DeepEqual(tools, *s.registered)
+	last := s.registered.Load()
+	same := p.owner[s.cfg.Name] == s && last != nil && remote == s.registeredRemote && reflect.DeepEqual(tools, *last)
 	p.packMu.Unlock()
 	if same {
 		return false, nil
@@ -787,7 +791,8 @@ func (s *server) register(tools []remoteTool, remote string) (changed bool, err 
 		return false, err
 	}
 	p.packMu.Lock()
-	s.registered, s.registeredRemote = &tools, remote
+	s.registered.Store(&tools)
+	s.registeredRemote = remote
 	p.packMu.Unlock()
 	return true, nil
 }
@@ -858,7 +863,7 @@ func (s *server) unregister() {
 		delete(p.owner, s.cfg.Name)
 		_ = p.reg.RemovePack(s.cfg.Name)
 	}
-	s.registered = nil
+	s.registered.Store(nil)
 }
 
 // watch serves one session until it ends or ctx ends; it reports whether
@@ -1218,12 +1223,11 @@ func (s *server) forward(ctx context.Context, succ *server, rt remoteTool, raw j
 // whether it lists it; when the server has no tools registered (not
 // connected, or retired and forwarding in turn), it returns rt and true.
 func (s *server) tool(rt remoteTool) (remoteTool, bool) {
-	s.p.packMu.Lock()
-	defer s.p.packMu.Unlock()
-	if s.registered == nil {
+	tools := s.registered.Load()
+	if tools == nil {
 		return rt, true
 	}
-	for _, t := range *s.registered {
+	for _, t := range *tools {
 		if t.name == rt.name {
 			return t, true
 		}

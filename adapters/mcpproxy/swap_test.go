@@ -264,3 +264,39 @@ func TestReconfigure_ReplacedToolsServedFromTheirRegistration(t *testing.T) {
 		t.Fatal("the new tools were never registered")
 	}
 }
+
+// A tool held across two changes, called by a registry subscriber while
+// the third server registers its tools (the proxy holds its pack lock
+// then), is forwarded without a deadlock.
+func TestReconfigure_HeldToolForwardedFromSubscriberWithoutDeadlock(t *testing.T) {
+	reg := newRegistry()
+	remote := newSwapRemote(t)
+	p := newProxy(t, reg, []mcpproxy.Config{withHeader("srv", remote.url, "1")}, mcpproxy.Options{})
+	held := reg.Pin("srv.add")
+	require.NoError(t, p.Reconfigure(callCtx(t), []mcpproxy.Config{withHeader("srv", remote.url, "2")}))
+	remote.waitDeleted(t, 1) // the first server is retired: its tools forward
+
+	got := make(chan result.Result[any], 1)
+	cancel := reg.Subscribe(func(c registry.Change) {
+		if len(c.Added) == 0 {
+			return
+		}
+		res, _ := held.Invoke(callCtx(t), "srv.add", json.RawMessage(`{"a":2,"b":2}`))
+		select {
+		case got <- res:
+		default:
+		}
+	})
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- p.Reconfigure(callCtx(t), []mcpproxy.Config{withHeader("srv", remote.url, "3")}) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(waitBound):
+		t.Fatal("Reconfigure deadlocked")
+	}
+	res := <-got
+	require.True(t, res.Success, "%s", res.Error)
+	assert.JSONEq(t, `{"sum":4}`, sumOf(t, res))
+}
