@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy/internal/testmcp"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/snippet"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -32,9 +34,15 @@ type swapRemote struct {
 
 func newSwapRemote(t *testing.T) *swapRemote {
 	t.Helper()
+	return serveSwapRemote(t, testmcp.New(testmcp.Options{Name: "swap"}))
+}
+
+// serveSwapRemote serves srv as a swapRemote.
+func serveSwapRemote(t *testing.T, srv *mcp.Server) *swapRemote {
+	t.Helper()
 	r := &swapRemote{}
 	seen := map[string]bool{}
-	ts := startHTTP(t, testmcp.New(testmcp.Options{Name: "swap"}), func(h http.Handler) http.Handler {
+	ts := startHTTP(t, srv, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.mu.Lock()
 			if id := req.Header.Get("Mcp-Session-Id"); id != "" && !seen[id] {
@@ -299,4 +307,59 @@ func TestReconfigure_HeldToolForwardedFromSubscriberWithoutDeadlock(t *testing.T
 	res := <-got
 	require.True(t, res.Success, "%s", res.Error)
 	assert.JSONEq(t, `{"sum":4}`, sumOf(t, res))
+}
+
+// A snippet running across a reload that changes its server's headers
+// finishes: its second step, holding the old server's tool, is served
+// although the old connection closed during the first (the audit's
+// "remote.add failed: ... removed from the configuration").
+func TestReconfigure_SnippetAcrossHeaderChangeFinishes(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "counter", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "count", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			started <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "4"}}, StructuredContent: map[string]any{"n": 4}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "add", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ A, B float64 }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil
+		})
+	remote := serveSwapRemote(t, srv)
+	reg := newRegistry()
+	p := newProxy(t, reg, []mcpproxy.Config{withHeader("remote", remote.url, "1")}, mcpproxy.Options{})
+	// gate waits until the old connection is closed, so that the last
+	// step surely comes after it.
+	require.NoError(t, reg.AddPack(&registry.Pack{Name: "gate", Tools: []*registry.Tool{{Name: "gate.closed", Description: "d",
+		Handler: func(ctx context.Context, _ *registry.Call) (result.Result[any], error) {
+			for remote.deleted.Load() < 1 {
+				select {
+				case <-ctx.Done():
+					return result.Failure[any]("the old connection never closed", result.Timeout), nil
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			return result.Ok[any]("closed"), nil
+		}}}}))
+	addSnippets(t, reg, map[string]snippet.Definition{"slow": {Body: "r = remote.count()\ngate.closed()\nremote.add(a=r.n, b=1)"}})
+
+	got := make(chan result.Result[any], 1)
+	go func() {
+		res, _ := reg.Invoke(callCtx(t), "snippet.slow", nil)
+		got <- res
+	}()
+	<-started
+	require.NoError(t, p.Reconfigure(callCtx(t), []mcpproxy.Config{withHeader("remote", remote.url, "2")}))
+	close(release) // the first step ends; the old connection then closes (gate)
+	res := <-got
+	require.True(t, res.Success, "%s", res.Error)
+	assert.Equal(t, "5", res.Value)
+	assert.Equal(t, "2", remote.lastHeader(), "the second step went to the new connection")
 }
