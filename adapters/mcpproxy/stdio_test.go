@@ -2,10 +2,13 @@ package mcpproxy_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +95,36 @@ func TestStdioMissingCommandIsDisconnected(t *testing.T) {
 	assert.Contains(t, st.LastError, "no-such-server")
 	assert.Contains(t, logs.String(), "level=WARN")
 	assert.Empty(t, proxiedNames(reg, "ghost"))
+}
+
+// A reload that changes a command server's description only keeps its
+// child process; one that changes its env starts a new child, and a
+// tool held across the change (a snippet's later step) is served by it
+// once the old child is gone.
+func TestStdioReconfigureDescriptionKeepsChildEnvChangeServesHeldTools(t *testing.T) {
+	bin := testServer(t)
+	reg := newRegistry()
+	cfg := mcpproxy.Config{Name: "child", Command: []string{bin}, Env: map[string]string{"X_V": "1"}, Description: "Old."}
+	p := newProxy(t, reg, []mcpproxy.Config{cfg}, mcpproxy.Options{})
+	pid := invokePID(t, reg)
+	held := reg.Pin("child.pid")
+
+	cfg.Description = "New."
+	require.NoError(t, p.Reconfigure(callCtx(t), []mcpproxy.Config{cfg}))
+	assert.Equal(t, pid, invokePID(t, reg), "a description-only change keeps the child")
+	assert.Equal(t, "New.", packDescription(t, reg, "child"))
+	assert.Equal(t, 1, statusOf(t, p, "child").Connects)
+
+	cfg.Env = map[string]string{"X_V": "2"}
+	require.NoError(t, p.Reconfigure(callCtx(t), []mcpproxy.Config{cfg}))
+	newPID := invokePID(t, reg)
+	require.NotEqual(t, pid, newPID, "an env change starts a new child")
+	old, err := os.FindProcess(pid)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return errors.Is(old.Signal(syscall.Signal(0)), os.ErrProcessDone) }, waitBound, 10*time.Millisecond, "the old child never ended")
+
+	res, err := held.Invoke(callCtx(t), "child.pid", nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, strconv.Itoa(newPID), res.Value, "the held tool is served by the new child")
 }
