@@ -388,23 +388,10 @@ func (awayStore) GetBundle(context.Context, uuid.UUID) (catalogue.Bundle, error)
 // with 503 (the request may be tried again), not a 500 or a "not found";
 // the cause stays in the server log.
 func TestAdmin_StoreAwayIs503(t *testing.T) {
-	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
-	require.NoError(t, err)
-	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: awayStore{st}, API: api, Logger: quiet})
-	require.NoError(t, err)
-	srv := httptest.NewServer(adm)
-	t.Cleanup(srv.Close)
-	for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
-		resp, err := http.Get(srv.URL + path)
-		require.NoError(t, err)
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
-		assert.Contains(t, string(body), "cannot be reached right now", path)
-		assert.NotContains(t, string(body), "5432", path)
+	for path, body := range pagesOver(t, func(st catalogue.Store) catalogue.Store { return awayStore{st} }) {
+		assert.Equal(t, http.StatusServiceUnavailable, body.status, path)
+		assert.Contains(t, body.text, "cannot be reached right now", path)
+		assert.NotContains(t, body.text, "5432", path)
 	}
 }
 
@@ -434,23 +421,10 @@ func (busyStore) GetBundle(context.Context, uuid.UUID) (catalogue.Bundle, error)
 // A catalogue whose database is busy (did not answer in time) shows a
 // page saying so, with 503, not that it cannot be reached.
 func TestAdmin_StoreBusyIs503SayingSo(t *testing.T) {
-	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
-	require.NoError(t, err)
-	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: busyStore{st}, API: api, Logger: quiet})
-	require.NoError(t, err)
-	srv := httptest.NewServer(adm)
-	t.Cleanup(srv.Close)
-	for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
-		resp, err := http.Get(srv.URL + path)
-		require.NoError(t, err)
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
-		assert.Contains(t, string(body), "the catalogue&#39;s database is busy: it did not answer in time", path)
-		assert.NotContains(t, string(body), "cannot be reached", path)
+	for path, body := range pagesOver(t, func(st catalogue.Store) catalogue.Store { return busyStore{st} }) {
+		assert.Equal(t, http.StatusServiceUnavailable, body.status, path)
+		assert.Contains(t, body.text, "the catalogue&#39;s database is busy: it did not answer in time", path)
+		assert.NotContains(t, body.text, "cannot be reached", path)
 	}
 }
 
@@ -458,36 +432,51 @@ func TestAdmin_StoreBusyIs503SayingSo(t *testing.T) {
 // saying it is not available, with 503, not the 500 of a store failure;
 // so does a store that answers only "did not answer in time".
 func TestAdmin_ClosedOrTimedOutStoreIs503(t *testing.T) {
-	for name, mk := range map[string]func(t *testing.T, st catalogue.Store) (catalogue.Store, string){
-		"closed": func(t *testing.T, st catalogue.Store) (catalogue.Store, string) {
-			require.NoError(t, st.Close())
-			return st, "the catalogue is not available"
-		},
-		"timed out": func(t *testing.T, st catalogue.Store) (catalogue.Store, string) {
-			return timeoutStore{st}, "the catalogue&#39;s database is busy"
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = st.Close() })
-			api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
-			require.NoError(t, err)
-			store, want := mk(t, st)
-			adm, err := catalogueadmin.New(catalogueadmin.Options{Store: store, API: api, Logger: quiet})
-			require.NoError(t, err)
-			srv := httptest.NewServer(adm)
-			t.Cleanup(srv.Close)
-			for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
-				resp, err := http.Get(srv.URL + path)
-				require.NoError(t, err)
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
-				assert.Contains(t, string(body), want, path)
-			}
-		})
+	closed := func(st catalogue.Store) catalogue.Store {
+		require.NoError(t, st.Close())
+		return st
 	}
+	timedOut := func(st catalogue.Store) catalogue.Store { return timeoutStore{st} }
+	for _, c := range []struct {
+		name  string
+		store func(catalogue.Store) catalogue.Store
+		want  string
+	}{{"closed", closed, "the catalogue is not available"}, {"timed out", timedOut, "the catalogue&#39;s database is busy"}} {
+		for path, body := range pagesOver(t, c.store) {
+			assert.Equal(t, http.StatusServiceUnavailable, body.status, c.name, path)
+			assert.Contains(t, body.text, c.want, c.name, path)
+		}
+	}
+}
+
+// page is an answer of the admin handler: its status and body.
+type page struct {
+	status int
+	text   string
+}
+
+// pagesOver serves the admin pages over wrap(a file store) — the API
+// over the store itself — and gets the bundle list and a bundle's page.
+func pagesOver(t *testing.T, wrap func(catalogue.Store) catalogue.Store) map[string]page {
+	t.Helper()
+	st, err := catalogue.OpenFileStore(context.Background(), t.TempDir(), catalogue.FileOptions{ReapInterval: -1, FlushInterval: -1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	api, err := catalogueapi.New(catalogueapi.Options{Store: st, Logger: quiet})
+	require.NoError(t, err)
+	adm, err := catalogueadmin.New(catalogueadmin.Options{Store: wrap(st), API: api, Logger: quiet})
+	require.NoError(t, err)
+	srv := httptest.NewServer(adm)
+	t.Cleanup(srv.Close)
+	out := map[string]page{}
+	for _, path := range []string{"/", "/bundles/" + uuid.Must(uuid.NewV7()).String()} {
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		out[path] = page{resp.StatusCode, string(body)}
+	}
+	return out
 }
 
 // timeoutStore answers reads with catalogue.ErrTimeout alone.
