@@ -81,17 +81,18 @@ func TestAliasAndUndecoratedName_RefusedBothWays(t *testing.T) {
 	require.NoError(t, r.SetAliases(r.Aliases()))
 }
 
-// A reload turning an alias into a tool of the same name (a snippet
-// replacing an alias) is one Update: the tool registered first, then the
-// aliases set without it, as hostconfig applies a configuration. An
-// update that registers the tool and leaves the alias is refused at its
-// end: the alias is dropped and the error says so.
+// Turning an alias into a tool of the same name (a snippet or tool
+// replacing an alias) is one UpdateDropping naming the alias: the tool
+// registered first, then the aliases set without it, as hostconfig applies
+// a configuration. An update that declares the drop and registers the tool
+// but leaves the alias has it dropped at its end; a plain Update gives no
+// alias's name away.
 func TestUpdate_TurnsAnAliasIntoATool(t *testing.T) {
 	r := New(noPrefix())
 	require.NoError(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("add", okHandler("added"))}}))
 	require.NoError(t, r.SetAliases(map[string]string{"snippet.double": "add", "plus": "add"}))
 
-	require.NoError(t, r.Update(func() error {
+	require.NoError(t, r.UpdateDropping([]string{"snippet.double"}, func() error {
 		if err := r.ReplacePack(&Pack{Name: "snippet", Tools: []*Tool{rawTool("snippet.double", okHandler("doubled"))}}); err != nil {
 			return err
 		}
@@ -102,41 +103,71 @@ func TestUpdate_TurnsAnAliasIntoATool(t *testing.T) {
 	assert.Equal(t, "doubled", res.Value)
 	assert.Equal(t, map[string]string{"plus": "add"}, r.Aliases())
 
-	// Nested: the inner update ends with the clash, the outer resolves it.
-	require.NoError(t, r.Update(func() error {
+	// Nested: the outer update's declaration covers the inner one's add.
+	require.NoError(t, r.UpdateDropping([]string{"plus"}, func() error {
 		if err := r.Update(func() error { return r.Add(rawTool("plus", okHandler("new plus"))) }); err != nil {
 			return err
 		}
 		return r.SetAliases(nil)
 	}))
 
-	// An update that leaves the alias in place.
+	// A plain Update gives no alias's name away.
 	require.NoError(t, r.SetAliases(map[string]string{"times": "add"}))
 	err = r.Update(func() error { return r.Add(rawTool("times", okHandler("new times"))) })
 	require.ErrorIs(t, err, ErrNameClash)
-	assert.ErrorContains(t, err, `alias "times" of "add" dropped at the end of an Update`)
-	assert.ErrorContains(t, err, `tool "times" was registered under that name during the update`)
-	assert.Empty(t, r.Aliases(), "the alias that lost its name is gone")
+	assert.Equal(t, map[string]string{"times": "add"}, r.Aliases())
+
+	// An update that declares the drop but leaves the alias: dropped at
+	// its end, as declared, and the tool answers the name.
+	require.NoError(t, r.UpdateDropping([]string{"times"}, func() error { return r.Add(rawTool("times", okHandler("new times"))) }))
+	assert.Empty(t, r.Aliases(), "the alias the update dropped is gone")
 	require.NoError(t, r.SetAliases(r.Aliases()))
 	res, err = r.Invoke(t.Context(), "times", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "new times", res.Value)
 }
 
+// While an update that drops some aliases runs, every other alias keeps
+// its name against any goroutine: a catalogue registering a tool while a
+// configuration reload runs cannot take an alias the new configuration
+// keeps (the reload would then fail and lose it), while the aliases the
+// reload drops may be taken.
+func TestUpdate_OtherAliasesKeepTheirNamesDuringAnUpdate(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.Add(rawTool("add", okHandler("added"))))
+	require.NoError(t, r.SetAliases(map[string]string{"plus": "add", "old": "add"}))
+	inside, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- r.UpdateDropping([]string{"old"}, func() error {
+			close(inside)
+			<-release
+			return r.SetAliases(map[string]string{"plus": "add", "times": "add"})
+		})
+	}()
+	<-inside
+	err := r.Add(rawTool("plus", okHandler("taken")))
+	require.ErrorIs(t, err, ErrNameClash, "an alias the update keeps")
+	require.NoError(t, r.Add(rawTool("old", okHandler("mine now"))), "an alias the update drops")
+	close(release)
+	require.NoError(t, <-done)
+	assert.Equal(t, map[string]string{"plus": "add", "times": "add"}, r.Aliases())
+	res, err := r.Invoke(t.Context(), "old", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "mine now", res.Value)
+}
+
 // An alias's chain ends where a call of it ends, at the first name a tool
 // answers: when an update registers a tool on the way (tp_b, answering
-// "b"), the alias b that held its name is dropped, and so is the alias a
-// that ran tp_a through b and now holds tp_a's undecorated name without
+// "b"), the alias b it declared it drops is dropped, and so is the alias
+// a that ran tp_a through b and now holds tp_a's undecorated name without
 // running it.
 func TestUpdate_DroppedAliasChangesTheChainsThroughIt(t *testing.T) {
 	r := New(Options{Prefix: new("tp"), Logger: noPrefix().Logger})
 	require.NoError(t, r.SetAliases(map[string]string{"a": "b", "b": "tp_a"}))
 	require.NoError(t, r.Add(rawTool("a", okHandler("a"))), "alias a runs tp_a, the tool of its undecorated name")
 
-	err := r.Update(func() error { return r.Add(rawTool("b", okHandler("b"))) })
-	require.ErrorIs(t, err, ErrNameClash)
-	assert.ErrorContains(t, err, `alias "b" of "tp_a" dropped`)
-	assert.ErrorContains(t, err, `alias "a" of "b" dropped`)
+	require.NoError(t, r.UpdateDropping([]string{"b"}, func() error { return r.Add(rawTool("b", okHandler("b"))) }))
 	assert.Empty(t, r.Aliases())
 	require.NoError(t, r.SetAliases(r.Aliases()))
 }
@@ -165,7 +196,8 @@ func TestAliasesAndTools_NeverShareAName(t *testing.T) {
 			case 4:
 				add := name.Draw(t, "updated")
 				m := rapid.MapOf(name, name).Draw(t, "new aliases")
-				_ = r.Update(func() error {
+				drop := rapid.SliceOf(name).Draw(t, "dropping")
+				_ = r.UpdateDropping(drop, func() error {
 					_ = r.Add(rawTool(add, okHandler(3)))
 					return r.SetAliases(m)
 				})

@@ -108,8 +108,9 @@
 // until it is, a call of the alias fails with type unavailable naming
 // both. A tool and an alias never share a name: SetAliases refuses an
 // alias named like a tool, and Add (AddPack, ReplacePack) a tool named
-// like an alias, except inside an Update that also drops the alias, as a
-// configuration reload turning an alias into a snippet of that name does.
+// like an alias, except inside an UpdateDropping that names the alias, as a
+// configuration reload turning an alias into a snippet of that name does;
+// every other alias keeps its name against any goroutine meanwhile.
 //
 // # The pipeline
 //

@@ -116,6 +116,7 @@ type Registry struct {
 	toolOff map[string]bool              // final names switched off (SetEnabled)
 	packOff map[string]bool              // packs switched off (SetPackEnabled)
 	aliases map[string]string            // alias → target, as set (SetAliases)
+	freeing map[string]int               // aliases running UpdateDroppings drop: name → how many
 	mw      []Middleware                 // Use
 	outer   []Middleware                 // UseOuter
 	subs    []subscriber
@@ -125,7 +126,6 @@ type Registry struct {
 	upN    int           // updates running
 	upDone chan struct{} // closed when the last running update ends
 	upSeq  atomic.Uint64 // counts Update starts and ends, read before a lookup
-	upRun  atomic.Int32  // upN, read under r.mu (upMu is taken before r.mu, never after)
 }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when
@@ -252,7 +252,7 @@ func (r *Registry) chainLocked(core Handler) Handler {
 // the alias; TargetName) unless that alias runs this very tool — the same
 // comparison SetAliases makes the other way round. Change the aliases
 // first; or, to turn an alias into a tool of that name in one step, add
-// the tool and drop the alias inside one Update (see Update). The same
+// the tool and drop the alias inside one UpdateDropping naming it. The same
 // rule holds for AddPack and ReplacePack.
 //
 // Add stores a copy of each tool with Name set to the final name, BaseName to
@@ -362,20 +362,14 @@ func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
 		}
 	}
 	seen := make(map[string]bool, len(prepared))
-	// Inside an Update a tool may take an alias's name: the update drops
-	// the alias next (a reload turning an alias into a snippet), and its
-	// end checks that it did (settleAliases).
-	updating := r.upRun.Load() > 0
 	for _, e := range prepared {
 		name := e.tool.Name
 		if _, ok := r.tools[name]; ok && old[name] == nil {
 			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, name))
 		} else if seen[name] {
 			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, name))
-		} else if !updating {
-			if err := r.aliasHoldsLocked(name); err != nil {
-				errs = append(errs, err)
-			}
+		} else if err := r.aliasHoldsLocked(name); err != nil {
+			errs = append(errs, err)
 		}
 		seen[name] = true
 	}

@@ -129,9 +129,9 @@ const MaxAliasDepth = 8
 // A nil or empty map removes every alias.
 //
 // The rule holds the other way round too: Add, AddPack and ReplacePack
-// refuse a tool whose name an alias holds, except inside an Update that
-// also drops the alias (a reload turning an alias into a tool of that
-// name), so that a tool and an alias never share a name.
+// refuse a tool whose name an alias holds, except inside an
+// UpdateDropping that names the alias (a reload turning an alias into a
+// tool of that name), so that a tool and an alias never share a name.
 func (r *Registry) SetAliases(aliases map[string]string) error {
 	names := make([]string, 0, len(aliases))
 	for a := range aliases {
@@ -211,12 +211,12 @@ func (r *Registry) toolAtLocked(aliases map[string]string, a string) (tool strin
 // the tool's undecorated name that does not run the tool — the comparison
 // toolAtLocked makes from the alias's side; r.mu must be held.
 func (r *Registry) aliasHoldsLocked(final string) error {
-	if t, ok := r.aliases[final]; ok {
-		return fmt.Errorf("%w: tool %q: %q is an alias of %q, and a tool cannot take an alias's name; change the aliases first (SetAliases), or in the same Update", ErrNameClash, final, final, t)
+	if t, ok := r.aliases[final]; ok && r.freeing[final] == 0 {
+		return fmt.Errorf("%w: tool %q: %q is an alias of %q, and a tool cannot take an alias's name; change the aliases first (SetAliases), or in an UpdateDropping that drops it", ErrNameClash, final, final, t)
 	}
-	if u, ok := undecorate(r.prefix, final); ok {
+	if u, ok := undecorate(r.prefix, final); ok && r.freeing[u] == 0 {
 		if t, ok := r.aliases[u]; ok && !r.aliasRunsLocked(r.aliases, u, final) {
-			return fmt.Errorf("%w: tool %q: its undecorated name %q is an alias of %q (under the registry's prefix %q, configuration naming %q would reach the alias, not the tool); change the aliases first (SetAliases), or in the same Update", ErrNameClash, final, u, t, r.prefix, u)
+			return fmt.Errorf("%w: tool %q: its undecorated name %q is an alias of %q (under the registry's prefix %q, configuration naming %q would reach the alias, not the tool); change the aliases first (SetAliases), or in an UpdateDropping that drops it", ErrNameClash, final, u, t, r.prefix, u)
 		}
 	}
 	return nil
@@ -269,19 +269,12 @@ func (r *Registry) aliasRunsLocked(aliases map[string]string, a, final string) b
 	return false
 }
 
-// settleAliases drops, once the last running Update has ended, the
-// aliases that hold a tool's name (a tool the update registered took the
-// name, and the update did not drop the alias), so that a tool and an
-// alias never share a name outside an update, and reports each as an
-// error wrapping ErrNameClash. r.upMu must be held (no update can start
-// meanwhile); it takes r.mu.
-func (r *Registry) settleAliases() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.aliases) == 0 {
-		return nil
-	}
-	var errs []error
+// settleAliasesLocked drops, when an UpdateDropping ends, the aliases
+// that hold a tool's name — one the update declared it drops, which a
+// tool took and the update did not drop, or one whose chain ran through
+// such an alias — so that a tool and an alias never share a name outside
+// an update; each is logged. r.upMu and r.mu must be held.
+func (r *Registry) settleAliasesLocked() {
 	m := r.aliases
 	// Dropping an alias can change where a chain through it ends, so look
 	// again until no alias holds a tool's name.
@@ -296,19 +289,13 @@ func (r *Registry) settleAliases() error {
 			if undecorated {
 				how = fmt.Sprintf("with that undecorated name under the registry's prefix %q", r.prefix)
 			}
-			errs = append(errs, fmt.Errorf("registry: alias %q of %q dropped at the end of an Update: %w: tool %q was registered %s during the update, and the update did not change the aliases (SetAliases) to free the name", a, m[a], ErrNameClash, tool, how))
-			if !dropped {
-				m = maps.Clone(m) // the published map is never modified
-			}
+			r.log.Warn("registry: alias dropped at the end of an update: a tool took its name", "alias", a, "target", m[a], "tool", tool, "how", how)
+			m = maps.Clone(m) // the published map is never modified
 			delete(m, a)
 			dropped = true
 		}
 	}
-	if len(errs) == 0 {
-		return nil
-	}
 	r.aliases = m
-	return joinSorted(errs)
 }
 
 // Aliases returns a copy of the aliases, alias → target as set.

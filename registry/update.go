@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -18,17 +17,24 @@ import (
 // A name that is still unknown once fn has returned fails as usual;
 // waiting ends early when the call's context ends.
 //
-// While an Update runs, a tool may take the name of an alias (which Add
-// refuses otherwise), so that one update can turn an alias into a tool of
-// the same name: register the tool, then drop the alias with SetAliases,
-// as a configuration reload does. When the last running Update ends, an
-// alias that still holds a tool's name is dropped (the tool answers
-// calls of that name) and that Update's error reports it, wrapping
-// ErrNameClash, joined with fn's.
-//
 // Updates may nest and run at once; calls wait for the last of them.
 // fn's error is returned as it is.
-func (r *Registry) Update(fn func() error) (err error) {
+func (r *Registry) Update(fn func() error) error {
+	return r.UpdateDropping(nil, fn)
+}
+
+// UpdateDropping is Update for a change that drops the aliases named in
+// dropping, and may register tools under their names: one update can then
+// turn an alias into a tool of the same name (register the tool, then set
+// the aliases without it), as a configuration reload does. While it runs,
+// a tool may take the name of one of those aliases (Add refuses an alias's
+// name otherwise), from fn or from any other goroutine: the alias is
+// going away. Every other alias keeps its name. When the last running
+// update ends, an alias of dropping that still holds a tool's name (fn
+// did not drop it, or failed first) is dropped, as declared, and the tool
+// answers that name; aliases whose chains ran through it are looked at
+// again. fn's error is returned as it is.
+func (r *Registry) UpdateDropping(dropping []string, fn func() error) (err error) {
 	if fn == nil {
 		return fmt.Errorf("%w: Update: fn is nil", ErrInvalidTool)
 	}
@@ -37,19 +43,36 @@ func (r *Registry) Update(fn func() error) (err error) {
 		r.upDone = make(chan struct{})
 	}
 	r.upN++
-	r.upRun.Add(1)
 	r.upSeq.Add(1)
+	if len(dropping) > 0 {
+		r.mu.Lock()
+		if r.freeing == nil {
+			r.freeing = map[string]int{}
+		}
+		for _, a := range dropping {
+			r.freeing[a]++
+		}
+		r.mu.Unlock()
+	}
 	r.upMu.Unlock()
 	defer func() {
 		r.upMu.Lock()
 		r.upN--
-		r.upRun.Add(-1)
+		if len(dropping) > 0 {
+			r.mu.Lock()
+			// What this update declared it drops is dropped now, before
+			// its exemption ends, if a tool took the name meanwhile.
+			r.settleAliasesLocked()
+			for _, a := range dropping {
+				if r.freeing[a]--; r.freeing[a] <= 0 {
+					delete(r.freeing, a)
+				}
+			}
+			r.mu.Unlock()
+		}
 		if r.upN == 0 {
 			// Before the calls waiting for the update look again, and
 			// before another update can start.
-			if serr := r.settleAliases(); serr != nil {
-				err = errors.Join(err, serr)
-			}
 			close(r.upDone)
 			r.upDone = nil
 		}

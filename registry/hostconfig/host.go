@@ -222,7 +222,15 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 		discard(steps)
 		return errors.Join(errs...)
 	}
-	err := h.opts.Registry.Update(func() error {
+	// A step may register a tool under the name of an alias the new
+	// aliases drop (an alias turned into a snippet): declare those.
+	var dropping []string
+	for a := range h.opts.Registry.Aliases() {
+		if _, kept := cfg.Aliases[a]; !kept {
+			dropping = append(dropping, a)
+		}
+	}
+	err := h.opts.Registry.UpdateDropping(dropping, func() error {
 		for i, st := range steps {
 			if st.Apply == nil {
 				continue

@@ -137,8 +137,22 @@ func allZero(b []byte) bool {
 }
 
 // maxSpan is the most bytes one line (piece) of a text spans: maxLine, and
-// its "\r\n".
+// its "\r\n". (Builds before this one read at most maxLine+1; see
+// headerMaxLine.)
 func maxSpan(h header) int64 { return h.maxLine + 2 }
+
+// headerMaxLine is the line size a header records for pieces of at most
+// max bytes: max, or max+1 when a full piece ended by "\r\n" spans max+2
+// bytes (wide) and max+1 is still a valid line size, so that a build
+// reading spans of at most maxLine+1 — one sharing the directory or the
+// database, or the one rolled back to — reads the output instead of
+// removing it as damaged.
+func headerMaxLine(max int, wide bool) int64 {
+	if wide && max < maxLineBytes {
+		return int64(max) + 1
+	}
+	return int64(max)
+}
 
 // indexSize is the size of the index file of a text of n lines.
 func indexSize(n int64) int64 { return headerSize + entrySize*(n+1) }
@@ -200,7 +214,10 @@ type segmenter struct {
 	// '\r'); anything else, or the end of the text, makes the '\r' the
 	// first byte of the next piece. (Cutting before the '\r' at once made
 	// a full line ended by "\r\n" two lines, the second one empty.)
-	cr      bool
+	cr bool
+	// wide: some piece is a full one ended by "\r\n", spanning max+2
+	// bytes (headerMaxLine).
+	wide    bool
 	scratch [entrySize]byte
 }
 
@@ -270,6 +287,7 @@ loop:
 			s.consume(p[:1])
 			p = p[1:]
 			avail--
+			s.wide = s.wide || s.cr
 			s.open, s.cr = false, false
 		case s.cr: // the '\r' after a full piece ended no line: the next piece starts at it
 			cut := s.pos - 1

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
@@ -409,4 +411,36 @@ func TestProperty_SegmenterBudget(t *testing.T) {
 		// (an entry and its first character, up to 4 bytes).
 		require.Greater(t, footprint+entrySize+int64(len(all[lines]))+entrySize+utf8.UTFMax, capBytes, "cut no earlier than needed")
 	})
+}
+
+// An output whose full line piece ends with "\r\n" (spanning
+// MaxLineBytes+2 bytes) records a line size one larger in its header, so
+// that a build reading spans of at most maxLine+1 — one sharing the
+// directory or the database, or the build rolled back to — reads it
+// instead of removing it as damaged; an output without such a piece
+// records MaxLineBytes as before.
+func TestStore_HeaderReadableByTheBuildBeforeCRLFSpans(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(t.Context(), Options{Dir: dir, MaxLineBytes: 64})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	for text, want := range map[string]int64{
+		strings.Repeat("a", 64) + "\r\ntail\n" + strings.Repeat("b", 64) + "\r\n": 65,
+		strings.Repeat("a", 64) + "\ntail\r\n" + strings.Repeat("b", 70) + "\r\n": 64,
+	} {
+		s, err := st.Put(t.Context(), strings.NewReader(text))
+		require.NoError(t, err)
+		raw, err := os.ReadFile(filepath.Join(dir, s.Handle+extIndex))
+		require.NoError(t, err)
+		h, err := parseHeader(raw[:headerSize])
+		require.NoError(t, err)
+		assert.Equal(t, want, h.maxLine, "%q", text)
+		// What the build before checked: every span at most maxLine+1, and
+		// the lines able to hold the text.
+		starts := decodeEntries(raw[headerSize:], nil)
+		for i := 1; i < len(starts); i++ {
+			assert.LessOrEqual(t, starts[i]-starts[i-1], h.maxLine+1, "%q line %d", text, i)
+		}
+		assert.Less(t, (h.size-1)/(h.maxLine+1), h.lines, "%q", text)
+	}
 }

@@ -195,7 +195,7 @@ func (s *Store) write(ctx context.Context, h string, r io.Reader, kind int) (hdr
 		return hdr, fmt.Errorf("results: %w", err)
 	}
 	now := s.opts.Now()
-	hdr = header{created: now.UnixNano(), expires: now.Add(s.opts.TTL).UnixNano(), size: size, lines: lines, maxLine: int64(s.opts.MaxLineBytes)}
+	hdr = header{created: now.UnixNano(), expires: now.Add(s.opts.TTL).UnixNano(), size: size, lines: lines, maxLine: headerMaxLine(s.opts.MaxLineBytes, seg.wide)}
 	if cut {
 		hdr.flags |= flagTruncated
 	}
