@@ -120,3 +120,20 @@ func TestSwapInvoker_BeforeTheFirstConfigurationAnswersUnavailable(t *testing.T)
 	assert.False(t, res.Success)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
 }
+
+// A file with problems of its own is refused as such (exit status 2,
+// each problem at its line) even when the catalogue database it names
+// cannot be reached: the catalogue is opened before the first apply, but
+// only once the file has passed what the hooks check.
+func TestRun_BrokenFileRefusedBeforeTheCatalogueDatabaseIsDialled(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	t.Setenv("CAT_DSN", "postgres://u:p@127.0.0.1:1/x?connect_timeout=2")
+	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(cfgPath, []byte("catalogue: {dsn: \"${CAT_DSN}\"}\nsnippets:\n  bad:\n    description: d\n    body: |\n      this is ((( not a valid step\n"), 0o600))
+	err := run(context.Background(), []string{"-stdio", "-packs", "example", "-config", cfgPath}, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	require.Error(t, err)
+	require.ErrorIs(t, err, errUsage, "exit status 2: %v", err)
+	assert.Contains(t, err.Error(), "config.yaml:6: snippets.bad.body: body line 1")
+	assert.NotContains(t, err.Error(), "cannot be reached")
+}

@@ -105,12 +105,19 @@ func warnConfig(c *hostconfig.Config, log *slog.Logger) {
 	}
 }
 
-// readConfig reads the first configuration at start without applying
-// it: the catalogue it names is opened first (startCatalogue), so that
+// readConfig reads the first configuration at start and checks what the
+// hooks check (hostconfig.Host.Check) without applying it: the catalogue
+// it names is opened first (startCatalogue), so that
 // the aliases are checked against the same tools at start as on every
 // reload.
 func readConfig(ctx context.Context, host *hostconfig.Host) (*hostconfig.Config, error) {
 	conf, err := host.Read()
+	if err == nil {
+		// The file's own problems (a snippet that does not parse, a
+		// server's settings) before the catalogue's database is dialled:
+		// a broken file exits 2 listing them, whatever that database does.
+		err = host.Check(ctx, conf)
+	}
 	if err != nil {
 		return nil, startError(ctx, host, err)
 	}

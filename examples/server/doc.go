@@ -240,7 +240,10 @@
 // when the list changes.
 //
 // The catalogue is opened, and its tools registered, before the first
-// configuration is applied, as they are there on every reload: an alias
+// configuration is applied (but after the file has passed every check but
+// the aliases', so that a broken file is reported as such even when the
+// catalogue's database cannot be reached), as they are there on every
+// reload: an alias
 // to a catalogue tool (aliases: {sum: examples.add.1}) is accepted at
 // start as on reload. Catalogue tools come and go without a reload (a
 // tool or bundle switched off or on, deleted, or renamed with its

@@ -48,3 +48,35 @@ func TestHost_ToolAddedDuringAReloadCannotTakeAKeptAlias(t *testing.T) {
 	require.NoError(t, rerr)
 	assert.Equal(t, map[string]string{"plus": "add", "times": "mul"}, reg.Aliases())
 }
+
+// Check runs what every hook checks and applies nothing: a hook's error
+// is returned, each prepared step is discarded, none applied, and the
+// configuration in force stays.
+func TestHost_CheckPreparesAndDiscardsOnly(t *testing.T) {
+	reg := newTestRegistry(t, "")
+	dir := writeFiles(t, map[string]string{"c.yaml": "aliases: {plus: add}\n"})
+	h := newHost(t, reg, filepath.Join(dir, "c.yaml"), nil)
+	var applied, discarded int
+	h.OnApply("counting", func(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		return hostconfig.Step{Apply: func(context.Context) error { applied++; return nil }, Discard: func() { discarded++ }}, nil
+	})
+	h.OnApply("refusing", func(_ context.Context, _, cfg *hostconfig.Config) (hostconfig.Step, error) {
+		if len(cfg.Snippets) > 0 {
+			return hostconfig.Step{}, cfg.Errorf("snippets", "refused")
+		}
+		return hostconfig.Step{}, nil
+	})
+	cfg, err := h.Read()
+	require.NoError(t, err)
+	require.NoError(t, h.Check(context.Background(), cfg))
+	assert.Equal(t, 0, applied)
+	assert.Equal(t, 1, discarded)
+	assert.Nil(t, h.Config(), "nothing in force yet")
+	assert.Empty(t, reg.Aliases())
+
+	cfg.Snippets = map[string]hostconfig.Snippet{"s": {}}
+	err = h.Check(context.Background(), cfg)
+	require.ErrorContains(t, err, "snippets: refused")
+	assert.Equal(t, 0, applied)
+	assert.Equal(t, 2, discarded)
+}

@@ -172,6 +172,32 @@ func (h *Host) Reload(ctx context.Context) error {
 	return h.Apply(ctx, cfg)
 }
 
+// Check runs step 1 of Apply on cfg — every hook prepares its Step, and
+// every prepared Step is discarded at once — and returns the hooks'
+// errors joined; the aliases are not checked and nothing is applied. A
+// host that must open something before the first Apply (a catalogue
+// whose tools aliases may name) calls it first, so that a file with
+// problems of its own is reported as such, not as the failure to open
+// that store.
+func (h *Host) Check(ctx context.Context, cfg *Config) error {
+	if cfg == nil {
+		return errors.New("hostconfig: Check: config is nil")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.cur.Load()
+	var errs []error
+	for _, hk := range h.hooks {
+		st, err := hk.fn(ctx, old, cfg)
+		if err != nil {
+			errs = append(errs, hookError(err, "%s", hk.name))
+			continue
+		}
+		discard([]Step{st})
+	}
+	return errors.Join(errs...)
+}
+
 // Apply makes cfg the configuration in force, all or nothing:
 //
 //  1. every hook prepares its Step (nothing changes yet); any error
