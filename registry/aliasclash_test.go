@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -103,23 +104,28 @@ func TestUpdate_TurnsAnAliasIntoATool(t *testing.T) {
 	assert.Equal(t, "doubled", res.Value)
 	assert.Equal(t, map[string]string{"plus": "add"}, r.Aliases())
 
-	// Nested: the outer update's declaration covers the inner one's add.
+	// Nested: the outer update's declaration covers the inner one's pack.
 	require.NoError(t, r.UpdateDropping([]string{"plus"}, func() error {
-		if err := r.Update(func() error { return r.Add(rawTool("plus", okHandler("new plus"))) }); err != nil {
+		if err := r.Update(func() error {
+			return r.AddPack(&Pack{Name: "plus", Tools: []*Tool{rawTool("plus", okHandler("new plus"))}})
+		}); err != nil {
 			return err
 		}
 		return r.SetAliases(nil)
 	}))
 
-	// A plain Update gives no alias's name away.
+	// A plain Update gives no alias's name away, and Add never does.
 	require.NoError(t, r.SetAliases(map[string]string{"times": "add"}))
-	err = r.Update(func() error { return r.Add(rawTool("times", okHandler("new times"))) })
-	require.ErrorIs(t, err, ErrNameClash)
+	times := func() error {
+		return r.AddPack(&Pack{Name: "times", Tools: []*Tool{rawTool("times", okHandler("new times"))}})
+	}
+	require.ErrorIs(t, r.Update(times), ErrNameClash)
+	require.ErrorIs(t, r.UpdateDropping([]string{"times"}, func() error { return r.Add(rawTool("times", okHandler(0))) }), ErrNameClash)
 	assert.Equal(t, map[string]string{"times": "add"}, r.Aliases())
 
 	// An update that declares the drop but leaves the alias: dropped at
 	// its end, as declared, and the tool answers the name.
-	require.NoError(t, r.UpdateDropping([]string{"times"}, func() error { return r.Add(rawTool("times", okHandler("new times"))) }))
+	require.NoError(t, r.UpdateDropping([]string{"times"}, times))
 	assert.Empty(t, r.Aliases(), "the alias the update dropped is gone")
 	require.NoError(t, r.SetAliases(r.Aliases()))
 	res, err = r.Invoke(t.Context(), "times", nil)
@@ -128,10 +134,9 @@ func TestUpdate_TurnsAnAliasIntoATool(t *testing.T) {
 }
 
 // While an update that drops some aliases runs, every other alias keeps
-// its name against any goroutine: a catalogue registering a tool while a
-// configuration reload runs cannot take an alias the new configuration
-// keeps (the reload would then fail and lose it), while the aliases the
-// reload drops may be taken.
+// its name against any goroutine, and Add (a catalogue registering a
+// tool while a configuration reload runs) takes none: only a pack may
+// hold the name of an alias the update drops.
 func TestUpdate_OtherAliasesKeepTheirNamesDuringAnUpdate(t *testing.T) {
 	r := New(noPrefix())
 	require.NoError(t, r.Add(rawTool("add", okHandler("added"))))
@@ -146,9 +151,9 @@ func TestUpdate_OtherAliasesKeepTheirNamesDuringAnUpdate(t *testing.T) {
 		})
 	}()
 	<-inside
-	err := r.Add(rawTool("plus", okHandler("taken")))
-	require.ErrorIs(t, err, ErrNameClash, "an alias the update keeps")
-	require.NoError(t, r.Add(rawTool("old", okHandler("mine now"))), "an alias the update drops")
+	require.ErrorIs(t, r.AddPack(&Pack{Name: "p", Tools: []*Tool{rawTool("plus", okHandler("taken"))}}), ErrNameClash, "an alias the update keeps")
+	require.ErrorIs(t, r.Add(rawTool("old", okHandler("taken"))), ErrNameClash, "Add, even of an alias the update drops")
+	require.NoError(t, r.AddPack(&Pack{Name: "old", Tools: []*Tool{rawTool("old", okHandler("mine now"))}}), "a pack, of an alias the update drops")
 	close(release)
 	require.NoError(t, <-done)
 	assert.Equal(t, map[string]string{"plus": "add", "times": "add"}, r.Aliases())
@@ -167,7 +172,9 @@ func TestUpdate_DroppedAliasChangesTheChainsThroughIt(t *testing.T) {
 	require.NoError(t, r.SetAliases(map[string]string{"a": "b", "b": "tp_a"}))
 	require.NoError(t, r.Add(rawTool("a", okHandler("a"))), "alias a runs tp_a, the tool of its undecorated name")
 
-	require.NoError(t, r.UpdateDropping([]string{"b"}, func() error { return r.Add(rawTool("b", okHandler("b"))) }))
+	require.NoError(t, r.UpdateDropping([]string{"b"}, func() error {
+		return r.AddPack(&Pack{Name: "b", Tools: []*Tool{rawTool("b", okHandler("b"))}})
+	}))
 	assert.Empty(t, r.Aliases())
 	require.NoError(t, r.SetAliases(r.Aliases()))
 }
@@ -198,7 +205,7 @@ func TestAliasesAndTools_NeverShareAName(t *testing.T) {
 				m := rapid.MapOf(name, name).Draw(t, "new aliases")
 				drop := rapid.SliceOf(name).Draw(t, "dropping")
 				_ = r.UpdateDropping(drop, func() error {
-					_ = r.Add(rawTool(add, okHandler(3)))
+					_ = r.ReplacePack(&Pack{Name: "up", Tools: []*Tool{rawTool(add, okHandler(3))}})
 					return r.SetAliases(m)
 				})
 			}
@@ -215,4 +222,22 @@ func TestAliasesAndTools_NeverShareAName(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An update that ends before another that declared an alias dropped does
+// not drop that alias: aliases are settled when the last update ends, so
+// an outer update that took the name and then rolled back, failing, keeps
+// every alias of the configuration that stays.
+func TestUpdate_OverlappingUpdateDoesNotSettleAnothersAlias(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.Add(rawTool("add", okHandler("added"))))
+	require.NoError(t, r.SetAliases(map[string]string{"x": "add", "y": "add"}))
+	err := r.UpdateDropping([]string{"x"}, func() error {
+		require.NoError(t, r.AddPack(&Pack{Name: "x", Tools: []*Tool{rawTool("x", okHandler("x"))}}))
+		require.NoError(t, r.UpdateDropping([]string{"y"}, func() error { return nil }))
+		require.NoError(t, r.RemovePack("x")) // the outer update rolls back
+		return errors.New("outer failed")
+	})
+	require.Error(t, err)
+	assert.Equal(t, map[string]string{"x": "add", "y": "add"}, r.Aliases())
 }

@@ -108,9 +108,10 @@
 // until it is, a call of the alias fails with type unavailable naming
 // both. A tool and an alias never share a name: SetAliases refuses an
 // alias named like a tool, and Add (AddPack, ReplacePack) a tool named
-// like an alias, except inside an UpdateDropping that names the alias, as a
-// configuration reload turning an alias into a snippet of that name does;
-// every other alias keeps its name against any goroutine meanwhile.
+// like an alias, except that a pack (AddPack, ReplacePack) may take the
+// name of an alias a running UpdateDropping drops, as a configuration
+// reload turning an alias into a snippet of that name does; Add never
+// takes one, and every other alias keeps its name meanwhile.
 //
 // # The pipeline
 //

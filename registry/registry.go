@@ -252,7 +252,8 @@ func (r *Registry) chainLocked(core Handler) Handler {
 // the alias; TargetName) unless that alias runs this very tool — the same
 // comparison SetAliases makes the other way round. Change the aliases
 // first; or, to turn an alias into a tool of that name in one step, add
-// the tool and drop the alias inside one UpdateDropping naming it. The same
+// the tool's pack and drop the alias inside one UpdateDropping naming it
+// (AddPack or ReplacePack; Add never takes an alias's name). The same
 // rule holds for AddPack and ReplacePack.
 //
 // Add stores a copy of each tool with Name set to the final name, BaseName to
@@ -368,7 +369,7 @@ func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
 			errs = append(errs, fmt.Errorf("%w: tool %q", ErrNameClash, name))
 		} else if seen[name] {
 			errs = append(errs, fmt.Errorf("%w: tool %q appears twice in one call", ErrNameClash, name))
-		} else if err := r.aliasHoldsLocked(name); err != nil {
+		} else if err := r.aliasHoldsLocked(name, pack != nil); err != nil {
 			errs = append(errs, err)
 		}
 		seen[name] = true

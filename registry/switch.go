@@ -129,9 +129,10 @@ const MaxAliasDepth = 8
 // A nil or empty map removes every alias.
 //
 // The rule holds the other way round too: Add, AddPack and ReplacePack
-// refuse a tool whose name an alias holds, except inside an
-// UpdateDropping that names the alias (a reload turning an alias into a
-// tool of that name), so that a tool and an alias never share a name.
+// refuse a tool whose name an alias holds — except that a pack may take
+// the name of an alias a running UpdateDropping drops (a reload turning an
+// alias into a tool of that name) —, so that a tool and an alias never
+// share a name outside an update.
 func (r *Registry) SetAliases(aliases map[string]string) error {
 	names := make([]string, 0, len(aliases))
 	for a := range aliases {
@@ -209,12 +210,15 @@ func (r *Registry) toolAtLocked(aliases map[string]string, a string) (tool strin
 // that holds the name of a tool to be registered under the final name: an
 // alias of that name, or, under the registry's prefix, an alias named like
 // the tool's undecorated name that does not run the tool — the comparison
-// toolAtLocked makes from the alias's side; r.mu must be held.
-func (r *Registry) aliasHoldsLocked(final string) error {
-	if t, ok := r.aliases[final]; ok && r.freeing[final] == 0 {
+// toolAtLocked makes from the alias's side — unless pack (AddPack,
+// ReplacePack) and a running UpdateDropping drops that alias; r.mu must
+// be held.
+func (r *Registry) aliasHoldsLocked(final string, pack bool) error {
+	free := func(a string) bool { return pack && r.freeing[a] > 0 }
+	if t, ok := r.aliases[final]; ok && !free(final) {
 		return fmt.Errorf("%w: tool %q: %q is an alias of %q, and a tool cannot take an alias's name; change the aliases first (SetAliases), or in an UpdateDropping that drops it", ErrNameClash, final, final, t)
 	}
-	if u, ok := undecorate(r.prefix, final); ok && r.freeing[u] == 0 {
+	if u, ok := undecorate(r.prefix, final); ok && !free(u) {
 		if t, ok := r.aliases[u]; ok && !r.aliasRunsLocked(r.aliases, u, final) {
 			return fmt.Errorf("%w: tool %q: its undecorated name %q is an alias of %q (under the registry's prefix %q, configuration naming %q would reach the alias, not the tool); change the aliases first (SetAliases), or in an UpdateDropping that drops it", ErrNameClash, final, u, t, r.prefix, u)
 		}
@@ -269,33 +273,35 @@ func (r *Registry) aliasRunsLocked(aliases map[string]string, a, final string) b
 	return false
 }
 
-// settleAliasesLocked drops, when an UpdateDropping ends, the aliases
-// that hold a tool's name — one the update declared it drops, which a
-// tool took and the update did not drop, or one whose chain ran through
-// such an alias — so that a tool and an alias never share a name outside
-// an update; each is logged. r.upMu and r.mu must be held.
-func (r *Registry) settleAliasesLocked() {
+// droppedAlias is an alias settleAliasesLocked dropped, for the log.
+type droppedAlias struct{ alias, target, tool string }
+
+// settleAliasesLocked drops, when the last running update ends, the
+// aliases that hold a tool's name — one an update declared it drops
+// (UpdateDropping), which a pack took and the update did not drop, or one
+// whose chain ran through such an alias — so that a tool and an alias
+// never share a name outside an update, and returns them. r.upMu and r.mu
+// must be held.
+func (r *Registry) settleAliasesLocked() []droppedAlias {
+	var out []droppedAlias
 	m := r.aliases
 	// Dropping an alias can change where a chain through it ends, so look
 	// again until no alias holds a tool's name.
 	for dropped := true; dropped; {
 		dropped = false
 		for _, a := range slices.Sorted(maps.Keys(m)) {
-			tool, undecorated := r.toolAtLocked(m, a)
+			tool, _ := r.toolAtLocked(m, a)
 			if tool == "" {
 				continue
 			}
-			how := "under that name"
-			if undecorated {
-				how = fmt.Sprintf("with that undecorated name under the registry's prefix %q", r.prefix)
-			}
-			r.log.Warn("registry: alias dropped at the end of an update: a tool took its name", "alias", a, "target", m[a], "tool", tool, "how", how)
+			out = append(out, droppedAlias{a, m[a], tool})
 			m = maps.Clone(m) // the published map is never modified
 			delete(m, a)
 			dropped = true
 		}
 	}
 	r.aliases = m
+	return out
 }
 
 // Aliases returns a copy of the aliases, alias → target as set.

@@ -25,15 +25,16 @@ func (r *Registry) Update(fn func() error) error {
 
 // UpdateDropping is Update for a change that drops the aliases named in
 // dropping, and may register tools under their names: one update can then
-// turn an alias into a tool of the same name (register the tool, then set
-// the aliases without it), as a configuration reload does. While it runs,
-// a tool may take the name of one of those aliases (Add refuses an alias's
-// name otherwise), from fn or from any other goroutine: the alias is
-// going away. Every other alias keeps its name. When the last running
-// update ends, an alias of dropping that still holds a tool's name (fn
-// did not drop it, or failed first) is dropped, as declared, and the tool
-// answers that name; aliases whose chains ran through it are looked at
-// again. fn's error is returned as it is.
+// turn an alias into a tool of the same name (register the tool's pack,
+// then set the aliases without it), as a configuration reload does. While
+// it runs, a pack (AddPack, ReplacePack) may hold a tool under the name
+// of one of those aliases; Add still refuses every alias's name, and
+// every other alias keeps its name. When the last running update ends, an
+// alias that still holds a tool's name (an update declared it dropped,
+// and did not drop it) is dropped, and logged, and the tool answers that
+// name; aliases whose chains ran through it are looked at again. An
+// update that fails undoes its packs first, so the aliases of a
+// configuration that stays are kept. fn's error is returned as it is.
 func (r *Registry) UpdateDropping(dropping []string, fn func() error) (err error) {
 	if fn == nil {
 		return fmt.Errorf("%w: Update: fn is nil", ErrInvalidTool)
@@ -56,17 +57,18 @@ func (r *Registry) UpdateDropping(dropping []string, fn func() error) (err error
 	}
 	r.upMu.Unlock()
 	defer func() {
+		var dropped []droppedAlias
 		r.upMu.Lock()
 		r.upN--
-		if len(dropping) > 0 {
+		if len(dropping) > 0 || r.upN == 0 {
 			r.mu.Lock()
-			// What this update declared it drops is dropped now, before
-			// its exemption ends, if a tool took the name meanwhile.
-			r.settleAliasesLocked()
 			for _, a := range dropping {
 				if r.freeing[a]--; r.freeing[a] <= 0 {
 					delete(r.freeing, a)
 				}
+			}
+			if r.upN == 0 {
+				dropped = r.settleAliasesLocked()
 			}
 			r.mu.Unlock()
 		}
@@ -78,6 +80,9 @@ func (r *Registry) UpdateDropping(dropping []string, fn func() error) (err error
 		}
 		r.upSeq.Add(1)
 		r.upMu.Unlock()
+		for _, d := range dropped {
+			r.log.Warn("registry: alias dropped at the end of an update: a tool took its name", "alias", d.alias, "target", d.target, "tool", d.tool)
+		}
 	}()
 	return fn()
 }
