@@ -429,13 +429,7 @@ docs: {base_url: "https://docs.example.test/", slugs: {example: ex}}
 	s := startHTTP(t, ctx, append(serverEnv(startBackend(t)), proxyTokenEnv+"="+proxyToken), "-config", cfgPath)
 	waitLog(t, ctx, s, "configuration loaded", 1)
 
-	var changed atomic.Int32
-	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
-	})
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
-	require.NoError(t, err)
-	defer cs.Close()
+	cs, changed := countingClient(t, ctx, s.base+"/mcp")
 	names := func() []string {
 		list, err := cs.ListTools(ctx, nil)
 		require.NoError(t, err)
@@ -507,13 +501,7 @@ func TestRun_OtReloadRefusedForItsStoresChangesNothing(t *testing.T) {
 	s := startHTTP(t, ctx, append(serverEnv(startBackend(t)), proxyTokenEnv+"="+proxyToken), "-config", cfgPath)
 	waitLog(t, ctx, s, "configuration loaded", 1)
 
-	var changed atomic.Int32
-	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
-	})
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1}, nil)
-	require.NoError(t, err)
-	defer cs.Close()
+	cs, changed := countingClient(t, ctx, s.base+"/mcp")
 	reload := func() string {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ot.reload", Arguments: map[string]any{}})
@@ -540,7 +528,7 @@ func TestRun_OtReloadRefusedForItsStoresChangesNothing(t *testing.T) {
 	// A server in force whose headers the refused file changes keeps its
 	// connection: one connection in all.
 	write(server("1"))
-	_, err = callMCP(t, ctx, cs, "ot.reload", map[string]any{})
+	_, err := callMCP(t, ctx, cs, "ot.reload", map[string]any{})
 	require.NoError(t, err)
 	waitLog(t, ctx, s, "MCP server connected", 1)
 	require.Eventually(t, func() bool { return changed.Load() >= 1 }, 5*time.Second, 10*time.Millisecond)
@@ -675,4 +663,18 @@ func TestRun_StdioStopAnswersTheCallUnderWay(t *testing.T) {
 	}
 	assert.Contains(t, out.String(), `{"jsonrpc":"2.0","id":2,"result":`, "the answer of the call under way was written")
 	assert.NotContains(t, stderr.String(), "server run cancelled")
+}
+
+// countingClient connects an MCP client to endpoint and counts the
+// tools/list_changed notifications it gets; it is closed with the test.
+func countingClient(t *testing.T, ctx context.Context, endpoint string) (*sdk.ClientSession, *atomic.Int32) {
+	t.Helper()
+	changed := new(atomic.Int32)
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e-client", Version: "v0"}, &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed.Add(1) },
+	})
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, changed
 }
