@@ -147,7 +147,10 @@ type Options struct {
 	MaxSchemaBytes int
 	// MaxResultBytes caps the text or structured content of one result;
 	// zero means DefaultMaxResultBytes. A larger result is an
-	// upstream_failure.
+	// upstream_failure. Over stdio one message is at most 16 MiB besides
+	// (the go-sdk's mcp.DefaultMaxLineLength): a larger answer is an
+	// upstream_failure saying so, and the server is reconnected, since its
+	// stream cannot be read past the message.
 	MaxResultBytes int
 	// OnStatus, when set, is called after every change of a server's
 	// status, from the goroutine that changed it; it must not block.

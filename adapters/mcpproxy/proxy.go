@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -1173,6 +1174,14 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 			return result.Failuref[any](result.Unavailable,
 				"MCP server %q could not be reached for the call of %q (%s); it is being reconnected", s.cfg.Name, remote, why), nil
 		}
+		if strings.Contains(err.Error(), sdkFrameTooLarge) {
+			// The stream cannot be read past the message: the connection
+			// goes, and the next call finds a new one.
+			s.callBroke(sess, "an answer over the stdio message cap")
+			return result.Failuref[any](result.UpstreamFailure,
+				"MCP server %q answered the call of %q with a message over %d MiB, the most one stdio message may be; the answer was not read, and the server is being reconnected (ask it for less)",
+				s.cfg.Name, remote, mcp.DefaultMaxLineLength>>20), nil
+		}
 		return result.Result[any]{}, fmt.Errorf("mcpproxy: server %q tool %q: %s: %w", s.cfg.Name, remote, s.logRed.errText(err), ErrCall)
 	}
 	var rawResult json.RawMessage
@@ -1244,6 +1253,12 @@ func (s *server) remoteError(remote string, werr *jsonrpc.Error) *RemoteError {
 	}
 	return &RemoteError{Server: s.cfg.Name, Tool: remote, Code: werr.Code, Err: e}
 }
+
+// sdkFrameTooLarge is the text of the go-sdk's error for an inbound
+// message over mcp.DefaultMaxLineLength on a stdio connection (the error
+// is not exported; TestStdioAnswerOverTheMessageCapSaysSo holds the text
+// to the SDK in go.mod).
+const sdkFrameTooLarge = "inbound JSON-RPC frame exceeded the configured maximum line length"
 
 // codeRejectedByTransport is the go-sdk's JSON-RPC code for a request its
 // client transport could not deliver (network failure, closed stream); the

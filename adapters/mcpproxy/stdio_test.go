@@ -128,3 +128,27 @@ func TestStdioReconfigureDescriptionKeepsChildEnvChangeServesHeldTools(t *testin
 	require.True(t, res.Success, res.Error)
 	assert.Equal(t, strconv.Itoa(newPID), res.Value, "the held tool is served by the new child")
 }
+
+// A stdio server answering with a message larger than one stdio message
+// may be (the go-sdk reads at most 16 MiB per message) gets a failure
+// that says so, of type upstream_failure — the stream cannot be read past
+// it, so the connection is dropped and reconnected, and the next call
+// works.
+func TestStdioAnswerOverTheMessageCapSaysSo(t *testing.T) {
+	bin := testServer(t)
+	reg := newRegistry()
+	log := newStatusLog()
+	newProxy(t, reg, []mcpproxy.Config{{Name: "child", Command: []string{bin}}},
+		mcpproxy.Options{Backoff: fastBackoff, OnStatus: log.record, MaxResultBytes: 64 << 20})
+	pid1 := invokePID(t, reg)
+
+	res, err := reg.Invoke(callCtx(t), "child.huge", json.RawMessage(`{"bytes":17000000}`))
+	require.NoError(t, err)
+	assert.Equal(t, result.UpstreamFailure, res.ErrorType, res.Error)
+	assert.Contains(t, res.Error, `MCP server "child" answered the call of "huge" with a message over 16 MiB`)
+
+	log.waitFor(t, "child", "reconnected", func(s mcpproxy.Status) bool {
+		return s.State == mcpproxy.Connected && s.Connects >= 2
+	})
+	assert.NotEqual(t, pid1, invokePID(t, reg))
+}

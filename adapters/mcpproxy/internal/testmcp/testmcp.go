@@ -78,7 +78,7 @@ type Options struct {
 
 // BaseTools lists the names of the tools every server has.
 func BaseTools() []string {
-	return []string{"add", "big", "broken", "echo", "fail", "leak_error", "leak_ok",
+	return []string{"add", "big", "broken", "echo", "fail", "huge", "leak_error", "leak_ok",
 		"leak_protocol", "leak_structured", "pid", "raw", "wait"}
 }
 
@@ -162,6 +162,15 @@ func New(opts Options) *mcp.Server {
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":true}`)},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return textResult(string(req.Params.Arguments)), nil
+		})
+	add(&mcp.Tool{Name: "huge", Description: "A text result of the given number of bytes (at most 64 MiB).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"bytes":{"type":"integer","minimum":0,"maximum":67108864}},"required":["bytes"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Bytes int }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Bytes < 0 || in.Bytes > 64<<20 {
+				return errorResult("bytes: expected 0 to 67108864"), nil
+			}
+			return textResult(strings.Repeat("x", in.Bytes)), nil
 		})
 	add(&mcp.Tool{Name: "big", Description: "A structured result with integers beyond 2^53.", InputSchema: emptySchema(),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"},"neg":{"type":"integer"},"ratio":{"type":"number"}},"required":["id"]}`)},

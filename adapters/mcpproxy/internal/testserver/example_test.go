@@ -31,7 +31,7 @@ func Example_run() {
 	_ = cs.Close()
 	fmt.Println("server stopped:", <-done == nil)
 	// Output:
-	// add big broken echo fail leak_error leak_ok leak_protocol leak_structured pid raw wait
+	// add big broken echo fail huge leak_error leak_ok leak_protocol leak_structured pid raw wait
 	// server stopped: true
 }
 
