@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,54 +21,6 @@ const (
 	envKeyDir   = "CATALOGUE_TEST_KEY_DIR"
 	envKeyStart = "CATALOGUE_TEST_KEY_START"
 )
-
-// The file store's page token key is made once and then the same for
-// every FileStore on the directory (goroutines of two stores asking at
-// once included) and after a reopen: 32 bytes, kept in a 0600 file. A
-// store on another directory has a key of its own.
-func TestFileStore_PageTokenKeyMadeOnceSharedAndKept(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	a, b := openFile(t, dir, nil), openFile(t, dir, nil)
-	keys := make(chan []byte, 16)
-	var wg sync.WaitGroup
-	for i := range cap(keys) {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Go(func() {
-			key, err := s.PageTokenKey(ctx)
-			assert.NoError(t, err)
-			keys <- key
-		})
-	}
-	wg.Wait()
-	close(keys)
-	first := <-keys
-	require.Len(t, first, PageTokenKeyBytes)
-	for k := range keys {
-		assert.Equal(t, first, k, "every store on the directory has the one key")
-	}
-	fi, err := os.Stat(filepath.Join(dir, "pagetoken.key"))
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the key file is readable by its owner only")
-
-	require.NoError(t, a.Close())
-	require.NoError(t, b.Close())
-	again := openFile(t, dir, nil)
-	key, err := again.PageTokenKey(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, first, key, "the key outlives a restart")
-
-	other, err := openFile(t, t.TempDir(), nil).PageTokenKey(ctx)
-	require.NoError(t, err)
-	assert.NotEqual(t, first, other, "another directory, another key")
-
-	require.NoError(t, again.Close())
-	_, err = again.PageTokenKey(ctx)
-	assert.ErrorIs(t, err, ErrClosed)
-}
 
 // A key file that is not a key is ErrCorrupt, named by its path; it is
 // left as it is, and its content is never put in the error.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +14,7 @@ import (
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
 	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
+	"github.com/toolpack-go/toolpack/registry/catalogue/storetest"
 )
 
 // The page token key is made once per catalogue, by whichever host asks
@@ -27,26 +27,7 @@ func TestPageTokenKey_SharedByHostsAndKept(t *testing.T) {
 	schema := pgtest.FreshSchema(t, dsn)
 	ctx := context.Background()
 	a, b := open(t, dsn, schema, nil), open(t, dsn, schema, nil)
-	keys := make(chan []byte, 16)
-	var wg sync.WaitGroup
-	for i := range cap(keys) {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Go(func() {
-			key, err := s.PageTokenKey(ctx)
-			assert.NoError(t, err)
-			keys <- key
-		})
-	}
-	wg.Wait()
-	close(keys)
-	first := <-keys
-	require.Len(t, first, catalogue.PageTokenKeyBytes)
-	for k := range keys {
-		assert.Equal(t, first, k, "every host on the catalogue has the one key")
-	}
+	first := storetest.SharedPageTokenKey(t, a, b)
 
 	bid, err := catalogue.NewID()
 	require.NoError(t, err)
