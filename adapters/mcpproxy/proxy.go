@@ -239,8 +239,8 @@ func New(ctx context.Context, reg *registry.Registry, cfgs []Config, opts Option
 		p.byName[c.Name] = s
 	}
 	sortServers(p.servers)
-	readies := p.start(p.servers)
-	if err := waitReady(ctx, readies); err != nil {
+	p.start(p.servers)
+	if err := waitReady(ctx, p.servers); err != nil {
 		_ = p.Close()
 		return nil, err
 	}
@@ -251,24 +251,22 @@ func sortServers(ss []*server) {
 	sort.Slice(ss, func(i, j int) bool { return ss[i].cfg.Name < ss[j].cfg.Name })
 }
 
-// start runs each server's connection loop; the returned channels are
-// closed when each server's first attempt has ended. p.wg must be able
-// to take them: p.mu held and p not closed, or p not yet shared.
-func (p *Proxy) start(ss []*server) []chan struct{} {
-	readies := make([]chan struct{}, len(ss))
-	for i, s := range ss {
-		readies[i] = s.ready
+// start runs each server's connection loop (waitReady waits for their
+// first attempts). p.wg must be able to take them: p.mu held and p not
+// closed, or p not yet shared.
+func (p *Proxy) start(ss []*server) {
+	for _, s := range ss {
 		p.wg.Add(1)
-		go s.run(s.ctx, s.ready)
+		go s.run()
 	}
-	return readies
 }
 
-// waitReady waits for every first attempt, or for ctx to end.
-func waitReady(ctx context.Context, readies []chan struct{}) error {
-	for _, r := range readies {
+// waitReady waits for the first attempt of every server of ss (its
+// ready), or for ctx to end.
+func waitReady(ctx context.Context, ss []*server) error {
+	for _, s := range ss {
 		select {
-		case <-r:
+		case <-s.ready:
 		case <-ctx.Done():
 			return fmt.Errorf("mcpproxy: waiting for the first connections: %w", ctx.Err())
 		}
@@ -358,7 +356,7 @@ func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
 		s.retiring.Store(true)
 	}
 	p.servers, p.byName = servers, next
-	readies := p.start(fresh)
+	p.start(fresh)
 	p.wg.Add(len(changed) + len(removed))
 	p.mu.Unlock()
 
@@ -370,7 +368,7 @@ func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
 		s.unregister()
 		go s.retire()
 	}
-	err := waitReady(ctx, readies)
+	err := waitReady(ctx, fresh)
 	for _, s := range changed {
 		s.log.Info("MCP server configuration changed; the old connection finishes its calls in flight")
 		go s.retire()
@@ -575,13 +573,14 @@ func (s *server) update(fn func(st *Status)) {
 	}
 }
 
-// run connects, watches the session and reconnects until ctx ends. ready is
-// closed when the first attempt has ended.
-func (s *server) run(ctx context.Context, ready chan struct{}) {
+// run connects, watches the session and reconnects until s.ctx ends.
+// s.ready is closed when the first attempt has ended.
+func (s *server) run() {
+	ctx := s.ctx
 	defer s.p.wg.Done()
 	defer close(s.done)
 	var readyOnce sync.Once
-	signal := func() { readyOnce.Do(func() { close(ready) }) }
+	signal := func() { readyOnce.Do(func() { close(s.ready) }) }
 	defer signal()
 	for {
 		sess, err := s.connectWithBackoff(ctx, signal)
