@@ -1051,7 +1051,9 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}
-	h.prop.Inject(tracectx.FromRequest(req.Context(), h.prop), propagation.HeaderCarrier(r.Header))
+	// A call's context already holds the caller's trace context (call read
+	// it once); other requests run on the server's own, which has none.
+	h.prop.Inject(req.Context(), propagation.HeaderCarrier(r.Header))
 	cp := captureFrom(req.Context())
 	if cp != nil {
 		noteRequest(cp, r)
