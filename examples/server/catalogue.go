@@ -147,25 +147,27 @@ func startCatalogue(ctx context.Context, reg *registry.Registry, conf *hostconfi
 			Spec: catalogue.BundleSpec{Slug: "examples", DisplayName: "Examples", IsEnabled: true,
 				Description: "Go functions compiled into the example server (read-only but for the enabled switch)."}})
 	}
-	var file catalogue.Store
-	var keeper catalogue.PageTokenKeeper // file, which keeps the page token key
+	var file interface {
+		catalogue.Store
+		catalogue.PageTokenKeeper // the store keeps the page token key
+	}
 	if cfg.DSN != "" {
 		pg, err := pgstore.Open(ctx, cfg.DSN, pgstore.Options{Schema: cfg.Schema, Logger: log, MaxConns: cfg.PoolSize(), StatementTimeout: cfg.StatementTimeout})
 		if err != nil {
 			return nil, configError(ctx, conf.Errorf("catalogue.dsn", "%w", err))
 		}
-		file, keeper = pg, pg
+		file = pg
 	} else {
 		fs, err := catalogue.OpenFileStore(ctx, cfg.Dir, catalogue.FileOptions{Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("catalogue.dir: %w", err)
 		}
-		file, keeper = fs, fs
+		file = fs
 	}
 	// The store keeps the key signing the API's page tokens, so that a
 	// token one server returned is accepted by every server sharing the
 	// catalogue, and after a restart.
-	tokenKey, err := keeper.PageTokenKey(ctx)
+	tokenKey, err := file.PageTokenKey(ctx)
 	if err != nil {
 		_ = file.Close()
 		return nil, fmt.Errorf("catalogue: %w", err)

@@ -16,7 +16,6 @@ import (
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
-	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 	"github.com/toolpack-go/toolpack/registry/results"
 	"github.com/toolpack-go/toolpack/registry/stats"
@@ -151,13 +150,13 @@ func startError(ctx context.Context, host *hostconfig.Host, err error) error {
 // catalogue once cat holds it: the names of its bundles' tools
 // (cataloguehost's Catalogue.Namespace), which are switched on and off,
 // and come and go with their bundle, without a reload.
-func catalogueNames(cat *atomic.Pointer[cataloguehost.Catalogue]) func(string) (string, bool) {
+func catalogueNames(cat *atomic.Pointer[serverCatalogue]) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		c := cat.Load()
 		if c == nil {
 			return "", false
 		}
-		part, ok := c.Namespace(name)
+		part, ok := c.cat.Namespace(name)
 		if !ok {
 			return "", false
 		}
@@ -235,15 +234,15 @@ func serverStatus(proxy *mcpproxy.Proxy, fixed []mcpproxy.Config, host *hostconf
 }
 
 // catalogueDatabase reports the catalogue's database for ot.health and
-// /healthz once the catalogue runs on PostgreSQL (pg is set after the
-// configuration, and so the ot pack, is in place).
-func catalogueDatabase(pg *atomic.Pointer[pgstore.Store]) func(context.Context) []ot.DatabaseStatus {
+// /healthz once the catalogue runs on PostgreSQL (cat is set once the
+// catalogue is open, after the ot pack is in place).
+func catalogueDatabase(cat *atomic.Pointer[serverCatalogue]) func(context.Context) []ot.DatabaseStatus {
 	return func(ctx context.Context) []ot.DatabaseStatus {
-		s := pg.Load()
-		if s == nil {
+		c := cat.Load()
+		if c == nil || c.pg == nil {
 			return nil
 		}
-		return []ot.DatabaseStatus{{Name: "catalogue", Reachable: s.Ping(ctx) == nil}}
+		return []ot.DatabaseStatus{{Name: "catalogue", Reachable: c.pg.Ping(ctx) == nil}}
 	}
 }
 

@@ -31,8 +31,6 @@ import (
 	otpack "github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
 	"github.com/toolpack-go/toolpack/registry"
-	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
-	"github.com/toolpack-go/toolpack/registry/catalogue/pgstore"
 	"github.com/toolpack-go/toolpack/registry/disclosure"
 )
 
@@ -333,8 +331,8 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		defer proxy.Close()
 	}
-	var catalNames atomic.Pointer[cataloguehost.Catalogue] // set once the catalogue is open
-	host, err := newConfigHost(reg, cfg.config, proxy, fixed, catalogueNames(&catalNames))
+	var catalOpen atomic.Pointer[serverCatalogue] // set once the catalogue is open
+	host, err := newConfigHost(reg, cfg.config, proxy, fixed, catalogueNames(&catalOpen))
 	if err != nil {
 		return err
 	}
@@ -345,9 +343,8 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	httpTools := &swapInvoker{}
 	host.OnApply("catalogue", catalogueHook(httpTools, log))
-	var catalDB atomic.Pointer[pgstore.Store]
 	ot, err := othost.Setup(ctx, othost.Options{Registry: reg, Host: host, Version: version(), Servers: serverStatus(proxy, fixed, host),
-		Databases: catalogueDatabase(&catalDB), Logger: log,
+		Databases: catalogueDatabase(&catalOpen), Logger: log,
 		Reloaded: func(err error) { logReload(host, log, otpack.ToolReload, err) }})
 	if err != nil {
 		return err
@@ -383,8 +380,7 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	catalDB.Store(catal.pg)
-	catalNames.Store(catal.cat)
+	catalOpen.Store(catal)
 	if err := loadConfig(ctx, host, conf, log); err != nil {
 		return err
 	}
