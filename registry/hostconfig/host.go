@@ -185,17 +185,28 @@ func (h *Host) Check(ctx context.Context, cfg *Config) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	steps, errs := h.prepare(ctx, cfg)
+	discard(steps)
+	return errors.Join(errs...)
+}
+
+// prepare runs every hook on cfg (step 1 of Apply): the Steps, in the
+// hooks' order — a failed hook's holding only its Tools and Packs, for
+// the alias check — and the hooks' errors. h.mu must be held.
+func (h *Host) prepare(ctx context.Context, cfg *Config) ([]Step, []error) {
 	old := h.cur.Load()
+	steps := make([]Step, len(h.hooks))
 	var errs []error
-	for _, hk := range h.hooks {
+	for i, hk := range h.hooks {
 		st, err := hk.fn(ctx, old, cfg)
 		if err != nil {
 			errs = append(errs, hookError(err, "%s", hk.name))
+			steps[i] = Step{Tools: st.Tools, Packs: st.Packs} // for the alias check only
 			continue
 		}
-		discard([]Step{st})
+		steps[i] = st
 	}
-	return errors.Join(errs...)
+	return steps, errs
 }
 
 // Apply makes cfg the configuration in force, all or nothing:
@@ -229,18 +240,7 @@ func (h *Host) Apply(ctx context.Context, cfg *Config) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("hostconfig: apply: %w", err)
 	}
-	old := h.cur.Load()
-	steps := make([]Step, len(h.hooks))
-	var errs []error
-	for i, hk := range h.hooks {
-		st, err := hk.fn(ctx, old, cfg)
-		if err != nil {
-			errs = append(errs, hookError(err, "%s", hk.name))
-			steps[i] = Step{Tools: st.Tools, Packs: st.Packs} // for the alias check only
-			continue
-		}
-		steps[i] = st
-	}
+	steps, errs := h.prepare(ctx, cfg)
 	if err := h.checkAliases(cfg, steps); err != nil {
 		errs = append(errs, err)
 	}
