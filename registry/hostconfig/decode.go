@@ -864,9 +864,10 @@ func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
 				d.bad(v, p, "%s", problem)
 				return
 			}
-			if u, _ := url.Parse(t); u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(t, "#") {
+			if strings.ContainsAny(t, "?#") {
 				// A pack's slug is added after the URL: behind a query or
-				// a fragment it would not name a page.
+				// a fragment it would not name a page. (Every '?' of a URL
+				// checkURL accepts begins its query or is in its fragment.)
 				d.bad(v, p, "expected an http or https URL without a query (?…) or fragment (#…): each pack's page is its slug added after it, got %s", shown(v))
 				return
 			}
