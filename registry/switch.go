@@ -240,10 +240,7 @@ func undecorate(prefix, final string) (string, bool) {
 	if prefix == "" {
 		return "", false
 	}
-	head := prefix
-	if !strings.HasSuffix(prefix, "_") && !strings.HasSuffix(prefix, ".") && !strings.HasSuffix(prefix, "-") {
-		head += "_"
-	}
+	head := decorate(prefix, "")
 	if len(final) <= len(head) || !strings.HasPrefix(final, head) {
 		return "", false
 	}
