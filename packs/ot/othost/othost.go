@@ -914,20 +914,15 @@ func unservedSteps(cfg *hostconfig.Config, reg *registry.Registry, packs []*regi
 		// One warning per body line, at the line of the step: the first
 		// call of each tool that is not served.
 		lines := s.ToolLines()
-		var order []int
 		missing := map[int][]string{}
 		for _, tool := range s.Tools() {
 			if servedStep(cfg, reg, connected, all, tool) {
 				continue
 			}
 			l := lines[tool]
-			if _, ok := missing[l]; !ok {
-				order = append(order, l)
-			}
 			missing[l] = append(missing[l], strconv.Quote(tool))
 		}
-		slices.Sort(order)
-		for _, l := range order {
+		for _, l := range slices.Sorted(maps.Keys(missing)) {
 			what := "a tool that is not served"
 			if len(missing[l]) > 1 {
 				what = "tools that are not served"
