@@ -10,10 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/bundlezip"
 	"github.com/toolpack-go/toolpack/registry/catalogue/searchindex"
@@ -101,14 +99,8 @@ type Handler struct {
 	maxPage       int
 	now           func() time.Time
 
-	schemaMu sync.Mutex
-	schemas  map[[16]byte]*jsonschema.Schema // compiled argSchemas by schemaKey
+	schemas catalogue.SchemaCache // compiled argSchemas
 }
-
-// maxCachedSchemas bounds the compiled-schema cache; when full it is
-// emptied (tool versions are immutable, so a cached schema never goes
-// stale; the bound only caps memory).
-const maxCachedSchemas = 4096
 
 // New returns the API handler. Routes are relative to the handler's root;
 // mount it under /tools with http.StripPrefix (see the package doc).
@@ -117,7 +109,7 @@ func New(opts Options) (*Handler, error) {
 		return nil, errors.New("catalogueapi: Options.Store is required")
 	}
 	h := &Handler{store: opts.Store, invoker: opts.Invoker, invokerCounts: opts.InvokerRecordsUsage, log: opts.Logger, maxPage: opts.MaxPageSize,
-		now: opts.Now, schemas: map[[16]byte]*jsonschema.Schema{}, searcher: opts.Searcher}
+		now: opts.Now, searcher: opts.Searcher}
 	if h.searcher == nil {
 		h.searcher = searchindex.NewScan(opts.Store)
 	}

@@ -3,7 +3,6 @@ package catalogueapi
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -64,36 +63,9 @@ func decodeInvokeBody(body []byte) (json.RawMessage, []FieldError) {
 	return t, fe
 }
 
-// argSchema returns the tool's compiled argSchema, cached by the
-// schema's SHA-256: not by tool id, which is unique only within a bundle
-// (a copy of a bundle keeps its tools' ids) and may come back with
-// another schema in a bundle imported again after its first was reaped.
+// argSchema returns the tool's compiled argSchema (cached by its text).
 func (h *Handler) argSchema(t *catalogue.Tool) (*jsonschema.Schema, error) {
-	key := schemaKey(t.ArgSchema)
-	h.schemaMu.Lock()
-	s, ok := h.schemas[key]
-	h.schemaMu.Unlock()
-	if ok {
-		return s, nil
-	}
-	s, err := catalogue.CompileSchema(t.ArgSchema)
-	if err != nil {
-		return nil, err
-	}
-	h.schemaMu.Lock()
-	if len(h.schemas) >= maxCachedSchemas {
-		clear(h.schemas)
-	}
-	h.schemas[key] = s
-	h.schemaMu.Unlock()
-	return s, nil
-}
-
-// schemaKey is the cache key of a schema: the first 16 bytes of its
-// SHA-256.
-func schemaKey(raw []byte) [16]byte {
-	sum := sha256.Sum256(raw)
-	return [16]byte(sum[:16])
+	return h.schemas.Compile(t.ArgSchema)
 }
 
 // violations lists every leaf error of a schema validation, each under

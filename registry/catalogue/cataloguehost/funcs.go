@@ -3,12 +3,10 @@ package cataloguehost
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -114,8 +112,7 @@ type Dispatcher struct {
 	// Types runs tools of further types (such as multi-step tools).
 	Types map[catalogue.ToolType]Invoker
 
-	mu      sync.Mutex
-	schemas map[[16]byte]*jsonschema.Schema // compiled outputSchemas of go tools, by the schema's SHA-256
+	schemas catalogue.SchemaCache // compiled outputSchemas of go tools
 }
 
 // Invoke runs tool. A type with no runner, or a go tool whose function is
@@ -151,31 +148,14 @@ func (d *Dispatcher) Invoke(ctx context.Context, tool catalogue.Tool, args json.
 	return result.Failure[any](fmt.Sprintf("this host runs no tools of type %q", tool.Type), result.Unavailable), nil
 }
 
-const maxCachedSchemas = 4096
-
 func (d *Dispatcher) checkOutput(tool *catalogue.Tool, res result.Result[any]) (result.Result[any], error) {
 	raw := bytes.TrimSpace(tool.OutputSchema)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return res, nil
 	}
-	// Cached by the schema's SHA-256, not by tool id: an id is unique
-	// only within its bundle (a copy of a bundle keeps its tools' ids).
-	sum := sha256.Sum256(raw)
-	key := [16]byte(sum[:16])
-	d.mu.Lock()
-	s, ok := d.schemas[key]
-	d.mu.Unlock()
-	if !ok {
-		var err error
-		if s, err = catalogue.CompileSchema(raw); err != nil {
-			return result.Result[any]{}, fmt.Errorf("cataloguehost: tool %s@%s: stored outputSchema does not compile: %w", tool.Slug, tool.Version, err)
-		}
-		d.mu.Lock()
-		if d.schemas == nil || len(d.schemas) >= maxCachedSchemas {
-			d.schemas = map[[16]byte]*jsonschema.Schema{}
-		}
-		d.schemas[key] = s
-		d.mu.Unlock()
+	s, err := d.schemas.Compile(raw)
+	if err != nil {
+		return result.Result[any]{}, fmt.Errorf("cataloguehost: tool %s@%s: stored outputSchema does not compile: %w", tool.Slug, tool.Version, err)
 	}
 	data, err := json.Marshal(res.Value)
 	if err != nil {
