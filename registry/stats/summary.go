@@ -319,6 +319,16 @@ func (a *aggregator) merge(f Aggregate) {
 	a.first = f.First
 }
 
+// estimate is calls × perCall, or math.MaxInt64 when the product does not
+// fit: an estimate past int64 is shown as the largest one, never as a
+// negative or wrapped number. Both factors are never negative.
+func estimate(calls, perCall int64) int64 {
+	if calls != 0 && perCall > math.MaxInt64/calls {
+		return math.MaxInt64
+	}
+	return calls * perCall
+}
+
 // summary builds the result.
 func (a *aggregator) summary(cfg *config) Summary {
 	s := Summary{
@@ -328,8 +338,8 @@ func (a *aggregator) summary(cfg *config) Summary {
 		Until:        a.now,
 		TotalCalls:   a.calls,
 		SuccessRate:  rate(a.ok, a.calls),
-		ContextSaved: a.calls * cfg.contextPerCall,
-		TimeSavedMs:  a.calls * cfg.timePerCallMs,
+		ContextSaved: estimate(a.calls, cfg.contextPerCall),
+		TimeSavedMs:  estimate(a.calls, cfg.timePerCallMs),
 		Tools:        make([]ToolSummary, 0, len(a.tools)),
 	}
 	for name, t := range a.tools {

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"context"
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -224,4 +225,19 @@ func TestSummary_FutureDatedRecordsLeftOutOfBoundedPeriods(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, s.TotalCalls, period)
 	}
+}
+
+// The saved-context and saved-time estimates never wrap: an estimate
+// past int64 (a library caller's huge per-call figure) is the largest
+// one, never a negative number.
+func TestSummary_EstimatesSaturateInsteadOfWrapping(t *testing.T) {
+	rec, o := newRecorder(t, func(o *Options) { o.TimePerCallMs = math.MaxInt64 / 2; o.ContextPerCall = 7 })
+	seed(t, o.Dir,
+		record{time: t0, tool: "a", dur: time.Millisecond, ok: true},
+		record{time: t0, tool: "a", dur: time.Millisecond, ok: true},
+		record{time: t0, tool: "a", dur: time.Millisecond, ok: true})
+	s, err := rec.Summary(context.Background(), Query{Now: t0})
+	require.NoError(t, err)
+	assert.EqualValues(t, math.MaxInt64, s.TimeSavedMs, "3 × MaxInt64/2 saturates")
+	assert.EqualValues(t, 21, s.ContextSaved, "a product that fits is exact")
 }
