@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,9 +73,38 @@ type Config struct {
 	Schema string
 	// MaxConns caps the pool; zero means pgxpool's default.
 	MaxConns int32
-	// StatementTimeout bounds every statement; zero means
-	// DefaultStatementTimeout.
+	// StatementTimeout bounds every statement; zero means the DSN's
+	// statement_timeout when it sets one (a number of milliseconds, or
+	// with PostgreSQL's units: 500ms, 5s, 1min), else
+	// DefaultStatementTimeout. Set here, it overrides the DSN's.
 	StatementTimeout time.Duration
+}
+
+// pgUnits are the units PostgreSQL accepts for a time setting.
+var pgUnits = map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+	"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+
+// pgDuration reads a time setting as PostgreSQL writes it for
+// statement_timeout: a number of milliseconds, or a number and one of
+// its units (us, ms, s, min, h, d). Zero, which PostgreSQL reads as no
+// limit, is refused: every statement of the pool is bounded.
+func pgDuration(raw string) (time.Duration, error) {
+	text := strings.TrimSpace(raw)
+	end := strings.IndexFunc(text, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if end < 0 {
+		end = len(text)
+	}
+	num, unit := text[:end], strings.TrimSpace(text[end:])
+	n, err := strconv.ParseFloat(num, 64)
+	per, known := pgUnits[unit]
+	if err != nil || !known {
+		return 0, fmt.Errorf("expected milliseconds or a number with a unit (us, ms, s, min, h, d), such as 30s, got %q", raw)
+	}
+	d := n * float64(per)
+	if d < float64(10*time.Millisecond) || d > float64(time.Hour) {
+		return 0, fmt.Errorf("expected from 10ms to 1h (0, no limit, is not supported: every statement is bounded), got %q", raw)
+	}
+	return time.Duration(d), nil
 }
 
 // CheckSchema reports whether schema ("" for the default) is a name the
@@ -104,6 +134,13 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("%s: the DSN does not parse (expected postgres://user:password@host:port/db or key=value pairs)", what)
 	}
 	timeout := cfg.StatementTimeout
+	if raw, ok := pc.ConnConfig.RuntimeParams["statement_timeout"]; ok && timeout <= 0 {
+		// The DSN's own statement_timeout stands when the configuration
+		// sets none; the pool's deadlines follow it.
+		if timeout, err = pgDuration(raw); err != nil {
+			return nil, fmt.Errorf("%s: the DSN's statement_timeout: %w", what, err)
+		}
+	}
 	if timeout <= 0 {
 		timeout = DefaultStatementTimeout
 	}
@@ -119,7 +156,9 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	// its row locks, and every other host's writes to those rows wait on
 	// it: the server ends it once it has been idle as long as a statement
 	// may run, releasing them.
-	pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(timeout.Milliseconds())
+	if _, ok := pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
+		pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(timeout.Milliseconds())
+	}
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	if pc.ConnConfig.RuntimeParams["application_name"] == "" {
 		// Names the store and schema in pg_stat_activity.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,44 @@ func TestOpen_SessionSettings(t *testing.T) {
 	assert.Equal(t, "1500ms", idle, "an idle transaction ends as a statement would")
 	assert.Equal(t, "probe:"+schema, app)
 	assert.Equal(t, int32(2), pool.Config().MaxConns)
+}
+
+// A statement_timeout written in the DSN stands when the configuration
+// sets none (in milliseconds or with PostgreSQL's units), the
+// configuration's wins over it, and one that is not a bounded duration is
+// refused naming it.
+func TestOpen_DSNStatementTimeoutHonoured(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	with := func(v string) string {
+		if strings.Contains(dsn, "?") {
+			return dsn + "&statement_timeout=" + v
+		}
+		return dsn + "?statement_timeout=" + v
+	}
+	settings := func(t *testing.T, cfg pgpool.Config) (timeout, idle string) {
+		t.Helper()
+		pool, err := pgpool.Open(context.Background(), "probe", cfg)
+		require.NoError(t, err)
+		defer pool.Close()
+		require.NoError(t, pool.QueryRow(context.Background(),
+			`SELECT current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout')`).Scan(&timeout, &idle))
+		return timeout, idle
+	}
+	for raw, want := range map[string]string{"300": "300ms", "2s": "2s", "1min": "1min"} {
+		timeout, idle := settings(t, pgpool.Config{DSN: with(raw), Schema: schema})
+		assert.Equal(t, want, timeout, "the DSN's statement_timeout=%s", raw)
+		assert.Equal(t, want, idle, "idle transactions end as a statement would")
+	}
+	timeout, _ := settings(t, pgpool.Config{DSN: with("300"), Schema: schema, StatementTimeout: 1500 * time.Millisecond})
+	assert.Equal(t, "1500ms", timeout, "the configuration's statement timeout wins")
+
+	for _, bad := range []string{"0", "abc", "5 fortnights", "2h"} {
+		_, err := pgpool.Open(context.Background(), "probe", pgpool.Config{DSN: with(url.QueryEscape(bad)), Schema: schema})
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "probe: the DSN's statement_timeout: expected", bad)
+		assert.NotContains(t, err.Error(), "toolpack_ci:toolpack_ci", "never the DSN's password")
+	}
 }
 
 // A transaction left idle by a host that stopped mid-way (a process

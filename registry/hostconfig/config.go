@@ -360,7 +360,8 @@ type Postgres struct {
 	// driver's default.
 	MaxConns int
 	// StatementTimeout bounds every statement (statement_timeout); 0
-	// means 30 seconds.
+	// means the dsn's own statement_timeout parameter when it has one,
+	// else 30 seconds.
 	StatementTimeout time.Duration
 }
 

@@ -81,7 +81,8 @@
 //   - Durations have a least value: 10ms for stats.flush_interval and
 //     statement_timeout, 1s for output.ttl, 1ms for the other timeouts.
 //   - dsn (none), schema (toolpack), max_conns (the driver's default) and
-//     statement_timeout (30s) mean the same in catalogue:, stats: and
+//     statement_timeout (the dsn's statement_timeout parameter if it has
+//     one, else 30s) mean the same in catalogue:, stats: and
 //     output: — the PostgreSQL database a section keeps its data in
 //     (hostconfig.Postgres). A statement the database leaves unanswered
 //     past statement_timeout and a margin (at most 5 s) fails as

@@ -112,7 +112,8 @@ type Options struct {
 	MaxBundles int
 	// MaxConns caps the connection pool; zero means pgxpool's default.
 	MaxConns int32
-	// StatementTimeout bounds every statement; zero means 30 seconds.
+	// StatementTimeout bounds every statement; zero means the DSN's
+	// statement_timeout when it sets one, else 30 seconds.
 	StatementTimeout time.Duration
 	// FeedCheck is how long Watch's connection may stay quiet before it
 	// is asked to answer (within FeedCheck, at most 5 s); zero means

@@ -85,7 +85,8 @@ type Options struct {
 	// has waited a StatementTimeout in which it answered none of them
 	// fails as results.ErrUnavailable.
 	MaxConns int32
-	// StatementTimeout bounds every statement; zero means 30 seconds.
+	// StatementTimeout bounds every statement; zero means the DSN's
+	// statement_timeout when it sets one, else 30 seconds.
 	// Storing an output is many statements (one per chunk), so it bounds
 	// each of them, not the whole write.
 	StatementTimeout time.Duration

@@ -62,7 +62,8 @@ type Options struct {
 	Schema string
 	// MaxConns caps the connection pool; zero means pgxpool's default.
 	MaxConns int32
-	// StatementTimeout bounds every statement; zero means 30 seconds.
+	// StatementTimeout bounds every statement; zero means the DSN's
+	// statement_timeout when it sets one, else 30 seconds.
 	StatementTimeout time.Duration
 }
 
