@@ -18,7 +18,9 @@ import (
 
 // startTelemetry traces and measures every tool call when the OTEL_*
 // environment variables ask for an exporter (see registry/telemetry);
-// otherwise it installs nothing. The returned function flushes and stops
+// otherwise it installs no provider, middleware or exporter (only
+// OpenTelemetry's logger and error handler, which write to the server's
+// log instead of Go's standard logger, are always set). The returned function flushes and stops
 // the exporters; the middleware (nil when nothing is exported) is for
 // the registries served in front of reg (progressive disclosure's
 // search_tools, describe_tool and call_tool), whose calls are calls too.
