@@ -100,7 +100,16 @@
 // not an http or https URL, a header entry without "=", a timeout that is
 // not whole milliseconds, an unknown compression), Setup refuses it at
 // start naming the variable, without repeating header values or URL
-// passwords. The "console" exporters
+// passwords. So are the SDK's own settings it would log and replace by
+// its default — an OTEL_TRACES_SAMPLER it does not serve, an
+// OTEL_TRACES_SAMPLER_ARG outside 0…1, an OTEL_BSP_* or
+// OTEL_METRIC_EXPORT_* interval that is not whole milliseconds from 1 to
+// a day, an unknown OTEL_METRICS_EXEMPLAR_FILTER, a span limit that is
+// not a whole number — and span queues or batches (OTEL_BSP_MAX_QUEUE_SIZE,
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE) outside 1…1,048,576, which the SDK
+// allocates whole when the provider is made (a negative size panics, two
+// billion exhausts memory). A signal that is not exported has its
+// settings left alone. The "console" exporters
 // write to standard output; with SetupOptions.StdoutReserved (an MCP
 // server on stdio) Setup refuses them.
 package telemetry

@@ -162,6 +162,7 @@ func checkEnv(traces, metrics bool) error {
 	if metrics {
 		single("OTEL_METRICS_EXPORTER", "otlp, prometheus, console or none")
 	}
+	errs = append(errs, checkSDKEnv(traces, metrics)...)
 	if raw := os.Getenv("OTEL_RESOURCE_ATTRIBUTES"); raw != "" {
 		if err := checkResourceAttributes(raw); err != nil {
 			errs = append(errs, fmt.Errorf("telemetry: OTEL_RESOURCE_ATTRIBUTES: %w", err))
@@ -192,6 +193,77 @@ func checkEnv(traces, metrics bool) error {
 		errs = append(errs, checkOTLPEnv(sig.signal, proto == "grpc")...)
 	}
 	return errors.Join(errs...)
+}
+
+// Bounds of the SDK's numeric settings that Setup accepts: a queue or
+// batch of spans is allocated at its full size when the provider is made
+// (two billion panics or exhausts memory), and an interval of zero or
+// less would spin.
+const (
+	maxSpanQueue = 1 << 20 // spans, OTEL_BSP_MAX_QUEUE_SIZE and OTEL_BSP_MAX_EXPORT_BATCH_SIZE
+	maxSDKMillis = 24 * 60 * 60 * 1000
+)
+
+// samplers are the values of OTEL_TRACES_SAMPLER that Go's SDK serves (it
+// reads them case-insensitively); the ratio ones read
+// OTEL_TRACES_SAMPLER_ARG.
+var samplers = map[string]bool{"always_on": false, "always_off": false, "traceidratio": true,
+	"parentbased_always_on": false, "parentbased_always_off": false, "parentbased_traceidratio": true}
+
+// checkSDKEnv refuses the SDK settings it would log and then replace by
+// its default (a sampler it does not know, a ratio outside 0…1, an
+// interval that is not whole milliseconds, an exemplar filter it does not
+// know), or that would make it panic or exhaust memory when the provider
+// is made (a negative or huge span queue or batch size): each names its
+// variable, what was expected, and the value (these carry no secrets).
+func checkSDKEnv(traces, metrics bool) []error {
+	var errs []error
+	get := func(v string) string { return strings.TrimSpace(os.Getenv(v)) }
+	integer := func(v string, least, most int) {
+		raw := os.Getenv(v) // the SDK reads it untrimmed
+		if raw == "" {
+			return
+		}
+		if n, err := strconv.Atoi(raw); err != nil || n < least || n > most {
+			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected a whole number from %d to %d", v, os.Getenv(v), least, most))
+		}
+	}
+	if traces {
+		if name := strings.ToLower(get("OTEL_TRACES_SAMPLER")); name != "" {
+			ratio, known := samplers[name]
+			switch {
+			case !known:
+				errs = append(errs, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER=%q: expected always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio", os.Getenv("OTEL_TRACES_SAMPLER")))
+			case ratio && get("OTEL_TRACES_SAMPLER_ARG") != "":
+				if r, err := strconv.ParseFloat(get("OTEL_TRACES_SAMPLER_ARG"), 64); err != nil || !(r >= 0 && r <= 1) {
+					errs = append(errs, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER_ARG=%q: expected the ratio of traces sampled, from 0 to 1 (such as 0.25)", os.Getenv("OTEL_TRACES_SAMPLER_ARG")))
+				}
+			}
+		}
+		integer("OTEL_BSP_SCHEDULE_DELAY", 1, maxSDKMillis)
+		integer("OTEL_BSP_EXPORT_TIMEOUT", 1, maxSDKMillis)
+		integer("OTEL_BSP_MAX_QUEUE_SIZE", 1, maxSpanQueue)
+		integer("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1, maxSpanQueue)
+		for _, v := range []string{"OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT",
+			"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_SPAN_EVENT_COUNT_LIMIT",
+			"OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT", "OTEL_SPAN_LINK_COUNT_LIMIT", "OTEL_LINK_ATTRIBUTE_COUNT_LIMIT"} {
+			if raw := os.Getenv(v); raw != "" {
+				if _, err := strconv.Atoi(raw); err != nil {
+					errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected a whole number (a negative one for no limit)", v, raw))
+				}
+			}
+		}
+	}
+	if metrics {
+		integer("OTEL_METRIC_EXPORT_INTERVAL", 1, maxSDKMillis)
+		integer("OTEL_METRIC_EXPORT_TIMEOUT", 1, maxSDKMillis)
+		switch f := strings.ToLower(get("OTEL_METRICS_EXEMPLAR_FILTER")); f {
+		case "", "always_on", "always_off", "trace_based":
+		default:
+			errs = append(errs, fmt.Errorf("telemetry: OTEL_METRICS_EXEMPLAR_FILTER=%q: expected always_on, always_off or trace_based", os.Getenv("OTEL_METRICS_EXEMPLAR_FILTER")))
+		}
+	}
+	return errs
 }
 
 // checkOTLPEnv refuses the OTLP settings of one signal ("TRACES_" or

@@ -355,7 +355,10 @@ func failuresByType(t *testing.T, reader *sdkmetric.ManualReader) map[string]int
 
 // clearOTelEnv unsets every variable Setup reads, for the test's span.
 func clearOTelEnv(t *testing.T) {
-	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"} {
+	for _, v := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
+		"OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_BSP_SCHEDULE_DELAY", "OTEL_BSP_EXPORT_TIMEOUT", "OTEL_BSP_MAX_QUEUE_SIZE",
+		"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT",
+		"OTEL_METRIC_EXPORT_INTERVAL", "OTEL_METRIC_EXPORT_TIMEOUT", "OTEL_METRICS_EXEMPLAR_FILTER"} {
 		t.Setenv(v, "")
 	}
 	for _, s := range []string{"ENDPOINT", "PROTOCOL", "HEADERS", "TIMEOUT", "COMPRESSION"} {
@@ -640,6 +643,65 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 		require.NoError(t, err, env)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		_ = p.Shutdown(ctx) // nothing listens; only the start is under test
+		cancel()
+	}
+}
+
+// The SDK's own settings it would log and replace by its default (an
+// unknown sampler, a ratio outside 0…1, an interval that is not whole
+// milliseconds, an unknown exemplar filter), or that would make it panic
+// or exhaust memory when the provider is made (a negative or huge span
+// queue or batch), are refused at start naming the variable and what was
+// expected; well-formed ones pass, and a signal not exported has its
+// settings left alone.
+func TestSetup_SDKSettingsRefusedBeforeTheyPanicOrAreIgnored(t *testing.T) {
+	for _, tc := range []struct{ v, val, want string }{
+		{"OTEL_BSP_MAX_QUEUE_SIZE", "-5", `OTEL_BSP_MAX_QUEUE_SIZE="-5": expected a whole number from 1 to 1048576`},
+		{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "-5", `OTEL_BSP_MAX_EXPORT_BATCH_SIZE="-5": expected a whole number from 1 to 1048576`},
+		{"OTEL_BSP_MAX_QUEUE_SIZE", "2000000000", `OTEL_BSP_MAX_QUEUE_SIZE="2000000000": expected a whole number from 1 to 1048576`},
+		{"OTEL_BSP_MAX_QUEUE_SIZE", "abc", `OTEL_BSP_MAX_QUEUE_SIZE="abc"`},
+		{"OTEL_BSP_SCHEDULE_DELAY", "-1", `OTEL_BSP_SCHEDULE_DELAY="-1": expected a whole number from 1 to 86400000`},
+		{"OTEL_BSP_EXPORT_TIMEOUT", " 30", `OTEL_BSP_EXPORT_TIMEOUT=" 30"`},
+		{"OTEL_TRACES_SAMPLER", "bogus", `OTEL_TRACES_SAMPLER="bogus": expected always_on, always_off, traceidratio`},
+		{"OTEL_TRACES_SAMPLER_ARG", "abc", `OTEL_TRACES_SAMPLER_ARG="abc": expected the ratio of traces sampled, from 0 to 1`},
+		{"OTEL_TRACES_SAMPLER_ARG", "1.5", `OTEL_TRACES_SAMPLER_ARG="1.5"`},
+		{"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "many", `OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT="many": expected a whole number (a negative one for no limit)`},
+		{"OTEL_METRIC_EXPORT_INTERVAL", "-1", `OTEL_METRIC_EXPORT_INTERVAL="-1": expected a whole number from 1 to 86400000`},
+		{"OTEL_METRIC_EXPORT_TIMEOUT", "abc", `OTEL_METRIC_EXPORT_TIMEOUT="abc"`},
+		{"OTEL_METRICS_EXEMPLAR_FILTER", "sometimes", `OTEL_METRICS_EXEMPLAR_FILTER="sometimes": expected always_on, always_off or trace_based`},
+	} {
+		clearOTelEnv(t)
+		t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+		t.Setenv("OTEL_METRICS_EXPORTER", "otlp")
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+		if tc.v == "OTEL_TRACES_SAMPLER_ARG" {
+			t.Setenv("OTEL_TRACES_SAMPLER", "parentbased_traceidratio")
+		}
+		t.Setenv(tc.v, tc.val)
+		var err error
+		require.NotPanics(t, func() { _, err = telemetry.Setup(context.Background(), telemetry.SetupOptions{}) }, tc.v+"="+tc.val)
+		require.Error(t, err, tc.v+"="+tc.val)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	for _, env := range []map[string]string{
+		{"OTEL_TRACES_SAMPLER": "ParentBased_TraceIDRatio", "OTEL_TRACES_SAMPLER_ARG": " 0.25", "OTEL_BSP_MAX_QUEUE_SIZE": "4096",
+			"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "256", "OTEL_BSP_SCHEDULE_DELAY": "500", "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "-1",
+			"OTEL_METRIC_EXPORT_INTERVAL": "10000", "OTEL_METRICS_EXEMPLAR_FILTER": "Always_Off"},
+		{"OTEL_TRACES_SAMPLER": "always_on", "OTEL_TRACES_SAMPLER_ARG": "ignored by this sampler"},
+		{"OTEL_TRACES_EXPORTER": "none", "OTEL_BSP_MAX_QUEUE_SIZE": "-5", "OTEL_TRACES_SAMPLER": "bogus"},
+		{"OTEL_METRICS_EXPORTER": "none", "OTEL_METRIC_EXPORT_INTERVAL": "-1"},
+	} {
+		clearOTelEnv(t)
+		t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+		t.Setenv("OTEL_METRICS_EXPORTER", "otlp")
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		p, err := telemetry.Setup(context.Background(), telemetry.SetupOptions{})
+		require.NoError(t, err, env)
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		_ = p.Shutdown(ctx)
 		cancel()
 	}
 }
