@@ -46,7 +46,19 @@ var (
 	ErrInvalidTool = errors.New("registry: invalid tool")
 	// ErrInvalidOutput: a tool's value does not match its output schema.
 	ErrInvalidOutput = errors.New("registry: output does not match the output schema")
+	// ErrZeroRegistry: a method that changes a Registry was called on one
+	// not made by New (the zero value holds no tools and takes none).
+	ErrZeroRegistry = errors.New("registry: the zero Registry is not usable; make one with registry.New")
 )
+
+// made reports ErrZeroRegistry for a Registry not made by New, before any
+// lock is taken: a zero value's nil maps would panic with it held.
+func (r *Registry) made() error {
+	if r == nil || r.tools == nil {
+		return ErrZeroRegistry
+	}
+	return nil
+}
 
 // Options configure a Registry. The zero value is usable: no prefix unless
 // MCP_TOOL_PREFIX is set, slog.Default() for logs, no default instructions,
@@ -101,6 +113,9 @@ type packInfo struct {
 }
 
 // Registry holds tools and runs calls. It is safe for concurrent use.
+// Make one with New: the zero value lists no tools, answers every call as
+// an unknown tool, and its methods that add, change or check tools return
+// ErrZeroRegistry.
 type Registry struct {
 	opts     Options
 	id       string
@@ -320,6 +335,9 @@ func (r *Registry) ReplacePack(p *Pack) error {
 // are added. A host checking a configuration before applying it (a
 // reload's check phase) uses it to refuse what Add would refuse later.
 func (r *Registry) Check(tools ...*Tool) error {
+	if err := r.made(); err != nil {
+		return err
+	}
 	var errs []error
 	var checked schemaSet
 	seen := map[string]bool{}
@@ -340,6 +358,9 @@ func (r *Registry) Check(tools ...*Tool) error {
 // add registers tools (of pack, when non-nil). With replace, pack's
 // registered tools give way to the new ones instead of clashing.
 func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
+	if err := r.made(); err != nil {
+		return err
+	}
 	var errs []error
 	prepared := make([]*entry, 0, len(tools))
 	var checked schemaSet

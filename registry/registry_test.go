@@ -8,10 +8,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // A name clash is an error, never a silent overwrite.
@@ -346,4 +349,39 @@ func nonEmpty(s []string) []string {
 		return nil
 	}
 	return s
+}
+
+// A Registry not made by New refuses every change with ErrZeroRegistry
+// instead of panicking with its lock held (which left every later call on
+// it waiting forever), and a later call still answers.
+func TestZeroRegistry_RefusesChangesWithoutPanicOrDeadlock(t *testing.T) {
+	var r Registry
+	tool := &Tool{Name: "x", Description: "x", Handler: func(context.Context, *Call) (result.Result[any], error) {
+		return result.Ok[any]("x"), nil
+	}}
+	for name, call := range map[string]func() error{
+		"Add":            func() error { return r.Add(tool) },
+		"AddPack":        func() error { return r.AddPack(&Pack{Name: "p", Tools: []*Tool{tool}}) },
+		"ReplacePack":    func() error { return r.ReplacePack(&Pack{Name: "p", Tools: []*Tool{tool}}) },
+		"Check":          func() error { return r.Check(tool) },
+		"SetEnabled":     func() error { return r.SetEnabled("x", false) },
+		"SetPackEnabled": func() error { return r.SetPackEnabled("p", false) },
+		"SetAliases":     func() error { return r.SetAliases(map[string]string{"y": "x"}) },
+		"Update":         func() error { return r.Update(func() error { return nil }) },
+	} {
+		var err error
+		require.NotPanics(t, func() { err = call() }, name)
+		require.ErrorIs(t, err, ErrZeroRegistry, name)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Add(tool) }()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrZeroRegistry, "a second call is answered too")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the zero Registry's lock was left held")
+	}
+	assert.Empty(t, r.List())
+	_, err := r.Invoke(context.Background(), "x", nil)
+	require.ErrorIs(t, err, ErrUnknownTool)
 }

@@ -17,6 +17,9 @@ import (
 // both its own switch and its pack's (SetPackEnabled) are on. An unknown
 // name is ErrUnknownTool.
 func (r *Registry) SetEnabled(name string, enabled bool) error {
+	if err := r.made(); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	if _, ok := r.tools[name]; !ok {
 		r.mu.Unlock()
@@ -41,6 +44,9 @@ func (r *Registry) SetEnabled(name string, enabled bool) error {
 // switched on). A name that is neither a registered pack nor the Pack of
 // any tool is ErrUnknownPack.
 func (r *Registry) SetPackEnabled(pack string, enabled bool) error {
+	if err := r.made(); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	_, known := r.packs[pack]
 	m := r.byPack[pack]
@@ -134,6 +140,9 @@ const MaxAliasDepth = 8
 // alias into a tool of that name) —, so that a tool and an alias never
 // share a name outside an update.
 func (r *Registry) SetAliases(aliases map[string]string) error {
+	if err := r.made(); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(aliases))
 	for a := range aliases {
 		names = append(names, a)

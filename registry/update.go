@@ -36,6 +36,9 @@ func (r *Registry) Update(fn func() error) error {
 // update that fails undoes its packs first, so the aliases of a
 // configuration that stays are kept. fn's error is returned as it is.
 func (r *Registry) UpdateDropping(dropping []string, fn func() error) (err error) {
+	if err := r.made(); err != nil {
+		return err
+	}
 	if fn == nil {
 		return fmt.Errorf("%w: Update: fn is nil", ErrInvalidTool)
 	}

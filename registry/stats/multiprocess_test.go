@@ -67,7 +67,7 @@ func TestStore_ManyProcessesNoInterleaving(t *testing.T) {
 func childRecord(t *testing.T, dir, id string) {
 	calls, err := strconv.Atoi(os.Getenv("STATS_TEST_CHILD_CALLS"))
 	require.NoError(t, err)
-	rec, err := New(Options{Enabled: true, Dir: dir, FlushInterval: time.Millisecond, Logger: discard})
+	rec, err := New(Options{Enabled: true, Dir: dir, FlushInterval: MinFlushInterval, Logger: discard})
 	require.NoError(t, err)
 	reg := registry.New(registry.Options{Prefix: new(""), Logger: discard})
 	errType := result.ErrorType(strings.Repeat("e", 250))

@@ -13,6 +13,9 @@ const (
 	// DefaultFlushInterval is how often buffered records are written when
 	// Options.FlushInterval is zero.
 	DefaultFlushInterval = time.Second
+	// MinFlushInterval is the shortest Options.FlushInterval: a shorter
+	// one would keep the flusher busy for nothing.
+	MinFlushInterval = 10 * time.Millisecond
 	// NoEstimate, as Options.ContextPerCall or TimePerCallMs, estimates
 	// nothing saved (a configuration's explicit 0), where zero means the
 	// default.
@@ -56,7 +59,8 @@ type Options struct {
 	// The Recorder does not close it.
 	Sink Sink
 	// FlushInterval is how often buffered records are appended to their
-	// files (config stats.flush_interval); zero means DefaultFlushInterval.
+	// files (config stats.flush_interval); zero means DefaultFlushInterval,
+	// otherwise at least MinFlushInterval.
 	// Records are also written by Flush, Close, Summary and when many calls
 	// are buffered.
 	FlushInterval time.Duration
@@ -205,8 +209,8 @@ func resolve(o Options) (*config, error) {
 	if o.Enabled && o.Dir == "" && o.Sink == nil {
 		bad("Dir (stats.dir)", "empty; a directory (or a Sink, stats.dsn) is required when stats are enabled")
 	}
-	if o.FlushInterval < 0 {
-		bad("FlushInterval (stats.flush_interval)", "must be positive, got %v", o.FlushInterval)
+	if o.FlushInterval < 0 || (o.FlushInterval > 0 && o.FlushInterval < MinFlushInterval) {
+		bad("FlushInterval (stats.flush_interval)", "must be 0 (DefaultFlushInterval) or at least %v, got %v", MinFlushInterval, o.FlushInterval)
 	}
 	if o.ContextPerCall < NoEstimate {
 		bad("ContextPerCall (stats.context_per_call)", "must be >= 0 (or NoEstimate), got %d", o.ContextPerCall)

@@ -32,8 +32,8 @@ const (
 const kickAt = 4096
 
 // Recorder records tool calls to JSON Lines files (or to Options.Sink) and
-// aggregates them. Add its Middleware to a Registry with Use; call Close at
-// shutdown, which writes what is still buffered. It is safe for concurrent
+// aggregates them. Install its Middleware with Registry.UseOuter (so that
+// calls refused for their arguments count too); call Close at shutdown, which writes what is still buffered. It is safe for concurrent
 // use, and several processes may share one directory (or one Sink's
 // database).
 type Recorder struct {
@@ -117,7 +117,7 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 	}
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
-	if r.closed.Load() {
+	if r.closed.Load() || r.cfg.Load() == nil { // closed, or the zero Recorder
 		return ErrClosed
 	}
 	if err := r.flushLocked(ctx, r.cfg.Load()); err != nil {
@@ -369,7 +369,7 @@ func (r *Recorder) logFlush(ctx context.Context, err error, failures int) int {
 // as long as ctx allows; on failure the records stay buffered (up to
 // MaxPending) for the next flush.
 func (r *Recorder) Flush(ctx context.Context) error {
-	if r.closed.Load() {
+	if r.closed.Load() || r.cfg.Load() == nil { // closed, or the zero Recorder
 		return ErrClosed
 	}
 	return r.flush(ctx)
@@ -441,6 +441,12 @@ func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
 // records are not lost to it. Calls after Close pass through unrecorded.
 // A second Close does nothing.
 func (r *Recorder) Close(ctx context.Context) error {
+	switch {
+	case r == nil:
+		return nil // nothing was opened
+	case r.stop == nil:
+		return ErrClosed // the zero Recorder: make one with New
+	}
 	if r.closed.Swap(true) {
 		return nil
 	}

@@ -44,7 +44,11 @@ func RenderHTML(w io.Writer, s Summary) error {
 // whole or not at all (a temporary file renamed). Every failure is a
 // *ReportError whose text is "Error: Cannot write to '{path}': {cause}".
 func (r *Recorder) WriteReport(s Summary, output string) (string, error) {
-	return writeReport(r.cfg.Load().reportsDir, output, s)
+	cfg := r.cfg.Load()
+	if cfg == nil {
+		return "", ErrClosed // the zero Recorder: make one with New
+	}
+	return writeReport(cfg.reportsDir, output, s)
 }
 
 func writeReport(reportsDir, output string, s Summary) (string, error) {

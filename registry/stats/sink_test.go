@@ -235,7 +235,7 @@ func (f *failingSink) Append(ctx context.Context, recs []Record) error {
 func TestRecorder_StoreAwayLoggedSparingly(t *testing.T) {
 	sink := &failingSink{failures: 6}
 	log, logs := newLogBuffer()
-	rec, err := New(Options{Enabled: true, Sink: sink, FlushInterval: time.Millisecond, Logger: log})
+	rec, err := New(Options{Enabled: true, Sink: sink, FlushInterval: MinFlushInterval, Logger: log})
 	require.NoError(t, err)
 	defer rec.Close(context.Background())
 	reg := newRegistry(t, rec)

@@ -441,6 +441,39 @@ func TestOptions_Invalid(t *testing.T) {
 	assert.Contains(t, err.Error(), "stats.dir")
 }
 
+// A flush interval shorter than MinFlushInterval (a nanosecond kept the
+// flusher spinning a core while idle) is refused naming the field; the
+// minimum itself is accepted.
+func TestOptions_FlushIntervalBelowTheMinimumRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "stats")
+	for _, d := range []time.Duration{time.Nanosecond, MinFlushInterval - 1} {
+		_, err := New(Options{Enabled: true, Dir: dir, FlushInterval: d, Logger: discard})
+		require.ErrorIs(t, err, ErrInvalidOptions, d)
+		assert.Contains(t, err.Error(), "FlushInterval (stats.flush_interval): must be 0 (DefaultFlushInterval) or at least 10ms")
+	}
+	rec, err := New(Options{Enabled: true, Dir: dir, FlushInterval: MinFlushInterval, Logger: discard})
+	require.NoError(t, err)
+	require.NoError(t, rec.Close(context.Background()))
+}
+
+// A nil or zero Recorder is not a panic: Close of nil is a no-op (nothing
+// was opened), and the zero value's Close and WriteReport say ErrClosed as
+// its other methods do.
+func TestRecorder_NilAndZeroValueAnswerWithoutPanic(t *testing.T) {
+	var nilRec *Recorder
+	require.NotPanics(t, func() { require.NoError(t, nilRec.Close(context.Background())) })
+	var zero Recorder
+	require.NotPanics(t, func() {
+		require.ErrorIs(t, zero.Close(context.Background()), ErrClosed)
+		_, err := zero.WriteReport(Summary{}, "r.html")
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, zero.Flush(context.Background()), ErrClosed)
+		_, err = zero.Summary(context.Background(), Query{})
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, zero.Reconfigure(context.Background(), Options{}), ErrClosed)
+	})
+}
+
 // Reconfigure (a reload) moves recording to the new options; disabled, the
 // middleware passes calls through; bad options keep the old ones.
 func TestRecorder_Reconfigure(t *testing.T) {
@@ -578,7 +611,7 @@ func TestRecorder_ConcurrentCallsAllCounted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, logs := newLogBuffer()
 			rec, o := newRecorder(t, func(o *Options) {
-				o.FlushInterval = time.Millisecond
+				o.FlushInterval = MinFlushInterval
 				o.MaxPending = tc.maxPending
 				o.Logger = logger
 			})

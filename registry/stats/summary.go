@@ -134,10 +134,10 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if r.closed.Load() {
+	cfg := r.cfg.Load()
+	if r.closed.Load() || cfg == nil { // closed, or the zero Recorder
 		return Summary{}, ErrClosed
 	}
-	cfg := r.cfg.Load()
 	if !cfg.enabled {
 		return Summary{}, ErrDisabled
 	}
