@@ -80,7 +80,96 @@ type yamlDoc struct {
 // as YAML following the flow-style rules. The text ends with a newline,
 // which belongs to the document: a literal block at its end keeps its
 // last line break only with it.
+//
+// A long list (ot.tools over a large catalogue, ot.stats over many tools)
+// is written a chunk of items at a time: the library keeps every event of
+// a document until it ends (about 17 KB a five-field item, 3 GB for 200,000
+// of them), and a block sequence's items are laid out and written alike
+// whatever their neighbours, so the chunks together are the text the
+// whole document makes (a property test holds them equal).
 func renderYAML(v any) (string, error) {
+	return renderChunked(v, chunkItems)
+}
+
+// chunkItems is how many items of a long list are written at once.
+const chunkItems = 256
+
+// renderChunked is renderYAML writing lists longer than per a chunk of
+// per items at a time: a top-level list, or the list that is the last
+// value of a top-level object. A chunk that does not come out as block
+// sequence items (a list of short scalars fits on one flow line) is
+// written whole instead.
+func renderChunked(v any, per int) (string, error) {
+	out, _, err := renderChunks(v, per)
+	return out, err
+}
+
+// renderChunks is renderChunked, also reporting whether the list was
+// written in chunks (false: the document was written whole).
+func renderChunks(v any, per int) (string, bool, error) {
+	var head object // the object the list ends, if any
+	var key string
+	list, ok := v.([]any)
+	if o, isObj := v.(object); isObj && len(o) > 0 {
+		head, key = o[:len(o)-1], o[len(o)-1].key
+		list, ok = o[len(o)-1].val.([]any)
+	}
+	if !ok || len(list) <= per {
+		return whole(v)
+	}
+	var b strings.Builder
+	for i := 0; i < len(list); i += per {
+		chunk := list[i:min(i+per, len(list))]
+		var part string
+		var err error
+		switch {
+		case key == "":
+			part, err = renderWhole(chunk)
+		case i == 0:
+			part, err = renderWhole(append(slices.Clip(head), field{key, chunk}))
+		default:
+			part, err = renderWhole(object{{key, chunk}})
+		}
+		if err != nil {
+			return "", false, err
+		}
+		items := part
+		if key != "" && i > 0 {
+			// The chunk's own "key:" line goes; its items follow the
+			// first chunk's.
+			if items, ok = strings.CutPrefix(part, key+":\n"); !ok {
+				return whole(v)
+			}
+		}
+		if !blockItems(items, i == 0 && key != "") {
+			return whole(v)
+		}
+		b.WriteString(items)
+	}
+	return b.String(), true, nil
+}
+
+// whole is renderWhole as renderChunks answers.
+func whole(v any) (string, bool, error) {
+	out, err := renderWhole(v)
+	return out, false, err
+}
+
+// blockItems reports whether text (of a chunk) is block sequence items,
+// or with head, ends with a key whose value is such items.
+func blockItems(text string, head bool) bool {
+	if head {
+		i := strings.LastIndex(text, ":\n")
+		if i < 0 {
+			return false
+		}
+		text = text[i+2:]
+	}
+	return strings.HasPrefix(text, "- ") || strings.HasPrefix(text, "  - ")
+}
+
+// renderWhole writes v as one document.
+func renderWhole(v any) (string, error) {
 	d := &yamlDoc{text: map[*yaml.Node]bool{}, block: map[*yaml.Node]bool{}}
 	n, err := d.node(v)
 	if err != nil {

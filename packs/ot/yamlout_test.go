@@ -376,3 +376,64 @@ print(json.dumps({k: v for k, v in d.items() if isinstance(k, str) and re.fullma
 		assert.Equal(t, []any{want}, m[fmt.Sprintf("k%d", i)], "value %q", s)
 	}
 }
+
+// A long list written a chunk at a time (the library keeps a whole
+// document's events, ~17 KB an item) is byte for byte the text the whole
+// document makes: a top-level list or the list ending a top-level object,
+// of objects (flow or, when deeper or with multi-line text, block), of
+// scalars, or mixed, with any text in them.
+func TestYAML_ChunkedListEqualsTheWholeDocument(t *testing.T) {
+	word := rapid.OneOf(rapid.SampledFrom([]string{"", "no", "10:30", "a: b", "- x", "#c", "line\nnext", "end\n", "  lead", "tail ", "é\u2028", "<<", "null", "{x}", "'q'", "\"d\""}),
+		rapid.String())
+	rapid.Check(t, func(rt *rapid.T) {
+		item := func(rt *rapid.T, label string) any {
+			switch rapid.IntRange(0, 4).Draw(rt, label+"kind") {
+			case 0:
+				return word.Draw(rt, label+"s")
+			case 1:
+				return object{{"tool", word.Draw(rt, label+"t")}, {"calls", int64(rapid.IntRange(0, 1<<40).Draw(rt, label+"c"))},
+					{"rate", decimal{rapid.Float64Range(0, 100).Draw(rt, label+"r"), 1}}}
+			case 2:
+				return object{{"name", word.Draw(rt, label+"n")}, {"description", text(word.Draw(rt, label+"d"))}}
+			case 3:
+				return object{{"name", word.Draw(rt, label+"n")}, {"args", object{{"deep", object{{"er", []any{word.Draw(rt, label+"e")}}}}}}}
+			default:
+				return []any{word.Draw(rt, label+"l")}
+			}
+		}
+		n := rapid.IntRange(0, 40).Draw(rt, "n")
+		list := make([]any, n)
+		objects := true // every item a flow object: always block sequence items
+		for i := range list {
+			list[i] = item(rt, fmt.Sprint(i))
+			if o, ok := list[i].(object); !ok || len(o) != 3 || o[0].key != "tool" {
+				objects = false
+			}
+		}
+		var v any = list
+		if rapid.Bool().Draw(rt, "inObject") {
+			v = object{{"period", word.Draw(rt, "period")}, {"total_calls", int64(n)}, {"tools", list}}
+		}
+		whole, err := renderWhole(v)
+		require.NoError(rt, err)
+		per := rapid.IntRange(1, 7).Draw(rt, "per")
+		chunked, inChunks, err := renderChunks(v, per)
+		require.NoError(rt, err)
+		require.Equal(rt, whole, chunked, "chunks of %d", per)
+		if objects && n > per {
+			require.True(rt, inChunks, "a long list of objects is written in chunks")
+		}
+	})
+	// ot.stats over many tools: written in chunks, the same text.
+	rows := make([]any, 3*chunkItems+5)
+	for i := range rows {
+		rows[i] = object{{"tool", fmt.Sprintf("pack.tool_%d", i)}, {"calls", int64(i)}, {"success_rate", decimal{99.5, 1}}}
+	}
+	v := object{{"period", "all"}, {"tools", rows}}
+	whole, err := renderWhole(v)
+	require.NoError(t, err)
+	chunked, inChunks, err := renderChunks(v, chunkItems)
+	require.NoError(t, err)
+	assert.True(t, inChunks)
+	assert.Equal(t, whole, chunked)
+}
