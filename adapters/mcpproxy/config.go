@@ -56,7 +56,12 @@ type Config struct {
 
 	// Command is the argv of a server spoken to over stdio.
 	Command []string
-	// Env is added to the current process environment of the command. Its
+	// Env is the command's environment, beside the few variables it
+	// inherits from the host's process (InheritedEnv: PATH, HOME, USER, …
+	// on POSIX); an Env variable wins over an inherited one. Nothing else
+	// of the host's environment reaches the command — not the host's own
+	// tokens, nor other servers' keys —, so give any other variable the
+	// server needs here (LANG, a proxy setting, its API key). Its
 	// values are secrets: they are redacted from logs, errors, Status, the
 	// command's standard error and the results of its tools (see the
 	// package documentation, Secrets) — all but plain settings that no

@@ -19,6 +19,19 @@
 // added by a RoundTripper wrapping Options.HTTPClient) or any transport a
 // TransportFactory returns (tests use mcp.NewInMemoryTransports).
 //
+// A Command server does not inherit the host's environment: as with the
+// official MCP SDKs (Python's get_default_environment, TypeScript's
+// getDefaultEnvironment), it gets only the variables InheritedEnv names
+// (on POSIX HOME, LOGNAME, PATH, SHELL, TERM and USER; on Windows
+// APPDATA, HOMEDRIVE, HOMEPATH, LOCALAPPDATA, PATH,
+// PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT, TEMP, USERNAME,
+// USERPROFILE and PROGRAMFILES), those set, skipping values that start
+// with "()" (exported shell functions), plus Config.Env, which wins. The
+// host's own credentials (TOOLPACK_AUTH_TOKEN, a DSN, another server's
+// key, OTEL_EXPORTER_OTLP_HEADERS) never reach a child that could print
+// them unredacted; a variable a server needs is passed in Config.Env
+// (in a host configuration, env: {LANG: "${LANG:-}"}).
+//
 // # Names, packs and sources
 //
 // A remote tool "search" of the server "github" is registered as

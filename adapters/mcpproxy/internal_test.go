@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -193,4 +194,24 @@ func TestRedactorLeavesPlainSettings(t *testing.T) {
 	for _, v := range []string{"truer", "12345678", "--12", "+-1", "", "1.5", "0x10", "abcd"} {
 		assert.False(t, plainSetting(v), v)
 	}
+}
+
+// commandEnv gives a Command server the inherited variables the host has
+// (not its exported shell functions) and its Env, which wins; a server
+// without Env gets a non-nil environment, as a nil exec.Cmd.Env would
+// inherit everything.
+func TestCommandEnv(t *testing.T) {
+	host := map[string]string{"PATH": "/usr/bin", "SHELL": "() { :; }", "API_TOKEN": "host-secret-value", "TERM": "xterm"}
+	lookup := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
+	got := commandEnv(nil, lookup)
+	require.NotNil(t, got)
+	if runtime.GOOS == "windows" {
+		assert.Equal(t, []string{"PATH=/usr/bin"}, got)
+	} else {
+		assert.Equal(t, []string{"PATH=/usr/bin", "TERM=xterm"}, got)
+	}
+	assert.Equal(t, []string{"A=1", "PATH=/opt/bin"}, commandEnv(map[string]string{"PATH": "/opt/bin", "A": "1"}, func(string) (string, bool) { return "", false }))
+	got = commandEnv(map[string]string{"PATH": "/opt/bin"}, lookup)
+	assert.Contains(t, got, "PATH=/opt/bin")
+	assert.NotContains(t, got, "PATH=/usr/bin")
 }

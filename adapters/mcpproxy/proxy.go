@@ -1007,12 +1007,7 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 			}
 			cmd.Stderr = w
 		}
-		if len(c.Env) > 0 {
-			cmd.Env = os.Environ()
-			for k, v := range c.Env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-		}
+		cmd.Env = commandEnv(c.Env, os.LookupEnv)
 		return captureTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}, nil
 	case TransportHTTP:
 		base := s.p.opts.HTTPClient

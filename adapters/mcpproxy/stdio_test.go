@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -151,4 +154,61 @@ func TestStdioAnswerOverTheMessageCapSaysSo(t *testing.T) {
 		return s.State == mcpproxy.Connected && s.Connects >= 2
 	})
 	assert.NotEqual(t, pid1, invokePID(t, reg))
+}
+
+// A Command server inherits only InheritedEnv's variables from the host
+// (as the official MCP SDKs do), never the rest of the host's environment
+// (its own bearer token, a DSN, other servers' keys), plus its Env, which
+// wins over an inherited variable; inherited shell functions are skipped.
+func TestStdioChildInheritsOnlyTheDefaultEnvironment(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the inherited variables checked are the POSIX ones")
+	}
+	const hostSecret = "host-5ecret-bearer-7731"
+	bin := testServer(t)
+	home := t.TempDir()
+	t.Setenv("TOOLPACK_AUTH_TOKEN", hostSecret)
+	t.Setenv("MCPPROXY_TEST_UNLISTED", "unlisted-value-42")
+	t.Setenv("HOME", home)
+	t.Setenv("USER", "host-user-name")
+	t.Setenv("TERM", "() { echo exported-function; }")
+	stderr := &logBuffer{}
+	reg := newRegistry()
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "child", Command: []string{bin},
+		Env: map[string]string{"TESTSERVER_ENV_DUMP": "1", "CHILD_SETTING": "configured-value-5", "USER": "configured-user"}}},
+		mcpproxy.Options{Stderr: stderr})
+	require.Equal(t, mcpproxy.Connected, statusOf(t, p, "child").State, statusOf(t, p, "child").LastError)
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "testserver env: end") },
+		waitBound, 10*time.Millisecond, "the child never wrote its environment")
+
+	// The child's environment may hold anything of the test process's:
+	// failures name variables, never print their values.
+	env := map[string]string{}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if kv, ok := strings.CutPrefix(line, "testserver env: "); ok && kv != "end" {
+			k, v, _ := strings.Cut(kv, "=")
+			_, twice := env[k]
+			require.False(t, twice, "%s is set once", k)
+			env[k] = v
+		}
+	}
+	has := func(k string) bool { _, ok := env[k]; return ok }
+	assert.False(t, strings.Contains(stderr.String(), hostSecret), "the host's secrets are not inherited")
+	assert.False(t, has("TOOLPACK_AUTH_TOKEN"), "TOOLPACK_AUTH_TOKEN is not inherited")
+	assert.False(t, has("MCPPROXY_TEST_UNLISTED"), "a variable not in InheritedEnv is not inherited")
+	assert.False(t, has("TERM"), "an exported shell function is not inherited")
+	assert.Equal(t, os.Getenv("PATH"), env["PATH"])
+	assert.Equal(t, home, env["HOME"])
+	// Configured values are secrets: the forwarded stderr shows them redacted.
+	assert.Equal(t, "[REDACTED]", env["CHILD_SETTING"], "the configured env is passed")
+	assert.Equal(t, "[REDACTED]", env["USER"], "the configured env wins over the inherited variable")
+	assert.Equal(t, "1", env["TESTSERVER_ENV_DUMP"])
+	allowed := append(mcpproxy.InheritedEnv(), "TESTSERVER_ENV_DUMP", "CHILD_SETTING")
+	var extra []string
+	for k := range env {
+		if !slices.Contains(allowed, k) {
+			extra = append(extra, k)
+		}
+	}
+	assert.Empty(t, extra, "nothing else is inherited")
 }

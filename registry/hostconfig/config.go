@@ -255,7 +255,11 @@ type Server struct {
 	Description string
 	// Command is the argv of a server spoken to over stdio.
 	Command []string
-	// Env is added to the command's environment.
+	// Env is the command's environment, beside the few variables it
+	// inherits from the host (adapters/mcpproxy.InheritedEnv: PATH, HOME,
+	// USER, … on POSIX); nothing else of the host's environment reaches
+	// the command, so name here any other variable it needs
+	// (LANG: "${LANG:-}").
 	Env map[string]string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string

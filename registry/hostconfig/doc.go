@@ -62,7 +62,10 @@
 //   - servers: name → {command: [argv…] | url, env, headers,
 //     description, dir}: remote MCP servers served as packs (the rules of
 //     adapters/mcpproxy: exactly one of command and url, env and dir only
-//     with command, headers only with url, http or https URLs).
+//     with command, headers only with url, http or https URLs). A command
+//     inherits only PATH, HOME, USER, LOGNAME, SHELL and TERM of the
+//     host's environment (on Windows, mcpproxy.InheritedEnv's list) plus
+//     its env: pass anything else it needs there, env: {LANG: "${LANG:-}"}.
 //   - instructions: pack → text shown with the pack (packs/ot/othost warns
 //     about a name that no served pack or configured server has).
 //   - notify: {topics: [{pattern, file}]}: notifications whose topic

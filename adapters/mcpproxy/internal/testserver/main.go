@@ -5,7 +5,10 @@
 // the server exits with status 3 at start, so that tests can make restarts
 // fail on purpose. When TESTSERVER_STDERR_LEAK is set, the server first
 // writes the values of the TESTMCP_SECRET* variables to its standard error
-// (as is and split across two lines), as a careless server might.
+// (as is and split across two lines), as a careless server might. When
+// TESTSERVER_ENV_DUMP is set, it writes its whole environment to its
+// standard error, a line "testserver env: NAME=value" for each variable,
+// then "testserver env: end", so that tests see what a child inherits.
 package main
 
 import (
@@ -23,6 +26,12 @@ func main() {
 		for _, v := range testmcp.Leaked(nil) {
 			fmt.Fprintf(os.Stderr, "testserver: using %s (split: %s)\n", v, testmcp.Split(v))
 		}
+	}
+	if os.Getenv("TESTSERVER_ENV_DUMP") != "" {
+		for _, kv := range os.Environ() {
+			fmt.Fprintf(os.Stderr, "testserver env: %s\n", kv)
+		}
+		fmt.Fprintln(os.Stderr, "testserver env: end")
 	}
 	if err := refuseIfFailFile(os.Getenv("TESTSERVER_FAILFILE")); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
