@@ -80,13 +80,15 @@ type Config struct {
 	// and plain settings (true, 8080, …).
 	Headers map[string]string
 	// Secrets are further values kept out of the proxy's logs, Status,
-	// the child's stderr and the errors of failed connections and calls:
-	// a token in the URL's path or host, an API key passed as a command
-	// argument (a host configuration's ${VAR} values:
-	// hostconfig.Server.Secrets). Unlike header values they are not taken
-	// out of the tools' results and descriptions, which may rightly hold
-	// such a value (a directory given as an argument). Plain settings
-	// (true, 8080, …) are left alone.
+	// the child's stderr and the errors of failed connections and calls —
+	// the text and error data of a remote's isError result and the
+	// message and data of a remote JSON-RPC error included: a token in
+	// the URL's path or host, an API key passed as a command argument (a
+	// host configuration's ${VAR} values: hostconfig.Server.Secrets).
+	// Unlike header values they are not taken out of successful results
+	// and the tools' descriptions, which may rightly hold such a value (a
+	// directory given as an argument). Plain settings (true, 8080, …) are
+	// left alone.
 	Secrets []string
 
 	// Transport, when set, supplies the transport directly (tests use

@@ -226,6 +226,13 @@
 //     whose name holds a secret is skipped), and the remote's name and
 //     version.
 //
+// Config.Secrets (a token in the URL's path, a key among the command's
+// arguments) are redacted from all of these but successful results and
+// what a remote lists: a failure — the text and error data of an isError
+// result, the message and data of a JSON-RPC error — is an error text,
+// and a remote that echoes its request path or command line there does
+// not show them to the client.
+//
 // Redacting successful results means that a value equal to an environment
 // value is redacted too, even when it is not secret in itself (a region
 // name, say): keep values that tools are expected to return out of Env.

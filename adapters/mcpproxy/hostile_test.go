@@ -332,3 +332,58 @@ func TestSecretsLeaveResultsAlone(t *testing.T) {
 	require.True(t, res.Success, res.Error)
 	assert.Contains(t, fmt.Sprint(res.Value), dir+"/docs/report.txt")
 }
+
+// A failure is an error text: Config.Secrets (a token in the URL's path,
+// a key given as a command argument) are redacted from the text and data
+// of a remote's isError result and from a remote JSON-RPC error, as header
+// and env values are; a successful result keeps them (a value such as a
+// directory may rightly be in what a tool returns).
+func TestFailuresRedactConfigSecrets(t *testing.T) {
+	const urlTok, argKey = "urltok-5ecret-path-4411", "argkey-5ecret-cmd-8822"
+	bin := testServer(t)
+	ts := startHTTP(t, testmcp.New(testmcp.Options{}), func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Header.Set("X-Path", r.URL.Path) // a remote that echoes the request path
+			h.ServeHTTP(w, r)
+		})
+	})
+	reg := newRegistry()
+	newProxy(t, reg, []mcpproxy.Config{
+		{Name: "web", URL: ts.URL + "/mcp/" + urlTok, Secrets: []string{urlTok}},
+		{Name: "kid", Command: []string{bin, "--key=" + argKey}, Secrets: []string{argKey}},
+	}, mcpproxy.Options{})
+
+	for server, secret := range map[string]string{"web": urlTok, "kid": argKey} {
+		res, err := reg.Invoke(callCtx(t), server+".leak_error", nil)
+		require.NoError(t, err, server)
+		require.False(t, res.Success, server)
+		data, err := json.Marshal(res.ErrorData)
+		require.NoError(t, err)
+		assert.Contains(t, res.Error, "[REDACTED]", "%s: the failure text held the secret", server)
+		assertNoSecret(t, server+" isError result", res.Error+string(data), secret)
+
+		_, err = reg.Invoke(callCtx(t), server+".leak_protocol", nil)
+		require.Error(t, err, server)
+		var werr *jsonrpc.Error
+		require.True(t, errors.As(err, &werr), server)
+		assert.Contains(t, werr.Message, "[REDACTED]", "%s: the remote message held the secret", server)
+		assertNoSecret(t, server+" JSON-RPC error", err.Error()+werr.Message+string(werr.Data), secret)
+
+		res, err = reg.Invoke(callCtx(t), server+".leak_ok", nil)
+		require.NoError(t, err, server)
+		require.True(t, res.Success, server)
+		assert.True(t, strings.Contains(res.Value.(string), secret), "%s: a successful result keeps Config.Secrets", server)
+	}
+}
+
+// Status keeps Config.Secrets out of the remote's name and version too (a
+// server that names itself after its command line).
+func TestStatusRemoteRedactsConfigSecrets(t *testing.T) {
+	const key = "argkey-5ecret-name-3377"
+	reg := newRegistry()
+	remote := newMemRemote(testmcp.Options{Name: "srv --key=" + key})
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "kid", Transport: remote.factory, Secrets: []string{key}}}, mcpproxy.Options{})
+	st := statusOf(t, p, "kid")
+	require.Equal(t, mcpproxy.Connected, st.State, st.LastError)
+	assert.Equal(t, "srv --key=[REDACTED] 1.0.0", st.Remote)
+}

@@ -88,7 +88,7 @@ func TestMapResultContentKinds(t *testing.T) {
 		&mcp.ResourceLink{URI: "file:///a"},
 		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///b", Text: "embedded"}},
 		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///c", MIMEType: "application/pdf", Blob: []byte{1, 2}}},
-	}}, nil, 1<<20, newRedactor(Config{}))
+	}}, nil, 1<<20, newRedactor(Config{}), newRedactor(Config{}))
 	require.True(t, res.Success)
 	assert.Equal(t, "text\n[image: image/png, 3 bytes]\n[audio: audio/wav, 1 bytes]\n[resource: file:///a]\nembedded\n[resource: file:///c, application/pdf, 2 bytes]", res.Value)
 }
@@ -99,7 +99,7 @@ func TestMapResultContentKinds(t *testing.T) {
 // upstream_failure.
 func TestMapResultErrorKeepsTheRemoteErrorType(t *testing.T) {
 	fail := func(meta mcp.Meta) result.ErrorType {
-		return mapResult(&mcp.CallToolResult{IsError: true, Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: "no such id"}}}, nil, 1<<20, newRedactor(Config{})).ErrorType
+		return mapResult(&mcp.CallToolResult{IsError: true, Meta: meta, Content: []mcp.Content{&mcp.TextContent{Text: "no such id"}}}, nil, 1<<20, newRedactor(Config{}), newRedactor(Config{})).ErrorType
 	}
 	assert.Equal(t, result.NotFound, fail(mcp.Meta{mcpmap.MetaErrorType: "not_found"}))
 	assert.Equal(t, result.ValidationError, fail(mcp.Meta{mcpmap.MetaErrorType: "validation_error"}))
@@ -112,13 +112,13 @@ func TestMapResultErrorKeepsTheRemoteErrorType(t *testing.T) {
 }
 
 func TestMapResultErrorKeepsStructuredDetails(t *testing.T) {
-	res := mapResult(&mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"code": 7.0}}, nil, 1<<20, newRedactor(Config{}))
+	res := mapResult(&mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"code": 7.0}}, nil, 1<<20, newRedactor(Config{}), newRedactor(Config{}))
 	assert.False(t, res.Success)
 	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
 	assert.Equal(t, "the remote tool reported an error without text", res.Error)
 	assert.Equal(t, map[string]any{"code": 7.0}, res.ErrorData)
 
-	long := mapResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("e", 50)}}}, nil, 10, newRedactor(Config{}))
+	long := mapResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("e", 50)}}}, nil, 10, newRedactor(Config{}), newRedactor(Config{}))
 	assert.Equal(t, strings.Repeat("e", 10)+" …(truncated)", long.Error)
 }
 

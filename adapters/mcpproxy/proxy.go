@@ -178,8 +178,8 @@ type server struct {
 	// p.packMu): a Reconfigure that changes nothing else updates it in
 	// place, without reconnecting.
 	desc    string
-	red     *redactor // secrets of the headers and env: kept out of everything, results included
-	logRed  *redactor // red and Config.Secrets: kept out of logs, status, stderr and errors
+	red     *redactor // secrets of the headers and env: kept out of everything, successful results included
+	logRed  *redactor // red and Config.Secrets: kept out of logs, status, stderr, errors and failures
 	log     *slog.Logger
 	client  *mcp.Client
 	refresh chan struct{}
@@ -703,7 +703,7 @@ func (s *server) sync(ctx context.Context, sess *mcp.ClientSession) error {
 		st.State = Connected
 		st.Tools = len(tools)
 		st.Skipped = skipped
-		st.Remote = remote
+		st.Remote = s.logRed.text(remote) // Status keeps Config.Secrets out too
 	})
 	switch {
 	case fresh:
@@ -1184,7 +1184,7 @@ func (s *server) call(ctx context.Context, rt remoteTool, raw json.RawMessage) (
 	if len(raws) == 1 {
 		rawResult = raws[0]
 	}
-	return unwrapValue(mapResult(res, rawResult, s.p.opts.MaxResultBytes, s.red), rt, res.Meta), nil
+	return unwrapValue(mapResult(res, rawResult, s.p.opts.MaxResultBytes, s.red, s.logRed), rt, res.Meta), nil
 }
 
 // replaced reports whether a server of the same name replaced s
@@ -1241,11 +1241,12 @@ func (s *server) tool(rt remoteTool) (remoteTool, bool) {
 }
 
 // remoteError is the *RemoteError of a JSON-RPC error answer to a call of
-// the remote tool, with the server's secrets redacted.
+// the remote tool, with the server's secrets redacted (Config.Secrets
+// too, as from every error).
 func (s *server) remoteError(remote string, werr *jsonrpc.Error) *RemoteError {
-	e := &jsonrpc.Error{Code: werr.Code, Message: cut(s.red.text(werr.Message), maxErrorText)}
+	e := &jsonrpc.Error{Code: werr.Code, Message: cut(s.logRed.text(werr.Message), maxErrorText)}
 	if len(werr.Data) > 0 && len(werr.Data) <= maxErrorData {
-		e.Data = s.red.rawJSON(werr.Data)
+		e.Data = s.logRed.rawJSON(werr.Data)
 	}
 	return &RemoteError{Server: s.cfg.Name, Tool: remote, Code: werr.Code, Err: e}
 }

@@ -107,7 +107,7 @@ func TestMapResultRedactsBeforeCutting(t *testing.T) {
 	const secret = "PROXY-SECRET-123"
 	r := newRedactor(Config{Headers: map[string]string{"Authorization": "Bearer " + secret}})
 	text := strings.Repeat("x", 20) + secret + strings.Repeat("y", 20)
-	res := mapResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, 25, r)
+	res := mapResult(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, 25, r, r)
 	assert.Equal(t, result.UpstreamFailure, res.ErrorType)
 	assert.Equal(t, strings.Repeat("x", 20)+"[REDA …(truncated)", res.Error)
 	for i := minSecretLen; i <= len(secret); i++ {

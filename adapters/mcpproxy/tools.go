@@ -307,10 +307,13 @@ func Signature(name string, schema json.RawMessage) (signature, args string) {
 // upstream_failure with the text; structuredContent → the value; otherwise
 // the text content joined by newlines. raw is the captured raw result (nil
 // when missing): structured content is read from it with json.Number
-// numbers. Secrets of the server are redacted from the text, the value and
-// the error data; sizes are checked before redaction, error texts are cut
+// numbers. Secrets of the server are redacted from the text and the value
+// of a success by red (header and env values), from the text and error
+// data of a failure by failRed (Config.Secrets too: a failure text is an
+// error text, which may echo a token in the URL's path or a command
+// argument); sizes are checked before redaction, error texts are cut
 // after it.
-func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red *redactor) result.Result[any] {
+func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red, failRed *redactor) result.Result[any] {
 	text := joinContent(res.Content)
 	sv, size, err := structuredContent(res, raw)
 	if err != nil {
@@ -320,9 +323,9 @@ func mapResult(res *mcp.CallToolResult, raw json.RawMessage, maxBytes int, red *
 		if text == "" {
 			text = "the remote tool reported an error without text"
 		}
-		f := result.Failure[any](cut(red.text(text), maxBytes), remoteErrorType(res.Meta))
+		f := result.Failure[any](cut(failRed.text(text), maxBytes), remoteErrorType(res.Meta))
 		if sv != nil && size <= maxBytes {
-			v, _ := red.value(sv)
+			v, _ := failRed.value(sv)
 			f = f.WithErrorData(v)
 		}
 		return f

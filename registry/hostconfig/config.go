@@ -269,10 +269,11 @@ type Server struct {
 	Headers map[string]string
 	// Secrets are the values the environment gave the entry's ${VAR}s —
 	// in its url, command, dir, env or headers — for the host to keep out
-	// of its logs, of the server's status and of what the server's process
-	// writes to its stderr: a token in a URL's path, an API key passed as
-	// a command argument. Not every such value is a secret (${HOME}):
-	// adapters/mcpproxy leaves the tools' results alone.
+	// of its logs, of the server's status, of what the server's process
+	// writes to its stderr and of failed calls' error texts: a token in a
+	// URL's path, an API key passed as a command argument. Not every such
+	// value is a secret (${HOME}): adapters/mcpproxy leaves the tools'
+	// successful results alone.
 	Secrets []string
 	// File and Line locate the server's key.
 	File string

@@ -9,12 +9,16 @@
 // TESTSERVER_ENV_DUMP is set, it writes its whole environment to its
 // standard error, a line "testserver env: NAME=value" for each variable,
 // then "testserver env: end", so that tests see what a child inherits.
+// Its command-line arguments, joined by spaces, are among what the leak
+// tools echo (as TESTMCP_SECRET_ARGV), as a server that repeats its
+// command line in an error might.
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +26,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 {
+		_ = os.Setenv("TESTMCP_SECRET_ARGV", strings.Join(os.Args[1:], " "))
+	}
 	if os.Getenv("TESTSERVER_STDERR_LEAK") != "" {
 		for _, v := range testmcp.Leaked(nil) {
 			fmt.Fprintf(os.Stderr, "testserver: using %s (split: %s)\n", v, testmcp.Split(v))
