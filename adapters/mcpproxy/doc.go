@@ -203,9 +203,14 @@
 // JSON-escaped (with and without HTML escaping), URL query- and
 // path-escaped. A secret of eight bytes or more (white space aside) is
 // also found when spaces, tabs, line breaks or the JSON escapes \n, \r,
-// \t are inserted between its characters (a remote wrapping lines). Each
-// occurrence is replaced by [REDACTED]; a text in which a secret would
-// survive the replacement is withheld whole.
+// \t are inserted between its characters (a remote wrapping lines), and
+// inside words; a shorter one (four to seven bytes, in the form looked
+// for) only where it stands as a whole word — not preceded or followed by
+// a letter, digit or _ that continues it — so that a value such as
+// ECHO_MODE=exit is redacted from "mode exit" and "--mode=exit" but
+// leaves "secexit" (the server's own name), "exit_code" and "exits"
+// alone. Each occurrence is replaced by [REDACTED]; a text in which a
+// secret would survive the replacement is withheld whole.
 //
 // Secrets are redacted from:
 //

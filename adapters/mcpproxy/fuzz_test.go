@@ -95,7 +95,12 @@ func FuzzConfig(f *testing.F) {
 			if len(s) < minSecretLen {
 				continue
 			}
-			if strings.Contains(out, s) {
+			if len(s) < minSplitLen {
+				// Short secrets are redacted where they stand as a whole word.
+				if _, found := replaceWord(out, s, ""); found {
+					t.Fatalf("the redactor left the secret %q as a word in %q", s, out)
+				}
+			} else if strings.Contains(out, s) {
 				t.Fatalf("the redactor left the secret %q in %q", s, out)
 			}
 			if fs := stripSeparators(s); len(fs) >= minSplitLen && strings.Contains(stripSeparators(out), fs) {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -31,7 +32,11 @@ const minSecretLen = 4
 // minSplitLen is the shortest secret (without its white space) that is also
 // found when line breaks, spaces or JSON escapes (\n, \r, \t) are inserted
 // between its characters. Shorter secrets are matched exactly only: split
-// matching of a short value would redact ordinary text.
+// matching of a short value would redact ordinary text. It is also the
+// shortest secret found inside a word: a shorter one is redacted only
+// where it stands as a whole word (see standsAlone), so that an
+// environment value such as "exit" does not garble "secexit" or
+// "exit_code" — a server's own name, a tool name, ordinary text.
 const minSplitLen = 8
 
 // maxErrorText caps an error text that came from outside (a remote message,
@@ -45,6 +50,7 @@ const maxErrorText = 2000
 // secretForms).
 type redactor struct {
 	exact   []string          // matched as they are; longest first
+	words   []string          // shorter than minSplitLen: matched as whole words only; longest first
 	split   []string          // separators removed; matched across separators; longest first
 	byFirst map[byte][]string // split by first byte, longest first
 	firsts  []byte            // the keys of byFirst, sorted
@@ -87,6 +93,10 @@ func newRedactor(c Config) *redactor {
 			}
 			continue
 		}
+		if len(f) < minSplitLen {
+			r.words = append(r.words, f)
+			continue
+		}
 		r.exact = append(r.exact, f)
 	}
 	byLen := func(s []string) {
@@ -98,6 +108,7 @@ func newRedactor(c Config) *redactor {
 		})
 	}
 	byLen(r.exact)
+	byLen(r.words)
 	byLen(r.split)
 	r.byFirst = map[byte][]string{}
 	for _, s := range r.split {
@@ -268,7 +279,7 @@ func stripSeparators(t string) string {
 }
 
 // empty reports whether the redactor knows no secret.
-func (r *redactor) empty() bool { return len(r.exact) == 0 && len(r.split) == 0 }
+func (r *redactor) empty() bool { return len(r.exact) == 0 && len(r.words) == 0 && len(r.split) == 0 }
 
 // text returns t with every secret replaced by [REDACTED]. A replacement
 // can form a secret again next to the marker, so replacing repeats; if a
@@ -297,6 +308,11 @@ func (r *redactor) contains(t string) bool {
 			return true
 		}
 	}
+	for _, w := range r.words {
+		if _, ok := replaceWord(t, w, ""); ok {
+			return true
+		}
+	}
 	return len(r.findSplit(t, true)) > 0
 }
 
@@ -306,6 +322,12 @@ func (r *redactor) once(t string) (string, bool) {
 	for _, s := range r.exact {
 		if strings.Contains(t, s) {
 			t = strings.ReplaceAll(t, s, r.marker)
+			changed = true
+		}
+	}
+	for _, w := range r.words {
+		if out, ok := replaceWord(t, w, r.marker); ok {
+			t = out
 			changed = true
 		}
 	}
@@ -325,6 +347,58 @@ func (r *redactor) once(t string) (string, bool) {
 	b.WriteString(t[prev:])
 	return b.String(), true
 }
+
+// replaceWord replaces every occurrence of w in t that stands as a whole
+// word (standsAlone) by marker, and reports whether there was one.
+func replaceWord(t, w, marker string) (string, bool) {
+	var b strings.Builder
+	prev, from, found := 0, 0, false
+	for {
+		k := strings.Index(t[from:], w)
+		if k < 0 {
+			break
+		}
+		at := from + k
+		if !standsAlone(t, at, at+len(w)) {
+			from = at + 1
+			continue
+		}
+		b.WriteString(t[prev:at])
+		b.WriteString(marker)
+		prev, from, found = at+len(w), at+len(w), true
+	}
+	if !found {
+		return t, false
+	}
+	b.WriteString(t[prev:])
+	return b.String(), true
+}
+
+// standsAlone reports whether t[i:j] is not part of a longer word: a word
+// character (letter, digit or _) at either end of it is not continued by
+// another one in t. The start and the end of t are word boundaries, so a
+// text cut in the middle of a word (a line of stderr written in pieces)
+// is redacted rather than let through.
+func standsAlone(t string, i, j int) bool {
+	if i > 0 {
+		first, _ := utf8.DecodeRuneInString(t[i:j])
+		before, _ := utf8.DecodeLastRuneInString(t[:i])
+		if isWordRune(first) && isWordRune(before) {
+			return false
+		}
+	}
+	if j < len(t) {
+		last, _ := utf8.DecodeLastRuneInString(t[i:j])
+		after, _ := utf8.DecodeRuneInString(t[j:])
+		if isWordRune(last) && isWordRune(after) {
+			return false
+		}
+	}
+	return true
+}
+
+// isWordRune reports whether c is a word character: a letter, a digit or _.
+func isWordRune(c rune) bool { return c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c) }
 
 // findSplit returns the spans [start, end) of t that hold a split secret:
 // its characters in order, with separators between them. Candidates are

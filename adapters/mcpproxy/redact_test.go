@@ -153,9 +153,26 @@ func TestRedactorSecretInsideMarker(t *testing.T) {
 	r := newRedactor(Config{Env: map[string]string{"A": "REDACTED", "B": "HIDDEN"}})
 	assert.Equal(t, "[X]", r.marker)
 	assert.Equal(t, "token [X] and [X]", r.text("token REDACTED and HIDDEN"))
+	r = newRedactor(Config{Env: map[string]string{"A": "EDACTED]"}})
+	assert.Equal(t, "token [HIDDEN]", r.text("token EDACTED]"))
 	r = newRedactor(Config{Env: map[string]string{"A": "EDAC"}})
-	assert.Equal(t, "token [HIDDEN]", r.text("token EDAC"))
+	assert.Equal(t, "token [REDACTED]", r.text("token EDAC"), "a short secret inside a word of the marker is no secret there")
 	v, changed := r.value(json.Number("1"))
 	assert.False(t, changed)
 	assert.Equal(t, json.Number("1"), v)
+}
+
+// A value shorter than minSplitLen is redacted only where it stands as a
+// whole word: an env value such as "exit" leaves the server's own name,
+// tool names and words that merely contain it alone, while a short secret
+// standing alone (between punctuation, quotes, spaces, at either end) is
+// still redacted, and a longer one inside a word too.
+func TestShortSecretsRedactedAsWholeWordsOnly(t *testing.T) {
+	r := newRedactor(Config{Env: map[string]string{"ECHO_MODE": "exit", "PW": "hunt3r", "KEY": "long-secret-value"}})
+	assert.Equal(t, "mcp_server=secexit tool=secexit.exit_code exits exité [REDACTED]",
+		r.text("mcp_server=secexit tool=secexit.exit_code exits exité exit"))
+	for _, in := range []string{"hunt3r", "key=hunt3r;", `{"pw":"hunt3r"}`, "Bearer hunt3r", "(hunt3r)", "hunt3r\n", "--pw=hunt3r"} {
+		assert.Equal(t, strings.Replace(in, "hunt3r", "[REDACTED]", 1), r.text(in), in)
+	}
+	assert.Equal(t, "xx[REDACTED]xx", r.text("xxlong-secret-valuexx"), "a secret of minSplitLen bytes or more is found inside words")
 }

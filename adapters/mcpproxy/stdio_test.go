@@ -212,3 +212,15 @@ func TestStdioChildInheritsOnlyTheDefaultEnvironment(t *testing.T) {
 	}
 	assert.Empty(t, extra, "nothing else is inherited")
 }
+
+// A short env value that is no credential ("exit") is not redacted from
+// inside the server's own name in the log.
+func TestShortEnvValueLeavesServerNameInLogsAlone(t *testing.T) {
+	bin := testServer(t)
+	logger, logs := captureLogger()
+	p := newProxy(t, newRegistry(), []mcpproxy.Config{{Name: "secexit", Command: []string{bin},
+		Env: map[string]string{"ECHO_MODE": "exit"}}}, mcpproxy.Options{Logger: logger})
+	require.Equal(t, mcpproxy.Connected, statusOf(t, p, "secexit").State)
+	assert.Contains(t, logs.String(), "mcp_server=secexit")
+	assert.NotContains(t, logs.String(), "[REDACTED]")
+}
