@@ -179,15 +179,22 @@
 //	   "headers": {"Authorization": "Bearer ${SEARCH_KEY}"}}
 //	]
 //
-// ${NAME} in env and header values is replaced by the environment variable
-// NAME (which must be set), so secrets need not be in the file; they never
-// appear in logs or errors. A command server does not inherit this server's
-// environment (its TOOLPACK_AUTH_TOKEN, DSNs, other servers' keys): it gets only
-// PATH, HOME, USER, LOGNAME, SHELL and TERM (on Windows the list of
+// ${NAME} and ${NAME:-default} in env and header values are replaced by
+// the environment variable NAME exactly as in the -config file
+// (registry/hostconfig): NAME must be set unless a default is given, $$
+// is a literal $, and any other $ is kept as written (a literal
+// "Bearer pre$fix" passes unchanged). Secrets need not be in the file;
+// they never appear in logs or errors (an error names the key and the
+// unset variable, never the value).
+//
+// A command server does not inherit this server's environment (its
+// TOOLPACK_AUTH_TOKEN, DSNs, other servers' keys): it gets only PATH,
+// HOME, USER, LOGNAME, SHELL and TERM (on Windows the list of
 // mcpproxy.InheritedEnv) and its env, so name in env any other variable
-// it needs ("LANG": "${LANG}"). A server that cannot be reached is logged as a
-// warning, reported "disconnected" in /healthz (proxy status "degraded")
-// and retried with back-off; the rest of the server works meanwhile.
+// it needs ("LANG": "${LANG:-}"). A server that cannot be reached is
+// logged as a warning, reported "disconnected" in /healthz (proxy status
+// "degraded") and retried with back-off; the rest of the server works
+// meanwhile.
 //
 // # Configuration file
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
 // maxProxyFileBytes caps the -proxy configuration file.
@@ -22,7 +23,8 @@ const maxProxyFileBytes = 1 << 20
 
 // proxyServer is one entry of the -proxy file. Exactly one of Command and
 // URL is set; Env values and Headers values may name environment variables
-// as ${NAME}, so that secrets stay out of the file.
+// as ${NAME} or ${NAME:-default}, expanded as the -config file's values
+// are (hostconfig.Expand), so that secrets stay out of the file.
 type proxyServer struct {
 	Name        string            `json:"name"`
 	Description string            `json:"description,omitempty"`
@@ -69,11 +71,11 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 		}
 		env, err := expandValues(s.Env)
 		if err != nil {
-			return nil, usageError("flag -proxy: servers[%d] %q: env: %v", i, s.Name, err)
+			return nil, fmt.Errorf("%w: flag -proxy: servers[%d] %q: env: %w", errUsage, i, s.Name, err)
 		}
 		headers, err := expandValues(s.Headers)
 		if err != nil {
-			return nil, usageError("flag -proxy: servers[%d] %q: headers: %v", i, s.Name, err)
+			return nil, fmt.Errorf("%w: flag -proxy: servers[%d] %q: headers: %w", errUsage, i, s.Name, err)
 		}
 		cfgs = append(cfgs, mcpproxy.Config{
 			Name: s.Name, Description: s.Description,
@@ -84,25 +86,23 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 	return cfgs, nil
 }
 
-// expandValues replaces ${NAME} in every value by the environment variable
-// NAME, which must be set.
+// expandValues replaces ${NAME} and ${NAME:-default} in every value by
+// the environment variable NAME exactly as the -config file's values are
+// expanded (hostconfig.Expand): $$ is a literal $, and a $ not followed by
+// { is kept as written, so a literal credential holding a $ passes
+// unchanged. An error names the key and, for an unset ${NAME}, the
+// variable, never the value.
 func expandValues(m map[string]string) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		var missing string
-		out[k] = os.Expand(v, func(name string) string {
-			val, ok := os.LookupEnv(name)
-			if !ok && missing == "" {
-				missing = name
-			}
-			return val
-		})
-		if missing != "" {
-			return nil, fmt.Errorf("%s: environment variable %s is not set", k, missing)
+		x, err := hostconfig.Expand(v, os.LookupEnv)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
 		}
+		out[k] = x
 	}
 	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
 const (
@@ -166,5 +167,45 @@ func TestRun_ProxyFileErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 			assert.NotContains(t, err.Error()+stderr.String(), proxyToken)
 		})
+	}
+}
+
+// The -proxy file's env and header values expand exactly as the -config
+// file's do (hostconfig.Expand): ${NAME} and ${NAME:-default}; a $ not
+// followed by { is kept as written, so a literal credential holding a $
+// passes unchanged; an error names an unset variable of a well-formed
+// ${NAME} and never quotes the value.
+func TestReadProxyFile_ExpandsLikeHostConfig(t *testing.T) {
+	t.Setenv(proxyTokenEnv, proxyToken)
+	dir := t.TempDir()
+	write := func(headers map[string]string) string {
+		b, err := json.Marshal([]map[string]any{{"name": "x", "url": "http://127.0.0.1:1/mcp", "headers": headers}})
+		require.NoError(t, err)
+		p := filepath.Join(dir, "proxy.json")
+		require.NoError(t, os.WriteFile(p, b, 0o600))
+		return p
+	}
+	cfgs, err := readProxyFile(write(map[string]string{
+		"Authorization": "Bearer pre$S3CR3Txyz",
+		"X-Token":       "${" + proxyTokenEnv + "}",
+		"X-Default":     "${TP_TEST_UNSET_VAR_94:-fallback}",
+		"X-Dollars":     "a$$b",
+	}))
+	require.NoError(t, err)
+	require.Len(t, cfgs, 1)
+	assert.Equal(t, map[string]string{"Authorization": "Bearer pre$S3CR3Txyz", "X-Token": proxyToken,
+		"X-Default": "fallback", "X-Dollars": "a$b"}, cfgs[0].Headers)
+
+	_, err = readProxyFile(write(map[string]string{"Authorization": "Bearer pre$S3CR3Txyz ${TP_TEST_UNSET_VAR_95}"}))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, errUsage)
+	assert.ErrorIs(t, err, hostconfig.ErrInvalid)
+	assert.Contains(t, err.Error(), "headers: Authorization: environment variable TP_TEST_UNSET_VAR_95 is not set")
+	assert.NotContains(t, err.Error(), "S3CR3T")
+
+	for _, v := range []string{"Bearer ${S3CR3T-xyz}", "Bearer ${S3CR3Txyz", "${TP_TEST_UNSET_VAR_96:-S3CR3T${X}}"} {
+		_, err = readProxyFile(write(map[string]string{"Authorization": v}))
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), "S3CR3T")
 	}
 }

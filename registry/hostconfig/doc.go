@@ -158,7 +158,10 @@
 // is kept as it is). Snippet bodies are not expanded: they are code for
 // the snippet language and are kept verbatim. Typed values (durations,
 // numbers, booleans) are converted after expansion, so
-// flush_interval: ${FLUSH:-1s} works.
+// flush_interval: ${FLUSH:-1s} works. A malformed ${…} is an error that
+// does not quote what it holds (a literal credential may hold "${").
+// Expand expands a single value by these rules, for programs that read
+// ${VAR}s elsewhere (the example server's -proxy file).
 //
 // # Errors
 //

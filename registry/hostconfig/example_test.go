@@ -95,3 +95,20 @@ func ExampleHost_Reload() {
 	// 5
 	// true add
 }
+
+// Expand a value as a configuration file's values are expanded.
+func ExampleExpand() {
+	lookup := func(name string) (string, bool) {
+		if name == "KEY" {
+			return "k-123", true
+		}
+		return "", false
+	}
+	v, _ := hostconfig.Expand("Bearer ${KEY} (pre$fix kept, $$ is $, ${MODE:-fast})", lookup)
+	fmt.Println(v)
+	_, err := hostconfig.Expand("Bearer ${TOKEN}", lookup)
+	fmt.Println(err)
+	// Output:
+	// Bearer k-123 (pre$fix kept, $ is $, fast)
+	// environment variable TOKEN is not set (write ${TOKEN:-default} to give a default)
+}

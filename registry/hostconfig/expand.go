@@ -5,14 +5,33 @@ import (
 	"strings"
 )
 
+// Expand replaces ${NAME} and ${NAME:-default} in s with the values
+// lookup gives (os.LookupEnv, typically), exactly as a configuration
+// file's values are expanded (see the package documentation,
+// Environment variables): $$ is a literal $, a $ followed by anything
+// but { or $ is kept as written, ${NAME:-default} uses default when NAME
+// is unset or empty, and default is literal text. Other programs that
+// read ${VAR}s (a JSON file of servers, say) call it to expand alike.
+//
+// The error, a *Problem wrapping ErrInvalid, names the variable of a
+// well-formed ${NAME} that is unset, or says that a ${ is malformed; it
+// never quotes s or any other part of it, which may be a secret.
+func Expand(s string, lookup func(string) (string, bool)) (string, error) {
+	out, _, problem := expand(s, lookup)
+	if problem != "" {
+		return "", &Problem{Message: problem}
+	}
+	return out, nil
+}
+
 // expand replaces ${NAME} and ${NAME:-default} in s with values from
 // lookup; $$ is a literal $, and a $ followed by anything else is kept as
 // it is. ${NAME:-default} uses default when NAME is unset or empty; the
 // default is literal text: it cannot hold "}", and one holding "${" (an
 // attempt at nesting) is a problem rather than a silent cut. It reports
 // whether s held any ${…}, and a problem text (naming variables, never
-// their values) when a variable without a default is unset or a ${ is
-// malformed.
+// their values nor any other text of s) when a variable without a default
+// is unset or a ${ is malformed.
 func expand(s string, lookup func(string) (string, bool)) (out string, expanded bool, problem string) {
 	if !strings.Contains(s, "$") {
 		return s, false, ""
@@ -43,7 +62,9 @@ func expand(s string, lookup func(string) (string, bool)) (out string, expanded 
 		inner := s[i+2 : i+2+end]
 		name, def, hasDef := strings.Cut(inner, ":-")
 		if !validEnvName(name) {
-			return "", true, fmt.Sprintf("${%s}: expected a variable name matching [A-Za-z_][A-Za-z0-9_]* in ${NAME} or ${NAME:-default} (write $$ for a literal $)", cutText(inner, 40))
+			// What it holds is not quoted: a literal credential that
+			// happens to hold "${" would be shown.
+			return "", true, "a ${…} whose name is not a variable name: expected ${NAME} or ${NAME:-default}, NAME matching [A-Za-z_][A-Za-z0-9_]* (write $$ for a literal $)"
 		}
 		if hasDef && strings.Contains(def, "${") {
 			// ${A:-${B}} would otherwise end at B's "}" and leave "${B" as
@@ -78,15 +99,4 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
-}
-
-// cutText cuts s to n bytes (on a rune boundary) for messages.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -397,6 +397,17 @@ func TestLoad_UnsetVariableNamesFileLineKey(t *testing.T) {
 	}, problemTexts(t, dir, err))
 }
 
+// A malformed ${…} in a header value (a literal credential that happens
+// to hold "${") is refused without quoting what it holds.
+func TestLoad_MalformedVariableNotQuoted(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": "servers:\n  s:\n    url: https://x.test/mcp\n    headers: {Authorization: \"Bearer ${tok-S3CR3T-91}\"}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		"c.yaml:4: servers.s.headers.Authorization: a ${…} whose name is not a variable name: expected ${NAME} or ${NAME:-default}, NAME matching [A-Za-z_][A-Za-z0-9_]* (write $$ for a literal $)",
+	}, problemTexts(t, dir, err))
+}
+
 // Variables do not nest: a default holding ${ is refused, naming the
 // variable, instead of silently ending at the inner "}" and leaving
 // "${OTHER" as the text.
