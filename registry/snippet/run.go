@@ -199,7 +199,16 @@ func (s *Snippet) nestingText(chain string) string {
 //     the tool; errors.Is sees the cause. Cancelling ctx stops the
 //     snippet before the next step and during the running one (as Invoke
 //     honours ctx).
+//   - A Snippet not made by Parse (the zero value), or a nil inv, is an
+//     error wrapping ErrInvalid, never a panic or an empty failure.
 func (s *Snippet) Run(ctx context.Context, inv Invoker, values map[string]any) (result.Result[any], error) {
+	switch {
+	case s == nil || len(s.prog.steps) == 0:
+		// Parse never makes a snippet without a step.
+		return result.Result[any]{}, fmt.Errorf("%w: the Snippet was not made by Parse", ErrInvalid)
+	case inv == nil:
+		return result.Result[any]{}, fmt.Errorf("%w: %s: Run: the Invoker is nil", ErrInvalid, s.label())
+	}
 	vals, ve := s.values(values)
 	if ve != nil {
 		return args.Failure[any](ve), nil

@@ -562,3 +562,22 @@ func TestRun_CallsOfOneRunBounded(t *testing.T) {
 	require.True(t, res.Success, res.Error)
 	assert.EqualValues(t, 600, adds.Load())
 }
+
+// A Snippet not made by Parse (the zero value, or nil) and a nil Invoker
+// are errors wrapping ErrInvalid, never a panic or a failure with an
+// empty text.
+func TestRun_ZeroSnippetOrNilInvokerIsAnError(t *testing.T) {
+	var zero snippet.Snippet
+	_, err := zero.Run(context.Background(), newRegistry(), nil)
+	require.ErrorIs(t, err, snippet.ErrInvalid)
+	assert.Contains(t, err.Error(), "not made by Parse")
+	var none *snippet.Snippet
+	require.NotPanics(t, func() { _, err = none.Run(context.Background(), newRegistry(), nil) })
+	require.ErrorIs(t, err, snippet.ErrInvalid)
+
+	s, err := snippet.Parse("twice", snippet.Definition{Description: "d", Body: "echo(text=\"a\")"})
+	require.NoError(t, err)
+	require.NotPanics(t, func() { _, err = s.Run(context.Background(), nil, nil) })
+	require.ErrorIs(t, err, snippet.ErrInvalid)
+	assert.Contains(t, err.Error(), `snippet "twice": Run: the Invoker is nil`)
+}
