@@ -163,6 +163,15 @@
 // Expand expands a single value by these rules, for programs that read
 // ${VAR}s elsewhere (the example server's -proxy file).
 //
+// Expansion is capped as the text grows: one value at
+// MaxExpandedValueBytes (1 MiB, a file's size) once expanded, and all the
+// values holding a ${…} of one load at MaxExpandedBytes (16 MiB) in all,
+// so that many references to a long variable cannot make a small file
+// take gigabytes. Going over is an error naming the file, line, key and
+// the variable, never its value:
+//
+//	config.yaml:2: instructions.x: ${B} makes the value longer than 1048576 bytes; expected a value of at most 1048576 bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)
+//
 // # Errors
 //
 // Load reports every problem at once, each a *Problem naming file, line

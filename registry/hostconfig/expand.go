@@ -15,9 +15,12 @@ import (
 //
 // The error, a *Problem wrapping ErrInvalid, names the variable of a
 // well-formed ${NAME} that is unset, or says that a ${ is malformed; it
-// never quotes s or any other part of it, which may be a secret.
+// never quotes s or any other part of it, which may be a secret. The
+// result is capped as a configuration's values are: at most
+// MaxExpandedValueBytes, a problem beyond.
 func Expand(s string, lookup func(string) (string, bool)) (string, error) {
-	out, _, problem := expand(s, lookup)
+	left := MaxExpandedBytes
+	out, _, problem := expand(s, lookup, &left)
 	if problem != "" {
 		return "", &Problem{Message: problem}
 	}
@@ -32,12 +35,20 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 // whether s held any ${…}, and a problem text (naming variables, never
 // their values nor any other text of s) when a variable without a default
 // is unset or a ${ is malformed.
-func expand(s string, lookup func(string) (string, bool)) (out string, expanded bool, problem string) {
+//
+// The text is capped as it grows, before each variable's value is
+// written: at MaxExpandedValueBytes, and at *left, what the load has left
+// of MaxExpandedBytes (taken from it when s expands without a problem),
+// so that many references to a long variable are refused after a few
+// copies instead of after building gigabytes. The problem names the
+// variable whose value went over, never the value.
+func expand(s string, lookup func(string) (string, bool), left *int) (out string, expanded bool, problem string) {
 	if !strings.Contains(s, "$") {
 		return s, false, ""
 	}
 	var b strings.Builder
-	b.Grow(len(s))
+	b.Grow(min(len(s), MaxExpandedValueBytes, max(*left, 0)))
+	last := "" // the last variable written, named if the text after it goes over
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '$' {
@@ -78,11 +89,35 @@ func expand(s string, lookup func(string) (string, bool)) (out string, expanded 
 		case !ok:
 			return "", true, fmt.Sprintf("environment variable %s is not set (write ${%s:-default} to give a default)", name, name)
 		}
+		if p := overCap(b.Len()+len(v), *left, name); p != "" {
+			return "", true, p
+		}
 		b.WriteString(v)
-		expanded = true
+		expanded, last = true, name
 		i += 2 + end + 1
 	}
+	if expanded {
+		if p := overCap(b.Len(), *left, last); p != "" {
+			return "", true, p
+		}
+		*left -= b.Len()
+	}
 	return b.String(), expanded, ""
+}
+
+// overCap is the problem of an expanded text of n bytes, its last
+// variable name, when n is over MaxExpandedValueBytes or over left, what
+// the load has left of MaxExpandedBytes; "" otherwise.
+func overCap(n, left int, name string) string {
+	switch {
+	case n > MaxExpandedValueBytes:
+		return fmt.Sprintf("${%s} makes the value longer than %d bytes; expected a value of at most %d bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)",
+			name, MaxExpandedValueBytes, MaxExpandedValueBytes)
+	case n > left:
+		return fmt.Sprintf("${%s} takes the text expanded from variables past %d bytes in all; expected at most %d bytes of expanded values in the whole configuration (hostconfig.MaxExpandedBytes)",
+			name, MaxExpandedBytes, MaxExpandedBytes)
+	}
+	return ""
 }
 
 func validEnvName(s string) bool {

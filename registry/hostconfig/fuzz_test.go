@@ -14,6 +14,11 @@ import (
 // error only if the files themselves hold it.
 const fuzzSecret = "fz-s3cret-9d1c"
 
+// fuzzLong is the value of $LONG while fuzzing: 131,000 bytes, so that a
+// few references reach the caps of expansion (MaxExpandedValueBytes,
+// MaxExpandedBytes); it never appears in an error either.
+var fuzzLong = "fz-long-" + strings.Repeat("L", 131000-8)
+
 // FuzzLoad loads arbitrary bytes as a main file that may include
 // "more.yaml" (the second input), which may include "main.yaml" or
 // "sub/x.yaml" (a copy of the main file) back: arbitrary content and
@@ -21,7 +26,8 @@ const fuzzSecret = "fz-s3cret-9d1c"
 // returns a Config or an error made of *Problem values wrapping
 // ErrInvalid, each naming a file and saying what is wrong, never
 // showing the value of an environment variable; and loading the same
-// files twice gives the same answer.
+// files twice gives the same answer. Expansion is capped (many references
+// to $LONG).
 func FuzzLoad(f *testing.F) {
 	f.Add([]byte(issueExample), []byte("aliases: {m: add}\n"))
 	f.Add([]byte("include: [more.yaml]\n"), []byte("include: [main.yaml]\n"))
@@ -32,6 +38,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("servers: {s: {url: \"${SECRET}\", headers: {\"K\": \"${SECRET}\\r\\n\"}}}\n"), []byte("\t- :"))
 	f.Add([]byte("catalogue: {allowed_hosts: [\"${SECRET}\", \"x${SECRET}:1\"], schema: \"${SECRET}\"}\nsearch_web: {base_url: \"${SECRET}\", search_tool: \"a/${SECRET}\"}\n"), []byte("mlx: {models: [a], command: [\"${EMPTY}\"]}\ndocs: {base_url: \"x${SECRET}\"}\nstats: {schema: \"${SECRET}\"}\n"))
 	f.Add([]byte("include: more.yaml\nweb_fetch: {allow_addrs: [10.1.2.3/8, \"${SECRET}\", \"::ffff:10.0.0.1/128\"]}\n"), []byte("catalogue: {allow_addrs: [10.0.0.0/8, fe80::1%eth0]}\n"))
+	f.Add([]byte("instructions: {x: \""+strings.Repeat("${LONG}", 10)+"\"}\n"), []byte(""))
+	f.Add([]byte("include: more.yaml\ninstructions:\n  a: &v \""+strings.Repeat("${LONG}", 8)+"\"\n  b: *v\n  c: [*v, *v]\n"),
+		[]byte("servers: {s: {url: \"https://x.test/${LONG}\", headers: {K: \"${LONG}${LONG}\"}}}\nsnippets: {s: {body: x, params: {p: {default: [\"${LONG}\", \"${LONG}\"]}}}}\n"))
 	// One directory per fuzzing process, its files rewritten for each
 	// input, in memory (/dev/shm) where there is one: creating and removing
 	// a directory per input on a busy disk would be most of the cost.
@@ -54,7 +63,7 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 		opts := hostconfig.LoadOptions{
-			LookupEnv:    env(map[string]string{"SECRET": fuzzSecret, "EMPTY": ""}),
+			LookupEnv:    env(map[string]string{"SECRET": fuzzSecret, "EMPTY": "", "LONG": fuzzLong}),
 			MaxFileBytes: 64 << 10,
 		}
 		cfg, err := hostconfig.Load(filepath.Join(dir, "main.yaml"), opts)
@@ -88,6 +97,9 @@ func FuzzLoad(f *testing.F) {
 		}
 		if strings.Contains(err.Error(), fuzzSecret) && !strings.Contains(string(main)+string(more), fuzzSecret) {
 			t.Fatalf("the value of $SECRET appears in the error: %v", err)
+		}
+		if strings.Contains(err.Error(), fuzzLong[:16]) && !strings.Contains(string(main)+string(more), fuzzLong[:16]) {
+			t.Fatalf("the value of $LONG appears in the error: %.200v", err)
 		}
 	})
 }

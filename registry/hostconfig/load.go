@@ -28,6 +28,21 @@ const (
 	DefaultMaxFiles = 64
 )
 
+// Caps of ${VAR} expansion: a few references to a long variable would
+// otherwise turn a small file into gigabytes (8,000 references to a
+// 131,000-byte variable in a 32 KB file: 1 GB). Going over either is a
+// problem naming the file, line, key and the variable, never its value.
+const (
+	// MaxExpandedValueBytes caps one value once its ${VAR}s are expanded:
+	// the size of a whole file (DefaultMaxFileBytes).
+	MaxExpandedValueBytes = DefaultMaxFileBytes
+	// MaxExpandedBytes caps the text of all the values holding a ${VAR}
+	// in one load, once expanded (include paths, server entries, snippet
+	// defaults and every other value; a value a YAML alias repeats is
+	// counted each time).
+	MaxExpandedBytes = 16 << 20
+)
+
 // maxValueNodes caps the nodes one snippet parameter's default or example
 // may expand to (YAML aliases can make a small file describe a huge
 // value).
@@ -87,7 +102,8 @@ func (o LoadOptions) withDefaults() LoadOptions {
 // target is a tool is checked by Host, which knows the registry.
 func Load(path string, opts LoadOptions) (*Config, error) {
 	opts = opts.withDefaults()
-	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{}}
+	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{},
+		expandLeft: MaxExpandedBytes}
 	root, _ := l.readFile(path, nil, nil, 0)
 	structural := len(l.probs.list)
 	if structural > 0 && root == nil {
@@ -132,6 +148,8 @@ type loader struct {
 	read    map[string]*yaml.Node // absolute path → its merged mapping, each file read once
 	height  map[string]int        // absolute path → the levels of include below it
 	dropped map[string]bool       // named entries an empty entry dropped (entryKey)
+	// expandLeft is what the load has left of MaxExpandedBytes.
+	expandLeft int
 }
 
 // entryKey names the entry key of the named-entries mapping at path.
@@ -515,7 +533,7 @@ func (l *loader) includes(v *yaml.Node) []includeEntry {
 			l.probs.add(file, line, keys[i], "expected a file name, got %s", kindOf(it))
 			continue
 		}
-		p, expanded, problem := expand(it.Value, l.opts.LookupEnv)
+		p, expanded, problem := expand(it.Value, l.opts.LookupEnv, &l.expandLeft)
 		if problem != "" {
 			l.probs.add(file, line, keys[i], "%s", problem)
 			continue

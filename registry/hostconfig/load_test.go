@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -1162,4 +1163,77 @@ func TestLoad_IncludeFromTheEnvironmentNamedAsWritten(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), secret)
 	assert.Contains(t, err.Error(), `include: "${BIG}" is larger than 200 bytes`)
+}
+
+// countingEnv is env that also counts the lookups of each variable.
+func countingEnv(vars map[string]string) (func(string) (string, bool), map[string]int) {
+	n := map[string]int{}
+	return func(name string) (string, bool) {
+		n[name]++
+		v, ok := vars[name]
+		return v, ok
+	}, n
+}
+
+// One value's ${VAR} expansion stops at MaxExpandedValueBytes as it
+// grows, wherever the value is (an instruction, a server's header, env
+// and URL, a snippet parameter's default, an include path): 8,000
+// references to a 131,000-byte variable made a 32 KB file take 2.4 GB.
+// The problem names file, line, key and the variable, never its value,
+// and the variable is looked up only until the value is over (9 times
+// here, not 100).
+func TestLoad_ExpandedValueCapped(t *testing.T) {
+	long := strings.Repeat("b", 131000) // 8 fit in 1 MiB, 9 do not
+	refs := strings.Repeat("${B}", 100)
+	want := "${B} makes the value longer than 1048576 bytes; expected a value of at most 1048576 bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)"
+	for name, c := range map[string]struct{ file, key string }{
+		"instruction":     {"instructions: {x: \"" + refs + "\"}\n", "instructions.x"},
+		"server header":   {"servers:\n  s:\n    url: https://x.test/mcp\n    headers: {Authorization: \"" + refs + "\"}\n", "servers.s.headers.Authorization"},
+		"server env":      {"servers:\n  s:\n    command: [run]\n    env: {TOKEN: \"" + refs + "\"}\n", "servers.s.env.TOKEN"},
+		"server url":      {"servers:\n  s:\n    url: \"https://x.test/" + refs + "\"\n", "servers.s.url"},
+		"snippet default": {"snippets:\n  s:\n    body: x\n    params: {p: {default: [\"" + refs + "\"]}}\n", "snippets.s.params.p.default[0]"},
+		"include":         {"include: [\"" + refs + "\"]\n", "include[0]"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"c.yaml": c.file})
+			lookup, n := countingEnv(map[string]string{"B": long})
+			_, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{LookupEnv: lookup})
+			texts := problemTexts(t, dir, err)
+			require.Len(t, texts, 1)
+			assert.Regexp(t, `^c\.yaml:\d+: `+regexp.QuoteMeta(c.key+": "+want)+`$`, texts[0])
+			assert.NotContains(t, err.Error(), "bbbb", "the variable's value is never shown")
+			assert.Equal(t, 9, n["B"], "expansion stops as soon as the value is over the cap")
+		})
+	}
+
+	// Exactly the cap is allowed; one byte more, after the last variable,
+	// is not.
+	exact := strings.Repeat("c", hostconfig.MaxExpandedValueBytes)
+	dir := writeFiles(t, map[string]string{"c.yaml": "instructions: {x: \"${C}\"}\n", "d.yaml": "instructions: {x: \"${C}.\"}\n"})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"C": exact})
+	assert.Len(t, cfg.Instructions["x"], hostconfig.MaxExpandedValueBytes)
+	_, err := load(t, dir, "d.yaml", map[string]string{"C": exact})
+	assert.Equal(t, []string{"d.yaml:1: instructions.x: ${C} makes the value longer than 1048576 bytes; expected a value of at most 1048576 bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)"},
+		problemTexts(t, dir, err))
+}
+
+// All the expanded values of one load together stop at MaxExpandedBytes,
+// a YAML alias repeating a value counting each time: values each under
+// MaxExpandedValueBytes cannot add up to gigabytes either. The load stops
+// expanding when it is over (129 lookups: 16 values of 8 copies fit).
+func TestLoad_ExpandedTotalCapped(t *testing.T) {
+	long := strings.Repeat("b", 131000)
+	var file strings.Builder
+	file.WriteString("instructions:\n  a0: &v \"" + strings.Repeat("${B}", 8) + "\"\n")
+	for i := 1; i < 40; i++ {
+		fmt.Fprintf(&file, "  a%d: *v\n", i)
+	}
+	dir := writeFiles(t, map[string]string{"c.yaml": file.String()})
+	lookup, n := countingEnv(map[string]string{"B": long})
+	_, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{LookupEnv: lookup})
+	texts := problemTexts(t, dir, err)
+	require.NotEmpty(t, texts)
+	assert.Equal(t, "c.yaml:18: instructions.a16: ${B} takes the text expanded from variables past 16777216 bytes in all; expected at most 16777216 bytes of expanded values in the whole configuration (hostconfig.MaxExpandedBytes)", texts[0])
+	assert.NotContains(t, err.Error(), "bbbb", "the variable's value is never shown")
+	assert.Equal(t, 16*8+1+(40-17), n["B"], "each value over the total stops at its first variable")
 }

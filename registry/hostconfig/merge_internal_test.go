@@ -158,10 +158,11 @@ func TestExpand_EscapedTextIsLiteral(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.StringMatching(`[a-z${}:\-_ ]{0,20}`).Draw(t, "text")
 		lookup := func(n string) (string, bool) { return "V", n == "X" }
-		out, _, problem := expand(strings.ReplaceAll(s, "$", "$$"), lookup)
+		left := MaxExpandedBytes
+		out, _, problem := expand(strings.ReplaceAll(s, "$", "$$"), lookup, &left)
 		require.Empty(t, problem)
 		require.Equal(t, s, out)
-		out, expanded, problem := expand(strings.ReplaceAll(s, "$", "$$")+"${X}", lookup)
+		out, expanded, problem := expand(strings.ReplaceAll(s, "$", "$$")+"${X}", lookup, &left)
 		require.Empty(t, problem)
 		require.True(t, expanded)
 		require.Equal(t, s+"V", out)
