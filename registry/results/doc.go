@@ -61,7 +61,14 @@
 // (the line "config" before "configuration loaded"), then line order; the
 // MaxFuzzyResults best are kept. Options.Fuzzy replaces that scorer. Every search reads the output
 // sequentially through fixed buffers, whatever its size, and stops at
-// Options.SearchTimeout (ErrSearchLimit) or when ctx ends.
+// Options.SearchTimeout (ErrSearchLimit) or when ctx ends, within about
+// one line's work: the scan looks at its context as often as the work
+// done requires, weighing each line by its length times the matcher's
+// cost per byte (for a regular expression, the size of its compiled
+// program, since Go's regexp costs up to the line's length times that;
+// a 16 KB line against [a-j]{1000}Z takes most of a second). A single
+// line being matched is not interrupted, so a line of MaxLineBytes
+// against a very large expression can overrun the limit by that line.
 //
 // # Lifetime and safety
 //

@@ -126,7 +126,9 @@ type Options struct {
 	// when shorter.
 	SweepInterval time.Duration
 	// SearchTimeout bounds the scan of one search; a search still running
-	// then fails with ErrSearchLimit. Zero means DefaultSearchTimeout (10 s).
+	// then fails with ErrSearchLimit, within about one line's work (see
+	// Search in the package documentation). Zero means
+	// DefaultSearchTimeout (10 s).
 	SearchTimeout time.Duration
 	// QueryTool is the tool name the handle object's query field calls,
 	// as a model must write it (with the host's prefix, if any). Middleware

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"time"
@@ -77,9 +78,10 @@ func (s *Store) Query(ctx context.Context, q Request) (Page, error) {
 		return Page{}, invalid("limit", "limit must be >= 1, got %d", q.Limit)
 	}
 	var match func(line []byte) (float64, bool)
+	var weight int64
 	if q.Search != "" {
 		var err *Error
-		if match, err = s.matcher(q); err != nil {
+		if match, weight, err = s.matcher(q); err != nil {
 			return Page{}, err
 		}
 	}
@@ -99,37 +101,77 @@ func (s *Store) Query(ctx context.Context, q Request) (Page, error) {
 	case match == nil:
 		return r.page(q.Offset, count, s.opts.MaxPageBytes)
 	case q.Fuzzy:
-		return s.searchFuzzy(ctx, r, q, count, match)
+		return s.searchFuzzy(ctx, r, q, count, match, weight)
 	default:
-		return s.searchRegexp(ctx, r, q, count, match)
+		return s.searchRegexp(ctx, r, q, count, match, weight)
 	}
 }
 
 // matcher checks q.Search and returns the function that tells whether a
-// line matches (and how well, for a fuzzy search).
-func (s *Store) matcher(q Request) (func([]byte) (float64, bool), *Error) {
+// line matches (and how well, for a fuzzy search), and its weight: the
+// work it does per byte of a line, in the units of checkWork.
+func (s *Store) matcher(q Request) (func([]byte) (float64, bool), int64, *Error) {
 	if len(q.Search) > MaxSearchBytes {
-		return nil, invalid("search", "search must be at most %d bytes, got %d", MaxSearchBytes, len(q.Search))
+		return nil, 0, invalid("search", "search must be at most %d bytes, got %d", MaxSearchBytes, len(q.Search))
 	}
 	if !q.Fuzzy {
 		re, err := regexp.Compile(q.Search)
 		if err != nil {
-			return nil, &Error{Kind: ErrInvalidQuery, Field: "search", Cause: err,
+			return nil, 0, &Error{Kind: ErrInvalidQuery, Field: "search", Cause: err,
 				Msg: fmt.Sprintf("search is not a valid regular expression (RE2 syntax): %v", err)}
 		}
-		return func(line []byte) (float64, bool) { return 0, re.Match(line) }, nil
+		return func(line []byte) (float64, bool) { return 0, re.Match(line) }, regexpWeight(q.Search), nil
 	}
 	if n := utf8.RuneCountInString(q.Search); n > MaxFuzzyRunes {
-		return nil, invalid("search", "a fuzzy search must be at most %d characters, got %d", MaxFuzzyRunes, n)
+		return nil, 0, invalid("search", "a fuzzy search must be at most %d characters, got %d", MaxFuzzyRunes, n)
 	}
 	if q.Offset > MaxFuzzyResults {
-		return nil, invalid("offset", "offset must be <= %d with fuzzy=true (a fuzzy search keeps the %d best matches), got %d",
+		return nil, 0, invalid("offset", "offset must be <= %d with fuzzy=true (a fuzzy search keeps the %d best matches), got %d",
 			MaxFuzzyResults, MaxFuzzyResults, q.Offset)
 	}
 	if f := s.opts.Fuzzy; f != nil {
-		return func(line []byte) (float64, bool) { return f(q.Search, string(line)) }, nil
+		return func(line []byte) (float64, bool) { return f(q.Search, string(line)) }, customFuzzyWeight, nil
 	}
-	return newFuzzy(q.Search).score, nil
+	return newFuzzy(q.Search).score, fuzzyWeight, nil
+}
+
+// The work of a search is counted in units of one byte of a line matched
+// against one instruction of a regular expression's program: Go's
+// regexp package costs at most about that many steps (its cost is the
+// line's length times the program's size; some 40 ns a unit at worst,
+// when the slowest engine runs every instruction on every byte). A scan
+// looks at its context each time checkWork units have been done, and
+// before any line that alone weighs as much, so a search stops within
+// about one line's work after its deadline or its caller's cancellation,
+// whatever the lines' lengths, while a search of short lines looks at its
+// context only every few hundred lines.
+const (
+	// checkWork is the work between two looks at the context: about
+	// 40 ms at worst.
+	checkWork = 1 << 20
+	// lineWork is the fixed work of one line, in bytes: a match's set-up.
+	lineWork = 16
+	// fuzzyWeight is the built-in fuzzy scorer's work per byte: a few
+	// operations whatever the text (bit-parallel).
+	fuzzyWeight = 1
+	// customFuzzyWeight is the work per byte assumed of Options.Fuzzy,
+	// as of a table of edits for a text of MaxFuzzyRunes characters.
+	customFuzzyWeight = MaxFuzzyRunes
+)
+
+// regexpWeight is the work per byte of matching the regular expression
+// expr (which compiles): the size of its compiled program, as package
+// regexp builds it.
+func regexpWeight(expr string) int64 {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 1 // unreachable: expr compiled with regexp.Compile, which parses it the same way
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 1
+	}
+	return int64(max(len(prog.Inst), 1))
 }
 
 // output is an open stored output.
@@ -353,8 +395,12 @@ var errStop = errors.New("stop")
 
 // scan calls fn with every line in order, reading the index and the text
 // sequentially with bounded buffers; fn returns errStop to end the scan.
-// It checks ctx every 1024 lines and returns the number of lines read.
-func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) (int64, error) {
+// It returns the number of lines read. It checks ctx before the first
+// line, then before a line each time the work since the last check
+// reaches checkWork, a line weighing (its bytes + lineWork) × weight (the
+// work fn does per byte): the work done after ctx ends is less than
+// checkWork and one line's.
+func (r *output) scan(ctx context.Context, weight int64, fn func(i int64, line []byte) error) (int64, error) {
 	n := r.hdr.lines
 	if n == 0 {
 		return 0, r.confirm()
@@ -376,12 +422,8 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 		return 0, corrupt(r.handle, fmt.Errorf("first line starts at %d", prev))
 	}
 	buf := make([]byte, maxSpan(r.hdr))
+	work := int64(checkWork) // ctx is checked before the first line
 	for i := int64(1); i <= n; i++ {
-		if i&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return i - 1, err
-			}
-		}
 		end, err := next()
 		if err != nil {
 			return i - 1, err
@@ -395,6 +437,15 @@ func (r *output) scan(ctx context.Context, fn func(i int64, line []byte) error) 
 		}
 		if !wholeLine(buf[:d]) {
 			return i - 1, corrupt(r.handle, fmt.Errorf("line %d holds a line break before its end: the index does not agree with the text", i))
+		}
+		if work += (d + lineWork) * weight; work >= checkWork {
+			if err := ctx.Err(); err != nil {
+				return i - 1, err
+			}
+			work = 0
+		}
+		if h := r.s.scanHook; h != nil {
+			h(ctx, i)
 		}
 		if err := fn(i, trimNLBytes(buf[:d])); err != nil {
 			if err == errStop {
@@ -425,12 +476,12 @@ func (s *Store) searchErr(parent context.Context, r *output, reached int64, err 
 }
 
 // searchRegexp returns the matches offset..offset+count-1 in line order.
-func (s *Store) searchRegexp(ctx context.Context, r *output, q Request, count int, match func([]byte) (float64, bool)) (Page, error) {
+func (s *Store) searchRegexp(ctx context.Context, r *output, q Request, count int, match func([]byte) (float64, bool), weight int64) (Page, error) {
 	p := Page{Lines: []string{}, LineNumbers: []int{}, TotalLines: int(r.hdr.lines), Offset: q.Offset}
 	seen, bytes := 0, 0
 	sctx, cancel := s.searchCtx(ctx)
 	defer cancel()
-	reached, err := r.scan(sctx, func(i int64, line []byte) error {
+	reached, err := r.scan(sctx, weight, func(i int64, line []byte) error {
 		if _, ok := match(line); !ok {
 			return nil
 		}
@@ -485,13 +536,13 @@ func (h *worstFirst) Pop() any {
 // searchFuzzy scores every line, keeps the best offset+count-1 (at most
 // MaxFuzzyResults) and returns the matches offset..offset+count-1, best
 // first.
-func (s *Store) searchFuzzy(ctx context.Context, r *output, q Request, count int, match func([]byte) (float64, bool)) (Page, error) {
+func (s *Store) searchFuzzy(ctx context.Context, r *output, q Request, count int, match func([]byte) (float64, bool), weight int64) (Page, error) {
 	keep := min(q.Offset-1+count, MaxFuzzyResults)
 	best := make(worstFirst, 0, min(keep, 1024))
 	total := 0
 	sctx, cancel := s.searchCtx(ctx)
 	defer cancel()
-	reached, err := r.scan(sctx, func(i int64, line []byte) error {
+	reached, err := r.scan(sctx, weight, func(i int64, line []byte) error {
 		sc, ok := match(line)
 		if !ok {
 			return nil

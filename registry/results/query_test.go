@@ -321,6 +321,113 @@ func TestResult_SearchIsBounded(t *testing.T) {
 	assert.NotErrorIs(t, err, results.ErrSearchLimit)
 }
 
+// longLines returns n lines of 16,000 bytes (one piece each at the
+// default MaxLineBytes), none matching [a-j].
+func longLines(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strings.Repeat("z", 16000)
+	}
+	return out
+}
+
+// expensive is a search whose program is large (about 1,000
+// instructions): on a line of 16,000 bytes of [a-j] Go's regexp took 0.4
+// to 1 s, and a search of 128 such lines took 58.7 s against its 10 s
+// limit, because the context was looked at every 1,024 lines only. (The
+// lines of longLines hold no [a-j]: matching them is quick, while the
+// search weighs them as it would any line.)
+const expensive = `[a-j]{1000}Z`
+
+// A search whose caller cancels it stops within a line's work, however
+// long the lines: the context is looked at as often as the text scanned
+// times the pattern's size requires, not every 1,024 lines. Counted by the
+// lines visited (no clock): the line after the one where the caller
+// cancels is not matched.
+func TestResult_SearchStopsWithinALineOfCancellation(t *testing.T) {
+	st := openStore(t, results.Options{})
+	s := put(t, st, longLines(64))
+	for _, c := range []struct {
+		name string
+		q    results.Request
+		most int64 // lines visited at most
+	}{
+		{"regexp", results.Request{Search: expensive}, 3},
+		// The built-in fuzzy scorer costs a few operations a byte: the
+		// context is looked at every checkWork (1 MiB) of text, 66 lines.
+		{"fuzzy", results.Request{Search: "needle", Fuzzy: true}, 3 + 66},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var visited int64
+			results.SetScanHook(st, func(_ context.Context, line int64) {
+				visited = line
+				if line == 3 {
+					cancel()
+				}
+			})
+			defer results.SetScanHook(st, nil)
+			q := c.q
+			q.Handle, q.Offset, q.Limit = s.Handle, 1, 10
+			if c.name == "fuzzy" {
+				s = put(t, st, longLines(256)) // more lines than 1 MiB holds
+				q.Handle = s.Handle
+			}
+			_, err := st.Query(ctx, q)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.NotErrorIs(t, err, results.ErrSearchLimit)
+			assert.GreaterOrEqual(t, visited, int64(3))
+			assert.LessOrEqual(t, visited, c.most, "the search went on after its caller cancelled it")
+		})
+	}
+
+	// A custom Options.Fuzzy is weighed as a table of edits (64 per byte):
+	// about a line of 16,000 bytes is worth a look at the context, so it
+	// is called for at most one line after the caller cancelled.
+	var scored int
+	cst := openStore(t, results.Options{Fuzzy: func(_, _ string) (float64, bool) { scored++; return 1, true }})
+	s = put(t, cst, longLines(64))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	results.SetScanHook(cst, func(_ context.Context, line int64) {
+		if line == 3 {
+			cancel()
+		}
+	})
+	_, err := cst.Query(ctx, results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "x", Fuzzy: true})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.GreaterOrEqual(t, scored, 3)
+	assert.LessOrEqual(t, scored, 4, "Options.Fuzzy is called for at most one line after the caller cancelled")
+
+	// A context ended before the search starts stops it before its first
+	// line.
+	visited := 0
+	results.SetScanHook(st, func(context.Context, int64) { visited++ })
+	_, err = st.Query(ctx, results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "x"})
+	require.Error(t, err)
+	assert.Zero(t, visited)
+}
+
+// A search that reaches Options.SearchTimeout stops within a line's work
+// with ErrSearchLimit: the search's deadline passes while its first line
+// is matched (the hook waits for it), and the second line is not
+// visited. Nothing is timed: the hook waits for the deadline, the test
+// counts lines.
+func TestResult_SearchStopsWithinALineOfItsDeadline(t *testing.T) {
+	st := openStore(t, results.Options{SearchTimeout: 50 * time.Millisecond})
+	s := put(t, st, longLines(64))
+	var visited int64
+	results.SetScanHook(st, func(ctx context.Context, line int64) {
+		visited = line
+		<-ctx.Done()
+	})
+	_, err := st.Query(t.Context(), results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: expensive})
+	require.ErrorIs(t, err, results.ErrSearchLimit)
+	assert.LessOrEqual(t, visited, int64(1), "the search went on past its deadline")
+	assert.Contains(t, err.Error(), fmt.Sprintf("search stopped after 50ms at line %d of 64", visited))
+}
+
 // A page stops at MaxPageBytes (holding at least one line) and at
 // MaxPageLines, saying there is more.
 func TestResult_PageBounds(t *testing.T) {

@@ -32,6 +32,10 @@ type Store struct {
 
 	stop context.CancelFunc // ends the background sweep (Close)
 	done chan struct{}      // closed when the background sweep has returned
+
+	// scanHook, when set (by tests), is called with a search's context
+	// and each line's number before the line is matched.
+	scanHook func(ctx context.Context, line int64)
 }
 
 // entry is the store's record of one live output.

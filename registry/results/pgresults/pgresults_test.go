@@ -331,3 +331,31 @@ func TestBackend_PerOutputCapCountsTheIndex(t *testing.T) {
 		assert.Equal(t, fs.SizeBytes, s.SizeBytes)
 	}
 }
+
+// A search of an output in PostgreSQL stops within a line's work of its
+// caller's cancellation, however long the lines (the scan is the files'
+// one, over Blobs): Options.Fuzzy, weighed as a table of edits, counts
+// the lines matched and cancels at the third; at most one more is
+// matched. (The scan looked at its context every 1,024 lines.)
+func TestBackend_SearchStopsWithinALineOfCancellation(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	scored := 0
+	st := openPG(t, dsn, schema, results.Options{Fuzzy: func(_, _ string) (float64, bool) {
+		if scored++; scored == 3 {
+			cancel()
+		}
+		return 1, true
+	}})
+	lines := make([]string, 64)
+	for i := range lines {
+		lines[i] = strings.Repeat("z", 16000)
+	}
+	s, err := st.Put(t.Context(), strings.NewReader(strings.Join(lines, "\n")))
+	require.NoError(t, err)
+	_, err = st.Query(ctx, results.Request{Handle: s.Handle, Offset: 1, Limit: 10, Search: "x", Fuzzy: true})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.LessOrEqual(t, scored, 4, "the search went on after its caller cancelled it")
+}
