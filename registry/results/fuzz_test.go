@@ -171,3 +171,84 @@ func FuzzShapeOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSearch stores arbitrary text and searches it with an arbitrary
+// query, a regular expression or (fuzzy) a text: building the matcher
+// from the user's query never panics, a query is refused only as an
+// invalid query, and every line a search returns is a line of the output
+// at its number, given once; a regular expression's lines match it, in
+// order, and a fuzzy search puts first a line holding the text
+// (case-insensitively) when there is one.
+func FuzzSearch(f *testing.F) {
+	f.Add("error", []byte("line 1\nan Error here\nerror\n"), true)
+	f.Add("reqest 42", []byte("request 42 GET\nrequest 41\n"), true)
+	f.Add("é€𝄞", []byte(strings.Repeat("é€𝄞x", 40)+"\n\xff\xfe\n"), true)
+	f.Add("\xff", []byte("a\xffb\n\uFFFD\n"), true)
+	f.Add(strings.Repeat("ab", 32), []byte(strings.Repeat("ab", 40)), true)
+	f.Add("K", []byte("\u212a\nk\n"), true) // the Kelvin sign lowers to k
+	f.Add(`[a-j]{10}Z`, []byte("abcdefghijZ\nzzzz\n"), false)
+	f.Add(`^$`, []byte("\n\n\r\nx\r\n"), false)
+	f.Add(`(`, []byte("x"), false)
+	base := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		base = "/dev/shm" // no disk to sync while fuzzing
+	}
+	dir, err := os.MkdirTemp(base, "FuzzSearch")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = os.RemoveAll(dir) })
+	s, err := Open(context.Background(), Options{Dir: dir, Logger: slog.New(slog.DiscardHandler), MaxLineBytes: 64, SearchTimeout: time.Minute})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = s.Close() })
+	f.Fuzz(func(t *testing.T, query string, text []byte, fuzzy bool) {
+		ctx := context.Background()
+		st, err := s.Put(ctx, bytes.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.remove(st.Handle, false)
+		all, err := s.Query(ctx, Request{Handle: st.Handle, Offset: 1, Limit: 1 << 30})
+		if err != nil || all.HasMore {
+			t.Fatalf("whole output: %v, more: %v", err, all.HasMore)
+		}
+		q := Request{Handle: st.Handle, Offset: 1, Limit: 1000, Search: query, Fuzzy: fuzzy}
+		p, err := s.Query(ctx, q)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidQuery) {
+				t.Fatalf("%q: unexpected failure %v", query, err)
+			}
+			return
+		}
+		if query == "" {
+			return
+		}
+		if p.Returned != len(p.Lines) || len(p.LineNumbers) != len(p.Lines) || p.Returned > q.Limit || p.TotalLines != all.TotalLines {
+			t.Fatalf("%q: page %+v", query, p)
+		}
+		seen := map[int]bool{}
+		for i, n := range p.LineNumbers {
+			if n < 1 || n > len(all.Lines) || seen[n] || p.Lines[i] != all.Lines[n-1] {
+				t.Fatalf("%q: line %d (%q) is not that line of the output", query, n, p.Lines[i])
+			}
+			seen[n] = true
+			if !fuzzy && (i > 0 && n <= p.LineNumbers[i-1] || !regexp.MustCompile(query).MatchString(p.Lines[i])) {
+				t.Fatalf("%q: line %d (%q) out of order or not matching", query, n, p.Lines[i])
+			}
+		}
+		if !fuzzy {
+			return
+		}
+		lq := strings.ToLower(query)
+		for _, l := range all.Lines {
+			if strings.Contains(strings.ToLower(l), lq) {
+				if p.Returned == 0 || !strings.Contains(strings.ToLower(p.Lines[0]), lq) {
+					t.Fatalf("%q: line %q holds the text, the first match is %q", query, l, p.Lines)
+				}
+				break
+			}
+		}
+	})
+}
