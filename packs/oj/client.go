@@ -181,35 +181,37 @@ func NewClient(cfg Config) (*Client, error) {
 }
 
 // parseBaseURL checks that raw is an origin (see Config.BaseURL) and returns
-// it without a trailing "/". Errors wrap ErrConfig and name base URL.
+// it without a trailing "/". Errors wrap ErrConfig and name base URL, and
+// never quote raw: its path, query, fragment or user information may
+// carry a token.
 func parseBaseURL(raw string) (string, error) {
 	fail := func(format string, a ...any) (string, error) {
 		return "", fmt.Errorf("%w: base URL: "+format, append([]any{ErrConfig}, a...)...)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fail("%q is not a URL (expected an origin such as https://example.com)", raw)
+		return fail("not a URL (expected an origin such as https://example.com; value not shown)")
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return fail("%q has no scheme (expected http:// or https://)", raw)
+		return fail("no scheme (expected http:// or https://; value not shown)")
 	default:
 		return fail("unsupported scheme %q (expected http or https)", u.Scheme)
 	}
 	switch {
 	case u.Opaque != "" || u.Host == "":
-		return fail("%q has no host (expected an origin such as https://example.com)", raw)
+		return fail("no host (expected an origin such as https://example.com; value not shown)")
 	case u.User != nil:
 		return fail("must not contain credentials")
 	case u.Path != "" && u.Path != "/":
-		return fail("must be an origin without a path, got path %q", u.Path)
+		return fail("must be an origin without a path (value not shown)")
 	case u.RawQuery != "" || u.ForceQuery:
 		return fail("must not contain a query string")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return fail("must not contain a fragment")
 	case u.Port() == "" && strings.HasSuffix(u.Host, ":"):
-		return fail("%q has an empty port", raw)
+		return fail("empty port (expected a port number after the colon; value not shown)")
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host), nil
 }

@@ -54,6 +54,22 @@ func TestConfig_BaseURLMustBeAnOrigin(t *testing.T) {
 	}
 }
 
+// A refused base URL is never quoted: its path, query, fragment or
+// password may carry a token.
+func TestConfig_BaseURLErrorQuotesNoSecret(t *testing.T) {
+	const secret = "S3CR3T-url-value"
+	for _, bad := range []string{
+		"http://%zz/?key=" + secret, "example.com/?key=" + secret, "https:" + secret + "?key=" + secret,
+		"https://example.com/" + secret, "https://u:" + secret + "@example.com/?key=" + secret,
+		"https://example.com/?key=" + secret, "https://example.com/#" + secret,
+	} {
+		_, err := oj.NewClient(oj.Config{BaseURL: bad})
+		require.ErrorIs(t, err, oj.ErrConfig)
+		assert.Contains(t, err.Error(), "base URL")
+		assert.NotContains(t, err.Error(), secret)
+	}
+}
+
 func TestConfig_TrailingSlashDroppedInRequests(t *testing.T) {
 	e := newEnv(t, nil, oj.Config{})
 	c, err := oj.NewClient(oj.Config{BaseURL: e.srv.URL + "/"})

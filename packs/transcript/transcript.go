@@ -60,7 +60,8 @@ const (
 type Config struct {
 	// BaseURL is the OpenAI-compatible endpoint's base (requests go to
 	// BaseURL + "/v1/chat/completions", or + "/chat/completions" when it
-	// already ends in /v1). Required: http or https.
+	// already ends in /v1). Required: http or https, without user
+	// information; errors never quote it.
 	BaseURL string
 	// APIKey is sent as a bearer token when set; never logged.
 	APIKey string
@@ -102,8 +103,14 @@ func New(cfg Config) (*registry.Pack, error) {
 	switch {
 	case cfg.BaseURL == "":
 		return nil, errors.New("transcript: Config.BaseURL: expected the endpoint's base URL, got nothing")
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return nil, fmt.Errorf("transcript: Config.BaseURL: expected an http or https URL, got %q", cfg.BaseURL)
+	// The URL is never quoted in these errors: its query, path or user
+	// information may carry a key.
+	case err != nil:
+		return nil, errors.New("transcript: Config.BaseURL: expected an http or https URL; it does not parse (value not shown)")
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return nil, errors.New("transcript: Config.BaseURL: expected an absolute http or https URL with a host (value not shown)")
+	case u.User != nil:
+		return nil, errors.New("transcript: Config.BaseURL: expected a URL without user information (user:password@); send the key as APIKey (value not shown)")
 	case strings.TrimSpace(cfg.Model) == "":
 		return nil, errors.New("transcript: Config.Model: expected a model name, got nothing")
 	case cfg.ContextTokens != 0 && cfg.ContextTokens < 256:

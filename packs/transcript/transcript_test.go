@@ -217,6 +217,24 @@ func TestNew_BadConfig(t *testing.T) {
 	}
 }
 
+// A refused Config.BaseURL is never quoted: its query, fragment, path or
+// password may carry a key.
+func TestNew_BaseURLErrorQuotesNoSecret(t *testing.T) {
+	const secret = "S3CR3T-url-value"
+	for _, raw := range []string{
+		"http://u:" + secret + "@127.0.0.1:45799/?key=" + secret,
+		"ftp://127.0.0.1/" + secret + "?key=" + secret + "#" + secret,
+		"http:///?key=" + secret,
+		"http://%zz/?key=" + secret,
+	} {
+		_, err := transcript.New(transcript.Config{BaseURL: raw, Model: "m"})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "Config.BaseURL")
+		assert.NotContains(t, err.Error(), secret)
+		assert.NotContains(t, err.Error(), "key=")
+	}
+}
+
 func nonSpace(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {

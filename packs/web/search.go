@@ -21,7 +21,9 @@ import (
 type SearchConfig struct {
 	// BaseURL is the gateway's base URL; requests go to
 	// BaseURL + "/v1/search/" + SearchTool (BaseURL may already end in
-	// /v1). Empty leaves search.web out of the pack.
+	// /v1). http or https, without user information; it may carry a
+	// query (?key=…). Errors never quote it. Empty leaves search.web out
+	// of the pack.
 	BaseURL string
 	// APIKey is sent as a bearer token when set; never logged or shown.
 	APIKey string
@@ -76,10 +78,16 @@ type searcher struct {
 }
 
 func newSearcher(p *pack, cfg SearchConfig) (*searcher, error) {
+	// The URL is never quoted in these errors: its query, path or user
+	// information may carry a key.
 	u, err := url.Parse(cfg.BaseURL)
 	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil:
-		return nil, fmt.Errorf("web: Config.Search.BaseURL: expected an http or https URL without user information, got %q", redactURL(cfg.BaseURL))
+	case err != nil:
+		return nil, errors.New("web: Config.Search.BaseURL: expected an http or https URL; it does not parse (value not shown)")
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return nil, errors.New("web: Config.Search.BaseURL: expected an absolute http or https URL with a host (value not shown)")
+	case u.User != nil:
+		return nil, errors.New("web: Config.Search.BaseURL: expected a URL without user information (user:password@); send the key as APIKey (value not shown)")
 	case strings.TrimSpace(cfg.SearchTool) == "" || strings.ContainsAny(cfg.SearchTool, "/?#"):
 		return nil, fmt.Errorf("web: Config.Search.SearchTool: expected the gateway's search tool name (for example tavily-search), got %q", cfg.SearchTool)
 	case cfg.Timeout < 0:
@@ -102,15 +110,6 @@ func newSearcher(p *pack, cfg SearchConfig) (*searcher, error) {
 		return nil, fmt.Errorf("web: Config.Search: %w", err)
 	}
 	return s, nil
-}
-
-// redactURL drops user information from a URL quoted in an error.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = nil
-		return u.String()
-	}
-	return raw
 }
 
 func (s *searcher) search(ctx context.Context, a SearchArgs) (result.Result[SearchOutput], error) {

@@ -239,3 +239,23 @@ func TestNew_BadConfig(t *testing.T) {
 	require.Len(t, p.Tools, 1, "without a gateway the pack has web.fetch only")
 	assert.Equal(t, "web.fetch", p.Tools[0].Name)
 }
+
+// A refused Config.Search.BaseURL is never quoted: its query, fragment,
+// path or password may carry a key (the error reaches ot.reload's caller
+// and the server's log).
+func TestNew_BaseURLErrorQuotesNoSecret(t *testing.T) {
+	const secret = "S3CR3T-url-value"
+	for _, raw := range []string{
+		"http://u:" + secret + "@127.0.0.1:45799/?key=" + secret,
+		"http://u:p@127.0.0.1:45799/" + secret + "/?key=" + secret + "#" + secret,
+		"ftp://127.0.0.1/" + secret + "?key=" + secret,
+		"http:///?key=" + secret,
+		"http://%zz/?key=" + secret,
+	} {
+		_, err := web.New(web.Config{Search: web.SearchConfig{BaseURL: raw, SearchTool: "s"}})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "Config.Search.BaseURL")
+		assert.NotContains(t, err.Error(), secret)
+		assert.NotContains(t, err.Error(), "key=")
+	}
+}

@@ -246,3 +246,40 @@ func TestPostgres_PoolSize(t *testing.T) {
 	assert.Equal(t, int32(8), hostconfig.Postgres{MaxConns: 8}.PoolSize())
 	assert.Equal(t, int32(1<<15), hostconfig.Postgres{MaxConns: 1 << 40}.PoolSize())
 }
+
+// search_web.base_url and transcript.base_url that the packs would refuse
+// (user information, or no search tool / model with them) are problems
+// naming file, line and key, and never quote the URL: neither a value
+// from the environment nor a key, password or path written in the file.
+func TestLoad_PackBaseURLRefusedWithFileLine(t *testing.T) {
+	const envKey, literal = "S3CR3T-from-env", "L1TERAL-in-file"
+	dir := writeFiles(t, map[string]string{"c.yaml": `search_web:
+  base_url: "http://u:${PW}@127.0.0.1:45799/?key=${WEBKEY}"
+  search_tool: s
+transcript:
+  base_url: "http://u:` + literal + `@127.0.0.1:45799/` + literal + `/v1?key=` + literal + `#` + literal + `"
+  model: m
+`})
+	_, err := load(t, dir, "c.yaml", map[string]string{"PW": envKey, "WEBKEY": envKey})
+	assert.Equal(t, []string{
+		"c.yaml:2: search_web.base_url: expected a URL without user information (user:password@); write the key as api_key (value not shown)",
+		"c.yaml:5: transcript.base_url: expected a URL without user information (user:password@); write the key as api_key (value not shown)",
+	}, problemTexts(t, dir, err))
+	assert.NotContains(t, err.Error(), envKey)
+	assert.NotContains(t, err.Error(), literal)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: \"http://127.0.0.1:45799/?key=" + literal + "\"\ntranscript:\n  base_url: http://127.0.0.1:4000\n  model: null\n"})
+	_, err = load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		"c.yaml:2: search_web.search_tool: expected the gateway's search tool name (for example tavily-search) with base_url, got none",
+		"c.yaml:4: transcript.model: expected a model name with base_url, got none",
+	}, problemTexts(t, dir, err))
+	assert.NotContains(t, err.Error(), literal)
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "search_web: {base_url: \"ftp://h/?key=" + literal + "\", search_tool: s}\ntranscript: {base_url: \"http://%zz/?key=" + literal + "\", model: m}\n"})
+	_, err = load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		"c.yaml:1: search_web.base_url: expected an http or https URL (value not shown)",
+		"c.yaml:2: transcript.base_url: expected an absolute http or https URL; it does not parse (value not shown)",
+	}, problemTexts(t, dir, err))
+}

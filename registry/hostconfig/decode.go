@@ -868,7 +868,7 @@ func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
 				// A pack's slug is added after the URL: behind a query or
 				// a fragment it would not name a page. (Every '?' of a URL
 				// checkURL accepts begins its query or is in its fragment.)
-				d.bad(v, p, "expected an http or https URL without a query (?…) or fragment (#…): each pack's page is its slug added after it, got %s", shown(v))
+				d.bad(v, p, "expected an http or https URL without a query (?…) or fragment (#…): each pack's page is its slug added after it (value not shown)")
 				return
 			}
 			o.BaseURL = t
@@ -1027,20 +1027,36 @@ func (d *decoder) eachText(v *yaml.Node, p, expected string, nonEmpty bool, fn f
 	return ok
 }
 
-// baseURL reads an endpoint's base URL: http or https with a host.
+// baseURL reads an endpoint's base URL: http or https with a host and
+// without user information (the key goes in api_key), as the packs
+// require, so that a URL they would refuse is a problem naming file, line
+// and key here. Like checkURL's, the problem never quotes the URL: a
+// query, fragment, path or password written in the file may be a key.
 func (d *decoder) baseURL(n *yaml.Node, key string) (string, bool) {
 	u, ok := d.text(n, key, true)
 	if !ok {
 		return "", false
 	}
-	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-		d.bad(n, key, "expected an http or https URL, got %s", shown(n))
+	if problem := checkURL(u); problem != "" {
+		d.bad(n, key, "%s", problem)
+		return "", false
+	}
+	if pu, _ := url.Parse(u); pu.User != nil {
+		d.bad(n, key, "expected a URL without user information (user:password@); write the key as api_key (value not shown)")
 		return "", false
 	}
 	return u, true
 }
 
 func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
+	modelSet := false
+	defer func() {
+		// The pack refuses a base_url without a model: say so here, with
+		// the file and line, rather than when the pack is built.
+		if t.BaseURL != "" && !modelSet {
+			d.bad(n, join(key, "model"), "expected a model name with base_url, got none")
+		}
+	}()
 	d.fields(n, key, trKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
@@ -1052,6 +1068,7 @@ func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 				t.APIKey = s
 			}
 		case "model":
+			modelSet = true
 			if s, ok := d.text(v, p, true); ok {
 				if strings.TrimSpace(s) == "" {
 					d.bad(v, p, "expected a model name, got an empty string")
@@ -1104,6 +1121,15 @@ func (d *decoder) words(n *yaml.Node, key, example string) ([]string, bool) {
 }
 
 func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
+	toolSet := false
+	defer func() {
+		// The pack refuses a base_url without a search tool: say so
+		// here, with the file and line, rather than when the pack is
+		// built.
+		if s.BaseURL != "" && !toolSet {
+			d.bad(n, join(key, "search_tool"), "expected the gateway's search tool name (for example tavily-search) with base_url, got none")
+		}
+	}()
 	d.fields(n, key, swKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
@@ -1115,6 +1141,7 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 				s.APIKey = t
 			}
 		case "search_tool":
+			toolSet = true
 			if t, ok := d.text(v, p, true); ok {
 				if strings.TrimSpace(t) == "" || strings.ContainsAny(t, "/?#") {
 					d.bad(v, p, "expected the gateway's search tool name (for example tavily-search), got %s", shown(v))

@@ -114,11 +114,15 @@
 //   - transcript: {base_url, api_key, model, context_tokens (8192),
 //     timeout (2m)}: the OpenAI-compatible endpoint of the transcript
 //     pack (packs/transcript); api_key written as ${ENV}. Without
-//     base_url the pack is not configured.
+//     base_url the pack is not configured; with it, model is required.
 //   - search_web: {base_url, api_key, search_tool, timeout (30s)}: the
 //     LiteLLM-style search gateway of the web pack's search.web
 //     (packs/web); api_key written as ${ENV}. Without base_url search.web
-//     is not served.
+//     is not served; with it, search_tool is required.
+//
+// The base_url of transcript: and search_web: is an http or https URL
+// with a host and without user information (user:password@; the key
+// goes in api_key); it may carry a query (?key=${KEY}).
 //   - web_fetch: {allow_private (false), allow_addrs (none), max_bytes
 //     (5242880), max_redirects (10), timeout (30s)}: the web pack's
 //     web.fetch; allow_private and allow_addrs as in catalogue:.
@@ -183,7 +187,9 @@
 // Unknown keys are refused at every level. A value shown in a message is
 // quoted as the file writes it, before expansion, so a secret taken from
 // the environment never appears in an error; header and env values of
-// servers and URLs are never shown at all. A server entry's
+// servers and URLs (servers' url, docs.base_url, transcript.base_url,
+// search_web.base_url: their path, query, fragment or password may be a
+// key written in the file) are never shown at all. A server entry's
 // Server.Secrets hold the values its ${VAR}s took, wherever they are (a
 // token in the URL's path, a key as a command argument), so that the host
 // keeps them out of its logs too (adapters/mcpproxy redacts them).
