@@ -66,7 +66,9 @@
 // (ErrScheme, ErrUserinfo, ErrBadURL, ErrHostNotAllowed, ErrPrivateAddress,
 // ErrTooManyRedirects); check with errors.Is or errors.As. Error texts and
 // log records show URLs without query, fragment or user information, and
-// every string in Options.Secrets is replaced by "[REDACTED]".
+// every string in Options.Secrets is replaced by "[REDACTED]" (also once
+// escaped in a URL's path or query); strings shorter than MinSecretLen
+// bytes are not, so that a one-letter key does not garble every word.
 //
 // Client.HTTPClient gives the same checks and caps as an *http.Client for
 // libraries that want one (an OAuth2 token source, an SDK).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -106,11 +107,24 @@ type redactor struct {
 
 const redactedMark = "[REDACTED]"
 
+// MinSecretLen is the shortest of Options.Secrets that is redacted, in
+// bytes: a shorter value (a one-letter key) would be replaced inside every
+// word holding it ("request bloc[REDACTED]ed"), garbling every message
+// and protecting nothing. adapters/mcpproxy uses the same bound.
+const MinSecretLen = 4
+
 func newRedactor(secrets []string) redactor {
 	s := make([]string, 0, len(secrets))
 	for _, v := range secrets {
-		if v != "" {
-			s = append(s, v)
+		if len(v) < MinSecretLen {
+			continue
+		}
+		// The secret as given, and as it appears once escaped in a URL
+		// shown in an error (a token in the path or the query).
+		for _, f := range []string{v, (&url.URL{Path: v}).EscapedPath(), url.PathEscape(v), url.QueryEscape(v)} {
+			if !slices.Contains(s, f) {
+				s = append(s, f)
+			}
 		}
 	}
 	if len(s) == 0 {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -233,6 +234,25 @@ func TestSecretsNeverInErrorsOrLogs(t *testing.T) {
 	}
 	assert.Contains(t, all, redactedMark)
 	assert.Contains(t, logs.String(), "netguard: retrying")
+}
+
+// A secret shorter than MinSecretLen is not redacted (a one-letter key
+// would be replaced inside every word: "request bloc[REDACTED]ed"); a
+// longer one is, also as escaped in the URL's path shown in the error.
+func TestSecrets_MinLengthAndEscapedForms(t *testing.T) {
+	const pathTok = "S3CR3T tok/en"
+	c, err := New(Options{Secrets: []string{"k", "ab", "xyz", pathTok}})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:45799/"+url.PathEscape("S3CR3T tok")+"/en/v1/chat/completions?key=k", nil)
+	require.NoError(t, err)
+	_, err = c.Do(t.Context(), req)
+	require.ErrorIs(t, err, ErrBlocked)
+	msg := err.Error()
+	assert.Contains(t, msg, "netguard: request blocked")
+	assert.Contains(t, msg, "/"+redactedMark+"/v1/chat/completions?"+redactedMark, "the path secret, escaped, is redacted")
+	assert.NotContains(t, msg, "S3CR3T")
+	assert.Equal(t, "blocked", c.red.text("blocked"), "a secret shorter than MinSecretLen is not redacted")
+	assert.Equal(t, "a xyz b", c.red.text("a xyz b"))
 }
 
 func TestNewReportsEveryInvalidOption(t *testing.T) {

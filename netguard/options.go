@@ -129,8 +129,12 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Secrets are strings (tokens, API keys, header values from
-	// configuration) replaced by "[REDACTED]" in every error text and log
-	// record the Client produces. Empty strings are ignored.
+	// configuration, values a configuration's ${VAR}s put in a URL)
+	// replaced by "[REDACTED]" in every error text and log record the
+	// Client produces, as given and as escaped in a URL's path or query.
+	// Strings shorter than MinSecretLen bytes (empty ones included) are
+	// ignored: replaced inside every word holding them they would garble
+	// every message and protect nothing.
 	Secrets []string
 }
 

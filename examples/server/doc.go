@@ -138,6 +138,14 @@
 //
 //	go run ./examples/server -stdio -packs web -name web-fetch
 //
+// The api_key of transcript: and search_web:, and the values their
+// ${VAR}s put in base_url (base_url: "https://gw.example/${TOKEN}/v1" or
+// "…?key=${KEY}"), are the packs' secrets: the warnings the server logs
+// when the endpoint fails show "[REDACTED]" in their place (values
+// shorter than 4 bytes are left as they are, so as not to garble every
+// word holding them), and a refused base_url is reported with its file,
+// line and key, never quoted.
+//
 // The mlx pack (mlx.load, mlx.unload) reads the models it may start, the
 // command template and the start timeout from the mlx: key; the seed's
 // MCP server is

@@ -169,7 +169,7 @@ func newTranscript(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, er
 	if t.BaseURL == "" {
 		return nil, fmt.Errorf("%w: set transcript.base_url (and model, api_key) in the -config file", errNotConfigured)
 	}
-	return transcript.New(transcript.Config{BaseURL: t.BaseURL, APIKey: t.APIKey, Model: t.Model,
+	return transcript.New(transcript.Config{BaseURL: t.BaseURL, APIKey: t.APIKey, Secrets: slices.Clone(t.Secrets), Model: t.Model,
 		ContextTokens: t.ContextTokens, Timeout: t.Timeout, AllowPrivate: true, Logger: log})
 }
 
@@ -199,7 +199,7 @@ func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 	}
 	return web.New(web.Config{
 		Fetch:  web.FetchConfig{AllowPrivate: f.AllowPrivate, AllowAddrs: slices.Clone(f.AllowAddrs), MaxBytes: int64(f.MaxBytes), MaxRedirects: redirects, Timeout: f.Timeout},
-		Search: web.SearchConfig{BaseURL: s.BaseURL, APIKey: s.APIKey, SearchTool: s.SearchTool, Timeout: s.Timeout, AllowPrivate: true},
+		Search: web.SearchConfig{BaseURL: s.BaseURL, APIKey: s.APIKey, Secrets: slices.Clone(s.Secrets), SearchTool: s.SearchTool, Timeout: s.Timeout, AllowPrivate: true},
 		Logger: log,
 	})
 }
@@ -208,7 +208,8 @@ func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 // changes web_fetch.
 func webConfigured(cfg *hostconfig.Config) bool {
 	f := cfg.WebFetch
-	return cfg.SearchWeb != (hostconfig.SearchWeb{}) || f.AllowPrivate || len(f.AllowAddrs) > 0 || f.MaxBytes != 0 ||
+	s := cfg.SearchWeb
+	return s.BaseURL != "" || s.APIKey != "" || s.SearchTool != "" || s.Timeout != 0 || f.AllowPrivate || len(f.AllowAddrs) > 0 || f.MaxBytes != 0 ||
 		f.MaxRedirects != hostconfig.DefaultMaxRedirects || f.Timeout != 0
 }
 

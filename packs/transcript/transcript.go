@@ -65,6 +65,13 @@ type Config struct {
 	BaseURL string
 	// APIKey is sent as a bearer token when set; never logged.
 	APIKey string
+	// Secrets are more values kept out of the pack's logs and errors
+	// (replaced by "[REDACTED]"), as well as APIKey: a token in BaseURL's
+	// path or query, say (the host configuration gives the values its
+	// ${VAR}s took: hostconfig.Transcript.Secrets). As with every
+	// secret of netguard, values shorter than netguard.MinSecretLen bytes
+	// are not redacted, so that a tiny value is not replaced inside words.
+	Secrets []string
 	// Model is the model name. Required.
 	Model string
 	// ContextTokens is the model's context size; 0 means
@@ -135,7 +142,8 @@ func New(cfg Config) (*registry.Pack, error) {
 	u.Path = path + "/chat/completions"
 	p.endpoint = u.String()
 	p.client, err = netguard.New(netguard.Options{AllowedHosts: []string{u.Host}, AllowPrivate: cfg.AllowPrivate,
-		Timeout: cfg.Timeout, MaxResponseBytes: maxAnswerBytes, MaxRetries: 2})
+		Timeout: cfg.Timeout, MaxResponseBytes: maxAnswerBytes, MaxRetries: 2,
+		Secrets: append([]string{cfg.APIKey}, cfg.Secrets...)})
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
@@ -215,7 +223,8 @@ func (p *pack) complete(ctx context.Context, text string) (string, *result.Resul
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			return fail(ErrTimeout, "the model did not answer in time")
 		}
-		p.log.Warn("transcript: model endpoint", "err", p.redact(err.Error()))
+		// netguard's errors are redacted (APIKey and Secrets).
+		p.log.Warn("transcript: model endpoint", "err", err.Error())
 		return fail(ErrModel, "the model endpoint could not be reached")
 	}
 	defer resp.Body.Close()
@@ -245,14 +254,6 @@ func (p *pack) complete(ctx context.Context, text string) (string, *result.Resul
 		return fail(ErrModel, "the model answered with empty text")
 	}
 	return out, nil
-}
-
-// redact removes the API key from text that may quote the request.
-func (p *pack) redact(s string) string {
-	if p.cfg.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, p.cfg.APIKey, "[REDACTED]")
 }
 
 // Chunks splits text at sentence boundaries into pieces of at most n

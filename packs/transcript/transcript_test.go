@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/httpapi"
 	"github.com/toolpack-go/toolpack/internal/contracttest"
+	"github.com/toolpack-go/toolpack/internal/testlog"
 	"github.com/toolpack-go/toolpack/packs/transcript"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
@@ -276,4 +277,36 @@ func ExampleChunks() {
 	// "First one."
 	// "Second one is much"
 	// "longer! Third?"
+}
+
+// Values of Config.Secrets (a token the host configuration's ${VAR} put in
+// BaseURL's path or query) and the API key stay out of the pack's log and
+// of the failure: netguard, which quotes the URL's path, redacts them.
+func TestClean_URLSecretsNotLogged(t *testing.T) {
+	const pw = "S3CR3T-path-token"
+	var logs testlog.Buffer
+	p, err := transcript.New(transcript.Config{BaseURL: "http://127.0.0.1:45799/" + pw + "/v1?key=" + pw,
+		APIKey: pw + "X", Secrets: []string{pw}, Model: "m", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, reg.AddPack(p))
+	r := clean(t, reg, "hello")
+	require.False(t, r.Success)
+	assert.Contains(t, logs.String(), "transcript: model endpoint", "the refused loopback address is logged")
+	assert.Contains(t, logs.String(), "[REDACTED]")
+	assert.NotContains(t, logs.String()+r.Error, pw)
+}
+
+// An API key shorter than netguard.MinSecretLen is not redacted inside
+// the words of a logged error ("request bloc[REDACTED]ed").
+func TestClean_TinyAPIKeyNotRedactedInsideWords(t *testing.T) {
+	var logs testlog.Buffer
+	p, err := transcript.New(transcript.Config{BaseURL: "http://127.0.0.1:45799/", APIKey: "k", Model: "m",
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, reg.AddPack(p))
+	require.False(t, clean(t, reg, "hello").Success)
+	assert.Contains(t, logs.String(), "netguard: request blocked")
+	assert.NotContains(t, logs.String(), "[REDACTED]")
 }

@@ -27,6 +27,13 @@ type SearchConfig struct {
 	BaseURL string
 	// APIKey is sent as a bearer token when set; never logged or shown.
 	APIKey string
+	// Secrets are more values kept out of the pack's logs and errors
+	// (replaced by "[REDACTED]"), as well as APIKey: a token in BaseURL's
+	// path or query, say (the host configuration gives the values its
+	// ${VAR}s took: hostconfig.SearchWeb.Secrets). As with every secret
+	// of netguard, values shorter than netguard.MinSecretLen bytes are not
+	// redacted, so that a tiny value is not replaced inside words.
+	Secrets []string
 	// SearchTool is the gateway's search tool name (LiteLLM's
 	// search_tool_name, for example "tavily-search"). Required with
 	// BaseURL.
@@ -105,7 +112,7 @@ func newSearcher(p *pack, cfg SearchConfig) (*searcher, error) {
 	s := &searcher{cfg: cfg, endpoint: u.String(), pack: p}
 	s.client, err = netguard.New(netguard.Options{AllowedHosts: []string{u.Host}, AllowPrivate: cfg.AllowPrivate,
 		Timeout: cfg.Timeout, MaxResponseBytes: maxSearchAnswerBytes, MaxRetries: 2, RetryNonIdempotent: true, RetryBaseWait: 100 * time.Millisecond,
-		Secrets: []string{cfg.APIKey}})
+		Secrets: append([]string{cfg.APIKey}, cfg.Secrets...)})
 	if err != nil {
 		return nil, fmt.Errorf("web: Config.Search: %w", err)
 	}

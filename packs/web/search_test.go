@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -257,5 +258,30 @@ func TestNew_BaseURLErrorQuotesNoSecret(t *testing.T) {
 		assert.Contains(t, err.Error(), "Config.Search.BaseURL")
 		assert.NotContains(t, err.Error(), secret)
 		assert.NotContains(t, err.Error(), "key=")
+	}
+}
+
+// Values of SearchConfig.Secrets (a token the host configuration's ${VAR}
+// put in BaseURL's path or query) and the API key stay out of the pack's
+// log and of the failure: netguard, which quotes the URL's path, redacts
+// them; an API key shorter than netguard.MinSecretLen is not redacted
+// inside words.
+func TestSearch_URLSecretsNotLogged(t *testing.T) {
+	const pw = "S3CR3T-path-token"
+	for _, c := range []struct {
+		cfg      web.SearchConfig
+		redacted bool
+	}{
+		{web.SearchConfig{BaseURL: "http://127.0.0.1:45799/" + pw + "/v1?key=" + pw, APIKey: pw + "X", Secrets: []string{pw}, SearchTool: "s"}, true},
+		{web.SearchConfig{BaseURL: "http://127.0.0.1:45799/", APIKey: "k", SearchTool: "s"}, false},
+	} {
+		var logs testlog.Buffer
+		p, err := web.New(web.Config{Search: c.cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		require.NoError(t, err)
+		r := invoke(t, newTestRegistry(t, p).Registry, "search.web", map[string]any{"query": "go"})
+		require.False(t, r.Success)
+		assert.Contains(t, logs.String(), "netguard: request blocked", "the refused loopback address is logged")
+		assert.Equal(t, c.redacted, strings.Contains(logs.String(), "[REDACTED]"), logs.String())
+		assert.NotContains(t, logs.String()+r.Error, pw)
 	}
 }

@@ -80,7 +80,8 @@ func TestLoad_TranscriptKey(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "transcript:\n  base_url: http://127.0.0.1:4000\n  api_key: ${TR_KEY}\n  model: cleaner\n  context_tokens: 4096\n  timeout: 30s\n"})
 	cfg, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, hostconfig.Transcript{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-transcript-secret", Model: "cleaner", ContextTokens: 4096, Timeout: 30 * time.Second}, cfg.Transcript)
+	assert.Equal(t, hostconfig.Transcript{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-transcript-secret", Model: "cleaner", ContextTokens: 4096, Timeout: 30 * time.Second,
+		Secrets: []string{"sk-transcript-secret"}}, cfg.Transcript)
 
 	dir = writeFiles(t, map[string]string{"c.yaml": "transcript:\n  base_url: ftp://x\n  api_key: ${TR_KEY}\n  model: ''\n  context_tokens: 10\n  timeout: soon\n  temperature: 1\n"})
 	_, err = hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
@@ -122,7 +123,8 @@ func TestLoad_MLXKey(t *testing.T) {
 func TestLoad_WebKeys(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: http://127.0.0.1:4000\n  api_key: ${SW_KEY}\n  search_tool: tavily-search\n  timeout: 20s\nweb_fetch:\n  allow_private: true\n  max_bytes: 2097152\n  max_redirects: 0\n  timeout: 15s\n"})
 	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"SW_KEY": "sk-search-secret"})
-	assert.Equal(t, hostconfig.SearchWeb{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-search-secret", SearchTool: "tavily-search", Timeout: 20 * time.Second}, cfg.SearchWeb)
+	assert.Equal(t, hostconfig.SearchWeb{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-search-secret", SearchTool: "tavily-search", Timeout: 20 * time.Second,
+		Secrets: []string{"sk-search-secret"}}, cfg.SearchWeb)
 	assert.Equal(t, hostconfig.WebFetch{AllowPrivate: true, MaxBytes: 2 << 20, MaxRedirects: 0, Timeout: 15 * time.Second}, cfg.WebFetch)
 
 	dir = writeFiles(t, map[string]string{"c.yaml": "search_web: {}\n"})
@@ -282,4 +284,21 @@ transcript:
 		"c.yaml:1: search_web.base_url: expected an http or https URL (value not shown)",
 		"c.yaml:2: transcript.base_url: expected an absolute http or https URL; it does not parse (value not shown)",
 	}, problemTexts(t, dir, err))
+}
+
+// The values the environment gives the ${VAR}s of transcript's and
+// search_web's base_url and api_key are noted in their Secrets (a token in
+// the URL's path or query), for the packs to redact; other keys' values
+// (the model) and defaults written in the file are not.
+func TestLoad_PackURLSecretsNoted(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"base.yaml": "search_web: {api_key: \"${WEBKEY}\"}\n",
+		"c.yaml": `include: [base.yaml]
+transcript: {base_url: "http://127.0.0.1:45799/${PW}/v1?key=${PW}", api_key: "${PW}X", model: "${MODEL}"}
+search_web: {base_url: "http://127.0.0.1:45799/${SEG:-v0}/${TOK}?key=${WEBKEY}", search_tool: s}
+`})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"PW": "S3CR3T-pw", "MODEL": "cleaner", "TOK": "S3CR3T-tok", "WEBKEY": "S3CR3T-web"})
+	assert.Equal(t, []string{"S3CR3T-pw"}, cfg.Transcript.Secrets)
+	assert.Equal(t, "S3CR3T-pwX", cfg.Transcript.APIKey)
+	assert.ElementsMatch(t, []string{"S3CR3T-tok", "S3CR3T-web"}, cfg.SearchWeb.Secrets)
 }

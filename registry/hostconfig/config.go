@@ -416,6 +416,11 @@ type SearchWeb struct {
 	SearchTool string
 	// Timeout bounds one call (search_web.timeout).
 	Timeout time.Duration
+	// Secrets are the values the environment gave the ${VAR}s of
+	// search_web.base_url and search_web.api_key (a token in the URL's
+	// path or query, the key), for the pack to keep out of its logs and
+	// errors (web.SearchConfig.Secrets).
+	Secrets []string
 }
 
 // DefaultMaxRedirects is web_fetch.max_redirects when the file does not
@@ -472,6 +477,11 @@ type Transcript struct {
 	ContextTokens int
 	// Timeout bounds one call (transcript.timeout).
 	Timeout time.Duration
+	// Secrets are the values the environment gave the ${VAR}s of
+	// transcript.base_url and transcript.api_key (a token in the URL's
+	// path or query, the key), for the pack to keep out of its logs and
+	// errors (transcript.Config.Secrets).
+	Secrets []string
 }
 
 // Docs configures documentation links.

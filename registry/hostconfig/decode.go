@@ -169,7 +169,8 @@ func (d *decoder) scalar(n *yaml.Node, key, expected string, expandEnv bool) (st
 }
 
 // lookupEnv is the loader's LookupEnv, also noting the values it gives in
-// d.envValues while that is set (a server entry being read).
+// d.envValues while that is set (a server entry, or a URL or key of
+// transcript: or search_web:, being read).
 func (d *decoder) lookupEnv() func(string) (string, bool) {
 	lookup := d.l.opts.LookupEnv
 	if d.envValues == nil {
@@ -182,6 +183,16 @@ func (d *decoder) lookupEnv() func(string) (string, bool) {
 		}
 		return v, ok
 	}
+}
+
+// noting runs fn noting in *dst the values the environment gives the
+// ${VAR}s it expands (a section's base_url and api_key), as a server
+// entry's are noted in Server.Secrets.
+func (d *decoder) noting(dst *[]string, fn func()) {
+	prev := d.envValues
+	d.envValues = dst
+	defer func() { d.envValues = prev }()
+	fn()
 }
 
 // shown quotes a scalar's value for a problem as the file writes it: a
@@ -1060,13 +1071,17 @@ func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 	d.fields(n, key, trKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
-			if u, ok := d.baseURL(v, p); ok {
-				t.BaseURL = u
-			}
+			d.noting(&t.Secrets, func() {
+				if u, ok := d.baseURL(v, p); ok {
+					t.BaseURL = u
+				}
+			})
 		case "api_key":
-			if s, ok := d.secretText(v, p); ok {
-				t.APIKey = s
-			}
+			d.noting(&t.Secrets, func() {
+				if s, ok := d.secretText(v, p); ok {
+					t.APIKey = s
+				}
+			})
 		case "model":
 			modelSet = true
 			if s, ok := d.text(v, p, true); ok {
@@ -1133,13 +1148,17 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 	d.fields(n, key, swKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
-			if u, ok := d.baseURL(v, p); ok {
-				s.BaseURL = u
-			}
+			d.noting(&s.Secrets, func() {
+				if u, ok := d.baseURL(v, p); ok {
+					s.BaseURL = u
+				}
+			})
 		case "api_key":
-			if t, ok := d.secretText(v, p); ok {
-				s.APIKey = t
-			}
+			d.noting(&s.Secrets, func() {
+				if t, ok := d.secretText(v, p); ok {
+					s.APIKey = t
+				}
+			})
 		case "search_tool":
 			toolSet = true
 			if t, ok := d.text(v, p, true); ok {

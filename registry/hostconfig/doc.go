@@ -192,7 +192,11 @@
 // key written in the file) are never shown at all. A server entry's
 // Server.Secrets hold the values its ${VAR}s took, wherever they are (a
 // token in the URL's path, a key as a command argument), so that the host
-// keeps them out of its logs too (adapters/mcpproxy redacts them).
+// keeps them out of its logs too (adapters/mcpproxy redacts them);
+// Transcript.Secrets and SearchWeb.Secrets likewise hold the values the
+// ${VAR}s of transcript's and search_web's base_url and api_key took, for
+// the packs' outbound clients to redact (transcript.Config.Secrets,
+// web.SearchConfig.Secrets).
 //
 // # Reloading
 //
