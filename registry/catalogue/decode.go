@@ -49,8 +49,8 @@ func DecodeBundleSpec(r io.Reader) (BundleSpec, error) {
 // displayName, isEnabled, type, argSchema, and httpImpl, goImpl or
 // stepsImpl to match the type). Unknown or repeated fields at any depth, wrong types, nesting
 // deeper than [MaxJSONDepth], a body above [MaxToolBodyBytes] and every
-// rule of [ToolSpec.Validate] are reported together in one
-// [*ValidationError].
+// rule of [ToolSpec.Validate] and [ToolSpec.CheckCredentials] (it reads
+// what is being written) are reported together in one [*ValidationError].
 func DecodeToolSpec(r io.Reader) (ToolSpec, error) {
 	var s ToolSpec
 	var p problems
@@ -82,6 +82,7 @@ func DecodeToolSpec(r io.Reader) (ToolSpec, error) {
 	}
 	obj.rejectUnknown(&p)
 	p.mergeNew(s.Validate())
+	p.mergeNew(s.CheckCredentials())
 	if err := p.err(); err != nil {
 		return ToolSpec{}, err
 	}

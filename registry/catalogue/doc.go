@@ -36,6 +36,23 @@
 //		// 400 with ve.Fields
 //	}
 //
+// # Credentials
+//
+// The catalogue serves what it stores (GET, listings, exports), so no
+// credential is stored in clear. [HTTPAuth]'s credentials must be a single
+// "${NAME}" placeholder ([ToolSpec.Validate]), filled from the host's
+// secrets at invocation. A header or query parameter whose name says it
+// carries a credential ([CredentialName]: Authorization,
+// Proxy-Authorization, Cookie, or a name holding key, token, secret,
+// password, auth or cookie in any case) must hold a placeholder too
+// ("Bearer ${TOKEN}"), in [HTTPRequest]'s Headers and Query and in the
+// URL template's query. That rule ([ToolSpec.CheckCredentials]) applies
+// when a tool is written — [DecodeToolSpec], [CheckToolPut] and
+// [CheckImport], so every store and the REST API — and not when one is
+// read: a tool stored before it still loads, is listed and runs. Its
+// problems name the field (httpImpl.request.headers["Authorization"]) and
+// never show the value.
+//
 // # Storing
 //
 // Every store method takes a context first and returns errors wrapping the

@@ -154,18 +154,22 @@ func CheckBundlePut(id uuid.UUID, spec BundleSpec) error {
 
 // CheckToolPut checks the arguments of [Store.PutTool] and returns nil or
 // a [*ValidationError] naming every field at fault (the key's and the
-// spec's). Every Store implementation calls it first.
+// spec's, [ToolSpec.Validate] and the rule of writes,
+// [ToolSpec.CheckCredentials]). Every Store implementation calls it
+// first.
 func CheckToolPut(key ToolKey, spec ToolSpec) error {
 	var p problems
 	p.merge(key.Validate())
 	p.merge(spec.Validate())
+	p.mergeNew(spec.CheckCredentials())
 	return p.err()
 }
 
 // CheckImport checks the records of [Store.ImportBundle] and returns
 // normalised copies (timestamps in UTC at microsecond precision, the
 // bundle's id on every tool). It returns a [*ValidationError] (fields
-// "bundle.…" and "tools[i].…") for records breaking a rule, or an error
+// "bundle.…" and "tools[i].…") for records breaking a rule (those of
+// [ToolSpec.Validate] and [ToolSpec.CheckCredentials]), or an error
 // wrapping ErrConflict for a <slug, version> given twice. Every Store
 // implementation calls it first, so that all of them accept the same
 // imports.
@@ -213,6 +217,7 @@ func CheckImport(b Bundle, tools []Tool) (Bundle, []Tool, error) {
 		}
 		var tp problems
 		tp.merge(t.ToolSpec.Validate())
+		tp.mergeNew(t.ToolSpec.CheckCredentials())
 		for _, f := range tp.list {
 			p.add(under(path, f.Field), "%s", f.Problem)
 		}

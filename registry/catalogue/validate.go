@@ -711,6 +711,106 @@ func checkTemplateN(p *problems, field, s string, singleLine bool, max int) bool
 	return len(p.list) == before
 }
 
+// CheckCredentials checks the rule a tool must follow when it is written
+// (PUT, import) but not when it is read back: no header or query
+// parameter whose name says it carries a credential (see
+// [CredentialName]) holds one literally. Such a value must hold a
+// "${NAME}" placeholder ("Bearer ${TOKEN}"), filled from the host's
+// secrets at invocation, so that the credential is never stored in the
+// catalogue nor served by it (GET, list, export). The query of the URL
+// template is checked alike. The problems name the field and never show
+// the value. It returns nil or a [*ValidationError].
+//
+// Tools stored before this rule (files, PostgreSQL) still load, are
+// listed and run: [ToolSpec.Validate] does not apply it. [CheckToolPut],
+// [CheckImport] and [DecodeToolSpec] do, so every store and the REST API
+// refuse such a tool when it is written.
+func (s ToolSpec) CheckCredentials() error {
+	var p problems
+	checkCredentialLiterals(&p, "", s)
+	return p.err()
+}
+
+// CredentialName reports whether a header or query parameter named name
+// carries a credential: Authorization, Proxy-Authorization, Cookie, or a
+// name holding (in any case) "key", "token", "secret", "password", "auth"
+// or "cookie" (X-API-Key, X-Auth-Token, api_key, access_token).
+func CredentialName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range credentialWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialWords make a header or query parameter name a credential's
+// (authorization and proxy-authorization hold "auth").
+var credentialWords = []string{"auth", "cookie", "key", "token", "secret", "password"}
+
+func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
+	if s.HTTPImpl == nil {
+		return
+	}
+	rq := child(child(path, "httpImpl"), "request")
+	const literal = `expected a "${NAME}" placeholder naming a secret of the host in a %s that carries a credential (%s); a literal credential would be stored and served in clear (value not shown)`
+	for _, m := range []struct {
+		field, what, example string
+		values               map[string]string
+	}{
+		{"headers", "header", `for example "Bearer ${TOKEN}"`, s.HTTPImpl.Request.Headers},
+		{"query", "query parameter", `for example "${API_KEY}"`, s.HTTPImpl.Request.Query},
+	} {
+		keys := make([]string, 0, len(m.values))
+		for k := range m.values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if v := m.values[k]; CredentialName(k) && v != "" && !hasPlaceholder(v) {
+				p.add(fmt.Sprintf("%s[%q]", child(rq, m.field), k), literal, m.what, m.example)
+			}
+		}
+	}
+	u := s.HTTPImpl.Request.URLTemplate
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	_, query, ok := strings.Cut(u, "?")
+	if !ok {
+		return
+	}
+	for kv := range strings.SplitSeq(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if name, err := url.QueryUnescape(k); err == nil {
+			k = name
+		}
+		if CredentialName(k) && v != "" && !hasPlaceholder(v) {
+			p.add(child(rq, "urlTemplate"), "query parameter %q: "+literal, clip(k), "query parameter", `for example "${API_KEY}"`)
+		}
+	}
+}
+
+// hasPlaceholder reports whether s holds a well-formed "${NAME}".
+func hasPlaceholder(s string) bool {
+	for rest := s; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			return false
+		}
+		if isPlaceholderName(rest[:j]) {
+			return true
+		}
+		rest = rest[j+1:]
+	}
+}
+
 // secretFields are the HTTPAuth fields that carry credentials: they must
 // be a placeholder, never the credential itself.
 var secretFields = map[string]bool{"token": true, "password": true, "value": true, "secret": true, "clientSecret": true}

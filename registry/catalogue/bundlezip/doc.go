@@ -41,7 +41,11 @@
 // The spec objects are exactly the bodies of the REST API's PUT routes and
 // are read by the same decoders ([catalogue.DecodeBundleSpec],
 // [catalogue.DecodeToolSpec]), so an archive can hold nothing a PUT would
-// refuse. Built-in bundles and tools are never exported or imported: they
+// refuse — a literal credential in a header or query parameter among them
+// (catalogue.ToolSpec.CheckCredentials): the export of a tool stored
+// before that rule is written as it is stored, and its import is refused
+// until the credential is a "${NAME}" placeholder. Built-in bundles and
+// tools are never exported or imported: they
 // come with the program. A "tools/" folder entry, as zip tools add, is
 // allowed; nothing else is.
 //

@@ -328,7 +328,10 @@ func TestToolPage_SecretsMasked(t *testing.T) {
 		ArgSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		HTTPImpl: &catalogue.HTTPImpl{
 			Request: catalogue.HTTPRequest{Method: "GET", URLTemplate: "https://api.example.com/items",
-				Headers: map[string]string{"X-Api-Key": "hdr-secret-123"}, Query: map[string]string{"key": "qry-secret-456"},
+				// A credential's header or parameter must hold a ${NAME}
+				// (catalogue.ToolSpec.CheckCredentials); every value is
+				// masked all the same.
+				Headers: map[string]string{"X-Tenant": "hdr-secret-123"}, Query: map[string]string{"tenant": "qry-secret-456"},
 				Auth: &catalogue.HTTPAuth{Type: catalogue.AuthBearer, Token: "${TOK_SECRET_789}"}},
 			Response: catalogue.HTTPResponse{Encoding: "json"},
 		},

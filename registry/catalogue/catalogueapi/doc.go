@@ -64,6 +64,19 @@
 // Bad input never answers 500; 500 means the store failed (the cause is
 // logged, not sent).
 //
+// Credentials are never stored in clear: an http tool's auth credentials
+// (auth.token, password, value, secret, clientSecret) must be a single
+// "${NAME}" placeholder, and a header or query parameter whose name says it
+// carries a credential — Authorization, Proxy-Authorization, Cookie, or a
+// name holding key, token, secret, password, auth or cookie in any case
+// (X-API-Key, X-Auth-Token, api_key) — must hold one ("Bearer ${TOKEN}"),
+// in the headers and query maps and in urlTemplate's query alike. A PUT or
+// an import breaking this is refused with 400 naming the field
+// (httpImpl.request.headers["Authorization"]) and never echoing the value
+// (catalogue.ToolSpec.CheckCredentials). Tools stored before the rule
+// still load, are served and run; an export of one cannot be imported
+// until the credential is replaced by a placeholder.
+//
 // # Paging
 //
 // Listings answer one page and a nextPageToken while more remain. Tokens

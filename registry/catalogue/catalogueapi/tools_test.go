@@ -310,3 +310,27 @@ func TestInvokeLeavesUsageToAnInvokerThatCounts(t *testing.T) {
 	defer st.mu.Unlock()
 	assert.Zero(t, st.n)
 }
+
+// PUT of an http tool whose Authorization header holds a literal
+// credential is refused (400) naming the header, without echoing the
+// value, and nothing is stored; "Bearer ${TOKEN}" is accepted.
+func TestPutTool_LiteralCredentialHeaderRefused(t *testing.T) {
+	const literal = "S3CR3T-literal-HDR"
+	e := newEnv(t, catalogueapi.Options{})
+	id := e.bundle("lit")
+	body := func(auth string) string {
+		b, err := json.Marshal(map[string]any{"displayName": "Lit", "isEnabled": true, "type": "http",
+			"argSchema": json.RawMessage(`{"type":"object","properties":{}}`),
+			"httpImpl": map[string]any{"request": map[string]any{"method": "GET", "urlTemplate": "https://api.example.test/x",
+				"headers": map[string]string{"Authorization": auth}}}})
+		require.NoError(t, err)
+		return string(b)
+	}
+	r := e.do("PUT", toolPath(id, "lit", "1.1"), body("Bearer "+literal))
+	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.raw)
+	assert.Equal(t, []string{`httpImpl.request.headers["Authorization"]`}, r.fields())
+	assert.NotContains(t, string(r.raw), literal)
+	assert.NotContains(t, e.logs.String(), literal)
+	assert.Equal(t, http.StatusNotFound, e.do("GET", toolPath(id, "lit", "1.1"), "").status)
+	e.tool(id, "lit", "1.1", body("Bearer ${TOKEN}"))
+}

@@ -303,3 +303,18 @@ func TestAuthOAuth2TokenURLHostChecked(t *testing.T) {
 	assert.Zero(t, api.count())
 	assert.NotContains(t, res.Error, "cs-secret")
 }
+
+// A tool stored before catalogue.ToolSpec.CheckCredentials, with a literal
+// credential in a header, still runs: the rule is the catalogue's on
+// writes, not the invoker's.
+func TestStoredLiteralCredentialHeaderStillRuns(t *testing.T) {
+	rec := newRecorder(t, nil)
+	inv := newInvoker(t, httptool.Options{})
+	tool := httpTool(t, catalogue.HTTPRequest{Method: "GET", URLTemplate: rec.URL + "/",
+		Headers: map[string]string{"Authorization": "Bearer literal-from-an-old-catalogue"}})
+	require.Error(t, tool.ToolSpec.CheckCredentials(), "it could not be written today")
+	res, err := inv.Invoke(context.Background(), tool, json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.Equal(t, "Bearer literal-from-an-old-catalogue", rec.last(t).Header.Get("Authorization"))
+}

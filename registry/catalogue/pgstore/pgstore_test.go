@@ -1110,3 +1110,46 @@ func TestBuiltIns_IDReservedAcrossHosts(t *testing.T) {
 		}
 	})
 }
+
+// A tool the database holds from before the write rule of
+// catalogue.ToolSpec.CheckCredentials, with a literal credential in a
+// header, still loads, is listed and read back whole; writing it again is
+// refused.
+func TestStoredLiteralCredentialStillLoads(t *testing.T) {
+	const literal = "S3CR3T-literal-HDR"
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	ctx := context.Background()
+	s := open(t, dsn, schema, nil)
+	defer s.Close()
+	bid := newID(t)
+	_, _, err := s.PutBundle(ctx, bid, catalogue.BundleSpec{Slug: "old", DisplayName: "Old", IsEnabled: true})
+	require.NoError(t, err)
+	key := catalogue.ToolKey{BundleID: bid, Slug: "lit", Version: "1.1"}
+	_, err = s.PutTool(ctx, key, catalogue.ToolSpec{DisplayName: "Lit", IsEnabled: true, Type: catalogue.TypeHTTP,
+		ArgSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+		HTTPImpl: &catalogue.HTTPImpl{Request: catalogue.HTTPRequest{Method: "GET", URLTemplate: "https://api.example.test/x",
+			Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}}})
+	require.NoError(t, err)
+
+	// What an older version wrote: the literal in the tool's spec.
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, `UPDATE `+pgx.Identifier{schema, "catalogue_tools"}.Sanitize()+` SET spec = replace(spec::text, 'Bearer ${TOKEN}', $1)::json WHERE slug = 'lit'`, "Bearer "+literal)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+
+	other := open(t, dsn, schema, nil) // no cache of the old record
+	defer other.Close()
+	got, err := other.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, "Bearer "+literal, got.HTTPImpl.Request.Headers["Authorization"])
+	list, err := other.ListTools(ctx, catalogue.ToolQuery{BundleIDs: []uuid.UUID{bid}})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, got, list[0])
+	_, err = other.PutTool(ctx, catalogue.ToolKey{BundleID: bid, Slug: "lit", Version: "1.2"}, got.ToolSpec)
+	require.ErrorIs(t, err, catalogue.ErrInvalid)
+	assert.NotContains(t, err.Error(), literal)
+}

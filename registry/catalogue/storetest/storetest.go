@@ -243,6 +243,36 @@ func Run(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("LiteralCredentialHeaderRefusedOnPutAndImport", func(t *testing.T) {
+		// A header or query parameter carrying a credential must hold a
+		// ${NAME} placeholder when written; the value is never echoed and
+		// nothing is stored.
+		const literal = "S3CR3T-literal-HDR"
+		s, _ := fresh(t)
+		bid := mustBundle(t, s, "lit")
+		spec := httpSpec("Lit")
+		impl := *spec.HTTPImpl
+		impl.Request.Headers = map[string]string{"Authorization": "Bearer " + literal, "X-Api-Key": "${API_KEY}"}
+		spec.HTTPImpl = &impl
+		key := catalogue.ToolKey{BundleID: bid, Slug: "lit", Version: "1.1"}
+		_, err := s.PutTool(ctx, key, spec)
+		var ve *catalogue.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, []string{`httpImpl.request.headers["Authorization"]`}, fieldNames(ve))
+		assert.NotContains(t, err.Error(), literal)
+		_, err = s.GetTool(ctx, key)
+		assert.ErrorIs(t, err, catalogue.ErrNotFound)
+
+		b, tools := importFixture(t)
+		tools[0].ToolSpec = spec
+		err = s.ImportBundle(ctx, b, tools)
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, []string{`tools[0].httpImpl.request.headers["Authorization"]`}, fieldNames(ve))
+		assert.NotContains(t, err.Error(), literal)
+		_, err = s.GetBundle(ctx, b.ID)
+		assert.ErrorIs(t, err, catalogue.ErrNotFound)
+	})
+
 	t.Run("NoPutOrPatchInsideDisabledBundle", func(t *testing.T) {
 		s, _ := fresh(t)
 		bid := mustBundle(t, s, "web")

@@ -1,0 +1,133 @@
+package catalogue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const literalCred = "S3CR3T-literal-HDR"
+
+// withRequest is httpSpec with the given headers, query and URL template
+// (empty keeps the spec's).
+func withRequest(headers, query map[string]string, urlTemplate string) ToolSpec {
+	s := httpSpec("Lit")
+	impl := *s.HTTPImpl
+	impl.Request.Headers, impl.Request.Query = headers, query
+	if urlTemplate != "" {
+		impl.Request.URLTemplate = urlTemplate
+	}
+	s.HTTPImpl = &impl
+	return s
+}
+
+// A header or query parameter that carries a credential (by its name) must
+// hold a "${NAME}" placeholder when the tool is written (PUT, import,
+// decode): the problem names the field and never shows the value. Other
+// names keep literal values, and ToolSpec.Validate (what reading back
+// runs) does not apply the rule.
+func TestCheckCredentials_LiteralCredentialRefusedOnWrite(t *testing.T) {
+	refused := map[string]string{
+		"Authorization": "Bearer " + literalCred, "proxy-authorization": literalCred, "Cookie": "sid=" + literalCred,
+		"X-API-Key": literalCred, "X-Auth-Token": literalCred, "X-Client-Secret": literalCred, "X-Password": literalCred,
+	}
+	accepted := map[string]string{
+		"Authorization": "Bearer ${TOKEN}", "X-API-Key": "${API_KEY}", "Cookie": "sid=${SID}", "X-Auth-Token": "",
+		"Accept": "application/json", "X-Tenant": "acme",
+	}
+	for name, v := range refused {
+		spec := withRequest(map[string]string{name: v}, nil, "")
+		require.NoError(t, spec.Validate(), "a stored tool with %s still reads back", name)
+		err := CheckToolPut(ToolKey{BundleID: newID(t), Slug: "lit", Version: "1.1"}, spec)
+		require.ErrorIs(t, err, ErrInvalid, name)
+		var ve *ValidationError
+		require.True(t, errors.As(err, &ve))
+		field := `httpImpl.request.headers["` + name + `"]`
+		assert.Contains(t, fieldsOf(ve), field, name)
+		assert.NotContains(t, err.Error(), literalCred)
+		assert.Contains(t, err.Error(), "(value not shown)")
+	}
+	for name, v := range accepted {
+		assert.NoError(t, CheckToolPut(ToolKey{BundleID: newID(t), Slug: "ok", Version: "1"}, withRequest(map[string]string{name: v}, nil, "")), name)
+	}
+
+	// Query parameters alike, in the map and in the URL template.
+	err := withRequest(nil, map[string]string{"api_key": literalCred, "q": "plain", "access_token": "${TOK}"}, "").CheckCredentials()
+	var ve *ValidationError
+	require.True(t, errors.As(err, &ve))
+	assert.Equal(t, []string{`httpImpl.request.query["api_key"]`}, fieldsOf(ve))
+	assert.NotContains(t, err.Error(), literalCred)
+	err = withRequest(nil, nil, "https://api.example.test/x?q=1&access_token="+literalCred+"#frag").CheckCredentials()
+	require.True(t, errors.As(err, &ve))
+	assert.Equal(t, []string{"httpImpl.request.urlTemplate"}, fieldsOf(ve))
+	assert.Contains(t, err.Error(), `query parameter "access_token"`)
+	assert.NotContains(t, err.Error(), literalCred)
+	assert.NoError(t, withRequest(nil, nil, "https://api.example.test/x?q=1&access_token=${TOK}").CheckCredentials())
+
+	// DecodeToolSpec (the REST API's PUT body, a bundle archive's tool)
+	// and CheckImport refuse it too.
+	body, err := json.Marshal(withRequest(map[string]string{"Authorization": "Bearer " + literalCred}, nil, ""))
+	require.NoError(t, err)
+	_, err = DecodeToolSpec(strings.NewReader(string(body)))
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), `httpImpl.request.headers["Authorization"]`)
+	assert.NotContains(t, err.Error(), literalCred)
+	now := time.Now().UTC()
+	b := Bundle{ID: newID(t), BundleSpec: bundleSpec("imp"), CreatedAt: now, ModifiedAt: now}
+	tl := Tool{ID: newID(t), BundleID: b.ID, Slug: "lit", Version: "1", CreatedAt: now, ModifiedAt: now,
+		ToolSpec: withRequest(map[string]string{"X-Api-Key": literalCred}, nil, "")}
+	_, _, err = CheckImport(b, []Tool{tl})
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), `tools[0].httpImpl.request.headers["X-Api-Key"]`)
+	assert.NotContains(t, err.Error(), literalCred)
+}
+
+func fieldsOf(ve *ValidationError) []string {
+	var out []string
+	for _, f := range ve.Fields {
+		out = append(out, f.Field)
+	}
+	return out
+}
+
+// A tool a file store holds from before the rule, with a literal
+// credential in a header, still loads, is listed and read back whole; a
+// PUT of it is refused.
+func TestFileStore_StoredLiteralCredentialStillLoads(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openFile(t, dir, nil)
+	bid := mustBundle(t, s, "old")
+	key := ToolKey{BundleID: bid, Slug: "lit", Version: "1.1"}
+	_, err := s.PutTool(ctx, key, withRequest(map[string]string{"Authorization": "Bearer ${TOKEN}"}, nil, ""))
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	// What an older version wrote: the literal in the tool's file.
+	file := s.toolFile(key)
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), "Bearer ${TOKEN}")
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(raw), "Bearer ${TOKEN}", "Bearer "+literalCred, 1)), 0o600))
+
+	s = openFile(t, dir, nil)
+	got, err := s.GetTool(ctx, key)
+	require.NoError(t, err)
+	assert.Equal(t, "Bearer "+literalCred, got.HTTPImpl.Request.Headers["Authorization"])
+	list, err := s.ListTools(ctx, ToolQuery{BundleIDs: []uuid.UUID{bid}})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, got, list[0])
+
+	_, err = s.PutTool(ctx, ToolKey{BundleID: bid, Slug: "lit", Version: "1.2"}, got.ToolSpec)
+	require.ErrorIs(t, err, ErrInvalid, "writing it again is refused")
+	assert.NotContains(t, err.Error(), literalCred)
+}
