@@ -131,3 +131,17 @@ func TestFileStore_StoredLiteralCredentialStillLoads(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid, "writing it again is refused")
 	assert.NotContains(t, err.Error(), literalCred)
 }
+
+// Which names carry a credential is read from their words, so that
+// ordinary parameters holding such letters keep literal values.
+func TestCredentialName_ReadFromTheNamesWords(t *testing.T) {
+	for _, n := range []string{"Authorization", "proxy-authorization", "Cookie", "X-API-Key", "x-api-key", "XApiKey", "APIKey", "api_key",
+		"apikey", "key", "X-Auth-Token", "oauth_token", "access_token", "accessToken", "pageToken", "client_secret", "X-Client-Secret",
+		"password", "X-Password", "passwd", "Ocp-Apim-Subscription-Key", "x-goog-api-key", "AWSAccessKey", "secretKey", "X-Amz-Signature", "credentials"} {
+		assert.True(t, CredentialName(n), n)
+	}
+	for _, n := range []string{"keyword", "keywords", "author", "authority_id", "monkey", "sort_key", "sortKey", "Idempotency-Key", "partition_key",
+		"X-Tenant", "Accept", "q", "limit", "hotkey", "tokenizer", "passage", "cookbook"} {
+		assert.False(t, CredentialName(n), n)
+	}
+}

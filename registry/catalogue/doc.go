@@ -42,9 +42,10 @@
 // credential is stored in clear. [HTTPAuth]'s credentials must be a single
 // "${NAME}" placeholder ([ToolSpec.Validate]), filled from the host's
 // secrets at invocation. A header or query parameter whose name says it
-// carries a credential ([CredentialName]: Authorization,
-// Proxy-Authorization, Cookie, or a name holding key, token, secret,
-// password, auth or cookie in any case) must hold a placeholder too
+// carries a credential ([CredentialName], read from the name's words:
+// Authorization, Proxy-Authorization, Cookie, X-API-Key, api_key,
+// X-Auth-Token, access_token, client_secret, password…; not keyword,
+// author or sort_key) must hold a placeholder too
 // ("Bearer ${TOKEN}"), in [HTTPRequest]'s Headers and Query and in the
 // URL template's query. That rule ([ToolSpec.CheckCredentials]) applies
 // when a tool is written — [DecodeToolSpec], [CheckToolPut] and

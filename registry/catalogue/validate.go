@@ -732,22 +732,74 @@ func (s ToolSpec) CheckCredentials() error {
 }
 
 // CredentialName reports whether a header or query parameter named name
-// carries a credential: Authorization, Proxy-Authorization, Cookie, or a
-// name holding (in any case) "key", "token", "secret", "password", "auth"
-// or "cookie" (X-API-Key, X-Auth-Token, api_key, access_token).
+// carries a credential. The name is read as words (split at anything but
+// letters and digits, and where camel case turns: XApiKey, accessToken):
+// it does when a word is, or ends in, auth, authorization, cookie, token,
+// secret, password, passwd, credential(s) or signature (Authorization,
+// Proxy-Authorization, X-Auth-Token, oauth_token, client_secret), or is
+// apikey, or is key named alone or after api, access, secret, private,
+// client, app, master or subscription (X-API-Key, api_key, key,
+// Ocp-Apim-Subscription-Key). Names that merely hold such letters
+// (keyword, author, monkey) and keys that are not credentials (sort_key,
+// Idempotency-Key) do not.
 func CredentialName(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range credentialWords {
-		if strings.Contains(n, w) {
+	words := nameWords(name)
+	for i, w := range words {
+		for _, c := range credentialWords {
+			if strings.HasSuffix(w, c) {
+				return true
+			}
+		}
+		if w == "apikey" || w == "accesskey" || w == "secretkey" {
+			return true
+		}
+		if w == "key" && (len(words) == 1 || (i > 0 && keyQualifiers[words[i-1]])) {
 			return true
 		}
 	}
 	return false
 }
 
-// credentialWords make a header or query parameter name a credential's
-// (authorization and proxy-authorization hold "auth").
-var credentialWords = []string{"auth", "cookie", "key", "token", "secret", "password"}
+// credentialWords end the words of a credential's name.
+var credentialWords = []string{"auth", "authorization", "cookie", "token", "secret", "password", "passwd", "credential", "credentials", "signature"}
+
+// keyQualifiers are the words before "key" that make it a credential's.
+var keyQualifiers = map[string]bool{"api": true, "access": true, "secret": true, "private": true, "client": true,
+	"app": true, "master": true, "subscription": true, "auth": true}
+
+// nameWords splits a header or parameter name into lower-case words: at
+// every character that is not a letter or digit, before an upper-case
+// letter after a lower-case one or a digit (apiKey), and before the last
+// of a run of upper-case letters followed by a lower-case one (APIKey).
+func nameWords(name string) []string {
+	var words []string
+	rs := []rune(name)
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			words = append(words, strings.ToLower(string(rs[start:end])))
+		}
+		start = -1
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush(i)
+			continue
+		}
+		if start >= 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) ||
+				(unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+				flush(i)
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(rs))
+	return words
+}
 
 func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 	if s.HTTPImpl == nil {

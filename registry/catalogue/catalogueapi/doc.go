@@ -67,9 +67,9 @@
 // Credentials are never stored in clear: an http tool's auth credentials
 // (auth.token, password, value, secret, clientSecret) must be a single
 // "${NAME}" placeholder, and a header or query parameter whose name says it
-// carries a credential — Authorization, Proxy-Authorization, Cookie, or a
-// name holding key, token, secret, password, auth or cookie in any case
-// (X-API-Key, X-Auth-Token, api_key) — must hold one ("Bearer ${TOKEN}"),
+// carries a credential (catalogue.CredentialName: Authorization,
+// Proxy-Authorization, Cookie, X-API-Key, X-Auth-Token, api_key,
+// access_token…, read from the name's words) must hold one ("Bearer ${TOKEN}"),
 // in the headers and query maps and in urlTemplate's query alike. A PUT or
 // an import breaking this is refused with 400 naming the field
 // (httpImpl.request.headers["Authorization"]) and never echoing the value
