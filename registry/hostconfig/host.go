@@ -122,6 +122,15 @@ func NewHost(opts Options) (*Host, error) {
 	return &Host{opts: opts}, nil
 }
 
+// made reports ErrNoRegistry for a Host not made by NewHost (the zero
+// value has no registry to apply to).
+func (h *Host) made() error {
+	if h == nil || h.opts.Registry == nil {
+		return fmt.Errorf("%w (make the Host with NewHost)", ErrNoRegistry)
+	}
+	return nil
+}
+
 // OnApply adds a hook, run on every later Reload or Apply after the
 // hooks added before it; name labels its errors. Add hooks before the
 // first Reload.
@@ -180,6 +189,9 @@ func (h *Host) Reload(ctx context.Context) error {
 // problems of its own is reported as such, not as the failure to open
 // that store.
 func (h *Host) Check(ctx context.Context, cfg *Config) error {
+	if err := h.made(); err != nil {
+		return err
+	}
 	if cfg == nil {
 		return errors.New("hostconfig: Check: config is nil")
 	}
@@ -232,6 +244,9 @@ func (h *Host) prepare(ctx context.Context, cfg *Config) ([]Step, []error) {
 // alias whose target a step renames, before the aliases are set) waits
 // for the end of the update instead of answering "unknown tool".
 func (h *Host) Apply(ctx context.Context, cfg *Config) error {
+	if err := h.made(); err != nil {
+		return err
+	}
 	if cfg == nil {
 		return errors.New("hostconfig: Apply: config is nil")
 	}

@@ -771,3 +771,24 @@ func BenchmarkInvokeDuringReloads(b *testing.B) {
 	b.ReportMetric(float64(reloads)/float64(b.N), "reloads/op")
 	b.ReportMetric(float64(failed.Load()), "failed-calls")
 }
+
+// A Host not made by NewHost refuses Reload, Apply and Check with
+// ErrNoRegistry instead of panicking; negative LoadOptions limits are
+// refused naming the field, not replaced by the defaults.
+func TestHost_ZeroValueAndNegativeLimitsRefused(t *testing.T) {
+	var h hostconfig.Host
+	require.NotPanics(t, func() {
+		require.ErrorIs(t, h.Reload(context.Background()), hostconfig.ErrNoRegistry)
+		require.ErrorIs(t, h.Apply(context.Background(), hostconfig.Default("")), hostconfig.ErrNoRegistry)
+		require.ErrorIs(t, h.Check(context.Background(), hostconfig.Default("")), hostconfig.ErrNoRegistry)
+	})
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("instructions: {a: b}\n"), 0o600))
+	for field, o := range map[string]hostconfig.LoadOptions{
+		"MaxFileBytes": {MaxFileBytes: -1}, "MaxIncludeDepth": {MaxIncludeDepth: -2}, "MaxFiles": {MaxFiles: -3},
+	} {
+		_, err := hostconfig.Load(path, o)
+		require.Error(t, err, field)
+		assert.Contains(t, err.Error(), "LoadOptions."+field+": expected zero (the default) or a positive value")
+	}
+}

@@ -62,7 +62,8 @@ type LoadOptions struct {
 	// keys the files leave out; "" means the main file's directory. A
 	// relative DataDir is relative to the working directory.
 	DataDir string
-	// MaxFileBytes caps each file; zero means DefaultMaxFileBytes.
+	// MaxFileBytes caps each file; zero means DefaultMaxFileBytes. These
+	// limits are never negative (Load refuses them).
 	MaxFileBytes int
 	// MaxIncludeDepth caps include nesting; zero means
 	// DefaultMaxIncludeDepth.
@@ -101,6 +102,14 @@ func (o LoadOptions) withDefaults() LoadOptions {
 // Load checks what it can know from the files alone; whether an alias's
 // target is a tool is checked by Host, which knows the registry.
 func Load(path string, opts LoadOptions) (*Config, error) {
+	for _, o := range []struct {
+		field string
+		v     int
+	}{{"MaxFileBytes", opts.MaxFileBytes}, {"MaxIncludeDepth", opts.MaxIncludeDepth}, {"MaxFiles", opts.MaxFiles}} {
+		if o.v < 0 {
+			return nil, fmt.Errorf("hostconfig: LoadOptions.%s: expected zero (the default) or a positive value, got %d", o.field, o.v)
+		}
+	}
 	opts = opts.withDefaults()
 	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{},
 		expandLeft: MaxExpandedBytes}

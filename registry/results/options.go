@@ -28,8 +28,11 @@ const (
 	// DefaultMaxPageLines caps the lines of one page.
 	DefaultMaxPageLines = 10_000
 	// DefaultSweepInterval is how often expired outputs are removed (or
-	// the TTL, when it is shorter).
+	// the TTL, when it is shorter, but at least a second).
 	DefaultSweepInterval = time.Minute
+	// MinSweepInterval is the shortest Options.SweepInterval: a shorter
+	// one would keep the sweeper busy for nothing.
+	MinSweepInterval = time.Millisecond
 	// DefaultSearchTimeout bounds one search.
 	DefaultSearchTimeout = 10 * time.Second
 	// DefaultQueryTool is the name of the tool that pages through stored
@@ -123,7 +126,8 @@ type Options struct {
 	MaxPageLines int
 	// SweepInterval is how often a Store removes expired outputs in the
 	// background. Zero means DefaultSweepInterval (one minute) or the TTL
-	// when shorter.
+	// when shorter, but at least a second; set, it is at least
+	// MinSweepInterval.
 	SweepInterval time.Duration
 	// SearchTimeout bounds the scan of one search; a search still running
 	// then fails with ErrSearchLimit, within about one line's work (see
@@ -133,7 +137,7 @@ type Options struct {
 	// QueryTool is the tool name the handle object's query field calls,
 	// as a model must write it (with the host's prefix, if any). Middleware
 	// never stores that tool's own results. Empty means DefaultQueryTool
-	// ("ot.result").
+	// ("ot.result"); otherwise a valid tool name (registry.ValidName).
 	QueryTool string
 	// Sync makes Put flush the text and its index to disk before renaming
 	// them into place, so that an output survives a crash of the operating
@@ -215,14 +219,22 @@ func (o Options) resolve() (Options, error) {
 	if o.MaxPageLines == 0 {
 		o.MaxPageLines = DefaultMaxPageLines
 	}
+	if o.SweepInterval > 0 && o.SweepInterval < MinSweepInterval {
+		return o, fmt.Errorf("results: Options.SweepInterval: expected zero (the default) or at least %v, got %v", MinSweepInterval, o.SweepInterval)
+	}
 	if o.SweepInterval == 0 {
-		o.SweepInterval = min(DefaultSweepInterval, o.TTL)
+		// Every TTL, at most DefaultSweepInterval, at least a second: a
+		// nanosecond TTL does not make the sweeper spin.
+		o.SweepInterval = min(DefaultSweepInterval, max(o.TTL, time.Second))
 	}
 	if o.SearchTimeout == 0 {
 		o.SearchTimeout = DefaultSearchTimeout
 	}
 	if o.QueryTool == "" {
 		o.QueryTool = DefaultQueryTool
+	}
+	if !registry.ValidName(o.QueryTool) {
+		return o, fmt.Errorf("results: Options.QueryTool: expected a tool name ([A-Za-z0-9_.-], 1 to 128 characters), got %q", o.QueryTool)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

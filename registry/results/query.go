@@ -86,10 +86,13 @@ func (s *Store) Query(ctx context.Context, q Request) (Page, error) {
 		}
 	}
 	s.mu.Lock()
-	closed := s.closed
+	closed := s.closed || s.be == nil // closed, or the zero Store
 	s.mu.Unlock()
 	if closed {
 		return Page{}, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return Page{}, err
 	}
 	r, err := s.openOutput(ctx, q.Handle)
 	if err != nil {

@@ -54,6 +54,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("results: opening: %w", err)
+	}
 	be := o.Backend
 	if be == nil {
 		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
@@ -75,6 +78,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 // for it. Stored outputs stay on disk for the next Store. Put and Query
 // fail with ErrClosed afterwards. Close is idempotent.
 func (s *Store) Close() error {
+	if s == nil || s.done == nil {
+		return nil // nothing was opened (a nil or zero Store)
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -116,7 +122,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (Stored, error) {
 // put stores r; shape describes a JSON value for the summary.
 func (s *Store) put(ctx context.Context, r io.Reader, kind int, shape *jsonShape) (Stored, error) {
 	s.mu.Lock()
-	closed := s.closed
+	closed := s.closed || s.be == nil // closed, or the zero Store
 	s.mu.Unlock()
 	if closed {
 		return Stored{}, ErrClosed

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -422,6 +423,8 @@ func TestOptions_Validation(t *testing.T) {
 		"Options.MaxLineBytes: expected 64 to 1048576, got 10":                                                             {Dir: dir, MaxLineBytes: 10},
 		"Options.MaxOutputBytes: expected at least MaxLineBytes+82 (16466): one whole line piece and its index, got 16465": {Dir: dir, MaxOutputBytes: 16465},
 		"Options.SearchTimeout: expected zero (the default) or a positive value":                                           {Dir: dir, SearchTimeout: -1},
+		"Options.SweepInterval: expected zero (the default) or at least 1ms, got 1ns":                                      {Dir: dir, SweepInterval: time.Nanosecond},
+		`Options.QueryTool: expected a tool name ([A-Za-z0-9_.-], 1 to 128 characters), got "bad name"`:                    {Dir: dir, QueryTool: "bad name"},
 	} {
 		_, err := results.Open(t.Context(), o)
 		require.Error(t, err, want)
@@ -431,6 +434,41 @@ func TestOptions_Validation(t *testing.T) {
 	require.NoError(t, os.WriteFile(notDir, nil, 0o600))
 	_, err := results.Open(t.Context(), results.Options{Dir: notDir})
 	assert.Error(t, err, "a file is not a directory")
+}
+
+// A Store is not a panic nor busy work when misused: a nil or zero
+// Store's Close is a no-op and its Put and Query say ErrClosed; Open and
+// Query on a context already ended do nothing and say so; a nanosecond
+// TTL does not make the sweeper spin (its sweep is at least a second
+// apart unless SweepInterval says otherwise).
+func TestStore_MisuseAnswersWithoutPanicOrBusyWork(t *testing.T) {
+	var none *results.Store
+	require.NotPanics(t, func() { require.NoError(t, none.Close()) })
+	var zero results.Store
+	require.NotPanics(t, func() {
+		require.NoError(t, zero.Close())
+		_, err := zero.Put(t.Context(), strings.NewReader("x"))
+		require.ErrorIs(t, err, results.ErrClosed)
+		_, err = zero.Query(t.Context(), results.Request{Handle: "h", Offset: 1, Limit: 1})
+		require.ErrorIs(t, err, results.ErrClosed)
+	})
+
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := results.Open(ended, results.Options{Dir: t.TempDir()})
+	require.ErrorIs(t, err, context.Canceled)
+
+	st := openStore(t, results.Options{TTL: time.Hour})
+	s := put(t, st, numbered(3))
+	_, err = st.Query(ended, defaults(s.Handle))
+	require.ErrorIs(t, err, context.Canceled, "a page is not read for a caller that has gone")
+
+	var clockReads atomic.Int64 // a sweep reads the clock
+	st2 := openStore(t, results.Options{TTL: time.Nanosecond, Now: func() time.Time { clockReads.Add(1); return time.Now() }})
+	opened := clockReads.Load()
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, st2.Close())
+	assert.Equal(t, opened, clockReads.Load(), "no sweep within 50 ms of a nanosecond TTL (it spun a core before)")
 }
 
 // The directory removed under a running store (by hand, by a cleaner) is
