@@ -80,6 +80,37 @@ type Config struct {
 	StatementTimeout time.Duration
 }
 
+// dsnStatementTimeout is the statement_timeout a DSN sets: its own
+// parameter (key=value, or a URL's query as pgx reads it), else one in
+// its options ("-c statement_timeout=5s", as libpq and PGOPTIONS write
+// it; the last one counts, as on the server).
+func dsnStatementTimeout(params map[string]string) (string, bool) {
+	if v, ok := params["statement_timeout"]; ok {
+		return v, true
+	}
+	var found string
+	var ok bool
+	f := strings.Fields(params["options"])
+	for i := 0; i < len(f); i++ {
+		opt := f[i]
+		switch {
+		case opt == "-c" && i+1 < len(f):
+			i++
+			opt = f[i]
+		case strings.HasPrefix(opt, "-c"):
+			opt = opt[2:]
+		case strings.HasPrefix(opt, "--"):
+			opt = opt[2:]
+		default:
+			continue
+		}
+		if name, v, has := strings.Cut(opt, "="); has && strings.ReplaceAll(name, "-", "_") == "statement_timeout" {
+			found, ok = v, true
+		}
+	}
+	return found, ok
+}
+
 // pgUnits are the units PostgreSQL accepts for a time setting.
 var pgUnits = map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
 	"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
@@ -90,11 +121,11 @@ var pgUnits = map[string]time.Duration{"": time.Millisecond, "us": time.Microsec
 // limit, is refused: every statement of the pool is bounded.
 func pgDuration(raw string) (time.Duration, error) {
 	text := strings.TrimSpace(raw)
-	end := strings.IndexFunc(text, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	end := strings.IndexFunc(text, func(r rune) bool { return (r < '0' || r > '9') && r != '.' && r != '+' })
 	if end < 0 {
 		end = len(text)
 	}
-	num, unit := text[:end], strings.TrimSpace(text[end:])
+	num, unit := strings.TrimPrefix(text[:end], "+"), strings.TrimSpace(text[end:])
 	n, err := strconv.ParseFloat(num, 64)
 	per, known := pgUnits[unit]
 	if err != nil || !known {
@@ -104,7 +135,8 @@ func pgDuration(raw string) (time.Duration, error) {
 	if d < float64(10*time.Millisecond) || d > float64(time.Hour) {
 		return 0, fmt.Errorf("expected from 10ms to 1h (0, no limit, is not supported: every statement is bounded), got %q", raw)
 	}
-	return time.Duration(d), nil
+	// Whole milliseconds, as the pool writes it to the server.
+	return time.Duration(d).Round(time.Millisecond), nil
 }
 
 // CheckSchema reports whether schema ("" for the default) is a name the
@@ -134,7 +166,7 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 		return nil, fmt.Errorf("%s: the DSN does not parse (expected postgres://user:password@host:port/db or key=value pairs)", what)
 	}
 	timeout := cfg.StatementTimeout
-	if raw, ok := pc.ConnConfig.RuntimeParams["statement_timeout"]; ok && timeout <= 0 {
+	if raw, ok := dsnStatementTimeout(pc.ConnConfig.RuntimeParams); ok && timeout <= 0 {
 		// The DSN's own statement_timeout stands when the configuration
 		// sets none; the pool's deadlines follow it.
 		if timeout, err = pgDuration(raw); err != nil {
@@ -156,9 +188,10 @@ func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	// its row locks, and every other host's writes to those rows wait on
 	// it: the server ends it once it has been idle as long as a statement
 	// may run, releasing them.
-	if _, ok := pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !ok {
-		pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(timeout.Milliseconds())
-	}
+	// Always the statement timeout, whatever the DSN says: the stores keep
+	// a transaction alive by writing at a third of it (pgresults), and a
+	// longer one (or 0) would let a frozen host hold its row locks.
+	pc.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(timeout.Milliseconds())
 	pc.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	if pc.ConnConfig.RuntimeParams["application_name"] == "" {
 		// Names the store and schema in pg_stat_activity.

@@ -82,12 +82,20 @@ func TestOpen_DSNStatementTimeoutHonoured(t *testing.T) {
 			`SELECT current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout')`).Scan(&timeout, &idle))
 		return timeout, idle
 	}
-	for raw, want := range map[string]string{"300": "300ms", "2s": "2s", "1min": "1min"} {
-		timeout, idle := settings(t, pgpool.Config{DSN: with(raw), Schema: schema})
+	for raw, want := range map[string]string{"300": "300ms", "2s": "2s", "1min": "1min", "+1.5s": "1500ms", " 250 ms ": "250ms"} {
+		timeout, idle := settings(t, pgpool.Config{DSN: with(url.PathEscape(raw)), Schema: schema})
 		assert.Equal(t, want, timeout, "the DSN's statement_timeout=%s", raw)
 		assert.Equal(t, want, idle, "idle transactions end as a statement would")
 	}
-	timeout, _ := settings(t, pgpool.Config{DSN: with("300"), Schema: schema, StatementTimeout: 1500 * time.Millisecond})
+	// As libpq and PGOPTIONS write it: in the options.
+	optioned := strings.Replace(with("1"), "statement_timeout=1", "options=-c%20statement_timeout%3D4s", 1)
+	timeout, _ := settings(t, pgpool.Config{DSN: optioned, Schema: schema})
+	assert.Equal(t, "4s", timeout, "statement_timeout in the DSN's options")
+	// The DSN cannot lengthen (or turn off) the idle-transaction bound:
+	// a frozen host would hold its row locks.
+	_, idle := settings(t, pgpool.Config{DSN: with("300") + "&idle_in_transaction_session_timeout=0", Schema: schema})
+	assert.Equal(t, "300ms", idle)
+	timeout, _ = settings(t, pgpool.Config{DSN: with("300"), Schema: schema, StatementTimeout: 1500 * time.Millisecond})
 	assert.Equal(t, "1500ms", timeout, "the configuration's statement timeout wins")
 
 	for _, bad := range []string{"0", "abc", "5 fortnights", "2h"} {
