@@ -101,12 +101,15 @@
 // not whole milliseconds, an unknown compression), Setup refuses it at
 // start naming the variable, without repeating header values or URL
 // passwords. So are the SDK's own settings it would log and replace by
-// its default — an OTEL_TRACES_SAMPLER it does not serve, an
+// its default — an OTEL_TRACES_SAMPLER no specification names (the ones
+// other SDKs serve, jaeger_remote, parentbased_jaeger_remote and xray,
+// pass: Go's SDK samples as parentbased_always_on), an
 // OTEL_TRACES_SAMPLER_ARG outside 0…1, an OTEL_BSP_* or
-// OTEL_METRIC_EXPORT_* interval that is not whole milliseconds from 1 to
-// a day, an unknown OTEL_METRICS_EXEMPLAR_FILTER, a span limit that is
-// not a whole number — and span queues or batches (OTEL_BSP_MAX_QUEUE_SIZE,
-// OTEL_BSP_MAX_EXPORT_BATCH_SIZE) outside 1…1,048,576, which the SDK
+// OTEL_METRIC_EXPORT_* interval that is not a positive whole number of
+// milliseconds (OTEL_BSP_EXPORT_TIMEOUT may be 0, no timeout), an unknown
+// OTEL_METRICS_EXEMPLAR_FILTER, a span limit that is not a whole number —
+// and span queues or batches (OTEL_BSP_MAX_QUEUE_SIZE,
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE) outside 1…16,777,216, which the SDK
 // allocates whole when the provider is made (a negative size panics, two
 // billion exhausts memory). A signal that is not exported has its
 // settings left alone. The "console" exporters

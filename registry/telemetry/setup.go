@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel/attribute"
@@ -200,8 +202,13 @@ func checkEnv(traces, metrics bool) error {
 // (two billion panics or exhausts memory), and an interval of zero or
 // less would spin.
 const (
-	maxSpanQueue = 1 << 20 // spans, OTEL_BSP_MAX_QUEUE_SIZE and OTEL_BSP_MAX_EXPORT_BATCH_SIZE
-	maxSDKMillis = 24 * 60 * 60 * 1000
+	// maxSpanQueue is the most spans OTEL_BSP_MAX_QUEUE_SIZE and
+	// OTEL_BSP_MAX_EXPORT_BATCH_SIZE may hold: 16,777,216, 256 MiB of
+	// slots allocated at start (two billion exhausted memory).
+	maxSpanQueue = 1 << 24
+	// maxSDKMillis is the longest interval in milliseconds the SDK can
+	// hold as a time.Duration.
+	maxSDKMillis = math.MaxInt64 / int64(time.Millisecond)
 )
 
 // samplers are the values of OTEL_TRACES_SAMPLER that Go's SDK serves (it
@@ -210,21 +217,28 @@ const (
 var samplers = map[string]bool{"always_on": false, "always_off": false, "traceidratio": true,
 	"parentbased_always_on": false, "parentbased_always_off": false, "parentbased_traceidratio": true}
 
+// otherSamplers are the specification's samplers Go's SDK does not serve:
+// an environment shared with other languages' services may name them, and
+// the SDK logs them and samples as parentbased_always_on, as the
+// specification asks of an unknown one. They are let through.
+var otherSamplers = map[string]bool{"jaeger_remote": true, "parentbased_jaeger_remote": true, "xray": true}
+
 // checkSDKEnv refuses the SDK settings it would log and then replace by
-// its default (a sampler it does not know, a ratio outside 0…1, an
-// interval that is not whole milliseconds, an exemplar filter it does not
-// know), or that would make it panic or exhaust memory when the provider
-// is made (a negative or huge span queue or batch size): each names its
+// its default (a sampler no specification names, a ratio outside 0…1, an
+// interval that is not a positive whole number of milliseconds, an
+// exemplar filter it does not know), or that would make it panic or
+// exhaust memory when the provider is made (a negative or huge span queue
+// or batch size), or spin (a schedule delay of 0): each names its
 // variable, what was expected, and the value (these carry no secrets).
 func checkSDKEnv(traces, metrics bool) []error {
 	var errs []error
 	get := func(v string) string { return strings.TrimSpace(os.Getenv(v)) }
-	integer := func(v string, least, most int) {
+	integer := func(v string, least, most int64) {
 		raw := os.Getenv(v) // the SDK reads it untrimmed
 		if raw == "" {
 			return
 		}
-		if n, err := strconv.Atoi(raw); err != nil || n < least || n > most {
+		if n, err := strconv.ParseInt(raw, 10, 64); err != nil || n < least || n > most {
 			errs = append(errs, fmt.Errorf("telemetry: %s=%q: expected a whole number from %d to %d", v, os.Getenv(v), least, most))
 		}
 	}
@@ -232,8 +246,8 @@ func checkSDKEnv(traces, metrics bool) []error {
 		if name := strings.ToLower(get("OTEL_TRACES_SAMPLER")); name != "" {
 			ratio, known := samplers[name]
 			switch {
-			case !known:
-				errs = append(errs, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER=%q: expected always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio", os.Getenv("OTEL_TRACES_SAMPLER")))
+			case !known && !otherSamplers[name]:
+				errs = append(errs, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER=%q: expected always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio (or jaeger_remote, parentbased_jaeger_remote, xray, which this SDK samples as parentbased_always_on)", os.Getenv("OTEL_TRACES_SAMPLER")))
 			case ratio && get("OTEL_TRACES_SAMPLER_ARG") != "":
 				if r, err := strconv.ParseFloat(get("OTEL_TRACES_SAMPLER_ARG"), 64); err != nil || !(r >= 0 && r <= 1) {
 					errs = append(errs, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER_ARG=%q: expected the ratio of traces sampled, from 0 to 1 (such as 0.25)", os.Getenv("OTEL_TRACES_SAMPLER_ARG")))
@@ -241,7 +255,7 @@ func checkSDKEnv(traces, metrics bool) []error {
 			}
 		}
 		integer("OTEL_BSP_SCHEDULE_DELAY", 1, maxSDKMillis)
-		integer("OTEL_BSP_EXPORT_TIMEOUT", 1, maxSDKMillis)
+		integer("OTEL_BSP_EXPORT_TIMEOUT", 0, maxSDKMillis) // 0: no timeout
 		integer("OTEL_BSP_MAX_QUEUE_SIZE", 1, maxSpanQueue)
 		integer("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1, maxSpanQueue)
 		for _, v := range []string{"OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT",

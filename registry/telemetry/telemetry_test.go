@@ -656,17 +656,17 @@ func TestSetup_MalformedOTLPSettingsRefused(t *testing.T) {
 // settings left alone.
 func TestSetup_SDKSettingsRefusedBeforeTheyPanicOrAreIgnored(t *testing.T) {
 	for _, tc := range []struct{ v, val, want string }{
-		{"OTEL_BSP_MAX_QUEUE_SIZE", "-5", `OTEL_BSP_MAX_QUEUE_SIZE="-5": expected a whole number from 1 to 1048576`},
-		{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "-5", `OTEL_BSP_MAX_EXPORT_BATCH_SIZE="-5": expected a whole number from 1 to 1048576`},
-		{"OTEL_BSP_MAX_QUEUE_SIZE", "2000000000", `OTEL_BSP_MAX_QUEUE_SIZE="2000000000": expected a whole number from 1 to 1048576`},
+		{"OTEL_BSP_MAX_QUEUE_SIZE", "-5", `OTEL_BSP_MAX_QUEUE_SIZE="-5": expected a whole number from 1 to 16777216`},
+		{"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "-5", `OTEL_BSP_MAX_EXPORT_BATCH_SIZE="-5": expected a whole number from 1 to 16777216`},
+		{"OTEL_BSP_MAX_QUEUE_SIZE", "2000000000", `OTEL_BSP_MAX_QUEUE_SIZE="2000000000": expected a whole number from 1 to 16777216`},
 		{"OTEL_BSP_MAX_QUEUE_SIZE", "abc", `OTEL_BSP_MAX_QUEUE_SIZE="abc"`},
-		{"OTEL_BSP_SCHEDULE_DELAY", "-1", `OTEL_BSP_SCHEDULE_DELAY="-1": expected a whole number from 1 to 86400000`},
+		{"OTEL_BSP_SCHEDULE_DELAY", "0", `OTEL_BSP_SCHEDULE_DELAY="0": expected a whole number from 1 to 9223372036854`},
 		{"OTEL_BSP_EXPORT_TIMEOUT", " 30", `OTEL_BSP_EXPORT_TIMEOUT=" 30"`},
 		{"OTEL_TRACES_SAMPLER", "bogus", `OTEL_TRACES_SAMPLER="bogus": expected always_on, always_off, traceidratio`},
 		{"OTEL_TRACES_SAMPLER_ARG", "abc", `OTEL_TRACES_SAMPLER_ARG="abc": expected the ratio of traces sampled, from 0 to 1`},
 		{"OTEL_TRACES_SAMPLER_ARG", "1.5", `OTEL_TRACES_SAMPLER_ARG="1.5"`},
 		{"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "many", `OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT="many": expected a whole number (a negative one for no limit)`},
-		{"OTEL_METRIC_EXPORT_INTERVAL", "-1", `OTEL_METRIC_EXPORT_INTERVAL="-1": expected a whole number from 1 to 86400000`},
+		{"OTEL_METRIC_EXPORT_INTERVAL", "-1", `OTEL_METRIC_EXPORT_INTERVAL="-1": expected a whole number from 1 to 9223372036854`},
 		{"OTEL_METRIC_EXPORT_TIMEOUT", "abc", `OTEL_METRIC_EXPORT_TIMEOUT="abc"`},
 		{"OTEL_METRICS_EXEMPLAR_FILTER", "sometimes", `OTEL_METRICS_EXEMPLAR_FILTER="sometimes": expected always_on, always_off or trace_based`},
 	} {
@@ -688,6 +688,13 @@ func TestSetup_SDKSettingsRefusedBeforeTheyPanicOrAreIgnored(t *testing.T) {
 			"OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "256", "OTEL_BSP_SCHEDULE_DELAY": "500", "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "-1",
 			"OTEL_METRIC_EXPORT_INTERVAL": "10000", "OTEL_METRICS_EXEMPLAR_FILTER": "Always_Off"},
 		{"OTEL_TRACES_SAMPLER": "always_on", "OTEL_TRACES_SAMPLER_ARG": "ignored by this sampler"},
+		// Values the SDK accepts stay accepted: the specification's
+		// samplers it does not serve (shared environments name them), no
+		// export timeout, long intervals, large queues.
+		{"OTEL_TRACES_SAMPLER": "jaeger_remote", "OTEL_BSP_EXPORT_TIMEOUT": "0", "OTEL_METRIC_EXPORT_INTERVAL": "172800000",
+			"OTEL_BSP_MAX_QUEUE_SIZE": "2000000", "OTEL_BSP_SCHEDULE_DELAY": "86400001"},
+		{"OTEL_TRACES_SAMPLER": "xray"},
+		{"OTEL_TRACES_SAMPLER": "parentbased_jaeger_remote"},
 		{"OTEL_TRACES_EXPORTER": "none", "OTEL_BSP_MAX_QUEUE_SIZE": "-5", "OTEL_TRACES_SAMPLER": "bogus"},
 		{"OTEL_METRICS_EXPORTER": "none", "OTEL_METRIC_EXPORT_INTERVAL": "-1"},
 	} {
