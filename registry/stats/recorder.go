@@ -63,6 +63,12 @@ type Recorder struct {
 	done chan struct{}
 }
 
+// unusable reports whether r is nil, not made by New (the zero value) or
+// closed: its methods then answer ErrClosed (Close: nothing to do).
+func (r *Recorder) unusable() bool {
+	return r == nil || r.cfg.Load() == nil || r.closed.Load()
+}
+
 // New returns a Recorder for opts and starts its flusher. With Enabled it
 // creates Options.Dir when missing; a directory that cannot be created is an
 // error. Invalid options are ErrInvalidOptions naming every bad field.
@@ -108,6 +114,9 @@ func prepare(cfg *config) error {
 // be created, leave the previous options in force and return the error.
 // Records buffered while a reconfiguration disables recording are dropped.
 func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
+	if r.unusable() {
+		return ErrClosed
+	}
 	cfg, err := resolve(opts)
 	if err != nil {
 		return err
@@ -300,7 +309,7 @@ const pruneTimeout = 10 * time.Minute
 // that hold nothing newer or, with a Sink, its rows (Pruner). It does
 // nothing when KeepDays is zero or recording is disabled.
 func (r *Recorder) Prune(ctx context.Context) error {
-	if r.closed.Load() {
+	if r.unusable() {
 		return ErrClosed
 	}
 	return r.prune(ctx, r.cfg.Load())
@@ -369,7 +378,7 @@ func (r *Recorder) logFlush(ctx context.Context, err error, failures int) int {
 // as long as ctx allows; on failure the records stay buffered (up to
 // MaxPending) for the next flush.
 func (r *Recorder) Flush(ctx context.Context) error {
-	if r.closed.Load() || r.cfg.Load() == nil { // closed, or the zero Recorder
+	if r.unusable() {
 		return ErrClosed
 	}
 	return r.flush(ctx)

@@ -44,10 +44,10 @@ func RenderHTML(w io.Writer, s Summary) error {
 // whole or not at all (a temporary file renamed). Every failure is a
 // *ReportError whose text is "Error: Cannot write to '{path}': {cause}".
 func (r *Recorder) WriteReport(s Summary, output string) (string, error) {
-	cfg := r.cfg.Load()
-	if cfg == nil {
-		return "", ErrClosed // the zero Recorder: make one with New
+	if r == nil || r.cfg.Load() == nil {
+		return "", ErrClosed // nil or the zero Recorder: make one with New
 	}
+	cfg := r.cfg.Load()
 	return writeReport(cfg.reportsDir, output, s)
 }
 

@@ -461,9 +461,19 @@ func TestOptions_FlushIntervalBelowTheMinimumRefused(t *testing.T) {
 // its other methods do.
 func TestRecorder_NilAndZeroValueAnswerWithoutPanic(t *testing.T) {
 	var nilRec *Recorder
-	require.NotPanics(t, func() { require.NoError(t, nilRec.Close(context.Background())) })
+	require.NotPanics(t, func() {
+		require.NoError(t, nilRec.Close(context.Background()))
+		require.ErrorIs(t, nilRec.Flush(context.Background()), ErrClosed)
+		require.ErrorIs(t, nilRec.Prune(context.Background()), ErrClosed)
+		_, err := nilRec.Summary(context.Background(), Query{})
+		require.ErrorIs(t, err, ErrClosed)
+		require.ErrorIs(t, nilRec.Reconfigure(context.Background(), Options{}), ErrClosed)
+		_, err = nilRec.WriteReport(Summary{}, "r.html")
+		require.ErrorIs(t, err, ErrClosed)
+	})
 	var zero Recorder
 	require.NotPanics(t, func() {
+		require.ErrorIs(t, zero.Prune(context.Background()), ErrClosed)
 		require.ErrorIs(t, zero.Close(context.Background()), ErrClosed)
 		_, err := zero.WriteReport(Summary{}, "r.html")
 		require.ErrorIs(t, err, ErrClosed)

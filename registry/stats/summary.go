@@ -69,7 +69,8 @@ type Summary struct {
 	// ContextSaved is TotalCalls × Options.ContextPerCall: the context
 	// tokens the calls are estimated to have saved.
 	ContextSaved int64 `json:"context_saved"`
-	// TimeSavedMs is TotalCalls × Options.TimePerCallMs.
+	// TimeSavedMs is TotalCalls × Options.TimePerCallMs (the largest int64
+	// when the product does not fit; ContextSaved likewise).
 	TimeSavedMs int64 `json:"time_saved_ms"`
 	// Tools is the per-tool breakdown, most called first (then by name).
 	Tools []ToolSummary `json:"tools"`
@@ -134,10 +135,10 @@ func (r *Recorder) Summary(ctx context.Context, q Query) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	cfg := r.cfg.Load()
-	if r.closed.Load() || cfg == nil { // closed, or the zero Recorder
+	if r.unusable() {
 		return Summary{}, ErrClosed
 	}
+	cfg := r.cfg.Load()
 	if !cfg.enabled {
 		return Summary{}, ErrDisabled
 	}
