@@ -113,9 +113,11 @@ type packInfo struct {
 }
 
 // Registry holds tools and runs calls. It is safe for concurrent use.
-// Make one with New: the zero value lists no tools, answers every call as
-// an unknown tool, and its methods that add, change or check tools return
-// ErrZeroRegistry.
+// Make one with New: the zero value lists no tools and answers every call
+// as an unknown tool; Add, AddPack, ReplacePack, Check, SetEnabled,
+// SetPackEnabled, SetAliases and Update return ErrZeroRegistry, Remove and
+// RemovePack find nothing to remove, and Use, UseOuter, Subscribe and Pin
+// have no tool to act on.
 type Registry struct {
 	opts     Options
 	id       string

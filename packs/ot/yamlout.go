@@ -106,66 +106,87 @@ func renderChunked(v any, per int) (string, error) {
 
 // renderChunks is renderChunked, also reporting whether the list was
 // written in chunks (false: the document was written whole).
+//
+// Each chunk is checked to be what the whole document holds at its
+// place: written alone under its key ("key:" and block sequence items),
+// and for the first one, the object's head followed by exactly that. A
+// list the whole document would write otherwise (flow, a key the library
+// quotes) is written whole.
 func renderChunks(v any, per int) (string, bool, error) {
-	var head object // the object the list ends, if any
+	var head object // the object the list ends, when inObject
 	var key string
-	list, ok := v.([]any)
+	inObject := false
+	list, ok := asList(v)
 	if o, isObj := v.(object); isObj && len(o) > 0 {
-		head, key = o[:len(o)-1], o[len(o)-1].key
-		list, ok = o[len(o)-1].val.([]any)
+		head, key, inObject = o[:len(o)-1], o[len(o)-1].key, true
+		list, ok = asList(o[len(o)-1].val)
 	}
 	if !ok || len(list) <= per {
 		return whole(v)
 	}
 	var b strings.Builder
-	for i := 0; i < len(list); i += per {
-		chunk := list[i:min(i+per, len(list))]
-		var part string
-		var err error
-		switch {
-		case key == "":
-			part, err = renderWhole(chunk)
-		case i == 0:
-			part, err = renderWhole(append(slices.Clip(head), field{key, chunk}))
-		default:
-			part, err = renderWhole(object{{key, chunk}})
+	for i, end := 0, 0; i < len(list); i = end {
+		// A short last chunk joins the one before: a few short items
+		// alone would fit on one flow line, which the whole list does not.
+		if end = i + per; len(list)-end < per/2 {
+			end = len(list)
 		}
+		chunk := list[i:end]
+		if !inObject {
+			part, err := renderWhole(chunk)
+			if err != nil {
+				return "", false, err
+			}
+			if !strings.HasPrefix(part, "- ") {
+				return whole(v) // a flow list
+			}
+			b.WriteString(part)
+			continue
+		}
+		alone, err := renderWhole(object{{key, chunk}})
 		if err != nil {
 			return "", false, err
 		}
-		items := part
-		if key != "" && i > 0 {
-			// The chunk's own "key:" line goes; its items follow the
-			// first chunk's.
-			if items, ok = strings.CutPrefix(part, key+":\n"); !ok {
+		items, cut := strings.CutPrefix(alone, key+":\n")
+		if !cut || !(strings.HasPrefix(items, "- ") || strings.HasPrefix(items, "  - ")) {
+			return whole(v) // a flow list, or a key the library quotes
+		}
+		if i == 0 {
+			first, err := renderWhole(append(slices.Clip(head), field{key, chunk}))
+			if err != nil {
+				return "", false, err
+			}
+			if !strings.HasSuffix(first, "\n"+alone) && first != alone {
 				return whole(v)
 			}
-		}
-		if !blockItems(items, i == 0 && key != "") {
-			return whole(v)
+			b.WriteString(first)
+			continue
 		}
 		b.WriteString(items)
 	}
 	return b.String(), true, nil
 }
 
+// asList is v as a list of items: a []any, or a []string (its items
+// written as the strings they are either way).
+func asList(v any) ([]any, bool) {
+	switch l := v.(type) {
+	case []any:
+		return l, true
+	case []string:
+		out := make([]any, len(l))
+		for i, s := range l {
+			out[i] = s
+		}
+		return out, true
+	}
+	return nil, false
+}
+
 // whole is renderWhole as renderChunks answers.
 func whole(v any) (string, bool, error) {
 	out, err := renderWhole(v)
 	return out, false, err
-}
-
-// blockItems reports whether text (of a chunk) is block sequence items,
-// or with head, ends with a key whose value is such items.
-func blockItems(text string, head bool) bool {
-	if head {
-		i := strings.LastIndex(text, ":\n")
-		if i < 0 {
-			return false
-		}
-		text = text[i+2:]
-	}
-	return strings.HasPrefix(text, "- ") || strings.HasPrefix(text, "  - ")
 }
 
 // renderWhole writes v as one document.

@@ -411,8 +411,20 @@ func TestYAML_ChunkedListEqualsTheWholeDocument(t *testing.T) {
 			}
 		}
 		var v any = list
+		if rapid.Bool().Draw(rt, "strings") { // ot.tools(info=list): names
+			names := make([]string, n)
+			for i := range names {
+				names[i] = word.Draw(rt, fmt.Sprint("name", i))
+			}
+			v, objects = names, false
+		}
 		if rapid.Bool().Draw(rt, "inObject") {
-			v = object{{"period", word.Draw(rt, "period")}, {"total_calls", int64(n)}, {"tools", list}}
+			key := rapid.SampledFrom([]string{"tools", "", "a: b", "- x", "list"}).Draw(rt, "key")
+			v = object{{"period", word.Draw(rt, "period")}, {"desc", text(rapid.SampledFrom([]string{"a\nb:\n- c", "x", "tools:\n- y"}).Draw(rt, "desc"))},
+				{"total_calls", int64(n)}, {key, v}}
+			if key != "tools" && key != "list" {
+				objects = false // a key the library quotes, or none: written whole
+			}
 		}
 		whole, err := renderWhole(v)
 		require.NoError(rt, err)
@@ -436,4 +448,31 @@ func TestYAML_ChunkedListEqualsTheWholeDocument(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, inChunks)
 	assert.Equal(t, whole, chunked)
+
+	// ot.tools(info=list) over a large catalogue: names, also in chunks.
+	names := make([]string, 3*chunkItems+5)
+	for i := range names {
+		names[i] = fmt.Sprintf("pack.tool_%d", i)
+	}
+	whole, err = renderWhole(names)
+	require.NoError(t, err)
+	chunked, inChunks, err = renderChunks(names, chunkItems)
+	require.NoError(t, err)
+	assert.True(t, inChunks)
+	assert.Equal(t, whole, chunked)
+
+	// An empty last key keeps the head; a head whose text holds "b:\n- c"
+	// before a list written flow is not mistaken for a block list.
+	for _, v := range []any{
+		object{{"period", "all"}, {"", rows}},
+		object{{"desc", text("a\nb:\n- c")}, {"list", []any{"x", "y", strings.Repeat("long ", 30)}}},
+	} {
+		whole, err := renderWhole(v)
+		require.NoError(t, err)
+		for _, per := range []int{1, 2, 3} {
+			chunked, _, err := renderChunks(v, per)
+			require.NoError(t, err)
+			assert.Equal(t, whole, chunked, "chunks of %d", per)
+		}
+	}
 }
