@@ -206,10 +206,11 @@
 // \t are inserted between its characters (a remote wrapping lines), and
 // inside words; a shorter one (four to seven bytes, in the form looked
 // for) only where it stands as a whole word — not preceded or followed by
-// a letter, digit or _ that continues it — so that a value such as
-// ECHO_MODE=exit is redacted from "mode exit" and "--mode=exit" but
-// leaves "secexit" (the server's own name), "exit_code" and "exits"
-// alone. Each occurrence is replaced by [REDACTED]; a text in which a
+// a letter, digit or _ that continues it; the end of an escape sequence
+// (a JSON \n, \t, \" or \u00e9, a URL's %20 or %2F) continues nothing —
+// so that a value such as ECHO_MODE=exit is redacted from "mode exit",
+// "--mode=exit", "line\nexit" and "a%20exit" but leaves "secexit" (the
+// server's own name), "exit_code" and "exits" alone. Each occurrence is replaced by [REDACTED]; a text in which a
 // secret would survive the replacement is withheld whole.
 //
 // Secrets are redacted from:

@@ -378,9 +378,12 @@ func replaceWord(t, w, marker string) (string, bool) {
 // character (letter, digit or _) at either end of it is not continued by
 // another one in t. The start and the end of t are word boundaries, so a
 // text cut in the middle of a word (a line of stderr written in pieces)
-// is redacted rather than let through.
+// is redacted rather than let through, and so is the end of an escape
+// sequence (escapeEndsAt): the "n" of a JSON \n or the "0" of a URL's %20
+// is no letter of the text, so "line\nhunt3r" and "a%20hunt3r" hold the
+// word hunt3r.
 func standsAlone(t string, i, j int) bool {
-	if i > 0 {
+	if i > 0 && !escapeEndsAt(t, i) {
 		first, _ := utf8.DecodeRuneInString(t[i:j])
 		before, _ := utf8.DecodeLastRuneInString(t[:i])
 		if isWordRune(first) && isWordRune(before) {
@@ -395,6 +398,38 @@ func standsAlone(t string, i, j int) bool {
 		}
 	}
 	return true
+}
+
+// escapeEndsAt reports whether t[:i] ends with an escape sequence: a
+// JSON backslash escape (\n, \t, \r, \b, \f, \", \\, \/ or \uXXXX) whose
+// backslash is not itself escaped, or a URL percent escape (%XX).
+func escapeEndsAt(t string, i int) bool {
+	if i >= 3 && t[i-3] == '%' && isHex(t[i-2]) && isHex(t[i-1]) {
+		return true
+	}
+	if i >= 6 && t[i-5] == 'u' && isHex(t[i-4]) && isHex(t[i-3]) && isHex(t[i-2]) && isHex(t[i-1]) && escapingBackslash(t, i-6) {
+		return true
+	}
+	return i >= 2 && strings.IndexByte(`ntrbf"\/`, t[i-1]) >= 0 && escapingBackslash(t, i-2)
+}
+
+// escapingBackslash reports whether t[k] is a backslash that starts an
+// escape: one preceded by an even number of backslashes (\\n is an
+// escaped backslash and a letter n).
+func escapingBackslash(t string, k int) bool {
+	if k < 0 || t[k] != '\\' {
+		return false
+	}
+	n := 0
+	for k-1-n >= 0 && t[k-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 0
+}
+
+// isHex reports whether c is a hexadecimal digit.
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // isWordRune reports whether c is a word character: a letter, a digit or _.

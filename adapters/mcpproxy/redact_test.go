@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -175,4 +176,50 @@ func TestShortSecretsRedactedAsWholeWordsOnly(t *testing.T) {
 		assert.Equal(t, strings.Replace(in, "hunt3r", "[REDACTED]", 1), r.text(in), in)
 	}
 	assert.Equal(t, "xx[REDACTED]xx", r.text("xxlong-secret-valuexx"), "a secret of minSplitLen bytes or more is found inside words")
+}
+
+// The end of an escape sequence is a word boundary: a short secret right
+// after a JSON escape (\n, \t, \uXXXX, …) or a URL percent escape (%20,
+// %2F) stands as a word and is redacted — the escape's last character is
+// no letter of the text —, while an escaped backslash followed by a
+// letter ("\\nexit") still continues a word.
+func TestShortSecretsAfterEscapesAreRedacted(t *testing.T) {
+	r := newRedactor(Config{Env: map[string]string{"PW": "hunt3r", "MODE": "exit"}})
+	for _, in := range []string{
+		`{"msg":"first line\nhunt3r"}`, `{"msg":"tab\thunt3r"}`, `{"msg":"cr\rhunt3r\b"}`,
+		`{"msg":"\bhunt3r\fhunt3r"}`, `{"msg":"\"hunt3r\""}`, `{"msg":"\\hunt3r"}`, `{"msg":"a\/hunt3r"}`,
+		`{"msg":"caf\u00e9hunt3r"}`, `{"msg":"\u00E9hunt3r"}`, "p=a%20hunt3r", "/x/%2Fhunt3r", "q=%3dhunt3r%26",
+	} {
+		out := r.text(in)
+		assert.NotContains(t, out, "hunt3r", in)
+		assert.Contains(t, out, "[REDACTED]", in)
+	}
+	assert.Equal(t, `mcp_server=secexit tool=secexit.exit_code \\nexit %zzexit \uzzzzexit \n[REDACTED]`,
+		r.text(`mcp_server=secexit tool=secexit.exit_code \\nexit %zzexit \uzzzzexit \nexit`),
+		"an escaped backslash, and a % or \\u without hex digits, end no escape: a word after them is still one word")
+}
+
+// Whatever escape or punctuation comes before or after a short secret
+// (four to seven bytes), the secret is redacted: none of them continues a
+// word.
+func TestShortSecretNextToEscapeProperty(t *testing.T) {
+	around := []string{`\n`, `\t`, `\r`, `\b`, `\f`, `\"`, `\\`, `\/`, `\u00e9`, `\u00C9`, `\u0041`,
+		"%20", "%2F", "%2f", "%3D", "%0A", " ", "\n", "\t", "=", ":", "/", "(", ")", `"`, "'", ",", ".", "-", ";", "&", "?", "#", "[", "]"}
+	rapid.Check(t, func(t *rapid.T) {
+		secret := rapid.StringOfN(rapid.SampledFrom([]rune("abcfnrtuABCDEFRX0123456789_")), minSecretLen, minSplitLen-1, -1).
+			Filter(func(s string) bool { return !plainSetting(s) }).Draw(t, "secret")
+		lead := rapid.SampledFrom([]string{"", "ab", "x y", "line"}).Draw(t, "lead")
+		prefix := rapid.SampledFrom(around).Draw(t, "prefix")
+		suffix := rapid.SampledFrom(append([]string{""}, around...)).Draw(t, "suffix")
+		trail := ""
+		if suffix != "" {
+			trail = rapid.SampledFrom([]string{"", "ab", "end"}).Draw(t, "trail")
+		}
+		if lead == "line" && secret == "line" {
+			lead = "ab"
+		}
+		r := newRedactor(Config{Env: map[string]string{"K": secret}})
+		text := lead + prefix + secret + suffix + trail
+		require.Equal(t, lead+prefix+r.marker+suffix+trail, r.text(text), "%q in %q", secret, text)
+	})
 }
