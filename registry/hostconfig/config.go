@@ -257,10 +257,17 @@ type Server struct {
 	Command []string
 	// Env is the command's environment, beside the few variables it
 	// inherits from the host (adapters/mcpproxy.InheritedEnv: PATH, HOME,
-	// USER, … on POSIX); nothing else of the host's environment reaches
-	// the command, so name here any other variable it needs
-	// (LANG: "${LANG:-}").
+	// USER, … on POSIX) and those InheritEnv names; nothing else of the
+	// host's environment reaches the command. Its values are secrets
+	// (adapters/mcpproxy redacts them, from the tools' results too): give
+	// here the credentials the command needs (TOKEN: "${TOKEN}").
 	Env map[string]string
+	// InheritEnv (inherit_env:) names further variables of the host's
+	// environment passed to the command as they are — plain settings
+	// such as LANG, TMPDIR, HTTP_PROXY or SSL_CERT_FILE, which are not
+	// secrets and are never redacted. Each is a variable name, given
+	// once, and not in Env too; only with Command.
+	InheritEnv []string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string
 	// URL is the endpoint of a streamable HTTP server.

@@ -34,7 +34,7 @@ var (
 	rootKeys    = []string{"include", "aliases", "snippets", "servers", "instructions", "notify", "stats", "output", "docs", "catalogue", "transcript", "search_web", "web_fetch", "mlx"}
 	snippetKeys = []string{"description", "params", "body"}
 	paramKeys   = []string{"description", "default", "example"}
-	serverKeys  = []string{"command", "url", "env", "headers", "description", "dir"}
+	serverKeys  = []string{"command", "url", "env", "inherit_env", "headers", "description", "dir"}
 	notifyKeys  = []string{"topics"}
 	topicKeys   = []string{"pattern", "file"}
 	statsKeys   = append([]string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms", "keep_days"}, pgKeys...)
@@ -639,7 +639,8 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 	}
 	ok := true
 	var cmdNode, urlNode *yaml.Node
-	var envKey, dirKey, headersKey *yaml.Node
+	var envKey, inheritKey, dirKey, headersKey *yaml.Node
+	inherited := map[string]*yaml.Node{} // inherit_env's names, each at its entry
 	d.envValues = &s.Secrets
 	defer func() { d.envValues = nil }()
 	d.fields(vn, key, serverKeys, func(k string, knode, v *yaml.Node, p string) {
@@ -683,6 +684,35 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 				t, good := d.secretText(ev, ep)
 				s.Env[en], ok = t, ok && good
 			})
+		case "inherit_env":
+			// Names, not values: never expanded, and quoted in problems.
+			inheritKey = knode
+			seq := deref(v)
+			if seq.Kind != yaml.SequenceNode {
+				d.bad(v, p, "expected a list of variable names such as [LANG, HTTP_PROXY], got %s", kindOf(seq))
+				ok = false
+				return
+			}
+			s.InheritEnv = []string{}
+			for i, e := range seq.Content {
+				ep := fmt.Sprintf("%s[%d]", p, i)
+				en, good := d.text(e, ep, false)
+				switch {
+				case !good:
+				case !validEnvName(en):
+					d.bad(e, ep, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+					good = false
+				case inherited[en] != nil:
+					d.bad(e, ep, "%s is named twice; expected each variable once", en)
+					good = false
+				}
+				if !good {
+					ok = false
+					continue
+				}
+				inherited[en] = e
+				s.InheritEnv = append(s.InheritEnv, en)
+			}
 		case "headers":
 			headersKey = knode
 			s.Headers = map[string]string{}
@@ -738,6 +768,16 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 		}
 		if dirKey != nil {
 			d.bad(dirKey, join(key, "dir"), "only applies to a server with command%s", from(dirKey, urlNode))
+			ok = false
+		}
+		if inheritKey != nil {
+			d.bad(inheritKey, join(key, "inherit_env"), "only applies to a server with command%s", from(inheritKey, urlNode))
+			ok = false
+		}
+	}
+	for _, en := range s.InheritEnv {
+		if _, both := s.Env[en]; both {
+			d.bad(inherited[en], join(key, "inherit_env"), "%s is set in env too; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)", en)
 			ok = false
 		}
 	}

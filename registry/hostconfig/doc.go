@@ -59,13 +59,21 @@
 //     kept with the type the file writes (example: 3 is a number); the
 //     body is kept verbatim for the snippet language, and names tools as
 //     alias targets do (final or undecorated name, or an alias).
-//   - servers: name → {command: [argv…] | url, env, headers,
-//     description, dir}: remote MCP servers served as packs (the rules of
-//     adapters/mcpproxy: exactly one of command and url, env and dir only
-//     with command, headers only with url, http or https URLs). A command
-//     inherits only PATH, HOME, USER, LOGNAME, SHELL and TERM of the
-//     host's environment (on Windows, mcpproxy.InheritedEnv's list) plus
-//     its env: pass anything else it needs there, env: {LANG: "${LANG:-}"}.
+//   - servers: name → {command: [argv…] | url, env, inherit_env,
+//     headers, description, dir}: remote MCP servers served as packs (the
+//     rules of adapters/mcpproxy: exactly one of command and url, env,
+//     inherit_env and dir only with command, headers only with url, http
+//     or https URLs). A command inherits only PATH, HOME, USER, LOGNAME,
+//     SHELL and TERM of the host's environment (on Windows,
+//     mcpproxy.InheritedEnv's list), the variables inherit_env names and
+//     its env. inherit_env is a list of variable names (inherit_env: [LANG,
+//     TMPDIR, HTTP_PROXY, HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE]) passed as
+//     the host has them, for plain settings: their values are never
+//     redacted. env maps names to values (${VAR} read from the
+//     environment), for secrets: env: {API_KEY: "${API_KEY}"}; their
+//     values are redacted from everything the server sends back, its
+//     tools' results too, so a setting a tool may echo (a directory, a
+//     locale) belongs in inherit_env. A variable in both is refused.
 //   - instructions: pack → text shown with the pack (packs/ot/othost warns
 //     about a name that no served pack or configured server has).
 //   - notify: {topics: [{pattern, file}]}: notifications whose topic

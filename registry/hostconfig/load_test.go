@@ -448,7 +448,7 @@ docs: {url: x}
 		`c.yaml:1: aliase: unknown key "aliase"; expected one of include, aliases, snippets, servers, instructions, notify, stats, output, docs, catalogue, transcript, search_web, web_fetch, mlx`,
 		`c.yaml:5: snippets.s.bodyy: unknown key "bodyy"; expected one of description, params, body`,
 		`c.yaml:6: snippets.s.params.p.descr: unknown key "descr"; expected one of description, default, example`,
-		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, headers, description, dir`,
+		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, inherit_env, headers, description, dir`,
 		`c.yaml:9: notify.other: unknown key "other"; expected one of topics`,
 		`c.yaml:9: notify.topics[0].mode: unknown key "mode"; expected one of pattern, file`,
 		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, keep_days, dsn, schema, max_conns, statement_timeout`,
@@ -1236,4 +1236,50 @@ func TestLoad_ExpandedTotalCapped(t *testing.T) {
 	assert.Equal(t, "c.yaml:18: instructions.a16: ${B} takes the text expanded from variables past 16777216 bytes in all; expected at most 16777216 bytes of expanded values in the whole configuration (hostconfig.MaxExpandedBytes)", texts[0])
 	assert.NotContains(t, err.Error(), "bbbb", "the variable's value is never shown")
 	assert.Equal(t, 16*8+1+(40-17), n["B"], "each value over the total stops at its first variable")
+}
+
+// inherit_env on a command server is a list of variable names passed as
+// the host has them: not expanded, not secrets (nothing of it is in
+// Server.Secrets), each a valid name given once, not in env too, and only
+// with command.
+func TestLoad_ServerInheritEnv(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `servers:
+  s:
+    command: [srv]
+    inherit_env: [LANG, HTTP_PROXY, XDG_CONFIG_HOME, _X1]
+    env: {API_KEY: "${KEY}"}
+`})
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"KEY": "key-value-123", "LANG": "C.UTF-8"})
+	s := cfg.Servers["s"]
+	assert.Equal(t, []string{"LANG", "HTTP_PROXY", "XDG_CONFIG_HOME", "_X1"}, s.InheritEnv)
+	assert.Equal(t, map[string]string{"API_KEY": "key-value-123"}, s.Env)
+	assert.Equal(t, []string{"key-value-123"}, s.Secrets, "an inherited variable's value is no secret of the entry")
+
+	dir = writeFiles(t, map[string]string{"c.yaml": `servers:
+  badname: {command: [x], inherit_env: [LANG, "1A", "${LANG}", "A-B"]}
+  onurl: {url: "https://x.test/", inherit_env: [LANG]}
+  both:
+    command: [x]
+    env: {HTTP_PROXY: "http://proxy.test:3128"}
+    inherit_env:
+      - LANG
+      - HTTP_PROXY
+  twice: {command: [x], inherit_env: [LANG, LANG]}
+  notalist: {command: [x], inherit_env: LANG}
+  nested: {command: [x], inherit_env: [[LANG]]}
+`})
+	_, err := load(t, dir, "c.yaml", map[string]string{"LANG": "C.UTF-8"})
+	assert.Equal(t, []string{
+		`c.yaml:2: servers.badname.inherit_env[1]: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got "1A"`,
+		`c.yaml:2: servers.badname.inherit_env[2]: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got "${LANG}"`,
+		`c.yaml:2: servers.badname.inherit_env[3]: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got "A-B"`,
+		`c.yaml:3: servers.onurl.inherit_env: only applies to a server with command`,
+		`c.yaml:9: servers.both.inherit_env: HTTP_PROXY is set in env too; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)`,
+		`c.yaml:10: servers.twice.inherit_env[1]: LANG is named twice; expected each variable once`,
+		`c.yaml:11: servers.notalist.inherit_env: expected a list of variable names such as [LANG, HTTP_PROXY], got "LANG"`,
+		`c.yaml:12: servers.nested.inherit_env[0]: expected a string, got a list`,
+	}, problemTexts(t, dir, err))
+	for _, p := range problemTexts(t, dir, err) {
+		assert.NotContains(t, p, "proxy.test", "an env value is never shown")
+	}
 }
