@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,15 +59,28 @@ type Config struct {
 	Command []string
 	// Env is the command's environment, beside the few variables it
 	// inherits from the host's process (InheritedEnv: PATH, HOME, USER, …
-	// on POSIX); an Env variable wins over an inherited one. Nothing else
-	// of the host's environment reaches the command — not the host's own
-	// tokens, nor other servers' keys —, so give any other variable the
-	// server needs here (LANG, a proxy setting, its API key). Its
-	// values are secrets: they are redacted from logs, errors, Status, the
-	// command's standard error and the results of its tools (see the
-	// package documentation, Secrets) — all but plain settings that no
-	// credential is (true, off, debug, error, 8080, …).
+	// on POSIX, and InheritEnv's); an Env variable wins over an inherited
+	// one. Nothing else of the host's environment reaches the command —
+	// not the host's own tokens, nor other servers' keys. Its values are
+	// secrets: they are redacted from logs, errors, Status, the command's
+	// standard error and the results of its tools (see the package
+	// documentation, Secrets) — all but plain settings that no credential
+	// is (true, off, debug, error, 8080, …). Give here what the server
+	// needs that is a credential (its API key); a plain setting that
+	// tools may return (LANG, TMPDIR, a proxy's address) goes in
+	// InheritEnv instead, or it is redacted from their results.
 	Env map[string]string
+	// InheritEnv names further variables of the host's process passed to
+	// the command as they are, beside InheritedEnv's (LANG, TZ, TMPDIR,
+	// HTTP_PROXY, HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, XDG_*, DISPLAY,
+	// …); one the host has not set is left out, as is a value starting
+	// with "()" (an exported shell function). Their values are not
+	// secrets: they are never redacted, so a tool's result that holds one
+	// ("wrote /tmp/report.txt", "locale C.UTF-8") comes back whole. Never
+	// name a credential here (it would reach logs and results as it is):
+	// pass one in Env (in a host configuration, env: {KEY: "${KEY}"}). A
+	// name is given once, and not in Env too.
+	InheritEnv []string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string
 
@@ -264,6 +278,19 @@ func validate(cfgs []Config) error {
 		}
 		if len(c.Env) > 0 && len(c.Command) == 0 {
 			bad("Env", "only applies to a Command server")
+		}
+		for i, k := range c.InheritEnv {
+			switch {
+			case !envNameRE.MatchString(k):
+				bad("InheritEnv", fmt.Sprintf("expected variable names matching [A-Za-z_][A-Za-z0-9_]*, got %q", k))
+			case slices.ContainsFunc(c.InheritEnv[:i], func(s string) bool { return sameName(s, k) }):
+				bad("InheritEnv", fmt.Sprintf("%s is named twice; expected each variable once", k))
+			case configured(c.Env, k):
+				bad("InheritEnv", fmt.Sprintf("%s is set in Env too; expected each variable in one of them (Env for a secret, InheritEnv for a plain setting)", k))
+			}
+		}
+		if len(c.InheritEnv) > 0 && len(c.Command) == 0 {
+			bad("InheritEnv", "only applies to a Command server")
 		}
 		if c.Dir != "" && len(c.Command) == 0 {
 			bad("Dir", "only applies to a Command server")

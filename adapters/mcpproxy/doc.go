@@ -6,7 +6,8 @@
 //
 //	p, err := mcpproxy.New(ctx, reg, []mcpproxy.Config{
 //		{Name: "github", Command: []string{"github-mcp-server", "stdio"},
-//			Env: map[string]string{"GITHUB_TOKEN": token}},
+//			Env:        map[string]string{"GITHUB_TOKEN": token},
+//			InheritEnv: []string{"LANG", "HTTPS_PROXY", "NO_PROXY"}},
 //		{Name: "search", URL: "https://mcp.example.com/mcp",
 //			Headers: map[string]string{"Authorization": "Bearer " + key}},
 //	}, mcpproxy.Options{Logger: logger})
@@ -25,12 +26,36 @@
 // (on POSIX HOME, LOGNAME, PATH, SHELL, TERM and USER; on Windows
 // APPDATA, HOMEDRIVE, HOMEPATH, LOCALAPPDATA, PATH,
 // PROCESSOR_ARCHITECTURE, SYSTEMDRIVE, SYSTEMROOT, TEMP, USERNAME,
-// USERPROFILE and PROGRAMFILES), those set, skipping values that start
-// with "()" (exported shell functions), plus Config.Env, which wins. The
-// host's own credentials (TOOLPACK_AUTH_TOKEN, a DSN, another server's
-// key, OTEL_EXPORTER_OTLP_HEADERS) never reach a child that could print
-// them unredacted; a variable a server needs is passed in Config.Env
-// (in a host configuration, env: {LANG: "${LANG:-}"}).
+// USERPROFILE and PROGRAMFILES) and those Config.InheritEnv names, those
+// set, skipping values that start with "()" (exported shell functions),
+// plus Config.Env, which wins. The host's own credentials
+// (TOOLPACK_AUTH_TOKEN, a DSN, another server's key,
+// OTEL_EXPORTER_OTLP_HEADERS) never reach a child that could print them
+// unredacted. Any other variable a server needs is passed one of two
+// ways:
+//
+//   - a plain setting (LANG, TZ, TMPDIR, HTTP_PROXY, HTTPS_PROXY,
+//     NO_PROXY, SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, XDG_*, DISPLAY) is
+//     named in Config.InheritEnv (a host configuration's inherit_env:
+//     [LANG, HTTPS_PROXY]) and passed as the host has it; its value is
+//     not a secret and never redacted, so a result such as "wrote
+//     /tmp/report.txt" comes back whole;
+//   - a secret (an API key) is given in Config.Env (env: {API_KEY:
+//     "${API_KEY}"}); its value is redacted from everything the server
+//     sends back, its tools' results too (see Secrets).
+//
+// A variable may not be in both.
+//
+// # Upgrading
+//
+// Command servers used to inherit the host's whole environment; they now
+// get only the variables above. A server that relied on an inherited
+// variable — a proxy setting, a CA bundle (SSL_CERT_FILE,
+// NODE_EXTRA_CA_CERTS), TMPDIR, LANG, XDG_*, DISPLAY, or an API key the
+// host happened to have — no longer sees it, and nothing says so: name
+// plain settings in InheritEnv (inherit_env), and pass each secret in
+// Env as ${NAME} (env: {API_KEY: "${API_KEY}"}), so that it is kept out
+// of logs and results.
 //
 // # Names, packs and sources
 //
@@ -160,7 +185,7 @@
 // pack is replaced with the new description); removed servers lose their
 // pack at once and finish the calls already forwarded to them before they
 // are disconnected; new servers connect as in New; a changed server
-// (command, env, dir, URL, headers) connects anew beside the old one, its
+// (command, env, inherited variables, dir, URL, headers) connects anew beside the old one, its
 // tools replace the old ones in one step when it connects, and the old
 // one finishes its calls in flight before it is disconnected. A caller
 // that held an old tool across the change (a snippet's later steps, see
@@ -239,9 +264,10 @@
 // and a remote that echoes its request path or command line there does
 // not show them to the client.
 //
-// Redacting successful results means that a value equal to an environment
-// value is redacted too, even when it is not secret in itself (a region
-// name, say): keep values that tools are expected to return out of Env.
+// Redacting successful results means that a value equal to an Env value
+// is redacted too, even when it is not secret in itself (a region name, a
+// directory, a locale): pass such settings with Config.InheritEnv, whose
+// values are never redacted, rather than in Env.
 // Sizes are checked before redaction and error texts are cut after it
 // (external error texts to 2000 bytes), so a cut can never leave a piece
 // of a secret. Argument values are never logged by the proxy, and a remote

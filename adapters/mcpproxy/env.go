@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,7 +23,8 @@ var (
 // HOMEPATH, LOCALAPPDATA, PATH, PROCESSOR_ARCHITECTURE, SYSTEMDRIVE,
 // SYSTEMROOT, TEMP, USERNAME, USERPROFILE and PROGRAMFILES, elsewhere
 // HOME, LOGNAME, PATH, SHELL, TERM and USER. Every other variable must be
-// given in Config.Env.
+// named in Config.InheritEnv (a plain setting, passed as it is) or given
+// in Config.Env (a secret).
 func InheritedEnv() []string {
 	if runtime.GOOS == "windows" {
 		return append([]string(nil), inheritedWindows...)
@@ -31,17 +33,19 @@ func InheritedEnv() []string {
 }
 
 // commandEnv is the environment of a Command server: the inherited
-// variables (InheritedEnv) that lookup finds, except values starting with
-// "()" (exported shell functions, which the SDKs skip too), then env,
-// which wins over an inherited variable of the same name. The result is
-// never nil: a nil exec.Cmd.Env would give the child the whole
-// environment of the host.
-func commandEnv(env map[string]string, lookup func(string) (string, bool)) []string {
-	out := make([]string, 0, len(inheritedPOSIX)+len(env))
-	for _, name := range InheritedEnv() {
-		if configured(env, name) {
+// variables (InheritedEnv, then inherit, each once) that lookup finds,
+// except values starting with "()" (exported shell functions, which the
+// SDKs skip too), then env, which wins over an inherited variable of the
+// same name. The result is never nil: a nil exec.Cmd.Env would give the
+// child the whole environment of the host.
+func commandEnv(env map[string]string, inherit []string, lookup func(string) (string, bool)) []string {
+	out := make([]string, 0, len(inheritedPOSIX)+len(inherit)+len(env))
+	var seen []string
+	for _, name := range append(InheritedEnv(), inherit...) {
+		if configured(env, name) || slices.ContainsFunc(seen, func(s string) bool { return sameName(s, name) }) {
 			continue
 		}
+		seen = append(seen, name)
 		v, ok := lookup(name)
 		if !ok || strings.HasPrefix(v, "()") {
 			continue
@@ -59,6 +63,12 @@ func commandEnv(env map[string]string, lookup func(string) (string, bool)) []str
 	return out
 }
 
+// sameName reports whether a and b name the same variable (ignoring case
+// on Windows, where variable names are case-insensitive).
+func sameName(a, b string) bool {
+	return a == b || runtime.GOOS == "windows" && strings.EqualFold(a, b)
+}
+
 // configured reports whether env sets the variable name (ignoring case on
 // Windows, where variable names are case-insensitive).
 func configured(env map[string]string, name string) bool {
@@ -69,7 +79,7 @@ func configured(env map[string]string, name string) bool {
 		return false
 	}
 	for k := range env {
-		if strings.EqualFold(k, name) {
+		if sameName(k, name) {
 			return true
 		}
 	}

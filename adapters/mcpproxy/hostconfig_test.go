@@ -37,6 +37,10 @@ func TestValidate_AgreesWithHostconfig(t *testing.T) {
 			env := rapid.MapOfN(rapid.SampledFrom([]string{"TOKEN", "_A1", "1X", "A-B"}), rapid.SampledFrom([]string{"v", ""}), 1, 2).Draw(t, "env")
 			entry["env"], cfg.Env = env, env
 		}
+		if rapid.Bool().Draw(t, "hasInheritEnv") {
+			ie := rapid.SliceOfN(rapid.SampledFrom([]string{"LANG", "TOKEN", "_A1", "1X", "A-B"}), 1, 3).Draw(t, "inherit_env")
+			entry["inherit_env"], cfg.InheritEnv = ie, ie
+		}
 		if rapid.Bool().Draw(t, "hasHeaders") {
 			h := rapid.MapOfN(rapid.SampledFrom([]string{"Authorization", "X-Key", "bad header", "a:b"}),
 				rapid.SampledFrom([]string{"Bearer t", "x\r\ny", "v\x00"}), 1, 2).Draw(t, "headers")

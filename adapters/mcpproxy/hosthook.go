@@ -123,5 +123,5 @@ func reconfigureWithin(ctx context.Context, p *Proxy, all []Config) error {
 // HostServer is the Config of a host configuration's server entry.
 func HostServer(s hostconfig.Server) Config {
 	return Config{Name: s.Name, Description: s.Description,
-		Command: s.Command, Env: s.Env, Dir: s.Dir, URL: s.URL, Headers: s.Headers, Secrets: s.Secrets}
+		Command: s.Command, Env: s.Env, InheritEnv: s.InheritEnv, Dir: s.Dir, URL: s.URL, Headers: s.Headers, Secrets: s.Secrets}
 }

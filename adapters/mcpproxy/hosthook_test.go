@@ -138,3 +138,14 @@ func TestHostHook_SilentServerDoesNotHoldUpTheReload(t *testing.T) {
 	assert.NotEmpty(t, proxiedNames(reg, "kid"), "the server that answers is served")
 	assert.Equal(t, mcpproxy.Disconnected, statusOf(t, p, "silent").State)
 }
+
+// A host configuration's server entry becomes the Config it describes,
+// its inherit_env names (InheritEnv) included.
+func TestHostServer_CarriesEveryField(t *testing.T) {
+	s := hostconfig.Server{Name: "s", Description: "d", Command: []string{"srv", "-v"}, Env: map[string]string{"K": "v"},
+		InheritEnv: []string{"LANG", "HTTP_PROXY"}, Dir: "/work", Secrets: []string{"v"}}
+	assert.Equal(t, mcpproxy.Config{Name: "s", Description: "d", Command: []string{"srv", "-v"}, Env: map[string]string{"K": "v"},
+		InheritEnv: []string{"LANG", "HTTP_PROXY"}, Dir: "/work", Secrets: []string{"v"}}, mcpproxy.HostServer(s))
+	u := hostconfig.Server{Name: "u", URL: "https://x.test/mcp", Headers: map[string]string{"Authorization": "Bearer t"}}
+	assert.Equal(t, mcpproxy.Config{Name: "u", URL: "https://x.test/mcp", Headers: map[string]string{"Authorization": "Bearer t"}}, mcpproxy.HostServer(u))
+}

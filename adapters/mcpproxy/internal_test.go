@@ -209,15 +209,35 @@ func TestRedactorLeavesPlainSettings(t *testing.T) {
 func TestCommandEnv(t *testing.T) {
 	host := map[string]string{"PATH": "/usr/bin", "SHELL": "() { :; }", "API_TOKEN": "host-secret-value", "TERM": "xterm"}
 	lookup := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
-	got := commandEnv(nil, lookup)
+	got := commandEnv(nil, nil, lookup)
 	require.NotNil(t, got)
 	if runtime.GOOS == "windows" {
 		assert.Equal(t, []string{"PATH=/usr/bin"}, got)
 	} else {
 		assert.Equal(t, []string{"PATH=/usr/bin", "TERM=xterm"}, got)
 	}
-	assert.Equal(t, []string{"A=1", "PATH=/opt/bin"}, commandEnv(map[string]string{"PATH": "/opt/bin", "A": "1"}, func(string) (string, bool) { return "", false }))
-	got = commandEnv(map[string]string{"PATH": "/opt/bin"}, lookup)
+	assert.Equal(t, []string{"A=1", "PATH=/opt/bin"}, commandEnv(map[string]string{"PATH": "/opt/bin", "A": "1"}, nil, func(string) (string, bool) { return "", false }))
+	got = commandEnv(map[string]string{"PATH": "/opt/bin"}, nil, lookup)
 	assert.Contains(t, got, "PATH=/opt/bin")
 	assert.NotContains(t, got, "PATH=/usr/bin")
+}
+
+// commandEnv passes the variables InheritEnv names as the host has them,
+// after InheritedEnv's, each once; one the host has not set, or set to an
+// exported shell function, is left out, and Env still wins.
+func TestCommandEnvInheritEnv(t *testing.T) {
+	host := map[string]string{"PATH": "/usr/bin", "LANG": "C.UTF-8", "TMPDIR": "/tmp/x", "FN": "() { :; }", "API_TOKEN": "host-secret-value"}
+	lookup := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
+	got := commandEnv(map[string]string{"TMPDIR": "/tmp/configured"}, []string{"LANG", "LANG", "PATH", "UNSET_HERE", "FN", "TMPDIR"}, lookup)
+	assert.Equal(t, []string{"PATH=/usr/bin", "LANG=C.UTF-8", "TMPDIR=/tmp/configured"}, got)
+}
+
+// A server whose InheritEnv changed is reached anew on Reconfigure: the
+// child must be started again to get the other variables.
+func TestSameConnectionComparesInheritEnv(t *testing.T) {
+	a := Config{Name: "s", Command: []string{"srv"}, InheritEnv: []string{"LANG"}}
+	b := a
+	assert.True(t, sameConnection(a, b))
+	b.InheritEnv = []string{"LANG", "TMPDIR"}
+	assert.False(t, sameConnection(a, b))
 }

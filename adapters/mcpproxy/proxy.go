@@ -291,7 +291,7 @@ func Validate(cfgs []Config) error { return validate(cfgs) }
 //     unavailable, saying the server was removed from the configuration;
 //   - a new server is connected and its tools registered, as by New;
 //   - a server whose Config changed in how it is reached (Command, Env,
-//     Dir, URL, Headers, Secrets, Transport) is restarted: the new one
+//     InheritEnv, Dir, URL, Headers, Secrets, Transport) is restarted: the new one
 //     connects while the old one keeps serving; when the new one's first
 //     attempt succeeds, its tools replace the old ones in one step
 //     (Registry.ReplacePack), so calls never find the tools missing; when
@@ -382,7 +382,7 @@ func (p *Proxy) Reconfigure(ctx context.Context, cfgs []Config) error {
 // compared: a config with one is never the same.
 func sameConnection(a, b Config) bool {
 	return a.Transport == nil && b.Transport == nil && a.Name == b.Name &&
-		slices.Equal(a.Command, b.Command) && maps.Equal(a.Env, b.Env) && a.Dir == b.Dir &&
+		slices.Equal(a.Command, b.Command) && maps.Equal(a.Env, b.Env) && slices.Equal(a.InheritEnv, b.InheritEnv) && a.Dir == b.Dir &&
 		a.URL == b.URL && maps.Equal(a.Headers, b.Headers) && slices.Equal(a.Secrets, b.Secrets)
 }
 
@@ -1007,7 +1007,7 @@ func (s *server) transport(ctx context.Context) (mcp.Transport, error) {
 			}
 			cmd.Stderr = w
 		}
-		cmd.Env = commandEnv(c.Env, os.LookupEnv)
+		cmd.Env = commandEnv(c.Env, c.InheritEnv, os.LookupEnv)
 		return captureTransport{&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}, nil
 	case TransportHTTP:
 		base := s.p.opts.HTTPClient

@@ -213,6 +213,37 @@ func TestStdioChildInheritsOnlyTheDefaultEnvironment(t *testing.T) {
 	assert.Empty(t, extra, "nothing else is inherited")
 }
 
+// A variable InheritEnv names reaches the child as the host has it, and is
+// no secret: a tool's result echoing its value comes back whole, as does
+// the child's stderr, while an Env value of the same server is still
+// redacted.
+func TestStdioChildInheritEnvIsPassedAndNotRedacted(t *testing.T) {
+	const plain = "/tmp/inherited-plain-setting-77"
+	bin := testServer(t)
+	t.Setenv("TESTMCP_SECRET_PLAIN_TMPDIR", plain)
+	t.Setenv("MCPPROXY_TEST_UNLISTED", "unlisted-value-42")
+	stderr := &logBuffer{}
+	reg := newRegistry()
+	p := newProxy(t, reg, []mcpproxy.Config{{Name: "child", Command: []string{bin},
+		InheritEnv: []string{"TESTMCP_SECRET_PLAIN_TMPDIR", "MCPPROXY_TEST_NOT_SET"},
+		Env:        map[string]string{"TESTSERVER_ENV_DUMP": "1", "TESTMCP_SECRET_KEY": "configured-key-5150"}}},
+		mcpproxy.Options{Stderr: stderr})
+	require.Equal(t, mcpproxy.Connected, statusOf(t, p, "child").State, statusOf(t, p, "child").LastError)
+	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "testserver env: end") },
+		waitBound, 10*time.Millisecond, "the child never wrote its environment")
+	assert.Contains(t, stderr.String(), "testserver env: TESTMCP_SECRET_PLAIN_TMPDIR="+plain+"\n")
+	assert.NotContains(t, stderr.String(), "MCPPROXY_TEST_UNLISTED", "a variable InheritEnv does not name is not inherited")
+	assert.NotContains(t, stderr.String(), "MCPPROXY_TEST_NOT_SET", "a named variable the host has not set is left out")
+
+	res, err := reg.Invoke(callCtx(t), "child.leak_ok", nil)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	text, _ := res.Value.(string)
+	assert.Contains(t, text, "hello "+plain+"; split ", "an inherited value is not redacted from a result")
+	assert.Contains(t, text, "hello [REDACTED]; split [REDACTED]", "an Env value still is")
+	assert.NotContains(t, text, "configured-key-5150")
+}
+
 // A short env value that is no credential ("exit") is not redacted from
 // inside the server's own name in the log.
 func TestShortEnvValueLeavesServerNameInLogsAlone(t *testing.T) {
