@@ -182,7 +182,8 @@
 //
 //	[
 //	  {"name": "github", "command": ["github-mcp-server", "stdio"],
-//	   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}},
+//	   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"},
+//	   "inherit_env": ["LANG", "HTTPS_PROXY", "NO_PROXY"]},
 //	  {"name": "search", "url": "https://mcp.example.com/mcp",
 //	   "headers": {"Authorization": "Bearer ${SEARCH_KEY}"}}
 //	]
@@ -190,17 +191,30 @@
 // ${NAME} and ${NAME:-default} in env and header values are replaced by
 // the environment variable NAME exactly as in the -config file
 // (registry/hostconfig): NAME must be set unless a default is given, $$
-// is a literal $, and any other $ is kept as written (a literal
-// "Bearer pre$fix" passes unchanged). Secrets need not be in the file;
-// they never appear in logs or errors (an error names the key and the
-// unset variable, never the value).
+// is a literal $, and a $ before a digit, punctuation or the end is kept
+// as written (a literal "Bearer 5$9" passes unchanged). A bare $ before a
+// letter or _ ("Bearer $SEARCH_KEY"), which this file once expanded, is
+// refused — servers[0] "search": headers: Authorization: a bare $ before
+// a name is not expanded; write ${NAME}, or $$ for a literal $ — rather
+// than sent as the literal text: write ${SEARCH_KEY}, or pre$$fix for a
+// credential that holds "$fix". Secrets need not be in the file; they
+// never appear in logs or errors (an error names the server, the key and
+// the unset variable, never the value nor the text after a $).
 //
 // A command server does not inherit this server's environment (its
 // TOOLPACK_AUTH_TOKEN, DSNs, other servers' keys): it gets only PATH,
 // HOME, USER, LOGNAME, SHELL and TERM (on Windows the list of
-// mcpproxy.InheritedEnv) and its env, so name in env any other variable
-// it needs ("LANG": "${LANG:-}"). A server that cannot be reached is
-// logged as a warning, reported "disconnected" in /healthz (proxy status
+// mcpproxy.InheritedEnv), the variables its inherit_env names and its
+// env. Name plain settings it needs in inherit_env (LANG, TMPDIR,
+// HTTP_PROXY, HTTPS_PROXY, NO_PROXY, SSL_CERT_FILE, XDG_*): they are
+// passed as this server has them and never redacted. Give secrets in env
+// ("API_KEY": "${API_KEY}"): their values are redacted from everything
+// the command sends back, its tools' results too, so a setting a tool
+// may echo (a directory, a locale) put in env would come back as
+// [REDACTED]. A variable may not be in both. Servers used to inherit the
+// whole environment: one that relied on a variable now missing needs it
+// named in inherit_env or env. A server that cannot be reached is logged
+// as a warning, reported "disconnected" in /healthz (proxy status
 // "degraded") and retried with back-off; the rest of the server works
 // meanwhile.
 //

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,19 +23,28 @@ import (
 // maxProxyFileBytes caps the -proxy configuration file.
 const maxProxyFileBytes = 1 << 20
 
-// proxyServer is one entry of the -proxy file. Exactly one of Command and
-// URL is set; Env values and Headers values may name environment variables
-// as ${NAME} or ${NAME:-default}, expanded as the -config file's values
-// are (hostconfig.Expand), so that secrets stay out of the file.
+// proxyServer is one entry of the -proxy file, as a servers: entry of the
+// -config file (hostconfig.Server). Exactly one of Command and URL is
+// set; Env values and Headers values may name environment variables as
+// ${NAME} or ${NAME:-default}, expanded as the -config file's values are
+// (hostconfig.Expand), so that secrets stay out of the file; InheritEnv
+// names variables of this server's environment passed to the command as
+// they are (mcpproxy.Config.InheritEnv: plain settings, never redacted).
 type proxyServer struct {
 	Name        string            `json:"name"`
 	Description string            `json:"description,omitempty"`
 	Command     []string          `json:"command,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
+	InheritEnv  []string          `json:"inherit_env,omitempty"`
 	Dir         string            `json:"dir,omitempty"`
 	URL         string            `json:"url,omitempty"`
 	Headers     map[string]string `json:"headers,omitempty"`
 }
+
+// errBareDollar is the problem of a -proxy value holding a $ followed by a
+// letter or _: such a $NAME was expanded once (os.Expand) and is now kept
+// as written, so that "Bearer $KEY" would silently send the text $KEY.
+var errBareDollar = errors.New("a bare $ before a name is not expanded; write ${NAME}, or $$ for a literal $")
 
 // readProxyFile reads the -proxy file: a JSON array of proxyServer. Unknown
 // fields are errors; no value is ever quoted in an error (it may be a
@@ -56,7 +67,7 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 	var servers []proxyServer
 	if err := dec.Decode(&servers); err != nil {
 		return nil, usageError("flag -proxy: %s: expected a JSON array of servers "+
-			`({"name","command","env","dir"} or {"name","url","headers"}): %v`, path, err)
+			`({"name","command","env","inherit_env","dir"} or {"name","url","headers"}): %v`, path, err)
 	}
 	reserved := map[string]bool{}
 	for _, n := range reservedPacks() {
@@ -79,7 +90,7 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 		}
 		cfgs = append(cfgs, mcpproxy.Config{
 			Name: s.Name, Description: s.Description,
-			Command: s.Command, Env: env, Dir: s.Dir,
+			Command: s.Command, Env: env, InheritEnv: s.InheritEnv, Dir: s.Dir,
 			URL: s.URL, Headers: headers,
 		})
 	}
@@ -88,16 +99,28 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 
 // expandValues replaces ${NAME} and ${NAME:-default} in every value by
 // the environment variable NAME exactly as the -config file's values are
-// expanded (hostconfig.Expand): $$ is a literal $, and a $ not followed by
-// { is kept as written, so a literal credential holding a $ passes
-// unchanged. An error names the key and, for an unset ${NAME}, the
-// variable, never the value.
+// expanded (hostconfig.Expand): $$ is a literal $, and a $ followed by
+// anything but {, $, a letter or _ is kept as written. A bare $ before a
+// letter or _ ($NAME, once expanded) is refused (errBareDollar) rather
+// than kept, so a value written for the old expansion fails loudly
+// instead of sending the literal text. An error names the key (the first
+// in sorted order) and, for an unset ${NAME}, the variable, never the
+// value nor any part of it.
 func expandValues(m map[string]string) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
 	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	out := make(map[string]string, len(m))
-	for k, v := range m {
+	for _, k := range keys {
+		v := m[k]
+		if bareDollar(v) {
+			return nil, fmt.Errorf("%s: %w", k, errBareDollar)
+		}
 		x, err := hostconfig.Expand(v, os.LookupEnv)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
@@ -105,6 +128,30 @@ func expandValues(m map[string]string) (map[string]string, error) {
 		out[k] = x
 	}
 	return out, nil
+}
+
+// bareDollar reports whether v holds a $ followed by an ASCII letter or _
+// outside ${…} (whose default is literal text) and not after a $ that
+// makes $$.
+func bareDollar(v string) bool {
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] != '$' {
+			continue
+		}
+		switch c := v[i+1]; {
+		case c == '$':
+			i++
+		case c == '{':
+			end := strings.IndexByte(v[i+2:], '}')
+			if end < 0 {
+				return false // an unterminated ${, which Expand reports
+			}
+			i += 2 + end
+		case c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
+			return true
+		}
+	}
+	return false
 }
 
 // startProxy mirrors the servers of the -proxy file (cfgs) into reg;

@@ -171,10 +171,10 @@ func TestRun_ProxyFileErrors(t *testing.T) {
 }
 
 // The -proxy file's env and header values expand exactly as the -config
-// file's do (hostconfig.Expand): ${NAME} and ${NAME:-default}; a $ not
-// followed by { is kept as written, so a literal credential holding a $
-// passes unchanged; an error names an unset variable of a well-formed
-// ${NAME} and never quotes the value.
+// file's do (hostconfig.Expand): ${NAME} and ${NAME:-default}; $$ is a
+// literal $ and a $ before a digit, punctuation or the end is kept as
+// written, so a literal credential holding a $ passes; an error names an
+// unset variable of a well-formed ${NAME} and never quotes the value.
 func TestReadProxyFile_ExpandsLikeHostConfig(t *testing.T) {
 	t.Setenv(proxyTokenEnv, proxyToken)
 	dir := t.TempDir()
@@ -186,17 +186,18 @@ func TestReadProxyFile_ExpandsLikeHostConfig(t *testing.T) {
 		return p
 	}
 	cfgs, err := readProxyFile(write(map[string]string{
-		"Authorization": "Bearer pre$S3CR3Txyz",
+		"Authorization": "Bearer pre$$S3CR3Txyz",
 		"X-Token":       "${" + proxyTokenEnv + "}",
-		"X-Default":     "${TP_TEST_UNSET_VAR_94:-fallback}",
+		"X-Default":     "${TP_TEST_UNSET_VAR_94:-fallback$x}",
 		"X-Dollars":     "a$$b",
+		"X-Kept":        "5$9 $-x $. $",
 	}))
 	require.NoError(t, err)
 	require.Len(t, cfgs, 1)
 	assert.Equal(t, map[string]string{"Authorization": "Bearer pre$S3CR3Txyz", "X-Token": proxyToken,
-		"X-Default": "fallback", "X-Dollars": "a$b"}, cfgs[0].Headers)
+		"X-Default": "fallback$x", "X-Dollars": "a$b", "X-Kept": "5$9 $-x $. $"}, cfgs[0].Headers)
 
-	_, err = readProxyFile(write(map[string]string{"Authorization": "Bearer pre$S3CR3Txyz ${TP_TEST_UNSET_VAR_95}"}))
+	_, err = readProxyFile(write(map[string]string{"Authorization": "Bearer pre$$S3CR3Txyz ${TP_TEST_UNSET_VAR_95}"}))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, errUsage)
 	assert.ErrorIs(t, err, hostconfig.ErrInvalid)
@@ -208,4 +209,68 @@ func TestReadProxyFile_ExpandsLikeHostConfig(t *testing.T) {
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), "S3CR3T")
 	}
+}
+
+// A bare $ before a letter or _ ($NAME), which the -proxy file once
+// expanded, is refused instead of silently sent as written: the error
+// names the server, the field and the key, never the text after the $
+// (it may be part of a literal credential).
+func TestReadProxyFile_RefusesBareDollarBeforeAName(t *testing.T) {
+	t.Setenv("SEARCH_KEY", proxyToken)
+	dir := t.TempDir()
+	write := func(server map[string]any) string {
+		b, err := json.Marshal([]map[string]any{{"name": "ok", "url": "http://127.0.0.1:1/mcp"}, server})
+		require.NoError(t, err)
+		p := filepath.Join(dir, "proxy.json")
+		require.NoError(t, os.WriteFile(p, b, 0o600))
+		return p
+	}
+	cases := map[string]struct {
+		server map[string]any
+		want   string
+	}{
+		"header": {map[string]any{"name": "a", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"Authorization": "Bearer $SEARCH_KEY"}},
+			`flag -proxy: servers[1] "a": headers: Authorization: a bare $ before a name is not expanded; write ${NAME}, or $$ for a literal $`},
+		"env": {map[string]any{"name": "b", "command": []string{"srv"}, "env": map[string]string{"TOKEN": "pre$_s3cr3tTail"}},
+			`flag -proxy: servers[1] "b": env: TOKEN: a bare $ before a name is not expanded`},
+		"after an expansion": {map[string]any{"name": "c", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"X-Key": "${SEARCH_KEY}$s3cr3tTail"}},
+			`flag -proxy: servers[1] "c": headers: X-Key: a bare $ before a name`},
+		"after $$": {map[string]any{"name": "d", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"X-Key": "$$$s3cr3tTail"}},
+			`flag -proxy: servers[1] "d": headers: X-Key: a bare $ before a name`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := readProxyFile(write(c.server))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, errUsage)
+			assert.ErrorIs(t, err, errBareDollar)
+			assert.Contains(t, err.Error(), c.want)
+			for _, leak := range []string{"SEARCH_KEY", "s3cr3t", "Tail", proxyToken} {
+				assert.NotContains(t, err.Error(), leak)
+			}
+		})
+	}
+}
+
+// inherit_env of a -proxy entry, as of a servers: entry, names variables
+// passed to the command as they are (mcpproxy.Config.InheritEnv); a name
+// also in env is refused by the proxy, naming the field.
+func TestReadProxyFile_InheritEnv(t *testing.T) {
+	t.Setenv("OJ_BASE_URL", "")
+	t.Setenv(example.EnvIncludeExampleTools, "true")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "proxy.json")
+	require.NoError(t, os.WriteFile(p, []byte(`[{"name":"kid","command":["srv"],"inherit_env":["LANG","HTTPS_PROXY"],"env":{"API_KEY":"k3y-value-77"}}]`), 0o600))
+	cfgs, err := readProxyFile(p)
+	require.NoError(t, err)
+	require.Len(t, cfgs, 1)
+	assert.Equal(t, []string{"LANG", "HTTPS_PROXY"}, cfgs[0].InheritEnv)
+
+	require.NoError(t, os.WriteFile(p, []byte(`[{"name":"kid","command":["srv"],"inherit_env":["API_KEY"],"env":{"API_KEY":"k3y-value-77"}}]`), 0o600))
+	var stderr strings.Builder
+	err = run(context.Background(), []string{"-stdio", "-packs", "example", "-proxy", p}, strings.NewReader(""), io.Discard, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "InheritEnv")
+	assert.Contains(t, err.Error(), "API_KEY is set in Env too")
+	assert.NotContains(t, err.Error()+stderr.String(), "k3y-value-77")
 }
