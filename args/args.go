@@ -10,7 +10,8 @@ type FieldError struct {
 	// "filter.min"); empty for a problem with the whole body.
 	Field string `json:"field"`
 	// Rule is the violated rule: "required", "unknown_field", "type",
-	// "min", "max", "oneof", "too_large", "too_deep", "syntax", …
+	// "min", "max", "oneof", "too_large", "too_deep", "syntax",
+	// "invalid_utf8", …
 	Rule string `json:"rule"`
 	// Message says what was expected, in words a model can act on.
 	Message string `json:"message"`

@@ -81,7 +81,9 @@ type decoder struct {
 	path     []seg
 	errs     []FieldError
 	bad      []string    // paths whose value failed to decode
-	abort    *FieldError // syntax or depth: decoding stopped
+	abort    *FieldError // syntax, depth or invalid UTF-8: decoding stopped
+	inKey    bool        // scanning an object's key
+	badKey   bool        // the invalid UTF-8 that stopped decoding is in a key
 }
 
 // seg is one step of a JSON path.
@@ -416,9 +418,10 @@ func (d *decoder) number() ([]byte, bool) {
 }
 
 // scanString scans the string starting at d.pos (a quote) and leaves d.pos
-// after its closing quote. It returns the end of its content, whether the
-// content has escapes, and whether it has bytes outside ASCII.
-func (d *decoder) scanString() (end int, esc, high, ok bool) {
+// after its closing quote. It returns the end of its content and whether
+// the content has escapes. A byte that is not valid UTF-8 stops decoding
+// (rule invalid_utf8) with d.pos on it.
+func (d *decoder) scanString() (end int, esc, ok bool) {
 	raw := d.raw
 	i := d.pos + 1
 	for i < len(raw) {
@@ -426,13 +429,13 @@ func (d *decoder) scanString() (end int, esc, high, ok bool) {
 		switch {
 		case c == '"':
 			d.pos = i + 1
-			return i, esc, high, true
+			return i, esc, true
 		case c == '\\':
 			esc = true
 			i++
 			if i >= len(raw) {
 				d.pos = i
-				return 0, esc, high, d.syntaxErr("unexpected end of input")
+				return 0, esc, d.syntaxErr("unexpected end of input")
 			}
 			switch raw[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -442,30 +445,44 @@ func (d *decoder) scanString() (end int, esc, high, ok bool) {
 				for k := 0; k < 4; k++ {
 					if i >= len(raw) {
 						d.pos = i
-						return 0, esc, high, d.syntaxErr("unexpected end of input")
+						return 0, esc, d.syntaxErr("unexpected end of input")
 					}
 					if !isHex(raw[i]) {
 						d.pos = i
-						return 0, esc, high, d.unexpected("in \\u hexadecimal character escape")
+						return 0, esc, d.unexpected("in \\u hexadecimal character escape")
 					}
 					i++
 				}
 			default:
 				d.pos = i
-				return 0, esc, high, d.unexpected("in string escape code")
+				return 0, esc, d.unexpected("in string escape code")
 			}
 		case c < 0x20:
 			d.pos = i
-			return 0, esc, high, d.unexpected("in string literal")
-		default:
-			if c >= utf8.RuneSelf {
-				high = true
-			}
+			return 0, esc, d.unexpected("in string literal")
+		case c < utf8.RuneSelf:
 			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				d.pos = i
+				return 0, esc, d.invalidUTF8()
+			}
+			i += size
 		}
 	}
 	d.pos = i
-	return 0, esc, high, d.syntaxErr("unexpected end of input")
+	return 0, esc, d.syntaxErr("unexpected end of input")
+}
+
+// invalidUTF8 stops decoding at the byte at d.pos, which is not valid
+// UTF-8, naming the field whose string (or key, d.inKey) holds it.
+func (d *decoder) invalidUTF8() bool {
+	if d.abort == nil {
+		fe := utf8Error(renderPath(d.path), d.pos, d.inKey)
+		d.abort, d.badKey = &fe, d.inKey
+	}
+	return false
 }
 
 func isHex(c byte) bool {
@@ -475,18 +492,18 @@ func isHex(c byte) bool {
 // str reads the string at d.pos.
 func (d *decoder) str() (string, bool) {
 	start := d.pos + 1
-	end, esc, high, ok := d.scanString()
+	end, esc, ok := d.scanString()
 	if !ok {
 		return "", false
 	}
-	return unquote(d.raw[start:end], esc, high), true
+	return unquote(d.raw[start:end], esc), true
 }
 
-// unquote returns the text of a string's content, as encoding/json does:
-// escapes resolved, each byte of invalid UTF-8 and each unpaired surrogate
-// replaced by U+FFFD.
-func unquote(b []byte, esc, high bool) string {
-	if !esc && (!high || utf8.Valid(b)) {
+// unquote returns the text of a string's content (valid UTF-8, which
+// scanString checked), as encoding/json does: escapes resolved, each
+// unpaired surrogate escape replaced by U+FFFD.
+func unquote(b []byte, esc bool) string {
+	if !esc {
 		return string(b)
 	}
 	out := make([]byte, 0, len(b)+4)
@@ -528,12 +545,8 @@ func unquote(b []byte, esc, high bool) string {
 			out = append(out, c)
 			i++
 		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
-			} else {
-				out = append(out, b[i:i+size]...)
-			}
+			_, size := utf8.DecodeRune(b[i:])
+			out = append(out, b[i:i+size]...)
 			i += size
 		}
 	}
@@ -557,22 +570,24 @@ func hex4(b []byte) rune {
 }
 
 // key reads an object key and the colon after it.
-func (d *decoder) key() (kb []byte, esc, high, ok bool) {
+func (d *decoder) key() (kb []byte, esc, ok bool) {
 	d.ws()
 	if d.pos >= len(d.raw) || d.raw[d.pos] != '"' {
-		return nil, false, false, d.unexpected("looking for beginning of object key string")
+		return nil, false, d.unexpected("looking for beginning of object key string")
 	}
 	start := d.pos + 1
-	end, esc, high, ok := d.scanString()
+	d.inKey = true
+	end, esc, ok := d.scanString()
+	d.inKey = false
 	if !ok {
-		return nil, false, false, false
+		return nil, false, false
 	}
 	d.ws()
 	if d.pos >= len(d.raw) || d.raw[d.pos] != ':' {
-		return nil, false, false, d.unexpected("after object key")
+		return nil, false, d.unexpected("after object key")
 	}
 	d.pos++
-	return d.raw[start:end], esc, high, true
+	return d.raw[start:end], esc, true
 }
 
 // next consumes the separator after a member or element: it returns more
@@ -623,16 +638,16 @@ func (d *decoder) object(v reflect.Value, n *node) bool {
 		seenMore = make([]bool, len(n.fields))
 	}
 	for {
-		kb, esc, high, ok := d.key()
+		kb, esc, ok := d.key()
 		if !ok {
 			return false
 		}
 		var f *field
 		key := ""
-		if !esc && (!high || utf8.Valid(kb)) {
+		if !esc {
 			f = n.byName[string(kb)]
 		} else {
-			key = unquote(kb, esc, high)
+			key = unquote(kb, esc)
 			f = n.byName[key]
 		}
 		if f == nil {
@@ -688,11 +703,11 @@ func (d *decoder) mapValue(v reflect.Value, n *node) bool {
 	kt := n.t.Key()
 	ev := reflect.New(n.t.Elem()).Elem()
 	for {
-		kb, esc, high, ok := d.key()
+		kb, esc, ok := d.key()
 		if !ok {
 			return false
 		}
-		key := unquote(kb, esc, high)
+		key := unquote(kb, esc)
 		kv := reflect.ValueOf(key)
 		if kt.Kind() == reflect.String && kt != kv.Type() {
 			kv = kv.Convert(kt)
@@ -762,11 +777,11 @@ func (d *decoder) anyValue() (any, bool) {
 			return m, ok
 		}
 		for {
-			kb, esc, high, ok := d.key()
+			kb, esc, ok := d.key()
 			if !ok {
 				return nil, false
 			}
-			key := unquote(kb, esc, high)
+			key := unquote(kb, esc)
 			d.push(seg{name: key})
 			if _, dup := m[key]; dup {
 				d.report("duplicate_key", dupMessage)
@@ -840,12 +855,12 @@ func (d *decoder) skip(dups bool) bool {
 		}
 		var keys keySet
 		for {
-			kb, esc, high, ok := d.key()
+			kb, esc, ok := d.key()
 			if !ok {
 				return false
 			}
 			if dups {
-				key := unquote(kb, esc, high)
+				key := unquote(kb, esc)
 				d.push(seg{name: key})
 				if keys.add(key) {
 					d.report("duplicate_key", dupMessage)
@@ -885,7 +900,7 @@ func (d *decoder) skip(dups bool) bool {
 			}
 		}
 	case c == '"':
-		_, _, _, ok := d.scanString()
+		_, _, ok := d.scanString()
 		return ok
 	case c == 't':
 		return d.literal("true")

@@ -192,8 +192,13 @@
 // cap (DecodeOptions.MaxBytes, default 1 MiB); then, as it reads, the
 // syntax (a body that is not valid JSON is reported as such, with the byte
 // offset — "arguments are not valid JSON at byte 3: unexpected end of
-// input" — and nothing else), the nesting depth (MaxDepth, default 64) and
-// the root (an empty body, null, an array or a scalar is named as such).
+// input" — and nothing else), the nesting depth (MaxDepth, default 64),
+// the encoding (JSON text must be UTF-8, RFC 8259: a string or key holding
+// bytes that are not is refused with rule invalid_utf8, naming the field
+// and the byte offset but never quoting the bytes — encoding/json would
+// silently turn them into U+FFFD; CheckUTF8 does the same check for
+// arguments no Decode reads) and the root (an empty body, null, an array
+// or a scalar is named as such).
 // Unknown fields are rejected at every level, keys must match JSON names
 // exactly (encoding/json alone would match case-insensitively), duplicate
 // keys are rejected, null is accepted only for pointers, any,

@@ -125,7 +125,10 @@
 //  4. Recover (a panic anywhere below → internal_error failure);
 //  5. the middleware added with UseOuter, first added outermost: it sees
 //     every call, also those the next stage refuses (statistics, tracing);
-//  6. size and depth caps (Options.Decode), then Tool.Decode: a
+//  6. size and depth caps (Options.Decode) and the encoding (arguments
+//     that are not UTF-8, which JSON text must be, are refused with rule
+//     invalid_utf8 naming the field, args.CheckUTF8 — encoding/json would
+//     silently make U+FFFD of them), then Tool.Decode: a
 //     *args.ValidationError becomes a validation_error failure listing every
 //     field (error_data), with a nil error;
 //  7. the middleware added with Use, first added outermost; it sees Call.Args;

@@ -153,8 +153,9 @@ func (r *Registry) lookupLocked(name string) (*entry, string) {
 	return e, via
 }
 
-// decodeStage enforces the registry's size and depth caps and runs
-// Tool.Decode; a *args.ValidationError becomes a validation_error failure.
+// decodeStage enforces the registry's size and depth caps and the
+// arguments' encoding (UTF-8), and runs Tool.Decode; a
+// *args.ValidationError becomes a validation_error failure.
 func (r *Registry) decodeStage(next Handler) Handler {
 	maxBytes, maxDepth := r.maxBytes, r.maxDepth
 	return func(ctx context.Context, c *Call) (result.Result[any], error) {

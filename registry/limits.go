@@ -2,12 +2,18 @@ package registry
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/args"
 )
 
-// checkLimits enforces the size and nesting-depth caps on raw arguments
-// before any decoder sees them. It allocates only when it rejects.
+// checkLimits enforces the size and nesting-depth caps and the encoding
+// (JSON text must be UTF-8: args.CheckUTF8, rule invalid_utf8, naming the
+// field) on raw arguments before any decoder sees them, so that no tool —
+// one with Tool.Decode or one reading Call.Raw itself — is handed bytes
+// encoding/json would silently turn into U+FFFD. The encoding costs
+// nothing on ASCII: the depth scan notes whether any byte is above 0x7F,
+// and only then is utf8.Valid run. It allocates only when it rejects.
 func checkLimits(raw []byte, maxBytes, maxDepth int) *args.ValidationError {
 	if len(raw) > maxBytes {
 		return &args.ValidationError{Errors: []args.FieldError{{
@@ -17,7 +23,9 @@ func checkLimits(raw []byte, maxBytes, maxDepth int) *args.ValidationError {
 	}
 	depth := 0
 	inString, escaped := false, false
+	var high byte // every byte ORed: ≥ 0x80 when any is outside ASCII
 	for _, b := range raw {
+		high |= b
 		if inString {
 			switch {
 			case escaped:
@@ -46,6 +54,9 @@ func checkLimits(raw []byte, maxBytes, maxDepth int) *args.ValidationError {
 				depth--
 			}
 		}
+	}
+	if high >= utf8.RuneSelf {
+		return args.CheckUTF8(raw)
 	}
 	return nil
 }

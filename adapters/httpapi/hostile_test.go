@@ -34,6 +34,7 @@ func TestHostileInput(t *testing.T) {
 		{"empty body", "POST", invokeURL, "application/json", strings.NewReader(``), 400, "validation_error", "arguments"},
 		{"whitespace body", "POST", invokeURL, "application/json", strings.NewReader(" \n\t "), 400, "validation_error", "arguments"},
 		{"binary body", "POST", invokeURL, "application/json", strings.NewReader("\x00\x01\xfe\xff"), 400, "validation_error", "arguments"},
+		{"invalid UTF-8", "POST", invokeURL, "application/json", strings.NewReader("{\"query\":\"a\xffb\"}"), 400, "validation_error", "query: the string holds bytes that are not valid UTF-8 (at byte 11)"},
 		{"deeply nested", "POST", invokeURL, "application/json", strings.NewReader(strings.Repeat("[", 2000)), 400, "validation_error", "arguments"},
 		{"oversize body", "POST", invokeURL, "application/json", strings.NewReader(`{"query":"` + strings.Repeat("a", limit) + `"}`), 413, "too_large", "at most 4096 bytes"},
 		{"oversize chunked body", "POST", invokeURL, "application/json", io.MultiReader(strings.NewReader(`{"query":"`), strings.NewReader(strings.Repeat("b", 2*limit))), 413, "too_large", "at most 4096 bytes"},
