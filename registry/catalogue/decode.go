@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/toolpack-go/toolpack/args"
 )
 
 // Size caps of the bodies the decoders read. A longer body is refused
@@ -23,7 +25,8 @@ const (
 
 // DecodeBundleSpec reads a bundle PUT body: a JSON object with exactly the
 // fields slug, displayName, isEnabled (required) and description
-// (optional). Unknown or repeated fields, wrong types, a body above
+// (optional). Text that is not UTF-8 (named by field and byte offset),
+// unknown or repeated fields, wrong types, a body above
 // [MaxBundleBodyBytes] and every rule of [BundleSpec.Validate] are reported
 // together in one [*ValidationError].
 func DecodeBundleSpec(r io.Reader) (BundleSpec, error) {
@@ -47,7 +50,8 @@ func DecodeBundleSpec(r io.Reader) (BundleSpec, error) {
 
 // DecodeToolSpec reads a tool PUT body (the shape of [ToolSpec]; required:
 // displayName, isEnabled, type, argSchema, and httpImpl, goImpl or
-// stepsImpl to match the type). Unknown or repeated fields at any depth, wrong types, nesting
+// stepsImpl to match the type). Text that is not UTF-8 (named by field and
+// byte offset), unknown or repeated fields at any depth, wrong types, nesting
 // deeper than [MaxJSONDepth], a body above [MaxToolBodyBytes] and every
 // rule of [ToolSpec.Validate] and [ToolSpec.CheckCredentials] (it reads
 // what is being written) are reported together in one [*ValidationError].
@@ -89,7 +93,8 @@ func DecodeToolSpec(r io.Reader) (ToolSpec, error) {
 	return s, nil
 }
 
-// DecodeEnabledPatch reads a PATCH body: exactly {"isEnabled": true|false}.
+// DecodeEnabledPatch reads a PATCH body: exactly {"isEnabled": true|false}
+// (UTF-8, as every JSON body must be).
 func DecodeEnabledPatch(r io.Reader) (bool, error) {
 	var p problems
 	var on bool
@@ -175,7 +180,37 @@ func readBody(p *problems, r io.Reader, max int64) *object {
 		p.add("", "expected JSON nested at most %d levels deep, got %d", MaxJSONDepth, d)
 		return nil
 	}
+	if !checkUTF8(p, "", data) {
+		return nil
+	}
 	return parseObject(p, "", data)
+}
+
+// checkUTF8 reports JSON text (data, found at path) that is not UTF-8, as
+// RFC 8259 requires and encoding/json would silently repair with U+FFFD,
+// under the field whose string holds the bad bytes (the object, for a
+// key's) and with their byte offset, never quoting them. It reports
+// whether data is valid UTF-8.
+func checkUTF8(p *problems, path string, data []byte) bool {
+	field, offset, key, bad := args.FindInvalidUTF8(data)
+	if !bad {
+		return true
+	}
+	if field == "" {
+		field = path
+	} else if path != "" {
+		if field[0] == '[' {
+			field = path + field
+		} else {
+			field = path + "." + field
+		}
+	}
+	what := "text"
+	if key {
+		what = "keys"
+	}
+	p.add(field, "expected %s of valid UTF-8 (JSON text must be UTF-8), got bytes that are not at byte %d", what, offset)
+	return false
 }
 
 func syntaxProblem(data []byte) string {

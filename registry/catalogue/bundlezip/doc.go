@@ -56,8 +56,9 @@
 // files); even so, a name with "..", a leading "/", a backslash, a ':',
 // NUL or a control character is refused, as is a name given twice, an
 // entry the layout does not have, one the manifest lists and the archive
-// lacks, an encrypted or non-regular entry, and any record breaking a
-// catalogue rule. Sizes are capped by [Options]: the archive, the number
+// lacks, an encrypted or non-regular entry, an entry whose JSON is not
+// UTF-8 (named by field and byte offset, the bytes never quoted), and any
+// record breaking a catalogue rule. Sizes are capped by [Options]: the archive, the number
 // of entries, the bytes each entry and all entries expand to, and the
 // expansion ratio of each entry. Expanded bytes are counted as they are
 // read, so an entry whose header understates its size (a "lying header")

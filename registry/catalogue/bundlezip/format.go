@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
@@ -30,7 +31,23 @@ func field(path, name string) string {
 }
 
 // parseObject reads the members of a JSON object; nil after a problem.
+// Text that is not UTF-8 (RFC 8259; encoding/json would make U+FFFD of
+// it) is a problem naming the field that holds the bytes and their byte
+// offset in raw, never quoting them.
 func parseObject(p *problems, entry, path string, raw []byte) *object {
+	if f, offset, key, bad := args.FindInvalidUTF8(raw); bad {
+		what := "text"
+		if key {
+			what = "keys"
+		}
+		if f == "" {
+			f = path
+		} else if path != "" {
+			f = under(path, f)
+		}
+		p.add(entry, f, "expected %s of valid UTF-8 (JSON text must be UTF-8), got bytes that are not at byte %d", what, offset)
+		return nil
+	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		p.add(entry, path, "expected a JSON object")

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -291,4 +292,42 @@ func TestImportErrorsAreCheckable(t *testing.T) {
 	assert.False(t, errors.Is(err, bundlezip.ErrTooLarge))
 	_, err = bundlezip.Import(context.Background(), openStore(t, nil), bytes.NewReader(nil), -1, bundlezip.Options{})
 	require.ErrorIs(t, err, catalogue.ErrInvalid)
+}
+
+// An entry whose JSON is not UTF-8 is refused naming the entry, the field
+// holding the bytes and their offset — encoding/json would have stored
+// them as U+FFFD — and never quoting them; the bytes inside a spec, the
+// bundle's or a tool's, likewise.
+func TestImportRefusesInvalidUTF8(t *testing.T) {
+	entries := validEntries(t)
+	var echo, manifest []byte
+	for _, x := range entries {
+		switch x.name {
+		case "tools/echo@1.0.json":
+			echo = x.data
+		case "bundle.json":
+			manifest = x.data
+		}
+	}
+	for _, tc := range []struct {
+		entry    string
+		data     []byte
+		old, new string
+		field    string
+	}{
+		{"tools/echo@1.0.json", echo, `"displayName": "`, "\"displayName\": \"\xff", "tools/echo@1.0.json:spec.displayName"},
+		{"tools/echo@1.0.json", echo, `"slug": "echo"`, "\"slug\": \"ech\xc3\"", "tools/echo@1.0.json:slug"},
+		{"bundle.json", manifest, `"displayName": "`, "\"displayName\": \"B\xfe", "bundle.json:bundle.spec.displayName"},
+		{"bundle.json", manifest, `"tools": [`, "\"tools\": [\"\xe2\x82\", ", "bundle.json:tools[0]"},
+	} {
+		require.Contains(t, string(tc.data), tc.old)
+		bad := bytes.Replace(tc.data, []byte(tc.old), []byte(tc.new), 1)
+		fields := refused(t, makeZip(t, replaceEntry(entries, tc.entry, bad)...), bundlezip.Options{})
+		assert.Equal(t, []string{tc.field}, sortedKeys(fields), "%q", tc.new)
+		assert.Contains(t, fields[tc.field], "expected text of valid UTF-8", "%q", tc.new)
+		assert.Contains(t, fields[tc.field], "at byte", "%q", tc.new)
+		for f, problem := range fields {
+			assert.True(t, utf8.ValidString(f+problem), "the bytes are echoed: %q", f+problem)
+		}
+	}
 }
