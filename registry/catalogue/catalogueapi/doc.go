@@ -39,7 +39,10 @@
 //	{"ok": false, "error": "…", "errorType": "invalid_input",
 //	 "fields": [{"field": "slug", "problem": "expected …"}, …]}
 //
-// Unknown query parameters and body fields are refused, never ignored.
+// Unknown query parameters and body fields are refused, never ignored; so
+// are repeated body fields, and bodies that are not UTF-8 (named by the
+// field holding the bytes and their offset; encoding/json would have made
+// U+FFFD of them).
 // Other answers use the same body with their own errorType:
 //
 //	403 built_in                 a change to a built-in bundle or tool other than isEnabled
@@ -106,7 +109,10 @@
 //
 // # Invocation
 //
-// POST …/invoke checks that the tool and its bundle are enabled, validates
+// POST …/invoke reads a body as strict as the PUT bodies' — exactly
+// {"args": {…}}, args once, UTF-8, nested at most catalogue.MaxJSONDepth
+// levels inside args, no byte order mark; each refusal (400) says which
+// rule failed — checks that the tool and its bundle are enabled, validates
 // args against the tool's argSchema (every violation listed, 400), calls
 // the [Invoker] and answers 200 with {"ok": true, "value": …} or, for a
 // failure the tool reported, {"ok": false, "error": …, "errorType": …}.

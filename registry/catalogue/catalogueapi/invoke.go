@@ -2,13 +2,17 @@ package catalogueapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
@@ -31,36 +35,158 @@ type InvokeResult struct {
 	Instruction string `json:"instruction,omitempty"`
 }
 
-// decodeInvokeBody reads {"args": {…}}: exactly one member, an object.
+// invokeShape is how a call's body must look, said in every refusal of
+// its shape.
+const invokeShape = `a JSON object {"args": {…}}`
+
+// decodeInvokeBody reads {"args": {…}}: exactly one member, an object, as
+// strictly as the PUT bodies: a byte order mark, nesting deeper than
+// catalogue.MaxJSONDepth inside args, a syntax error (with its byte offset),
+// text that is not UTF-8 (naming the field and the byte offset, never
+// quoting the bytes), a repeated or unknown member are each refused with
+// their own reason.
 func decodeInvokeBody(body []byte) (json.RawMessage, []FieldError) {
-	var m map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, []FieldError{{Field: "", Problem: `expected a JSON object {"args": {…}}`}}
+	body = bytes.TrimSpace(body)
+	whole := func(format string, a ...any) (json.RawMessage, []FieldError) {
+		return nil, []FieldError{{Field: "", Problem: fmt.Sprintf(format, a...)}}
 	}
-	if dec.More() {
-		return nil, []FieldError{{Field: "", Problem: "expected one JSON object, got more data after it"}}
+	switch {
+	case len(body) == 0:
+		return whole("expected %s, got nothing", invokeShape)
+	case bytes.HasPrefix(body, []byte("\uFEFF")):
+		return whole("expected %s, got a byte order mark (U+FEFF) before it; send the JSON without one", invokeShape)
 	}
-	var fe []FieldError
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	// Depth first: encoding/json's own limit (10000) would otherwise
+	// speak as a syntax error.
+	if d := jsonDepth(body); d > catalogue.MaxJSONDepth+1 {
+		return nil, []FieldError{{Field: "args", Problem: fmt.Sprintf("expected arguments nested at most %d levels deep, got %d", catalogue.MaxJSONDepth, d-1)}}
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if k != "args" {
-			fe = append(fe, FieldError{Field: clip(k, 64), Problem: "unknown field; expected only args"})
+	switch {
+	case !json.Valid(body):
+		return whole("expected %s: %s", invokeShape, syntaxProblem(body))
+	case body[0] != '{':
+		return whole("expected %s, got %s", invokeShape, jsonKind(body))
+	}
+	if field, offset, key, bad := args.FindInvalidUTF8(body); bad {
+		what := "text"
+		if key {
+			what = "keys"
+		}
+		return nil, []FieldError{{Field: field, Problem: fmt.Sprintf("expected %s of valid UTF-8 (JSON text must be UTF-8), got bytes that are not at byte %d", what, offset)}}
+	}
+	members, fe := objectMembers(body)
+	if len(fe) > 0 {
+		return nil, fe
+	}
+	var a json.RawMessage
+	seen := false
+	unknown := map[string]bool{}
+	for _, m := range members {
+		switch {
+		case m.name != "args":
+			if !unknown[m.name] {
+				unknown[m.name] = true
+				fe = append(fe, FieldError{Field: clip(m.name, 64), Problem: "unknown field; expected only args"})
+			}
+		case seen:
+			fe = append(fe, FieldError{Field: "args", Problem: "expected each field once, got it repeated"})
+		default:
+			seen, a = true, m.value
 		}
 	}
-	args, ok := m["args"]
-	t := bytes.TrimSpace(args)
 	switch {
-	case !ok:
+	case !seen:
 		fe = append(fe, FieldError{Field: "args", Problem: "expected a JSON object of arguments, got nothing"})
-	case len(t) == 0 || t[0] != '{':
-		fe = append(fe, FieldError{Field: "args", Problem: "expected a JSON object of arguments"})
+	case a[0] != '{':
+		fe = append(fe, FieldError{Field: "args", Problem: "expected a JSON object of arguments, got " + jsonKind(a)})
 	}
-	return t, fe
+	slices.SortStableFunc(fe, func(x, y FieldError) int { return cmp.Compare(x.Field, y.Field) })
+	return a, fe
+}
+
+// member is one member of a JSON object, in the order written.
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// objectMembers lists the members of body, valid JSON text of an object,
+// repeated names included.
+func objectMembers(body []byte) ([]member, []FieldError) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		return nil, []FieldError{{Field: "", Problem: fmt.Sprintf("expected %s: %v", invokeShape, err)}}
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, []FieldError{{Field: "", Problem: fmt.Sprintf("expected %s: %v", invokeShape, err)}}
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, []FieldError{{Field: clip(name, 64), Problem: fmt.Sprintf("expected a JSON value: %v", err)}}
+		}
+		out = append(out, member{name: name, value: v})
+	}
+	return out, nil
+}
+
+// syntaxProblem says where and why data, not valid JSON, is not.
+func syntaxProblem(data []byte) string {
+	var v any
+	err := json.Unmarshal(data, &v)
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return fmt.Sprintf("%v at byte %d", se, se.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "invalid JSON"
+}
+
+// jsonKind names the kind of the JSON value v (valid, trimmed).
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// jsonDepth returns the deepest nesting of valid JSON data.
+func jsonDepth(data []byte) int {
+	depth, most := 0, 0
+	inStr, esc := false, false
+	for _, c := range data {
+		switch {
+		case inStr:
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+			most = max(most, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return most
 }
 
 // argSchema returns the tool's compiled argSchema (cached by its text).
