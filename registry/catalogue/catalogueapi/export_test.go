@@ -1,5 +1,7 @@
 package catalogueapi
 
+import "encoding/json"
+
 // RouteMethods lists the route table: path pattern → methods.
 func RouteMethods() map[string][]string {
 	out := map[string][]string{}
@@ -31,4 +33,15 @@ func ParseQuery(kind, raw string, maxPage int) (pageSize int, problems []string)
 		problems = append(problems, f.Field+": "+f.Problem)
 	}
 	return q.PageSize, problems
+}
+
+// DecodeInvokeBody exposes the invoke body's decoder to the fuzz target:
+// the arguments, and each problem as "field: problem".
+func DecodeInvokeBody(body []byte) (json.RawMessage, []string) {
+	a, fe := decodeInvokeBody(body)
+	out := make([]string, len(fe))
+	for i, f := range fe {
+		out[i] = f.Field + ": " + f.Problem
+	}
+	return a, out
 }

@@ -1,9 +1,12 @@
 package catalogueapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/catalogueapi"
@@ -76,6 +79,65 @@ func FuzzParseQuery(f *testing.F) {
 			if !strings.Contains(p, "expected") {
 				t.Fatalf("problem %q does not say what was expected", p)
 			}
+		}
+	})
+}
+
+// FuzzDecodeInvokeBody: the invoke body's decoder never panics; it
+// accepts exactly a JSON object of UTF-8 text whose one member is args, an
+// object, and returns that object; every refusal says what was expected,
+// in valid UTF-8 (the client's bytes are never echoed broken).
+func FuzzDecodeInvokeBody(f *testing.F) {
+	for _, s := range []string{`{"args":{"q":"x"}}`, `{"args":{}}`, ` {"args" : {"q":[1,{"a":null}]}} `,
+		`{"args":{"q":"a"},"args":{"q":"b"}}`, `{"args":{"q":"x"},"more":1}`, `{"args":[1]}`, `{"args":null}`,
+		`[1,2]`, `{"args":{"q":"x"}} {}`, "\uFEFF{\"args\":{}}", "{\"args\":{\"q\":\"a\xffb\"}}",
+		"{\"\xff\":1}", `{"args":{"q":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}`,
+		`{"args":{"q":"\ud800"}}`, `{"` + strings.Repeat("a", 63) + `é":1}`, ``, `null`, `{"args":{"q":1e999999}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a, problems := catalogueapi.DecodeInvokeBody(body)
+		for _, p := range problems {
+			if !strings.Contains(p, "expected") {
+				t.Fatalf("problem %q does not say what was expected", p)
+			}
+			if !utf8.ValidString(p) {
+				t.Fatalf("problem %q is not valid UTF-8", p)
+			}
+		}
+		if len(problems) > 0 {
+			return
+		}
+		if !json.Valid(body) || !utf8.Valid(body) {
+			t.Fatalf("accepted %q, which is not UTF-8 JSON", body)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(body, &m); err != nil || len(m) != 1 {
+			t.Fatalf("accepted %q: %v, %d members", body, err, len(m))
+		}
+		if !bytes.Equal(m["args"], a) || len(a) == 0 || a[0] != '{' {
+			t.Fatalf("accepted %q as args %q", body, a)
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		tokens := 0
+		for depth := 0; ; {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			switch tok {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			default:
+				if depth == 1 {
+					tokens++ // a member's name, or a scalar value of one
+				}
+			}
+		}
+		if tokens != 1 { // "args", its value an object
+			t.Fatalf("accepted %q with %d top-level tokens", body, tokens)
 		}
 	})
 }

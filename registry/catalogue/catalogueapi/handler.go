@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/catalogue/bundlezip"
@@ -249,10 +250,14 @@ func allow(rt route) string {
 	return strings.Join(ms, ", ")
 }
 
-// clip shortens client text echoed in an error.
+// clip shortens client text echoed in an error to at most n bytes (and
+// "…"), cutting between characters.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) { // never cut a character in two
+		n--
+	}
+	return s[:n] + "…"
 }
