@@ -14,6 +14,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 	"github.com/toolpack-go/toolpack/result"
@@ -187,6 +188,9 @@ func (inv *Invoker) call(ctx context.Context, e *entry, name string, raw json.Ra
 		return result.Failuref[any](result.ValidationError, "arguments: %d bytes; expected at most %d", len(raw), inv.maxArgs), nil
 	}
 	vals, err := decodeArgs(raw)
+	if ve, ok := errors.AsType[*args.ValidationError](err); ok {
+		return args.Failure[any](ve), nil // every field, as the registry's own refusal
+	}
 	if err != nil {
 		return result.Failure[any]("arguments: "+err.Error(), result.ValidationError), nil
 	}
@@ -210,10 +214,14 @@ func (inv *Invoker) call(ctx context.Context, e *entry, name string, raw json.Ra
 }
 
 // decodeArgs reads a JSON object (empty means {}), numbers as
-// json.Number.
+// json.Number. Text that is not UTF-8 is refused naming the field (JSON
+// must be UTF-8; encoding/json would make U+FFFD of the bytes).
 func decodeArgs(raw []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return map[string]any{}, nil
+	}
+	if ve := args.CheckUTF8(raw); ve != nil {
+		return nil, ve
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -270,12 +278,19 @@ func compile(tool *catalogue.Tool) (*entry, error) {
 	return e, nil
 }
 
+// decodeData reads one JSON value (a default of the argSchema), numbers
+// as json.Number; data after it is refused.
 func decodeData(raw json.RawMessage) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	err := dec.Decode(&v)
-	return v, err
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("expected one JSON value, got more data after it")
+	}
+	return v, nil
 }
 
 func keyOf(tool *catalogue.Tool) cacheKey {
