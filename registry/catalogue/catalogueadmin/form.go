@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/internal/jsonptr"
 	"github.com/toolpack-go/toolpack/internal/textcut"
@@ -197,8 +199,8 @@ func formFieldsOf(root any, s objSchema, prefix string, posted url.Values, depth
 // formArgs reads the tester's posted fields into the arguments object:
 // empty fields are left out (the tool's validation says what is
 // missing), and so is a nested object none of whose fields was filled;
-// values that are not of the field's kind are problems named by the
-// argument's path.
+// values that are not of the field's kind (or not UTF-8, or JSON with
+// more after the value) are problems named by the argument's path.
 func formArgs(schema json.RawMessage, form url.Values) (map[string]any, []catalogueapi.FieldError) {
 	fields, msg := formFields(schema, form)
 	if msg != "" {
@@ -222,6 +224,10 @@ func readFields(fields []formField, problems *[]catalogueapi.FieldError) map[str
 		}
 		v := f.Value
 		if strings.TrimSpace(v) == "" && f.Kind != "text" || v == "" {
+			continue
+		}
+		if !utf8.ValidString(v) { // json.Marshal would send U+FFFD in its place
+			bad(f, "expected text of valid UTF-8, got bytes that are not")
 			continue
 		}
 		switch f.Kind {
@@ -263,6 +269,10 @@ func readFields(fields []formField, problems *[]catalogueapi.FieldError) map[str
 			dec.UseNumber()
 			if err := dec.Decode(&x); err != nil {
 				bad(f, "expected JSON, got %q", textcut.Runes(v, 60))
+				continue
+			}
+			if _, err := dec.Token(); err != io.EOF {
+				bad(f, "expected one JSON value, got more after it in %q", textcut.Runes(v, 60))
 				continue
 			}
 			args[f.Name] = x

@@ -52,3 +52,28 @@ func TestFormFields_ReferencesFollowed(t *testing.T) {
 	require.Empty(t, problems)
 	assert.Equal(t, map[string]any{"home": map[string]any{"city": "Oslo", "zip": int64(150)}, "color": "green"}, args)
 }
+
+// The tester refuses a field holding bytes that are not UTF-8 (json.Marshal
+// would have sent U+FFFD in their place, the tool running on text nobody
+// typed) and a JSON field with more after its value (the rest was
+// dropped), each named by the argument's path.
+func TestFormArgs_InvalidUTF8AndTrailingJSONRefused(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"l":{"type":"array"},
+		"f":{"type":"object","properties":{"city":{"type":"string"}}}}}`)
+	args, problems := formArgs(schema, url.Values{"arg.q": {"a\xffb"}, "arg.l": {"[1] [2]"}, "arg.f.city": {"Z\xfcrich"}})
+	got := map[string]string{}
+	for _, p := range problems {
+		got[p.Field] = p.Problem
+	}
+	assert.Equal(t, map[string]string{
+		"q":      "expected text of valid UTF-8, got bytes that are not",
+		"l":      `expected one JSON value, got more after it in "[1] [2]"`,
+		"f.city": "expected text of valid UTF-8, got bytes that are not",
+	}, got)
+	assert.Empty(t, args)
+
+	args, problems = formArgs(schema, url.Values{"arg.q": {"d\u00e9j\u00e0"}, "arg.l": {" [1, 2] \n"}, "arg.f.city": {"Z\u00fcrich"}})
+	require.Empty(t, problems)
+	assert.Equal(t, map[string]any{"q": "d\u00e9j\u00e0", "l": []any{json.Number("1"), json.Number("2")},
+		"f": map[string]any{"city": "Z\u00fcrich"}}, args)
+}
