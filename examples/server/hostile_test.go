@@ -548,3 +548,27 @@ func TestHostile_MCPParamsErrorsNameNoGoType(t *testing.T) {
 		}
 	}
 }
+
+// Arguments that are not UTF-8 reach no tool, over MCP or REST: the echo
+// tool called with {"text":"a\xffb"} answered "a\uFFFDb" (encoding/json's
+// silent repair); now each protocol answers its validation failure — a
+// tool error result over MCP, 400 validation_error over REST — naming
+// the field, and never quoting the bytes.
+func TestHostile_InvalidUTF8ArgumentsRefusedOverMCPAndREST(t *testing.T) {
+	s := startInProcess(t, hostileRegistry(t))
+	c := hostileClient()
+	init := send(t, c, "POST", s.base+"/mcp", initBody, "Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	id := init.header.Get("Mcp-Session-Id")
+	x := send(t, c, "POST", s.base+"/mcp", "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"a\xffb\"}}}",
+		"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Session-Id", id, "Mcp-Protocol-Version", "2025-06-18")
+	assert.Contains(t, x.body, `"isError":true`, x.body)
+	assert.Contains(t, x.body, "text: the string holds bytes that are not valid UTF-8", x.body)
+	assert.NotContains(t, x.body, "a\uFFFDb")
+	assert.NotContains(t, x.body, `a\ufffdb`)
+
+	r := send(t, c, "POST", s.base+"/tools/echo/invoke", "{\"text\":\"a\xffb\"}", "Content-Type", "application/json")
+	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
+	assert.Contains(t, r.body, `"error_type":"validation_error"`)
+	assert.Contains(t, r.body, `"rule":"invalid_utf8"`)
+	assert.Contains(t, r.body, `"field":"text"`)
+}
