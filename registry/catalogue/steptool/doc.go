@@ -32,9 +32,10 @@
 //
 // # Running
 //
-// The arguments (already validated against the argSchema by the caller)
-// take the "default" of each property the call leaves out, and fill the
-// placeholders. The steps run in order; the tool's Result is the last
+// The arguments (already validated against the argSchema by the caller;
+// text that is not UTF-8 is still refused here, as a validation_error
+// naming the field, never turned into U+FFFD) take the "default" of each
+// property the call leaves out, and fill the placeholders. The steps run in order; the tool's Result is the last
 // step's, checked against the tool's outputSchema when it has one (a
 // mismatch is a failure of type ErrTypeOutputMismatch naming each JSON
 // Pointer and keyword). A failing step stops the sequence and its failure
