@@ -48,6 +48,15 @@ func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
 	rv := reflect.ValueOf(&a).Elem()
 	d.root(rv, p.root)
 	if d.abort != nil {
+		if d.abort.Rule == RuleInvalidUTF8 {
+			// Syntax and depth come first: the body may break them after
+			// the bad byte.
+			s := decoder{raw: raw, maxDepth: maxDepth, path: pathBuf[:0], anyBytes: true}
+			if s.skip(false) && s.end() || s.abort == nil {
+				s.abort = d.abort
+			}
+			d.abort = s.abort
+		}
 		var zero A
 		return zero, &ValidationError{Errors: []FieldError{*d.abort}}
 	}
@@ -84,6 +93,7 @@ type decoder struct {
 	abort    *FieldError // syntax, depth or invalid UTF-8: decoding stopped
 	inKey    bool        // scanning an object's key
 	badKey   bool        // the invalid UTF-8 that stopped decoding is in a key
+	anyBytes bool        // strings may hold bytes that are not UTF-8 (syntax only)
 }
 
 // seg is one step of a JSON path.
@@ -464,7 +474,7 @@ func (d *decoder) scanString() (end int, esc, ok bool) {
 			i++
 		default:
 			r, size := utf8.DecodeRune(raw[i:])
-			if r == utf8.RuneError && size == 1 {
+			if r == utf8.RuneError && size == 1 && !d.anyBytes {
 				d.pos = i
 				return 0, esc, d.invalidUTF8()
 			}

@@ -194,7 +194,8 @@
 // offset — "arguments are not valid JSON at byte 3: unexpected end of
 // input" — and nothing else), the nesting depth (MaxDepth, default 64),
 // the encoding (JSON text must be UTF-8, RFC 8259: a string or key holding
-// bytes that are not is refused with rule invalid_utf8, naming the field
+// bytes that are not is refused with rule invalid_utf8 — unless the syntax
+// or the depth is broken too, which is reported instead —, naming the field
 // and the byte offset but never quoting the bytes — encoding/json would
 // silently turn them into U+FFFD; CheckUTF8 does the same check for
 // arguments no Decode reads) and the root (an empty body, null, an array

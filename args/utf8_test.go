@@ -61,6 +61,15 @@ func TestDecodeRefusesInvalidUTF8(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []FieldError{utf8Error("r.x", 11, false)}, ve.Errors)
 
+	// Broken syntax or nesting after the bad bytes is reported first, as
+	// for any body that is not JSON (found by FuzzDecode: "\"\x86").
+	for body, rule := range map[string]string{"\"\x86": "syntax", "{\"s\":\"\xff\"": "syntax",
+		"{\"s\":\"\xff\",\"l\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}": "too_deep"} {
+		_, err := Decode[plainArgs]([]byte(body), DecodeOptions{MaxDepth: 16})
+		require.ErrorAs(t, err, &ve, "%q", body)
+		assert.Equal(t, rule, ve.Errors[0].Rule, "%q: %v", body, err)
+	}
+
 	// Valid UTF-8 and escapes (lone surrogates included) still decode.
 	got, err := Decode[plainArgs]([]byte("{\"s\":\"d\u00e9j\u00e0 \\ud800 \xf0\x9f\x98\x80\"}"), DecodeOptions{})
 	require.NoError(t, err)
