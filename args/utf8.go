@@ -39,15 +39,21 @@ func FindInvalidUTF8(raw []byte) (field string, offset int, key, ok bool) {
 	return "", offset, false, true
 }
 
-// CheckUTF8 returns nil when raw, JSON text, is valid UTF-8, else a
-// *ValidationError with one FieldError of rule invalid_utf8 naming the
-// field (FindInvalidUTF8) and the byte offset. The bad bytes themselves
-// are never quoted. Decode performs this check itself; CheckUTF8 is for
+// CheckUTF8 returns nil when raw, JSON text, is valid UTF-8, else the
+// refusal Decode gives it: a *ValidationError with one FieldError of rule
+// invalid_utf8 naming the field (FindInvalidUTF8) and the byte offset —
+// or, when raw is not JSON either, its syntax error (rule syntax, with its
+// offset), reported first as Decode does. The bad bytes themselves are
+// never quoted. Decode performs this check itself; CheckUTF8 is for
 // arguments that reach a tool without Decode.
 func CheckUTF8(raw []byte) *ValidationError {
 	field, offset, key, ok := FindInvalidUTF8(raw)
 	if !ok {
 		return nil
+	}
+	s := decoder{raw: raw, maxDepth: utf8WalkDepth, anyBytes: true}
+	if !(s.skip(false) && s.end()) && s.abort != nil && s.abort.Rule == "syntax" {
+		return &ValidationError{Errors: []FieldError{*s.abort}}
 	}
 	return &ValidationError{Errors: []FieldError{utf8Error(field, offset, key)}}
 }

@@ -43,7 +43,6 @@ func TestInvoke_InvalidUTF8Refused(t *testing.T) {
 		{"echo", "{\"text\":\"a\xffb\"}", "text"},
 		{"raw", "{\"text\":\"a\xffb\"}", "text"},
 		{"raw", "{\"q\":{\"items\":[\"ok\",\"\xe2\x82\"]}}", "q.items[1]"},
-		{"raw", "{\"a\":1}\xff", ""}, // outside any string: the byte offset alone
 	} {
 		res, err := r.Invoke(t.Context(), tc.tool, json.RawMessage(tc.raw))
 		require.NoError(t, err, "%q", tc.raw)
@@ -66,4 +65,30 @@ func TestInvoke_InvalidUTF8Refused(t *testing.T) {
 	res, err = r.Invoke(t.Context(), "raw", json.RawMessage("{\"text\":\"\u00e9\"}"))
 	require.NoError(t, err)
 	assert.Equal(t, "{\"text\":\"\u00e9\"}", res.Value)
+}
+
+// Arguments that are not JSON either get the syntax error first, as the
+// typed decoder gives it (args.Decode), whichever stage refuses them.
+func TestInvoke_InvalidUTF8InBrokenJSONIsASyntaxError(t *testing.T) {
+	r := New(noPrefix())
+	echo, err := Func("echo", func(ctx context.Context, a echoUTF8Args) (result.Result[string], error) {
+		return result.Ok(a.Text), nil
+	}, ToolOptions{})
+	require.NoError(t, err)
+	require.NoError(t, r.Add(echo, rawTool("raw", okHandler(1))))
+	for _, tool := range []string{"echo", "raw"} {
+		for raw, msg := range map[string]string{
+			"{\"text\":\"a\xffb\"": "unexpected end of input",
+			"{\"text\":\"a\"}\xff": "at byte 12: unexpected data after the top-level value", // outside any string
+		} {
+			res, err := r.Invoke(t.Context(), tool, json.RawMessage(raw))
+			require.NoError(t, err)
+			require.IsType(t, []args.FieldError{}, res.ErrorData, tool)
+			fe := res.ErrorData.([]args.FieldError)
+			require.Len(t, fe, 1, tool)
+			assert.Equal(t, "syntax", fe[0].Rule, "%s %q", tool, raw)
+			assert.Contains(t, fe[0].Message, msg, "%s %q", tool, raw)
+			assert.True(t, utf8.ValidString(res.Error))
+		}
+	}
 }
