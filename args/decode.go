@@ -91,7 +91,6 @@ type decoder struct {
 	errs     []FieldError
 	bad      []string    // paths whose value failed to decode
 	abort    *FieldError // syntax, depth or invalid UTF-8: decoding stopped
-	inKey    bool        // scanning an object's key
 	badKey   bool        // the invalid UTF-8 that stopped decoding is in a key
 	anyBytes bool        // strings may hold bytes that are not UTF-8 (syntax only)
 }
@@ -486,11 +485,12 @@ func (d *decoder) scanString() (end int, esc, ok bool) {
 }
 
 // invalidUTF8 stops decoding at the byte at d.pos, which is not valid
-// UTF-8, naming the field whose string (or key, d.inKey) holds it.
+// UTF-8, naming the field whose string holds it (key then says when the
+// string is a key).
 func (d *decoder) invalidUTF8() bool {
 	if d.abort == nil {
-		fe := utf8Error(renderPath(d.path), d.pos, d.inKey)
-		d.abort, d.badKey = &fe, d.inKey
+		fe := utf8Error(renderPath(d.path), d.pos, false)
+		d.abort = &fe
 	}
 	return false
 }
@@ -586,10 +586,12 @@ func (d *decoder) key() (kb []byte, esc, ok bool) {
 		return nil, false, d.unexpected("looking for beginning of object key string")
 	}
 	start := d.pos + 1
-	d.inKey = true
 	end, esc, ok := d.scanString()
-	d.inKey = false
 	if !ok {
+		if a := d.abort; a != nil && a.Rule == RuleInvalidUTF8 && !d.badKey {
+			// In a key: reported at the object holding it.
+			*a, d.badKey = utf8Error(a.Field, d.pos, true), true
+		}
 		return nil, false, false
 	}
 	d.ws()
