@@ -68,7 +68,8 @@
 // log records show URLs without query, fragment or user information, and
 // every string in Options.Secrets is replaced by "[REDACTED]" (also once
 // escaped in a URL's path or query); strings shorter than MinSecretLen
-// bytes are not, so that a one-letter key does not garble every word.
+// bytes only where they stand as a whole word, so that a one-letter key
+// does not garble every word while a PIN in a path is still hidden.
 //
 // Client.HTTPClient gives the same checks and caps as an *http.Client for
 // libraries that want one (an OAuth2 token source, an SDK).

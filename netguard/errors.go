@@ -102,48 +102,106 @@ func (e *safeError) Unwrap() error { return e.err }
 
 // redactor removes secrets from text.
 type redactor struct {
-	r *strings.Replacer // nil when there are no secrets
+	r     *strings.Replacer // nil when there are no secrets of MinSecretLen or more
+	short []string          // shorter secrets (and their escaped forms), redacted as whole words
 }
 
 const redactedMark = "[REDACTED]"
 
-// MinSecretLen is the shortest of Options.Secrets that is redacted, in
-// bytes: a shorter value (a one-letter key) would be replaced inside every
-// word holding it ("request bloc[REDACTED]ed"), garbling every message
-// and protecting nothing. adapters/mcpproxy uses the same bound.
+// MinSecretLen is the length, in bytes, from which a secret of
+// Options.Secrets is redacted wherever it appears. A shorter one (a PIN,
+// a one-letter key) is redacted only where it stands as a whole word —
+// not inside "blocked" — so that it neither garbles every message
+// ("request bloc[REDACTED]ed") nor leaks where it is used (a path segment
+// /acct/Z9q/balance, a query value). adapters/mcpproxy uses the same
+// bound.
 const MinSecretLen = 4
 
 func newRedactor(secrets []string) redactor {
-	s := make([]string, 0, len(secrets))
+	var long, short []string
 	for _, v := range secrets {
-		if len(v) < MinSecretLen {
+		if v == "" {
 			continue
 		}
 		// The secret as given, and as it appears once escaped in a URL
 		// shown in an error (a token in the path or the query).
 		for _, f := range []string{v, (&url.URL{Path: v}).EscapedPath(), url.PathEscape(v), url.QueryEscape(v)} {
-			if !slices.Contains(s, f) {
-				s = append(s, f)
+			dst := &long
+			if len(f) < MinSecretLen {
+				dst = &short
+			}
+			if !slices.Contains(*dst, f) {
+				*dst = append(*dst, f)
 			}
 		}
 	}
-	if len(s) == 0 {
-		return redactor{}
+	out := redactor{short: short}
+	if len(long) == 0 {
+		return out
 	}
 	// Longest first, so a secret containing another is removed whole.
-	sort.Slice(s, func(i, j int) bool { return len(s[i]) > len(s[j]) })
-	pairs := make([]string, 0, 2*len(s))
-	for _, v := range s {
+	sort.Slice(long, func(i, j int) bool { return len(long[i]) > len(long[j]) })
+	pairs := make([]string, 0, 2*len(long))
+	for _, v := range long {
 		pairs = append(pairs, v, redactedMark)
 	}
-	return redactor{r: strings.NewReplacer(pairs...)}
+	out.r = strings.NewReplacer(pairs...)
+	return out
 }
 
 func (r redactor) text(s string) string {
-	if r.r == nil {
-		return s
+	if r.r != nil {
+		s = r.r.Replace(s)
 	}
-	return r.r.Replace(s)
+	for _, v := range r.short {
+		s = replaceWord(s, v)
+	}
+	return s
+}
+
+// replaceWord replaces each occurrence of w in s that stands as a whole
+// word: neither it nor the text around it continue a word of letters,
+// digits or '_' — the end of an escape (%2F, \n) counts as a boundary.
+func replaceWord(s, w string) string {
+	var b strings.Builder
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			if b.Len() == 0 {
+				return s
+			}
+			b.WriteString(s[from:])
+			return b.String()
+		}
+		i += from
+		end := i + len(w)
+		if boundaryBefore(s, i) && (end == len(s) || !wordByte(s[end])) {
+			b.WriteString(s[from:i])
+			b.WriteString(redactedMark)
+		} else {
+			b.WriteString(s[from:end])
+		}
+		from = end
+	}
+}
+
+// boundaryBefore reports whether a word may start at s[i]: at the start,
+// after a byte that is not a word's, or right after an escape (%XX, or a
+// backslash and a letter).
+func boundaryBefore(s string, i int) bool {
+	switch {
+	case i == 0 || !wordByte(s[i-1]):
+		return true
+	case i >= 3 && s[i-3] == '%' && isHex(s[i-2]) && isHex(s[i-1]):
+		return true
+	case i >= 2 && s[i-2] == '\\' && (i < 3 || s[i-3] != '\\'):
+		return true
+	}
+	return false
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // url renders a URL for errors and logs: scheme, host and path only; a

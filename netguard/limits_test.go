@@ -251,8 +251,21 @@ func TestSecrets_MinLengthAndEscapedForms(t *testing.T) {
 	assert.Contains(t, msg, "netguard: request blocked")
 	assert.Contains(t, msg, "/"+redactedMark+"/v1/chat/completions?"+redactedMark, "the path secret, escaped, is redacted")
 	assert.NotContains(t, msg, "S3CR3T")
-	assert.Equal(t, "blocked", c.red.text("blocked"), "a secret shorter than MinSecretLen is not redacted")
-	assert.Equal(t, "a xyz b", c.red.text("a xyz b"))
+	assert.Equal(t, "request blocked", c.red.text("request blocked"), "a secret shorter than MinSecretLen is not redacted inside a word")
+	assert.Equal(t, "xyzzy_ab", c.red.text("xyzzy_ab"))
+	// Where it stands as a whole word it is: a PIN in a path, a query
+	// value, after an escape.
+	for in, want := range map[string]string{
+		"a xyz b":             "a " + redactedMark + " b",
+		"/acct/xyz/balance":   "/acct/" + redactedMark + "/balance",
+		"?key=k&n=1":          "?key=" + redactedMark + "&n=1",
+		"/x/%2Fxyz":           "/x/%2F" + redactedMark,
+		`{"m":"line\nxyz"}`:   `{"m":"line\n` + redactedMark + `"}`,
+		"ab":                  redactedMark,
+		"url=http://h/ab?x=1": "url=http://h/" + redactedMark + "?x=1",
+	} {
+		assert.Equal(t, want, c.red.text(in), in)
+	}
 }
 
 func TestNewReportsEveryInvalidOption(t *testing.T) {

@@ -132,9 +132,10 @@ type Options struct {
 	// configuration, values a configuration's ${VAR}s put in a URL)
 	// replaced by "[REDACTED]" in every error text and log record the
 	// Client produces, as given and as escaped in a URL's path or query.
-	// Strings shorter than MinSecretLen bytes (empty ones included) are
-	// ignored: replaced inside every word holding them they would garble
-	// every message and protect nothing.
+	// Strings shorter than MinSecretLen bytes are replaced only where
+	// they stand as a whole word (a path segment, a query value): replaced
+	// inside every word holding them they would garble every message.
+	// Empty strings are ignored.
 	Secrets []string
 }
 

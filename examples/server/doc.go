@@ -142,8 +142,8 @@
 // ${VAR}s put in base_url (base_url: "https://gw.example/${TOKEN}/v1" or
 // "…?key=${KEY}"), are the packs' secrets: the warnings the server logs
 // when the endpoint fails show "[REDACTED]" in their place (values
-// shorter than 4 bytes are left as they are, so as not to garble every
-// word holding them), and a refused base_url is reported with its file,
+// shorter than 4 bytes only where they stand as a whole word, so as not
+// to garble every word holding them), and a refused base_url is reported with its file,
 // line and key, never quoted.
 //
 // The mlx pack (mlx.load, mlx.unload) reads the models it may start, the

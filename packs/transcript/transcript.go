@@ -70,7 +70,7 @@ type Config struct {
 	// path or query, say (the host configuration gives the values its
 	// ${VAR}s took: hostconfig.Transcript.Secrets). As with every
 	// secret of netguard, values shorter than netguard.MinSecretLen bytes
-	// are not redacted, so that a tiny value is not replaced inside words.
+	// are redacted only as whole words, not inside other words.
 	Secrets []string
 	// Model is the model name. Required.
 	Model string

@@ -31,8 +31,8 @@ type SearchConfig struct {
 	// (replaced by "[REDACTED]"), as well as APIKey: a token in BaseURL's
 	// path or query, say (the host configuration gives the values its
 	// ${VAR}s took: hostconfig.SearchWeb.Secrets). As with every secret
-	// of netguard, values shorter than netguard.MinSecretLen bytes are not
-	// redacted, so that a tiny value is not replaced inside words.
+	// of netguard, values shorter than netguard.MinSecretLen bytes are
+	// redacted only as whole words, not inside other words.
 	Secrets []string
 	// SearchTool is the gateway's search tool name (LiteLLM's
 	// search_tool_name, for example "tavily-search"). Required with
