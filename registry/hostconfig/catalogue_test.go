@@ -294,11 +294,12 @@ func TestLoad_PackURLSecretsNoted(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"base.yaml": "search_web: {api_key: \"${WEBKEY}\"}\n",
 		"c.yaml": `include: [base.yaml]
-transcript: {base_url: "http://127.0.0.1:45799/${PW}/v1?key=${PW}", api_key: "${PW}X", model: "${MODEL}"}
+transcript: {base_url: "${SCHEME}://${HOST}:${PORT}/${PW}/v1?key=${PW}", api_key: "${PW}X", model: "${MODEL}"}
 search_web: {base_url: "http://127.0.0.1:45799/${SEG:-v0}/${TOK}?key=${WEBKEY}", search_tool: s}
 `})
-	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"PW": "S3CR3T-pw", "MODEL": "cleaner", "TOK": "S3CR3T-tok", "WEBKEY": "S3CR3T-web"})
-	assert.Equal(t, []string{"S3CR3T-pw"}, cfg.Transcript.Secrets)
+	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"PW": "S3CR3T-pw", "MODEL": "cleaner", "TOK": "S3CR3T-tok", "WEBKEY": "S3CR3T-web",
+		"SCHEME": "http", "HOST": "whisper", "PORT": "8080"})
+	assert.Equal(t, []string{"S3CR3T-pw"}, cfg.Transcript.Secrets, "a scheme, host or port from ${VAR} is no secret: it would garble every message naming the endpoint")
 	assert.Equal(t, "S3CR3T-pwX", cfg.Transcript.APIKey)
 	assert.ElementsMatch(t, []string{"S3CR3T-tok", "S3CR3T-web"}, cfg.SearchWeb.Secrets)
 }

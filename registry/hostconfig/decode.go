@@ -195,6 +195,35 @@ func (d *decoder) noting(dst *[]string, fn func()) {
 	fn()
 }
 
+// notingURL is noting for a URL (fn returns it, "" when refused): only the
+// values that stand in its path, query or fragment, where a token goes,
+// are noted. A scheme, host or port a ${VAR} gives (https, 8080, whisper)
+// is no secret, and redacting it would garble every message naming the
+// endpoint.
+func (d *decoder) notingURL(dst *[]string, fn func() string) {
+	var vals []string
+	var raw string
+	d.noting(&vals, func() { raw = fn() })
+	u, err := url.Parse(raw)
+	inURL := func(v string) bool {
+		if err != nil || raw == "" {
+			return true // a refused URL: keep every value secret
+		}
+		q, _ := url.QueryUnescape(u.RawQuery)
+		for _, w := range []string{u.EscapedPath(), u.Path, u.RawQuery, q, u.Fragment} {
+			if strings.Contains(w, v) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range vals {
+		if !slices.Contains(*dst, v) && inURL(v) {
+			*dst = append(*dst, v)
+		}
+	}
+}
+
 // shown quotes a scalar's value for a problem as the file writes it: a
 // ${VAR} reference is named, never the value it expands to, which may be
 // a secret.
@@ -1111,10 +1140,11 @@ func (d *decoder) transcript(n *yaml.Node, key string, t *Transcript) {
 	d.fields(n, key, trKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
-			d.noting(&t.Secrets, func() {
+			d.notingURL(&t.Secrets, func() string {
 				if u, ok := d.baseURL(v, p); ok {
 					t.BaseURL = u
 				}
+				return t.BaseURL
 			})
 		case "api_key":
 			d.noting(&t.Secrets, func() {
@@ -1188,10 +1218,11 @@ func (d *decoder) searchWeb(n *yaml.Node, key string, s *SearchWeb) {
 	d.fields(n, key, swKeys, func(k string, _, v *yaml.Node, p string) {
 		switch k {
 		case "base_url":
-			d.noting(&s.Secrets, func() {
+			d.notingURL(&s.Secrets, func() string {
 				if u, ok := d.baseURL(v, p); ok {
 					s.BaseURL = u
 				}
+				return s.BaseURL
 			})
 		case "api_key":
 			d.noting(&s.Secrets, func() {
