@@ -74,17 +74,18 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 		reserved[n] = true
 	}
 	cfgs := make([]mcpproxy.Config, 0, len(servers))
+	left := hostconfig.MaxExpandedBytes // what the file's values may expand to, together, as for -config
 	for i, s := range servers {
 		if reserved[s.Name] {
 			// Its tools would be served as a pack of that name, which the
 			// server serves itself: never served, or shown as the wrong one.
 			return nil, usageError("flag -proxy: servers[%d] %q: the name of a pack this server serves itself (%s); expected a name of its own", i, s.Name, strings.Join(reservedPacks(), ", "))
 		}
-		env, err := expandValues(s.Env)
+		env, err := expandValues(s.Env, &left)
 		if err != nil {
 			return nil, fmt.Errorf("%w: flag -proxy: servers[%d] %q: env: %w", errUsage, i, s.Name, err)
 		}
-		headers, err := expandValues(s.Headers)
+		headers, err := expandValues(s.Headers, &left)
 		if err != nil {
 			return nil, fmt.Errorf("%w: flag -proxy: servers[%d] %q: headers: %w", errUsage, i, s.Name, err)
 		}
@@ -105,8 +106,10 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 // than kept, so a value written for the old expansion fails loudly
 // instead of sending the literal text. An error names the key (the first
 // in sorted order) and, for an unset ${NAME}, the variable, never the
-// value nor any part of it.
-func expandValues(m map[string]string) (map[string]string, error) {
+// value nor any part of it. *left is what the file's values may still
+// expand to together (hostconfig.MaxExpandedBytes for the file, as for a
+// -config load); a value that takes it past zero is refused.
+func expandValues(m map[string]string, left *int) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
 	}
@@ -124,6 +127,9 @@ func expandValues(m map[string]string) (map[string]string, error) {
 		x, err := hostconfig.Expand(v, os.LookupEnv)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		if *left -= len(x); *left < 0 {
+			return nil, fmt.Errorf("%s: the file's values expand to more than %d bytes together (hostconfig.MaxExpandedBytes); expected fewer or shorter ${…}", k, hostconfig.MaxExpandedBytes)
 		}
 		out[k] = x
 	}

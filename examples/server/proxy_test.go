@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -209,6 +210,26 @@ func TestReadProxyFile_ExpandsLikeHostConfig(t *testing.T) {
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), "S3CR3T")
 	}
+}
+
+// The -proxy file's values together expand to at most
+// hostconfig.MaxExpandedBytes, as a -config load's do: 40 headers of a
+// 1 MiB variable (an 800-byte file) are refused, naming the key, never
+// the value.
+func TestReadProxyFile_ExpansionCappedForTheWholeFile(t *testing.T) {
+	t.Setenv("TP_TEST_BIG", strings.Repeat("S", hostconfig.MaxExpandedValueBytes-1))
+	headers := map[string]string{}
+	for i := range 40 {
+		headers[fmt.Sprintf("X-H%02d", i)] = "${TP_TEST_BIG}"
+	}
+	b, err := json.Marshal([]map[string]any{{"name": "x", "url": "http://127.0.0.1:1/mcp", "headers": headers}})
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "proxy.json")
+	require.NoError(t, os.WriteFile(p, b, 0o600))
+	_, err = readProxyFile(p)
+	require.ErrorIs(t, err, errUsage)
+	assert.Contains(t, err.Error(), "headers: X-H16: the file's values expand to more than 16777216 bytes together")
+	assert.Less(t, len(err.Error()), 1000, "no value in the error")
 }
 
 // A bare $ before a letter or _ ($NAME), which the -proxy file once
