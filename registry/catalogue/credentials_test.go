@@ -137,11 +137,14 @@ func TestFileStore_StoredLiteralCredentialStillLoads(t *testing.T) {
 func TestCredentialName_ReadFromTheNamesWords(t *testing.T) {
 	for _, n := range []string{"Authorization", "proxy-authorization", "Cookie", "X-API-Key", "x-api-key", "XApiKey", "APIKey", "api_key",
 		"apikey", "key", "X-Auth-Token", "oauth_token", "access_token", "accessToken", "pageToken", "client_secret", "X-Client-Secret",
-		"password", "X-Password", "passwd", "Ocp-Apim-Subscription-Key", "x-goog-api-key", "AWSAccessKey", "secretKey", "X-Amz-Signature", "credentials"} {
+		"password", "X-Password", "passwd", "Ocp-Apim-Subscription-Key", "x-goog-api-key", "AWSAccessKey", "secretKey", "X-Amz-Signature", "credentials",
+		"x-functions-key", "oauth_signature", "X-Auth"} {
 		assert.True(t, CredentialName(n), n)
 	}
 	for _, n := range []string{"keyword", "keywords", "author", "authority_id", "monkey", "sort_key", "sortKey", "Idempotency-Key", "partition_key",
-		"X-Tenant", "Accept", "q", "limit", "hotkey", "tokenizer", "passage", "cookbook"} {
+		"X-Tenant", "Accept", "q", "limit", "hotkey", "tokenizer", "passage", "cookbook",
+		"oauth_version", "oauth_signature_method", "oauth_nonce", "token_type", "X-Token-Type", "auth_type", "X-Auth-Mode", "X-Auth-Email",
+		"X-Goog-AuthUser", "X-Signature-Version", "SignatureVersion", "authorization_endpoint", "X-Password-Policy", ""} {
 		assert.False(t, CredentialName(n), n)
 	}
 }

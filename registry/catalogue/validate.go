@@ -733,39 +733,45 @@ func (s ToolSpec) CheckCredentials() error {
 
 // CredentialName reports whether a header or query parameter named name
 // carries a credential. The name is read as words (split at anything but
-// letters and digits, and where camel case turns: XApiKey, accessToken):
-// it does when a word is, or ends in, auth, authorization, cookie, token,
-// secret, password, passwd, credential(s) or signature (Authorization,
-// Proxy-Authorization, X-Auth-Token, oauth_token, client_secret), or is
-// apikey, or is key named alone or after api, access, secret, private,
-// client, app, master or subscription (X-API-Key, api_key, key,
-// Ocp-Apim-Subscription-Key). Names that merely hold such letters
-// (keyword, author, monkey) and keys that are not credentials (sort_key,
-// Idempotency-Key) do not.
+// letters and digits, and where camel case turns: XApiKey, accessToken),
+// and its last word says what it carries: it does when that word is, or
+// ends in, auth, authorization, cookie, token, secret, password, passwd,
+// credential(s) or signature (Authorization, Proxy-Authorization,
+// X-Auth-Token, oauth_token, client_secret), or is apikey, accesskey or
+// secretkey, or is key alone or after api, access, secret, private,
+// client, app, master, subscription, auth or functions (X-API-Key,
+// api_key, key, Ocp-Apim-Subscription-Key, x-functions-key). Names that
+// merely hold such letters (keyword, author, monkey), keys that are not
+// credentials (sort_key, Idempotency-Key) and names about a credential
+// rather than holding one (token_type, oauth_version, X-Auth-Email,
+// X-Password-Policy) do not.
 func CredentialName(name string) bool {
 	words := nameWords(name)
-	for i, w := range words {
-		for _, c := range credentialWords {
-			if strings.HasSuffix(w, c) {
-				return true
-			}
-		}
-		if w == "apikey" || w == "accesskey" || w == "secretkey" {
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	for _, c := range credentialWords {
+		if strings.HasSuffix(last, c) {
 			return true
 		}
-		if w == "key" && (len(words) == 1 || (i > 0 && keyQualifiers[words[i-1]])) {
-			return true
-		}
+	}
+	switch last {
+	case "apikey", "accesskey", "secretkey":
+		return true
+	case "key":
+		return len(words) == 1 || keyQualifiers[words[len(words)-2]]
 	}
 	return false
 }
 
-// credentialWords end the words of a credential's name.
+// credentialWords end the last word of a credential's name.
 var credentialWords = []string{"auth", "authorization", "cookie", "token", "secret", "password", "passwd", "credential", "credentials", "signature"}
 
-// keyQualifiers are the words before "key" that make it a credential's.
+// keyQualifiers are the words before a last "key" that make it a
+// credential's.
 var keyQualifiers = map[string]bool{"api": true, "access": true, "secret": true, "private": true, "client": true,
-	"app": true, "master": true, "subscription": true, "auth": true}
+	"app": true, "master": true, "subscription": true, "auth": true, "functions": true}
 
 // nameWords splits a header or parameter name into lower-case words: at
 // every character that is not a letter or digit, before an upper-case
