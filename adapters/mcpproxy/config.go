@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
 // ErrInvalidConfig is wrapped by every *ConfigError; check with errors.Is.
@@ -287,6 +289,8 @@ func validate(cfgs []Config) error {
 				bad("InheritEnv", fmt.Sprintf("%s is named twice; expected each variable once", k))
 			case configured(c.Env, k):
 				bad("InheritEnv", fmt.Sprintf("%s is set in Env too; expected each variable in one of them (Env for a secret, InheritEnv for a plain setting)", k))
+			case hostconfig.CredentialEnvName(k):
+				bad("InheritEnv", fmt.Sprintf("%s holds a credential by its name; expected plain settings only (pass it in Env, which redacts it)", k))
 			}
 		}
 		if len(c.InheritEnv) > 0 && len(c.Command) == 0 {

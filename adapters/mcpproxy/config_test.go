@@ -55,6 +55,8 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{"inherit_env name in Env too", []mcpproxy.Config{{Name: "s", Command: []string{"x"}, InheritEnv: []string{"HTTP_PROXY"},
 			Env: map[string]string{"HTTP_PROXY": "http://proxy.test:3128"}}},
 			`"s"`, "InheritEnv", "HTTP_PROXY is set in Env too"},
+		{"inherit_env naming a credential", []mcpproxy.Config{{Name: "s", Command: []string{"x"}, InheritEnv: []string{"LANG", "GITHUB_TOKEN"}}},
+			`"s"`, "InheritEnv", "GITHUB_TOKEN holds a credential by its name"},
 		{"headers without URL", []mcpproxy.Config{{Name: "s", Command: []string{"x"}, Headers: map[string]string{"X-K": "v"}}},
 			`"s"`, "Headers", "only applies to a URL server"},
 		{"bad header name", []mcpproxy.Config{{Name: "s", URL: "http://127.0.0.1/", Headers: map[string]string{"Bad Name": "v"}}},

@@ -39,7 +39,10 @@
 //     named in Config.InheritEnv (a host configuration's inherit_env:
 //     [LANG, HTTPS_PROXY]) and passed as the host has it; its value is
 //     not a secret and never redacted, so a result such as "wrote
-//     /tmp/report.txt" comes back whole;
+//     /tmp/report.txt" comes back whole (a name that says it holds a
+//     credential, GITHUB_TOKEN or OPENAI_API_KEY, is refused there:
+//     hostconfig.CredentialEnvName; a proxy URL with user:password@
+//     belongs in Env);
 //   - a secret (an API key) is given in Config.Env (env: {API_KEY:
 //     "${API_KEY}"}); its value is redacted from everything the server
 //     sends back, its tools' results too (see Secrets).

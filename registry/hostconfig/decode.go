@@ -734,6 +734,9 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 				case inherited[en] != nil:
 					d.bad(e, ep, "%s is named twice; expected each variable once", en)
 					good = false
+				case CredentialEnvName(en):
+					d.bad(e, ep, "%s holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {%s: \"${%s}\"}, which redacts it", en, en, en)
+					good = false
 				}
 				if !good {
 					ok = false

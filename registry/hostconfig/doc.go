@@ -73,7 +73,10 @@
 //     environment), for secrets: env: {API_KEY: "${API_KEY}"}; their
 //     values are redacted from everything the server sends back, its
 //     tools' results too, so a setting a tool may echo (a directory, a
-//     locale) belongs in inherit_env. A variable in both is refused.
+//     locale) belongs in inherit_env. A variable in both is refused, and
+//     so is one in inherit_env whose name says it holds a credential
+//     (GITHUB_TOKEN, OPENAI_API_KEY, DB_PASSWORD: CredentialEnvName);
+//     a proxy URL with user:password@ belongs in env too.
 //   - instructions: pack → text shown with the pack (packs/ot/othost warns
 //     about a name that no served pack or configured server has).
 //   - notify: {topics: [{pattern, file}]}: notifications whose topic

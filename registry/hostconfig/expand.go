@@ -135,3 +135,29 @@ func validEnvName(s string) bool {
 	}
 	return true
 }
+
+// CredentialEnvName reports whether an environment variable's name says
+// it holds a credential, by its last word (words split at '_', any case):
+// TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, APIKEY, AUTH, CREDENTIAL(S),
+// or KEY alone or after API, ACCESS, SECRET, PRIVATE, CLIENT, APP,
+// MASTER or SUBSCRIPTION (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
+// OPENAI_API_KEY, PGPASSWORD's PG_PASSWORD). Such a variable is a secret:
+// a server's inherit_env may not name it (env: {NAME: "${NAME}"} passes
+// it, redacted).
+func CredentialEnvName(name string) bool {
+	words := strings.Split(strings.ToUpper(name), "_")
+	last := words[len(words)-1]
+	switch last {
+	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "APIKEY", "AUTH", "CREDENTIAL", "CREDENTIALS":
+		return true
+	case "KEY":
+		if len(words) == 1 {
+			return true
+		}
+		switch words[len(words)-2] {
+		case "API", "ACCESS", "SECRET", "PRIVATE", "CLIENT", "APP", "MASTER", "SUBSCRIPTION":
+			return true
+		}
+	}
+	return strings.HasSuffix(last, "TOKEN") || strings.HasSuffix(last, "PASSWORD") || strings.HasSuffix(last, "APIKEY")
+}

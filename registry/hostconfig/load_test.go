@@ -1283,3 +1283,25 @@ func TestLoad_ServerInheritEnv(t *testing.T) {
 		assert.NotContains(t, p, "proxy.test", "an env value is never shown")
 	}
 }
+
+// inherit_env passes plain settings, never redacted: a variable whose
+// name says it holds a credential is refused at its line, pointing to
+// env (which redacts it); names that only resemble one pass.
+func TestLoad_InheritEnvRefusesCredentialNames(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `servers:
+  s: {command: [x], inherit_env: [LANG, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, OPENAI_API_KEY, PG_PASSWORD, SSH_AUTH_SOCK, GPG_KEY_ID, TOKENIZERS_PARALLELISM]}
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{
+		`c.yaml:2: servers.s.inherit_env[1]: GITHUB_TOKEN holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {GITHUB_TOKEN: "${GITHUB_TOKEN}"}, which redacts it`,
+		`c.yaml:2: servers.s.inherit_env[2]: AWS_SECRET_ACCESS_KEY holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {AWS_SECRET_ACCESS_KEY: "${AWS_SECRET_ACCESS_KEY}"}, which redacts it`,
+		`c.yaml:2: servers.s.inherit_env[3]: OPENAI_API_KEY holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {OPENAI_API_KEY: "${OPENAI_API_KEY}"}, which redacts it`,
+		`c.yaml:2: servers.s.inherit_env[4]: PG_PASSWORD holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {PG_PASSWORD: "${PG_PASSWORD}"}, which redacts it`,
+	}, problemTexts(t, dir, err))
+	for _, n := range []string{"LANG", "SSH_AUTH_SOCK", "GPG_KEY_ID", "TOKENIZERS_PARALLELISM", "HTTP_PROXY", "KEYBOARD"} {
+		assert.False(t, hostconfig.CredentialEnvName(n), n)
+	}
+	for _, n := range []string{"GITHUB_TOKEN", "KEY", "api_key", "HF_TOKEN", "DB_PASS", "MYSQL_PWD", "NPM_AUTH", "GOOGLE_APPLICATION_CREDENTIALS", "SLACK_BOT_TOKEN"} {
+		assert.True(t, hostconfig.CredentialEnvName(n), n)
+	}
+}
