@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Every error the package returns for a refused or
@@ -135,6 +137,8 @@ func newRedactor(secrets []string) redactor {
 			}
 		}
 	}
+	// Longest first, so a short secret containing another is removed whole.
+	sort.Slice(short, func(i, j int) bool { return len(short[i]) > len(short[j]) })
 	out := redactor{short: short}
 	if len(long) == 0 {
 		return out
@@ -160,49 +164,80 @@ func (r redactor) text(s string) string {
 }
 
 // replaceWord replaces each occurrence of w in s that stands as a whole
-// word: neither it nor the text around it continue a word of letters,
-// digits or '_' — the end of an escape (%2F, \n) counts as a boundary.
+// word: neither it nor the text around it continue a word of letters or
+// digits (any script) or '_' — the end of an escape (%2F, \n, \u003c)
+// counts as a boundary. Occurrences may overlap: one that does not stand
+// alone does not hide the next.
 func replaceWord(s, w string) string {
 	var b strings.Builder
-	for from := 0; ; {
+	done := 0 // s[:done] is written
+	for from := 0; from <= len(s)-len(w); {
 		i := strings.Index(s[from:], w)
 		if i < 0 {
-			if b.Len() == 0 {
-				return s
-			}
-			b.WriteString(s[from:])
-			return b.String()
+			break
 		}
 		i += from
 		end := i + len(w)
-		if boundaryBefore(s, i) && (end == len(s) || !wordByte(s[end])) {
-			b.WriteString(s[from:i])
+		if boundaryBefore(s, i) && boundaryAfter(s, end) {
+			b.WriteString(s[done:i])
 			b.WriteString(redactedMark)
-		} else {
-			b.WriteString(s[from:end])
+			done, from = end, end
+			continue
 		}
-		from = end
+		from = i + 1
 	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // boundaryBefore reports whether a word may start at s[i]: at the start,
-// after a byte that is not a word's, or right after an escape (%XX, or a
-// backslash and a letter).
+// after a character that is not a word's, or right after an escape (%XX,
+// \uXXXX, or a backslash and a letter that is not itself escaped).
 func boundaryBefore(s string, i int) bool {
-	switch {
-	case i == 0 || !wordByte(s[i-1]):
+	if i == 0 {
 		return true
+	}
+	if r, _ := utf8.DecodeLastRuneInString(s[:i]); !wordRune(r) {
+		return true
+	}
+	switch {
 	case i >= 3 && s[i-3] == '%' && isHex(s[i-2]) && isHex(s[i-1]):
 		return true
-	case i >= 2 && s[i-2] == '\\' && (i < 3 || s[i-3] != '\\'):
+	case i >= 6 && s[i-5] == 'u' && isHex(s[i-4]) && isHex(s[i-3]) && isHex(s[i-2]) && isHex(s[i-1]) && escaped(s, i-5):
+		return true
+	case i >= 2 && escaped(s, i-1):
 		return true
 	}
 	return false
 }
 
-func wordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+// escaped reports whether s[j] follows an odd run of backslashes.
+func escaped(s string, j int) bool {
+	n := 0
+	for k := j - 1; k >= 0 && s[k] == '\\'; k-- {
+		n++
+	}
+	return n%2 == 1
 }
+
+// boundaryAfter reports whether a word may end before s[end].
+func boundaryAfter(s string, end int) bool {
+	if end == len(s) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[end:])
+	return !wordRune(r)
+}
+
+// wordRune reports whether r continues a word: a letter or digit of any
+// script, or '_'.
+func wordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
 
 // url renders a URL for errors and logs: scheme, host and path only; a
 // query or fragment is replaced by a mark, user information dropped.

@@ -242,6 +242,9 @@ func TestSecretsNeverInErrorsOrLogs(t *testing.T) {
 func TestSecrets_MinLengthAndEscapedForms(t *testing.T) {
 	const pathTok = "S3CR3T tok/en"
 	c, err := New(Options{Secrets: []string{"k", "ab", "xyz", pathTok}})
+	// One short secret holding another is removed whole.
+	assert.Equal(t, "x "+redactedMark+" y", newRedactor([]string{"a", "a.b"}).text("x a.b y"))
+	assert.Equal(t, "ba-"+redactedMark, newRedactor([]string{"a-a"}).text("ba-a-a"), "overlapping: the one that stands alone")
 	require.NoError(t, err)
 	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:45799/"+url.PathEscape("S3CR3T tok")+"/en/v1/chat/completions?key=k", nil)
 	require.NoError(t, err)
@@ -256,13 +259,20 @@ func TestSecrets_MinLengthAndEscapedForms(t *testing.T) {
 	// Where it stands as a whole word it is: a PIN in a path, a query
 	// value, after an escape.
 	for in, want := range map[string]string{
-		"a xyz b":             "a " + redactedMark + " b",
-		"/acct/xyz/balance":   "/acct/" + redactedMark + "/balance",
-		"?key=k&n=1":          "?key=" + redactedMark + "&n=1",
-		"/x/%2Fxyz":           "/x/%2F" + redactedMark,
-		`{"m":"line\nxyz"}`:   `{"m":"line\n` + redactedMark + `"}`,
-		"ab":                  redactedMark,
-		"url=http://h/ab?x=1": "url=http://h/" + redactedMark + "?x=1",
+		"a xyz b":                "a " + redactedMark + " b",
+		"/acct/xyz/balance":      "/acct/" + redactedMark + "/balance",
+		"?key=k&n=1":             "?key=" + redactedMark + "&n=1",
+		"/x/%2Fxyz":              "/x/%2F" + redactedMark,
+		`{"m":"line\nxyz"}`:      `{"m":"line\n` + redactedMark + `"}`,
+		"ab":                     redactedMark,
+		"url=http://h/ab?x=1":    "url=http://h/" + redactedMark + "?x=1",
+		"«ab»":                   "«" + redactedMark + "»",
+		"PIN:\u00a0ab":           "PIN:\u00a0" + redactedMark,
+		`{"m":"\u003cab\u003e"}`: `{"m":"\u003c` + redactedMark + `\u003e"}`,
+		`\\\nab`:                 `\\\n` + redactedMark,
+		`\\nab`:                  `\\nab`, // an escaped backslash, then "nab"
+		"éab":                    "éab",
+		"bxyz-xyz":               "bxyz-" + redactedMark, // overlapping: the second stands alone
 	} {
 		assert.Equal(t, want, c.red.text(in), in)
 	}
