@@ -238,7 +238,6 @@ func wordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-
 // url renders a URL for errors and logs: scheme, host and path only; a
 // query or fragment is replaced by a mark, user information dropped.
 func (r redactor) url(u *url.URL) string {
