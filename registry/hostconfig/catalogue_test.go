@@ -302,4 +302,17 @@ search_web: {base_url: "http://127.0.0.1:45799/${SEG:-v0}/${TOK}?key=${WEBKEY}",
 	assert.Equal(t, []string{"S3CR3T-pw"}, cfg.Transcript.Secrets, "a scheme, host or port from ${VAR} is no secret: it would garble every message naming the endpoint")
 	assert.Equal(t, "S3CR3T-pwX", cfg.Transcript.APIKey)
 	assert.ElementsMatch(t, []string{"S3CR3T-tok", "S3CR3T-web"}, cfg.SearchWeb.Secrets)
+
+	// A value reaching past the host (the whole URL, a host with its path,
+	// a port with the path) or in the fragment is a secret.
+	for base, want := range map[string]string{
+		"${URL}":                          "https://api.example.com/S3CR3T-tok/v1",
+		"https://${HP}":                   "api.example.com/S3CR3T-tok",
+		"https://api.example.com${REST}":  ":8443/S3CR3T-tok",
+		"https://api.example.com/v1#${F}": "%41S3CR3T",
+	} {
+		dir := writeFiles(t, map[string]string{"c.yaml": "transcript: {base_url: \"" + base + "\", model: m}\n"})
+		cfg := mustLoad(t, dir, "c.yaml", map[string]string{"URL": want, "HP": want, "REST": want, "F": want})
+		assert.Equal(t, []string{want}, cfg.Transcript.Secrets, base)
+	}
 }

@@ -424,8 +424,8 @@ type SearchWeb struct {
 	// Timeout bounds one call (search_web.timeout).
 	Timeout time.Duration
 	// Secrets are the values the environment gave the ${VAR}s of
-	// search_web.api_key and of search_web.base_url's path, query or
-	// fragment (a token there; not a scheme, host or port), for the pack to keep out of its logs and
+	// search_web.api_key and of search_web.base_url, but for those that lie
+	// wholly within its scheme, host and port (https, 8080), for the pack to keep out of its logs and
 	// errors (web.SearchConfig.Secrets).
 	Secrets []string
 }
@@ -485,8 +485,8 @@ type Transcript struct {
 	// Timeout bounds one call (transcript.timeout).
 	Timeout time.Duration
 	// Secrets are the values the environment gave the ${VAR}s of
-	// transcript.api_key and of transcript.base_url's path, query or
-	// fragment (a token there; not a scheme, host or port), for the pack to keep out of its logs and
+	// transcript.api_key and of transcript.base_url, but for those that lie
+	// wholly within its scheme, host and port (https, 8080), for the pack to keep out of its logs and
 	// errors (transcript.Config.Secrets).
 	Secrets []string
 }

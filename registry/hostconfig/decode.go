@@ -195,30 +195,22 @@ func (d *decoder) noting(dst *[]string, fn func()) {
 	fn()
 }
 
-// notingURL is noting for a URL (fn returns it, "" when refused): only the
-// values that stand in its path, query or fragment, where a token goes,
-// are noted. A scheme, host or port a ${VAR} gives (https, 8080, whisper)
-// is no secret, and redacting it would garble every message naming the
-// endpoint.
+// notingURL is noting for a URL (fn returns it, "" when refused): a value
+// that lies wholly within the URL's scheme, host and port (https, 8080,
+// whisper) is no secret, and redacting it would garble every message
+// naming the endpoint; any other (a token in the path, query or fragment,
+// the whole URL, a host with its path) is noted.
 func (d *decoder) notingURL(dst *[]string, fn func() string) {
 	var vals []string
 	var raw string
 	d.noting(&vals, func() { raw = fn() })
 	u, err := url.Parse(raw)
-	inURL := func(v string) bool {
-		if err != nil || raw == "" {
-			return true // a refused URL: keep every value secret
-		}
-		q, _ := url.QueryUnescape(u.RawQuery)
-		for _, w := range []string{u.EscapedPath(), u.Path, u.RawQuery, q, u.Fragment} {
-			if strings.Contains(w, v) {
-				return true
-			}
-		}
-		return false
+	authority := ""
+	if err == nil && raw != "" {
+		authority = u.Scheme + "://" + u.Host
 	}
 	for _, v := range vals {
-		if !slices.Contains(*dst, v) && inURL(v) {
+		if !slices.Contains(*dst, v) && (authority == "" || !strings.Contains(authority, v)) {
 			*dst = append(*dst, v)
 		}
 	}
