@@ -220,18 +220,18 @@ func TestStdioChildInheritsOnlyTheDefaultEnvironment(t *testing.T) {
 func TestStdioChildInheritEnvIsPassedAndNotRedacted(t *testing.T) {
 	const plain = "/tmp/inherited-plain-setting-77"
 	bin := testServer(t)
-	t.Setenv("TESTMCP_SECRET_PLAIN_TMPDIR", plain)
+	t.Setenv("TESTMCP_SECRETS_DIR", plain)
 	t.Setenv("MCPPROXY_TEST_UNLISTED", "unlisted-value-42")
 	stderr := &logBuffer{}
 	reg := newRegistry()
 	p := newProxy(t, reg, []mcpproxy.Config{{Name: "child", Command: []string{bin},
-		InheritEnv: []string{"TESTMCP_SECRET_PLAIN_TMPDIR", "MCPPROXY_TEST_NOT_SET"},
+		InheritEnv: []string{"TESTMCP_SECRETS_DIR", "MCPPROXY_TEST_NOT_SET"},
 		Env:        map[string]string{"TESTSERVER_ENV_DUMP": "1", "TESTMCP_SECRET_KEY": "configured-key-5150"}}},
 		mcpproxy.Options{Stderr: stderr})
 	require.Equal(t, mcpproxy.Connected, statusOf(t, p, "child").State, statusOf(t, p, "child").LastError)
 	require.Eventually(t, func() bool { return strings.Contains(stderr.String(), "testserver env: end") },
 		waitBound, 10*time.Millisecond, "the child never wrote its environment")
-	assert.Contains(t, stderr.String(), "testserver env: TESTMCP_SECRET_PLAIN_TMPDIR="+plain+"\n")
+	assert.Contains(t, stderr.String(), "testserver env: TESTMCP_SECRETS_DIR="+plain+"\n")
 	assert.NotContains(t, stderr.String(), "MCPPROXY_TEST_UNLISTED", "a variable InheritEnv does not name is not inherited")
 	assert.NotContains(t, stderr.String(), "MCPPROXY_TEST_NOT_SET", "a named variable the host has not set is left out")
 

@@ -138,13 +138,15 @@ func TestCredentialName_ReadFromTheNamesWords(t *testing.T) {
 	for _, n := range []string{"Authorization", "proxy-authorization", "Cookie", "X-API-Key", "x-api-key", "XApiKey", "APIKey", "api_key",
 		"apikey", "key", "X-Auth-Token", "oauth_token", "access_token", "accessToken", "pageToken", "client_secret", "X-Client-Secret",
 		"password", "X-Password", "passwd", "Ocp-Apim-Subscription-Key", "x-goog-api-key", "AWSAccessKey", "secretKey", "X-Amz-Signature", "credentials",
-		"x-functions-key", "oauth_signature", "X-Auth"} {
+		"x-functions-key", "oauth_signature", "X-Auth",
+		"api_key_2", "X-API-Key-V2", "access_token_v2", "X-Auth-Token-1", "token_value", "X-Secret-Value", "password_hash",
+		"Authorization-Bearer", "client_secret_b64", "private_key_pem"} {
 		assert.True(t, CredentialName(n), n)
 	}
 	for _, n := range []string{"keyword", "keywords", "author", "authority_id", "monkey", "sort_key", "sortKey", "Idempotency-Key", "partition_key",
 		"X-Tenant", "Accept", "q", "limit", "hotkey", "tokenizer", "passage", "cookbook",
 		"oauth_version", "oauth_signature_method", "oauth_nonce", "token_type", "X-Token-Type", "auth_type", "X-Auth-Mode", "X-Auth-Email",
-		"X-Goog-AuthUser", "X-Signature-Version", "SignatureVersion", "authorization_endpoint", "X-Password-Policy", ""} {
+		"X-Goog-AuthUser", "X-Signature-Version", "SignatureVersion", "authorization_endpoint", "X-Password-Policy", "key_id", "X-API-Key-ID", ""} {
 		assert.False(t, CredentialName(n), n)
 	}
 }

@@ -44,8 +44,9 @@
 // secrets at invocation. A header or query parameter whose name says it
 // carries a credential ([CredentialName], read from the name's words:
 // Authorization, Proxy-Authorization, Cookie, X-API-Key, api_key,
-// X-Auth-Token, access_token, client_secret, password…, by the name's
-// last word; not keyword, author, sort_key, token_type or oauth_version)
+// X-Auth-Token, access_token, client_secret, password_hash…, by the
+// name's words; not keyword, author, sort_key, token_type or
+// oauth_version)
 // must hold a placeholder too
 // ("Bearer ${TOKEN}"), in [HTTPRequest]'s Headers and Query and in the
 // URL template's query. That rule ([ToolSpec.CheckCredentials]) applies

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -733,45 +734,59 @@ func (s ToolSpec) CheckCredentials() error {
 
 // CredentialName reports whether a header or query parameter named name
 // carries a credential. The name is read as words (split at anything but
-// letters and digits, and where camel case turns: XApiKey, accessToken),
-// and its last word says what it carries: it does when that word is, or
-// ends in, auth, authorization, cookie, token, secret, password, passwd,
-// credential(s) or signature (Authorization, Proxy-Authorization,
-// X-Auth-Token, oauth_token, client_secret), or is apikey, accesskey or
-// secretkey, or is key alone or after api, access, secret, private,
-// client, app, master, subscription, auth or functions (X-API-Key,
-// api_key, key, Ocp-Apim-Subscription-Key, x-functions-key). Names that
-// merely hold such letters (keyword, author, monkey), keys that are not
-// credentials (sort_key, Idempotency-Key) and names about a credential
-// rather than holding one (token_type, oauth_version, X-Auth-Email,
-// X-Password-Policy) do not.
+// letters and digits, and where camel case turns: XApiKey, accessToken):
+// it does when a word is, or ends in, auth, authorization, cookie, token,
+// secret, password, passwd, credential(s) or signature (Authorization,
+// Proxy-Authorization, X-Auth-Token, oauth_token, client_secret,
+// password_hash, api_key_2), or is apikey, accesskey or secretkey, or is
+// key alone or after api, access, secret, private, client, app, master,
+// subscription, auth or functions (X-API-Key, Ocp-Apim-Subscription-Key,
+// x-functions-key) — unless a later word says the name is about the
+// credential rather than holding it (token_type, oauth_version,
+// oauth_signature_method, X-Auth-Email, X-Password-Policy,
+// authorization_endpoint, key_id). Names that merely hold such letters
+// (keyword, author, monkey, tokenizer) and keys that are not credentials
+// (sort_key, Idempotency-Key) do not.
 func CredentialName(name string) bool {
 	words := nameWords(name)
-	if len(words) == 0 {
-		return false
-	}
-	last := words[len(words)-1]
-	for _, c := range credentialWords {
-		if strings.HasSuffix(last, c) {
+	for i := range words {
+		if credentialWord(words, i) && !slices.ContainsFunc(words[i+1:], func(x string) bool { return aboutWords[x] }) {
 			return true
 		}
-	}
-	switch last {
-	case "apikey", "accesskey", "secretkey":
-		return true
-	case "key":
-		return len(words) == 1 || keyQualifiers[words[len(words)-2]]
 	}
 	return false
 }
 
-// credentialWords end the last word of a credential's name.
+// credentialWord reports whether words[i] names a credential.
+func credentialWord(words []string, i int) bool {
+	w := words[i]
+	for _, c := range credentialWords {
+		if strings.HasSuffix(w, c) {
+			return true
+		}
+	}
+	switch w {
+	case "apikey", "accesskey", "secretkey":
+		return true
+	case "key":
+		return len(words) == 1 || (i > 0 && keyQualifiers[words[i-1]])
+	}
+	return false
+}
+
+// credentialWords end a word naming a credential.
 var credentialWords = []string{"auth", "authorization", "cookie", "token", "secret", "password", "passwd", "credential", "credentials", "signature"}
 
-// keyQualifiers are the words before a last "key" that make it a
-// credential's.
+// keyQualifiers are the words before "key" that make it a credential's.
 var keyQualifiers = map[string]bool{"api": true, "access": true, "secret": true, "private": true, "client": true,
 	"app": true, "master": true, "subscription": true, "auth": true, "functions": true}
+
+// aboutWords, after a credential's word, make a name about the credential
+// rather than one holding it.
+var aboutWords = map[string]bool{"type": true, "version": true, "method": true, "nonce": true, "email": true, "user": true,
+	"mode": true, "policy": true, "endpoint": true, "url": true, "uri": true, "name": true, "length": true, "expiry": true,
+	"expires": true, "expiration": true, "ttl": true, "format": true, "kind": true, "scheme": true, "realm": true,
+	"status": true, "id": true, "required": true, "enabled": true, "header": true}
 
 // nameWords splits a header or parameter name into lower-case words: at
 // every character that is not a letter or digit, before an upper-case

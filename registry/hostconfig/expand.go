@@ -137,27 +137,64 @@ func validEnvName(s string) bool {
 }
 
 // CredentialEnvName reports whether an environment variable's name says
-// it holds a credential, by its last word (words split at '_', any case):
-// TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, APIKEY, AUTH, CREDENTIAL(S),
-// or KEY alone or after API, ACCESS, SECRET, PRIVATE, CLIENT, APP,
-// MASTER or SUBSCRIPTION (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
-// OPENAI_API_KEY, PGPASSWORD's PG_PASSWORD). Such a variable is a secret:
-// a server's inherit_env may not name it (env: {NAME: "${NAME}"} passes
-// it, redacted).
+// it holds a credential, by its words (split at '_', any case): a word
+// TOKEN, SECRET, PASSWORD, PASSWD, PASS, APIKEY, AUTH, CREDENTIAL(S), or
+// ending in TOKEN, SECRET, PASSWORD or APIKEY (CLIENTSECRET), or PWD after
+// another word (MYSQL_PWD; PWD alone is the working directory), or KEY
+// after any word but PUBLIC, SORT, CACHE, PARTITION, PRIMARY, HOT or
+// IDEMPOTENCY (OPENAI_KEY, AWS_SECRET_ACCESS_KEY) — unless a later word
+// says the name is about the credential rather than holding it (ID, FILE,
+// PATH, URL, TYPE, …: GPG_KEY_ID, TOKEN_FILE). GITHUB_TOKEN,
+// SECRET_KEY_BASE and OPENAI_API_KEY are credentials; SSH_AUTH_SOCK,
+// TOKENIZERS_PARALLELISM and KEYBOARD are not. Such a variable is a
+// secret: a server's inherit_env may not name it (env: {NAME: "${NAME}"}
+// passes it, redacted).
 func CredentialEnvName(name string) bool {
 	words := strings.Split(strings.ToUpper(name), "_")
-	last := words[len(words)-1]
-	switch last {
-	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "PWD", "APIKEY", "AUTH", "CREDENTIAL", "CREDENTIALS":
-		return true
-	case "KEY":
-		if len(words) == 1 {
-			return true
+	for i, w := range words {
+		if w == "" || !credentialEnvWord(words, i) {
+			continue
 		}
-		switch words[len(words)-2] {
-		case "API", "ACCESS", "SECRET", "PRIVATE", "CLIENT", "APP", "MASTER", "SUBSCRIPTION":
+		about := false
+		for _, later := range words[i+1:] {
+			if envAboutWords[later] {
+				about = true
+				break
+			}
+		}
+		if !about {
 			return true
 		}
 	}
-	return strings.HasSuffix(last, "TOKEN") || strings.HasSuffix(last, "PASSWORD") || strings.HasSuffix(last, "APIKEY")
+	return false
 }
+
+// credentialEnvWord reports whether words[i] names a credential.
+func credentialEnvWord(words []string, i int) bool {
+	w := words[i]
+	switch w {
+	case "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "APIKEY", "AUTH", "CREDENTIAL", "CREDENTIALS":
+		return true
+	case "PWD":
+		return len(words) > 1
+	case "KEY":
+		return i > 0 && !plainKeyQualifiers[words[i-1]] && words[i-1] != ""
+	}
+	for _, suffix := range []string{"TOKEN", "SECRET", "PASSWORD", "APIKEY"} {
+		if strings.HasSuffix(w, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainKeyQualifiers are the words before KEY naming a key that is no
+// credential.
+var plainKeyQualifiers = map[string]bool{"PUBLIC": true, "SORT": true, "CACHE": true, "PARTITION": true, "PRIMARY": true,
+	"HOT": true, "IDEMPOTENCY": true}
+
+// envAboutWords, after a credential's word, make a name about the
+// credential rather than one holding it.
+var envAboutWords = map[string]bool{"ID": true, "FILE": true, "PATH": true, "DIR": true, "URL": true, "TYPE": true,
+	"NAME": true, "LENGTH": true, "TTL": true, "EXPIRY": true, "SOCK": true, "SOCKET": true, "HELPER": true,
+	"COMMAND": true, "CMD": true, "ENABLED": true, "REQUIRED": true, "MODE": true, "POLICY": true, "PARALLELISM": true}

@@ -1298,10 +1298,12 @@ func TestLoad_InheritEnvRefusesCredentialNames(t *testing.T) {
 		`c.yaml:2: servers.s.inherit_env[3]: OPENAI_API_KEY holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {OPENAI_API_KEY: "${OPENAI_API_KEY}"}, which redacts it`,
 		`c.yaml:2: servers.s.inherit_env[4]: PG_PASSWORD holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {PG_PASSWORD: "${PG_PASSWORD}"}, which redacts it`,
 	}, problemTexts(t, dir, err))
-	for _, n := range []string{"LANG", "SSH_AUTH_SOCK", "GPG_KEY_ID", "TOKENIZERS_PARALLELISM", "HTTP_PROXY", "KEYBOARD"} {
+	for _, n := range []string{"LANG", "SSH_AUTH_SOCK", "GPG_KEY_ID", "TOKENIZERS_PARALLELISM", "HTTP_PROXY", "KEYBOARD", "PWD", "", "_", "_KEY",
+		"PUBLIC_KEY", "GIT_ASKPASS_HELPER", "TOKEN_FILE", "KEY"} {
 		assert.False(t, hostconfig.CredentialEnvName(n), n)
 	}
-	for _, n := range []string{"GITHUB_TOKEN", "KEY", "api_key", "HF_TOKEN", "DB_PASS", "MYSQL_PWD", "NPM_AUTH", "GOOGLE_APPLICATION_CREDENTIALS", "SLACK_BOT_TOKEN"} {
+	for _, n := range []string{"GITHUB_TOKEN", "api_key", "HF_TOKEN", "DB_PASS", "MYSQL_PWD", "NPM_AUTH", "GOOGLE_APPLICATION_CREDENTIALS", "SLACK_BOT_TOKEN",
+		"SECRET_KEY_BASE", "CLIENTSECRET", "OPENAI_KEY", "STRIPE_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN_2"} {
 		assert.True(t, hostconfig.CredentialEnvName(n), n)
 	}
 }
