@@ -3,13 +3,13 @@ package catalogue
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/jsontext"
 )
 
 // Size caps of the bodies the decoders read. A longer body is refused
@@ -173,10 +173,10 @@ func readBody(p *problems, r io.Reader, max int64) *object {
 		return nil
 	}
 	if !json.Valid(data) {
-		p.add("", "expected one JSON object: %s", syntaxProblem(data))
+		p.add("", "expected one JSON object: %s", jsontext.SyntaxProblem(data))
 		return nil
 	}
-	if d := jsonDepth(data); d > MaxJSONDepth {
+	if d := jsontext.Depth(data); d > MaxJSONDepth {
 		p.add("", "expected JSON nested at most %d levels deep, got %d", MaxJSONDepth, d)
 		return nil
 	}
@@ -211,47 +211,6 @@ func checkUTF8(p *problems, path string, data []byte) bool {
 	}
 	p.add(field, "expected %s of valid UTF-8 (JSON text must be UTF-8), got bytes that are not at byte %d", what, offset)
 	return false
-}
-
-func syntaxProblem(data []byte) string {
-	var v any
-	err := json.Unmarshal(data, &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%v at byte %d", se, se.Offset)
-	}
-	if err != nil {
-		return err.Error()
-	}
-	return "invalid JSON"
-}
-
-// jsonDepth returns the deepest nesting of valid JSON data.
-func jsonDepth(data []byte) int {
-	depth, max := 0, 0
-	inStr, esc := false, false
-	for _, c := range data {
-		switch {
-		case inStr:
-			if esc {
-				esc = false
-			} else if c == '\\' {
-				esc = true
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				max = depth
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return max
 }
 
 // object is a JSON object being read field by field.

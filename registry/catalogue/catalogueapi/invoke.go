@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolpack-go/toolpack/args"
+	"github.com/toolpack-go/toolpack/internal/jsontext"
 	"github.com/toolpack-go/toolpack/registry/catalogue"
 )
 
@@ -58,12 +58,12 @@ func decodeInvokeBody(body []byte) (json.RawMessage, []FieldError) {
 	}
 	// Depth first: encoding/json's own limit (10000) would otherwise
 	// speak as a syntax error.
-	if d := jsonDepth(body); d > catalogue.MaxJSONDepth+1 {
+	if d := jsontext.Depth(body); d > catalogue.MaxJSONDepth+1 {
 		return nil, []FieldError{{Field: "args", Problem: fmt.Sprintf("expected arguments nested at most %d levels deep, got %d", catalogue.MaxJSONDepth, d-1)}}
 	}
 	switch {
 	case !json.Valid(body):
-		return whole("expected %s: %s", invokeShape, syntaxProblem(body))
+		return whole("expected %s: %s", invokeShape, jsontext.SyntaxProblem(body))
 	case body[0] != '{':
 		return whole("expected %s, got %s", invokeShape, jsonKind(body))
 	}
@@ -133,19 +133,6 @@ func objectMembers(body []byte) ([]member, []FieldError) {
 	return out, nil
 }
 
-// syntaxProblem says where and why data, not valid JSON, is not.
-func syntaxProblem(data []byte) string {
-	var v any
-	err := json.Unmarshal(data, &v)
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return fmt.Sprintf("%v at byte %d", se, se.Offset)
-	}
-	if err != nil {
-		return err.Error()
-	}
-	return "invalid JSON"
-}
-
 // jsonKind names the kind of the JSON value v (valid, trimmed).
 func jsonKind(v []byte) string {
 	switch v[0] {
@@ -161,32 +148,6 @@ func jsonKind(v []byte) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// jsonDepth returns the deepest nesting of valid JSON data.
-func jsonDepth(data []byte) int {
-	depth, most := 0, 0
-	inStr, esc := false, false
-	for _, c := range data {
-		switch {
-		case inStr:
-			if esc {
-				esc = false
-			} else if c == '\\' {
-				esc = true
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return most
 }
 
 // argSchema returns the tool's compiled argSchema (cached by its text).
