@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/toolpack-go/toolpack/internal/jsontext"
 	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/internal/tracectx"
 	"github.com/toolpack-go/toolpack/registry"
@@ -1280,21 +1281,9 @@ func objectArgs(raw json.RawMessage) (json.RawMessage, string) {
 		return nil, "arguments: expected a JSON object, got malformed JSON"
 	}
 	if t[0] != '{' {
-		return nil, "arguments: expected a JSON object, got " + jsonKind(t[0])
+		return nil, "arguments: expected a JSON object, got " + jsontext.Kind(t)
 	}
 	return json.RawMessage(t), ""
-}
-
-func jsonKind(b byte) string {
-	switch b {
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // ctxFailure maps a context error to a timeout or cancelled failure.

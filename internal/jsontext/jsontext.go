@@ -1,9 +1,10 @@
 // Package jsontext reads JSON text for the messages that refuse it: how
-// deep it nests (to refuse a body before decoding it) and where and why
-// it is not valid JSON.
+// deep it nests (to refuse a body before decoding it), where and why it
+// is not valid JSON, and what kind of value it holds.
 package jsontext
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,4 +52,28 @@ func SyntaxProblem(data []byte) string {
 		return err.Error()
 	}
 	return "invalid JSON"
+}
+
+// Kind names the kind of the JSON value raw (valid JSON, spaces around it
+// allowed) as a message says it: "an object", "an array", "a string", "a
+// boolean", "null" or "a number"; "nothing" when raw holds only spaces.
+func Kind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
 }

@@ -24,6 +24,16 @@ func TestSyntaxProblem(t *testing.T) {
 	assert.Equal(t, "invalid character 'x' looking for beginning of value at byte 7", jsontext.SyntaxProblem([]byte(`{"a": x}`)))
 }
 
+// Kind names a value's kind as messages say it, spaces around it allowed.
+func TestKind(t *testing.T) {
+	for in, want := range map[string]string{
+		` {"a":1}`: "an object", `[1]`: "an array", `"x"`: "a string", `true`: "a boolean", `false`: "a boolean",
+		`null`: "null", `-1.5e3`: "a number", `  `: "nothing", ``: "nothing",
+	} {
+		assert.Equal(t, want, jsontext.Kind([]byte(in)), in)
+	}
+}
+
 func ExampleDepth() {
 	fmt.Println(jsontext.Depth([]byte(`{"a":[{"b":"]]"}]}`)))
 	// Output: 3

@@ -223,8 +223,8 @@ type object struct {
 // parseObject reads the members of a JSON object (valid JSON), reporting
 // repeated names; nil if raw is not an object.
 func parseObject(p *problems, path string, raw json.RawMessage) *object {
-	if kind(raw) != "an object" {
-		p.add(path, "expected a JSON object, got %s", kind(raw))
+	if jsontext.Kind(raw) != "an object" {
+		p.add(path, "expected a JSON object, got %s", jsontext.Kind(raw))
 		return nil
 	}
 	o := &object{path: path, members: map[string]json.RawMessage{}, taken: map[string]bool{}}
@@ -254,32 +254,11 @@ func parseObject(p *problems, path string, raw json.RawMessage) *object {
 	return o
 }
 
-func kind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
-}
-
 // get returns a member, marking it known; null counts as absent.
 func (o *object) get(p *problems, name string, required bool) (json.RawMessage, bool) {
 	o.taken[name] = true
 	v, ok := o.members[name]
-	if ok && kind(v) == "null" {
+	if ok && jsontext.Kind(v) == "null" {
 		ok = false
 	}
 	if !ok && required {
@@ -293,8 +272,8 @@ func (o *object) str(p *problems, name string, required bool, dst *string) {
 	if !ok {
 		return
 	}
-	if kind(v) != "a string" || json.Unmarshal(v, dst) != nil {
-		p.add(child(o.path, name), "expected a string, got %s", kind(v))
+	if jsontext.Kind(v) != "a string" || json.Unmarshal(v, dst) != nil {
+		p.add(child(o.path, name), "expected a string, got %s", jsontext.Kind(v))
 	}
 }
 
@@ -303,8 +282,8 @@ func (o *object) boolean(p *problems, name string, required bool, dst *bool) {
 	if !ok {
 		return
 	}
-	if kind(v) != "a boolean" || json.Unmarshal(v, dst) != nil {
-		p.add(child(o.path, name), "expected true or false, got %s", kind(v))
+	if jsontext.Kind(v) != "a boolean" || json.Unmarshal(v, dst) != nil {
+		p.add(child(o.path, name), "expected true or false, got %s", jsontext.Kind(v))
 	}
 }
 
@@ -313,13 +292,13 @@ func (o *object) integer(p *problems, name string, dst *int64) {
 	if !ok {
 		return
 	}
-	if kind(v) != "a number" || json.Unmarshal(v, dst) != nil {
+	if jsontext.Kind(v) != "a number" || json.Unmarshal(v, dst) != nil {
 		p.add(child(o.path, name), "expected an integer, got %s", describe(v))
 	}
 }
 
 func describe(v json.RawMessage) string {
-	if k := kind(v); k != "a number" {
+	if k := jsontext.Kind(v); k != "a number" {
 		return k
 	}
 	return "the number " + clip(string(v))
@@ -331,15 +310,15 @@ func (o *object) strList(p *problems, name string, dst *[]string) {
 		return
 	}
 	var items []json.RawMessage
-	if kind(v) != "an array" || json.Unmarshal(v, &items) != nil {
-		p.add(child(o.path, name), "expected an array of strings, got %s", kind(v))
+	if jsontext.Kind(v) != "an array" || json.Unmarshal(v, &items) != nil {
+		p.add(child(o.path, name), "expected an array of strings, got %s", jsontext.Kind(v))
 		return
 	}
 	out := make([]string, 0, len(items))
 	for i, it := range items {
 		var s string
-		if kind(it) != "a string" || json.Unmarshal(it, &s) != nil {
-			p.add(fmt.Sprintf("%s[%d]", child(o.path, name), i), "expected a string, got %s", kind(it))
+		if jsontext.Kind(it) != "a string" || json.Unmarshal(it, &s) != nil {
+			p.add(fmt.Sprintf("%s[%d]", child(o.path, name), i), "expected a string, got %s", jsontext.Kind(it))
 			continue
 		}
 		out = append(out, s)
@@ -359,8 +338,8 @@ func (o *object) strMap(p *problems, name string, dst *map[string]string) {
 	out := make(map[string]string, len(m.members))
 	for k, item := range m.members {
 		var s string
-		if kind(item) != "a string" || json.Unmarshal(item, &s) != nil {
-			p.add(fmt.Sprintf("%s[%q]", child(o.path, name), k), "expected a string, got %s", kind(item))
+		if jsontext.Kind(item) != "a string" || json.Unmarshal(item, &s) != nil {
+			p.add(fmt.Sprintf("%s[%q]", child(o.path, name), k), "expected a string, got %s", jsontext.Kind(item))
 			continue
 		}
 		out[k] = s
@@ -373,8 +352,8 @@ func (o *object) schema(p *problems, name string, required bool, dst *json.RawMe
 	if !ok {
 		return
 	}
-	if kind(v) != "an object" {
-		p.add(child(o.path, name), "expected a JSON Schema object, got %s", kind(v))
+	if jsontext.Kind(v) != "an object" {
+		p.add(child(o.path, name), "expected a JSON Schema object, got %s", jsontext.Kind(v))
 		return
 	}
 	var buf bytes.Buffer

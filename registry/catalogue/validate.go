@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/internal/jsonnum"
 	"github.com/toolpack-go/toolpack/internal/jsonptr"
+	"github.com/toolpack-go/toolpack/internal/jsontext"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
@@ -364,8 +365,8 @@ func ReadStepParams(argSchema json.RawMessage) (StepParams, error) {
 	for name, raw := range *root.Properties {
 		sp.Names = append(sp.Names, name)
 		var prop map[string]json.RawMessage
-		if kind(raw) != "an object" {
-			if k := kind(raw); k != "a boolean" {
+		if jsontext.Kind(raw) != "an object" {
+			if k := jsontext.Kind(raw); k != "a boolean" {
 				return StepParams{}, fmt.Errorf("properties[%q]: expected a schema (an object or a boolean), got %s", name, k)
 			}
 			continue

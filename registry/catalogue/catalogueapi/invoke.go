@@ -65,7 +65,7 @@ func decodeInvokeBody(body []byte) (json.RawMessage, []FieldError) {
 	case !json.Valid(body):
 		return whole("expected %s: %s", invokeShape, jsontext.SyntaxProblem(body))
 	case body[0] != '{':
-		return whole("expected %s, got %s", invokeShape, jsonKind(body))
+		return whole("expected %s, got %s", invokeShape, jsontext.Kind(body))
 	}
 	if field, offset, key, bad := args.FindInvalidUTF8(body); bad {
 		what := "text"
@@ -98,7 +98,7 @@ func decodeInvokeBody(body []byte) (json.RawMessage, []FieldError) {
 	case !seen:
 		fe = append(fe, FieldError{Field: "args", Problem: "expected a JSON object of arguments, got nothing"})
 	case a[0] != '{':
-		fe = append(fe, FieldError{Field: "args", Problem: "expected a JSON object of arguments, got " + jsonKind(a)})
+		fe = append(fe, FieldError{Field: "args", Problem: "expected a JSON object of arguments, got " + jsontext.Kind(a)})
 	}
 	slices.SortStableFunc(fe, func(x, y FieldError) int { return cmp.Compare(x.Field, y.Field) })
 	return a, fe
@@ -131,23 +131,6 @@ func objectMembers(body []byte) ([]member, []FieldError) {
 		out = append(out, member{name: name, value: v})
 	}
 	return out, nil
-}
-
-// jsonKind names the kind of the JSON value v (valid, trimmed).
-func jsonKind(v []byte) string {
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // argSchema returns the tool's compiled argSchema (cached by its text).
