@@ -338,3 +338,22 @@ func TestHEADOfLargeResourceNotRefused(t *testing.T) {
 	_, err = get(t, c, u)
 	require.ErrorIs(t, err, ErrTooLarge, "a GET of the same resource is still refused")
 }
+
+// ParseBaseURL accepts an absolute http(s) URL with a host and no user
+// information, and its refusals never quote the URL.
+func TestParseBaseURL(t *testing.T) {
+	u, err := ParseBaseURL("https://gw.example/base?k=1")
+	require.NoError(t, err)
+	assert.Equal(t, "gw.example", u.Host)
+	for raw, want := range map[string]string{
+		"http://[::1/S3CR3T":          "it does not parse",
+		"ftp://gw.example/S3CR3T":     "with a host",
+		"/relative/S3CR3T":            "with a host",
+		"https://u:S3CR3T@gw.example": "without user information",
+	} {
+		_, err := ParseBaseURL(raw)
+		require.Error(t, err, raw)
+		assert.Contains(t, err.Error(), want, raw)
+		assert.NotContains(t, err.Error(), "S3CR3T")
+	}
+}

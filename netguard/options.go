@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"time"
 )
 
@@ -181,4 +182,21 @@ func (o *Options) validate() ([]hostRule, error) {
 		bad("MaxCallsPerMinute is %d; expected zero (no limit) or positive", o.MaxCallsPerMinute)
 	}
 	return rules, errors.Join(errs...)
+}
+
+// ParseBaseURL reads the base URL of a service a pack calls: an absolute
+// http or https URL with a host and without user information. Its errors
+// say which of these it is not and never quote the URL, whose path, query
+// or user information may carry a key; the caller prefixes the field.
+func ParseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, errors.New("expected an http or https URL; it does not parse (value not shown)")
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return nil, errors.New("expected an absolute http or https URL with a host (value not shown)")
+	case u.User != nil:
+		return nil, errors.New("expected a URL without user information (user:password@); send the key as APIKey (value not shown)")
+	}
+	return u, nil
 }

@@ -24,7 +24,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 	"unicode"
@@ -106,18 +105,13 @@ type pack struct {
 
 // New returns the pack. A bad Config is an error naming the field.
 func New(cfg Config) (*registry.Pack, error) {
-	u, err := url.Parse(cfg.BaseURL)
-	switch {
-	case cfg.BaseURL == "":
+	if cfg.BaseURL == "" {
 		return nil, errors.New("transcript: Config.BaseURL: expected the endpoint's base URL, got nothing")
-	// The URL is never quoted in these errors: its query, path or user
-	// information may carry a key.
+	}
+	u, err := netguard.ParseBaseURL(cfg.BaseURL)
+	switch {
 	case err != nil:
-		return nil, errors.New("transcript: Config.BaseURL: expected an http or https URL; it does not parse (value not shown)")
-	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return nil, errors.New("transcript: Config.BaseURL: expected an absolute http or https URL with a host (value not shown)")
-	case u.User != nil:
-		return nil, errors.New("transcript: Config.BaseURL: expected a URL without user information (user:password@); send the key as APIKey (value not shown)")
+		return nil, fmt.Errorf("transcript: Config.BaseURL: %w", err)
 	case strings.TrimSpace(cfg.Model) == "":
 		return nil, errors.New("transcript: Config.Model: expected a model name, got nothing")
 	case cfg.ContextTokens != 0 && cfg.ContextTokens < 256:

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -85,16 +84,10 @@ type searcher struct {
 }
 
 func newSearcher(p *pack, cfg SearchConfig) (*searcher, error) {
-	// The URL is never quoted in these errors: its query, path or user
-	// information may carry a key.
-	u, err := url.Parse(cfg.BaseURL)
+	u, err := netguard.ParseBaseURL(cfg.BaseURL)
 	switch {
 	case err != nil:
-		return nil, errors.New("web: Config.Search.BaseURL: expected an http or https URL; it does not parse (value not shown)")
-	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return nil, errors.New("web: Config.Search.BaseURL: expected an absolute http or https URL with a host (value not shown)")
-	case u.User != nil:
-		return nil, errors.New("web: Config.Search.BaseURL: expected a URL without user information (user:password@); send the key as APIKey (value not shown)")
+		return nil, fmt.Errorf("web: Config.Search.BaseURL: %w", err)
 	case strings.TrimSpace(cfg.SearchTool) == "" || strings.ContainsAny(cfg.SearchTool, "/?#"):
 		return nil, fmt.Errorf("web: Config.Search.SearchTool: expected the gateway's search tool name (for example tavily-search), got %q", cfg.SearchTool)
 	case cfg.Timeout < 0:
