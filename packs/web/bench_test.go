@@ -75,6 +75,29 @@ func BenchmarkExtract500KB(b *testing.B) {
 			}
 		}
 	})
+	// 1 MiB of short paragraphs: past MaxExtractWork, read whole rather
+	// than extracted (the extractor took seconds of CPU on it).
+	short := []byte("<html><head><title>T</title></head><body><article><p>The volunteers in Portwick rebuilt the pier.</p></article>" +
+		strings.Repeat("<p>filler filler filler filler filler filler filler filler</p>\n", 16384) + "</body></html>")
+	b.Run("baseline=html.Parse/1MiB-short-paragraphs", func(b *testing.B) {
+		b.SetBytes(int64(len(short)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := html.Parse(bytes.NewReader(short)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("extract/1MiB-short-paragraphs", func(b *testing.B) {
+		b.SetBytes(int64(len(short)))
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := extract(short, "text/html; charset=utf-8", u, false)
+			if err != nil || out.CleanText == "" {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("baseline=html.Parse/markup-heavy", func(b *testing.B) {
 		b.SetBytes(int64(len(markup)))
 		b.ReportAllocs()

@@ -403,3 +403,23 @@ func TestFetch_ErrorsThroughMCPAndHTTP(t *testing.T) {
 		return contracttest.Case{Args: map[string]any{"url": cases[i].url}, Type: cases[i].typ, Status: cases[i].status}, true
 	})
 }
+
+// A page of more paragraphs than the extractor can read in bounded work
+// (50,000 short paragraphs, 2.4 MiB) is read whole: the call answers, with
+// the article, the rest of the text, the title and the language, instead
+// of running out of time while the extractor goes on using a core.
+func TestFetch_PageWithTooManyParagraphsIsReadWhole(t *testing.T) {
+	page := `<html lang="en"><head><title>Portwick news</title><script>var hidden = 1;</script></head><body>` +
+		`<article><h1>Volunteers</h1><p>The volunteers in Portwick rebuilt the pier.</p></article><div>` +
+		strings.Repeat("<p>filler filler filler filler filler filler</p>\n", 50000) + "</div><footer>Copyright</footer></body></html>"
+	srv := httptest.NewServer(static("text/html; charset=utf-8", page))
+	t.Cleanup(srv.Close)
+	reg := newWeb(t, web.Config{Fetch: web.FetchConfig{MaxBytes: 4 << 20}})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": srv.URL + "/"}))
+	assert.True(t, strings.HasPrefix(out.CleanText, "Volunteers\nThe volunteers in Portwick rebuilt the pier.\nfiller"), "the article first, then the rest")
+	assert.Equal(t, 50000, strings.Count(out.CleanText, "filler filler filler filler filler filler"))
+	assert.NotContains(t, out.CleanText, "hidden")
+	assert.NotContains(t, out.CleanText, "Copyright")
+	assert.Equal(t, "Portwick news", deref(out.Title))
+	assert.Equal(t, "en", deref(out.Lang))
+}

@@ -46,3 +46,38 @@ func TestPageText_ElementsBuiltByName(t *testing.T) {
 	}
 	assert.Equal(t, "p text\n- li text\nP text", pageText(body))
 }
+
+// A page is given to the article extractor only while its paragraphs
+// times their text stay within MaxExtractWork and its elements within
+// MaxExtractElements: past either the extractor's work grows with the
+// square of the page.
+func TestTooLargeToExtract_BoundsParagraphWorkAndElements(t *testing.T) {
+	parse := func(s string) *html.Node {
+		doc, err := html.Parse(strings.NewReader(s))
+		require.NoError(t, err)
+		return doc
+	}
+	// html, head, body: three elements besides the repeated ones.
+	page := func(unit string, n int) *html.Node {
+		return parse("<html><head></head><body>" + strings.Repeat(unit, n) + "</body></html>")
+	}
+	assert.True(t, tooLargeToExtract(parse(strings.Repeat("<p>"+strings.Repeat("x", 128)+"</p>", 5000))), "5000 × 640000 = 3.2 × 10^9")
+	assert.False(t, tooLargeToExtract(parse(strings.Repeat("<p>"+strings.Repeat("x", 128)+"</p>", 4000))), "4000 × 512000 = 2.05 × 10^9")
+	assert.True(t, tooLargeToExtract(parse(strings.Repeat("<p><b>"+strings.Repeat("x", 128)+"</b></p>", 5000))), "text inside a paragraph's children counts")
+	assert.False(t, tooLargeToExtract(parse(strings.Repeat("<div>"+strings.Repeat("x", 128)+"</div>", 5000))), "text outside paragraphs does not")
+	assert.False(t, tooLargeToExtract(page("<span>x</span>", MaxExtractElements-3)), "at the element limit")
+	assert.True(t, tooLargeToExtract(page("<span>x</span>", MaxExtractElements-2)), "one element past it")
+}
+
+// The title of a page read whole comes from its <title>.
+func TestHTMLTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		`<html><head><title> A &amp; B </title></head><body><p>x</p></body></html>`: " A & B ",
+		`<html><head></head><body><p>no title</p></body></html>`:                    "",
+		`<title>first</title><title>second</title>`:                                 "first",
+	} {
+		doc, err := html.Parse(strings.NewReader(in))
+		require.NoError(t, err)
+		assert.Equal(t, want, htmlTitle(doc), in)
+	}
+}

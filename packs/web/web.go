@@ -23,7 +23,14 @@
 // its own lines, links and emphasis as their text. A page whose article is
 // under 250 characters is read whole instead (the extractor's fallback for
 // short pages runs the title into the text): its body, without scripts,
-// styles, navigation, forms, asides and footer. Other text — text/* (plain,
+// styles, navigation, forms, asides and footer. So is a page too large for
+// the extractor (its title from <title>; no byline or date): more than
+// MaxExtractElements elements, or paragraphs whose number times the bytes
+// of their text passes MaxExtractWork (2^31; a 500 KB article of 3,000
+// paragraphs is 1.5 × 10^9 and is extracted). The extractor's work grows
+// with that product — a 1 MiB page of short paragraphs cost it seconds of
+// CPU, 2 MiB over a minute — and a call that runs out of time cannot stop
+// it. Other text — text/* (plain,
 // Markdown, CSV), JSON and XML of any kind (application/json,
 // application/ld+json, application/rss+xml, …) — is returned as it is,
 // trimmed; other content types (PDF, images, …) are parse_failed.
