@@ -43,6 +43,8 @@ const (
 
 // Decision is what a host decided about a call waiting for approval.
 type Decision struct {
+	// Verdict says whether the call runs (Approve), is refused (Deny) or
+	// waits (Pause).
 	Verdict Verdict
 	// Reason is shown to the model when the call is denied.
 	Reason string
@@ -67,10 +69,15 @@ type ApproveFunc func(ctx context.Context, req ApprovalRequest) (Decision, error
 // Pending is a paused call: everything needed to run it later, as JSON a
 // host can store.
 type Pending struct {
-	Call      ToolCall        `json:"call"`
-	Tool      string          `json:"tool"`
+	// Call is the call as the model sent it.
+	Call ToolCall `json:"call"`
+	// Tool is the registry name it will run as.
+	Tool string `json:"tool"`
+	// Arguments are the arguments it will run with, after lenient
+	// reading.
 	Arguments json.RawMessage `json:"arguments"`
-	Coerced   []string        `json:"coerced,omitempty"`
+	// Coerced lists what lenient reading changed in the arguments.
+	Coerced []string `json:"coerced,omitempty"`
 }
 
 // DispatchOptions tune a Dispatcher; the zero value runs up to four calls

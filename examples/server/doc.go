@@ -68,8 +68,12 @@
 //	MCP_TOOL_PREFIX            tool name prefix when -prefix is not given
 //	OJ_BASE_URL, OJ_TOKEN      the oj pack's backend and its token
 //	TOOLPACK_AUTH_TOKEN        bearer token(s) when -auth-token-file is not given (HTTP)
+//	OTEL_*                     any of OpenTelemetry's variables (OTEL_EXPORTER_OTLP_ENDPOINT,
+//	                           OTEL_TRACES_EXPORTER, …) traces and measures every tool call
+//	                           (registry/telemetry); with none set nothing is installed.
+//	                           A console exporter is refused with -stdio (stdout is MCP's)
 //
-// With nothing set, the server starts with no tools and says so in a
+// With nothing set, the server serves only the ot pack and says so in a
 // warning that names the variables above.
 //
 // # HTTP safety

@@ -76,20 +76,32 @@ func (Schema) JSONSchema() json.RawMessage {
 // Hints are a tool's annotations as describe_tool shows them; an absent
 // hint is not known.
 type Hints struct {
-	ReadOnly    *bool `json:"readOnlyHint,omitempty"`
+	// ReadOnly: the tool does not change its environment.
+	ReadOnly *bool `json:"readOnlyHint,omitempty"`
+	// Destructive: the tool may destroy or overwrite data.
 	Destructive *bool `json:"destructiveHint,omitempty"`
-	Idempotent  *bool `json:"idempotentHint,omitempty"`
-	OpenWorld   *bool `json:"openWorldHint,omitempty"`
+	// Idempotent: calling it again with the same arguments changes
+	// nothing more.
+	Idempotent *bool `json:"idempotentHint,omitempty"`
+	// OpenWorld: the tool reaches entities outside the host (the web,
+	// other services).
+	OpenWorld *bool `json:"openWorldHint,omitempty"`
 }
 
 // Description is describe_tool's answer.
 type Description struct {
-	Name         string `json:"name"`
-	Title        string `json:"title,omitempty"`
-	Description  string `json:"description"`
-	InputSchema  Schema `json:"inputSchema"`
+	// Name is the tool's name, as call_tool takes it.
+	Name string `json:"name"`
+	// Title is its human-readable title, when it has one.
+	Title string `json:"title,omitempty"`
+	// Description is its description, as tools/list would give it.
+	Description string `json:"description"`
+	// InputSchema is the JSON Schema of its arguments.
+	InputSchema Schema `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of its value, when it declares one.
 	OutputSchema Schema `json:"outputSchema,omitempty"`
-	Annotations  Hints  `json:"annotations"`
+	// Annotations are its behaviour hints.
+	Annotations Hints `json:"annotations"`
 }
 
 func (d *Disclosure) describeTool(ctx context.Context, a DescribeArgs) (result.Result[Description], error) {
