@@ -80,7 +80,13 @@ func reloadOnSIGHUP(ctx context.Context, hup <-chan os.Signal, host *hostconfig.
 				log.Warn("SIGHUP: no -config file to reload; nothing changes")
 				continue
 			}
-			logReload(host, log, "SIGHUP", host.Reload(ctx))
+			if err := host.Reload(ctx); err != nil && ctx.Err() != nil {
+				// The server is stopping: the reload was cut short, not
+				// refused, and nothing is wrong with the file.
+				log.Info("SIGHUP: reload cut short by shutdown; the previous configuration stays")
+			} else {
+				logReload(host, log, "SIGHUP", err)
+			}
 		}
 	}()
 }

@@ -100,11 +100,12 @@ type Wiring struct {
 
 // liveStore is one open output store and the settings it was opened with.
 type liveStore struct {
-	st   *results.Store
-	pg   *pgresults.Backend // st's backend when it is on PostgreSQL
-	opts outputSettings
-	mw   registry.Middleware
-	done *time.Timer // closes a retired store when its TTL has passed
+	st    *results.Store
+	pg    *pgresults.Backend // st's backend when it is on PostgreSQL
+	share *backendShare      // st's share of pg
+	opts  outputSettings
+	mw    registry.Middleware
+	done  *time.Timer // closes a retired store when its TTL has passed
 }
 
 // outputSettings are the output: keys a store is opened with.
@@ -444,6 +445,10 @@ func (w *Wiring) statsHook(ctx context.Context, old, cfg *hostconfig.Config) (ho
 	} else if use == nil || use.pg != pg {
 		sink, err := pgstats.Open(ctx, pg.DSN, pgstats.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
 		if err != nil {
+			if ctx.Err() != nil {
+				// Cut short (a shutdown during a reload): no key is at fault.
+				return hostconfig.Step{}, fmt.Errorf("opening the stats database: %w", err)
+			}
 			return hostconfig.Step{}, cfg.Errorf("stats.dsn", "%w", err)
 		}
 		use = &sinkUse{pg: pg, sink: sink}
@@ -594,7 +599,55 @@ func (o outputSettings) sameBackend(p outputSettings) bool {
 }
 
 func settingsOf(c *hostconfig.Config) outputSettings {
-	return outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL, pg: c.Output.Postgres}
+	o := outputSettings{maxInline: c.Output.MaxInlineBytes, dir: c.Output.Dir, ttl: c.Output.TTL, pg: c.Output.Postgres}
+	if o.pg.DSN != "" {
+		o.dir = "" // unused by a store on PostgreSQL: changing it changes nothing
+	}
+	return o
+}
+
+// backendShare is one store's share of a PostgreSQL back end that the
+// stores of successive configurations use while its connection settings
+// (dsn, schema, max_conns, statement_timeout) stay the same: a reload
+// that changes max_inline_bytes or ttl opens no pool of its own (each kept
+// its connections for the minute its predecessor stays open, and frequent
+// reloads piled them up on the database). The pool closes with the last
+// share.
+type backendShare struct {
+	*pgresults.Backend
+	refs *atomic.Int32
+	once sync.Once
+}
+
+func newBackendShare(b *pgresults.Backend) *backendShare {
+	s := &backendShare{Backend: b, refs: new(atomic.Int32)}
+	s.refs.Store(1)
+	return s
+}
+
+// another returns a new share of the same back end, or false when the
+// last share has been closed.
+func (s *backendShare) another() (*backendShare, bool) {
+	for {
+		n := s.refs.Load()
+		if n <= 0 {
+			return nil, false
+		}
+		if s.refs.CompareAndSwap(n, n+1) {
+			return &backendShare{Backend: s.Backend, refs: s.refs}, true
+		}
+	}
+}
+
+// Close closes this share (once); the back end closes with the last.
+func (s *backendShare) Close() error {
+	var err error
+	s.once.Do(func() {
+		if s.refs.Add(-1) == 0 {
+			err = s.Backend.Close()
+		}
+	})
+	return err
 }
 
 // outputHook opens the output store of cfg when its settings differ from
@@ -648,18 +701,31 @@ func (w *Wiring) openStore(ctx context.Context, cfg *hostconfig.Config, next out
 		QueryTool: w.queryTool, Skip: w.skipStructured, Now: w.now, Logger: w.log,
 		SweepInterval: sweepInterval(next.ttl),
 	}
-	var pgBackend *pgresults.Backend
+	var share *backendShare
 	if pg := next.pg; pg.DSN != "" {
-		be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
-		if err != nil {
-			return nil, cfg.Errorf("output.dsn", "%w", err)
+		if cur := w.store.Load(); cur != nil && cur.share != nil && cur.opts.pg == pg {
+			share, _ = cur.share.another()
 		}
-		o.Backend, pgBackend = be, be // closed with the Store, or below when Open fails
+		if share == nil {
+			be, err := pgresults.Open(ctx, pg.DSN, pgresults.Options{Schema: pg.Schema, MaxConns: pg.PoolSize(), StatementTimeout: pg.StatementTimeout})
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, fmt.Errorf("opening the output store: %w", err)
+				}
+				return nil, cfg.Errorf("output.dsn", "%w", err)
+			}
+			share = newBackendShare(be)
+		}
+		o.Backend = share // closed with the Store, or below when Open fails
 	}
 	st, err := results.Open(ctx, o)
 	if err != nil {
 		if o.Backend != nil {
 			_ = o.Backend.Close()
+		}
+		if ctx.Err() != nil {
+			// Cut short (a shutdown during a reload): no key is at fault.
+			return nil, fmt.Errorf("opening the output store: %w", err)
 		}
 		key := "output"
 		if o.Backend == nil {
@@ -667,7 +733,11 @@ func (w *Wiring) openStore(ctx context.Context, cfg *hostconfig.Config, next out
 		}
 		return nil, cfg.Errorf(key, "cannot open the output store: %w", retold{strings.TrimPrefix(err.Error(), "results: "), err})
 	}
-	return &liveStore{st: st, pg: pgBackend, opts: next, mw: st.Middleware()}, nil
+	ls := &liveStore{st: st, opts: next, mw: st.Middleware()}
+	if share != nil {
+		ls.pg, ls.share = share.Backend, share
+	}
+	return ls, nil
 }
 
 // swapStore puts s in force; the store it replaces is closed later (see

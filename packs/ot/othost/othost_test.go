@@ -1247,3 +1247,24 @@ func TestSetup_ReloadWithADatabaseAwayIsUnavailable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ot.ErrTypeConfig, res.ErrorType)
 }
+
+// A reload cut short by its context (a shutdown arriving during a SIGHUP
+// reload) is not a configuration error: it names no key and says what
+// stopped it; the configuration in force stays.
+func TestSetup_ReloadCutShortNamesNoKey(t *testing.T) {
+	f := newFixture(t, "output: {max_inline_bytes: 100, dir: out}\n")
+	writeConfig(t, f.dir, "output: {max_inline_bytes: 100, dir: elsewhere}\n")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := f.host.Reload(ctx)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.NotContains(t, err.Error(), "output.dir")
+	assert.NotContains(t, err.Error(), "config.yaml:")
+	v, ok, _ := f.call(t, "lines", `{"count":50}`)
+	require.True(t, ok)
+	_, isStored := v.(results.Stored)
+	assert.True(t, isStored, "the store in force still stores")
+	_, err = os.Stat(filepath.Join(f.dir, "elsewhere"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the new directory was never made")
+}

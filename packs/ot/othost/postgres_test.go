@@ -1,9 +1,13 @@
 package othost_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -144,4 +148,51 @@ func TestSetup_DatabaseAwayIsUnavailable(t *testing.T) {
 	v, ok, msg = f.call(t, "ot.stats", `{"tool":"add"}`)
 	require.True(t, ok, msg)
 	assert.Equal(t, 1, yamlOf(t, v)["total_calls"], "the call made while the database was away is counted")
+}
+
+// Reloads that change only output settings a store on PostgreSQL does not
+// connect with (max_inline_bytes, ttl, dir) reuse its connection pool: 20
+// of them leave the database with no more connections of the store than
+// its max_conns, where each used to open a pool of its own and keep it a
+// minute. Outputs stored before the reloads still page, and a change of
+// max_conns opens a new pool.
+func TestSetup_OutputReloadsKeepThePostgresPool(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.FreshSchema(t, dsn)
+	t.Setenv("OUTPUT_DSN", dsn)
+	config := func(inline, conns int) string {
+		return fmt.Sprintf("output: {max_inline_bytes: %d, dir: d%d, dsn: \"${OUTPUT_DSN}\", schema: %s, max_conns: %d}\n", inline, inline, schema, conns)
+	}
+	a := newFixture(t, config(1000, 2))
+	v, ok, _ := a.call(t, "lines", `{"count":3000}`)
+	require.True(t, ok)
+	first, isStored := v.(results.Stored)
+	require.True(t, isStored, "got %T", v)
+	db, err := pgx.Connect(t.Context(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	conns := func() int {
+		var n int
+		require.NoError(t, db.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, "pgresults:"+schema).Scan(&n))
+		return n
+	}
+	for i := range 20 {
+		writeConfig(t, a.dir, config(1000+i%2*1000, 2))
+		require.NoError(t, a.host.Reload(t.Context()))
+		v, ok, msg := a.call(t, "lines", `{"count":3000}`)
+		require.True(t, ok, msg)
+		_, isStored := v.(results.Stored)
+		require.True(t, isStored, "got %T", v)
+	}
+	assert.LessOrEqual(t, conns(), 2, "one pool of max_conns 2, not one per reload")
+	v, ok, msg := a.call(t, "ot.result", `{"handle":"`+first.Handle+`","offset":2999,"limit":5}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, []any{"line 2999", "line 3000"}, yamlOf(t, v)["lines"])
+
+	// max_conns is a connection setting: a new pool.
+	writeConfig(t, a.dir, config(1000, 3))
+	require.NoError(t, a.host.Reload(t.Context()))
+	v, ok, msg = a.call(t, "ot.result", `{"handle":"`+first.Handle+`","offset":1,"limit":1}`)
+	require.True(t, ok, msg)
+	assert.Equal(t, []any{"line 1"}, yamlOf(t, v)["lines"])
 }
