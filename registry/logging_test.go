@@ -97,6 +97,27 @@ func TestLogging_CallerCancellationAtInfo(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got[3], "ERROR Tool own failed: "), got[3])
 }
 
+// A call the host stopped with a cause of its own (a server shutting down
+// cancels its requests with one) is logged at INFO with that cause, not
+// blamed on the caller.
+func TestLogging_HostStopWithACauseIsNotBlamedOnTheCaller(t *testing.T) {
+	log, buf := newLogger()
+	r := New(Options{Prefix: new(""), Logger: log})
+	started := make(chan struct{})
+	require.NoError(t, r.Add(rawTool("slow", func(ctx context.Context, c *Call) (result.Result[any], error) {
+		close(started)
+		<-ctx.Done()
+		return result.Result[any]{}, ctx.Err()
+	})))
+	ctx, cancel := context.WithCancelCause(t.Context())
+	go func() { <-started; cancel(errors.New("the server is shutting down")) }()
+	_, err := r.Invoke(ctx, "slow", nil)
+	require.ErrorIs(t, err, context.Canceled)
+	got := msgs(buf.records(t))
+	require.Len(t, got, 2)
+	assert.Equal(t, "INFO Tool slow stopped: the server is shutting down", got[1])
+}
+
 // Output-schema violations are protocol failures and logged as such.
 func TestLogging_InvalidOutputLoggedAtError(t *testing.T) {
 	log, buf := newLogger()

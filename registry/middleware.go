@@ -61,9 +61,15 @@ func Logging(log *slog.Logger) Middleware {
 			switch {
 			case err != nil && errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled):
 				// The caller went away (a client cancelled, a connection
-				// closed): nothing for an operator to act on.
+				// closed), or the host stopped the call with a cause of its
+				// own (a server shutting down): nothing for an operator to
+				// act on.
 				if log.Enabled(ctx, slog.LevelInfo) {
-					log.LogAttrs(ctx, slog.LevelInfo, "Tool "+name+" cancelled by the caller: "+err.Error(), slog.String("tool", name))
+					msg := "Tool " + name + " cancelled by the caller: " + err.Error()
+					if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+						msg = "Tool " + name + " stopped: " + cause.Error()
+					}
+					log.LogAttrs(ctx, slog.LevelInfo, msg, slog.String("tool", name))
 				}
 			case err != nil:
 				if log.Enabled(ctx, slog.LevelError) {

@@ -98,6 +98,7 @@
 // A non-nil error from Registry.Invoke (a protocol failure):
 //
 //	errors.Is(err, registry.ErrUnknownTool)          404 unknown_tool
+//	context.Canceled, cause ErrServerStopping        503 unavailable: the server is shutting down
 //	context.Canceled while the client is gone        499 cancelled (logged at DEBUG)
 //	context.DeadlineExceeded                         504 timeout (logged at WARN)
 //	anything else (ErrInvalidOutput, handler error)  500 internal_error with a fixed message naming

@@ -383,6 +383,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 	return body, 0, ""
 }
 
+// ErrServerStopping is the cause a server gives when it cancels the
+// requests still running at the end of its shutdown grace
+// (context.WithCancelCause on the requests' base context): a call it
+// stops is answered 503 unavailable, saying the server is shutting down,
+// rather than taken for a client that went away.
+var ErrServerStopping = errors.New("httpapi: the server is shutting down")
+
 // protocolFailure maps a non-nil error from Registry.Invoke to a status.
 // Only unknown tools, cancellation and deadlines are told to the client;
 // anything else is a 500 with a fixed message, logged at ERROR.
@@ -392,6 +399,9 @@ func (h *Handler) protocolFailure(w http.ResponseWriter, r *http.Request, name s
 	case errors.Is(err, registry.ErrUnknownTool):
 		writeError(w, http.StatusNotFound, ErrTypeUnknownTool,
 			fmt.Sprintf("no tool named %q; GET /tools lists the tools", name), nil)
+	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), ErrServerStopping):
+		writeError(w, http.StatusServiceUnavailable, result.Unavailable,
+			fmt.Sprintf("the server is shutting down and stopped the call to tool %q before it finished", name), nil)
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		h.log.LogAttrs(ctx, slog.LevelDebug, "httpapi: client went away during the call",
 			slog.String("tool", name), slog.Any("err", err))

@@ -538,8 +538,11 @@ func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.C
 
 // serveHTTP serves hs on addr until ctx is done, then shuts down
 // gracefully: no new connections, and the requests running (tool calls
-// over MCP and REST) get shutdownGrace to finish and send their answers
-// before their contexts are cancelled; event streams (GET with Accept:
+// over MCP and REST) get shutdownGrace to finish and send their answers;
+// those still running then are stopped (their contexts cancelled with the
+// cause httpapi.ErrServerStopping: REST answers 503, the server is
+// shutting down) and have stopAnswerGrace to answer before the
+// connections close; event streams (GET with Accept:
 // text/event-stream, an MCP session's stream for notifications), which
 // never finish by themselves, end once the other requests have (a client
 // whose stream ends takes its session for lost and fails its calls).
@@ -552,8 +555,8 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	// Requests outlive ctx (the signal) by up to the grace: a call cut off
 	// at the signal lost its answer, and its span and metrics were never
 	// recorded before the exporters shut down.
-	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelReqs()
+	reqCtx, cancelReqs := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelReqs(nil)
 	hs.BaseContext = func(net.Listener) context.Context { return reqCtx }
 	streamsCtx, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
@@ -585,7 +588,14 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 		endStreams()
 	}()
 	if err := hs.Shutdown(sctx); err != nil {
-		log.Warn("graceful shutdown incomplete; closing open connections", "error", err)
+		// The calls still running are stopped first and given a moment to
+		// answer (503 over REST: the server is shutting down), so that
+		// their clients are told rather than cut off.
+		log.Warn("graceful shutdown incomplete; stopping the calls still running, then closing open connections", "error", err)
+		cancelReqs(httpapi.ErrServerStopping)
+		actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), stopAnswerGrace)
+		calls.wait(actx)
+		acancel()
 		_ = hs.Close()
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -594,6 +604,10 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 	log.Info("stopped")
 	return nil
 }
+
+// stopAnswerGrace is how long the calls stopped at the end of the
+// shutdown grace have to send their answers before connections close.
+const stopAnswerGrace = time.Second
 
 // streamLinger is how long event streams outlive the last other request
 // at shutdown, for the clients to read the answers it wrote.

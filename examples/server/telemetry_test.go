@@ -272,3 +272,42 @@ func waitStopped(t *testing.T, ctx context.Context, s *httpServer) {
 		t.Fatal("server did not stop")
 	}
 }
+
+// A call still running when the shutdown grace ends is stopped and
+// answered — REST 503 unavailable, "the server is shutting down" — before
+// the connections close; it used to get no answer at all (the connection
+// closed under it), and the log blamed the caller.
+func TestE2E_CallStillRunningAtTheEndOfTheGraceIsAnswered(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout)
+	defer cancel()
+	s := startHTTP(t, ctx, serverEnv(startBackend(t)))
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		// 100 × 100 ms: twice the grace.
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/tools/count/invoke", strings.NewReader(`{"n":100,"delay_ms":100}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		done <- answer{resp.StatusCode, string(body), err}
+	}()
+	time.Sleep(500 * time.Millisecond) // the call is under way
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	a := <-done
+	require.NoError(t, a.err, "an answer, not a closed connection")
+	assert.Equal(t, http.StatusServiceUnavailable, a.status, a.body)
+	assert.Contains(t, a.body, `"error_type":"unavailable"`)
+	assert.Contains(t, a.body, "the server is shutting down")
+	waitStopped(t, ctx, s)
+	assert.NotContains(t, s.stderr.String(), "cancelled by the caller")
+	assert.Contains(t, s.stderr.String(), "Tool count stopped: httpapi: the server is shutting down")
+}
