@@ -61,9 +61,11 @@ type Draft interface {
 	// goes on at the new ends.
 	Truncate(textSize, indexSize int64) error
 	// Commit writes header at the start of the index and makes the output
-	// visible, all at once.
+	// visible, all at once. A Commit that fails drops the draft and
+	// releases what it holds, as Abort does, so that nothing waits on a
+	// failed draft whose writer never calls Abort (the backend's Close).
 	Commit(ctx context.Context, header []byte) error
-	// Abort drops the draft; it is a no-op after Commit.
+	// Abort drops the draft; it is a no-op after Commit, failed or not.
 	Abort()
 }
 

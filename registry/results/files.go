@@ -52,6 +52,7 @@ type fileDraft struct {
 	df, xf    *os.File
 	dw, xw    *bufio.Writer
 	committed bool
+	aborted   bool // Abort ran (or a failed Commit did)
 }
 
 func (b *fileBackend) Create(_ context.Context, h string) (Draft, error) {
@@ -99,7 +100,22 @@ func (d *fileDraft) Truncate(textSize, indexSize int64) error {
 	return errors.Join(err1, err2)
 }
 
-func (d *fileDraft) Commit(_ context.Context, header []byte) error {
+// Commit writes the header and renames the files into place, index last.
+// A Commit that fails has dropped the draft (as Abort does): its files
+// are closed and its temporary files removed, whether or not Abort is
+// called after it.
+func (d *fileDraft) Commit(ctx context.Context, header []byte) (err error) {
+	defer func() {
+		if err != nil {
+			d.Abort()
+		}
+	}()
+	if d.aborted {
+		return errors.New("draft already dropped")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := errors.Join(d.dw.Flush(), d.xw.Flush()); err != nil {
 		return err
 	}
@@ -126,9 +142,10 @@ func (d *fileDraft) Commit(_ context.Context, header []byte) error {
 }
 
 func (d *fileDraft) Abort() {
-	if d.committed {
+	if d.committed || d.aborted {
 		return
 	}
+	d.aborted = true
 	_ = d.df.Close()
 	_ = d.xf.Close()
 	_ = os.Remove(d.df.Name())

@@ -24,14 +24,23 @@ const insertChunk = `INSERT INTO result_chunks (handle, blob, n, data) VALUES ($
 // statement timeout bounds each chunk, not the whole output, which may
 // take as long as its source takes (as on files). Each blob's last,
 // partial chunk stays in memory until Truncate or Commit.
+//
+// A draft that fails is finished at once: its transaction is rolled back
+// and its connection and writer's turn are given back, whether or not
+// Abort is called, so that nothing a failed draft held keeps Close (which
+// waits for every connection) waiting.
 type draft struct {
 	b      *Backend
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	pool   *pgxpool.Pool // to settle a COMMIT whose answer was lost
 	tx     pgx.Tx
 	handle string
-	blobs  [2]blobWriter
+
+	// mu is held by every method of the draft's writer and by Close
+	// (kill): Close finishes a draft whose writer is between calls.
+	mu    sync.Mutex
+	blobs [2]blobWriter
 
 	rows    chan []any // full chunks for the sender; closed to end it
 	done    chan error // the sender's result
@@ -60,7 +69,7 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		return nil, err
 	}
 	release := func() { <-b.writers }
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	// Nothing is written yet: a BEGIN that finds its connection gone (the
 	// server restarted, or ended it) runs again on a new one.
 	var tx pgx.Tx
@@ -69,18 +78,56 @@ func (b *Backend) Create(ctx context.Context, handle string) (results.Draft, err
 		return err
 	})
 	if err != nil {
-		err = pgpool.Classify(ctx, err, results.ErrUnavailable)
-		cancel()
+		err = b.classify(ctx, err)
+		cancel(nil)
 		release()
+		if errors.Is(err, ErrClosed) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("pgresults: %w", err)
 	}
 	b.answered()
-	d := &draft{b: b, ctx: ctx, cancel: cancel, pool: b.pool, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1),
-		release: sync.OnceFunc(release)}
+	d := &draft{b: b, ctx: ctx, cancel: cancel, pool: b.pool, tx: tx, handle: handle, rows: make(chan []any, 4), done: make(chan error, 1)}
+	d.release = sync.OnceFunc(func() {
+		release()
+		b.mu.Lock()
+		delete(b.drafts, d)
+		b.mu.Unlock()
+	})
 	d.blobs[blobText] = blobWriter{d: d, blob: blobText}
 	d.blobs[blobIndex] = blobWriter{d: d, blob: blobIndex}
+	b.mu.Lock()
+	if b.closed.Load() {
+		// Closed while this draft began: Close did not see it.
+		b.mu.Unlock()
+		cancel(ErrClosed)
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		release()
+		return nil, ErrClosed
+	}
+	b.drafts[d] = struct{}{}
+	b.mu.Unlock()
 	go func() { d.done <- d.sender() }()
 	return d, nil
+}
+
+// kill ends the draft for Close: its context is cancelled (which ends the
+// sender, rolling the transaction back, and fails a statement under way),
+// then, once its writer is between calls, a draft not yet finished is
+// rolled back and gives back its connection. The writer's next call
+// returns ErrClosed.
+func (d *draft) kill() {
+	d.cancel(ErrClosed)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.fin {
+		return
+	}
+	if !d.end {
+		d.end = true
+		<-d.done
+	}
+	_ = d.fail(ErrClosed)
 }
 
 // turn waits for a writer's turn (Options.MaxConns) for as long as the
@@ -105,6 +152,8 @@ func (b *Backend) turn(ctx context.Context, handle string) error {
 			return nil
 		case <-ctx.Done():
 			return fmt.Errorf("pgresults: waiting for a connection to write %s: %w", handle, ctx.Err())
+		case <-b.closing:
+			return ErrClosed
 		case <-t.C:
 			wait := max(since, time.Duration(b.heard.Load())) + b.timeout - b.now()
 			if wait <= 0 {
@@ -151,7 +200,7 @@ func (d *draft) sender() (err error) {
 		case <-idle.C:
 			_, err = d.tx.Exec(d.ctx, `SELECT 1`)
 		case <-d.ctx.Done():
-			return d.ctx.Err()
+			return context.Cause(d.ctx)
 		}
 		if err != nil {
 			return err
@@ -164,9 +213,26 @@ func (d *draft) sender() (err error) {
 func (d *draft) Text() io.Writer  { return &d.blobs[blobText] }
 func (d *draft) Index() io.Writer { return &d.blobs[blobIndex] }
 
+// fail records the draft's first failure and finishes it: the
+// transaction is rolled back and its connection and the writer's turn are
+// given back at once (an Abort after it does nothing). d.mu must be held
+// and the sender must have ended.
 func (d *draft) fail(err error) error {
 	if d.err == nil {
-		d.err = fmt.Errorf("pgresults: writing %s: %w", d.handle, pgpool.Classify(d.ctx, err, results.ErrUnavailable))
+		if errors.Is(context.Cause(d.ctx), ErrClosed) {
+			err = ErrClosed // the Backend was closed under the write
+		} else {
+			err = d.b.classify(d.ctx, err)
+		}
+		d.err = fmt.Errorf("pgresults: writing %s: %w", d.handle, err)
+	}
+	if !d.fin {
+		d.fin = true
+		d.cancel(nil)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), d.b.timeout)
+		_ = d.tx.Rollback(rctx) // after a failed COMMIT, or the sender's rollback: nothing to do
+		cancel()
+		d.release()
 	}
 	return d.err
 }
@@ -176,6 +242,8 @@ func (d *draft) fail(err error) error {
 // not at its next full chunk).
 func (w *blobWriter) Write(p []byte) (int, error) {
 	d := w.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.err != nil {
 		return 0, d.err
 	}
@@ -249,6 +317,8 @@ func (d *draft) endSending() error {
 
 // Truncate implements results.Draft.
 func (d *draft) Truncate(textSize, indexSize int64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.err != nil {
 		return d.err
 	}
@@ -290,13 +360,25 @@ func (w *blobWriter) truncate(size int64) error {
 
 // Commit implements results.Draft: the tails, then the output's row, then
 // COMMIT. A COMMIT whose answer was lost is settled by asking the
-// database whether it committed (pgpool.Settle).
+// database whether it committed (pgpool.Settle). ctx ending fails the
+// commit. A failed Commit has rolled the transaction back and given its
+// connection back: Abort after it does nothing.
 func (d *draft) Commit(ctx context.Context, header []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.err != nil {
 		return d.err
 	}
+	if d.fin {
+		return fmt.Errorf("pgresults: writing %s: committed already", d.handle)
+	}
+	stop := context.AfterFunc(ctx, func() { d.cancel(context.Cause(ctx)) })
+	defer stop()
 	if err := d.endSending(); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		return d.fail(context.Cause(ctx))
 	}
 	for i := range d.blobs {
 		w := &d.blobs[i]
@@ -315,17 +397,17 @@ func (d *draft) Commit(ctx context.Context, header []byte) error {
 	if err != nil {
 		return d.fail(err)
 	}
-	if err := d.tx.Commit(ctx); err != nil {
+	if err := d.tx.Commit(d.ctx); err != nil {
 		// A COMMIT whose answer was lost may have landed: the database
 		// says, so that a stored output is not reported as failed (and
 		// returned inline while its stored copy waits to expire).
-		if !pgpool.ConnectionLost(ctx, err) || pgpool.Settle(ctx, d.pool, xid) != "committed" {
+		if !pgpool.ConnectionLost(d.ctx, err) || pgpool.Settle(ctx, d.pool, xid) != "committed" {
 			return d.fail(err)
 		}
 	}
 	d.b.answered()
 	d.fin = true
-	d.cancel()
+	d.cancel(nil)
 	d.release()
 	return nil
 }
@@ -333,15 +415,19 @@ func (d *draft) Commit(ctx context.Context, header []byte) error {
 // Abort implements results.Draft: the transaction is rolled back, so
 // nothing of the output stays.
 func (d *draft) Abort() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.fin {
 		return
 	}
 	d.fin = true
-	d.cancel() // ends the sender if it still runs
+	d.cancel(nil) // ends the sender if it still runs
 	if !d.end {
 		d.end = true
 		<-d.done
 	}
-	_ = d.tx.Rollback(context.Background())
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), d.b.timeout)
+	_ = d.tx.Rollback(rctx)
+	cancel()
 	d.release()
 }

@@ -10,6 +10,11 @@
 //	st, err := results.Open(ctx, results.Options{Backend: be})
 //	defer st.Close()
 //
+// Closing does not wait for the sources of outputs still being written
+// (a tool's stream may never end): those writes fail with ErrClosed and
+// leave nothing stored, and a write that failed gives its connection back
+// at once, so Close returns once the reads under way have ended.
+//
 // An output is written in one transaction — its text and its line index in
 // chunks of ChunkSize bytes (one INSERT each), then its row — so a writer
 // killed mid-way leaves nothing, and a write whose COMMIT answer was lost
@@ -43,6 +48,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -109,6 +115,11 @@ type Backend struct {
 	// output never changes, so paging through one reads its row once. A
 	// read that finds the output's chunks gone checks the row again.
 	rows *lru.Cache[string, outputRow]
+
+	mu      sync.Mutex          // guards drafts, and closed's change
+	drafts  map[*draft]struct{} // the outputs being written, ended by Close
+	closing chan struct{}       // closed by Close: writers waiting for a turn give up
+	shut    chan struct{}       // closed once Close has closed the pool
 }
 
 // outputRow is an output's row: its index header and sizes.
@@ -144,7 +155,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
 	if timeout <= 0 {
 		timeout = pgpool.DefaultStatementTimeout
 	}
-	return &Backend{pool: pool, timeout: timeout, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1)), epoch: time.Now()}, nil
+	return &Backend{pool: pool, timeout: timeout, rows: rows, writers: make(chan struct{}, max(1, pool.Config().MaxConns-1)), epoch: time.Now(),
+		drafts: map[*draft]struct{}{}, closing: make(chan struct{}), shut: make(chan struct{})}, nil
 }
 
 // now is the time since b.epoch.
@@ -153,12 +165,40 @@ func (b *Backend) now() time.Duration { return time.Since(b.epoch) }
 // answered records that the database has just answered a writer.
 func (b *Backend) answered() { b.heard.Store(int64(b.now())) }
 
-// Close closes the pool. Later calls do nothing.
+// Close ends the outputs still being written — each fails with ErrClosed
+// and leaves nothing stored, whether or not its writer is in a call —
+// then closes the pool, once the reads under way have given their
+// connections back (each within about one statement timeout). Later and
+// concurrent calls wait for the first to finish and do nothing.
 func (b *Backend) Close() error {
-	if !b.closed.Swap(true) {
-		b.pool.Close()
+	b.mu.Lock()
+	if b.closed.Swap(true) {
+		b.mu.Unlock()
+		<-b.shut
+		return nil
 	}
+	close(b.closing)
+	drafts := make([]*draft, 0, len(b.drafts))
+	for d := range b.drafts {
+		drafts = append(drafts, d)
+	}
+	b.mu.Unlock()
+	for _, d := range drafts {
+		d.kill()
+	}
+	b.pool.Close()
+	close(b.shut)
 	return nil
+}
+
+// classify is err of a statement run with ctx as returned: ErrClosed
+// once Close has begun (the pool ends what is under way), else
+// results.ErrUnavailable when the database could not be reached.
+func (b *Backend) classify(ctx context.Context, err error) error {
+	if b.closed.Load() {
+		return ErrClosed
+	}
+	return pgpool.Classify(ctx, err, results.ErrUnavailable)
 }
 
 func (b *Backend) check() error {
@@ -176,7 +216,7 @@ func (b *Backend) Ping(ctx context.Context) error {
 		return err
 	}
 	if err := pgpool.Ping(ctx, b.pool); err != nil {
-		return fmt.Errorf("pgresults: ping: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: ping: %w", b.classify(ctx, err))
 	}
 	return nil
 }
@@ -210,7 +250,7 @@ func (b *Backend) readRow(ctx context.Context, handle string) (outputRow, error)
 		return row, fmt.Errorf("pgresults: %s: %w", handle, fs.ErrNotExist)
 	}
 	if err != nil {
-		return row, fmt.Errorf("pgresults: opening %s: %w", handle, pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return row, fmt.Errorf("pgresults: opening %s: %w", handle, b.classify(ctx, err))
 	}
 	return row, nil
 }
@@ -231,7 +271,7 @@ func (b *Backend) Remove(ctx context.Context, handle string, t results.Tombstone
 	})
 	b.rows.Remove(handle)
 	if err != nil {
-		return fmt.Errorf("pgresults: removing %s: %w", handle, pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: removing %s: %w", handle, b.classify(ctx, err))
 	}
 	return nil
 }
@@ -249,7 +289,7 @@ func (b *Backend) Tombstone(ctx context.Context, handle string) (results.Tombsto
 		return results.Tombstone{}, false, nil
 	}
 	if err != nil {
-		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return results.Tombstone{}, false, fmt.Errorf("pgresults: tombstone of %s: %w", handle, b.classify(ctx, err))
 	}
 	return t, true, nil
 }
@@ -267,11 +307,11 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("pgresults: removing old tombstones: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: removing old tombstones: %w", b.classify(ctx, err))
 	}
 	rows, err := b.pool.Query(ctx, `SELECT handle, header, index_size FROM result_outputs`)
 	if err != nil {
-		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: listing outputs: %w", b.classify(ctx, err))
 	}
 	var (
 		h    string
@@ -283,7 +323,7 @@ func (b *Backend) Scan(ctx context.Context, now time.Time, keep time.Duration, f
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("pgresults: listing outputs: %w", pgpool.Classify(ctx, err, results.ErrUnavailable))
+		return fmt.Errorf("pgresults: listing outputs: %w", b.classify(ctx, err))
 	}
 	return nil
 }
@@ -381,7 +421,7 @@ func (r chunkReader) ReadAt(p []byte, off int64) (int, error) {
 		return err
 	})
 	if err != nil {
-		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, pgpool.Classify(r.o.ctx, err, results.ErrUnavailable))
+		return n, fmt.Errorf("pgresults: reading %s: %w", r.o.handle, r.o.b.classify(r.o.ctx, err))
 	}
 	if n < len(want) {
 		// Removed (by this host's sweep or another's) since its row was
