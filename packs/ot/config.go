@@ -181,7 +181,17 @@ type Topic struct {
 	// File is the file the messages are appended to, one YAML document
 	// each.
 	File string
+	// MaxFileBytes caps File's size: a message that would take the file
+	// past it is refused (write_error naming the topic, the file and the
+	// cap) and nothing of it is written. Zero means
+	// DefaultNotifyMaxFileBytes; a negative value is a configuration
+	// error every ot.notify to the topic reports (config_error).
+	MaxFileBytes int64
 }
+
+// DefaultNotifyMaxFileBytes is a notification file's size cap when
+// Topic.MaxFileBytes is zero: 64 MiB.
+const DefaultNotifyMaxFileBytes int64 = 64 << 20
 
 // Docs configures documentation URLs: a tool's or pack's URL is BaseURL
 // followed by the pack's slug and a slash.

@@ -119,6 +119,11 @@
 // lock file beside it (file + ".lock"): writers in many goroutines and
 // processes never interleave or lose a document. It answers
 // "OK: {topic} -> {file}"; no match answers "SKIP: no matching topic".
+// A file is capped (Topic.MaxFileBytes, default 64 MiB): a message that
+// would take it past its cap is refused as write_error naming the topic,
+// the file's name and the cap, and nothing of it is written — the size is
+// checked under the same lock as the append, so no number of writers
+// takes the file past it. Rotate or empty a full file to take more.
 //
 // # Logging
 //

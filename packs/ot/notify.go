@@ -43,13 +43,25 @@ func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string],
 		if !ok {
 			continue
 		}
+		limit := t.MaxFileBytes
+		switch {
+		case limit < 0:
+			return sp.end(result.Failuref[string](ErrTypeConfig, "Error: the configured max_file_bytes of topic pattern %q is %d; expected a positive number of bytes (or 0 for the default, %d)",
+				t.Pattern, limit, DefaultNotifyMaxFileBytes), nil)
+		case limit == 0:
+			limit = DefaultNotifyMaxFileBytes
+		}
 		doc, err := notificationDocument(p.now(), a.Topic, a.Message)
 		if err != nil {
 			return sp.end(result.Result[string]{}, err)
 		}
-		if err := appendDocument(ctx, t.File, doc); err != nil {
+		if err := appendDocument(ctx, t.File, doc, limit); err != nil {
 			if ctx.Err() != nil {
 				return sp.end(result.Result[string]{}, err)
+			}
+			if full, ok := errors.AsType[*fileFullError](err); ok {
+				return sp.end(result.Failuref[string](ErrTypeWrite, "Error: topic %s: %s is full: it holds %d bytes and this message (%d bytes) would take it past its cap of %d bytes (max_file_bytes); nothing was written. Rotate or empty the file, or raise the cap",
+					echoN(a.Topic, MaxPatternLen), filepath.Base(t.File), full.size, full.add, full.limit), nil, slog.String("file", t.File), slog.Bool("full", true))
 			}
 			return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v", t.File, errors.Unwrap(err)), nil, slog.String("file", t.File))
 		}
@@ -85,8 +97,11 @@ func notificationDocument(now time.Time, topic, message string) ([]byte, error) 
 // Windows locks bar writes through other handles, even the locker's. The
 // files and their directory are created when missing. It waits for the
 // lock until ctx is done. A document is appended whole on a line of its
-// own, or not at all (appendWhole). Errors wrap the underlying error.
-func appendDocument(ctx context.Context, name string, doc []byte) error {
+// own, or not at all (appendWhole), and only when the file stays within
+// limit bytes: the size is checked under the lock, so writers never take
+// the file past it. Errors wrap the underlying error (a *fileFullError
+// past the limit).
+func appendDocument(ctx context.Context, name string, doc []byte, limit int64) error {
 	if dir := filepath.Dir(name); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("ot: notify: %w", err)
@@ -105,7 +120,7 @@ func appendDocument(ctx context.Context, name string, doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("ot: notify: %w", err)
 	}
-	werr := appendWhole(f, doc)
+	werr := appendWhole(f, doc, limit)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		return fmt.Errorf("ot: notify: %w", err)
@@ -121,12 +136,23 @@ type appendTarget interface {
 	Truncate(size int64) error
 }
 
+// fileFullError: appending would take a notification file past its cap.
+type fileFullError struct {
+	size, add, limit int64 // the file's size, the bytes to append, the cap
+}
+
+func (e *fileFullError) Error() string {
+	return fmt.Sprintf("the file holds %d bytes and %d more would take it past its cap of %d bytes", e.size, e.add, e.limit)
+}
+
 // appendWhole appends doc to f (opened with O_APPEND) on a line of its
 // own, or not at all: a file whose last line has no newline (written by
 // hand) gets one first, so that the new document does not continue it,
 // and a write that fails part way (a full disk) is cut back to the size
 // before it, so that the next document does not follow half of this one.
-func appendWhole(f appendTarget, doc []byte) error {
+// A doc that would take the file past limit bytes is not written (a
+// *fileFullError).
+func appendWhole(f appendTarget, doc []byte, limit int64) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
@@ -140,6 +166,9 @@ func appendWhole(f appendTarget, doc []byte) error {
 		if last[0] != '\n' {
 			doc = append([]byte{'\n'}, doc...)
 		}
+	}
+	if add := int64(len(doc)); base+add > limit {
+		return &fileFullError{size: base, add: add, limit: limit}
 	}
 	if _, err := f.Write(doc); err != nil {
 		if terr := f.Truncate(base); terr != nil {

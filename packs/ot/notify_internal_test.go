@@ -42,7 +42,7 @@ func TestNotify_WriteCutShortLeavesNoHalfDocument(t *testing.T) {
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 		require.NoError(t, err)
 		defer f.Close()
-		return appendWhole(&fullDisk{File: f, room: room}, doc)
+		return appendWhole(&fullDisk{File: f, room: room}, doc, DefaultNotifyMaxFileBytes)
 	}
 	require.NoError(t, write(1<<20, "before"))
 	before, err := os.ReadFile(name)
@@ -65,7 +65,7 @@ func TestNotify_AppendsAfterALastLineWithoutNewline(t *testing.T) {
 	require.NoError(t, err)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND, 0o644)
 	require.NoError(t, err)
-	require.NoError(t, appendWhole(f, doc))
+	require.NoError(t, appendWhole(f, doc, DefaultNotifyMaxFileBytes))
 	require.NoError(t, f.Close())
 	assert.Equal(t, []string{"written by hand", "appended"}, messages(t, name))
 }
