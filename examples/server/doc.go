@@ -73,6 +73,10 @@
 //	                           (registry/telemetry); with none set nothing is installed.
 //	                           A console exporter is refused with -stdio (stdout is MCP's)
 //
+// A secret variable (TOOLPACK_AUTH_TOKEN, OJ_TOKEN) set to whitespace only
+// is refused at start (exit status 2, its value never shown) rather than
+// read as unset or sent as an empty token.
+//
 // With nothing set, the server serves only the ot pack and says so in a
 // warning that names the variables above.
 //

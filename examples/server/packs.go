@@ -85,7 +85,11 @@ func newOJ(log *slog.Logger) (*registry.Pack, error) {
 	if !ok || strings.TrimSpace(base) == "" {
 		return nil, fmt.Errorf("%w: set %s to the OJ backend's origin (and %s to its token, if it needs one)", errNotConfigured, envOJBaseURL, envOJToken)
 	}
-	return oj.New(oj.Config{BaseURL: base, Token: os.Getenv(envOJToken), Logger: log})
+	token := os.Getenv(envOJToken)
+	if token != "" && strings.TrimSpace(token) == "" {
+		return nil, usageError("environment variable %s is set but blank (whitespace only); expected the OJ backend's token, or unset it if it needs none", envOJToken)
+	}
+	return oj.New(oj.Config{BaseURL: base, Token: token, Logger: log})
 }
 
 // selectPacks returns the entries named in list (comma-separated), or all

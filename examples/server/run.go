@@ -216,6 +216,9 @@ func splitList(s string) []string {
 
 // loadTokens returns the bearer tokens of -auth-token-file, else of
 // $TOOLPACK_AUTH_TOKEN when it is set, else nil, and where they came from.
+// A variable set to nothing but whitespace is refused (a usage error, the
+// value never shown): it is a token meant and lost, not "no
+// authentication".
 func loadTokens(cfg config) (*httpguard.Tokens, string, error) {
 	if cfg.tokenFile != "" {
 		t, err := httpguard.TokensFromFile(cfg.tokenFile)
@@ -225,6 +228,9 @@ func loadTokens(cfg config) (*httpguard.Tokens, string, error) {
 		return t, "file " + cfg.tokenFile, nil
 	}
 	if v, ok := os.LookupEnv(envAuthToken); ok && v != "" {
+		if strings.TrimSpace(v) == "" {
+			return nil, "", usageError("environment variable %s is set but blank (whitespace only); expected one or more bearer tokens (one TOKEN or NAME:TOKEN per line), or unset it to serve without authentication", envAuthToken)
+		}
 		t, err := httpguard.TokensFromEnv(envAuthToken)
 		if err != nil {
 			return nil, "", usageError("%v", err)

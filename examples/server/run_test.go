@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -278,4 +279,34 @@ func TestLoadTokens(t *testing.T) {
 	toks, _, err = loadTokens(config{})
 	require.NoError(t, err)
 	assert.Nil(t, toks, "no token source: no authentication")
+}
+
+// TOOLPACK_AUTH_TOKEN set to whitespace only is a token meant and lost:
+// the server refuses to start (a usage error, exit status 2) saying the
+// variable is blank — not "not set" — and never shows its value.
+func TestLoadTokens_BlankVariableIsRefusedNotUnset(t *testing.T) {
+	for _, blank := range []string{" ", "\t", " \n \r\n"} {
+		t.Setenv(envAuthToken, blank)
+		toks, _, err := loadTokens(config{})
+		require.Error(t, err, "%q", blank)
+		assert.Nil(t, toks)
+		assert.ErrorIs(t, err, errUsage)
+		assert.Contains(t, err.Error(), envAuthToken+" is set but blank (whitespace only)")
+		assert.NotContains(t, err.Error(), "not set")
+
+		var stderr strings.Builder
+		err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-packs", "example"}, strings.NewReader(""), io.Discard, &stderr)
+		require.ErrorIs(t, err, errUsage, "the server does not start")
+		assert.Contains(t, err.Error(), "blank")
+	}
+}
+
+// OJ_TOKEN set to whitespace only is refused the same way, rather than
+// sent as an empty bearer token.
+func TestNewOJ_BlankTokenIsRefused(t *testing.T) {
+	t.Setenv(envOJBaseURL, "http://127.0.0.1:9")
+	t.Setenv(envOJToken, "  ")
+	_, err := newOJ(slog.New(slog.DiscardHandler))
+	require.ErrorIs(t, err, errUsage)
+	assert.Contains(t, err.Error(), envOJToken+" is set but blank")
 }
