@@ -49,18 +49,54 @@ type Recorder struct {
 	pending []entry
 	dropped int64
 
-	flushMu sync.Mutex // one flush (or reconfiguration) at a time
-	spare   []entry    // the other buffer, swapped with pending; flushMu
-	recs    []record   // the batch being written; flushMu
-	buf     []byte     // encoding buffer; flushMu
-	out     []Record   // the batch given to a Sink; flushMu
-	times   timeCache  // flushMu
+	// flushing is held (a token in it) by one flush or reconfiguration at
+	// a time: a channel rather than a mutex, so that Close waits for it
+	// only as long as its context allows.
+	flushing chan struct{}
+	spare    []entry   // the other buffer, swapped with pending; flushing
+	recs     []record  // the batch being written; flushing
+	buf      []byte    // encoding buffer; flushing
+	out      []Record  // the batch given to a Sink; flushing
+	times    timeCache // flushing
 
 	size *valuesize.Sizer // bytes out of values that are not text
 
 	kick chan struct{} // wakes the flusher (capacity 1)
+	// life ends when Close is called (stop): it ends the flusher and
+	// interrupts a Flush or Reconfigure waiting for the store, so that
+	// Close writes what they were writing instead of waiting for them.
+	life context.Context
 	stop context.CancelFunc
 	done chan struct{}
+}
+
+// lockFlush takes the flush token, waiting as long as ctx allows.
+func (r *Recorder) lockFlush(ctx context.Context) error {
+	select {
+	case r.flushing <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Recorder) unlockFlush() { <-r.flushing }
+
+// interruptible is ctx, also ended (with cause ErrClosed) when Close is
+// called.
+func (r *Recorder) interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(r.life, func() { cancel(ErrClosed) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// closedDuring marks err, of an operation run with ctx from interruptible,
+// as ErrClosed when Close interrupted it.
+func closedDuring(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
+		return fmt.Errorf("%w: interrupted by Close, which writes the records still buffered: %w", ErrClosed, err)
+	}
+	return err
 }
 
 // unusable reports whether r is nil, not made by New (the zero value) or
@@ -82,10 +118,12 @@ func New(opts Options) (*Recorder, error) {
 	}
 	loopCtx, stop := context.WithCancel(context.Background())
 	r := &Recorder{
-		log:  opts.Logger,
-		kick: make(chan struct{}, 1),
-		stop: stop,
-		done: make(chan struct{}),
+		log:      opts.Logger,
+		kick:     make(chan struct{}, 1),
+		life:     loopCtx,
+		stop:     stop,
+		done:     make(chan struct{}),
+		flushing: make(chan struct{}, 1),
 	}
 	if r.log == nil {
 		r.log = slog.Default()
@@ -124,8 +162,12 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 	if err := prepare(cfg); err != nil {
 		return err
 	}
-	r.flushMu.Lock()
-	defer r.flushMu.Unlock()
+	ctx, cancel := r.interruptible(ctx)
+	defer cancel()
+	if err := r.lockFlush(ctx); err != nil {
+		return fmt.Errorf("stats: reconfigure: %w", closedDuring(ctx, err))
+	}
+	defer r.unlockFlush()
 	if r.closed.Load() || r.cfg.Load() == nil { // closed, or the zero Recorder
 		return ErrClosed
 	}
@@ -376,17 +418,22 @@ func (r *Recorder) logFlush(ctx context.Context, err error, failures int) int {
 
 // Flush writes every buffered record now. It waits for the directory's lock
 // as long as ctx allows; on failure the records stay buffered (up to
-// MaxPending) for the next flush.
+// MaxPending) for the next flush. Close interrupts it (ErrClosed) and
+// writes the records itself.
 func (r *Recorder) Flush(ctx context.Context) error {
 	if r.unusable() {
 		return ErrClosed
 	}
-	return r.flush(ctx)
+	ctx, cancel := r.interruptible(ctx)
+	defer cancel()
+	return closedDuring(ctx, r.flush(ctx))
 }
 
 func (r *Recorder) flush(ctx context.Context) error {
-	r.flushMu.Lock()
-	defer r.flushMu.Unlock()
+	if err := r.lockFlush(ctx); err != nil {
+		return fmt.Errorf("stats: flush: %w", err)
+	}
+	defer r.unlockFlush()
 	return r.flushLocked(ctx, r.cfg.Load())
 }
 
@@ -397,7 +444,7 @@ func (r *Recorder) renewBase() {
 	r.base.Store(&timeBase{t: now, ns: now.UnixNano()})
 }
 
-// flushLocked writes the buffer under cfg; r.flushMu must be held.
+// flushLocked writes the buffer under cfg; the flush token must be held.
 func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
 	r.renewBase()
 	r.mu.Lock()
@@ -444,7 +491,10 @@ func (r *Recorder) flushLocked(ctx context.Context, cfg *config) error {
 }
 
 // Close stops the flusher and writes what is buffered, waiting for the
-// directory's lock (or the sink) as long as ctx allows. A ctx that has
+// directory's lock (or the sink) as long as ctx allows: a Flush or
+// Reconfigure under way is interrupted (it returns ErrClosed) and its
+// records written by Close, and whatever still holds the store when ctx
+// ends (a Sink that ignores its context) is not waited for. A ctx that has
 // already ended — a shutdown's signal context, cancelled before Close is
 // reached — still gets up to CloseGrace, so that the last interval's
 // records are not lost to it. Calls after Close pass through unrecorded.

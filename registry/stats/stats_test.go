@@ -530,11 +530,11 @@ func TestRecorder_DropsBeyondMaxPending(t *testing.T) {
 	logger, logs := newLogBuffer()
 	rec, o := newRecorder(t, func(o *Options) { o.MaxPending = 3; o.Logger = logger })
 	reg := newRegistry(t, rec)
-	rec.flushMu.Lock() // the flusher, woken when the buffer is full, cannot empty it yet
+	rec.flushing <- struct{}{} // the flusher, woken when the buffer is full, cannot empty it yet
 	for range 5 {
 		call(t, reg, "demo_search", "a")
 	}
-	rec.flushMu.Unlock()
+	<-rec.flushing
 	require.NoError(t, rec.Flush(context.Background()))
 	got, _ := readAll(t, o.Dir)
 	assert.Len(t, got, 3)
