@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -71,6 +72,8 @@ type Options struct {
 type Sink struct {
 	pool   *pgxpool.Pool
 	closed atomic.Bool
+	mu     sync.Mutex    // one Close at a time
+	shut   chan struct{} // closed once Close has closed the pool
 }
 
 var _ stats.Sink = (*Sink)(nil)
@@ -88,15 +91,35 @@ func Open(ctx context.Context, dsn string, opts Options) (*Sink, error) {
 		pool.Close()
 		return nil, pgpool.Classify(ctx, err, stats.ErrUnavailable)
 	}
-	return &Sink{pool: pool}, nil
+	return &Sink{pool: pool, shut: make(chan struct{})}, nil
 }
 
-// Close closes the pool. Later calls do nothing.
+// Close closes the pool once the calls under way have given their
+// connections back: each statement is bounded by the statement timeout,
+// so Close waits at most about one for a call, unless a Records callback
+// itself does not return. Calls made meanwhile or after answer ErrClosed.
+// Later and concurrent calls wait for the first and do nothing.
 func (s *Sink) Close() error {
-	if !s.closed.Swap(true) {
-		s.pool.Close()
+	s.mu.Lock()
+	if s.closed.Swap(true) {
+		s.mu.Unlock()
+		<-s.shut
+		return nil
 	}
+	s.mu.Unlock()
+	s.pool.Close()
+	close(s.shut)
 	return nil
+}
+
+// classify is err of a call run with ctx as returned: ErrClosed once
+// Close has begun (the pool refuses new connections), else
+// stats.ErrUnavailable when the database could not be reached.
+func (s *Sink) classify(ctx context.Context, err error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return pgpool.Classify(ctx, err, stats.ErrUnavailable)
 }
 
 // text makes s storable in a text column: PostgreSQL refuses NUL and
@@ -158,7 +181,7 @@ func (s *Sink) Append(ctx context.Context, recs []stats.Record) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), pgpool.Classify(ctx, err, stats.ErrUnavailable))
+		return fmt.Errorf("pgstats: writing %d records: %w", len(recs), s.classify(ctx, err))
 	}
 	return nil
 }
@@ -171,7 +194,7 @@ func (s *Sink) Ping(ctx context.Context) error {
 		return ErrClosed
 	}
 	if err := pgpool.Ping(ctx, s.pool); err != nil {
-		return fmt.Errorf("pgstats: ping: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
+		return fmt.Errorf("pgstats: ping: %w", s.classify(ctx, err))
 	}
 	return nil
 }
@@ -207,7 +230,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
+		return false, fmt.Errorf("pgstats: reading records: %w", s.classify(ctx, err))
 	}
 	defer rows.Close()
 	var (
@@ -219,7 +242,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 	)
 	for rows.Next() {
 		if err := rows.Scan(&at, &ns, &r.Tool, &r.Pack, &d, &r.Success, &r.ErrorType, &r.BytesIn, &r.BytesOut); err != nil {
-			return false, fmt.Errorf("pgstats: reading records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
+			return false, fmt.Errorf("pgstats: reading records: %w", s.classify(ctx, err))
 		}
 		r.Time = at.Add(time.Duration(ns)).UTC()
 		r.Duration = time.Duration(d)
@@ -233,7 +256,7 @@ func (s *Sink) Records(ctx context.Context, rq stats.RecordQuery, fn func(stats.
 		fn(r)
 	}
 	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("pgstats: reading records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
+		return false, fmt.Errorf("pgstats: reading records: %w", s.classify(ctx, err))
 	}
 	return false, nil
 }
@@ -265,7 +288,7 @@ func (s *Sink) Prune(ctx context.Context, cutoff time.Time) (int64, error) {
 			return err
 		})
 		if err != nil {
-			return total, fmt.Errorf("pgstats: removing records before %s: %w", cutoff.UTC().Format(time.RFC3339), pgpool.Classify(ctx, err, stats.ErrUnavailable))
+			return total, fmt.Errorf("pgstats: removing records before %s: %w", cutoff.UTC().Format(time.RFC3339), s.classify(ctx, err))
 		}
 		total += n
 		if n < pruneBatch {
@@ -332,7 +355,7 @@ func (s *Sink) Aggregate(ctx context.Context, q stats.AggregateQuery) (stats.Agg
 		})
 	})
 	if err != nil {
-		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", pgpool.Classify(ctx, err, stats.ErrUnavailable))
+		return stats.Aggregate{}, fmt.Errorf("pgstats: aggregating records: %w", s.classify(ctx, err))
 	}
 	return out, nil
 }
