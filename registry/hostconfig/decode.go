@@ -160,7 +160,7 @@ func (d *decoder) scalar(n *yaml.Node, key, expected string, expandEnv bool) (st
 	if !expandEnv {
 		return s.Value, true
 	}
-	v, _, problem := expand(s.Value, d.lookupEnv(), &d.l.expandLeft)
+	v, _, problem := expand(s.Value, d.lookupEnv(), d.l.opts.MaxExpandedValueBytes, &d.l.expandLeft)
 	if problem != "" {
 		d.bad(n, key, "%s", problem)
 		return "", false
@@ -633,7 +633,7 @@ func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
 				d.bad(n, key, "expected a number JSON can hold, got %s; quote it for a string", quote(s.Value))
 				return nil, false
 			}
-			v, _, problem := expand(s.Value, d.l.opts.LookupEnv, &d.l.expandLeft)
+			v, _, problem := expand(s.Value, d.l.opts.LookupEnv, d.l.opts.MaxExpandedValueBytes, &d.l.expandLeft)
 			if problem != "" {
 				d.bad(n, key, "%s", problem)
 				return nil, false

@@ -169,20 +169,37 @@
 // A variable that is unset and has no default is an error naming the
 // file, line and key. Expansion happens after the YAML is parsed, in
 // values only (never keys), so a variable's value cannot change the
-// file's structure; write $$ for a literal $ (a $ not followed by { or $
-// is kept as it is). Snippet bodies are not expanded: they are code for
-// the snippet language and are kept verbatim. Typed values (durations,
-// numbers, booleans) are converted after expansion, so
-// flush_interval: ${FLUSH:-1s} works. A malformed ${…} is an error that
-// does not quote what it holds (a literal credential may hold "${").
+// file's structure. Write $$ for a literal $. A bare $NAME (a $ followed
+// by a letter or _, as a shell would expand it) is an error naming the
+// file, line and key — neither expanded nor kept, so that "Bearer $KEY"
+// cannot silently send the text $KEY — and the message never quotes the
+// value or the text after the $ (it may be a credential):
+//
+//	config.yaml:4: servers.s.headers.Authorization: a bare $ before a name is not expanded: write ${NAME} to expand, or $$ for a literal $ (value not shown)
+//
+// A $ before anything else (a digit, punctuation, a space, the end of
+// the value: "costs $5", "a$") is kept as written, and the default of
+// ${NAME:-default} is literal text. This holds for every value that is
+// expanded: server entries, notify patterns, snippet parameters'
+// defaults and examples, include paths. Snippet bodies are not expanded:
+// they are code for the snippet language and are kept verbatim, $ and
+// all. (Upgrading: a value that held a bare $NAME, kept as written
+// before, is now refused; write $$NAME to keep the text, ${NAME} to
+// expand it.)
+//
+// Typed values (durations, numbers, booleans) are converted after
+// expansion, so flush_interval: ${FLUSH:-1s} works. A malformed ${…} is
+// an error that does not quote what it holds (a literal credential may
+// hold "${").
 // Expand expands a single value by these rules, for programs that read
 // ${VAR}s elsewhere (the example server's -proxy file).
 //
 // Expansion is capped as the text grows: one value at
-// MaxExpandedValueBytes (1 MiB, a file's size) once expanded, and all the
-// values holding a ${…} of one load at MaxExpandedBytes (16 MiB) in all,
-// so that many references to a long variable cannot make a small file
-// take gigabytes. Going over is an error naming the file, line, key and
+// LoadOptions.MaxExpandedValueBytes (default MaxExpandedValueBytes, 1 MiB,
+// a file's size; raising MaxFileBytes does not raise it) once expanded,
+// and all the values holding a ${…} of one load at MaxExpandedBytes
+// (16 MiB) in all, so that many references to a long variable cannot make
+// a small file take gigabytes. Going over is an error naming the file, line, key and
 // the variable, never its value:
 //
 //	config.yaml:2: instructions.x: ${B} makes the value longer than 1048576 bytes; expected a value of at most 1048576 bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)

@@ -104,11 +104,14 @@ func ExampleExpand() {
 		}
 		return "", false
 	}
-	v, _ := hostconfig.Expand("Bearer ${KEY} (pre$fix kept, $$ is $, ${MODE:-fast})", lookup)
+	v, _ := hostconfig.Expand("Bearer ${KEY} (costs $5, $$ is $, $$HOME, ${MODE:-fast})", lookup)
 	fmt.Println(v)
 	_, err := hostconfig.Expand("Bearer ${TOKEN}", lookup)
 	fmt.Println(err)
+	_, err = hostconfig.Expand("Bearer $KEY", lookup)
+	fmt.Println(err)
 	// Output:
-	// Bearer k-123 (pre$fix kept, $ is $, fast)
+	// Bearer k-123 (costs $5, $ is $, $HOME, fast)
 	// environment variable TOKEN is not set (write ${TOKEN:-default} to give a default)
+	// a bare $ before a name is not expanded: write ${NAME} to expand, or $$ for a literal $ (value not shown)
 }

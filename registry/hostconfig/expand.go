@@ -8,19 +8,23 @@ import (
 // Expand replaces ${NAME} and ${NAME:-default} in s with the values
 // lookup gives (os.LookupEnv, typically), exactly as a configuration
 // file's values are expanded (see the package documentation,
-// Environment variables): $$ is a literal $, a $ followed by anything
-// but { or $ is kept as written, ${NAME:-default} uses default when NAME
-// is unset or empty, and default is literal text. Other programs that
-// read ${VAR}s (a JSON file of servers, say) call it to expand alike.
+// Environment variables): $$ is a literal $, ${NAME:-default} uses
+// default when NAME is unset or empty, and default is literal text. A
+// bare $NAME (a $ followed by a letter or _) is refused, neither expanded
+// nor kept, so that "Bearer $KEY" cannot silently send the text $KEY; a
+// $ before anything else (a digit, punctuation, a space, the end) is
+// kept as written. Other programs that read ${VAR}s (a JSON file of
+// servers, say) call it to expand alike.
 //
 // The error, a *Problem wrapping ErrInvalid, names the variable of a
-// well-formed ${NAME} that is unset, or says that a ${ is malformed; it
-// never quotes s or any other part of it, which may be a secret. The
-// result is capped as a configuration's values are: at most
-// MaxExpandedValueBytes, a problem beyond.
+// well-formed ${NAME} that is unset, or says that a ${ is malformed or a
+// $ stands bare before a name; it never quotes s or any other part of it
+// (the text after a $ included), which may be a secret. The result is
+// capped as a configuration's values are: at most MaxExpandedValueBytes,
+// a problem beyond.
 func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 	left := MaxExpandedBytes
-	out, _, problem := expand(s, lookup, &left)
+	out, _, problem := expand(s, lookup, MaxExpandedValueBytes, &left)
 	if problem != "" {
 		return "", &Problem{Message: problem}
 	}
@@ -28,8 +32,9 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 }
 
 // expand replaces ${NAME} and ${NAME:-default} in s with values from
-// lookup; $$ is a literal $, and a $ followed by anything else is kept as
-// it is. ${NAME:-default} uses default when NAME is unset or empty; the
+// lookup; $$ is a literal $, a $ before a letter or _ (a bare $NAME) is a
+// problem (bareDollarProblem), and a $ followed by anything else is kept
+// as it is. ${NAME:-default} uses default when NAME is unset or empty; the
 // default is literal text: it cannot hold "}", and one holding "${" (an
 // attempt at nesting) is a problem rather than a silent cut. It reports
 // whether s held any ${…}, and a problem text (naming variables, never
@@ -37,17 +42,17 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 // is unset or a ${ is malformed.
 //
 // The text is capped as it grows, before each variable's value is
-// written: at MaxExpandedValueBytes, and at *left, what the load has left
-// of MaxExpandedBytes (taken from it when s expands without a problem),
+// written: at maxValue (LoadOptions.MaxExpandedValueBytes), and at *left,
+// what the load has left of MaxExpandedBytes (taken from it when s expands without a problem),
 // so that many references to a long variable are refused after a few
 // copies instead of after building gigabytes. The problem names the
 // variable whose value went over, never the value.
-func expand(s string, lookup func(string) (string, bool), left *int) (out string, expanded bool, problem string) {
+func expand(s string, lookup func(string) (string, bool), maxValue int, left *int) (out string, expanded bool, problem string) {
 	if !strings.Contains(s, "$") {
 		return s, false, ""
 	}
 	var b strings.Builder
-	b.Grow(min(len(s), MaxExpandedValueBytes, max(*left, 0)))
+	b.Grow(min(len(s), maxValue, max(*left, 0)))
 	last := "" // the last variable written, named if the text after it goes over
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -60,6 +65,12 @@ func expand(s string, lookup func(string) (string, bool), left *int) (out string
 			b.WriteByte('$')
 			i += 2
 			continue
+		}
+		if i+1 < len(s) && isNameStart(s[i+1]) {
+			// $NAME: neither expanded nor kept, which would silently
+			// send the text "$NAME". What follows is not quoted: it may
+			// be part of a literal credential.
+			return "", true, bareDollarProblem
 		}
 		if i+1 >= len(s) || s[i+1] != '{' {
 			b.WriteByte('$')
@@ -89,7 +100,7 @@ func expand(s string, lookup func(string) (string, bool), left *int) (out string
 		case !ok:
 			return "", true, fmt.Sprintf("environment variable %s is not set (write ${%s:-default} to give a default)", name, name)
 		}
-		if p := overCap(b.Len()+len(v), *left, name); p != "" {
+		if p := overCap(b.Len()+len(v), maxValue, *left, name); p != "" {
 			return "", true, p
 		}
 		b.WriteString(v)
@@ -97,7 +108,7 @@ func expand(s string, lookup func(string) (string, bool), left *int) (out string
 		i += 2 + end + 1
 	}
 	if expanded {
-		if p := overCap(b.Len(), *left, last); p != "" {
+		if p := overCap(b.Len(), maxValue, *left, last); p != "" {
 			return "", true, p
 		}
 		*left -= b.Len()
@@ -105,14 +116,28 @@ func expand(s string, lookup func(string) (string, bool), left *int) (out string
 	return b.String(), expanded, ""
 }
 
+// bareDollarProblem is the problem of a $ followed by a letter or _ (a
+// bare $NAME, which shells expand): it says how to write either meaning
+// and quotes nothing of the value.
+const bareDollarProblem = "a bare $ before a name is not expanded: write ${NAME} to expand, or $$ for a literal $ (value not shown)"
+
+// isNameStart reports whether c may start a variable name.
+func isNameStart(c byte) bool {
+	return c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
+}
+
 // overCap is the problem of an expanded text of n bytes, its last
-// variable name, when n is over MaxExpandedValueBytes or over left, what
-// the load has left of MaxExpandedBytes; "" otherwise.
-func overCap(n, left int, name string) string {
+// variable name, when n is over maxValue (one value's cap) or over left,
+// what the load has left of MaxExpandedBytes; "" otherwise.
+func overCap(n, maxValue, left int, name string) string {
 	switch {
-	case n > MaxExpandedValueBytes:
-		return fmt.Sprintf("${%s} makes the value longer than %d bytes; expected a value of at most %d bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)",
-			name, MaxExpandedValueBytes, MaxExpandedValueBytes)
+	case n > maxValue:
+		setting := "hostconfig.MaxExpandedValueBytes"
+		if maxValue != MaxExpandedValueBytes {
+			setting = "hostconfig.LoadOptions.MaxExpandedValueBytes"
+		}
+		return fmt.Sprintf("${%s} makes the value longer than %d bytes; expected a value of at most %d bytes once its variables are expanded (%s)",
+			name, maxValue, maxValue, setting)
 	case n > left:
 		return fmt.Sprintf("${%s} takes the text expanded from variables past %d bytes in all; expected at most %d bytes of expanded values in the whole configuration (hostconfig.MaxExpandedBytes)",
 			name, MaxExpandedBytes, MaxExpandedBytes)

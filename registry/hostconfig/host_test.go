@@ -786,6 +786,7 @@ func TestHost_ZeroValueAndNegativeLimitsRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("instructions: {a: b}\n"), 0o600))
 	for field, o := range map[string]hostconfig.LoadOptions{
 		"MaxFileBytes": {MaxFileBytes: -1}, "MaxIncludeDepth": {MaxIncludeDepth: -2}, "MaxFiles": {MaxFiles: -3},
+		"MaxExpandedValueBytes": {MaxExpandedValueBytes: -4},
 	} {
 		_, err := hostconfig.Load(path, o)
 		require.Error(t, err, field)

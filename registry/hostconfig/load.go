@@ -33,8 +33,9 @@ const (
 // 131,000-byte variable in a 32 KB file: 1 GB). Going over either is a
 // problem naming the file, line, key and the variable, never its value.
 const (
-	// MaxExpandedValueBytes caps one value once its ${VAR}s are expanded:
-	// the size of a whole file (DefaultMaxFileBytes).
+	// MaxExpandedValueBytes caps one value once its ${VAR}s are expanded
+	// (the size of a file at DefaultMaxFileBytes) when
+	// LoadOptions.MaxExpandedValueBytes is zero, and always for Expand.
 	MaxExpandedValueBytes = DefaultMaxFileBytes
 	// MaxExpandedBytes caps the text of all the values holding a ${VAR}
 	// in one load, once expanded (include paths, server entries, snippet
@@ -71,6 +72,13 @@ type LoadOptions struct {
 	// MaxFiles caps the distinct files one load reads; zero means
 	// DefaultMaxFiles.
 	MaxFiles int
+	// MaxExpandedValueBytes caps one value once its ${VAR}s are expanded;
+	// zero means MaxExpandedValueBytes (1 MiB). It does not follow
+	// MaxFileBytes: a host that raises that for long files whose values
+	// come from long variables (a certificate, a prompt) raises this too.
+	// All the expanded values of one load stay capped at MaxExpandedBytes
+	// together, whatever this is.
+	MaxExpandedValueBytes int
 }
 
 func (o LoadOptions) withDefaults() LoadOptions {
@@ -85,6 +93,9 @@ func (o LoadOptions) withDefaults() LoadOptions {
 	}
 	if o.MaxFiles <= 0 {
 		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.MaxExpandedValueBytes <= 0 {
+		o.MaxExpandedValueBytes = MaxExpandedValueBytes
 	}
 	return o
 }
@@ -105,7 +116,8 @@ func Load(path string, opts LoadOptions) (*Config, error) {
 	for _, o := range []struct {
 		field string
 		v     int
-	}{{"MaxFileBytes", opts.MaxFileBytes}, {"MaxIncludeDepth", opts.MaxIncludeDepth}, {"MaxFiles", opts.MaxFiles}} {
+	}{{"MaxFileBytes", opts.MaxFileBytes}, {"MaxIncludeDepth", opts.MaxIncludeDepth}, {"MaxFiles", opts.MaxFiles},
+		{"MaxExpandedValueBytes", opts.MaxExpandedValueBytes}} {
 		if o.v < 0 {
 			return nil, fmt.Errorf("hostconfig: LoadOptions.%s: expected zero (the default) or a positive value, got %d", o.field, o.v)
 		}
@@ -542,7 +554,7 @@ func (l *loader) includes(v *yaml.Node) []includeEntry {
 			l.probs.add(file, line, keys[i], "expected a file name, got %s", kindOf(it))
 			continue
 		}
-		p, expanded, problem := expand(it.Value, l.opts.LookupEnv, &l.expandLeft)
+		p, expanded, problem := expand(it.Value, l.opts.LookupEnv, l.opts.MaxExpandedValueBytes, &l.expandLeft)
 		if problem != "" {
 			l.probs.add(file, line, keys[i], "%s", problem)
 			continue

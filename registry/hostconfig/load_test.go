@@ -369,7 +369,7 @@ aliases:
   c: ${EMPTY:-used_when_empty}
   d: pre_${TOOL}_post
 instructions:
-  p: "costs $$5, keeps $HOME and a lone $"
+  p: "costs $$5, keeps $$HOME and a lone $"
   q: "${EMPTY}|${TOOL:-ignored}"
 stats: {enabled: "${ON}", flush_interval: "${FLUSH:-250ms}", context_per_call: "${N}"}
 snippets:
@@ -1306,4 +1306,66 @@ func TestLoad_InheritEnvRefusesCredentialNames(t *testing.T) {
 		"SECRET_KEY_BASE", "CLIENTSECRET", "OPENAI_KEY", "STRIPE_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN_2"} {
 		assert.True(t, hostconfig.CredentialEnvName(n), n)
 	}
+}
+
+// A bare $NAME in any expanded value (a header, a command argument, a
+// snippet default, a notify pattern, an include) is refused at its file,
+// line and key, as the -proxy file refuses it, instead of being kept as
+// the literal text "$NAME"; the message never quotes the value nor the
+// text after the $. $$NAME is a literal $NAME, a $ before anything but a
+// name is kept, and snippet bodies (never expanded) keep theirs.
+func TestLoad_BareDollarBeforeANameRefused(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `servers:
+  web: {url: "https://x.test/mcp", headers: {Authorization: "Bearer $S3CR3T_KEY"}}
+  kid: {command: [srv, "--key=pre$_S3CR3Ttail"]}
+snippets:
+  s: {body: "r = t(x=\"$kept\")", params: {v: {default: "${TOOL}$S3CR3Tz"}}}
+notify: {topics: [{pattern: "notes$S3CR3T", file: n.yaml}]}
+include: ["$S3CR3T.yaml"]
+instructions:
+  ok: "costs $$5, $$HOME, $5, a lone $"
+`})
+	_, err := load(t, dir, "c.yaml", map[string]string{"TOOL": "t", "S3CR3T_KEY": "k-value"})
+	want := "a bare $ before a name is not expanded: write ${NAME} to expand, or $$ for a literal $ (value not shown)"
+	assert.ElementsMatch(t, []string{
+		"c.yaml:7: include[0]: " + want,
+		"c.yaml:2: servers.web.headers.Authorization: " + want,
+		"c.yaml:3: servers.kid.command[1]: " + want,
+		"c.yaml:5: snippets.s.params.v.default: " + want,
+		"c.yaml:6: notify.topics[0].pattern: " + want,
+	}, problemTexts(t, dir, err))
+	assert.NotContains(t, err.Error(), "S3CR3T")
+	assert.NotContains(t, err.Error(), "k-value")
+
+	dir = writeFiles(t, map[string]string{"c.yaml": `snippets:
+  s: {body: "r = t(x=\"$kept\")"}
+instructions:
+  ok: "costs $$5, $$HOME, $5, a lone $"
+`})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Equal(t, "costs $5, $HOME, $5, a lone $", cfg.Instructions["ok"])
+	assert.Equal(t, `r = t(x="$kept")`, cfg.Snippets["s"].Body, "snippet bodies are kept verbatim")
+}
+
+// LoadOptions.MaxExpandedValueBytes caps one expanded value in place of
+// MaxExpandedValueBytes: a host that raises MaxFileBytes for long values
+// raises it too (a 1.5 MiB variable loads under a 2 MiB cap), a lower cap
+// refuses a value past it naming the option, and zero keeps 1 MiB.
+func TestLoad_ExpandedValueCapIsALoadOption(t *testing.T) {
+	big := strings.Repeat("c", 3<<19) // 1.5 MiB
+	dir := writeFiles(t, map[string]string{"c.yaml": "instructions: {x: \"${C}\"}\n"})
+	path := filepath.Join(dir, "c.yaml")
+	lookup := env(map[string]string{"C": big})
+
+	cfg, err := hostconfig.Load(path, hostconfig.LoadOptions{LookupEnv: lookup, MaxFileBytes: 4 << 20, MaxExpandedValueBytes: 2 << 20})
+	require.NoError(t, err)
+	assert.Len(t, cfg.Instructions["x"], len(big))
+
+	_, err = hostconfig.Load(path, hostconfig.LoadOptions{LookupEnv: lookup, MaxFileBytes: 4 << 20})
+	assert.Equal(t, []string{"c.yaml:1: instructions.x: ${C} makes the value longer than 1048576 bytes; expected a value of at most 1048576 bytes once its variables are expanded (hostconfig.MaxExpandedValueBytes)"},
+		problemTexts(t, dir, err), "zero keeps the default, whatever MaxFileBytes is")
+
+	_, err = hostconfig.Load(path, hostconfig.LoadOptions{LookupEnv: lookup, MaxExpandedValueBytes: 1000})
+	assert.Equal(t, []string{"c.yaml:1: instructions.x: ${C} makes the value longer than 1000 bytes; expected a value of at most 1000 bytes once its variables are expanded (hostconfig.LoadOptions.MaxExpandedValueBytes)"},
+		problemTexts(t, dir, err))
 }

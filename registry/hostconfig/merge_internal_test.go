@@ -159,10 +159,10 @@ func TestExpand_EscapedTextIsLiteral(t *testing.T) {
 		s := rapid.StringMatching(`[a-z${}:\-_ ]{0,20}`).Draw(t, "text")
 		lookup := func(n string) (string, bool) { return "V", n == "X" }
 		left := MaxExpandedBytes
-		out, _, problem := expand(strings.ReplaceAll(s, "$", "$$"), lookup, &left)
+		out, _, problem := expand(strings.ReplaceAll(s, "$", "$$"), lookup, MaxExpandedValueBytes, &left)
 		require.Empty(t, problem)
 		require.Equal(t, s, out)
-		out, expanded, problem := expand(strings.ReplaceAll(s, "$", "$$")+"${X}", lookup, &left)
+		out, expanded, problem := expand(strings.ReplaceAll(s, "$", "$$")+"${X}", lookup, MaxExpandedValueBytes, &left)
 		require.Empty(t, problem)
 		require.True(t, expanded)
 		require.Equal(t, s+"V", out)
