@@ -196,18 +196,26 @@
 //	   "headers": {"Authorization": "Bearer ${SEARCH_KEY}"}}
 //	]
 //
-// ${NAME} and ${NAME:-default} in env and header values are replaced by
-// the environment variable NAME exactly as in the -config file
-// (registry/hostconfig): NAME must be set unless a default is given, $$
-// is a literal $, and a $ before a digit, punctuation or the end is kept
-// as written (a literal "Bearer 5$9" passes unchanged). A bare $ before a
-// letter or _ ("Bearer $SEARCH_KEY"), which this file once expanded, is
-// refused — servers[0] "search": headers: Authorization: a bare $ before
-// a name is not expanded; write ${NAME}, or $$ for a literal $ — rather
-// than sent as the literal text: write ${SEARCH_KEY}, or pre$$fix for a
-// credential that holds "$fix". Secrets need not be in the file; they
-// never appear in logs or errors (an error names the server, the key and
-// the unset variable, never the value nor the text after a $).
+// ${NAME} and ${NAME:-default} in every value of an entry (command
+// arguments, dir, url, description, env and header values; not name nor
+// inherit_env's names) are replaced by the environment variable NAME
+// exactly as in the -config file's servers: entries (registry/hostconfig,
+// hostconfig.Expander): NAME must be set unless a default is given, $$ is
+// a literal $, and a $ before a digit, punctuation or the end is kept as
+// written (a literal "Bearer 5$9" passes unchanged). A bare $ before a
+// letter or _ ("Bearer $SEARCH_KEY") is refused — servers[0] "search":
+// headers.Authorization: a bare $ before a name is not expanded: write
+// ${NAME} to expand, or $$ for a literal $ — rather than sent as the
+// literal text: write ${SEARCH_KEY}, or pre$$fix for a credential that
+// holds "$fix". A url with user information (user:password@) is refused:
+// send credentials in headers ("Authorization": "Basic ${CREDS}" or
+// "Bearer ${KEY}"). Secrets need not be in the file; they never appear in
+// logs or errors (an error names the server, the key and the unset
+// variable, never the value nor the text after a $): env and header
+// values are redacted, and so is every other value a ${VAR} gave — a
+// token in the url's path or query, a key passed as a command argument —
+// but a host or port, which lies wholly within the url's scheme, host and
+// port. A relative dir is relative to the working directory.
 //
 // A command server does not inherit this server's environment (its
 // TOOLPACK_AUTH_TOKEN, DSNs, other servers' keys): it gets only PATH,

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,9 +24,11 @@ const maxProxyFileBytes = 1 << 20
 
 // proxyServer is one entry of the -proxy file, as a servers: entry of the
 // -config file (hostconfig.Server). Exactly one of Command and URL is
-// set; Env values and Headers values may name environment variables as
-// ${NAME} or ${NAME:-default}, expanded as the -config file's values are
-// (hostconfig.Expand), so that secrets stay out of the file; InheritEnv
+// set. Every value but Name and InheritEnv's names — Description, each
+// Command argument, Dir, URL, the Env values and the Headers values — may
+// name environment variables as ${NAME} or ${NAME:-default}, expanded and
+// checked exactly as the -config file's servers: entries are
+// (hostconfig.Expander), so that secrets stay out of the file; InheritEnv
 // names variables of this server's environment passed to the command as
 // they are (mcpproxy.Config.InheritEnv: plain settings, never redacted).
 type proxyServer struct {
@@ -41,14 +42,16 @@ type proxyServer struct {
 	Headers     map[string]string `json:"headers,omitempty"`
 }
 
-// errBareDollar is the problem of a -proxy value holding a $ followed by a
-// letter or _: such a $NAME was expanded once (os.Expand) and is now kept
-// as written, so that "Bearer $KEY" would silently send the text $KEY.
-var errBareDollar = errors.New("a bare $ before a name is not expanded; write ${NAME}, or $$ for a literal $")
-
 // readProxyFile reads the -proxy file: a JSON array of proxyServer. Unknown
 // fields are errors; no value is ever quoted in an error (it may be a
-// secret).
+// secret). Each entry is expanded and checked by one hostconfig.Expander,
+// as Load does a servers: entry: ${NAME} and ${NAME:-default} in every
+// value, $$ a literal $, a bare $NAME refused, each value at most
+// hostconfig.MaxExpandedValueBytes and the file's values together at most
+// hostconfig.MaxExpandedBytes once expanded; a URL with user information
+// refused (credentials go in headers); and the values the environment
+// gave an entry's ${VAR}s are its mcpproxy.Config.Secrets, but for those
+// wholly within its URL's scheme, host and port.
 func readProxyFile(path string) ([]mcpproxy.Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -74,90 +77,30 @@ func readProxyFile(path string) ([]mcpproxy.Config, error) {
 		reserved[n] = true
 	}
 	cfgs := make([]mcpproxy.Config, 0, len(servers))
-	left := hostconfig.MaxExpandedBytes // what the file's values may expand to, together, as for -config
+	exp := &hostconfig.Expander{LookupEnv: os.LookupEnv} // one for the file: its values share MaxExpandedBytes, as a -config load's do
 	for i, s := range servers {
 		if reserved[s.Name] {
 			// Its tools would be served as a pack of that name, which the
 			// server serves itself: never served, or shown as the wrong one.
 			return nil, usageError("flag -proxy: servers[%d] %q: the name of a pack this server serves itself (%s); expected a name of its own", i, s.Name, strings.Join(reservedPacks(), ", "))
 		}
-		env, err := expandValues(s.Env, &left)
+		x, err := exp.Server(hostconfig.Server{Name: s.Name, Description: s.Description, Command: s.Command, Env: s.Env,
+			InheritEnv: s.InheritEnv, Dir: s.Dir, URL: s.URL, Headers: s.Headers})
 		if err != nil {
-			return nil, fmt.Errorf("%w: flag -proxy: servers[%d] %q: env: %w", errUsage, i, s.Name, err)
-		}
-		headers, err := expandValues(s.Headers, &left)
-		if err != nil {
-			return nil, fmt.Errorf("%w: flag -proxy: servers[%d] %q: headers: %w", errUsage, i, s.Name, err)
+			// One line per value at fault, each naming the server.
+			var errs []error
+			for _, p := range hostconfig.Problems(err) {
+				errs = append(errs, fmt.Errorf("%w: flag -proxy: servers[%d] %q: %w", errUsage, i, s.Name, p))
+			}
+			return nil, errors.Join(errs...)
 		}
 		cfgs = append(cfgs, mcpproxy.Config{
-			Name: s.Name, Description: s.Description,
-			Command: s.Command, Env: env, InheritEnv: s.InheritEnv, Dir: s.Dir,
-			URL: s.URL, Headers: headers,
+			Name: x.Name, Description: x.Description,
+			Command: x.Command, Env: x.Env, InheritEnv: x.InheritEnv, Dir: x.Dir,
+			URL: x.URL, Headers: x.Headers, Secrets: x.Secrets,
 		})
 	}
 	return cfgs, nil
-}
-
-// expandValues replaces ${NAME} and ${NAME:-default} in every value by
-// the environment variable NAME exactly as the -config file's values are
-// expanded (hostconfig.Expand): $$ is a literal $, and a $ followed by
-// anything but {, $, a letter or _ is kept as written. A bare $ before a
-// letter or _ ($NAME, once expanded) is refused (errBareDollar) rather
-// than kept, so a value written for the old expansion fails loudly
-// instead of sending the literal text. An error names the key (the first
-// in sorted order) and, for an unset ${NAME}, the variable, never the
-// value nor any part of it. *left is what the file's values may still
-// expand to together (hostconfig.MaxExpandedBytes for the file, as for a
-// -config load); a value that takes it past zero is refused.
-func expandValues(m map[string]string, left *int) (map[string]string, error) {
-	if m == nil {
-		return nil, nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make(map[string]string, len(m))
-	for _, k := range keys {
-		v := m[k]
-		if bareDollar(v) {
-			return nil, fmt.Errorf("%s: %w", k, errBareDollar)
-		}
-		x, err := hostconfig.Expand(v, os.LookupEnv)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		if *left -= len(x); *left < 0 {
-			return nil, fmt.Errorf("%s: the file's values expand to more than %d bytes together (hostconfig.MaxExpandedBytes); expected fewer or shorter ${…}", k, hostconfig.MaxExpandedBytes)
-		}
-		out[k] = x
-	}
-	return out, nil
-}
-
-// bareDollar reports whether v holds a $ followed by an ASCII letter or _
-// outside ${…} (whose default is literal text) and not after a $ that
-// makes $$.
-func bareDollar(v string) bool {
-	for i := 0; i+1 < len(v); i++ {
-		if v[i] != '$' {
-			continue
-		}
-		switch c := v[i+1]; {
-		case c == '$':
-			i++
-		case c == '{':
-			end := strings.IndexByte(v[i+2:], '}')
-			if end < 0 {
-				return false // an unterminated ${, which Expand reports
-			}
-			i += 2 + end
-		case c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z':
-			return true
-		}
-	}
-	return false
 }
 
 // startProxy mirrors the servers of the -proxy file (cfgs) into reg;

@@ -202,7 +202,7 @@ func TestReadProxyFile_ExpandsLikeHostConfig(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, errUsage)
 	assert.ErrorIs(t, err, hostconfig.ErrInvalid)
-	assert.Contains(t, err.Error(), "headers: Authorization: environment variable TP_TEST_UNSET_VAR_95 is not set")
+	assert.Contains(t, err.Error(), "headers.Authorization: environment variable TP_TEST_UNSET_VAR_95 is not set")
 	assert.NotContains(t, err.Error(), "S3CR3T")
 
 	for _, v := range []string{"Bearer ${S3CR3T-xyz}", "Bearer ${S3CR3Txyz", "${TP_TEST_UNSET_VAR_96:-S3CR3T${X}}"} {
@@ -228,8 +228,9 @@ func TestReadProxyFile_ExpansionCappedForTheWholeFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, b, 0o600))
 	_, err = readProxyFile(p)
 	require.ErrorIs(t, err, errUsage)
-	assert.Contains(t, err.Error(), "headers: X-H16: the file's values expand to more than 16777216 bytes together")
-	assert.Less(t, len(err.Error()), 1000, "no value in the error")
+	assert.Contains(t, err.Error(), "headers.X-H16: ${TP_TEST_BIG} takes the text expanded from variables past 16777216 bytes in all")
+	assert.NotContains(t, err.Error(), "SSSS", "no value in the error")
+	assert.Less(t, len(err.Error()), 10000, "one line per header over the cap, no value")
 }
 
 // A bare $ before a letter or _ ($NAME), which the -proxy file once
@@ -251,20 +252,20 @@ func TestReadProxyFile_RefusesBareDollarBeforeAName(t *testing.T) {
 		want   string
 	}{
 		"header": {map[string]any{"name": "a", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"Authorization": "Bearer $SEARCH_KEY"}},
-			`flag -proxy: servers[1] "a": headers: Authorization: a bare $ before a name is not expanded; write ${NAME}, or $$ for a literal $`},
+			`flag -proxy: servers[1] "a": headers.Authorization: a bare $ before a name is not expanded: write ${NAME} to expand, or $$ for a literal $`},
 		"env": {map[string]any{"name": "b", "command": []string{"srv"}, "env": map[string]string{"TOKEN": "pre$_s3cr3tTail"}},
-			`flag -proxy: servers[1] "b": env: TOKEN: a bare $ before a name is not expanded`},
+			`flag -proxy: servers[1] "b": env.TOKEN: a bare $ before a name is not expanded`},
 		"after an expansion": {map[string]any{"name": "c", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"X-Key": "${SEARCH_KEY}$s3cr3tTail"}},
-			`flag -proxy: servers[1] "c": headers: X-Key: a bare $ before a name`},
+			`flag -proxy: servers[1] "c": headers.X-Key: a bare $ before a name`},
 		"after $$": {map[string]any{"name": "d", "url": "http://127.0.0.1:1/mcp", "headers": map[string]string{"X-Key": "$$$s3cr3tTail"}},
-			`flag -proxy: servers[1] "d": headers: X-Key: a bare $ before a name`},
+			`flag -proxy: servers[1] "d": headers.X-Key: a bare $ before a name`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := readProxyFile(write(c.server))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errUsage)
-			assert.ErrorIs(t, err, errBareDollar)
+			assert.ErrorIs(t, err, hostconfig.ErrInvalid)
 			assert.Contains(t, err.Error(), c.want)
 			for _, leak := range []string{"SEARCH_KEY", "s3cr3t", "Tail", proxyToken} {
 				assert.NotContains(t, err.Error(), leak)
@@ -294,4 +295,55 @@ func TestReadProxyFile_InheritEnv(t *testing.T) {
 	assert.Contains(t, err.Error(), "InheritEnv")
 	assert.Contains(t, err.Error(), "API_KEY is set in Env too")
 	assert.NotContains(t, err.Error()+stderr.String(), "k3y-value-77")
+}
+
+// A -proxy entry's command arguments, dir, url and description are
+// ${VAR}-expanded as a -config servers: entry's are (they were passed as
+// written), and the values the environment gave are the entry's
+// mcpproxy.Config.Secrets for redaction — a token in the URL's path or
+// query, a key as a command argument — but not a host or port, which lie
+// wholly within the URL's scheme, host and port.
+func TestReadProxyFile_ExpandsCommandDirAndURLLikeConfig(t *testing.T) {
+	t.Setenv("TP_TEST_BIN", "/opt/srv")
+	t.Setenv("TP_TEST_WORK", "/srv/work")
+	t.Setenv("TP_TEST_HOST", "127.0.0.1")
+	t.Setenv(proxyTokenEnv, proxyToken)
+	p := filepath.Join(t.TempDir(), "proxy.json")
+	require.NoError(t, os.WriteFile(p, []byte(`[
+{"name":"kid","command":["${TP_TEST_BIN}","--key=${`+proxyTokenEnv+`}","costs $$5"],"dir":"${TP_TEST_WORK}","description":"via ${TP_TEST_BIN}"},
+{"name":"remote","url":"http://${TP_TEST_HOST}:1/${`+proxyTokenEnv+`}/mcp"}]`), 0o600))
+	cfgs, err := readProxyFile(p)
+	require.NoError(t, err)
+	require.Len(t, cfgs, 2)
+	assert.Equal(t, []string{"/opt/srv", "--key=" + proxyToken, "costs $5"}, cfgs[0].Command)
+	assert.Equal(t, "/srv/work", cfgs[0].Dir)
+	assert.Equal(t, "via /opt/srv", cfgs[0].Description)
+	assert.ElementsMatch(t, []string{"/opt/srv", proxyToken, "/srv/work"}, cfgs[0].Secrets)
+	assert.Equal(t, "http://127.0.0.1:1/"+proxyToken+"/mcp", cfgs[1].URL)
+	assert.Equal(t, []string{proxyToken}, cfgs[1].Secrets, "the host is no secret; the path's token is")
+
+	require.NoError(t, os.WriteFile(p, []byte(`[{"name":"kid","command":["srv","--key=$`+proxyTokenEnv+`"]}]`), 0o600))
+	_, err = readProxyFile(p)
+	require.ErrorIs(t, err, errUsage)
+	assert.Contains(t, err.Error(), `flag -proxy: servers[0] "kid": command[1]: a bare $ before a name is not expanded`)
+	assert.NotContains(t, err.Error(), proxyTokenEnv)
+}
+
+// A -proxy url with user information (user:password@) is refused, as a
+// servers: entry's is, naming the server and the field and saying to send
+// credentials in headers; the URL, its user and its password are never
+// quoted.
+func TestReadProxyFile_RefusesURLUserInfo(t *testing.T) {
+	t.Setenv(proxyTokenEnv, proxyToken)
+	p := filepath.Join(t.TempDir(), "proxy.json")
+	for _, u := range []string{"http://S3CR3T-user:S3CR3T-pw@127.0.0.1:1/mcp", "http://S3CR3T-user:${" + proxyTokenEnv + "}@127.0.0.1:1/mcp"} {
+		require.NoError(t, os.WriteFile(p, []byte(`[{"name":"remote","url":"`+u+`"}]`), 0o600))
+		_, err := readProxyFile(p)
+		require.ErrorIs(t, err, errUsage)
+		assert.ErrorIs(t, err, hostconfig.ErrInvalid)
+		assert.Contains(t, err.Error(), `flag -proxy: servers[0] "remote": url: expected a URL without user information (user:password@); send credentials in headers (Authorization: "Basic ${VAR}" or "Bearer ${VAR}")`)
+		for _, leak := range []string{"S3CR3T", proxyToken} {
+			assert.NotContains(t, err.Error(), leak)
+		}
+	}
 }

@@ -316,3 +316,20 @@ search_web: {base_url: "http://127.0.0.1:45799/${SEG:-v0}/${TOK}?key=${WEBKEY}",
 		assert.Equal(t, []string{want}, cfg.Transcript.Secrets, base)
 	}
 }
+
+// An allowed_hosts entry with user information (user:password@host) is
+// refused without quoting it: neither the entry nor the host checker's
+// reason (which quoted everything after the ':' as a "port") shows the
+// password.
+func TestLoad_AllowedHostUserInfoRefusedUnquoted(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"c.yaml": `catalogue:
+  allowed_hosts: ["user:S3CR3T-pw@api.example.test", "S3CR3T-user@api.example.test", ok.example.test]
+`})
+	_, err := load(t, dir, "c.yaml", nil)
+	want := "expected an exact host, host:port or *.suffix without user information (user:password@); an http tool's credentials go in catalogue.secrets (value not shown)"
+	assert.Equal(t, []string{
+		"c.yaml:2: catalogue.allowed_hosts[0]: " + want,
+		"c.yaml:2: catalogue.allowed_hosts[1]: " + want,
+	}, problemTexts(t, dir, err))
+	assert.NotContains(t, err.Error(), "S3CR3T")
+}

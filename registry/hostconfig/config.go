@@ -270,15 +270,18 @@ type Server struct {
 	InheritEnv []string
 	// Dir is the command's working directory; empty means the current one.
 	Dir string
-	// URL is the endpoint of a streamable HTTP server.
+	// URL is the endpoint of a streamable HTTP server: http or https,
+	// with a host, without user information (credentials go in Headers).
 	URL string
 	// Headers are sent with every HTTP request.
 	Headers map[string]string
 	// Secrets are the values the environment gave the entry's ${VAR}s —
-	// in its url, command, dir, env or headers — for the host to keep out
-	// of its logs, of the server's status, of what the server's process
-	// writes to its stderr and of failed calls' error texts: a token in a
-	// URL's path, an API key passed as a command argument. Not every such
+	// in its url, command, dir, description, env or headers — for the
+	// host to keep out of its logs, of the server's status, of what the
+	// server's process writes to its stderr and of failed calls' error
+	// texts: a token in a URL's path, an API key passed as a command
+	// argument. A value of the url that lies wholly within its scheme,
+	// host and port (a ${HOST}) is not one, unless another field used it. Not every such
 	// value is a secret (${HOME}): adapters/mcpproxy leaves the tools'
 	// successful results alone.
 	Secrets []string

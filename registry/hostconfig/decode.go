@@ -204,6 +204,14 @@ func (d *decoder) notingURL(dst *[]string, fn func() string) {
 	var vals []string
 	var raw string
 	d.noting(&vals, func() { raw = fn() })
+	addURLSecrets(dst, raw, vals)
+}
+
+// addURLSecrets adds to *dst (once each) the values vals the environment
+// gave the ${VAR}s of the URL raw, but for those that lie wholly within
+// its scheme, host and port; all of them when raw is "" (refused) or
+// does not parse.
+func addURLSecrets(dst *[]string, raw string, vals []string) {
 	u, err := url.Parse(raw)
 	authority := ""
 	if err == nil && raw != "" {
@@ -681,14 +689,23 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 			ok = ok && good
 		case "url":
 			urlNode = knode
-			t, good := d.text(v, p, true)
-			if good {
-				if problem := checkURL(t); problem != "" {
-					d.bad(v, p, "%s", problem)
-					good = false
+			// A ${VAR} wholly within the scheme, host and port is no
+			// secret (it would garble every message naming the server);
+			// one in the path or query is (urlSecrets).
+			d.notingURL(&s.Secrets, func() string {
+				t, good := d.text(v, p, true)
+				if good {
+					if problem := checkServerURL(t); problem != "" {
+						d.bad(v, p, "%s", problem)
+						good = false
+					}
 				}
-			}
-			s.URL, ok = t, ok && good
+				s.URL, ok = t, ok && good
+				if !good {
+					return ""
+				}
+				return t
+			})
 		case "dir":
 			dirKey = knode
 			t, good := d.pathValue(v, p)
@@ -810,6 +827,19 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 		ok = false
 	}
 	return s, ok
+}
+
+// checkServerURL is checkURL for a server's url: user information
+// (user:password@) is refused too, a credential outside the headers that
+// are redacted. The URL is never quoted.
+func checkServerURL(raw string) string {
+	if p := checkURL(raw); p != "" {
+		return p
+	}
+	if u, _ := url.Parse(raw); u.User != nil {
+		return "expected a URL without user information (user:password@); send credentials in headers (Authorization: \"Basic ${VAR}\" or \"Bearer ${VAR}\"), which are redacted (value not shown)"
+	}
+	return ""
 }
 
 // checkURL returns the problem with raw, or "". The URL is never quoted
@@ -939,6 +969,11 @@ func (d *decoder) docs(n *yaml.Node, key string, o *Docs) {
 				d.bad(v, p, "%s", problem)
 				return
 			}
+			if pu, _ := url.Parse(t); pu.User != nil {
+				// ot.help shows the documentation links to every client.
+				d.bad(v, p, "expected a URL without user information (user:password@): documentation links are shown to every client (ot.help), so the URL may hold no credential (value not shown)")
+				return
+			}
 			if strings.ContainsAny(t, "?#") {
 				// A pack's slug is added after the URL: behind a query or
 				// a fragment it would not name a page. (Every '?' of a URL
@@ -1016,6 +1051,13 @@ func (d *decoder) catalogue(n *yaml.Node, key string, c *Catalogue) {
 		case "allowed_hosts":
 			hosts := []string{}
 			d.eachText(v, p, "a list of hosts (exact host, host:port or *.suffix)", false, func(_ int, e *yaml.Node, ep, t string) {
+				if strings.Contains(t, "@") {
+					// user:password@host: what follows the user may be a
+					// password, which neither the entry nor the checker's
+					// reason (it quotes the "port") may show.
+					d.bad(e, ep, "expected an exact host, host:port or *.suffix without user information (user:password@); an http tool's credentials go in catalogue.secrets (value not shown)")
+					return
+				}
 				if err := netguard.CheckAllowedHost(t); err != nil {
 					if fromEnv(e, t) {
 						d.bad(e, ep, "expected an exact host, host:port or *.suffix, got %s", shown(e))

@@ -63,7 +63,9 @@
 //     headers, description, dir}: remote MCP servers served as packs (the
 //     rules of adapters/mcpproxy: exactly one of command and url, env,
 //     inherit_env and dir only with command, headers only with url, http
-//     or https URLs). A command inherits only PATH, HOME, USER, LOGNAME,
+//     or https URLs without user information: user:password@ is refused,
+//     credentials go in headers, as Authorization: "Basic ${CREDS}" or
+//     "Bearer ${KEY}", which are redacted). A command inherits only PATH, HOME, USER, LOGNAME,
 //     SHELL and TERM of the host's environment (on Windows,
 //     mcpproxy.InheritedEnv's list), the variables inherit_env names and
 //     its env. inherit_env is a list of variable names (inherit_env: [LANG,
@@ -108,12 +110,15 @@
 //     value that is not a PostgreSQL DSN is refused.
 //   - docs: {base_url (onetool's reference URL), slugs (added to
 //     DefaultSlugs)}: a pack's page is base_url + slug + "/", so
-//     base_url is an http or https URL without a query or fragment.
+//     base_url is an http or https URL without a query or fragment, and
+//     without user information (user:password@): ot.help shows the links
+//     to every client.
 //   - catalogue: {dir (catalogue), allowed_hosts (none: every public
 //     host), allow_private (false), allow_addrs (none), secrets (none)}:
 //     the tools catalogue's data directory and what its http tools may
 //     reach. allowed_hosts entries are an exact host, host:port or
-//     *.suffix; allow_private lets them reach loopback, private,
+//     *.suffix (no user:password@: credentials go in secrets);
+//     allow_private lets them reach loopback, private,
 //     link-local and metadata addresses; allow_addrs lets them reach only
 //     the listed non-public addresses or prefixes (10.1.2.3, 10.1.0.0/16,
 //     fd00::/8) — an internal service without the cloud metadata address;
@@ -191,8 +196,10 @@
 // expansion, so flush_interval: ${FLUSH:-1s} works. A malformed ${…} is
 // an error that does not quote what it holds (a literal credential may
 // hold "${").
-// Expand expands a single value by these rules, for programs that read
-// ${VAR}s elsewhere (the example server's -proxy file).
+// Expand expands a single value by these rules, and an Expander a whole
+// server entry as Load does a servers: entry's, for programs that read
+// ${VAR}s elsewhere (the example server's -proxy file), so that they
+// agree with the configuration file.
 //
 // Expansion is capped as the text grows: one value at
 // LoadOptions.MaxExpandedValueBytes (default MaxExpandedValueBytes, 1 MiB,
@@ -219,8 +226,11 @@
 // search_web.base_url: their path, query, fragment or password may be a
 // key written in the file) are never shown at all. A server entry's
 // Server.Secrets hold the values its ${VAR}s took, wherever they are (a
-// token in the URL's path, a key as a command argument), so that the host
-// keeps them out of its logs too (adapters/mcpproxy redacts them);
+// token in the URL's path, a key as a command argument), but for those
+// of its url lying wholly within the URL's scheme, host and port (a
+// ${HOST}, a ${PORT}: no secret, and redacting them would garble every
+// message naming the server), so that the host keeps them out of its
+// logs too (adapters/mcpproxy redacts them);
 // Transcript.Secrets and SearchWeb.Secrets likewise hold the values the
 // ${VAR}s of transcript's and search_web's base_url and api_key took, for
 // the packs' outbound clients to redact (transcript.Config.Secrets,

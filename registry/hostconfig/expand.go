@@ -1,7 +1,11 @@
 package hostconfig
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -223,3 +227,107 @@ var plainKeyQualifiers = map[string]bool{"PUBLIC": true, "SORT": true, "CACHE": 
 var envAboutWords = map[string]bool{"ID": true, "FILE": true, "PATH": true, "DIR": true, "URL": true, "TYPE": true,
 	"NAME": true, "LENGTH": true, "TTL": true, "EXPIRY": true, "SOCK": true, "SOCKET": true, "HELPER": true,
 	"COMMAND": true, "CMD": true, "ENABLED": true, "REQUIRED": true, "MODE": true, "POLICY": true, "PARALLELISM": true}
+
+// An Expander expands and checks the server entries of a source other
+// than a configuration file (the example server's -proxy JSON file)
+// exactly as Load expands and checks a servers: entry, so that the two
+// agree: the same ${VAR} rules (Expand), in the same fields, under the
+// same caps, with the same URL rules and the same Secrets. The zero value
+// reads os.LookupEnv with the default caps. Use one Expander per source:
+// its entries' values together expand to at most MaxExpandedBytes, as
+// one load's do. It is not safe for concurrent use.
+type Expander struct {
+	// LookupEnv looks up the variables of ${VAR}; nil means os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+	// MaxExpandedValueBytes caps one value once expanded; zero means
+	// MaxExpandedValueBytes, as for LoadOptions.
+	MaxExpandedValueBytes int
+
+	used int // bytes of MaxExpandedBytes taken by the values expanded so far
+}
+
+// Server returns s with its values expanded as Load expands a servers:
+// entry's: Description, every Command argument, Dir, URL, and the values
+// of Env and Headers (not InheritEnv, which names variables, nor Name).
+// URL must be an absolute http or https URL with a host and without user
+// information (user:password@: credentials go in Headers, which are
+// redacted). Secrets is set to the values the environment gave the
+// entry's ${VAR}s, but for those lying wholly within the URL's scheme,
+// host and port (a ${HOST} is no secret; a ${TOKEN} in the path or query
+// is), as Load sets Server.Secrets. Dir is expanded only: a relative
+// directory stays relative to the working directory.
+//
+// The error joins one *Problem (wrapping ErrInvalid) per value at fault,
+// its Key the field as Load's keys name it under the server ("url",
+// "command[1]", "headers.Authorization"); no value, nor any part of one,
+// is ever quoted. On error the returned Server is the zero value.
+func (e *Expander) Server(s Server) (Server, error) {
+	lookup := e.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	maxValue := e.MaxExpandedValueBytes
+	if maxValue <= 0 {
+		maxValue = MaxExpandedValueBytes
+	}
+	var probs []error
+	var secrets []string
+	var noted *[]string
+	noting := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok && v != "" && !slices.Contains(*noted, v) {
+			*noted = append(*noted, v)
+		}
+		return v, ok
+	}
+	one := func(key, v string) string {
+		left := MaxExpandedBytes - e.used
+		out, _, problem := expand(v, noting, maxValue, &left)
+		if problem != "" {
+			probs = append(probs, &Problem{Key: key, Message: problem})
+			return ""
+		}
+		e.used = MaxExpandedBytes - left
+		return out
+	}
+	values := func(field string, m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			out[k] = one(field+"."+k, m[k])
+		}
+		return out
+	}
+
+	noted = &secrets
+	out := s
+	out.Description = one("description", s.Description)
+	if s.Command != nil {
+		out.Command = make([]string, len(s.Command))
+		for i, a := range s.Command {
+			out.Command[i] = one(fmt.Sprintf("command[%d]", i), a)
+		}
+	}
+	out.Dir = one("dir", s.Dir)
+	var urlVals []string
+	noted = &urlVals
+	before := len(probs)
+	out.URL = one("url", s.URL)
+	noted = &secrets
+	if s.URL != "" && len(probs) == before {
+		if problem := checkServerURL(out.URL); problem != "" {
+			probs = append(probs, &Problem{Key: "url", Message: problem})
+		}
+	}
+	out.Env = values("env", s.Env)
+	out.Headers = values("headers", s.Headers)
+	if len(probs) > 0 {
+		return Server{}, errors.Join(probs...)
+	}
+	addURLSecrets(&secrets, out.URL, urlVals)
+	out.InheritEnv = slices.Clone(s.InheritEnv)
+	out.Secrets = secrets
+	return out, nil
+}
