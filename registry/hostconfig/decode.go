@@ -3,6 +3,7 @@ package hostconfig
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/netip"
 	"net/url"
@@ -719,6 +720,14 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 					ok = false
 					return
 				}
+				for _, other := range slices.Sorted(maps.Keys(s.Env)) {
+					if other != en && sameEnvName(d.l.goos, other, en) {
+						// Which of the two the command would get is not known.
+						d.bad(ek, ep, "%s is set twice%s; expected each variable once", en, caseNote(en, other))
+						ok = false
+						return
+					}
+				}
 				t, good := d.secretText(ev, ep)
 				s.Env[en], ok = t, ok && good
 			})
@@ -740,8 +749,8 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 				case !validEnvName(en):
 					d.bad(e, ep, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
 					good = false
-				case inherited[en] != nil:
-					d.bad(e, ep, "%s is named twice; expected each variable once", en)
+				case inheritedAs(d.l.goos, inherited, en) != "":
+					d.bad(e, ep, "%s is named twice%s; expected each variable once", en, caseNote(en, inheritedAs(d.l.goos, inherited, en)))
 					good = false
 				case CredentialEnvName(en):
 					d.bad(e, ep, "%s holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {%s: \"${%s}\"}, which redacts it", en, en, en)
@@ -817,9 +826,12 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 		}
 	}
 	for _, en := range s.InheritEnv {
-		if _, both := s.Env[en]; both {
-			d.bad(inherited[en], join(key, "inherit_env"), "%s is set in env too; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)", en)
-			ok = false
+		for _, other := range slices.Sorted(maps.Keys(s.Env)) {
+			if sameEnvName(d.l.goos, en, other) {
+				d.bad(inherited[en], join(key, "inherit_env"), "%s is set in env too%s; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)", en, caseNote(en, other))
+				ok = false
+				break
+			}
 		}
 	}
 	if urlNode == nil && headersKey != nil {
@@ -827,6 +839,37 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 		ok = false
 	}
 	return s, ok
+}
+
+// sameEnvName reports whether a and b name the same environment variable
+// on the operating system goos (runtime.GOOS): on Windows names are
+// case-insensitive (Path and PATH are one variable), elsewhere they are
+// not.
+func sameEnvName(goos, a, b string) bool {
+	return a == b || goos == "windows" && strings.EqualFold(a, b)
+}
+
+// inheritedAs is the name of inherited that names the variable en on goos,
+// "" when none does.
+func inheritedAs(goos string, inherited map[string]*yaml.Node, en string) string {
+	if inherited[en] != nil {
+		return en
+	}
+	for _, k := range slices.Sorted(maps.Keys(inherited)) {
+		if sameEnvName(goos, k, en) {
+			return k
+		}
+	}
+	return ""
+}
+
+// caseNote tells, in a problem about the variable a, that it was found as
+// b, written in other letters (on Windows, where case does not count).
+func caseNote(a, b string) string {
+	if a == b {
+		return ""
+	}
+	return fmt.Sprintf(" (as %s: on Windows names are the same whatever their case)", b)
 }
 
 // checkServerURL is checkURL for a server's url: user information

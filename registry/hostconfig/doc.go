@@ -75,7 +75,9 @@
 //     environment), for secrets: env: {API_KEY: "${API_KEY}"}; their
 //     values are redacted from everything the server sends back, its
 //     tools' results too, so a setting a tool may echo (a directory, a
-//     locale) belongs in inherit_env. A variable in both is refused, and
+//     locale) belongs in inherit_env. A variable in both is refused (on
+//     Windows, where Lang and LANG are one variable, whatever the case of
+//     its letters; so is one given twice so in either), and
 //     so is one in inherit_env whose name says it holds a credential
 //     (GITHUB_TOKEN, OPENAI_API_KEY, DB_PASSWORD: CredentialEnvName);
 //     a proxy URL with user:password@ belongs in env too.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,6 +114,13 @@ func (o LoadOptions) withDefaults() LoadOptions {
 // Load checks what it can know from the files alone; whether an alias's
 // target is a tool is checked by Host, which knows the registry.
 func Load(path string, opts LoadOptions) (*Config, error) {
+	return load(path, opts, runtime.GOOS)
+}
+
+// load is Load for the operating system goos (runtime.GOOS), whose rules
+// for environment variable names (sameEnvName) the checks of servers'
+// env and inherit_env follow.
+func load(path string, opts LoadOptions, goos string) (*Config, error) {
 	for _, o := range []struct {
 		field string
 		v     int
@@ -123,7 +131,7 @@ func Load(path string, opts LoadOptions) (*Config, error) {
 		}
 	}
 	opts = opts.withDefaults()
-	l := &loader{opts: opts, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{},
+	l := &loader{opts: opts, goos: goos, origin: map[*yaml.Node]*source{}, read: map[string]*yaml.Node{}, height: map[string]int{}, dropped: map[string]bool{},
 		expandLeft: MaxExpandedBytes}
 	root, _ := l.readFile(path, nil, nil, 0)
 	structural := len(l.probs.list)
@@ -162,6 +170,7 @@ type source struct {
 
 type loader struct {
 	opts    LoadOptions
+	goos    string // the operating system whose variable names the checks follow
 	probs   problems
 	files   []string // every file read, in order
 	origin  map[*yaml.Node]*source
