@@ -20,14 +20,14 @@ import (
 	"github.com/toolpack-go/toolpack/internal/topicglob"
 	"github.com/toolpack-go/toolpack/netguard"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
 // Name rules.
 var (
-	serverNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-	snippetNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	paramNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-	headerNameRE  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	paramNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+	headerNameRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
 // Keys of each section, in the order messages list them.
@@ -466,8 +466,8 @@ func (d *decoder) checkAliasChains(cfg *Config) {
 }
 
 func (d *decoder) snippet(name string, kn, vn *yaml.Node, key string) (Snippet, bool) {
-	if !snippetNameRE.MatchString(name) {
-		d.bad(kn, key, "expected a snippet name of 1 to 64 characters from [A-Za-z0-9_-] (it becomes the tool snippet.%s), got %s", name, quote(name))
+	if err := snippet.CheckName(name); err != nil {
+		d.bad(kn, key, "%v", err)
 		return Snippet{}, false
 	}
 	file, line := d.l.at(kn)

@@ -50,8 +50,10 @@
 //     server's "{server}." (its tools take those when it connects), nor
 //     one Options.Dynamic reports.
 //   - snippets: name → {description, params: {name: {description,
-//     default, example}}, body}. A name is 1–64 characters from
-//     [A-Za-z0-9_-] (the snippet becomes the tool snippet.{name}); a
+//     default, example}}, body}. A name is 1–120 characters from
+//     [A-Za-z0-9_.-] (snippet.CheckName: the snippet becomes the tool
+//     snippet.{name}, which may then be as long as a tool name may be;
+//     under a registry prefix the prefix takes its share of that); a
 //     parameter name is an identifier; a parameter without default is
 //     required (one with `default: null` is optional, and null when left
 //     out); example, only on a required parameter, is the value its

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
+	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
 func TestLoad_IssueExample(t *testing.T) {
@@ -578,7 +579,7 @@ func TestLoad_SnippetRules(t *testing.T) {
       nul: {default: null}
       bare:
     body: "r = t()"
-  bad.name: {body: x}
+  bad name: {body: x}
   nobody: {description: d}
   emptybody: {body: "  "}
   badparam: {body: x, params: {"1x": {}}}
@@ -588,7 +589,7 @@ func TestLoad_SnippetRules(t *testing.T) {
 `})
 	_, err := load(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{
-		`c.yaml:9: snippets.bad.name: expected a snippet name of 1 to 64 characters from [A-Za-z0-9_-] (it becomes the tool snippet.bad.name), got "bad.name"`,
+		`c.yaml:9: snippets.bad name: snippet "bad name": the name must be 1 to 120 characters from [A-Za-z0-9_.-] (the snippet is the tool snippet.{name})`,
 		`c.yaml:10: snippets.nobody.body: expected the snippet's calls; body is missing`,
 		`c.yaml:11: snippets.emptybody.body: expected the snippet's calls, got an empty body`,
 		`c.yaml:12: snippets.badparam.params.1x: expected a parameter name matching [A-Za-z_][A-Za-z0-9_]{0,63}, got "1x"`,
@@ -1367,5 +1368,28 @@ func TestLoad_ExpandedValueCapIsALoadOption(t *testing.T) {
 
 	_, err = hostconfig.Load(path, hostconfig.LoadOptions{LookupEnv: lookup, MaxExpandedValueBytes: 1000})
 	assert.Equal(t, []string{"c.yaml:1: instructions.x: ${C} makes the value longer than 1000 bytes; expected a value of at most 1000 bytes once its variables are expanded (hostconfig.LoadOptions.MaxExpandedValueBytes)"},
+		problemTexts(t, dir, err))
+}
+
+// A snippet's name follows the snippet package's one rule
+// (snippet.CheckName): 1 to 120 characters from [A-Za-z0-9_.-], the names
+// whose tool snippet.{name} the registry accepts. A name with a dot or of
+// 65 to 120 characters, which the snippet package took and the file
+// refused, loads; 121 characters do not, the problem naming the snippet
+// and what is allowed.
+func TestLoad_SnippetNamesFollowTheSnippetPackageRule(t *testing.T) {
+	long := strings.Repeat("n", snippet.MaxNameLen)
+	dir := writeFiles(t, map[string]string{"c.yaml": "snippets:\n  brv.research: {body: \"r = t()\"}\n  " + long + ": {body: \"r = t()\"}\n"})
+	cfg := mustLoad(t, dir, "c.yaml", nil)
+	assert.Contains(t, cfg.Snippets, "brv.research")
+	assert.Contains(t, cfg.Snippets, long)
+	for name := range cfg.Snippets {
+		_, err := snippet.Parse(name, snippet.Definition{Body: "r = t()"})
+		assert.NoError(t, err, "the snippet package takes every name the file does")
+	}
+
+	dir = writeFiles(t, map[string]string{"c.yaml": "snippets:\n  " + long + "x: {body: \"r = t()\"}\n"})
+	_, err := load(t, dir, "c.yaml", nil)
+	assert.Equal(t, []string{fmt.Sprintf(`c.yaml:2: snippets.%sx: snippet "%sx": the name must be 1 to 120 characters from [A-Za-z0-9_.-] (the snippet is the tool snippet.{name})`, long, long)},
 		problemTexts(t, dir, err))
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/snippet"
 )
 
@@ -254,4 +256,20 @@ func TestParse_ParamsOrderAndTypes(t *testing.T) {
 		got = append(got, p.Name+":"+p.Type)
 	}
 	assert.Equal(t, []string{"alpha:", "zeta:", "a:array", "b:boolean", "f:number", "i:integer", "o:object", "s:string"}, got)
+}
+
+// CheckName is the one rule for snippet names (Parse and the host
+// configuration use it): exactly the names whose tool snippet.{name} the
+// registry accepts; the error names the snippet and says what is allowed.
+func TestCheckName_IsTheRegistryRuleForSnippetTools(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.OneOf(rapid.StringMatching(`[A-Za-z0-9_.-]{0,130}`), rapid.String()).Draw(t, "name")
+		err := snippet.CheckName(name)
+		require.Equal(t, name != "" && registry.ValidName(snippet.ToolPrefix+name), err == nil, "%q: %v", name, err)
+		if err != nil {
+			require.ErrorIs(t, err, snippet.ErrInvalid)
+			require.Contains(t, err.Error(), fmt.Sprintf("snippet %q: the name must be 1 to %d characters from [A-Za-z0-9_.-]", name, snippet.MaxNameLen))
+		}
+	})
+	assert.Equal(t, 120, snippet.MaxNameLen)
 }

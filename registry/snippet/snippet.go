@@ -13,7 +13,6 @@ import (
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/search"
-	"github.com/toolpack-go/toolpack/registry"
 )
 
 // Definition is a snippet as the host configuration declares it (the
@@ -107,8 +106,8 @@ func Parse(name string, d Definition) (*Snippet, error) {
 	bad := func(format string, a ...any) {
 		errs = append(errs, &ParseError{Kind: KindSnippet, Snippet: name, Msg: fmt.Sprintf(format, a...)})
 	}
-	if name == "" || !registry.ValidName(ToolPrefix+name) {
-		bad("the name must be 1 to %d characters from [A-Za-z0-9_.-]", registry.MaxNameLen-len(ToolPrefix))
+	if err := CheckName(name); err != nil {
+		errs = append(errs, err)
 	}
 	if len(d.Params) > MaxParams {
 		bad("%d parameters; at most %d are accepted", len(d.Params), MaxParams)

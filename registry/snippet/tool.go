@@ -21,6 +21,24 @@ const PackName = "snippet"
 // ToolPrefix starts the name of every snippet tool: snippet.{name}.
 const ToolPrefix = PackName + "."
 
+// MaxNameLen is the longest snippet name (120): its tool, snippet.{name},
+// is then as long as a tool name may be (registry.MaxNameLen).
+const MaxNameLen = registry.MaxNameLen - len(ToolPrefix)
+
+// CheckName is the one rule for a snippet's name, used by Parse and by
+// the host configuration (registry/hostconfig): 1 to MaxNameLen
+// characters from [A-Za-z0-9_.-], exactly the names whose tool
+// snippet.{name} the registry accepts (registry.ValidName). The error, a
+// *ParseError wrapping ErrInvalid, names the snippet and says what is
+// allowed; nil means the name is valid.
+func CheckName(name string) error {
+	if name != "" && registry.ValidName(ToolPrefix+name) {
+		return nil
+	}
+	return &ParseError{Kind: KindSnippet, Snippet: name,
+		Msg: fmt.Sprintf("the name must be 1 to %d characters from [A-Za-z0-9_.-] (the snippet is the tool %s{name})", MaxNameLen, ToolPrefix)}
+}
+
 // InputSchema returns the JSON Schema of the snippet's arguments: an
 // object with one property per parameter (its description; for an
 // optional one its default and the type inferred from it; a required one
