@@ -80,8 +80,11 @@ func TestLoad_TranscriptKey(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "transcript:\n  base_url: http://127.0.0.1:4000\n  api_key: ${TR_KEY}\n  model: cleaner\n  context_tokens: 4096\n  timeout: 30s\n"})
 	cfg, err := hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, hostconfig.Transcript{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-transcript-secret", Model: "cleaner", ContextTokens: 4096, Timeout: 30 * time.Second,
-		Secrets: []string{"sk-transcript-secret"}}, cfg.Transcript)
+	got := cfg.Transcript
+	assertSecret(t, "sk-transcript-secret", got.APIKey, "transcript.api_key passed through")
+	assertSecrets(t, []string{"sk-transcript-secret"}, got.Secrets, "transcript secrets")
+	got.APIKey, got.Secrets = "", nil // compared above without printing them
+	assert.Equal(t, hostconfig.Transcript{BaseURL: "http://127.0.0.1:4000", Model: "cleaner", ContextTokens: 4096, Timeout: 30 * time.Second}, got)
 
 	dir = writeFiles(t, map[string]string{"c.yaml": "transcript:\n  base_url: ftp://x\n  api_key: ${TR_KEY}\n  model: ''\n  context_tokens: 10\n  timeout: soon\n  temperature: 1\n"})
 	_, err = hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
@@ -123,8 +126,11 @@ func TestLoad_MLXKey(t *testing.T) {
 func TestLoad_WebKeys(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: http://127.0.0.1:4000\n  api_key: ${SW_KEY}\n  search_tool: tavily-search\n  timeout: 20s\nweb_fetch:\n  allow_private: true\n  max_bytes: 2097152\n  max_redirects: 0\n  timeout: 15s\n"})
 	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"SW_KEY": "sk-search-secret"})
-	assert.Equal(t, hostconfig.SearchWeb{BaseURL: "http://127.0.0.1:4000", APIKey: "sk-search-secret", SearchTool: "tavily-search", Timeout: 20 * time.Second,
-		Secrets: []string{"sk-search-secret"}}, cfg.SearchWeb)
+	got := cfg.SearchWeb
+	assertSecret(t, "sk-search-secret", got.APIKey, "search_web.api_key passed through")
+	assertSecrets(t, []string{"sk-search-secret"}, got.Secrets, "search_web secrets")
+	got.APIKey, got.Secrets = "", nil // compared above without printing them
+	assert.Equal(t, hostconfig.SearchWeb{BaseURL: "http://127.0.0.1:4000", SearchTool: "tavily-search", Timeout: 20 * time.Second}, got)
 	assert.Equal(t, hostconfig.WebFetch{AllowPrivate: true, MaxBytes: 2 << 20, MaxRedirects: 0, Timeout: 15 * time.Second}, cfg.WebFetch)
 
 	dir = writeFiles(t, map[string]string{"c.yaml": "search_web: {}\n"})
@@ -299,9 +305,9 @@ search_web: {base_url: "http://127.0.0.1:45799/${SEG:-v0}/${TOK}?key=${WEBKEY}",
 `})
 	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"PW": "S3CR3T-pw", "MODEL": "cleaner", "TOK": "S3CR3T-tok", "WEBKEY": "S3CR3T-web",
 		"SCHEME": "http", "HOST": "whisper", "PORT": "8080"})
-	assert.Equal(t, []string{"S3CR3T-pw"}, cfg.Transcript.Secrets, "a scheme, host or port from ${VAR} is no secret: it would garble every message naming the endpoint")
-	assert.Equal(t, "S3CR3T-pwX", cfg.Transcript.APIKey)
-	assert.ElementsMatch(t, []string{"S3CR3T-tok", "S3CR3T-web"}, cfg.SearchWeb.Secrets)
+	assertSecrets(t, []string{"S3CR3T-pw"}, cfg.Transcript.Secrets, "a scheme, host or port from ${VAR} is no secret: it would garble every message naming the endpoint")
+	assertSecret(t, "S3CR3T-pwX", cfg.Transcript.APIKey, "transcript.api_key")
+	assertSecrets(t, []string{"S3CR3T-tok", "S3CR3T-web"}, cfg.SearchWeb.Secrets, "search_web secrets")
 
 	// A value reaching past the host (the whole URL, a host with its path,
 	// a port with the path) or in the fragment is a secret.
@@ -313,7 +319,7 @@ search_web: {base_url: "http://127.0.0.1:45799/${SEG:-v0}/${TOK}?key=${WEBKEY}",
 	} {
 		dir := writeFiles(t, map[string]string{"c.yaml": "transcript: {base_url: \"" + base + "\", model: m}\n"})
 		cfg := mustLoad(t, dir, "c.yaml", map[string]string{"URL": want, "HP": want, "REST": want, "F": want})
-		assert.Equal(t, []string{want}, cfg.Transcript.Secrets, base)
+		assertSecrets(t, []string{want}, cfg.Transcript.Secrets, base)
 	}
 }
 

@@ -3,8 +3,10 @@ package hostconfig_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
@@ -81,4 +83,28 @@ func problemTexts(t testing.TB, dir string, err error) []string {
 	}
 	require.NotEmpty(t, out, "the error holds *Problem values: %v", err)
 	return out
+}
+
+// assertSecrets checks that got holds exactly the values of want, in any
+// order, without ever printing either (testify would print both sides of
+// a failed comparison, and they are credentials, fixtures or not): a
+// failure says only how many were expected and found.
+func assertSecrets(t helperT, want, got []string, msg string) {
+	t.Helper()
+	w, g := slices.Clone(want), slices.Clone(got)
+	slices.Sort(w)
+	slices.Sort(g)
+	assert.True(t, slices.Equal(w, g), "%s: %d secret values noted, want %d others (values not shown)", msg, len(got), len(want))
+}
+
+// assertSecret checks that got is want without printing either.
+func assertSecret(t helperT, want, got, msg string) {
+	t.Helper()
+	assert.True(t, got == want, "%s: not the expected value (%d bytes, want %d; values not shown)", msg, len(got), len(want))
+}
+
+// helperT is what the assertions need of a *testing.T or a *rapid.T.
+type helperT interface {
+	Helper()
+	Errorf(format string, args ...any)
 }
