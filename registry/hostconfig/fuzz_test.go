@@ -2,6 +2,7 @@ package hostconfig_test
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,57 @@ func FuzzLoad(f *testing.F) {
 		}
 		if strings.Contains(err.Error(), fuzzLong[:16]) && !strings.Contains(string(main)+string(more), fuzzLong[:16]) {
 			t.Fatalf("the value of $LONG appears in the error: %.200v", err)
+		}
+	})
+}
+
+// FuzzExpander_Server expands arbitrary server entries (a description, a
+// command argument, a url and a header value) as the -proxy file's are.
+// It must never panic; an error is made of *Problem values wrapping
+// ErrInvalid, each naming the field, never showing an environment
+// variable's value; a success has each value expanded as Expand expands
+// it alone, a url without user information, and Secrets that are values
+// the environment gave.
+func FuzzExpander_Server(f *testing.F) {
+	f.Add("via ${SECRET}", "--key=${SECRET}", "https://${HOST}:8443/${SECRET}/mcp", "Bearer ${SECRET}")
+	f.Add("costs $$5", "$SECRET", "https://u:${SECRET}@x.test/mcp", "Bearer $S")
+	f.Add("${UNSET:-d}", "${LONG}${LONG}${LONG}${LONG}${LONG}${LONG}${LONG}${LONG}${LONG}", "ftp://x", "${SECRET:-${X}}")
+	f.Add("", "${", "${HOST}", "a$")
+	f.Fuzz(func(t *testing.T, desc, arg, rawURL, header string) {
+		lookup := env(map[string]string{"SECRET": fuzzSecret, "HOST": "x.test", "EMPTY": "", "LONG": fuzzLong})
+		in := hostconfig.Server{Name: "s", Description: desc, Command: []string{"run", arg}, Headers: map[string]string{"K": header}}
+		if rawURL != "" {
+			in.Command, in.URL = nil, rawURL
+		}
+		x, err := (&hostconfig.Expander{LookupEnv: lookup}).Server(in)
+		inputs := desc + arg + rawURL + header
+		if err != nil {
+			if !errors.Is(err, hostconfig.ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			for _, p := range hostconfig.Problems(err) {
+				if p.Key == "" || p.Message == "" {
+					t.Fatalf("problem without key or message: %#v", p)
+				}
+			}
+			if strings.Contains(err.Error(), fuzzSecret) && !strings.Contains(inputs, fuzzSecret) {
+				t.Fatalf("the value of $SECRET appears in the error: %v", err)
+			}
+			if strings.Contains(err.Error(), fuzzLong[:16]) && !strings.Contains(inputs, fuzzLong[:16]) {
+				t.Fatalf("the value of $LONG appears in the error: %.200v", err)
+			}
+			return
+		}
+		if want, err := hostconfig.Expand(header, lookup); err != nil || x.Headers["K"] != want {
+			t.Fatalf("the header is not expanded as Expand expands it alone (%v)", err)
+		}
+		if u, err := url.Parse(x.URL); x.URL != "" && (err != nil || u.User != nil) {
+			t.Fatal("a url with user information was accepted")
+		}
+		for _, s := range x.Secrets {
+			if s != fuzzSecret && s != "x.test" && s != fuzzLong {
+				t.Fatalf("a secret that is no value of the environment: %.40q", s)
+			}
 		}
 	})
 }
