@@ -93,7 +93,10 @@
 // not "unknown tool", which would send a model looking for another name.
 // The switch belongs to the name: it stays when the tool is replaced
 // (ReplacePack) or removed and added again. ListAll and IsEnabled show
-// every tool with its switch, for administration.
+// every tool with its switch, for administration. A tool's source can
+// register it switched off too, saying how to switch it on there
+// (Tool.Disabled: a catalogue tool switched off in the catalogue); its
+// calls fail the same way, the message ending with that text.
 //
 // Aliases give tools more names without listing them: after
 //

@@ -95,8 +95,14 @@ func aliasUnserved(name, via string) result.Result[any] {
 		WithInstruction("Do not retry this call now; tell the user the tool behind it is not available.")
 }
 
-// disabled is the failure for a call of a disabled tool.
+// disabled is the failure for a call of a disabled tool: it names the
+// tool and, for one its source switched off (Tool.Disabled), says how to
+// switch it on.
 func disabled(t *Tool) result.Result[any] {
+	if t.Disabled != "" {
+		return result.Failuref[any](result.Unavailable, "tool %q is disabled: %s", t.Name, t.Disabled).
+			WithInstruction("Do not call this tool; tell the user it is switched off and how to switch it on.")
+	}
 	return result.Failuref[any](result.Unavailable, "tool %q is disabled", t.Name).
 		WithInstruction("Do not call this tool; tell the user it is switched off.")
 }

@@ -102,9 +102,13 @@ func (p *Pinned) switched(h *entry) *entry {
 		return h
 	case cur.tool == h.tool:
 		return cur
-	case cur.off != h.off:
+	case cur.off:
+		// Refused as the registry refuses it now, with the reason its
+		// source gives (Tool.Disabled) for the tool under that name now.
+		return cur
+	case h.off:
 		e := *h
-		e.off = cur.off
+		e.off = false
 		return &e
 	}
 	return h

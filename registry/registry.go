@@ -103,8 +103,9 @@ type entry struct {
 	// h is the whole chain: built-in stages and middleware around core. It
 	// is rebuilt when middleware is added, never per call.
 	h Handler
-	// off marks a disabled tool (its own switch or its pack's): absent
-	// from listings, its calls answered with an unavailable failure.
+	// off marks a disabled tool (its own switch, its pack's, or its
+	// source's: Tool.Disabled): absent from listings, its calls answered
+	// with an unavailable failure.
 	off bool
 }
 
@@ -422,7 +423,7 @@ func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
 	for _, e := range prepared {
 		e.core = outputStage(e)
 		e.h = r.chainLocked(e.core)
-		e.off = r.toolOff[e.tool.Name] || r.packOff[e.tool.Pack]
+		e.off = r.offLocked(e.tool)
 		r.tools[e.tool.Name] = e
 		if p := e.tool.Pack; p != "" {
 			m := r.byPack[p]
@@ -438,7 +439,9 @@ func (r *Registry) add(pack *packInfo, tools []*Tool, replace bool) error {
 	}
 	fns := r.subscribersLocked()
 	r.mu.Unlock()
-	if len(prepared) > 0 || pack != nil {
+	// A tool added switched off (SetEnabled, SetPackEnabled, Tool.Disabled)
+	// changes no listing: Add of only such tools notifies no one.
+	if len(ch.Added)+len(ch.Removed) > 0 || pack != nil {
 		notify(fns, ch)
 	}
 	return nil

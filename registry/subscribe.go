@@ -22,8 +22,9 @@ type subscriber struct {
 // are on (List): a tool switched off is in no Change until it is switched
 // on again. Each successful call of these notifies once:
 //
-//   - Add, AddPack: Added holds the tools registered; a pack without tools
-//     gives an empty Change (Add of no tool notifies no one);
+//   - Add, AddPack: Added holds the tools registered that are on; a pack
+//     without tools gives an empty Change (Add of no tool, or only of
+//     tools switched off, notifies no one);
 //   - ReplacePack: Added holds the pack's new tools, Removed the old ones
 //     it no longer has;
 //   - Remove (unless the tool was switched off, which notifies no one) and

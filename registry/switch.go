@@ -14,8 +14,10 @@ import (
 // to it is answered with a failed Result of type unavailable, with a nil
 // error. The switch belongs to the name: it stays when the tool is
 // replaced (ReplacePack) or removed and added again. A tool is on when
-// both its own switch and its pack's (SetPackEnabled) are on. An unknown
-// name is ErrUnknownTool.
+// both its own switch and its pack's (SetPackEnabled) are on, and its
+// source has not registered it switched off (Tool.Disabled: such a tool
+// stays off, its switch kept for when its source switches it on). An
+// unknown name is ErrUnknownTool.
 func (r *Registry) SetEnabled(name string, enabled bool) error {
 	if err := r.made(); err != nil {
 		return err
@@ -85,6 +87,13 @@ func (r *Registry) IsEnabled(name string) (enabled, exists bool) {
 	return !e.off, true
 }
 
+// offLocked reports whether t is switched off: by its own switch
+// (SetEnabled), its pack's (SetPackEnabled) or its source (Tool.Disabled);
+// r.mu must be held.
+func (r *Registry) offLocked(t *Tool) bool {
+	return r.toolOff[t.Name] || r.packOff[t.Pack] || t.Disabled != ""
+}
+
 // refreshLocked recomputes the switch of each named tool from toolOff and
 // packOff, replacing the entries whose state changes (entries are never
 // modified once published), and returns the change; r.mu must be held.
@@ -95,7 +104,7 @@ func (r *Registry) refreshLocked(names []string) Change {
 		if e == nil {
 			continue
 		}
-		off := r.toolOff[name] || r.packOff[e.tool.Pack]
+		off := r.offLocked(e.tool)
 		if off == e.off {
 			continue
 		}

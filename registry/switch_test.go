@@ -276,3 +276,67 @@ func TestUnavailable_AsInvokeAnswers(t *testing.T) {
 		assert.False(t, ok, name)
 	}
 }
+
+// A tool its source registers switched off (Tool.Disabled, as a catalogue
+// tool switched off in the catalogue) is served as a tool switched off
+// with SetEnabled — not listed, listed by ListAll, its calls and its
+// aliases' calls a failed Result of type unavailable — whose message names
+// the tool and ends with the source's reason; SetEnabled cannot switch it
+// on, and registered again without Disabled it runs.
+func TestTool_DisabledBySourceAnsweredAsDisabledWithReason(t *testing.T) {
+	r := New(noPrefix())
+	var ran int
+	h := func(context.Context, *Call) (result.Result[any], error) { ran++; return result.Ok[any](1), nil }
+	off := rawTool("a", h)
+	off.Disabled = "switch it on in the catalogue"
+	var changes []Change
+	r.Subscribe(func(c Change) { changes = append(changes, c) })
+	require.NoError(t, r.Add(off))
+	require.NoError(t, r.SetAliases(map[string]string{"x": "a"}))
+
+	assert.Empty(t, toolNames(r.List()))
+	assert.Equal(t, []string{"a"}, toolNames(r.ListAll()))
+	assert.Empty(t, changes, "adding a tool switched off changes no listing")
+	on, exists := r.IsEnabled("a")
+	assert.True(t, exists)
+	assert.False(t, on)
+	for _, name := range []string{"a", "x"} {
+		res, err := r.Invoke(t.Context(), name, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, result.Unavailable, res.ErrorType, name)
+		assert.Equal(t, `tool "a" is disabled: switch it on in the catalogue`, res.Error, name)
+		assert.Equal(t, "Do not call this tool; tell the user it is switched off and how to switch it on.", res.Instruction, name)
+		got, ok := r.Unavailable(name)
+		require.True(t, ok, name)
+		assert.Equal(t, res, got, name)
+	}
+	require.NoError(t, r.SetEnabled("a", true))
+	on, _ = r.IsEnabled("a")
+	assert.False(t, on, "the source's switch is the source's")
+
+	require.NoError(t, r.Remove("a"))
+	require.NoError(t, r.Add(rawTool("a", h)))
+	res, err := r.Invoke(t.Context(), "x", nil)
+	require.NoError(t, err)
+	assert.True(t, res.Success, res.Error)
+	assert.Equal(t, 1, ran, "only the call after it was switched on ran")
+}
+
+// A held tool (Pin) that its source has since registered again switched
+// off is refused as the registry refuses it now, with the source's reason.
+func TestPinned_ToolSwitchedOffBySourceSinceRefusedWithReason(t *testing.T) {
+	r := New(noPrefix())
+	require.NoError(t, r.Add(rawTool("a", okHandler(1))))
+	p := r.Pin("a")
+	off := rawTool("a", okHandler(2))
+	off.Disabled = "its bundle is switched off"
+	require.NoError(t, r.Remove("a"))
+	require.NoError(t, r.Add(off))
+	res, err := p.Invoke(t.Context(), "a", nil)
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Equal(t, `tool "a" is disabled: its bundle is switched off`, res.Error)
+	_, enabled, ok := p.Resolve("a")
+	assert.True(t, ok)
+	assert.False(t, enabled)
+}

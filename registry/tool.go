@@ -97,6 +97,16 @@ type Tool struct {
 	// and a handler that returns ctx's DeadlineExceeded still gives the
 	// timeout failure, but Invoke waits for the handler to return.
 	Inline bool
+	// Disabled, when not empty, registers the tool switched off by its
+	// source — a catalogue tool switched off in the catalogue —, saying
+	// how to switch it on there. Such a tool is served as one switched off
+	// with SetEnabled is: absent from List, Packs and Lookup, listed by
+	// ListAll with IsEnabled false, and a call of it (or of an alias of it)
+	// is a failed Result of type unavailable whose message names the tool
+	// and ends with this text — not "unknown tool", since the user can
+	// switch it on. SetEnabled cannot switch it on: its source registers
+	// it again without Disabled.
+	Disabled string
 	// Decode, when set, decodes and validates raw arguments before the
 	// middleware chain runs. It returns *args.ValidationError for bad input.
 	Decode func(raw json.RawMessage) (any, error)

@@ -308,3 +308,22 @@ type HTTPLimits struct {
 func NewID() (uuid.UUID, error) {
 	return uuid.NewV7()
 }
+
+// DisabledReason says why tool t of bundle b cannot be called — the tool,
+// its bundle or both are switched off in the catalogue — and how to switch
+// it on, naming the tool by slug and version and the bundle by slug; ""
+// when both are on. The registry's failure for a call of a disabled
+// catalogue tool ends with it (registry.Tool.Disabled), and so does the
+// REST API's answer to an invoke of one, so that a user who switched a
+// tool off is told so, not that the tool does not exist.
+func DisabledReason(b Bundle, t Tool) string {
+	switch {
+	case !b.IsEnabled && !t.IsEnabled:
+		return fmt.Sprintf("catalogue tool %q version %q and its bundle %q are switched off in the tools catalogue; switch both on there (the admin page's switches, or PATCH the bundle and the tool version in the catalogue API with {\"isEnabled\": true})", t.Slug, t.Version, b.Slug)
+	case !b.IsEnabled:
+		return fmt.Sprintf("the bundle %q of catalogue tool %q version %q is switched off in the tools catalogue; switch it on there (the admin page's switch, or PATCH the bundle in the catalogue API with {\"isEnabled\": true})", b.Slug, t.Slug, t.Version)
+	case !t.IsEnabled:
+		return fmt.Sprintf("catalogue tool %q version %q of bundle %q is switched off in the tools catalogue; switch it on there (the admin page's switch, or PATCH the tool version in the catalogue API with {\"isEnabled\": true})", t.Slug, t.Version, b.Slug)
+	}
+	return ""
+}

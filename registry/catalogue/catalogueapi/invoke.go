@@ -191,10 +191,12 @@ func (h *Handler) invoke(w http.ResponseWriter, r *http.Request, p params) {
 		writeError(w, http.StatusConflict, "bundle_deleted", "the tool's bundle is soft-deleted; its tools cannot be called", nil)
 		return
 	case !b.IsEnabled:
-		writeError(w, http.StatusConflict, "bundle_disabled", "the tool's bundle is disabled; enable it to call its tools", nil)
+		// The same reason a call through the registry gives (MCP, REST):
+		// the tool and bundle named, and how to switch them on.
+		writeError(w, http.StatusConflict, "bundle_disabled", "the tool cannot be called: "+catalogue.DisabledReason(b, t), nil)
 		return
 	case !t.IsEnabled:
-		writeError(w, http.StatusConflict, "tool_disabled", "the tool is disabled; enable it to call it", nil)
+		writeError(w, http.StatusConflict, "tool_disabled", "the tool cannot be called: "+catalogue.DisabledReason(b, t), nil)
 		return
 	}
 	schema, err := h.argSchema(&t)

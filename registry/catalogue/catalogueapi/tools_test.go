@@ -190,7 +190,7 @@ func TestInvokeBodyIsStrict(t *testing.T) {
 	assert.Equal(t, 0, e.inv.count())
 }
 
-func TestInvokeRefusesDisabledToolAndBundle(t *testing.T) {
+func TestInvokeRefusesDisabledToolAndBundleNamingHowToSwitchOn(t *testing.T) {
 	e := newEnv(t, catalogueapi.Options{})
 	id := e.bundle("b")
 	e.tool(id, "off", "1", toolBody("Off", "echo", false))
@@ -198,11 +198,15 @@ func TestInvokeRefusesDisabledToolAndBundle(t *testing.T) {
 	r := e.do("POST", toolPath(id, "off", "1")+"/invoke", `{"args":{"q":"x"}}`)
 	assert.Equal(t, http.StatusConflict, r.status)
 	assert.Equal(t, "tool_disabled", r.errType())
+	assert.Equal(t, `the tool cannot be called: catalogue tool "off" version "1" of bundle "b" is switched off in the tools catalogue; `+
+		`switch it on there (the admin page's switch, or PATCH the tool version in the catalogue API with {"isEnabled": true})`, r.body["error"],
+		"names the tool and how to switch it on, as a call through the registry does")
 
 	require.Equal(t, http.StatusOK, e.do("PATCH", "/bundles/"+id.String(), `{"isEnabled":false}`).status)
 	r = e.do("POST", toolPath(id, "on", "1")+"/invoke", `{"args":{"q":"x"}}`)
 	assert.Equal(t, http.StatusConflict, r.status)
 	assert.Equal(t, "bundle_disabled", r.errType())
+	assert.Contains(t, r.body["error"], `the bundle "b" of catalogue tool "on" version "1" is switched off in the tools catalogue; switch it on there`)
 
 	require.Equal(t, http.StatusOK, e.do("PATCH", "/bundles/"+id.String(), `{"isEnabled":true}`).status)
 	require.Equal(t, http.StatusOK, e.do("DELETE", "/bundles/"+id.String(), "").status)

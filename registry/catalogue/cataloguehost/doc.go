@@ -77,6 +77,14 @@
 //
 // # Calls
 //
+// A tool switched off in the catalogue — itself or its bundle — stays in
+// the registry switched off (registry.Tool.Disabled): it is not listed
+// (tools/list, GET /tools), and a call of it, or of an alias of it, over
+// MCP or REST is a failure of type unavailable naming the tool and how to
+// switch it on, not "unknown tool"; a go tool whose function the host has
+// not registered says that instead. A tool deleted, or of a soft-deleted
+// bundle, is gone: calling it is an unknown tool.
+//
 // A call through the registry validates the arguments against the tool's
 // argSchema (every violation listed, as a validation_error), runs the
 // tool through the Dispatcher — go tools through Funcs, http tools

@@ -77,10 +77,12 @@ type Catalogue struct {
 
 // served is one catalogue tool in the registry: its id and key both,
 // since a tool id is unique only within its bundle (a copy of a
-// bundle keeps its tools' ids).
+// bundle keeps its tools' ids), and, for a tool switched off in the
+// catalogue (itself or its bundle), why (registry.Tool.Disabled).
 type served struct {
 	id  uuid.UUID
 	key catalogue.ToolKey
+	off string
 }
 
 // New registers the catalogue pack in opts.Registry, fills it from the
@@ -148,8 +150,9 @@ func (c *Catalogue) Close() error {
 	return nil
 }
 
-// Name returns the final registry name of a catalogue tool while it is
-// served.
+// Name returns the final registry name of a catalogue tool while the
+// registry holds it: enabled, or switched off in the catalogue (itself or
+// its bundle), which the registry answers as disabled.
 func (c *Catalogue) Name(key catalogue.ToolKey) (string, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -160,11 +163,14 @@ func (c *Catalogue) Name(key catalogue.ToolKey) (string, bool) {
 // Invoker returns an Invoker that runs a catalogue tool as the registry's
 // tool: Registry.Invoke under the tool's registry name, so that every
 // middleware sees the call (statistics, logging, telemetry, limits) and
-// usage is recorded once, by the tool. A tool the registry does not serve
-// (its name is taken by another pack's tool, or its bundle or the tool is
-// disabled) is run by fallback directly, its usage recorded likewise;
-// with a nil fallback it is a failure of type result.Unavailable. It suits
-// catalogueapi.Options.Invoker with InvokerRecordsUsage.
+// usage is recorded once, by the tool. A tool switched off in the
+// catalogue (itself or its bundle) is answered as the registry answers
+// it: a failure of type result.Unavailable saying how to switch it on. A
+// tool the registry does not hold (its name is taken by another pack's
+// tool, or its bundle is soft-deleted) is run by fallback directly, its
+// usage recorded likewise; with a nil fallback it is a failure of type
+// result.Unavailable. It suits catalogueapi.Options.Invoker with
+// InvokerRecordsUsage.
 func (c *Catalogue) Invoker(fallback Invoker) Invoker {
 	return &registryInvoker{c: c, fallback: fallback}
 }
@@ -180,7 +186,7 @@ func (ri *registryInvoker) Invoke(ctx context.Context, tool catalogue.Tool, args
 		return ri.c.reg.Invoke(ctx, name, args)
 	}
 	if ri.fallback == nil {
-		return result.Failure[any]("the tool is not served by the registry (disabled, or its name is taken by another pack's tool)", result.Unavailable), nil
+		return result.Failure[any]("the tool is not served by the registry (its bundle is soft-deleted, or its name is taken by another pack's tool)", result.Unavailable), nil
 	}
 	return ri.c.run(ctx, ri.fallback, tool, args)
 }
@@ -195,9 +201,11 @@ func (c *Catalogue) run(ctx context.Context, inv Invoker, tool catalogue.Tool, a
 	return res, err
 }
 
-// Sync makes the registry's catalogue pack match the store: tools no
-// longer enabled (or whose name changed) are removed, new ones added,
-// each change sending list-changed to MCP clients. A tool whose name is
+// Sync makes the registry's catalogue pack match the store: tools gone
+// (or whose name changed) are removed, new ones added, tools switched off
+// in the catalogue (themselves or their bundle) held switched off
+// (registry.Tool.Disabled: not listed, a call answered as disabled), each
+// change of what is listed sending list-changed to MCP clients. A tool whose name is
 // taken by a tool of another pack, or that the registry refuses, is left
 // out and logged; Sync fails only when the store cannot be read.
 func (c *Catalogue) Sync(ctx context.Context) error {
@@ -260,7 +268,7 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cataloguehost: listing bundles: %w", err)
 	}
-	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{})
+	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{IncludeDisabled: true})
 	if err != nil {
 		return fmt.Errorf("cataloguehost: listing tools: %w", err)
 	}
@@ -269,18 +277,19 @@ func (c *Catalogue) syncLocked(ctx context.Context) error {
 	current := c.current
 	c.mu.RUnlock()
 	all := func(uuid.UUID) bool { return true }
-	desired, toolOf, _ := c.desire(tools, parts, all, current)
+	desired, toolOf, _ := c.desire(tools, byID(bundles), parts, all, current)
 	c.applyLocked(current, desired, toolOf, all, parts)
 	return nil
 }
 
 // desire names the tools (of the bundles inScope selects) the registry is
-// to serve: name → tool, in the tools' order, the first of two with one
-// name kept, a name another pack's tool holds left out (both logged).
+// to hold — enabled, or switched off with the reason from bundles —:
+// name → tool, in the tools' order, the first of two with one name kept,
+// a name another pack's tool holds left out (both logged).
 // clash reports a tool whose name is held by a catalogue tool outside the
 // scope: which one is served depends on the order of every tool, so the
 // caller reads them all.
-func (c *Catalogue) desire(tools []catalogue.Tool, parts map[uuid.UUID]string, inScope func(uuid.UUID) bool,
+func (c *Catalogue) desire(tools []catalogue.Tool, bundles map[uuid.UUID]catalogue.Bundle, parts map[uuid.UUID]string, inScope func(uuid.UUID) bool,
 	current map[string]served) (desired map[string]served, toolOf map[string]*catalogue.Tool, clash bool) {
 	prefix := c.reg.Prefix()
 	budget := nameBudget(prefix)
@@ -289,7 +298,8 @@ func (c *Catalogue) desire(tools []catalogue.Tool, parts map[uuid.UUID]string, i
 	for i := range tools {
 		t := &tools[i]
 		part, ok := parts[t.BundleID]
-		if !ok || !inScope(t.BundleID) {
+		b, held := bundles[t.BundleID]
+		if !ok || !held || !inScope(t.BundleID) || b.SoftDeletedAt != nil {
 			continue // out of scope, or its bundle went away between the two reads
 		}
 		name := finalName(prefix, nameOf(part, t, budget))
@@ -307,7 +317,7 @@ func (c *Catalogue) desire(tools []catalogue.Tool, parts map[uuid.UUID]string, i
 				continue
 			}
 		}
-		desired[name] = served{id: t.ID, key: t.Key()}
+		desired[name] = served{id: t.ID, key: t.Key(), off: c.offReason(b, t)}
 		toolOf[name] = t
 	}
 	return desired, toolOf, false
@@ -319,6 +329,18 @@ func (c *Catalogue) desire(tools []catalogue.Tool, parts map[uuid.UUID]string, i
 // they are, and records the result with the bundles' name parts. syncMu
 // must be held.
 func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[string]*catalogue.Tool, inScope func(uuid.UUID) bool,
+	parts map[uuid.UUID]string) {
+	// One change for the calls arriving meanwhile: a tool switched off or
+	// on is removed and added again, and a call between the two waits
+	// for the new one rather than finding no tool.
+	_ = c.reg.Update(func() error {
+		c.applyUpdateLocked(current, desired, toolOf, inScope, parts)
+		return nil
+	})
+}
+
+// applyUpdateLocked is the work of applyLocked, inside a registry Update.
+func (c *Catalogue) applyUpdateLocked(current, desired map[string]served, toolOf map[string]*catalogue.Tool, inScope func(uuid.UUID) bool,
 	parts map[uuid.UUID]string) {
 	prefix := c.reg.Prefix()
 	next := make(map[string]served, max(len(current), len(desired)))
@@ -341,7 +363,7 @@ func (c *Catalogue) applyLocked(current, desired map[string]served, toolOf map[s
 		if s, ok := current[name]; ok && s == d {
 			continue
 		}
-		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, ""))))
+		add = append(add, c.registryTool(toolOf[name], strings.TrimPrefix(name, finalName(prefix, "")), d.off))
 		addNames = append(addNames, name)
 	}
 	c.addTools(add, addNames, desired, next)
@@ -421,13 +443,14 @@ func (c *Catalogue) syncBundlesLocked(ctx context.Context, ids []uuid.UUID) erro
 	if !same {
 		return c.syncLocked(ctx)
 	}
-	// The bundles' enabled tools (none of a disabled or soft-deleted one),
-	// in the store's order, as a full Sync reads them.
-	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: ids})
+	// The bundles' tools, switched off ones included (none of a
+	// soft-deleted bundle), in the store's order, as a full Sync reads
+	// them.
+	tools, err := c.store.ListTools(ctx, catalogue.ToolQuery{BundleIDs: ids, IncludeDisabled: true})
 	if err != nil {
 		return fmt.Errorf("cataloguehost: listing tools: %w", err)
 	}
-	desired, toolOf, clash := c.desire(tools, parts, inScope, current)
+	desired, toolOf, clash := c.desire(tools, byID(bundles), parts, inScope, current)
 	if clash {
 		return c.syncLocked(ctx)
 	}
@@ -485,15 +508,30 @@ func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
 			return
 		}
 	}
-	want := terr == nil && berr == nil && t.IsEnabled && b.IsEnabled && b.SoftDeletedAt == nil
+	// A tool switched off (itself or its bundle) is held switched off;
+	// one deleted, or of a soft-deleted bundle, is removed.
+	want := terr == nil && berr == nil && b.SoftDeletedAt == nil
 	prefix := c.reg.Prefix()
-	name := ""
+	name, off := "", ""
 	if want {
 		name = finalName(prefix, nameOf(part, &t, nameBudget(prefix)))
+		off = c.offReason(b, &t)
 	}
-	if has && want && cur == name && curSrv.id == t.ID {
+	if has && want && cur == name && curSrv.id == t.ID && curSrv.off == off {
 		return
 	}
+	// One change for the calls arriving meanwhile (see applyLocked).
+	_ = c.reg.Update(func() error {
+		c.swapTool(key, t, cur, has, want, name, off)
+		return nil
+	})
+}
+
+// swapTool is the registry work of toolChanged: it removes the tool held
+// as cur (when has) and, when want, adds t as name, switched off with
+// the reason off when not empty. syncMu must be held.
+func (c *Catalogue) swapTool(key catalogue.ToolKey, t catalogue.Tool, cur string, has, want bool, name, off string) {
+	prefix := c.reg.Prefix()
 	if has {
 		if err := c.reg.Remove(cur); err != nil && !errors.Is(err, registry.ErrUnknownTool) {
 			c.log.Warn("cataloguehost: removing a tool", "name", cur, "err", err)
@@ -519,18 +557,19 @@ func (c *Catalogue) toolChanged(ctx context.Context, key catalogue.ToolKey) {
 			"bundleID", t.BundleID, "slug", t.Slug, "version", t.Version)
 		return
 	}
-	if err := c.reg.Add(c.registryTool(&t, strings.TrimPrefix(name, finalName(prefix, "")))); err != nil {
+	if err := c.reg.Add(c.registryTool(&t, strings.TrimPrefix(name, finalName(prefix, "")), off)); err != nil {
 		c.log.Warn("cataloguehost: the registry refused a catalogue tool; left out", "name", name, "err", err)
 		return
 	}
 	c.mu.Lock()
-	c.current[name] = served{id: t.ID, key: key}
+	c.current[name] = served{id: t.ID, key: key, off: off}
 	c.names[key] = name
 	c.mu.Unlock()
 }
 
-// registryTool builds the registry tool serving t under base name base.
-func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool {
+// registryTool builds the registry tool serving t under base name base,
+// switched off with the reason off when that is not empty.
+func (c *Catalogue) registryTool(t *catalogue.Tool, base, off string) *registry.Tool {
 	// The argSchema is compiled when the tool is first called: a catalogue
 	// of many tools is served without compiling (and keeping in memory)
 	// the schemas of tools nobody calls. The store checked the schema when
@@ -557,6 +596,7 @@ func (c *Catalogue) registryTool(t *catalogue.Tool, base string) *registry.Tool 
 		Description: desc,
 		InputSchema: t.ArgSchema,
 		Pack:        c.pack,
+		Disabled:    off,
 		Decode: func(raw json.RawMessage) (any, error) {
 			s, err := schema()
 			if err != nil {
@@ -675,4 +715,33 @@ func (s *syncingStore) ReapDeleted(ctx context.Context) ([]uuid.UUID, error) {
 		s.c.changed(ctx)
 	}
 	return ids, err
+}
+
+// byID indexes bundles by id.
+func byID(bundles []catalogue.Bundle) map[uuid.UUID]catalogue.Bundle {
+	out := make(map[uuid.UUID]catalogue.Bundle, len(bundles))
+	for _, b := range bundles {
+		out[b.ID] = b
+	}
+	return out
+}
+
+// offReason is why the registry holds t, of bundle b, switched off, for
+// the failure of a call (registry.Tool.Disabled); "" when it is on. It is
+// catalogue.DisabledReason, except for a go tool whose function the
+// host's Dispatcher does not have (the store reports such a tool
+// disabled): switching it on in the catalogue would not help, so the
+// reason says the host lacks the function.
+func (c *Catalogue) offReason(b catalogue.Bundle, t *catalogue.Tool) string {
+	d, ok := c.inv.(*Dispatcher)
+	if ok && !t.IsEnabled && b.IsEnabled && t.Type == catalogue.TypeGo {
+		fn := ""
+		if t.GoImpl != nil {
+			fn = t.GoImpl.Func
+		}
+		if d.Funcs == nil || !d.Funcs.Has(fn) {
+			return fmt.Sprintf("catalogue tool %q version %q of bundle %q runs the Go function %q, which this host does not have; it can be called once the host registers that function", t.Slug, t.Version, b.Slug, fn)
+		}
+	}
+	return catalogue.DisabledReason(b, *t)
 }

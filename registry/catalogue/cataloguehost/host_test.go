@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/adapters/httpapi"
 	"github.com/toolpack-go/toolpack/adapters/mcpserver"
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/testlog"
@@ -412,6 +413,11 @@ func TestCatalogue_UnregisteredGoFunctionNotServed(t *testing.T) {
 	tool, err := f.w.GetTool(ctx, catalogue.ToolKey{BundleID: b, Slug: "restart", Version: "1"})
 	require.NoError(t, err)
 	assert.False(t, tool.IsEnabled, "reported disabled")
+	res, err := f.reg.Invoke(ctx, "ops.restart.1", json.RawMessage(`{"a":1,"b":2}`))
+	require.NoError(t, err, "held switched off, not unknown")
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `runs the Go function "restart", which this host does not have`,
+		"switching it on in the catalogue would not help: the reason says what would")
 
 	require.NoError(t, registry.AddFunc(f.funcs, "restart", add, registry.ToolOptions{Description: "pretend"}))
 	require.NoError(t, f.cat.Sync(ctx))
@@ -561,4 +567,98 @@ func TestCatalogue_InvokerRunsThroughTheRegistry(t *testing.T) {
 	res, err = f.cat.Invoker(nil).Invoke(ctx, ct, args)
 	require.NoError(t, err)
 	assert.Equal(t, result.Unavailable, res.ErrorType)
+}
+
+// A catalogue tool switched off in the catalogue — itself or its bundle —
+// is answered as disabled, naming the tool and how to switch it on, over
+// registry.Invoke, MCP tools/call and the registry's REST API alike, and
+// through an alias; it is not listed but ListAll shows it switched off. A
+// name no tool ever had is still an unknown tool.
+func TestCatalogue_DisabledToolCallSaysDisabledNotUnknown(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, nil)
+	web := f.bundle(t, "web")
+	spec, err := f.funcs.Spec("add", "Sum", "", "web")
+	require.NoError(t, err)
+	key := catalogue.ToolKey{BundleID: web, Slug: "sum", Version: "1"}
+	_, err = f.w.PutTool(ctx, key, spec)
+	require.NoError(t, err)
+	_, err = f.w.SetToolEnabled(ctx, key, false)
+	require.NoError(t, err)
+	require.NoError(t, f.reg.SetAliases(map[string]string{"plus": "web.sum.1"}))
+	argsJSON := json.RawMessage(`{"a":2,"b":3}`)
+
+	res, err := f.reg.Invoke(ctx, "web.sum.1", argsJSON)
+	require.NoError(t, err, "a disabled tool is not an unknown tool")
+	assert.False(t, res.Success)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Equal(t, `tool "web.sum.1" is disabled: catalogue tool "sum" version "1" of bundle "web" is switched off in the tools catalogue; `+
+		`switch it on there (the admin page's switch, or PATCH the tool version in the catalogue API with {"isEnabled": true})`, res.Error)
+	assert.Contains(t, res.Instruction, "how to switch it on")
+	viaAlias, err := f.reg.Invoke(ctx, "plus", argsJSON)
+	require.NoError(t, err)
+	assert.Equal(t, res, viaAlias, "an alias of it answers the same")
+	un, ok := f.reg.Unavailable("web.sum.1")
+	require.True(t, ok)
+	assert.Equal(t, res, un)
+
+	assert.NotContains(t, names(f.reg, "catalogue"), "web.sum.1", "not listed")
+	on, exists := f.reg.IsEnabled("web.sum.1")
+	assert.True(t, exists)
+	assert.False(t, on)
+	_, _, found := f.reg.Resolve("web.sum.1")
+	assert.True(t, found, "adapters route its calls to Invoke")
+	_, err = f.reg.Invoke(ctx, "web.nothing.1", argsJSON)
+	require.ErrorIs(t, err, registry.ErrUnknownTool, "a tool that never existed is still unknown")
+
+	// MCP tools/call.
+	srv := mcpserver.NewServer(f.reg, mcpserver.Options{Logger: discard})
+	cctx, cancel := context.WithTimeout(ctx, testTimeout)
+	defer cancel()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(cctx, st, nil)
+	require.NoError(t, err)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(cctx, ct, nil)
+	require.NoError(t, err)
+	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	mcpRes, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: "web.sum.1", Arguments: map[string]any{"a": 2, "b": 3}})
+	require.NoError(t, err, "a tool error, not a protocol error")
+	assert.True(t, mcpRes.IsError)
+	require.NotEmpty(t, mcpRes.Content)
+	text, _ := mcpRes.Content[0].(*sdk.TextContent)
+	require.NotNil(t, text)
+	assert.Contains(t, text.Text, `tool "web.sum.1" is disabled: catalogue tool "sum" version "1" of bundle "web" is switched off`)
+	_, err = cs.CallTool(cctx, &sdk.CallToolParams{Name: "web.nothing.1", Arguments: map[string]any{}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown tool "web.nothing.1"`)
+
+	// The registry's REST API.
+	api := httptest.NewServer(httpapi.New(f.reg, httpapi.Options{}))
+	defer api.Close()
+	resp, err := http.Post(api.URL+"/tools/web.sum.1/invoke", "application/json", strings.NewReader(`{"a":2,"b":3}`))
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `is disabled: catalogue tool \"sum\" version \"1\" of bundle \"web\" is switched off`)
+
+	// Its bundle switched off instead: the reason names the bundle.
+	_, err = f.w.SetToolEnabled(ctx, key, true)
+	require.NoError(t, err)
+	_, err = f.w.SetBundleEnabled(ctx, web, false)
+	require.NoError(t, err)
+	res, err = f.reg.Invoke(ctx, "web.sum.1", argsJSON)
+	require.NoError(t, err)
+	assert.Equal(t, result.Unavailable, res.ErrorType)
+	assert.Contains(t, res.Error, `tool "web.sum.1" is disabled: the bundle "web" of catalogue tool "sum" version "1" is switched off in the tools catalogue`)
+
+	// Switched on again, it runs.
+	_, err = f.w.SetBundleEnabled(ctx, web, true)
+	require.NoError(t, err)
+	res, err = f.reg.Invoke(ctx, "plus", argsJSON)
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Error)
+	assert.EqualValues(t, 5, res.Value)
+	assert.Contains(t, names(f.reg, "catalogue"), "web.sum.1")
 }

@@ -17,19 +17,31 @@ import (
 	"github.com/toolpack-go/toolpack/registry/catalogue/cataloguehost"
 )
 
-// servedSet is what a registry serves from the catalogue: name → tool id.
+// servedSet is what a registry holds from the catalogue: name → tool id,
+// with " off" and the reason for a tool held switched off (itself or its
+// bundle switched off in the catalogue).
 func servedSet(t require.TestingT, reg *registry.Registry, cat *cataloguehost.Catalogue, store catalogue.Store) map[string]string {
 	out := map[string]string{}
 	tools, err := store.ListTools(context.Background(), catalogue.ToolQuery{IncludeDisabled: true, IncludeDeleted: true})
 	require.NoError(t, err)
+	listed := 0
 	for _, tl := range tools {
 		if n, ok := cat.Name(tl.Key()); ok {
-			_, listed := reg.Lookup(n)
-			require.True(t, listed, "%s is named but not registered", n)
+			on, exists := reg.IsEnabled(n)
+			require.True(t, exists, "%s is named but not registered", n)
 			out[n] = tl.ID.String()
+			if on {
+				listed++
+				continue
+			}
+			all := reg.ListAll()
+			i := slices.IndexFunc(all, func(x *registry.Tool) bool { return x.Name == n })
+			require.GreaterOrEqual(t, i, 0, n)
+			require.NotEmpty(t, all[i].Disabled, "%s is off only as the catalogue has it", n)
+			out[n] += " off: " + all[i].Disabled
 		}
 	}
-	require.Len(t, names(reg, "catalogue"), len(out), "registered catalogue tools = named ones")
+	require.Len(t, names(reg, "catalogue"), listed, "listed catalogue tools = the named ones switched on")
 	return out
 }
 
