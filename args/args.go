@@ -1,6 +1,9 @@
 package args
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -52,10 +55,27 @@ func Failure[T any](e *ValidationError) result.Result[T] {
 
 // DecodeOptions bounds what Decode reads. Zero fields take the defaults.
 type DecodeOptions struct {
-	// MaxBytes caps the body size; default DefaultMaxBytes (1 MiB).
+	// MaxBytes caps the body size; zero means DefaultMaxBytes (1 MiB).
+	// Negative is refused (Validate).
 	MaxBytes int
-	// MaxDepth caps object/array nesting; default DefaultMaxDepth.
+	// MaxDepth caps object/array nesting; zero means DefaultMaxDepth.
+	// Negative is refused (Validate).
 	MaxDepth int
+}
+
+// Validate reports, naming each field, the caps Decode cannot honour: a
+// negative MaxBytes or MaxDepth. Zero means the default; a negative cap is
+// a mistake, not "no cap", and Decode refuses it with this error rather
+// than silently applying the default.
+func (o DecodeOptions) Validate() error {
+	var errs []error
+	if o.MaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("args: DecodeOptions.MaxBytes is %d; expected zero (DefaultMaxBytes) or a positive number of bytes", o.MaxBytes))
+	}
+	if o.MaxDepth < 0 {
+		errs = append(errs, fmt.Errorf("args: DecodeOptions.MaxDepth is %d; expected zero (DefaultMaxDepth) or a positive number of levels", o.MaxDepth))
+	}
+	return errors.Join(errs...)
 }
 
 // Defaults for DecodeOptions.

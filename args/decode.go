@@ -21,8 +21,9 @@ import (
 // body's size, syntax (with the byte offset) and nesting depth, then
 // unknown fields, duplicate keys and type mismatches at any level, nulls
 // where no pointer allows them, then the validate tags and consent phrases.
-// An argument type that cannot be planned (see SchemaOf) yields that
-// error, never a *ValidationError.
+// An argument type that cannot be planned (see SchemaOf), or opts that
+// DecodeOptions.Validate refuses (a negative cap), yields that error,
+// never a *ValidationError.
 func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
 	var a A
 	p, err := planFor(reflect.TypeFor[A]())
@@ -30,11 +31,16 @@ func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
 		return a, err
 	}
 	maxBytes, maxDepth := opts.MaxBytes, opts.MaxDepth
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
-	}
-	if maxDepth <= 0 {
-		maxDepth = DefaultMaxDepth
+	if maxBytes <= 0 || maxDepth <= 0 {
+		if err := opts.Validate(); err != nil {
+			return a, err
+		}
+		if maxBytes == 0 {
+			maxBytes = DefaultMaxBytes
+		}
+		if maxDepth == 0 {
+			maxDepth = DefaultMaxDepth
+		}
 	}
 	if len(raw) > maxBytes {
 		return a, one("", "too_large", fmt.Sprintf("arguments are %d bytes; the limit is %d bytes", len(raw), maxBytes))

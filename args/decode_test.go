@@ -259,3 +259,27 @@ func TestDecodeBadTypeIsNotValidationError(t *testing.T) {
 	assert.Contains(t, err.Error(), "bad.IP")
 	assert.Contains(t, err.Error(), `"ipv4"`)
 }
+
+// DecodeOptions.Validate names each negative cap; Decode refuses such
+// options with that error (not a *ValidationError: the caller's mistake,
+// not the arguments') instead of silently applying the default.
+func TestDecode_NegativeCapsRefusedNotDefaulted(t *testing.T) {
+	type A struct {
+		X int `json:"x"`
+	}
+	err := DecodeOptions{MaxBytes: -1, MaxDepth: -2}.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "args: DecodeOptions.MaxBytes is -1; expected zero (DefaultMaxBytes) or a positive number of bytes")
+	assert.Contains(t, err.Error(), "args: DecodeOptions.MaxDepth is -2; expected zero (DefaultMaxDepth) or a positive number of levels")
+	require.NoError(t, DecodeOptions{}.Validate())
+
+	_, err = Decode[A]([]byte(`{"x":1}`), DecodeOptions{MaxBytes: -1})
+	require.EqualError(t, err, "args: DecodeOptions.MaxBytes is -1; expected zero (DefaultMaxBytes) or a positive number of bytes")
+	var ve *ValidationError
+	assert.NotErrorAs(t, err, &ve)
+	_, err = Decode[A]([]byte(`{"x":1}`), DecodeOptions{MaxDepth: -1})
+	require.EqualError(t, err, "args: DecodeOptions.MaxDepth is -1; expected zero (DefaultMaxDepth) or a positive number of levels")
+	a, err := Decode[A]([]byte(`{"x":1}`), DecodeOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, a.X)
+}

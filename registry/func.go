@@ -45,7 +45,7 @@ type ToolOptions struct {
 	// is done.
 	Inline bool
 	// Decode bounds this tool's argument decoding; zero fields take the args
-	// package's defaults.
+	// package's defaults, negative ones are refused (ErrInvalidTool).
 	Decode args.DecodeOptions
 	// Errors declares the error types the tool's failures may carry beyond
 	// the result package's own, with their HTTP statuses (Tool.Errors).
@@ -73,8 +73,9 @@ type ToolOptions struct {
 // states it.
 //
 // Errors name the tool: an invalid undecorated name (ErrInvalidName), a nil
-// fn, or a schema the args package cannot build (such as an unsupported
-// validate tag).
+// fn, a negative ToolOptions.Timeout or Decode cap (ErrInvalidTool, naming
+// the field), or a schema the args package cannot build (such as an
+// unsupported validate tag).
 func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Result[R], error), o ToolOptions) (*Tool, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
@@ -84,6 +85,12 @@ func Func[A, R any](name string, fn func(ctx context.Context, a A) (result.Resul
 	}
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("%w: tool %q: ToolOptions.Timeout is %s; expected zero (none) or a positive duration", ErrInvalidTool, name, o.Timeout)
+	}
+	if o.Decode.MaxBytes < 0 {
+		return nil, fmt.Errorf("%w: tool %q: ToolOptions.Decode.MaxBytes is %d; expected zero (args.DefaultMaxBytes) or a positive number of bytes", ErrInvalidTool, name, o.Decode.MaxBytes)
+	}
+	if o.Decode.MaxDepth < 0 {
+		return nil, fmt.Errorf("%w: tool %q: ToolOptions.Decode.MaxDepth is %d; expected zero (args.DefaultMaxDepth) or a positive number of levels", ErrInvalidTool, name, o.Decode.MaxDepth)
 	}
 	in, err := args.SchemaFor[A]()
 	if err != nil {

@@ -174,8 +174,9 @@ type outcome struct {
 }
 
 // Timeout returns the per-call timeout middleware. The limit of a call is its
-// Tool.Timeout when positive, else d. With a positive limit, next runs under
-// context.WithTimeout.
+// Tool.Timeout when positive, else d (zero: none). With a positive limit,
+// next runs under context.WithTimeout. A negative d panics, naming it, as
+// time.NewTicker does: it is a programming error, not "no limit".
 //
 // When the call has a limit, or ctx can be cancelled, next runs on its own
 // goroutine and Timeout returns as soon as the context is done, even when the
@@ -193,6 +194,9 @@ type outcome struct {
 // is called directly (no goroutine). Put Recover inside Timeout: a panic on
 // the handler goroutine is not seen by middleware outside it.
 func Timeout(d time.Duration) Middleware {
+	if d < 0 {
+		panic(fmt.Sprintf("registry: Timeout: d is %s; expected zero (no limit) or a positive duration", d))
+	}
 	return func(next Handler) Handler {
 		return func(ctx context.Context, c *Call) (result.Result[any], error) {
 			limit := d

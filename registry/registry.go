@@ -62,7 +62,9 @@ func (r *Registry) made() error {
 
 // Options configure a Registry. The zero value is usable: no prefix unless
 // MCP_TOOL_PREFIX is set, slog.Default() for logs, no default instructions,
-// no timeout, the args package's default size and depth caps.
+// no timeout, the args package's default size and depth caps. A negative
+// number (Timeout, Decode.MaxBytes, Decode.MaxDepth) is a mistake, not
+// "the default" nor "no limit": Validate reports it and New panics on it.
 type Options struct {
 	// ID identifies the registry to other hosts (Registry.ID); empty means
 	// a random one, different for every Registry. Set it for output that
@@ -80,13 +82,35 @@ type Options struct {
 	Logger *slog.Logger
 	// Instructions fill in results that carry no instruction.
 	Instructions result.Instructions
-	// Timeout, when positive, bounds every call (a Tool.Timeout wins).
+	// Timeout, when positive, bounds every call (a Tool.Timeout wins);
+	// zero means no timeout; negative is refused (Validate).
 	Timeout time.Duration
 	// Decode bounds the raw arguments of every call before Tool.Decode runs:
 	// MaxBytes (zero: args.DefaultMaxBytes) and MaxDepth (zero:
-	// args.DefaultMaxDepth). A typed tool's own decoder applies its
-	// ToolOptions.Decode bounds as well, so the smaller limit wins.
+	// args.DefaultMaxDepth); negative is refused (Validate). A typed
+	// tool's own decoder applies its ToolOptions.Decode bounds as well, so
+	// the smaller limit wins.
 	Decode args.DecodeOptions
+}
+
+// Validate reports every option New cannot honour, each naming its field
+// and what was expected: a negative Timeout, Decode.MaxBytes or
+// Decode.MaxDepth. New panics with this error, as time.NewTicker panics
+// on a non-positive duration: passing such options is a programming
+// error. A host that builds Options from its configuration or other
+// outside input calls Validate first and reports the error instead.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("registry: Options.Timeout is %s; expected zero (no timeout) or a positive duration", o.Timeout))
+	}
+	if o.Decode.MaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("registry: Options.Decode.MaxBytes is %d; expected zero (args.DefaultMaxBytes) or a positive number of bytes", o.Decode.MaxBytes))
+	}
+	if o.Decode.MaxDepth < 0 {
+		errs = append(errs, fmt.Errorf("registry: Options.Decode.MaxDepth is %d; expected zero (args.DefaultMaxDepth) or a positive number of levels", o.Decode.MaxDepth))
+	}
+	return errors.Join(errs...)
 }
 
 // entry is a registered tool with its precomputed pipeline. An entry is
@@ -147,8 +171,13 @@ type Registry struct {
 }
 
 // New returns an empty Registry. It reads MCP_TOOL_PREFIX once, here, when
-// opts.Prefix is nil.
+// opts.Prefix is nil. It panics when opts.Validate reports an error (a
+// negative Timeout or Decode cap), with that error naming the field:
+// call Validate first when the options come from outside input.
 func New(opts Options) *Registry {
+	if err := opts.Validate(); err != nil {
+		panic(err)
+	}
 	r := &Registry{
 		opts:     opts,
 		id:       cmp.Or(opts.ID, rand.Text()),
@@ -164,10 +193,10 @@ func New(opts Options) *Registry {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	if r.maxBytes <= 0 {
+	if r.maxBytes == 0 {
 		r.maxBytes = args.DefaultMaxBytes
 	}
-	if r.maxDepth <= 0 {
+	if r.maxDepth == 0 {
 		r.maxDepth = args.DefaultMaxDepth
 	}
 	switch {

@@ -55,7 +55,7 @@ type FileOptions struct {
 	// hour; negative disables it (call ReapDeleted yourself).
 	ReapInterval time.Duration
 	// MaxFileBytes caps every stored file, read or written. Zero means
-	// DefaultMaxFileBytes.
+	// DefaultMaxFileBytes; negative is refused.
 	MaxFileBytes int64
 	// WatchInterval is how often Watch looks for changes made by other
 	// processes. Zero means DefaultWatchInterval.
@@ -185,7 +185,10 @@ func OpenFileStore(ctx context.Context, dir string, opts FileOptions) (*FileStor
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if s.maxFile <= 0 {
+	if s.maxFile < 0 {
+		return nil, fmt.Errorf("catalogue: open file store: FileOptions.MaxFileBytes is %d; expected zero (DefaultMaxFileBytes) or a positive number of bytes", s.maxFile)
+	}
+	if s.maxFile == 0 {
 		s.maxFile = DefaultMaxFileBytes
 	}
 	if s.maxTools == 0 {

@@ -517,3 +517,10 @@ func TestFileStore_BundleWrittenBeforeSlugSinceReadsItsIDTime(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, clock, b.SlugSince)
 }
+
+// A negative FileOptions.MaxFileBytes is refused naming the field, not
+// silently taken for the default cap.
+func TestOpenFileStore_NegativeMaxFileBytesRefused(t *testing.T) {
+	_, err := OpenFileStore(context.Background(), t.TempDir(), FileOptions{MaxFileBytes: -1})
+	require.EqualError(t, err, "catalogue: open file store: FileOptions.MaxFileBytes is -1; expected zero (DefaultMaxFileBytes) or a positive number of bytes")
+}

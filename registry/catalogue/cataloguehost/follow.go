@@ -42,7 +42,9 @@ type FollowOptions struct {
 	// Timeout bounds one re-read of all the readers. Zero: 30 s.
 	Timeout time.Duration
 	// RetryWait is the wait before a failed re-read is tried again,
-	// doubling after each failure up to MaxRetryWait. Zero: 1 s and 30 s.
+	// doubling after each failure up to MaxRetryWait. Zero: 1 s and 30 s
+	// (or RetryWait, when longer). A negative duration, or a MaxRetryWait
+	// below RetryWait, is refused by Follow, naming the field.
 	RetryWait, MaxRetryWait time.Duration
 }
 
@@ -76,16 +78,31 @@ func Follow(ctx context.Context, w catalogue.Watcher, opts FollowOptions, reader
 			return nil, fmt.Errorf("cataloguehost: Follow: reader %d (%q): All is nil; expected the function that re-reads everything", i, r.Name)
 		}
 	}
+	var bad []error
+	for _, d := range []struct {
+		field string
+		v     time.Duration
+	}{{"Timeout", opts.Timeout}, {"RetryWait", opts.RetryWait}, {"MaxRetryWait", opts.MaxRetryWait}} {
+		if d.v < 0 {
+			bad = append(bad, fmt.Errorf("cataloguehost: Follow: FollowOptions.%s is %s; expected zero (the default) or a positive duration", d.field, d.v))
+		}
+	}
+	if opts.MaxRetryWait > 0 && opts.MaxRetryWait < opts.RetryWait {
+		bad = append(bad, fmt.Errorf("cataloguehost: Follow: FollowOptions.MaxRetryWait is %s, below RetryWait (%s); expected zero (the default) or at least RetryWait", opts.MaxRetryWait, opts.RetryWait))
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.Timeout <= 0 {
+	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	if opts.RetryWait <= 0 {
+	if opts.RetryWait == 0 {
 		opts.RetryWait = time.Second
 	}
-	if opts.MaxRetryWait < opts.RetryWait {
+	if opts.MaxRetryWait == 0 {
 		opts.MaxRetryWait = max(30*time.Second, opts.RetryWait)
 	}
 	ctx, cancel := context.WithCancel(ctx)

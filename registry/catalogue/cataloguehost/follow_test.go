@@ -185,3 +185,21 @@ func TestFollow_RefusesReadersItCannotUse(t *testing.T) {
 	_, err = cataloguehost.Follow(t.Context(), nil, fastRetries, (&flaky{}).reader())
 	assert.ErrorContains(t, err, "the watcher is nil")
 }
+
+// Follow refuses negative durations and a MaxRetryWait below RetryWait,
+// naming each field, instead of silently using its defaults.
+func TestFollow_NegativeDurationsRefusedNamingTheField(t *testing.T) {
+	w := newHandWatcher()
+	for _, tc := range []struct {
+		opts cataloguehost.FollowOptions
+		want string
+	}{
+		{cataloguehost.FollowOptions{Timeout: -time.Second}, "FollowOptions.Timeout is -1s; expected zero (the default) or a positive duration"},
+		{cataloguehost.FollowOptions{RetryWait: -time.Second}, "FollowOptions.RetryWait is -1s; expected zero (the default) or a positive duration"},
+		{cataloguehost.FollowOptions{MaxRetryWait: -time.Second}, "FollowOptions.MaxRetryWait is -1s; expected zero (the default) or a positive duration"},
+		{cataloguehost.FollowOptions{RetryWait: time.Minute, MaxRetryWait: time.Second}, "FollowOptions.MaxRetryWait is 1s, below RetryWait (1m0s); expected zero (the default) or at least RetryWait"},
+	} {
+		_, err := cataloguehost.Follow(t.Context(), w, tc.opts, (&flaky{}).reader())
+		assert.ErrorContains(t, err, tc.want)
+	}
+}

@@ -117,7 +117,7 @@ type Options struct {
 	StatementTimeout time.Duration
 	// FeedCheck is how long Watch's connection may stay quiet before it
 	// is asked to answer (within FeedCheck, at most 5 s); zero means
-	// DefaultFeedCheck. A connection whose other end went away without a
+	// DefaultFeedCheck, negative is refused. A connection whose other end went away without a
 	// word is found dead so, and Watch reconnects and resyncs: TCP's
 	// keep-alive probes (about 30 s) cannot tell when something in between
 	// still answers them, such as a proxy whose database is gone, and
@@ -162,6 +162,9 @@ var _ catalogue.Store = (*Store)(nil)
 // flush and reaper. A database that cannot be reached is
 // catalogue.ErrUnavailable; a refused login or a failing migration is not.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	if opts.FeedCheck < 0 {
+		return nil, fmt.Errorf("pgstore: Options.FeedCheck is %s; expected zero (DefaultFeedCheck) or a positive duration", opts.FeedCheck)
+	}
 	if opts.Schema == "" {
 		opts.Schema = pgpool.DefaultSchema
 	}
@@ -182,10 +185,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.feedCheck = opts.FeedCheck
-	if s.feedCheck <= 0 {
-		s.feedCheck = DefaultFeedCheck
-	}
+	s.feedCheck = cmp.Or(opts.FeedCheck, DefaultFeedCheck)
 	s.maxTools, s.maxBundle = orDefault(opts.MaxToolsPerBundle, catalogue.DefaultMaxToolsPerBundle), orDefault(opts.MaxBundles, catalogue.DefaultMaxBundles)
 	if err := pgpool.Migrate(ctx, "pgstore", pool, opts.Schema, "catalogue_schema_version", migrations, "migrations"); err != nil {
 		pool.Close()

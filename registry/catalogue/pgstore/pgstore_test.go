@@ -1153,3 +1153,10 @@ func TestStoredLiteralCredentialStillLoads(t *testing.T) {
 	require.ErrorIs(t, err, catalogue.ErrInvalid)
 	assert.NotContains(t, err.Error(), literal)
 }
+
+// A negative Options.FeedCheck is refused naming the field, before any
+// connection is made, not silently taken for DefaultFeedCheck.
+func TestOpen_NegativeFeedCheckRefused(t *testing.T) {
+	_, err := pgstore.Open(t.Context(), "postgres://127.0.0.1:1/none", pgstore.Options{FeedCheck: -time.Second})
+	require.EqualError(t, err, "pgstore: Options.FeedCheck is -1s; expected zero (DefaultFeedCheck) or a positive duration")
+}
