@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 const literalCred = "S3CR3T-literal-HDR"
@@ -148,5 +150,133 @@ func TestCredentialName_ReadFromTheNamesWords(t *testing.T) {
 		"oauth_version", "oauth_signature_method", "oauth_nonce", "token_type", "X-Token-Type", "auth_type", "X-Auth-Mode", "X-Auth-Email",
 		"X-Goog-AuthUser", "X-Signature-Version", "SignatureVersion", "authorization_endpoint", "X-Password-Policy", "key_id", "X-API-Key-ID", ""} {
 		assert.False(t, CredentialName(n), n)
+	}
+}
+
+// In a header or query parameter that carries a credential, the text
+// outside the placeholders may only be scheme words and separators (in a
+// Cookie also cookie names before '='): a literal credential written
+// beside a placeholder is refused on write, naming the field and never
+// showing the value, while the usual forms still pass.
+func TestCheckCredentials_LiteralBesidePlaceholderRefused(t *testing.T) {
+	refused := []struct{ name, value string }{
+		{"Authorization", "Bearer sk-live-abc ${x}"},
+		{"Authorization", "Bearer ${TOKEN} sk-live-abc"},
+		{"Authorization", "Basic dXNlcjpwYXNz${X}"},
+		{"Authorization", "sk-live-abc${X}"},
+		{"X-API-Key", "${KEY}:a1b2c3d4e5"},
+		{"X-Auth-Token", "token=${T},deadbeef00"},
+		{"Cookie", "sid=${SID}; other=abc123"},
+		{"Cookie", "s3ss10n=${SID}"},
+		{"Authorization", "Bearer ${unclosed"},
+	}
+	for _, c := range refused {
+		err := withRequest(map[string]string{c.name: c.value}, nil, "").CheckCredentials()
+		require.Error(t, err, "%s: %s", c.name, c.value)
+		var ve *ValidationError
+		require.True(t, errors.As(err, &ve))
+		assert.Equal(t, []string{`httpImpl.request.headers["` + c.name + `"]`}, fieldsOf(ve), c.value)
+		assert.Contains(t, err.Error(), "(value not shown)")
+		for _, part := range []string{"sk-live-abc", "dXNlcjpwYXNz", "a1b2c3d4e5", "deadbeef00", "abc123", "s3ss10n"} {
+			assert.NotContains(t, err.Error(), part)
+		}
+	}
+	accepted := []struct{ name, value string }{
+		{"Authorization", "Bearer ${TOKEN}"},
+		{"Authorization", "bearer ${TOKEN}"},
+		{"Authorization", "Basic ${B64}"},
+		{"Authorization", "token ${T}"},
+		{"Authorization", "Digest ${D}"},
+		{"Authorization", "${USER}:${PASS}"},
+		{"X-API-Key", "${API_KEY}"},
+		{"Cookie", "sid=${SID}; theme=${THEME}"},
+		{"Cookie", "JSESSIONID=${SESSION}"},
+	}
+	for _, c := range accepted {
+		assert.NoError(t, withRequest(map[string]string{c.name: c.value}, nil, "").CheckCredentials(), "%s: %s", c.name, c.value)
+	}
+
+	err := withRequest(nil, map[string]string{"api_key": "abc123def456${K}"}, "").CheckCredentials()
+	var ve *ValidationError
+	require.True(t, errors.As(err, &ve))
+	assert.Equal(t, []string{`httpImpl.request.query["api_key"]`}, fieldsOf(ve))
+	err = withRequest(nil, nil, "https://api.example.test/x?access_token=abc123def456${K}").CheckCredentials()
+	require.True(t, errors.As(err, &ve))
+	assert.Equal(t, []string{"httpImpl.request.urlTemplate"}, fieldsOf(ve))
+	assert.NotContains(t, err.Error(), "abc123def456")
+	assert.NoError(t, withRequest(nil, nil, "https://api.example.test/x?access_token=Bearer%20${K}").CheckCredentials())
+}
+
+// Property: a random literal token (8 to 40 characters of the base64 or
+// hex alphabet) written anywhere around a placeholder — before, after,
+// with or without a separator, after a scheme word — in a header or query
+// parameter that carries a credential is refused on write, and the
+// problem never shows it. (In a Cookie a run of letters directly before
+// '=' reads as the cookie's name; the property puts tokens there only
+// when they hold a character a cookie name cannot.)
+func TestCheckCredentials_RandomLiteralTokenBesidePlaceholderRefused(t *testing.T) {
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	const hex = "0123456789abcdef"
+	rapid.Check(t, func(rt *rapid.T) {
+		alphabet := rapid.SampledFrom([]string{b64, hex}).Draw(rt, "alphabet")
+		n := rapid.IntRange(8, 40).Draw(rt, "len")
+		var sb strings.Builder
+		for range n {
+			sb.WriteByte(alphabet[rapid.IntRange(0, len(alphabet)-1).Draw(rt, "c")])
+		}
+		tok := sb.String()
+		if credentialSchemes[strings.ToLower(tok)] {
+			rt.Skip("the token is a scheme word")
+		}
+		ph := "${" + rapid.SampledFrom([]string{"TOKEN", "K", "API_KEY", "a1"}).Draw(rt, "name") + "}"
+		sep := rapid.SampledFrom([]string{"", " ", ":", "=", ",", ";", "\t"}).Draw(rt, "sep")
+		scheme := rapid.SampledFrom([]string{"", "Bearer ", "Basic ", "token "}).Draw(rt, "scheme")
+		var v string
+		switch rapid.IntRange(0, 3).Draw(rt, "where") {
+		case 0:
+			v = scheme + tok + sep + ph
+		case 1:
+			v = scheme + ph + sep + tok
+		case 2:
+			v = scheme + ph + sep + tok + sep + ph
+		default:
+			v = tok + sep + scheme + ph
+		}
+		where := rapid.SampledFrom([]string{"Authorization", "X-API-Key", "Cookie", "X-Auth-Token", "query", "urlTemplate"}).Draw(rt, "in")
+		if where == "Cookie" && cookieName(tok) && strings.Contains(v, tok+"=") {
+			rt.Skip("a cookie's name")
+		}
+		var spec ToolSpec
+		switch where {
+		case "query":
+			spec = withRequest(nil, map[string]string{"api_key": v}, "")
+		case "urlTemplate":
+			spec = withRequest(nil, nil, "https://api.example.test/x?access_token="+url.QueryEscape(v))
+		default:
+			spec = withRequest(map[string]string{where: v}, nil, "")
+		}
+		err := spec.CheckCredentials()
+		if err == nil {
+			rt.Fatalf("%s %q: accepted", where, v)
+		}
+		if strings.Contains(err.Error(), tok) {
+			rt.Fatalf("%s: the problem shows the token: %v", where, err)
+		}
+	})
+}
+
+// A URL template's problems say what is wrong without quoting the
+// template, which may hold a literal key.
+func TestValidate_URLTemplateProblemNeverQuotesTheTemplate(t *testing.T) {
+	const key = "sk-live-abc123"
+	for tmpl, want := range map[string]string{
+		"ftp://api.example.test/x?api_key=" + key: "expected a URL starting with http:// or https:// (template not shown)",
+		"https://" + key + "${HOST}/x":            "expected a literal host, got a placeholder in the host (template not shown)",
+		"https://" + key + "%zz/x":                "expected a valid host after the scheme (template not shown)",
+	} {
+		err := withRequest(nil, nil, tmpl).Validate()
+		require.Error(t, err, tmpl)
+		assert.Contains(t, err.Error(), `httpImpl.request.urlTemplate: `+want, tmpl)
+		assert.NotContains(t, err.Error(), key, tmpl)
 	}
 }

@@ -49,12 +49,20 @@
 // oauth_version)
 // must hold a placeholder too
 // ("Bearer ${TOKEN}"), in [HTTPRequest]'s Headers and Query and in the
-// URL template's query. That rule ([ToolSpec.CheckCredentials]) applies
+// URL template's query, and the text outside its placeholders may only
+// be a scheme word (Bearer, Basic, Token, Digest, ApiKey… in any case)
+// and the separators space, tab, ':', ',', ';' and '=' — in a Cookie
+// header also cookie names (letters, '_', '-', '.') before '=': "Bearer
+// ${TOKEN}", "Basic ${B64}", "token ${T}", "${USER}:${PASS}" and
+// "sid=${SID}" pass, while a literal credential written beside a
+// placeholder ("Bearer sk-live-abc ${X}") is refused like one written
+// alone. That rule ([ToolSpec.CheckCredentials]) applies
 // when a tool is written — [DecodeToolSpec], [CheckToolPut] and
 // [CheckImport], so every store and the REST API — and not when one is
 // read: a tool stored before it still loads, is listed and runs. Its
 // problems name the field (httpImpl.request.headers["Authorization"]) and
-// never show the value.
+// never show the value; nor do a URL template's problems quote the
+// template, which may hold a key.
 //
 // # Storing
 //

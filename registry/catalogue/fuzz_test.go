@@ -38,6 +38,9 @@ func FuzzDecodeToolSpec(f *testing.F) {
 		if err := spec.Validate(); err != nil {
 			t.Fatalf("accepted an invalid spec: %v", err)
 		}
+		if err := spec.CheckCredentials(); err != nil {
+			t.Fatalf("accepted a spec with a literal credential: %v", err)
+		}
 		first, err := json.Marshal(spec)
 		if err != nil {
 			t.Fatal(err)

@@ -576,8 +576,10 @@ func checkRange(p *problems, field string, v, max int64) {
 }
 
 func checkURLTemplate(p *problems, field, s string) {
+	// The template is never quoted: it may hold a literal key (in its
+	// query, its path or user information).
 	if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
-		p.add(field, "expected a URL starting with http:// or https://, got %q", clip(s))
+		p.add(field, "expected a URL starting with http:// or https:// (template not shown)")
 		return
 	}
 	if !checkTemplate(p, field, s, true) {
@@ -592,12 +594,12 @@ func checkURLTemplate(p *problems, field, s string) {
 	}
 	switch {
 	case strings.Contains(host, "${"):
-		p.add(field, "expected a literal host, got a placeholder in %q", clip(host))
+		p.add(field, "expected a literal host, got a placeholder in the host (template not shown)")
 	case host == "":
 		p.add(field, "expected a host after the scheme")
 	default:
 		if _, err := url.Parse(s[:len(s)-len(rest)] + host); err != nil {
-			p.add(field, "expected a valid host, got %q", clip(host))
+			p.add(field, "expected a valid host after the scheme (template not shown)")
 		}
 	}
 }
@@ -719,7 +721,16 @@ func checkTemplateN(p *problems, field, s string, singleLine bool, max int) bool
 // [CredentialName]) holds one literally. Such a value must hold a
 // "${NAME}" placeholder ("Bearer ${TOKEN}"), filled from the host's
 // secrets at invocation, so that the credential is never stored in the
-// catalogue nor served by it (GET, list, export). The query of the URL
+// catalogue nor served by it (GET, list, export), and the text outside
+// its placeholders may only be scheme words (the HTTP authentication
+// schemes: Basic, Bearer, Digest, DPoP, Negotiate, NTLM, OAuth…, and
+// Token, ApiKey, Api-Key, Key, JWT, HMAC, HMAC-SHA256, AWS4-HMAC-SHA256,
+// SharedKey, SSO-Key, Splunk; any case) and the separators space,
+// tab, ':', ',', ';' and '=' — in a Cookie header also cookie names
+// (letters, '_', '-', '.') before '=' —, so that "Bearer ${TOKEN}",
+// "Basic ${B64}", "${USER}:${PASS}" and "sid=${SID}" pass and a literal
+// credential written beside a placeholder ("Bearer sk-live-abc ${X}")
+// does not. The query of the URL
 // template is checked alike. The problems name the field and never show
 // the value. It returns nil or a [*ValidationError].
 //
@@ -828,7 +839,7 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		return
 	}
 	rq := child(child(path, "httpImpl"), "request")
-	const literal = `expected a "${NAME}" placeholder naming a secret of the host in a %s that carries a credential (%s); a literal credential would be stored and served in clear (value not shown)`
+	const literal = `expected "${NAME}" placeholders naming secrets of the host, with only a scheme word (Bearer, Basic, Token…) and separators (space : , ; =) beside them, in a %s that carries a credential (%s); other literal text may be a credential, which would be stored and served in clear (value not shown)`
 	for _, m := range []struct {
 		field, what, example string
 		values               map[string]string
@@ -842,7 +853,7 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if v := m.values[k]; CredentialName(k) && v != "" && !hasPlaceholder(v) {
+			if v := m.values[k]; CredentialName(k) && v != "" && !credentialValueOK(v, m.field == "headers" && strings.EqualFold(k, "Cookie")) {
 				p.add(fmt.Sprintf("%s[%q]", child(rq, m.field), k), literal, m.what, m.example)
 			}
 		}
@@ -860,10 +871,95 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		if name, err := url.QueryUnescape(k); err == nil {
 			k = name
 		}
-		if CredentialName(k) && v != "" && !hasPlaceholder(v) {
+		if value, err := url.QueryUnescape(v); err == nil {
+			v = value
+		}
+		if CredentialName(k) && v != "" && !credentialValueOK(v, false) {
 			p.add(child(rq, "urlTemplate"), "query parameter %q: "+literal, clip(k), "query parameter", `for example "${API_KEY}"`)
 		}
 	}
+}
+
+// schemeWords are the words that may stand beside the placeholders of a
+// header or query parameter carrying a credential (compared without
+// regard to case): the HTTP authentication schemes of the IANA registry
+// and common vendor ones. Any other literal text there is refused when a
+// tool is written (ToolSpec.CheckCredentials).
+var schemeWords = []string{"Basic", "Bearer", "Digest", "DPoP", "GNAP", "HOBA", "Mutual", "Negotiate", "NTLM",
+	"OAuth", "PrivateToken", "SCRAM-SHA-1", "SCRAM-SHA-256", "vapid", "Token", "ApiKey", "Api-Key", "Key", "JWT",
+	"MAC", "HMAC", "HMAC-SHA256", "AWS4-HMAC-SHA256", "SharedKey", "SSO-Key", "Splunk"}
+
+// credentialSchemes is schemeWords in lower case, for lookups.
+var credentialSchemes = func() map[string]bool {
+	m := make(map[string]bool, len(schemeWords))
+	for _, s := range schemeWords {
+		m[strings.ToLower(s)] = true
+	}
+	return m
+}()
+
+// credentialValueOK reports whether v, the value of a header or query
+// parameter carrying a credential, keeps the credential out of its text:
+// it holds a well-formed "${NAME}" placeholder, and the text outside its
+// placeholders is made only of scheme words (schemeWords) and the
+// separators space, tab, ':', ',', ';' and '=' — in a cookie (cookie
+// true), also of cookie names before '='.
+func credentialValueOK(v string, cookie bool) bool {
+	if !hasPlaceholder(v) {
+		return false
+	}
+	var lit strings.Builder
+	for rest := v; rest != ""; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			lit.WriteString(rest)
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 || !isPlaceholderName(rest[i+2:i+j]) {
+			lit.WriteString(rest[:i+2]) // not a placeholder: literal text
+			rest = rest[i+2:]
+			continue
+		}
+		lit.WriteString(rest[:i])
+		lit.WriteByte(' ') // a placeholder separates the text around it
+		rest = rest[i+j+1:]
+	}
+	text := lit.String()
+	isSep := func(c byte) bool { return strings.IndexByte(" \t:,;=", c) >= 0 }
+	for i := 0; i < len(text); {
+		if isSep(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && !isSep(text[j]) {
+			j++
+		}
+		word := text[i:j]
+		nameOfCookie := cookie && j < len(text) && text[j] == '=' && cookieName(word)
+		if !credentialSchemes[strings.ToLower(word)] && !nameOfCookie {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// cookieName reports whether w may be a cookie's name beside a
+// placeholder: 1 to 64 letters, '_', '-' and '.' (no digits: a run of
+// letters and digits is what a literal credential looks like).
+func cookieName(w string) bool {
+	if w == "" || len(w) > 64 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // hasPlaceholder reports whether s holds a well-formed "${NAME}".

@@ -72,7 +72,8 @@
 // "${NAME}" placeholder, and a header or query parameter whose name says it
 // carries a credential (catalogue.CredentialName: Authorization,
 // Proxy-Authorization, Cookie, X-API-Key, X-Auth-Token, api_key,
-// access_token…, read from the name's words) must hold one ("Bearer ${TOKEN}"),
+// access_token…, read from the name's words) must hold one ("Bearer ${TOKEN}")
+// with nothing but a scheme word and separators beside it,
 // in the headers and query maps and in urlTemplate's query alike. A PUT or
 // an import breaking this is refused with 400 naming the field
 // (httpImpl.request.headers["Authorization"]) and never echoing the value

@@ -273,12 +273,12 @@ func ParseURL(s string) (URLTemplate, error) {
 	case host == "":
 		return URLTemplate{}, fmt.Errorf("%w: expected a host after %s://", ErrTemplate, scheme)
 	case strings.Contains(host, "$"):
-		return URLTemplate{}, fmt.Errorf("%w: expected a literal host, got a placeholder in %q", ErrTemplate, clip(host))
+		return URLTemplate{}, fmt.Errorf("%w: expected a literal host, got a placeholder in the host (URL not shown: it may hold a key)", ErrTemplate)
 	case strings.Contains(host, "@"):
 		return URLTemplate{}, fmt.Errorf("%w: expected no user information in the URL", ErrTemplate)
 	}
 	if u, err := url.Parse(scheme + "://" + host); err != nil || u.Host != host {
-		return URLTemplate{}, fmt.Errorf("%w: expected a valid host, got %q", ErrTemplate, clip(host))
+		return URLTemplate{}, fmt.Errorf("%w: expected a valid host after %s:// (URL not shown: it may hold a key)", ErrTemplate, scheme)
 	}
 	t, err := Parse(rest[len(host):])
 	if err != nil {
