@@ -35,10 +35,11 @@ func TestRun_AliasToACatalogueToolAtStart(t *testing.T) {
 	assert.Equal(t, float64(42), out["value"])
 }
 
-// Switching a catalogue tool off (it leaves the registry) does not make the
-// next reload of an unchanged file fail because an alias names it: the
-// reload succeeds, a call of the alias fails clearly while the tool is
-// off, and runs it again once it is switched on, without a restart. The
+// Switching a catalogue tool off (it stays in the registry switched off)
+// does not make the next reload of an unchanged file fail because an alias
+// names it: the reload succeeds, a call of the alias fails clearly while
+// the tool is off — disabled, and how to switch it on —, and runs it again
+// once it is switched on, without a restart. The
 // server also starts with the tool off (the switch is kept in
 // catalogue.dir).
 func TestRun_AliasToACatalogueToolSwitchedOffAndOn(t *testing.T) {
@@ -66,7 +67,7 @@ func TestRun_AliasToACatalogueToolSwitchedOffAndOn(t *testing.T) {
 	code, out = restInvoke(t, ctx, s.base, "cat", `{"a":40,"b":2}`)
 	assert.NotEqual(t, http.StatusOK, code, "%v", out)
 	assert.Equal(t, "unavailable", out["error_type"], "%v", out)
-	assert.Contains(t, out["error"], `"cat" is an alias of "examples.add.1", which is not served now`)
+	assert.Contains(t, out["error"], `tool "examples.add.1" is disabled: catalogue tool "add" version "1" of bundle "examples" is switched off in the tools catalogue; switch it on there`)
 
 	code, out = doJSON(t, ctx, http.MethodPatch, toolURL, `{"isEnabled":true}`)
 	require.Equal(t, http.StatusOK, code, "%v", out)

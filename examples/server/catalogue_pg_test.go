@@ -82,7 +82,7 @@ func TestRun_CatalogueOnPostgreSQLSharedByTwoServers(t *testing.T) {
 	// live in the database too.
 	code, _ = doJSON(t, ctx, http.MethodPatch, a.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":false}`)
 	require.Equal(t, http.StatusOK, code)
-	waitServed(t, ctx, second, "examples.add.1", http.StatusNotFound)
+	waitServed(t, ctx, second, "examples.add.1", http.StatusServiceUnavailable) // disabled, not unknown
 	code, _ = doJSON(t, ctx, http.MethodPatch, second.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":true}`)
 	require.Equal(t, http.StatusOK, code)
 	waitServed(t, ctx, a, "examples.add.1", http.StatusOK)

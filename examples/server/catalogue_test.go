@@ -317,7 +317,7 @@ func TestRun_CatalogueFilesSharedByTwoServers(t *testing.T) {
 	// A built-in switched off through the first server.
 	code, _ = doJSON(t, ctx, http.MethodPatch, a.base+"/tools/bundles/"+builtInBundleID.String(), `{"isEnabled":false}`)
 	require.Equal(t, http.StatusOK, code)
-	waitServed(t, ctx, b, "examples.add.1", http.StatusNotFound)
+	waitServed(t, ctx, b, "examples.add.1", http.StatusServiceUnavailable) // disabled, not unknown
 	assert.NotContains(t, toolNamesOver(t, ctx, cs), "examples.add.1")
 }
 
@@ -344,7 +344,8 @@ func putSumTool(t *testing.T, ctx context.Context, base string, bid uuid.UUID, v
 
 // waitServed waits (ten seconds at most) until a REST call of the tool
 // name on srv answers code — 200 once another server's change reached
-// it, 404 once a tool it removed is gone — and logs how long it took.
+// it, 503 once a tool it switched off answers disabled, 404 once a tool
+// it removed is gone — and logs how long it took.
 func waitServed(t *testing.T, ctx context.Context, srv *httpServer, name string, code int) {
 	t.Helper()
 	start := time.Now()
