@@ -295,7 +295,15 @@ type Notify struct {
 	// Topics are tried in order; the first whose Pattern matches a topic
 	// receives its messages.
 	Topics []Topic
+	// MaxFileBytes caps each topic's file (max_file_bytes, 1 byte to
+	// 1 TiB): a message that would take a file past it is refused and
+	// nothing is written. 0 (the key absent) means the ot pack's default,
+	// 64 MiB.
+	MaxFileBytes int64
 }
+
+// mostNotifyFileBytes is the largest notify.max_file_bytes: 1 TiB.
+const mostNotifyFileBytes = 1 << 40
 
 // Topic routes notifications whose topic matches Pattern to File.
 type Topic struct {

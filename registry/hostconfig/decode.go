@@ -36,7 +36,7 @@ var (
 	snippetKeys = []string{"description", "params", "body"}
 	paramKeys   = []string{"description", "default", "example"}
 	serverKeys  = []string{"command", "url", "env", "inherit_env", "headers", "description", "dir"}
-	notifyKeys  = []string{"topics"}
+	notifyKeys  = []string{"topics", "max_file_bytes"}
 	topicKeys   = []string{"pattern", "file"}
 	statsKeys   = append([]string{"enabled", "dir", "flush_interval", "context_per_call", "time_per_call_ms", "keep_days"}, pgKeys...)
 	outputKeys  = append([]string{"max_inline_bytes", "dir", "ttl", "reports_dir"}, pgKeys...)
@@ -384,8 +384,15 @@ func (d *decoder) root(n *yaml.Node, cfg *Config) {
 				}
 			})
 		case "notify":
-			d.fields(v, p, notifyKeys, func(_ string, _, v *yaml.Node, p string) {
-				cfg.Notify.Topics = d.topics(v, p)
+			d.fields(v, p, notifyKeys, func(k string, _, v *yaml.Node, p string) {
+				switch k {
+				case "topics":
+					cfg.Notify.Topics = d.topics(v, p)
+				case "max_file_bytes":
+					if i, ok := d.integer(v, p, 1, mostNotifyFileBytes, "67108864"); ok {
+						cfg.Notify.MaxFileBytes = int64(i)
+					}
+				}
 			})
 		case "stats":
 			d.stats(v, p, &cfg.Stats)

@@ -85,10 +85,12 @@
 //     a proxy URL with user:password@ belongs in env too.
 //   - instructions: pack → text shown with the pack (packs/ot/othost warns
 //     about a name that no served pack or configured server has).
-//   - notify: {topics: [{pattern, file}]}: notifications whose topic
-//     matches the glob pattern (as Python's fnmatch reads it: * and ?
-//     match any character, '/' included; [!set] negates) are appended to
-//     file.
+//   - notify: {topics: [{pattern, file}], max_file_bytes}: notifications
+//     whose topic matches the glob pattern (as Python's fnmatch reads it:
+//     * and ? match any character, '/' included; [!set] negates) are
+//     appended to file; a message that would take a file past
+//     max_file_bytes (default 64 MiB, at most 1 TiB) is refused and
+//     nothing is written.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
 //     context_per_call (2000), time_per_call_ms (3000), keep_days (0:
 //     every record kept), dsn, schema, max_conns, statement_timeout}:

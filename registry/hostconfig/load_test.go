@@ -450,7 +450,7 @@ docs: {url: x}
 		`c.yaml:5: snippets.s.bodyy: unknown key "bodyy"; expected one of description, params, body`,
 		`c.yaml:6: snippets.s.params.p.descr: unknown key "descr"; expected one of description, default, example`,
 		`c.yaml:8: servers.srv.header: unknown key "header"; expected one of command, url, env, inherit_env, headers, description, dir`,
-		`c.yaml:9: notify.other: unknown key "other"; expected one of topics`,
+		`c.yaml:9: notify.other: unknown key "other"; expected one of topics, max_file_bytes`,
 		`c.yaml:9: notify.topics[0].mode: unknown key "mode"; expected one of pattern, file`,
 		`c.yaml:10: stats.flush: unknown key "flush"; expected one of enabled, dir, flush_interval, context_per_call, time_per_call_ms, keep_days, dsn, schema, max_conns, statement_timeout`,
 		`c.yaml:11: output.size: unknown key "size"; expected one of max_inline_bytes, dir, ttl, reports_dir, dsn, schema, max_conns, statement_timeout`,
@@ -1392,4 +1392,22 @@ func TestLoad_SnippetNamesFollowTheSnippetPackageRule(t *testing.T) {
 	_, err := load(t, dir, "c.yaml", nil)
 	assert.Equal(t, []string{fmt.Sprintf(`c.yaml:2: snippets.%sx: snippet "%sx": the name must be 1 to 120 characters from [A-Za-z0-9_.-] (the snippet is the tool snippet.{name})`, long, long)},
 		problemTexts(t, dir, err))
+}
+
+// notify.max_file_bytes caps each topic's file: a whole number of bytes
+// from 1 to 1 TiB, absent meaning the ot pack's default.
+func TestLoad_NotifyMaxFileBytes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"a.yaml": "notify: {topics: [{pattern: a, file: a.yaml}], max_file_bytes: 4096}\n",
+		"b.yaml": "notify: {topics: [{pattern: a, file: a.yaml}]}\n",
+		"c.yaml": "notify: {max_file_bytes: 0}\n",
+		"d.yaml": "notify: {max_file_bytes: 2TiB}\n",
+	})
+	assert.Equal(t, int64(4096), mustLoad(t, dir, "a.yaml", nil).Notify.MaxFileBytes)
+	assert.Equal(t, int64(0), mustLoad(t, dir, "b.yaml", nil).Notify.MaxFileBytes)
+	for _, name := range []string{"c.yaml", "d.yaml"} {
+		_, err := load(t, dir, name, nil)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), name+":1: notify.max_file_bytes:")
+	}
 }

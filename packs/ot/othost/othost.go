@@ -354,10 +354,10 @@ func (w *Wiring) aliases() []ot.Alias {
 }
 
 func (w *Wiring) topics() []ot.Topic {
-	ts := w.config().Notify.Topics
-	out := make([]ot.Topic, len(ts))
-	for i, t := range ts {
-		out[i] = ot.Topic{Pattern: t.Pattern, File: t.File}
+	n := w.config().Notify
+	out := make([]ot.Topic, len(n.Topics))
+	for i, t := range n.Topics {
+		out[i] = ot.Topic{Pattern: t.Pattern, File: t.File, MaxFileBytes: n.MaxFileBytes}
 	}
 	return out
 }

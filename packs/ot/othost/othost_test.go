@@ -373,6 +373,22 @@ func TestSetup_NotifyTopicsFromTheConfiguration(t *testing.T) {
 	assert.Equal(t, "SKIP: no matching topic", v)
 }
 
+// notify.max_file_bytes reaches ot.notify: a message that would take the
+// topic's file past it is refused and nothing is written.
+func TestSetup_NotifyMaxFileBytesFromTheConfiguration(t *testing.T) {
+	f := newFixture(t, "notify: {topics: [{pattern: \"notes*\", file: notes.yaml}], max_file_bytes: 200}\n")
+	_, ok, msg := f.call(t, "ot.notify", `{"topic":"notes","message":"first"}`)
+	require.True(t, ok, msg)
+	before, err := os.ReadFile(filepath.Join(f.dir, "notes.yaml"))
+	require.NoError(t, err)
+	_, ok, msg = f.call(t, "ot.notify", `{"topic":"notes","message":"`+strings.Repeat("x", 300)+`"}`)
+	require.False(t, ok)
+	assert.Contains(t, msg, "200")
+	after, err := os.ReadFile(filepath.Join(f.dir, "notes.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing written")
+}
+
 func TestSetup_CloseFlushesStats(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(t, dir, "stats: {enabled: true, dir: st, flush_interval: 1h}\n")
