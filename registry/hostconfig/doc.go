@@ -86,8 +86,8 @@
 //   - instructions: pack → text shown with the pack (packs/ot/othost warns
 //     about a name that no served pack or configured server has).
 //   - notify: {topics: [{pattern, file}], max_file_bytes}: notifications
-//     whose topic matches the glob pattern (as Python's fnmatch reads it:
-//     * and ? match any character, '/' included; [!set] negates) are
+//     whose topic matches the glob pattern (as Python's fnmatch reads it: *
+//     and ? match any character, '/' included; [!set] negates) are
 //     appended to file; a message that would take a file past
 //     max_file_bytes (default 64 MiB, at most 1 TiB) is refused and
 //     nothing is written.
