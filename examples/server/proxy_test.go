@@ -277,7 +277,7 @@ func TestReadProxyFile_RefusesBareDollarBeforeAName(t *testing.T) {
 
 // inherit_env of a -proxy entry, as of a servers: entry, names variables
 // passed to the command as they are (mcpproxy.Config.InheritEnv); a name
-// also in env is refused by the proxy, naming the field.
+// also in env is refused as in -config, naming the file's key.
 func TestReadProxyFile_InheritEnv(t *testing.T) {
 	t.Setenv("OJ_BASE_URL", "")
 	t.Setenv(example.EnvIncludeExampleTools, "true")
@@ -289,12 +289,11 @@ func TestReadProxyFile_InheritEnv(t *testing.T) {
 	require.Len(t, cfgs, 1)
 	assert.Equal(t, []string{"LANG", "HTTPS_PROXY"}, cfgs[0].InheritEnv)
 
-	require.NoError(t, os.WriteFile(p, []byte(`[{"name":"kid","command":["srv"],"inherit_env":["API_KEY"],"env":{"API_KEY":"k3y-value-77"}}]`), 0o600))
+	require.NoError(t, os.WriteFile(p, []byte(`[{"name":"kid","command":["srv"],"inherit_env":["LANG"],"env":{"LANG":"k3y-value-77"}}]`), 0o600))
 	var stderr strings.Builder
 	err = run(context.Background(), []string{"-stdio", "-packs", "example", "-proxy", p}, strings.NewReader(""), io.Discard, &stderr)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "InheritEnv")
-	assert.Contains(t, err.Error(), "API_KEY is set in Env too")
+	require.ErrorIs(t, err, errUsage)
+	assert.Contains(t, err.Error(), `servers[0] "kid": inherit_env[0]: LANG is set in env too`)
 	assert.NotContains(t, err.Error()+stderr.String(), "k3y-value-77")
 }
 
@@ -349,5 +348,33 @@ func TestReadProxyFile_RefusesURLUserInfo(t *testing.T) {
 		for _, leak := range []string{"S3CR3T", proxyToken} {
 			assert.NotContains(t, err.Error(), leak)
 		}
+	}
+}
+
+// A -proxy entry of the wrong shape is a usage error (exit status 2)
+// naming the file's keys, as a servers: entry of -config is refused: it
+// used to reach mcpproxy and exit 1 with its Go field names ("field
+// Command/URL/Transport: expected exactly one of Command, URL and
+// Transport").
+func TestReadProxyFile_ShapeRefusedWithTheFilesKeys(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "proxy.json")
+	for entry, want := range map[string]string{
+		`{"name":"x","command":["a"],"url":"http://127.0.0.1:1/mcp"}`: `servers[0] "x": url: expected exactly one of command and url, got both`,
+		`{"name":"x"}`:              `servers[0] "x": expected command (a local server over stdio) or url (a streamable HTTP server), got neither`,
+		`{"name":"x","command":[]}`: `servers[0] "x": command: expected the program and its arguments, got an empty list`,
+		`{"name":"x","url":"http://127.0.0.1:1/mcp","env":{"A":"b"}}`:            `servers[0] "x": env: only applies to a server with command`,
+		`{"name":"x","url":"http://127.0.0.1:1/mcp","dir":"/tmp"}`:               `servers[0] "x": dir: only applies to a server with command`,
+		`{"name":"x","command":["a"],"headers":{"A":"b"}}`:                       `servers[0] "x": headers: only applies to a server with url`,
+		`{"name":"x","command":["a"],"inherit_env":["GITHUB_TOKEN"]}`:            `servers[0] "x": inherit_env[0]: GITHUB_TOKEN holds a credential by its name`,
+		`{"name":"x","command":["a"],"inherit_env":["LANG","LANG"]}`:             `servers[0] "x": inherit_env[1]: LANG is named twice; expected each variable once`,
+		`{"name":"x","command":["a"],"inherit_env":["1X"]}`:                      `servers[0] "x": inherit_env[0]: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got "1X"`,
+		`{"name":"x","command":["a"],"inherit_env":["LANG"],"env":{"LANG":"C"}}`: `servers[0] "x": inherit_env[0]: LANG is set in env too`,
+	} {
+		require.NoError(t, os.WriteFile(p, []byte("["+entry+"]"), 0o600))
+		_, err := readProxyFile(p)
+		require.ErrorIs(t, err, errUsage, entry)
+		assert.ErrorIs(t, err, hostconfig.ErrInvalid, entry)
+		assert.Contains(t, err.Error(), "flag -proxy: "+want, entry)
+		assert.NotContains(t, err.Error(), "Command/URL", entry)
 	}
 }

@@ -54,3 +54,21 @@ func TestLoad_InheritEnvAlsoInEnvIgnoresCaseOnWindows(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Lang", "TMPDIR", "tmpdir"}, cfg.Servers["kid"].InheritEnv)
 }
+
+// An Expander checks a server entry's shape as Load does, InheritEnv's
+// names compared without case on Windows only.
+func TestCheckServerShape_InheritEnvCaseOnWindowsOnly(t *testing.T) {
+	s := Server{Name: "x", Command: []string{"a"}, InheritEnv: []string{"Lang", "LANG"}, Env: map[string]string{"Path": "p"}}
+	msgs := func(goos string) []string {
+		var out []string
+		for _, p := range checkServerShape(goos, Server{Name: s.Name, Command: s.Command, InheritEnv: append(s.InheritEnv, "PATH"), Env: s.Env}) {
+			out = append(out, p.Error())
+		}
+		return out
+	}
+	assert.Equal(t, []string{
+		"inherit_env[1]: LANG is named twice (as Lang: on Windows names are the same whatever their case); expected each variable once",
+		"inherit_env[2]: PATH is set in env too (as Path: on Windows names are the same whatever their case); expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)",
+	}, msgs("windows"))
+	assert.Empty(t, msgs("linux"))
+}

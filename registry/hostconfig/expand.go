@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -257,11 +258,20 @@ type Expander struct {
 // is), as Load sets Server.Secrets. Dir is expanded only: a relative
 // directory stays relative to the working directory.
 //
+// The entry's shape is checked as Load checks a servers: entry's: exactly
+// one of Command (a non-empty list) and URL; Env, Dir and InheritEnv only
+// with Command, Headers only with URL; InheritEnv's names valid, each
+// once, none holding a credential by its name (CredentialEnvName) and
+// none also in Env (names compared without case on Windows).
+//
 // The error joins one *Problem (wrapping ErrInvalid) per value at fault,
 // its Key the field as Load's keys name it under the server ("url",
 // "command[1]", "headers.Authorization"); no value, nor any part of one,
 // is ever quoted. On error the returned Server is the zero value.
 func (e *Expander) Server(s Server) (Server, error) {
+	if probs := checkServerShape(runtime.GOOS, s); len(probs) > 0 {
+		return Server{}, errors.Join(probs...)
+	}
 	lookup := e.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -330,4 +340,62 @@ func (e *Expander) Server(s Server) (Server, error) {
 	out.InheritEnv = slices.Clone(s.InheritEnv)
 	out.Secrets = secrets
 	return out, nil
+}
+
+// checkServerShape checks what Load's decoder checks of a servers:
+// entry's keys, on a Server value: which keys go together, and
+// InheritEnv's names (their case ignored on Windows, goos being
+// runtime.GOOS).
+func checkServerShape(goos string, s Server) []error {
+	var probs []error
+	bad := func(key, format string, a ...any) {
+		probs = append(probs, &Problem{Key: key, Message: fmt.Sprintf(format, a...)})
+	}
+	hasCmd, hasURL := s.Command != nil, s.URL != ""
+	switch {
+	case hasCmd && hasURL:
+		bad("url", "expected exactly one of command and url, got both")
+	case !hasCmd && !hasURL:
+		bad("", "expected command (a local server over stdio) or url (a streamable HTTP server), got neither")
+	case hasCmd && len(s.Command) == 0:
+		bad("command", "expected the program and its arguments, got an empty list")
+	}
+	if !hasCmd {
+		if s.Env != nil {
+			bad("env", "only applies to a server with command")
+		}
+		if s.Dir != "" {
+			bad("dir", "only applies to a server with command")
+		}
+		if s.InheritEnv != nil {
+			bad("inherit_env", "only applies to a server with command")
+		}
+	}
+	if !hasURL && s.Headers != nil {
+		bad("headers", "only applies to a server with url")
+	}
+	var seen []string
+	for i, en := range s.InheritEnv {
+		key := fmt.Sprintf("inherit_env[%d]", i)
+		twice := slices.IndexFunc(seen, func(o string) bool { return sameEnvName(goos, o, en) })
+		switch {
+		case !validEnvName(en):
+			bad(key, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+			continue
+		case twice >= 0:
+			bad(key, "%s is named twice%s; expected each variable once", en, caseNote(en, seen[twice]))
+			continue
+		case CredentialEnvName(en):
+			bad(key, "%s holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {%s: \"${%s}\"}, which redacts it", en, en, en)
+			continue
+		}
+		seen = append(seen, en)
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+			if sameEnvName(goos, k, en) {
+				bad(key, "%s is set in env too%s; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)", en, caseNote(en, k))
+				break
+			}
+		}
+	}
+	return probs
 }
