@@ -14,8 +14,10 @@ import (
 
 // Usage is the recorded calls of one tool: how many, and the latest.
 type Usage struct {
-	Count int64     `json:"count"`
-	Last  time.Time `json:"last"`
+	// Count is the number of calls recorded.
+	Count int64 `json:"count"`
+	// Last is the time of the latest; zero when there is none.
+	Last time.Time `json:"last"`
 }
 
 // Plus is u with o's calls added: the counts summed, the later last call

@@ -140,11 +140,10 @@
 //   - search_web: {base_url, api_key, search_tool, timeout (30s)}: the
 //     LiteLLM-style search gateway of the web pack's search.web
 //     (packs/web); api_key written as ${ENV}. Without base_url search.web
-//     is not served; with it, search_tool is required.
-//
-// The base_url of transcript: and search_web: is an http or https URL
-// with a host and without user information (user:password@; the key
-// goes in api_key); it may carry a query (?key=${KEY}).
+//     is not served; with it, search_tool is required. The base_url of
+//     transcript: and search_web: is an http or https URL with a host and
+//     without user information (user:password@; the key goes in
+//     api_key); it may carry a query (?key=${KEY}).
 //   - web_fetch: {allow_private (false), allow_addrs (none), max_bytes
 //     (5242880), max_redirects (10), timeout (30s)}: the web pack's
 //     web.fetch; allow_private and allow_addrs as in catalogue:.

@@ -107,9 +107,13 @@ func (p Path) String() string { return p.text }
 // ExtractError reports a path step that does not match the value. Pointer
 // is the JSON Pointer of the value the step was applied to.
 type ExtractError struct {
-	Path    string
+	// Path is the extract path as written.
+	Path string
+	// Pointer is the JSON Pointer of the value the failing step was
+	// applied to; "" for the root.
 	Pointer string
-	Reason  string
+	// Reason says why the step does not match.
+	Reason string
 }
 
 // Error names the path, where it stopped and why.
