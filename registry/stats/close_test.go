@@ -8,26 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolpack-go/toolpack/internal/testwait"
 )
-
-// hangGuard is how long a call that must not wait for anything is given
-// before the test fails instead of hanging: not a measure of speed.
-const hangGuard = 30 * time.Second
-
-// returnsIn runs f and fails t when it has not returned within hangGuard.
-func returnsIn(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(hangGuard):
-		t.Fatalf("%s did not return", what)
-	}
-}
 
 // stuckSink's first Append blocks until its context ends (a database that
 // stopped answering); with ignoreCtx it blocks until released whatever
@@ -67,7 +50,7 @@ func TestRecorder_CloseInterruptsAFlushUnderWay(t *testing.T) {
 	flushed := make(chan error, 1)
 	go func() { flushed <- rec.Flush(context.Background()) }()
 	<-sink.entered
-	returnsIn(t, "Close with a Flush under way", func() { require.NoError(t, rec.Close(context.Background())) })
+	testwait.Returns(t, "Close with a Flush under way", func() { require.NoError(t, rec.Close(context.Background())) })
 	require.ErrorIs(t, <-flushed, ErrClosed)
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
@@ -85,7 +68,7 @@ func TestRecorder_CloseInterruptsAReconfigureUnderWay(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- rec.Reconfigure(context.Background(), o) }()
 	<-sink.entered
-	returnsIn(t, "Close with a Reconfigure under way", func() { require.NoError(t, rec.Close(context.Background())) })
+	testwait.Returns(t, "Close with a Reconfigure under way", func() { require.NoError(t, rec.Close(context.Background())) })
 	<-done
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
@@ -106,7 +89,7 @@ func TestRecorder_CloseHonoursItsContextWhileAFlushHoldsTheStore(t *testing.T) {
 	<-sink.entered
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	returnsIn(t, "Close while a Sink ignores its context", func() {
+	testwait.Returns(t, "Close while a Sink ignores its context", func() {
 		errs := make(chan error, 2)
 		for range 2 {
 			go func() { errs <- rec.Close(ctx) }()
@@ -136,13 +119,13 @@ func TestRecorder_CloseConcurrentWithCalls(t *testing.T) {
 			}
 		})
 	}
-	returnsIn(t, "concurrent Close calls", func() {
+	testwait.Returns(t, "concurrent Close calls", func() {
 		var closers sync.WaitGroup
 		for range 3 {
 			closers.Go(func() { assert.NoError(t, rec.Close(context.Background())) })
 		}
 		closers.Wait()
 	})
-	returnsIn(t, "the callers", wg.Wait)
+	testwait.Returns(t, "the callers", wg.Wait)
 	assert.ErrorIs(t, rec.Flush(context.Background()), ErrClosed)
 }

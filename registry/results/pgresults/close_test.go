@@ -12,29 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/internal/testwait"
+
 	"github.com/toolpack-go/toolpack/internal/pgpool/pgtest"
 	"github.com/toolpack-go/toolpack/registry/results"
 	"github.com/toolpack-go/toolpack/registry/results/pgresults"
 )
-
-// hangGuard is how long a call that must not wait for anything is given
-// before the test fails instead of hanging: not a measure of speed.
-const hangGuard = 30 * time.Second
-
-// returns runs f and fails t when it has not returned within hangGuard.
-func returns(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(hangGuard):
-		t.Fatalf("%s did not return", what)
-	}
-}
 
 // handle is the n-th handle of a test (32 hexadecimal digits).
 func handle(n int) string { return fmt.Sprintf("%032x", n) }
@@ -61,7 +44,7 @@ func TestBackend_CloseReturnsAfterFailedCommit(t *testing.T) {
 	assert.Contains(t, err.Error(), handle(1))
 	require.ErrorIs(t, d.Commit(ctx, header), err, "a failed draft stays failed")
 
-	returns(t, "Close after a failed Commit", func() { require.NoError(t, be.Close()) })
+	testwait.Returns(t, "Close after a failed Commit", func() { require.NoError(t, be.Close()) })
 	d.Abort()
 	assertEmpty(t, dsn, schema)
 }
@@ -79,7 +62,7 @@ func TestBackend_CommitWithEndedContextFailsAndReleases(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	require.ErrorIs(t, d.Commit(ctx, header), context.Canceled)
-	returns(t, "Close after a cancelled Commit", func() { require.NoError(t, be.Close()) })
+	testwait.Returns(t, "Close after a cancelled Commit", func() { require.NoError(t, be.Close()) })
 	assertEmpty(t, dsn, schema)
 }
 
@@ -102,7 +85,7 @@ func TestBackend_CloseEndsDraftsBeingWritten(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cut.Truncate(pgresults.ChunkSize+1, 0))
 
-	returns(t, "Close with drafts being written", func() { require.NoError(t, be.Close()) })
+	testwait.Returns(t, "Close with drafts being written", func() { require.NoError(t, be.Close()) })
 	for name, d := range map[string]results.Draft{"sending": sending, "cut": cut} {
 		_, err := d.Text().Write([]byte("more\n"))
 		require.ErrorIs(t, err, pgresults.ErrClosed, name)
@@ -130,7 +113,7 @@ func TestStore_CloseWithPutWaitingForItsSource(t *testing.T) {
 		putErr <- err
 	}()
 	<-started
-	returns(t, "Store.Close with a Put in flight", func() { require.NoError(t, st.Close()) })
+	testwait.Returns(t, "Store.Close with a Put in flight", func() { require.NoError(t, st.Close()) })
 	close(open)
 	err = <-putErr
 	require.ErrorIs(t, err, pgresults.ErrClosed)
@@ -170,12 +153,12 @@ func TestBackend_CloseConcurrentWithCalls(t *testing.T) {
 		})
 	}
 	time.Sleep(50 * time.Millisecond) // let some writes be under way; the test holds whatever the timing
-	returns(t, "concurrent Close calls", func() {
+	testwait.Returns(t, "concurrent Close calls", func() {
 		var closers sync.WaitGroup
 		for range 3 {
 			closers.Go(func() { assert.NoError(t, be.Close()) })
 		}
 		closers.Wait()
 	})
-	returns(t, "the writers", wg.Wait)
+	testwait.Returns(t, "the writers", wg.Wait)
 }
