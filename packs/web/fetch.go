@@ -329,39 +329,47 @@ func extract(body []byte, contentType string, page *url.URL, rawHTML bool) (Fetc
 }
 
 // Past these a page is not given to the article extractor but read whole
-// (see the package documentation). The extractor joins the text of every
-// paragraph seen so far, once per paragraph: its work is the paragraphs
-// times their text, which for a 1 MiB page of short paragraphs was seconds
-// of CPU and for 2 MiB over a minute, and a call that runs out of time
-// cannot stop it.
+// (see the package documentation). The extractor's work grows faster than
+// the page: it joins the text of every paragraph seen so far, once per
+// paragraph (a 1 MiB page of short paragraphs cost it seconds of CPU, 2 MiB
+// over a minute), and its readability fallback reads the text under every
+// element again (a 1.3 MB page of 500-deep nested elements, 15 s). A call
+// that runs out of time cannot stop it, so the page is measured first.
 const (
 	// MaxExtractWork bounds the paragraphs (<p> elements) times the bytes
 	// of their text: 2^31, so that a 500 KB article of 3,000 paragraphs
 	// (1.5 × 10^9) is still extracted, in about a third of a second.
 	MaxExtractWork = 1 << 31
+	// MaxExtractNestedText bounds the bytes of the page's text each times
+	// its depth (the elements around it): a page of 1 MB of text 20
+	// elements deep is 2 × 10^7.
+	MaxExtractNestedText = 40_000_000
 	// MaxExtractElements bounds the page's elements.
-	MaxExtractElements = 30000
+	MaxExtractElements = 15000
 )
 
 // tooLargeToExtract reports whether doc has more than MaxExtractElements
-// elements, or paragraphs whose count times the bytes of their text is
-// over MaxExtractWork.
+// elements, text whose bytes times its depth sum past
+// MaxExtractNestedText, or paragraphs whose count times the bytes of their
+// text is over MaxExtractWork.
 func tooLargeToExtract(doc *html.Node) bool {
 	type item struct {
-		n   *html.Node
-		inP bool
+		n     *html.Node
+		depth int64
+		inP   bool
 	}
-	var elements, paragraphs, text int64
-	stack := []item{{doc, false}}
+	var elements, paragraphs, text, nested int64
+	stack := []item{{doc, 0, false}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		inP := it.inP
+		inP, depth := it.inP, it.depth
 		switch it.n.Type {
 		case html.ElementNode:
 			if elements++; elements > MaxExtractElements {
 				return true
 			}
+			depth++
 			if it.n.DataAtom == atom.P {
 				paragraphs++
 				inP = true
@@ -370,9 +378,12 @@ func tooLargeToExtract(doc *html.Node) bool {
 			if inP {
 				text += int64(len(it.n.Data))
 			}
+			if nested += int64(len(it.n.Data)) * depth; nested > MaxExtractNestedText {
+				return true
+			}
 		}
 		for c := it.n.FirstChild; c != nil; c = c.NextSibling {
-			stack = append(stack, item{c, inP})
+			stack = append(stack, item{c, depth, inP})
 		}
 	}
 	return paragraphs*text > MaxExtractWork

@@ -423,3 +423,19 @@ func TestFetch_PageWithTooManyParagraphsIsReadWhole(t *testing.T) {
 	assert.Equal(t, "Portwick news", deref(out.Title))
 	assert.Equal(t, "en", deref(out.Lang))
 }
+
+// A page of deeply nested elements (14,000 elements 500 deep, 4.2 MB:
+// fewer than MaxExtractElements, but the extractor's readability fallback
+// reads the text under each element again, and ran past web.fetch's 30 s
+// while using a core after the call had failed) is read whole.
+func TestFetch_DeeplyNestedPageIsReadWhole(t *testing.T) {
+	nest := strings.Repeat("<div>"+strings.Repeat("x", 299)+" ", 500) + strings.Repeat("</div>", 500)
+	page := "<html><head><title>Nested</title></head><body><p>The volunteers in Portwick rebuilt the pier.</p>" +
+		strings.Repeat(nest, 28) + "</body></html>"
+	srv := httptest.NewServer(static("text/html; charset=utf-8", page))
+	t.Cleanup(srv.Close)
+	reg := newWeb(t, web.Config{})
+	out := fetchOut(t, invoke(t, reg, "web.fetch", map[string]any{"url": srv.URL + "/"}))
+	assert.True(t, strings.HasPrefix(out.CleanText, "The volunteers in Portwick rebuilt the pier.\n"))
+	assert.Equal(t, "Nested", deref(out.Title))
+}

@@ -48,9 +48,9 @@ func TestPageText_ElementsBuiltByName(t *testing.T) {
 }
 
 // A page is given to the article extractor only while its paragraphs
-// times their text stay within MaxExtractWork and its elements within
-// MaxExtractElements: past either the extractor's work grows with the
-// square of the page.
+// times their text stay within MaxExtractWork, its text times its depth
+// within MaxExtractNestedText and its elements within MaxExtractElements:
+// past these the extractor's work grows faster than the page.
 func TestTooLargeToExtract_BoundsParagraphWorkAndElements(t *testing.T) {
 	parse := func(s string) *html.Node {
 		doc, err := html.Parse(strings.NewReader(s))
@@ -65,6 +65,12 @@ func TestTooLargeToExtract_BoundsParagraphWorkAndElements(t *testing.T) {
 	assert.False(t, tooLargeToExtract(parse(strings.Repeat("<p>"+strings.Repeat("x", 128)+"</p>", 4000))), "4000 × 512000 = 2.05 × 10^9")
 	assert.True(t, tooLargeToExtract(parse(strings.Repeat("<p><b>"+strings.Repeat("x", 128)+"</b></p>", 5000))), "text inside a paragraph's children counts")
 	assert.False(t, tooLargeToExtract(parse(strings.Repeat("<div>"+strings.Repeat("x", 128)+"</div>", 5000))), "text outside paragraphs does not")
+	// 500 nested elements, 100 bytes of text in each: the text of one
+	// such nest times its depth is about 1.25 × 10^7, of four 5 × 10^7.
+	nest := strings.Repeat("<div>"+strings.Repeat("x", 99)+" ", 500) + strings.Repeat("</div>", 500)
+	assert.False(t, tooLargeToExtract(parse(nest)), "one deep nest")
+	assert.True(t, tooLargeToExtract(parse(strings.Repeat(nest, 4))), "four: past MaxExtractNestedText")
+	assert.False(t, tooLargeToExtract(parse("<div>"+strings.Repeat("x", 4<<20)+"</div>")), "4 MiB of text three elements deep")
 	assert.False(t, tooLargeToExtract(page("<span>x</span>", MaxExtractElements-3)), "at the element limit")
 	assert.True(t, tooLargeToExtract(page("<span>x</span>", MaxExtractElements-2)), "one element past it")
 }

@@ -25,12 +25,15 @@
 // short pages runs the title into the text): its body, without scripts,
 // styles, navigation, forms, asides and footer. So is a page too large for
 // the extractor (its title from <title>; no byline or date): more than
-// MaxExtractElements elements, or paragraphs whose number times the bytes
-// of their text passes MaxExtractWork (2^31; a 500 KB article of 3,000
-// paragraphs is 1.5 × 10^9 and is extracted). The extractor's work grows
-// with that product — a 1 MiB page of short paragraphs cost it seconds of
-// CPU, 2 MiB over a minute — and a call that runs out of time cannot stop
-// it. Other text — text/* (plain,
+// MaxExtractElements elements, text whose bytes times its depth (the
+// elements around it) sum past MaxExtractNestedText, or paragraphs whose
+// number times the bytes of their text passes MaxExtractWork (2^31; a
+// 500 KB article of 3,000 paragraphs is 1.5 × 10^9 and is extracted). The
+// extractor's work grows faster than the page — a 1 MiB page of short
+// paragraphs cost it seconds of CPU, 2 MiB over a minute, 1.3 MB of
+// 500-deep nested elements 15 s — and a call that runs out of time cannot
+// stop it. Within these bounds a hostile page still costs the extractor
+// up to a few seconds of CPU. Other text — text/* (plain,
 // Markdown, CSV), JSON and XML of any kind (application/json,
 // application/ld+json, application/rss+xml, …) — is returned as it is,
 // trimmed; other content types (PDF, images, …) are parse_failed.
