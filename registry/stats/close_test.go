@@ -65,14 +65,22 @@ func TestRecorder_CloseInterruptsAReconfigureUnderWay(t *testing.T) {
 	require.NoError(t, err)
 	reg := newRegistry(t, rec)
 	call(t, reg, "demo_search", "q")
+	next := &memSink{}
 	done := make(chan error, 1)
-	go func() { done <- rec.Reconfigure(context.Background(), o) }()
+	go func() {
+		n := o
+		n.Sink = next
+		done <- rec.Reconfigure(context.Background(), n)
+	}()
 	<-sink.entered
 	testwait.Returns(t, "Close with a Reconfigure under way", func() { require.NoError(t, rec.Close(context.Background())) })
-	<-done
+	assert.ErrorIs(t, <-done, ErrClosed, "the interrupted Reconfigure says so, and did not take effect")
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
-	assert.Len(t, sink.recs, 1)
+	assert.Len(t, sink.recs, 1, "Close wrote the record with the configuration it closed with")
+	next.mu.Lock()
+	defer next.mu.Unlock()
+	assert.Empty(t, next.recs, "nothing went to the sink of the interrupted Reconfigure")
 }
 
 // A Sink that ignores its context holds a flush for as long as it likes:

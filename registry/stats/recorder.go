@@ -151,6 +151,8 @@ func prepare(cfg *config) error {
 // recorded under the new ones. Invalid options, or a directory that cannot
 // be created, leave the previous options in force and return the error.
 // Records buffered while a reconfiguration disables recording are dropped.
+// Close interrupting it makes it return ErrClosed with the new options
+// never in force: Close writes what is buffered under the previous ones.
 func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 	if r.unusable() {
 		return ErrClosed
@@ -172,6 +174,11 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 		return ErrClosed
 	}
 	if err := r.flushLocked(ctx, r.cfg.Load()); err != nil {
+		if errors.Is(context.Cause(ctx), ErrClosed) {
+			// Close interrupted it: the Recorder is closing with its
+			// configuration, which writes the records still buffered.
+			return fmt.Errorf("stats: reconfigure: %w", closedDuring(ctx, err))
+		}
 		// Kept buffered: they go to the new directory.
 		r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records before reconfiguring failed: "+err.Error())
 	}
