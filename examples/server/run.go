@@ -545,10 +545,11 @@ func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.C
 // serveHTTP serves hs on addr until ctx is done, then shuts down
 // gracefully: no new connections, and the requests running (tool calls
 // over MCP and REST) get shutdownGrace to finish and send their answers;
-// those still running then are stopped (their contexts cancelled with the
-// cause httpapi.ErrServerStopping: REST answers 503, the server is
-// shutting down) and have stopAnswerGrace to answer before the
-// connections close; event streams (GET with Accept:
+// REST calls still running then are stopped (their contexts cancelled
+// with the cause httpapi.ErrServerStopping: 503, the server is shutting
+// down) and have stopAnswerGrace to answer before the connections close
+// (an MCP call runs on its session's context, not its request's: its
+// client sees the connection end, as before); event streams (GET with Accept:
 // text/event-stream, an MCP session's stream for notifications), which
 // never finish by themselves, end once the other requests have (a client
 // whose stream ends takes its session for lost and fails its calls).
