@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -302,8 +303,9 @@ type Notify struct {
 	MaxFileBytes int64
 }
 
-// mostNotifyFileBytes is the largest notify.max_file_bytes: 1 TiB.
-const mostNotifyFileBytes = 1 << 40
+// mostNotifyFileBytes is the largest notify.max_file_bytes: 1 TiB (the
+// largest int on a 32-bit platform).
+const mostNotifyFileBytes = min(1<<40, math.MaxInt)
 
 // Topic routes notifications whose topic matches Pattern to File.
 type Topic struct {
