@@ -49,13 +49,19 @@
 // oauth_version)
 // must hold a placeholder too
 // ("Bearer ${TOKEN}"), in [HTTPRequest]'s Headers and Query and in the
-// URL template's query, and the text outside its placeholders may only
-// be a scheme word (Bearer, Basic, Token, Digest, ApiKey… in any case)
-// and the separators space, tab, ':', ',', ';' and '=' — in a Cookie
-// header also cookie names (letters, '_', '-', '.') before '=': "Bearer
-// ${TOKEN}", "Basic ${B64}", "token ${T}", "${USER}:${PASS}" and
-// "sid=${SID}" pass, while a literal credential written beside a
-// placeholder ("Bearer sk-live-abc ${X}") is refused like one written
+// URL template's query and fragment (pairs joined by '&' or ';'), and
+// every word of the text outside its placeholders (words being separated
+// by space, tab, ':', ',', ';', '=', '&' and '"') must be a scheme word
+// (Bearer, Basic, Token, Digest, ApiKey, AWS4-HMAC-SHA256, MD5… in any
+// case), the value's first word followed by a space and made of letters,
+// '-' and '_' (a scheme of its own: "Bot ${T}", "DeepL-Auth-Key ${K}"), a
+// parameter's or cookie's name before '=' (letters, '_', '-', '.'), or a
+// short plain value after '=' (up to 16 letters, '-', '.', '_', or a
+// version such as 1.0): "Bearer ${TOKEN}", "${USER}:${PASS}",
+// "sid=${SID}", "AWS4-HMAC-SHA256 Credential=${AK}, SignedHeaders=host,
+// Signature=${SIG}" pass, while any other word beside a placeholder
+// ("Bearer sk-live-abc ${X}", "sid=${SID}; other=abc123") is refused like
+// a literal written
 // alone. That rule ([ToolSpec.CheckCredentials]) applies
 // when a tool is written — [DecodeToolSpec], [CheckToolPut] and
 // [CheckImport], so every store and the REST API — and not when one is

@@ -839,7 +839,7 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		return
 	}
 	rq := child(child(path, "httpImpl"), "request")
-	const literal = `expected "${NAME}" placeholders naming secrets of the host, with only a scheme word (Bearer, Basic, Token…) and separators (space : , ; =) beside them, in a %s that carries a credential (%s); other literal text may be a credential, which would be stored and served in clear (value not shown)`
+	const literal = `expected "${NAME}" placeholders naming secrets of the host, with beside them only a scheme (Bearer, Basic, Bot… first), parameter names (name=), short plain words after "=" and separators (space : , ; = & "), in a %s that carries a credential (%s); other literal text may be a credential, which would be stored and served in clear (value not shown)`
 	for _, m := range []struct {
 		field, what, example string
 		values               map[string]string
@@ -859,14 +859,16 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		}
 	}
 	u := s.HTTPImpl.Request.URLTemplate
+	var params string
 	if i := strings.IndexByte(u, '#'); i >= 0 {
+		params = u[i+1:] // a fragment of name=value pairs is read as a query is
 		u = u[:i]
 	}
-	_, query, ok := strings.Cut(u, "?")
-	if !ok {
-		return
+	if _, query, ok := strings.Cut(u, "?"); ok {
+		params = query + "&" + params
 	}
-	for kv := range strings.SplitSeq(query, "&") {
+	// Pairs are split at ';' too, as some servers do: "x=1;api_key=…".
+	for kv := range strings.FieldsFuncSeq(params, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(kv, "=")
 		if name, err := url.QueryUnescape(k); err == nil {
 			k = name
@@ -887,7 +889,10 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 // tool is written (ToolSpec.CheckCredentials).
 var schemeWords = []string{"Basic", "Bearer", "Digest", "DPoP", "GNAP", "HOBA", "Mutual", "Negotiate", "NTLM",
 	"OAuth", "PrivateToken", "SCRAM-SHA-1", "SCRAM-SHA-256", "vapid", "Token", "ApiKey", "Api-Key", "Key", "JWT",
-	"MAC", "HMAC", "HMAC-SHA256", "AWS4-HMAC-SHA256", "SharedKey", "SSO-Key", "Splunk"}
+	"MAC", "HMAC", "HMAC-SHA256", "AWS4-HMAC-SHA256", "SharedKey", "SSO-Key", "Splunk",
+	// Algorithms named in Digest and OAuth 1.0 parameters.
+	"MD5", "MD5-sess", "SHA-256", "SHA-256-sess", "SHA-512-256", "SHA-512-256-sess", "HMAC-SHA1", "RSA-SHA1",
+	"RSA-SHA256", "PLAINTEXT"}
 
 // credentialSchemes is schemeWords in lower case, for lookups.
 var credentialSchemes = func() map[string]bool {
@@ -900,11 +905,23 @@ var credentialSchemes = func() map[string]bool {
 
 // credentialValueOK reports whether v, the value of a header or query
 // parameter carrying a credential, keeps the credential out of its text:
-// it holds a well-formed "${NAME}" placeholder, and the text outside its
-// placeholders is made only of scheme words (schemeWords) and the
-// separators space, tab, ':', ',', ';' and '=' — in a cookie (cookie
-// true), also of cookie names before '='.
+// it holds a well-formed "${NAME}" placeholder, and every word of the text
+// outside its placeholders (words being separated by space, tab, ':', ',',
+// ';', '=', '&' and '"') is one of
+//
+//   - a scheme word (schemeWords), anywhere;
+//   - the value's first word, when a space follows it: an authentication
+//     scheme of its own ("Bot ${T}", "DeepL-Auth-Key ${K}"), made of
+//     letters, '-' and '_' (no digits);
+//   - a parameter's or a cookie's name, followed by '=' (nameWord);
+//   - a short plain value after '=' (plainValue: "SignedHeaders=host",
+//     "lang=en", "1.0").
+//
+// A word with digits and letters mixed elsewhere (abc123, s3ss10n,
+// dXNlcjpw…) is what a literal credential looks like, and is refused.
+// cookie is kept for the callers: every header now allows cookie names.
 func credentialValueOK(v string, cookie bool) bool {
+	_ = cookie
 	if !hasPlaceholder(v) {
 		return false
 	}
@@ -922,11 +939,20 @@ func credentialValueOK(v string, cookie bool) bool {
 			continue
 		}
 		lit.WriteString(rest[:i])
-		lit.WriteByte(' ') // a placeholder separates the text around it
+		lit.WriteByte(0) // a placeholder separates the text around it
 		rest = rest[i+j+1:]
 	}
 	text := lit.String()
-	isSep := func(c byte) bool { return strings.IndexByte(" \t:,;=", c) >= 0 }
+	isSep := func(c byte) bool { return c == 0 || strings.IndexByte(" \t:,;=&\"", c) >= 0 }
+	// around is the separator next to a word, quotes skipped (realm="x").
+	around := func(i, step int) byte {
+		for ; i >= 0 && i < len(text); i += step {
+			if text[i] != '"' {
+				return text[i]
+			}
+		}
+		return 1 // the text's end
+	}
 	for i := 0; i < len(text); {
 		if isSep(text[i]) {
 			i++
@@ -937,13 +963,55 @@ func credentialValueOK(v string, cookie bool) bool {
 			j++
 		}
 		word := text[i:j]
-		nameOfCookie := cookie && j < len(text) && text[j] == '=' && cookieName(word)
-		if !credentialSchemes[strings.ToLower(word)] && !nameOfCookie {
+		ok := credentialSchemes[strings.ToLower(word)] ||
+			i == 0 && j < len(text) && text[j] == ' ' && schemeOfItsOwn(word) ||
+			around(j, 1) == '=' && nameWord(word) ||
+			around(i-1, -1) == '=' && plainValue(word)
+		if !ok {
 			return false
 		}
 		i = j
 	}
 	return true
+}
+
+// schemeOfItsOwn reports whether w may be an authentication scheme that
+// schemeWords does not list: 1 to 32 letters, '-' and '_'.
+func schemeOfItsOwn(w string) bool {
+	if w == "" || len(w) > 32 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// nameWord reports whether w may be a parameter's or a cookie's name
+// before '=': cookieName's rule.
+func nameWord(w string) bool { return cookieName(w) }
+
+// plainValue reports whether w, after '=', is a short plain value rather
+// than a credential: 1 to 16 letters, '-', '.' and '_', or a version
+// of digits and dots of at most 5 characters ("1.0").
+func plainValue(w string) bool {
+	if w == "" || len(w) > 16 {
+		return false
+	}
+	letters, version := true, len(w) <= 5
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("-._", c) >= 0) {
+			letters = false
+		}
+		if !(c >= '0' && c <= '9' || c == '.') {
+			version = false
+		}
+	}
+	return letters || version
 }
 
 // cookieName reports whether w may be a cookie's name beside a
