@@ -214,12 +214,18 @@ func (d *decoder) notingURL(dst *[]string, fn func() string) {
 // does not parse.
 func addURLSecrets(dst *[]string, raw string, vals []string) {
 	u, err := url.Parse(raw)
-	authority := ""
+	authority, rest := "", raw
 	if err == nil && raw != "" {
 		authority = u.Scheme + "://" + u.Host
+		if r, ok := strings.CutPrefix(raw, authority); ok {
+			rest = r // path, query and fragment
+		}
 	}
 	for _, v := range vals {
-		if !slices.Contains(*dst, v) && (authority == "" || !strings.Contains(authority, v)) {
+		// A value also found past the authority is a secret there (a
+		// token that happens to spell part of the host or port).
+		inAuthorityOnly := authority != "" && strings.Contains(authority, v) && !strings.Contains(rest, v)
+		if !slices.Contains(*dst, v) && !inAuthorityOnly {
 			*dst = append(*dst, v)
 		}
 	}

@@ -139,7 +139,7 @@ func overCap(n, maxValue, left int, name string) string {
 	case n > maxValue:
 		setting := "hostconfig.MaxExpandedValueBytes"
 		if maxValue != MaxExpandedValueBytes {
-			setting = "hostconfig.LoadOptions.MaxExpandedValueBytes"
+			setting = "the MaxExpandedValueBytes of hostconfig.LoadOptions or hostconfig.Expander"
 		}
 		return fmt.Sprintf("${%s} makes the value longer than %d bytes; expected a value of at most %d bytes once its variables are expanded (%s)",
 			name, maxValue, maxValue, setting)
@@ -277,7 +277,10 @@ func (e *Expander) Server(s Server) (Server, error) {
 		lookup = os.LookupEnv
 	}
 	maxValue := e.MaxExpandedValueBytes
-	if maxValue <= 0 {
+	switch {
+	case maxValue < 0:
+		return Server{}, fmt.Errorf("%w: Expander.MaxExpandedValueBytes is %d; expected zero (the default, %d bytes) or a positive size", ErrInvalid, maxValue, MaxExpandedValueBytes)
+	case maxValue == 0:
 		maxValue = MaxExpandedValueBytes
 	}
 	var probs []error
@@ -350,6 +353,31 @@ func checkServerShape(goos string, s Server) []error {
 	var probs []error
 	bad := func(key, format string, a ...any) {
 		probs = append(probs, &Problem{Key: key, Message: fmt.Sprintf(format, a...)})
+	}
+	if !serverNameRE.MatchString(s.Name) {
+		bad("name", "expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got %s", quote(s.Name))
+	}
+	var envNames []string
+	for _, en := range slices.Sorted(maps.Keys(s.Env)) {
+		key := "env." + en
+		if !validEnvName(en) {
+			bad("env", "expected variable names matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+			continue
+		}
+		if k := slices.IndexFunc(envNames, func(o string) bool { return sameEnvName(goos, o, en) }); k >= 0 {
+			bad(key, "%s is set twice%s; expected each variable once", en, caseNote(en, envNames[k]))
+			continue
+		}
+		envNames = append(envNames, en)
+	}
+	for _, hn := range slices.Sorted(maps.Keys(s.Headers)) {
+		if !headerNameRE.MatchString(hn) {
+			bad("headers", "expected HTTP header names (RFC 9110 tokens), got %s", quote(hn))
+			continue
+		}
+		if strings.ContainsAny(s.Headers[hn], "\r\n\x00") {
+			bad("headers."+hn, "expected a value without CR, LF or NUL (value not shown)")
+		}
 	}
 	hasCmd, hasURL := s.Command != nil, s.URL != ""
 	switch {

@@ -156,3 +156,35 @@ func entryMap(s hostconfig.Server) map[string]any {
 	}
 	return m
 }
+
+// A ${VAR} value in a server URL's path or query is a secret even when it
+// happens to spell part of the host or port.
+func TestExpander_URLSecretAlsoInTheAuthorityIsStillASecret(t *testing.T) {
+	vars := map[string]string{"TOK": "example", "KEY": "8443"}
+	x, err := (&hostconfig.Expander{LookupEnv: env(vars)}).Server(hostconfig.Server{Name: "web", URL: "https://mcp.example.test:8443/mcp/${TOK}?pin=${KEY}"})
+	require.NoError(t, err)
+	assertSecrets(t, []string{"example", "8443"}, x.Secrets, "found past the authority: secrets")
+}
+
+// The rest of a server entry's shape is checked too — its name, env
+// names, header names and values — naming the field, and a negative
+// Expander.MaxExpandedValueBytes is refused rather than read as the
+// default.
+func TestExpander_NameEnvAndHeadersCheckedAndNegativeCapRefused(t *testing.T) {
+	e := &hostconfig.Expander{LookupEnv: env(nil)}
+	for s, want := range map[*hostconfig.Server]string{
+		{Name: "bad name!", URL: "http://127.0.0.1:1/mcp"}:                                        `name: expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got "bad name!"`,
+		{Name: "x", Command: []string{"a"}, Env: map[string]string{"1X": "v"}}:                    `env: expected variable names matching [A-Za-z_][A-Za-z0-9_]*, got "1X"`,
+		{Name: "x", Command: []string{"a"}, Env: map[string]string{"A=B": "v"}}:                   `env: expected variable names matching [A-Za-z_][A-Za-z0-9_]*, got "A=B"`,
+		{Name: "x", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"Bad Header": "v"}}: `headers: expected HTTP header names (RFC 9110 tokens), got "Bad Header"`,
+		{Name: "x", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-A": "v\nw"}}:     `headers.X-A: expected a value without CR, LF or NUL (value not shown)`,
+	} {
+		_, err := e.Server(*s)
+		require.Error(t, err, want)
+		assert.ErrorIs(t, err, hostconfig.ErrInvalid)
+		assert.Contains(t, err.Error(), want)
+	}
+	_, err := (&hostconfig.Expander{MaxExpandedValueBytes: -5}).Server(hostconfig.Server{Name: "x", URL: "http://127.0.0.1:1/mcp"})
+	require.ErrorIs(t, err, hostconfig.ErrInvalid)
+	assert.Contains(t, err.Error(), "Expander.MaxExpandedValueBytes is -5")
+}

@@ -1367,7 +1367,7 @@ func TestLoad_ExpandedValueCapIsALoadOption(t *testing.T) {
 		problemTexts(t, dir, err), "zero keeps the default, whatever MaxFileBytes is")
 
 	_, err = hostconfig.Load(path, hostconfig.LoadOptions{LookupEnv: lookup, MaxExpandedValueBytes: 1000})
-	assert.Equal(t, []string{"c.yaml:1: instructions.x: ${C} makes the value longer than 1000 bytes; expected a value of at most 1000 bytes once its variables are expanded (hostconfig.LoadOptions.MaxExpandedValueBytes)"},
+	assert.Equal(t, []string{"c.yaml:1: instructions.x: ${C} makes the value longer than 1000 bytes; expected a value of at most 1000 bytes once its variables are expanded (the MaxExpandedValueBytes of hostconfig.LoadOptions or hostconfig.Expander)"},
 		problemTexts(t, dir, err))
 }
 
