@@ -258,8 +258,9 @@ type Expander struct {
 // is), as Load sets Server.Secrets. Dir is expanded only: a relative
 // directory stays relative to the working directory.
 //
-// The entry's shape is checked as Load checks a servers: entry's: exactly
-// one of Command (a non-empty list) and URL; Env, Dir and InheritEnv only
+// The entry's shape is checked as Load checks a servers: entry's: its
+// Name, Env's names and Headers' names and values (no CR, LF or NUL);
+// exactly one of Command (a non-empty list) and URL; Env, Dir and InheritEnv only
 // with Command, Headers only with URL; InheritEnv's names valid, each
 // once, none holding a credential by its name (CredentialEnvName) and
 // none also in Env (names compared without case on Windows).
