@@ -60,7 +60,7 @@ func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string],
 				return sp.end(result.Result[string]{}, err)
 			}
 			if full, ok := errors.AsType[*fileFullError](err); ok {
-				return sp.end(result.Failuref[string](ErrTypeWrite, "Error: topic %s: %s is full: it holds %d bytes and this message (%d bytes) would take it past its cap of %d bytes; nothing was written. Rotate or empty the file, or raise the cap (notify.max_file_bytes in the host configuration)",
+				return sp.end(result.Failuref[string](ErrTypeWrite, "Error: topic %s: %s has no room for this message: it holds %d bytes and this message (%d bytes) would take it past its cap of %d bytes; nothing was written. Rotate or empty the file, or raise the cap (notify.max_file_bytes in the host configuration)",
 					echoN(a.Topic, MaxPatternLen), filepath.Base(t.File), full.size, full.add, full.limit), nil, slog.String("file", t.File), slog.Bool("full", true))
 			}
 			return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v", t.File, errors.Unwrap(err)), nil, slog.String("file", t.File))

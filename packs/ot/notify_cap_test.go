@@ -49,7 +49,7 @@ func TestNotify_FileCapRefusesAMessagePastIt(t *testing.T) {
 	res := f.call(t, "ot.notify", `{"topic":"notes","message":"abcdefghij"}`)
 	require.False(t, res.Success)
 	assert.Equal(t, ot.ErrTypeWrite, res.ErrorType)
-	for _, want := range []string{"topic notes", "notes.yaml is full", strconv.FormatInt(limit, 10) + " bytes", "max_file_bytes", "nothing was written"} {
+	for _, want := range []string{"topic notes", "notes.yaml has no room for this message", strconv.FormatInt(limit, 10) + " bytes", "max_file_bytes", "nothing was written"} {
 		assert.Contains(t, res.Error, want)
 	}
 	assert.NotContains(t, res.Error, dir, "the host's directories are not shown")
@@ -135,7 +135,7 @@ func TestNotify_FileCapHeldUnderConcurrentWriters(t *testing.T) {
 				}
 				if res.Success {
 					ok.Add(1)
-				} else if assert.Contains(t, res.Error, "is full") {
+				} else if assert.Contains(t, res.Error, "has no room") {
 					full.Add(1)
 				}
 			}
