@@ -159,7 +159,7 @@ func TestRun_ProxyFileErrors(t *testing.T) {
 		"unset variable": {write("env.json", `[{"name":"x","url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"Bearer ${TP_TEST_UNSET_VAR_93}"}}]`),
 			"environment variable TP_TEST_UNSET_VAR_93 is not set"},
 		"invalid config": {write("both.json", `[{"name":"x","command":["x"],"url":"http://127.0.0.1:1/mcp","headers":{"Authorization":"Bearer ${`+proxyTokenEnv+`}"}}]`),
-			"flag -proxy: mcpproxy: server \"x\""},
+			`flag -proxy: servers[0] "x": url: expected exactly one of command and url, got both`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
