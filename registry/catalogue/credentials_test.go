@@ -169,6 +169,14 @@ func TestCheckCredentials_LiteralBesidePlaceholderRefused(t *testing.T) {
 		{"Cookie", "sid=${SID}; other=abc123"},
 		{"Cookie", "s3ss10n=${SID}"},
 		{"Authorization", "Bearer ${unclosed"},
+		// Letters alone, or base64 padded with '=', beside a placeholder.
+		{"Authorization", "sk-live-abcdef ${X}"},
+		{"Authorization", "sk_live_abcdefghijklmnopqrstuvwx ${X}"},
+		{"Authorization", "dXNlcjpwYXNz ${X}"},
+		{"Authorization", "Basic dXNlcjpwYXM= ${X}"},
+		{"Authorization", "${X}, dXNlcjpwYXM="},
+		{"Authorization", "Bearer ${X}, password=hunter"},
+		{"X-API-Key", "${K}&api_key=abcdefghijklmnop"},
 	}
 	for _, c := range refused {
 		err := withRequest(map[string]string{c.name: c.value}, nil, "").CheckCredentials()
@@ -177,7 +185,7 @@ func TestCheckCredentials_LiteralBesidePlaceholderRefused(t *testing.T) {
 		require.True(t, errors.As(err, &ve))
 		assert.Equal(t, []string{`httpImpl.request.headers["` + c.name + `"]`}, fieldsOf(ve), c.value)
 		assert.Contains(t, err.Error(), "(value not shown)")
-		for _, part := range []string{"sk-live-abc", "dXNlcjpwYXNz", "a1b2c3d4e5", "deadbeef00", "abc123", "s3ss10n"} {
+		for _, part := range []string{"sk-live-abc", "dXNlcjpwYXNz", "a1b2c3d4e5", "deadbeef00", "abc123", "s3ss10n", "dXNlcjpwYXM", "hunter", "abcdefghijklmnop", "abcdefghijklmnopqrstuvwx"} {
 			assert.NotContains(t, err.Error(), part)
 		}
 	}

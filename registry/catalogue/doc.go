@@ -52,15 +52,17 @@
 // URL template's query and fragment (pairs joined by '&' or ';'), and
 // every word of the text outside its placeholders (words being separated
 // by space, tab, ':', ',', ';', '=', '&' and '"') must be a scheme word
-// (Bearer, Basic, Token, Digest, ApiKey, AWS4-HMAC-SHA256, MD5… in any
-// case), the value's first word followed by a space and made of letters,
-// '-' and '_' (a scheme of its own: "Bot ${T}", "DeepL-Auth-Key ${K}"), a
-// parameter's or cookie's name before '=' (letters, '_', '-', '.'), or a
-// short plain value after '=' (up to 16 letters, '-', '.', '_', or a
-// version such as 1.0): "Bearer ${TOKEN}", "${USER}:${PASS}",
+// (Bearer, Basic, Token, Digest, ApiKey, AWS4-HMAC-SHA256, vendors' Bot,
+// SSWS, DeepL-Auth-Key…, algorithms such as MD5, in any case; a scheme the
+// list lacks goes inside the secret: "${DISCORD_AUTH}"), a parameter's or
+// cookie's name before '=' and a value (letters, '_', '-', '.'), or a short
+// plain value after '=' (up to 16 letters, '-', '.', '_', or a version such
+// as 1.0) of a parameter whose name does not say it carries a credential
+// (not password=, secret=): "Bearer ${TOKEN}", "${USER}:${PASS}",
 // "sid=${SID}", "AWS4-HMAC-SHA256 Credential=${AK}, SignedHeaders=host,
 // Signature=${SIG}" pass, while any other word beside a placeholder
-// ("Bearer sk-live-abc ${X}", "sid=${SID}; other=abc123") is refused like
+// ("Bearer sk-live-abc ${X}", "dXNlcjpwYXM= ${X}", "sid=${SID};
+// other=abc123") is refused like
 // a literal written
 // alone. That rule ([ToolSpec.CheckCredentials]) applies
 // when a tool is written — [DecodeToolSpec], [CheckToolPut] and

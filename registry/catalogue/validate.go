@@ -839,7 +839,7 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		return
 	}
 	rq := child(child(path, "httpImpl"), "request")
-	const literal = `expected "${NAME}" placeholders naming secrets of the host, with beside them only a scheme (Bearer, Basic, Bot… first), parameter names (name=), short plain words after "=" and separators (space : , ; = & "), in a %s that carries a credential (%s); other literal text may be a credential, which would be stored and served in clear (value not shown)`
+	const literal = `expected "${NAME}" placeholders naming secrets of the host, with beside them only scheme words (Bearer, Basic, Bot…), parameter names (name=), short plain words after "=" and separators (space : , ; = & "), in a %s that carries a credential (%s); other literal text may be a credential, which would be stored and served in clear (value not shown)`
 	for _, m := range []struct {
 		field, what, example string
 		values               map[string]string
@@ -890,6 +890,9 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 var schemeWords = []string{"Basic", "Bearer", "Digest", "DPoP", "GNAP", "HOBA", "Mutual", "Negotiate", "NTLM",
 	"OAuth", "PrivateToken", "SCRAM-SHA-1", "SCRAM-SHA-256", "vapid", "Token", "ApiKey", "Api-Key", "Key", "JWT",
 	"MAC", "HMAC", "HMAC-SHA256", "AWS4-HMAC-SHA256", "SharedKey", "SSO-Key", "Splunk",
+	// Vendors' own schemes.
+	"Bot", "SSWS", "DeepL-Auth-Key", "Klaviyo-API-Key", "GenieKey", "Api-Token", "Client-ID", "SharedAccessSignature",
+	"Zoho-oauthtoken", "Shopify", "Sentry", "Hawk",
 	// Algorithms named in Digest and OAuth 1.0 parameters.
 	"MD5", "MD5-sess", "SHA-256", "SHA-256-sess", "SHA-512-256", "SHA-512-256-sess", "HMAC-SHA1", "RSA-SHA1",
 	"RSA-SHA256", "PLAINTEXT"}
@@ -909,17 +912,18 @@ var credentialSchemes = func() map[string]bool {
 // outside its placeholders (words being separated by space, tab, ':', ',',
 // ';', '=', '&' and '"') is one of
 //
-//   - a scheme word (schemeWords), anywhere;
-//   - the value's first word, when a space follows it: an authentication
-//     scheme of its own ("Bot ${T}", "DeepL-Auth-Key ${K}"), made of
-//     letters, '-' and '_' (no digits);
-//   - a parameter's or a cookie's name, followed by '=' (nameWord);
+//   - a scheme word (schemeWords: the IANA schemes, vendors' own such as
+//     Bot, SSWS, DeepL-Auth-Key, and algorithm names);
+//   - a parameter's or a cookie's name (nameWord), followed by '=' and
+//     then a value (a placeholder or a word: not '=' again, which is how
+//     base64 padding ends, nor the end of the text);
 //   - a short plain value after '=' (plainValue: "SignedHeaders=host",
-//     "lang=en", "1.0").
+//     "lang=en", "1.0"), unless the parameter's own name says it carries
+//     a credential (password=, session=).
 //
-// A word with digits and letters mixed elsewhere (abc123, s3ss10n,
-// dXNlcjpw…) is what a literal credential looks like, and is refused.
-// cookie is kept for the callers: every header now allows cookie names.
+// Anything else there (sk-live-abcdef, dXNlcjpw…, abc123) may be a literal
+// credential, and is refused. cookie is kept for the callers: every
+// header allows cookie names.
 func credentialValueOK(v string, cookie bool) bool {
 	_ = cookie
 	if !hasPlaceholder(v) {
@@ -944,15 +948,17 @@ func credentialValueOK(v string, cookie bool) bool {
 	}
 	text := lit.String()
 	isSep := func(c byte) bool { return c == 0 || strings.IndexByte(" \t:,;=&\"", c) >= 0 }
-	// around is the separator next to a word, quotes skipped (realm="x").
-	around := func(i, step int) byte {
+	// at is the byte at i, quotes skipped in the direction step (realm="x");
+	// 1 past either end.
+	at := func(i, step int) (byte, int) {
 		for ; i >= 0 && i < len(text); i += step {
 			if text[i] != '"' {
-				return text[i]
+				return text[i], i
 			}
 		}
-		return 1 // the text's end
+		return 1, i
 	}
+	name := "" // the name before the last '=' seen
 	for i := 0; i < len(text); {
 		if isSep(text[i]) {
 			i++
@@ -963,29 +969,23 @@ func credentialValueOK(v string, cookie bool) bool {
 			j++
 		}
 		word := text[i:j]
+		next, k := at(j, 1)
+		prev, _ := at(i-1, -1)
+		var valueFollows bool
+		if next == '=' {
+			after, _ := at(k+1, 1)
+			valueFollows = after == 0 || after != 1 && !isSep(after)
+		}
 		ok := credentialSchemes[strings.ToLower(word)] ||
-			i == 0 && j < len(text) && text[j] == ' ' && schemeOfItsOwn(word) ||
-			around(j, 1) == '=' && nameWord(word) ||
-			around(i-1, -1) == '=' && plainValue(word)
+			next == '=' && valueFollows && nameWord(word) ||
+			prev == '=' && plainValue(word) && !CredentialName(name)
 		if !ok {
 			return false
 		}
-		i = j
-	}
-	return true
-}
-
-// schemeOfItsOwn reports whether w may be an authentication scheme that
-// schemeWords does not list: 1 to 32 letters, '-' and '_'.
-func schemeOfItsOwn(w string) bool {
-	if w == "" || len(w) > 32 {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-') {
-			return false
+		if next == '=' {
+			name = word
 		}
+		i = j
 	}
 	return true
 }
