@@ -297,14 +297,14 @@ type Notify struct {
 	// receives its messages.
 	Topics []Topic
 	// MaxFileBytes caps each topic's file (max_file_bytes, 1 byte to
-	// 1 TiB): a message that would take a file past it is refused and
+	// 1 TiB, 2 GiB on 32-bit platforms): a message that would take a file past it is refused and
 	// nothing is written. 0 (the key absent) means the ot pack's default,
 	// 64 MiB.
 	MaxFileBytes int64
 }
 
-// mostNotifyFileBytes is the largest notify.max_file_bytes: 1 TiB (the
-// largest int on a 32-bit platform).
+// mostNotifyFileBytes is the largest notify.max_file_bytes: 1 TiB, or the
+// largest int on a 32-bit platform (2 GiB).
 const mostNotifyFileBytes = min(1<<40, math.MaxInt)
 
 // Topic routes notifications whose topic matches Pattern to File.

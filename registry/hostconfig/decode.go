@@ -215,10 +215,14 @@ func (d *decoder) notingURL(dst *[]string, fn func() string) {
 func addURLSecrets(dst *[]string, raw string, vals []string) {
 	u, err := url.Parse(raw)
 	authority, rest := "", raw
-	if err == nil && raw != "" {
-		authority = u.Scheme + "://" + u.Host
-		if r, ok := strings.CutPrefix(raw, authority); ok {
-			rest = r // path, query and fragment
+	if err == nil && raw != "" && u.Host != "" {
+		// The URL as written up to its host and port (a scheme may be
+		// written in capitals; url.Parse lowers it): what follows is the
+		// path, query and fragment.
+		from := strings.Index(raw, "://") + 3 // absent: 2, past a scheme-relative "//"
+		if i := strings.Index(raw[from:], u.Host); i >= 0 {
+			end := from + i + len(u.Host)
+			authority, rest = raw[:end], raw[end:]
 		}
 	}
 	for _, v := range vals {

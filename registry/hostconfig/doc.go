@@ -89,7 +89,7 @@
 //     whose topic matches the glob pattern (as Python's fnmatch reads it: *
 //     and ? match any character, '/' included; [!set] negates) are
 //     appended to file; a message that would take a file past
-//     max_file_bytes (default 64 MiB, at most 1 TiB) is refused and
+//     max_file_bytes (default 64 MiB; at most 1 TiB, 2 GiB on 32-bit platforms) is refused and
 //     nothing is written.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
 //     context_per_call (2000), time_per_call_ms (3000), keep_days (0:

@@ -280,7 +280,7 @@ func (e *Expander) Server(s Server) (Server, error) {
 	maxValue := e.MaxExpandedValueBytes
 	switch {
 	case maxValue < 0:
-		return Server{}, fmt.Errorf("%w: Expander.MaxExpandedValueBytes is %d; expected zero (the default, %d bytes) or a positive size", ErrInvalid, maxValue, MaxExpandedValueBytes)
+		return Server{}, &Problem{Message: fmt.Sprintf("Expander.MaxExpandedValueBytes is %d; expected zero (the default, %d bytes) or a positive size", maxValue, MaxExpandedValueBytes)}
 	case maxValue == 0:
 		maxValue = MaxExpandedValueBytes
 	}
@@ -337,6 +337,11 @@ func (e *Expander) Server(s Server) (Server, error) {
 	}
 	out.Env = values("env", s.Env)
 	out.Headers = values("headers", s.Headers)
+	for _, hn := range slices.Sorted(maps.Keys(out.Headers)) {
+		if strings.ContainsAny(out.Headers[hn], "\r\n\x00") { // as expanded, as Load checks it
+			probs = append(probs, &Problem{Key: "headers." + hn, Message: "expected a value without CR, LF or NUL (value not shown)"})
+		}
+	}
 	if len(probs) > 0 {
 		return Server{}, errors.Join(probs...)
 	}
@@ -375,9 +380,6 @@ func checkServerShape(goos string, s Server) []error {
 		if !headerNameRE.MatchString(hn) {
 			bad("headers", "expected HTTP header names (RFC 9110 tokens), got %s", quote(hn))
 			continue
-		}
-		if strings.ContainsAny(s.Headers[hn], "\r\n\x00") {
-			bad("headers."+hn, "expected a value without CR, LF or NUL (value not shown)")
 		}
 	}
 	hasCmd, hasURL := s.Command != nil, s.URL != ""

@@ -188,3 +188,19 @@ func TestExpander_NameEnvAndHeadersCheckedAndNegativeCapRefused(t *testing.T) {
 	require.ErrorIs(t, err, hostconfig.ErrInvalid)
 	assert.Contains(t, err.Error(), "Expander.MaxExpandedValueBytes is -5")
 }
+
+// Header values are checked as expanded (a ${VAR} holding a line break is
+// refused, as Load refuses it), and a scheme written in capitals does not
+// make the host a secret.
+func TestExpander_ExpandedHeaderValueCheckedAndSchemeCase(t *testing.T) {
+	e := &hostconfig.Expander{LookupEnv: env(map[string]string{"H": "a\r\nX-Injected: 1", "HOST": "mcp-gateway.internal"})}
+	_, err := e.Server(hostconfig.Server{Name: "w", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-A": "${H}"}})
+	require.ErrorIs(t, err, hostconfig.ErrInvalid)
+	assert.Contains(t, err.Error(), "headers.X-A: expected a value without CR, LF or NUL (value not shown)")
+	assert.NotContains(t, err.Error(), "Injected")
+	x, err := e.Server(hostconfig.Server{Name: "w", URL: "HTTP://${HOST}:46600/mcp"})
+	require.NoError(t, err)
+	assert.Empty(t, x.Secrets, "the host, however the scheme is written, is no secret")
+	_, err = (&hostconfig.Expander{MaxExpandedValueBytes: -1}).Server(hostconfig.Server{Name: "x", URL: "http://127.0.0.1:1/mcp"})
+	assert.Len(t, hostconfig.Problems(err), 1, "a *Problem, as the doc says")
+}

@@ -137,3 +137,35 @@ func TestRecorder_CloseConcurrentWithCalls(t *testing.T) {
 	testwait.Returns(t, "the callers", wg.Wait)
 	assert.ErrorIs(t, rec.Flush(context.Background()), ErrClosed)
 }
+
+// A Reconfigure whose flush finishes after Close began (its Sink ignores
+// the context) still returns ErrClosed and never takes effect.
+func TestRecorder_ReconfigureFinishingAfterCloseBeganNeverTakesEffect(t *testing.T) {
+	sink := &stuckSink{ignoreCtx: true, entered: make(chan struct{}), release: make(chan struct{})}
+	o := Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: discard}
+	rec, err := New(o)
+	require.NoError(t, err)
+	reg := newRegistry(t, rec)
+	call(t, reg, "demo_search", "q")
+	next := &memSink{}
+	done := make(chan error, 1)
+	go func() {
+		n := o
+		n.Sink = next
+		done <- rec.Reconfigure(context.Background(), n)
+	}()
+	<-sink.entered
+	closed := make(chan error, 1)
+	go func() { closed <- rec.Close(context.Background()) }()
+	testwait.Returns(t, "Close marking the Recorder closed", func() {
+		for !rec.closed.Load() {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	close(sink.release)
+	assert.ErrorIs(t, <-done, ErrClosed)
+	require.NoError(t, <-closed)
+	next.mu.Lock()
+	defer next.mu.Unlock()
+	assert.Empty(t, next.recs, "nothing went to the sink of the interrupted Reconfigure")
+}

@@ -182,6 +182,11 @@ func (r *Recorder) Reconfigure(ctx context.Context, opts Options) error {
 		// Kept buffered: they go to the new directory.
 		r.log.LogAttrs(ctx, slog.LevelWarn, "stats: writing records before reconfiguring failed: "+err.Error())
 	}
+	if r.closed.Load() || errors.Is(context.Cause(ctx), ErrClosed) {
+		// Close began while the flush ran (a Sink that ignores its
+		// context finishes anyway): it closes with the previous options.
+		return fmt.Errorf("stats: reconfigure: %w: interrupted by Close", ErrClosed)
+	}
 	r.cfg.Store(cfg)
 	r.wake()
 	return nil
