@@ -57,9 +57,12 @@ func TestRecorder_CloseInterruptsAFlushUnderWay(t *testing.T) {
 	assert.Len(t, sink.recs, 1, "Close wrote the record the Flush could not")
 }
 
-// Close also interrupts a Reconfigure writing under the previous options.
-func TestRecorder_CloseInterruptsAReconfigureUnderWay(t *testing.T) {
-	sink := &stuckSink{entered: make(chan struct{}), release: make(chan struct{})}
+// reconfigureUnderWay records a call into a Recorder writing to sink,
+// then starts a Reconfigure to a new sink and returns once the Reconfigure
+// is writing the call under the previous options: the Recorder, the new
+// sink and the Reconfigure's result.
+func reconfigureUnderWay(t *testing.T, sink *stuckSink) (*Recorder, *memSink, <-chan error) {
+	t.Helper()
 	o := Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: discard}
 	rec, err := New(o)
 	require.NoError(t, err)
@@ -73,6 +76,13 @@ func TestRecorder_CloseInterruptsAReconfigureUnderWay(t *testing.T) {
 		done <- rec.Reconfigure(context.Background(), n)
 	}()
 	<-sink.entered
+	return rec, next, done
+}
+
+// Close also interrupts a Reconfigure writing under the previous options.
+func TestRecorder_CloseInterruptsAReconfigureUnderWay(t *testing.T) {
+	sink := &stuckSink{entered: make(chan struct{}), release: make(chan struct{})}
+	rec, next, done := reconfigureUnderWay(t, sink)
 	testwait.Returns(t, "Close with a Reconfigure under way", func() { require.NoError(t, rec.Close(context.Background())) })
 	assert.ErrorIs(t, <-done, ErrClosed, "the interrupted Reconfigure says so, and did not take effect")
 	sink.mu.Lock()
@@ -142,19 +152,7 @@ func TestRecorder_CloseConcurrentWithCalls(t *testing.T) {
 // the context) still returns ErrClosed and never takes effect.
 func TestRecorder_ReconfigureFinishingAfterCloseBeganNeverTakesEffect(t *testing.T) {
 	sink := &stuckSink{ignoreCtx: true, entered: make(chan struct{}), release: make(chan struct{})}
-	o := Options{Enabled: true, Sink: sink, FlushInterval: time.Hour, Logger: discard}
-	rec, err := New(o)
-	require.NoError(t, err)
-	reg := newRegistry(t, rec)
-	call(t, reg, "demo_search", "q")
-	next := &memSink{}
-	done := make(chan error, 1)
-	go func() {
-		n := o
-		n.Sink = next
-		done <- rec.Reconfigure(context.Background(), n)
-	}()
-	<-sink.entered
+	rec, next, done := reconfigureUnderWay(t, sink)
 	closed := make(chan error, 1)
 	go func() { closed <- rec.Close(context.Background()) }()
 	testwait.Returns(t, "Close marking the Recorder closed", func() {
