@@ -853,7 +853,7 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if v := m.values[k]; CredentialName(k) && v != "" && !credentialValueOK(v, m.field == "headers" && strings.EqualFold(k, "Cookie")) {
+			if v := m.values[k]; CredentialName(k) && v != "" && !credentialValueOK(v) {
 				p.add(fmt.Sprintf("%s[%q]", child(rq, m.field), k), literal, m.what, m.example)
 			}
 		}
@@ -876,7 +876,7 @@ func checkCredentialLiterals(p *problems, path string, s ToolSpec) {
 		if value, err := url.QueryUnescape(v); err == nil {
 			v = value
 		}
-		if CredentialName(k) && v != "" && !credentialValueOK(v, false) {
+		if CredentialName(k) && v != "" && !credentialValueOK(v) {
 			p.add(child(rq, "urlTemplate"), "query parameter %q: "+literal, clip(k), "query parameter", `for example "${API_KEY}"`)
 		}
 	}
@@ -914,7 +914,7 @@ var credentialSchemes = func() map[string]bool {
 //
 //   - a scheme word (schemeWords: the IANA schemes, vendors' own such as
 //     Bot, SSWS, DeepL-Auth-Key, and algorithm names);
-//   - a parameter's or a cookie's name (nameWord), followed by '=' and
+//   - a parameter's or a cookie's name (paramName), followed by '=' and
 //     then a value (a placeholder or a word: not '=' again, which is how
 //     base64 padding ends, nor the end of the text);
 //   - a short plain value after '=' (plainValue: "SignedHeaders=host",
@@ -922,10 +922,8 @@ var credentialSchemes = func() map[string]bool {
 //     a credential (password=, session=).
 //
 // Anything else there (sk-live-abcdef, dXNlcjpw…, abc123) may be a literal
-// credential, and is refused. cookie is kept for the callers: every
-// header allows cookie names.
-func credentialValueOK(v string, cookie bool) bool {
-	_ = cookie
+// credential, and is refused.
+func credentialValueOK(v string) bool {
 	if !hasPlaceholder(v) {
 		return false
 	}
@@ -977,7 +975,7 @@ func credentialValueOK(v string, cookie bool) bool {
 			valueFollows = after == 0 || after != 1 && !isSep(after)
 		}
 		ok := credentialSchemes[strings.ToLower(word)] ||
-			next == '=' && valueFollows && nameWord(word) ||
+			next == '=' && valueFollows && paramName(word) ||
 			prev == '=' && plainValue(word) && !CredentialName(name)
 		if !ok {
 			return false
@@ -989,10 +987,6 @@ func credentialValueOK(v string, cookie bool) bool {
 	}
 	return true
 }
-
-// nameWord reports whether w may be a parameter's or a cookie's name
-// before '=': cookieName's rule.
-func nameWord(w string) bool { return cookieName(w) }
 
 // plainValue reports whether w, after '=', is a short plain value rather
 // than a credential: 1 to 16 letters, '-', '.' and '_', or a version
@@ -1014,10 +1008,11 @@ func plainValue(w string) bool {
 	return letters || version
 }
 
-// cookieName reports whether w may be a cookie's name beside a
-// placeholder: 1 to 64 letters, '_', '-' and '.' (no digits: a run of
-// letters and digits is what a literal credential looks like).
-func cookieName(w string) bool {
+// paramName reports whether w may be a parameter's or a cookie's name
+// before '=' beside a placeholder: 1 to 64 letters, '_', '-' and '.' (no
+// digits: a run of letters and digits is what a literal credential looks
+// like).
+func paramName(w string) bool {
 	if w == "" || len(w) > 64 {
 		return false
 	}
