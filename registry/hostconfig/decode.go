@@ -675,7 +675,7 @@ func (d *decoder) toJSON(n *yaml.Node, key string, budget *int) (any, bool) {
 
 func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bool) {
 	if !serverNameRE.MatchString(name) {
-		d.bad(kn, key, "expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got %s", quote(name))
+		d.bad(kn, key, msgServerName, quote(name))
 		return Server{}, false
 	}
 	file, line := d.l.at(kn)
@@ -733,14 +733,14 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 			s.Env = map[string]string{}
 			d.entries(v, p, "variable names to values", func(en string, ek, ev *yaml.Node, ep string) {
 				if !validEnvName(en) {
-					d.bad(ek, ep, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+					d.bad(ek, ep, msgEnvName, quote(en))
 					ok = false
 					return
 				}
 				for _, other := range slices.Sorted(maps.Keys(s.Env)) {
 					if other != en && sameEnvName(d.l.goos, other, en) {
 						// Which of the two the command would get is not known.
-						d.bad(ek, ep, "%s is set twice%s; expected each variable once", en, caseNote(en, other))
+						d.bad(ek, ep, msgSetTwice, en, caseNote(en, other))
 						ok = false
 						return
 					}
@@ -764,13 +764,13 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 				switch {
 				case !good:
 				case !validEnvName(en):
-					d.bad(e, ep, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+					d.bad(e, ep, msgEnvName, quote(en))
 					good = false
 				case inheritedAs(d.l.goos, inherited, en) != "":
-					d.bad(e, ep, "%s is named twice%s; expected each variable once", en, caseNote(en, inheritedAs(d.l.goos, inherited, en)))
+					d.bad(e, ep, msgNamedTwice, en, caseNote(en, inheritedAs(d.l.goos, inherited, en)))
 					good = false
 				case CredentialEnvName(en):
-					d.bad(e, ep, "%s holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {%s: \"${%s}\"}, which redacts it", en, en, en)
+					d.bad(e, ep, msgInheritCredential, en, en, en)
 					good = false
 				}
 				if !good {
@@ -791,7 +791,7 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 				}
 				t, good := d.secretText(hv, hp)
 				if good && strings.ContainsAny(t, "\r\n\x00") {
-					d.bad(hv, hp, "expected a value without CR, LF or NUL (value not shown)")
+					d.bad(hv, hp, msgHeaderValue)
 					good = false
 				}
 				s.Headers[hn], ok = t, ok && good
@@ -808,11 +808,11 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 			d.bad(urlNode, key, "expected exactly one of command and url, got both: command from %s:%d, url from %s:%d; a file replacing one with the other writes the other as null (command: null)",
 				filepath.Base(cf), cl, filepath.Base(uf), ul)
 		} else {
-			d.bad(urlNode, key, "expected exactly one of command and url, got both")
+			d.bad(urlNode, key, msgCommandAndURL)
 		}
 		ok = false
 	case cmdNode == nil && urlNode == nil && deref(vn).Kind == yaml.MappingNode:
-		d.bad(kn, key, "expected command (a local server over stdio) or url (a streamable HTTP server), got neither")
+		d.bad(kn, key, msgNeither)
 		ok = false
 	}
 	// A key left from an earlier file that described the server otherwise
@@ -830,29 +830,29 @@ func (d *decoder) server(name string, kn, vn *yaml.Node, key string) (Server, bo
 	}
 	if cmdNode == nil {
 		if envKey != nil {
-			d.bad(envKey, join(key, "env"), "only applies to a server with command%s", from(envKey, urlNode))
+			d.bad(envKey, join(key, "env"), msgOnlyCommand+"%s", from(envKey, urlNode))
 			ok = false
 		}
 		if dirKey != nil {
-			d.bad(dirKey, join(key, "dir"), "only applies to a server with command%s", from(dirKey, urlNode))
+			d.bad(dirKey, join(key, "dir"), msgOnlyCommand+"%s", from(dirKey, urlNode))
 			ok = false
 		}
 		if inheritKey != nil {
-			d.bad(inheritKey, join(key, "inherit_env"), "only applies to a server with command%s", from(inheritKey, urlNode))
+			d.bad(inheritKey, join(key, "inherit_env"), msgOnlyCommand+"%s", from(inheritKey, urlNode))
 			ok = false
 		}
 	}
 	for _, en := range s.InheritEnv {
 		for _, other := range slices.Sorted(maps.Keys(s.Env)) {
 			if sameEnvName(d.l.goos, en, other) {
-				d.bad(inherited[en], join(key, "inherit_env"), "%s is set in env too%s; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)", en, caseNote(en, other))
+				d.bad(inherited[en], join(key, "inherit_env"), msgAlsoInEnv, en, caseNote(en, other))
 				ok = false
 				break
 			}
 		}
 	}
 	if urlNode == nil && headersKey != nil {
-		d.bad(headersKey, join(key, "headers"), "only applies to a server with url%s", from(headersKey, cmdNode))
+		d.bad(headersKey, join(key, "headers"), msgOnlyURL+"%s", from(headersKey, cmdNode))
 		ok = false
 	}
 	return s, ok
@@ -879,6 +879,23 @@ func inheritedAs(goos string, inherited map[string]*yaml.Node, en string) string
 	}
 	return ""
 }
+
+// The problems of a servers: entry, in the words both its readers use —
+// the decoder of a configuration file and Expander.Server (the -proxy
+// file) — so that the two say the same.
+const (
+	msgServerName        = "expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got %s"
+	msgEnvName           = "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s"
+	msgSetTwice          = "%s is set twice%s; expected each variable once"
+	msgNamedTwice        = "%s is named twice%s; expected each variable once"
+	msgInheritCredential = "%s holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {%s: \"${%s}\"}, which redacts it"
+	msgAlsoInEnv         = "%s is set in env too%s; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)"
+	msgHeaderValue       = "expected a value without CR, LF or NUL (value not shown)"
+	msgCommandAndURL     = "expected exactly one of command and url, got both"
+	msgNeither           = "expected command (a local server over stdio) or url (a streamable HTTP server), got neither"
+	msgOnlyCommand       = "only applies to a server with command"
+	msgOnlyURL           = "only applies to a server with url"
+)
 
 // caseNote tells, in a problem about the variable a, that it was found as
 // b, written in other letters (on Windows, where case does not count).

@@ -339,7 +339,7 @@ func (e *Expander) Server(s Server) (Server, error) {
 	out.Headers = values("headers", s.Headers)
 	for _, hn := range slices.Sorted(maps.Keys(out.Headers)) {
 		if strings.ContainsAny(out.Headers[hn], "\r\n\x00") { // as expanded, as Load checks it
-			probs = append(probs, &Problem{Key: "headers." + hn, Message: "expected a value without CR, LF or NUL (value not shown)"})
+			probs = append(probs, &Problem{Key: "headers." + hn, Message: msgHeaderValue})
 		}
 	}
 	if len(probs) > 0 {
@@ -361,7 +361,7 @@ func checkServerShape(goos string, s Server) []error {
 		probs = append(probs, &Problem{Key: key, Message: fmt.Sprintf(format, a...)})
 	}
 	if !serverNameRE.MatchString(s.Name) {
-		bad("name", "expected a server name of 1 to 64 characters from [A-Za-z0-9_.-], got %s", quote(s.Name))
+		bad("name", msgServerName, quote(s.Name))
 	}
 	var envNames []string
 	for _, en := range slices.Sorted(maps.Keys(s.Env)) {
@@ -371,7 +371,7 @@ func checkServerShape(goos string, s Server) []error {
 			continue
 		}
 		if k := slices.IndexFunc(envNames, func(o string) bool { return sameEnvName(goos, o, en) }); k >= 0 {
-			bad(key, "%s is set twice%s; expected each variable once", en, caseNote(en, envNames[k]))
+			bad(key, msgSetTwice, en, caseNote(en, envNames[k]))
 			continue
 		}
 		envNames = append(envNames, en)
@@ -385,25 +385,25 @@ func checkServerShape(goos string, s Server) []error {
 	hasCmd, hasURL := s.Command != nil, s.URL != ""
 	switch {
 	case hasCmd && hasURL:
-		bad("url", "expected exactly one of command and url, got both")
+		bad("url", msgCommandAndURL)
 	case !hasCmd && !hasURL:
-		bad("", "expected command (a local server over stdio) or url (a streamable HTTP server), got neither")
+		bad("", msgNeither)
 	case hasCmd && len(s.Command) == 0:
 		bad("command", "expected the program and its arguments, got an empty list")
 	}
 	if !hasCmd {
 		if s.Env != nil {
-			bad("env", "only applies to a server with command")
+			bad("env", msgOnlyCommand)
 		}
 		if s.Dir != "" {
-			bad("dir", "only applies to a server with command")
+			bad("dir", msgOnlyCommand)
 		}
 		if s.InheritEnv != nil {
-			bad("inherit_env", "only applies to a server with command")
+			bad("inherit_env", msgOnlyCommand)
 		}
 	}
 	if !hasURL && s.Headers != nil {
-		bad("headers", "only applies to a server with url")
+		bad("headers", msgOnlyURL)
 	}
 	var seen []string
 	for i, en := range s.InheritEnv {
@@ -411,19 +411,19 @@ func checkServerShape(goos string, s Server) []error {
 		twice := slices.IndexFunc(seen, func(o string) bool { return sameEnvName(goos, o, en) })
 		switch {
 		case !validEnvName(en):
-			bad(key, "expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, got %s", quote(en))
+			bad(key, msgEnvName, quote(en))
 			continue
 		case twice >= 0:
-			bad(key, "%s is named twice%s; expected each variable once", en, caseNote(en, seen[twice]))
+			bad(key, msgNamedTwice, en, caseNote(en, seen[twice]))
 			continue
 		case CredentialEnvName(en):
-			bad(key, "%s holds a credential by its name; inherit_env passes plain settings, never redacted: pass it with env: {%s: \"${%s}\"}, which redacts it", en, en, en)
+			bad(key, msgInheritCredential, en, en, en)
 			continue
 		}
 		seen = append(seen, en)
 		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			if sameEnvName(goos, k, en) {
-				bad(key, "%s is set in env too%s; expected each variable in one of them (env for a secret, inherit_env for a plain setting passed as the host has it)", en, caseNote(en, k))
+				bad(key, msgAlsoInEnv, en, caseNote(en, k))
 				break
 			}
 		}
