@@ -61,7 +61,7 @@ func BenchmarkRedactText(b *testing.B) {
 func BenchmarkStructuredFromRaw(b *testing.B) {
 	var items []map[string]any
 	for i := 0; i < 700; i++ {
-		items = append(items, map[string]any{"id": 9007199254740993 + i, "name": fmt.Sprintf("item %d", i), "score": 0.5, "tags": []string{"a", "b"}})
+		items = append(items, map[string]any{"id": int64(9007199254740993) + int64(i), "name": fmt.Sprintf("item %d", i), "score": 0.5, "tags": []string{"a", "b"}})
 	}
 	sc, err := json.Marshal(map[string]any{"items": items})
 	if err != nil {

@@ -391,7 +391,7 @@ func TestYAML_ChunkedListEqualsTheWholeDocument(t *testing.T) {
 			case 0:
 				return word.Draw(rt, label+"s")
 			case 1:
-				return object{{"tool", word.Draw(rt, label+"t")}, {"calls", int64(rapid.IntRange(0, 1<<40).Draw(rt, label+"c"))},
+				return object{{"tool", word.Draw(rt, label+"t")}, {"calls", rapid.Int64Range(0, 1<<40).Draw(rt, label+"c")},
 					{"rate", decimal{rapid.Float64Range(0, 100).Draw(rt, label+"r"), 1}}}
 			case 2:
 				return object{{"name", word.Draw(rt, label+"n")}, {"description", text(word.Draw(rt, label+"d"))}}

@@ -1,6 +1,7 @@
 package hostconfig_test
 
 import (
+	"math"
 	"net/netip"
 	"path/filepath"
 	"testing"
@@ -252,7 +253,7 @@ func TestLoad_DSNExpandingToNothingMeansNone(t *testing.T) {
 func TestPostgres_PoolSize(t *testing.T) {
 	assert.Equal(t, int32(0), hostconfig.Postgres{}.PoolSize())
 	assert.Equal(t, int32(8), hostconfig.Postgres{MaxConns: 8}.PoolSize())
-	assert.Equal(t, int32(1<<15), hostconfig.Postgres{MaxConns: 1 << 40}.PoolSize())
+	assert.Equal(t, int32(1<<15), hostconfig.Postgres{MaxConns: min(1<<40, math.MaxInt)}.PoolSize())
 }
 
 // search_web.base_url and transcript.base_url that the packs would refuse

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"log/slog"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -105,7 +106,7 @@ func FuzzStoredFiles(f *testing.F) {
 		}
 		ctx := context.Background()
 		for _, q := range []Request{
-			{Offset: 1, Limit: 100}, {Offset: 2, Limit: 1}, {Offset: 1 << 40, Limit: 1 << 40},
+			{Offset: 1, Limit: 100}, {Offset: 2, Limit: 1}, {Offset: min(1<<40, math.MaxInt), Limit: min(1<<40, math.MaxInt)},
 			{Offset: 1, Limit: 5, Search: "e"}, {Offset: 1, Limit: 5, Search: "line", Fuzzy: true},
 		} {
 			q.Handle = fuzzHandle

@@ -238,6 +238,6 @@ func TestSummary_EstimatesSaturateInsteadOfWrapping(t *testing.T) {
 		record{time: t0, tool: "a", dur: time.Millisecond, ok: true})
 	s, err := rec.Summary(context.Background(), Query{Now: t0})
 	require.NoError(t, err)
-	assert.EqualValues(t, math.MaxInt64, s.TimeSavedMs, "3 × MaxInt64/2 saturates")
+	assert.Equal(t, int64(math.MaxInt64), s.TimeSavedMs, "3 × MaxInt64/2 saturates")
 	assert.EqualValues(t, 21, s.ContextSaved, "a product that fits is exact")
 }

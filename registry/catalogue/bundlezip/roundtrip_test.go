@@ -112,7 +112,7 @@ func buildRandomBundle(t *rapid.T, s catalogue.Store, advance func(time.Duration
 	var keys []catalogue.ToolKey
 	seen := map[[2]string]bool{}
 	for range rapid.IntRange(0, 8).Draw(t, "tools") {
-		advance(time.Duration(rapid.IntRange(0, 3600_000_000).Draw(t, "gapMicros")) * time.Microsecond)
+		advance(time.Duration(rapid.Int64Range(0, 3600_000_000).Draw(t, "gapMicros")) * time.Microsecond)
 		k := catalogue.ToolKey{BundleID: id, Slug: genLabel(false).Draw(t, "slug"), Version: genLabel(true).Draw(t, "version")}
 		if seen[[2]string{k.Slug, k.Version}] {
 			continue
