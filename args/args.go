@@ -3,6 +3,7 @@ package args
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -20,31 +21,68 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// ValidationError lists every violation found in one call's arguments (or,
+// MaxFieldErrors is the most violations a ValidationError lists. Past it,
+// one last entry with the rule RuleTooManyErrors says that more were found
+// and not listed: a body of a megabyte can hold a hundred thousand unknown
+// keys or wrong values, and listing each would make the answer many times
+// the size of the call (and the caller can act on the first ones).
+const MaxFieldErrors = 100
+
+// RuleTooManyErrors is the rule of the last entry of a ValidationError that
+// found more than MaxFieldErrors violations.
+const RuleTooManyErrors = "too_many_errors"
+
+// tooManyErrors ends a list cut at MaxFieldErrors.
+var tooManyErrors = FieldError{Rule: RuleTooManyErrors,
+	Message: fmt.Sprintf("more problems were found and are not listed (only the first %d are); fix these and call again", MaxFieldErrors)}
+
+// addError appends fe to errs while errs holds fewer than MaxFieldErrors
+// entries; past them, see moreErrors.
+func addError(errs []FieldError, fe FieldError) []FieldError {
+	if len(errs) < MaxFieldErrors {
+		return append(errs, fe)
+	}
+	return moreErrors(errs)
+}
+
+// moreErrors records a violation past the first MaxFieldErrors: the first
+// appends tooManyErrors, later ones nothing.
+func moreErrors(errs []FieldError) []FieldError {
+	if len(errs) == MaxFieldErrors {
+		return append(errs, tooManyErrors)
+	}
+	return errs
+}
+
+// ValidationError lists the violations found in one call's arguments (or,
 // from ValidateOutput, in one result).
 type ValidationError struct {
-	// Errors holds one entry per violation, in the order found.
+	// Errors holds one entry per violation, in the order found: at most
+	// MaxFieldErrors of them, then, when more were found, one entry with
+	// the rule RuleTooManyErrors.
 	Errors []FieldError
 
 	result bool // from ValidateOutput: says "invalid result"
 }
 
-// Error joins every field error on one line.
+// Error joins the field errors on one line.
 func (e *ValidationError) Error() string {
-	s := "invalid arguments:"
+	var b strings.Builder
 	if e.result {
-		s = "invalid result:"
+		b.WriteString("invalid result:")
+	} else {
+		b.WriteString("invalid arguments:")
 	}
 	for i, fe := range e.Errors {
 		if i > 0 {
-			s += ";"
+			b.WriteByte(';')
 		}
 		if fe.Field != "" {
-			s += " " + fe.Field + ":"
+			b.WriteString(" " + fe.Field + ":")
 		}
-		s += " " + fe.Message
+		b.WriteString(" " + fe.Message)
 	}
-	return s
+	return b.String()
 }
 
 // Failure converts a ValidationError into a failed Result with error type

@@ -17,7 +17,8 @@ import (
 
 // Decode strictly decodes raw (a JSON object) into an A and validates it.
 //
-// Bad input yields a *ValidationError listing every violation found: the
+// Bad input yields a *ValidationError listing every violation found (up to
+// MaxFieldErrors, then one entry saying more were found): the
 // body's size, syntax (with the byte offset) and nesting depth, then
 // unknown fields, duplicate keys and type mismatches at any level, nulls
 // where no pointer allows them, then the validate tags and consent phrases.
@@ -66,7 +67,13 @@ func Decode[A any](raw []byte, opts DecodeOptions) (A, error) {
 		var zero A
 		return zero, &ValidationError{Errors: []FieldError{*d.abort}}
 	}
-	c := checker{errs: d.errs, skip: d.bad, path: pathBuf[:0]}
+	c := checker{errs: d.errs, path: pathBuf[:0]}
+	if len(d.bad) > 0 {
+		c.skip = make(map[string]struct{}, len(d.bad))
+		for _, p := range d.bad {
+			c.skip[p] = struct{}{}
+		}
+	}
 	c.check(rv, p.root)
 	if len(c.errs) > 0 {
 		var zero A
@@ -94,11 +101,12 @@ type decoder struct {
 	maxDepth int
 	depth    int
 	path     []seg
-	errs     []FieldError
-	bad      []string    // paths whose value failed to decode
-	abort    *FieldError // syntax, depth or invalid UTF-8: decoding stopped
-	badKey   bool        // the invalid UTF-8 that stopped decoding is in a key
-	anyBytes bool        // strings may hold bytes that are not UTF-8 (syntax only)
+	errs     []FieldError // at most MaxFieldErrors, then tooManyErrors
+	found    int          // problems found, listed in errs or not
+	bad      []string     // paths whose value failed to decode
+	abort    *FieldError  // syntax, depth or invalid UTF-8: decoding stopped
+	badKey   bool         // the invalid UTF-8 that stopped decoding is in a key
+	anyBytes bool         // strings may hold bytes that are not UTF-8 (syntax only)
 }
 
 // seg is one step of a JSON path.
@@ -147,6 +155,13 @@ func (d *decoder) pop()       { d.path = d.path[:len(d.path)-1] }
 // fail records a value that could not be decoded; its rules are not
 // checked afterwards.
 func (d *decoder) fail(rule, msg string) {
+	d.found++
+	if len(d.errs) >= MaxFieldErrors {
+		// Not listed: the checker, whose list is this one, lists
+		// nothing more either, so the path need not be skipped.
+		d.errs = moreErrors(d.errs)
+		return
+	}
 	p := renderPath(d.path)
 	d.errs = append(d.errs, FieldError{Field: p, Rule: rule, Message: msg})
 	d.bad = append(d.bad, p)
@@ -154,6 +169,11 @@ func (d *decoder) fail(rule, msg string) {
 
 // report records a problem with a key (unknown, duplicate).
 func (d *decoder) report(rule, msg string) {
+	d.found++
+	if len(d.errs) >= MaxFieldErrors {
+		d.errs = moreErrors(d.errs)
+		return
+	}
 	d.errs = append(d.errs, FieldError{Field: renderPath(d.path), Rule: rule, Message: msg})
 }
 
@@ -967,11 +987,11 @@ func (s *keySet) add(k string) bool {
 // custom hands the value to the type's own decoding.
 func (d *decoder) custom(v reflect.Value, n *node) bool {
 	if n.custom.json {
-		start, before := d.pos, len(d.errs)
+		start, before := d.pos, d.found
 		if !d.skip(true) {
 			return false
 		}
-		if len(d.errs) > before {
+		if d.found > before {
 			return true // duplicate keys: not handed over
 		}
 		if err := callUnmarshalJSON(v, d.raw[start:d.pos]); err != nil {

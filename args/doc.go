@@ -208,7 +208,10 @@
 // does, and a type mismatch names the field path ("filter.tags[2]"), the
 // expected and the actual type. Then the validate rules and consent
 // phrases are checked. Every violation is reported at once in a
-// *ValidationError (Field = JSON path, Rule, Message); Failure turns it
+// *ValidationError (Field = JSON path, Rule, Message) — the first
+// MaxFieldErrors of them, then one entry with the rule too_many_errors
+// when there were more, so that a body of a megabyte of unknown keys is
+// answered in a few kilobytes; Failure turns it
 // into a Result with error_type validation_error and the list in
 // error_data.
 //

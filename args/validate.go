@@ -138,7 +138,7 @@ func parseDuration(s string) (time.Duration, bool) {
 
 // Validate runs the validate tags of v (a struct or pointer to struct) as
 // Decode does for arguments, plus the consent-phrase check, and returns a
-// *ValidationError listing every violation, or nil. Field paths use JSON
+// *ValidationError listing every violation (up to MaxFieldErrors), or nil. Field paths use JSON
 // names. A type that cannot be planned (see SchemaOf) yields that error
 // instead. For a tool's result use ValidateOutput.
 func Validate(v any) error {
@@ -171,10 +171,14 @@ type checker struct {
 	out  bool
 	path []seg
 	errs []FieldError
-	skip []string // paths that failed to decode: not checked again
+	skip map[string]struct{} // paths that failed to decode: not checked again
 }
 
 func (c *checker) fail(rule, msg string) {
+	if len(c.errs) >= MaxFieldErrors {
+		c.errs = moreErrors(c.errs)
+		return
+	}
 	c.errs = append(c.errs, FieldError{Field: renderPath(c.path), Rule: rule, Message: msg})
 }
 
@@ -333,7 +337,7 @@ func (c *checker) fields(v reflect.Value, n *node) {
 				fv = reflect.Zero(f.typ)
 			}
 			if got := fv.String(); got != f.consent {
-				c.errs = append(c.errs, consentError(f, got))
+				c.errs = addError(c.errs, consentError(f, got))
 			}
 		default:
 			if !ok {
@@ -531,13 +535,19 @@ func consentError(f *field, got string) FieldError {
 		"%s: must be exactly %q; send it only when the user explicitly asked for this action", what, f.consent)}
 }
 
-func skipped(path string, skip []string) bool {
-	for _, s := range skip {
-		if path == s || (strings.HasPrefix(path, s) && len(path) > len(s) && (path[len(s)] == '.' || path[len(s)] == '[')) {
+func skipped(path string, skip map[string]struct{}) bool {
+	// The path or one of its ancestors (the path cut before a '.' or a
+	// '['): a few lookups, however many paths failed.
+	for p := path; ; {
+		if _, ok := skip[p]; ok {
 			return true
 		}
+		i := strings.LastIndexAny(p, ".[")
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
 	}
-	return false
 }
 
 // message words a failed rule so a model can fix its call.
