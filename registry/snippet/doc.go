@@ -42,6 +42,24 @@
 //     (r.items[0].url). It reads the earlier Result's value as JSON data
 //     (a Go struct is read through its JSON form).
 //
+// A reference reads text as JSON when it goes into it. Many tools answer
+// JSON as text — every tool of a remote MCP server proxied by
+// adapters/mcpproxy answers text, and many MCP servers put a JSON object
+// there — so after
+//
+//	r = remote.get_user(id=1)
+//	show(name=r.name)
+//
+// r.name is the field of the object the text holds. This holds for any
+// tool and at any point of a path: a string value that a field or an
+// element is taken from is read as JSON (white space around it allowed,
+// numbers passed on as written, never rounded), and must hold an object
+// for a field, an array for an element. A string that is not JSON, or
+// JSON of the other kind, fails the run naming the snippet, the line and
+// the reference, saying that the value is text that is not a JSON
+// object (or array) and showing at most its first 40 bytes. The name
+// alone (r), or a path ending at the string, passes the text unchanged.
+//
 // Parse refuses, with errors naming the snippet, the line and the column:
 // syntax errors, an unknown {{ parameter }}, a reference to a name not
 // assigned on an earlier line, a name assigned twice, an argument or

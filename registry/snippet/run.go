@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry"
@@ -256,8 +258,7 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 	if c, ok := inv.(argumentCap); ok {
 		maxArgs = c.MaxArgumentBytes()
 	}
-	kept := 0
-	env := map[string]any{}
+	rs := &refs{env: map[string]any{}}
 	var last result.Result[any]
 	for _, st := range s.prog.steps {
 		if err := ctx.Err(); err != nil {
@@ -267,7 +268,7 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			return result.Failuref[any](ErrorType, "%s: line %d: %s not called: this run of snippets has started %d tool calls, the most one run may, counting those of the servers it calls (snippets running snippets multiply their calls); run fewer steps per call",
 				s.label(), st.line, st.tool, MaxRunCalls), nil
 		}
-		raw, rerr := st.arguments(vals, env, maxArgs)
+		raw, rerr := st.arguments(vals, rs, maxArgs)
 		if rerr != nil {
 			return result.Failuref[any](ErrorType, "%s: line %d: %s: %s", s.label(), st.line, st.tool, rerr), nil
 		}
@@ -295,11 +296,11 @@ func (s *Snippet) run(ctx context.Context, inv Invoker, vals map[string]any) (re
 			if err != nil {
 				return result.Result[any]{}, fmt.Errorf("%s: line %d: the value of %s cannot be read as JSON: %w", s.label(), st.line, st.tool, err)
 			}
-			if kept += size; kept > MaxKeptBytes {
+			if rs.kept += size; rs.kept > MaxKeptBytes {
 				return result.Failuref[any](ErrorType, "%s: line %d: %s: the values kept for later lines are more than %d bytes; keep fewer or smaller ones (a large output can be paged with ot.result)",
 					s.label(), st.line, st.tool, MaxKeptBytes), nil
 			}
-			env[st.assign] = v
+			rs.env[st.assign] = v
 		}
 		last = res
 	}
@@ -312,7 +313,7 @@ type refError struct{ msg string }
 func (e *refError) Error() string { return e.msg }
 
 // arguments builds the step's JSON arguments.
-func (st *step) arguments(vals, env map[string]any, max int) (json.RawMessage, error) {
+func (st *step) arguments(vals map[string]any, rs *refs, max int) (json.RawMessage, error) {
 	b := []byte{'{'}
 	for i, a := range st.args {
 		if i > 0 {
@@ -321,7 +322,7 @@ func (st *step) arguments(vals, env map[string]any, max int) (json.RawMessage, e
 		b = appendJSONString(b, a.name)
 		b = append(b, ':')
 		var err error
-		if b, err = appendValue(b, a.val, vals, env, max); err != nil {
+		if b, err = appendValue(b, a.val, vals, rs, max); err != nil {
 			return nil, err
 		}
 	}
@@ -337,8 +338,8 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, compactJSON(s)...)
 }
 
-func appendValue(b []byte, v value, vals, env map[string]any, max int) ([]byte, error) {
-	b, err := appendValueUncapped(b, v, vals, env, max)
+func appendValue(b []byte, v value, vals map[string]any, rs *refs, max int) ([]byte, error) {
+	b, err := appendValueUncapped(b, v, vals, rs, max)
 	if err == nil && len(b) > max {
 		return nil, errArgumentsTooLarge{max}
 	}
@@ -347,7 +348,7 @@ func appendValue(b []byte, v value, vals, env map[string]any, max int) ([]byte, 
 
 // appendValueUncapped is appendValue before the cap's check, which every
 // element of a list or an object passes on its way.
-func appendValueUncapped(b []byte, v value, vals, env map[string]any, max int) ([]byte, error) {
+func appendValueUncapped(b []byte, v value, vals map[string]any, rs *refs, max int) ([]byte, error) {
 	switch v := v.(type) {
 	case literal:
 		return append(b, v.raw...), nil
@@ -364,7 +365,7 @@ func appendValueUncapped(b []byte, v value, vals, env map[string]any, max int) (
 		}
 		return appendJSONString(b, sb.String()), nil
 	case ref:
-		d, err := v.resolve(env)
+		d, err := v.resolve(rs)
 		if err != nil {
 			return nil, err
 		}
@@ -376,7 +377,7 @@ func appendValueUncapped(b []byte, v value, vals, env map[string]any, max int) (
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendValue(b, e, vals, env, max); err != nil {
+			if b, err = appendValue(b, e, vals, rs, max); err != nil {
 				return nil, err
 			}
 		}
@@ -390,7 +391,7 @@ func appendValueUncapped(b []byte, v value, vals, env map[string]any, max int) (
 			b = appendJSONString(b, k)
 			b = append(b, ':')
 			var err error
-			if b, err = appendValue(b, v.vals[i], vals, env, max); err != nil {
+			if b, err = appendValue(b, v.vals[i], vals, rs, max); err != nil {
 				return nil, err
 			}
 		}
@@ -404,18 +405,42 @@ func appendData(b []byte, d any) []byte {
 	return append(b, compactJSON(d)...)
 }
 
-// resolve follows the reference through an earlier result's data.
-func (r ref) resolve(env map[string]any) (any, error) {
-	cur, ok := env[r.root]
+// refs is what a run's references read: the values of the earlier lines
+// by name, and the JSON texts among them already read, by the path they
+// were met at (a value is never reassigned, so a path always leads to the
+// same text).
+type refs struct {
+	env   map[string]any
+	texts map[string]any
+	// kept is the bytes kept for later lines: the values, and the JSON
+	// texts read from them (MaxKeptBytes bounds both together).
+	kept int
+}
+
+// resolve follows the reference through an earlier result's data. A
+// string met where the path goes on is read as JSON text (see jsonText).
+func (r ref) resolve(rs *refs) (any, error) {
+	cur, ok := rs.env[r.root]
 	if !ok { // Parse guarantees the name was assigned on an earlier line
 		return nil, &refError{fmt.Sprintf("%s: %q has no value", r.text, r.root)}
 	}
 	at := r.root
 	for _, p := range r.path {
+		text := false
+		if s, ok := cur.(string); ok {
+			d, err := rs.jsonText(r, at, s, p.isIdx)
+			if err != nil {
+				return nil, err
+			}
+			cur, text = d, true
+		}
 		switch {
 		case p.isIdx:
 			arr, ok := cur.([]any)
 			if !ok {
+				if text {
+					return nil, &refError{fmt.Sprintf("%s: %s is text that is not a JSON array (it holds a JSON object)", r.text, at)}
+				}
 				return nil, &refError{fmt.Sprintf("%s: %s is %s, not an array", r.text, at, jsonType(cur))}
 			}
 			if p.index >= len(arr) {
@@ -426,6 +451,9 @@ func (r ref) resolve(env map[string]any) (any, error) {
 		default:
 			obj, ok := cur.(map[string]any)
 			if !ok {
+				if text {
+					return nil, &refError{fmt.Sprintf("%s: %s is text that is not a JSON object (it holds a JSON array)", r.text, at)}
+				}
 				return nil, &refError{fmt.Sprintf("%s: %s is %s, not an object", r.text, at, jsonType(cur))}
 			}
 			next, ok := obj[p.field]
@@ -441,4 +469,70 @@ func (r ref) resolve(env map[string]any) (any, error) {
 		}
 	}
 	return cur, nil
+}
+
+// jsonText reads s, a string the reference r goes into at the path at, as
+// JSON text: after JSON white space, an object or an array, numbers kept
+// as written (json.Number). Anything else is a refError saying what the
+// path wanted (an array for an index, an object for a field) and how the
+// text begins, cut to excerptBytes.
+func (rs *refs) jsonText(r ref, at, s string, index bool) (any, error) {
+	if d, ok := rs.texts[at]; ok {
+		return d, nil
+	}
+	want := "object"
+	if index {
+		want = "array"
+	}
+	t := strings.Trim(s, " \t\r\n")
+	var d any
+	if t != "" && (t[0] == '{' || t[0] == '[') {
+		d, _ = decodeJSONText(t)
+	}
+	if d == nil {
+		return nil, &refError{fmt.Sprintf("%s: %s is text that is not a JSON %s (%s)", r.text, at, want, beginning(s))}
+	}
+	if rs.kept += len(t); rs.kept > MaxKeptBytes {
+		return nil, &refError{fmt.Sprintf("%s: reading %s as JSON keeps more than %d bytes for later lines; keep fewer or smaller values", r.text, at, MaxKeptBytes)}
+	}
+	if rs.texts == nil {
+		rs.texts = map[string]any{}
+	}
+	rs.texts[at] = d
+	return d, nil
+}
+
+// decodeJSONText decodes one JSON value that is all of t, with json.Number
+// numbers.
+func decodeJSONText(t string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("data after the JSON value")
+	}
+	return out, nil
+}
+
+// excerptBytes bounds how much of a text that is not JSON an error shows.
+const excerptBytes = 40
+
+// beginning describes a text that is not JSON by its start: at most
+// excerptBytes bytes (cut on a character boundary), quoted.
+func beginning(s string) string {
+	t := strings.TrimLeft(s, " \t\r\n")
+	if t == "" {
+		return "it is empty"
+	}
+	if len(t) <= excerptBytes {
+		return fmt.Sprintf("it is %q", t)
+	}
+	cut := excerptBytes
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("it begins %q…", t[:cut])
 }
