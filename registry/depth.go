@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync/atomic"
 )
@@ -73,9 +74,17 @@ type Budget struct {
 	left atomic.Int64
 }
 
-// NewBudget returns a budget of n calls.
+// NewBudget returns a budget of n calls; zero gives none. It panics when
+// n is negative, as New does on options that break Options.Validate: a
+// negative count is a programmer's error, and taking it as zero would
+// refuse every call without saying why. A count that comes from outside
+// (a forwarded call's _meta) is read with CountFromMeta, which never
+// gives a negative one.
 func NewBudget(n int64) *Budget {
-	b := &Budget{size: max(n, 0)}
+	if n < 0 {
+		panic(fmt.Sprintf("registry: NewBudget: n is %d; expected zero (no calls) or a positive number of calls", n))
+	}
+	b := &Budget{size: n}
 	b.left.Store(b.size)
 	return b
 }

@@ -84,3 +84,16 @@ func TestWithForwardedBounds_DepthAndBudgetFromMeta(t *testing.T) {
 	assert.Zero(t, registry.CallDepth(ctx))
 	assert.Nil(t, registry.BudgetOf(ctx))
 }
+
+// NewBudget of a negative count panics naming the parameter and what is
+// expected, as New does on a negative option, instead of making a budget
+// that silently refuses every call; zero is an empty budget.
+func TestNewBudget_NegativePanicsNamingTheParameter(t *testing.T) {
+	assert.PanicsWithValue(t, "registry: NewBudget: n is -1; expected zero (no calls) or a positive number of calls",
+		func() { registry.NewBudget(-1) })
+	assert.Panics(t, func() { registry.NewBudget(math.MinInt64) })
+	var b *registry.Budget
+	assert.NotPanics(t, func() { b = registry.NewBudget(0) })
+	assert.False(t, b.Take())
+	assert.EqualValues(t, 0, b.Size())
+}

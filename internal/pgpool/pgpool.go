@@ -71,12 +71,16 @@ type Config struct {
 	DSN string
 	// Schema holds the tables; "" means DefaultSchema. Created when absent.
 	Schema string
-	// MaxConns caps the pool; zero means pgxpool's default.
+	// MaxConns caps the pool; zero means pgxpool's default. Open refuses
+	// a negative one, naming the field.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means the DSN's
 	// statement_timeout when it sets one (a number of milliseconds, or
 	// with PostgreSQL's units: 500ms, 5s, 1min), else
-	// DefaultStatementTimeout. Set here, it overrides the DSN's.
+	// DefaultStatementTimeout. Set here, it overrides the DSN's. Open
+	// refuses a negative one and one under a millisecond (the server
+	// takes whole milliseconds, and would read 0 as no limit), naming
+	// the field.
 	StatementTimeout time.Duration
 }
 
@@ -148,16 +152,34 @@ func CheckSchema(field, schema string) error {
 	return nil
 }
 
+// check refuses the numbers Open cannot honour, naming the field as the
+// stores' Options call it.
+func (cfg Config) check(what string) error {
+	var errs []error
+	if cfg.MaxConns < 0 {
+		errs = append(errs, fmt.Errorf("%s: Options.MaxConns: expected zero (pgxpool's default) or a positive number of connections, got %d", what, cfg.MaxConns))
+	}
+	if cfg.StatementTimeout < 0 || (cfg.StatementTimeout > 0 && cfg.StatementTimeout < time.Millisecond) {
+		errs = append(errs, fmt.Errorf("%s: Options.StatementTimeout: expected zero (the DSN's statement_timeout, else %s) or at least 1ms, got %s", what, DefaultStatementTimeout, cfg.StatementTimeout))
+	}
+	return errors.Join(errs...)
+}
+
 // Open parses the configuration and connects a pool. what prefixes the
 // errors ("pgstore", "pgresults", …). The pool's connections use
 // cfg.Schema as their search_path, and "what:schema" as their
-// application_name unless the DSN sets one.
+// application_name unless the DSN sets one. A MaxConns or
+// StatementTimeout out of range (Config) is an error naming the field,
+// before any connection is tried.
 func Open(ctx context.Context, what string, cfg Config) (*pgxpool.Pool, error) {
 	schema := cfg.Schema
 	if schema == "" {
 		schema = DefaultSchema
 	}
 	if err := CheckSchema(what+": Options.Schema", schema); err != nil {
+		return nil, err
+	}
+	if err := cfg.check(what); err != nil {
 		return nil, err
 	}
 	pc, err := pgxpool.ParseConfig(cfg.DSN)

@@ -735,3 +735,31 @@ func TestStalledDatabase_StatementsEndOnTheirOwn(t *testing.T) {
 	assert.ErrorIs(t, pgpool.Classify(short, err, away), context.DeadlineExceeded)
 	assert.NotErrorIs(t, pgpool.Classify(short, err, away), away)
 }
+
+// A negative MaxConns or StatementTimeout, and a statement timeout under
+// a millisecond (sent in whole milliseconds, it would become 0: no limit
+// on the server), are refused naming the field and the value, before any
+// connection is tried and without quoting the DSN.
+func TestOpen_NegativeOrUnusableNumbersRefusedNamingTheField(t *testing.T) {
+	dsn := "postgres://u:s3cret@127.0.0.1:1/x"
+	for _, c := range []struct {
+		cfg  pgpool.Config
+		want []string
+	}{
+		{pgpool.Config{MaxConns: -1}, []string{"mystore: Options.MaxConns: expected zero (pgxpool's default) or a positive number of connections, got -1"}},
+		{pgpool.Config{StatementTimeout: -time.Second}, []string{"mystore: Options.StatementTimeout: expected zero (the DSN's statement_timeout, else 30s) or at least 1ms, got -1s"}},
+		{pgpool.Config{StatementTimeout: 500 * time.Microsecond}, []string{"Options.StatementTimeout: expected", "got 500µs"}},
+		{pgpool.Config{MaxConns: -3, StatementTimeout: -1}, []string{"Options.MaxConns", "got -3", "Options.StatementTimeout", "got -1ns"}},
+	} {
+		c.cfg.DSN = dsn
+		pool, err := pgpool.Open(context.Background(), "mystore", c.cfg)
+		assert.Nil(t, pool)
+		if assert.Error(t, err) {
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.NotContains(t, err.Error(), "s3cret")
+			assert.NotContains(t, err.Error(), "connecting", "refused before connecting")
+		}
+	}
+}

@@ -477,12 +477,13 @@ func TestSetup_ExportsOTLPToCollector(t *testing.T) {
 }
 
 // Metric series per instrument are bounded by SetupOptions.MetricSeries
-// (DefaultMetricSeries, room for a catalogue's tools, when zero), not the
-// SDK's 2,000: past the bound, further tools share one overflow series.
+// (DefaultMetricSeries, room for a catalogue's tools, when zero; no bound
+// when negative, as documented), not the SDK's 2,000: past the bound,
+// further tools share one overflow series.
 func TestSetup_MetricSeriesBound(t *testing.T) {
 	for _, tc := range []struct {
 		series, want int
-	}{{0, 8}, {4, 4}} {
+	}{{0, 8}, {4, 4}, {-1, 8}} {
 		clearOTelEnv(t)
 		col := &collector{}
 		srv := httptest.NewServer(col)

@@ -111,9 +111,11 @@ type Options struct {
 	// reaped; zero means catalogue.DefaultMaxBundles, negative no cap.
 	MaxBundles int
 	// MaxConns caps the connection pool; zero means pgxpool's default.
+	// Open refuses a negative one, naming it.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means the DSN's
-	// statement_timeout when it sets one, else 30 seconds.
+	// statement_timeout when it sets one, else 30 seconds. Open refuses
+	// a negative one or one under a millisecond, naming it.
 	StatementTimeout time.Duration
 	// FeedCheck is how long Watch's connection may stay quiet before it
 	// is asked to answer (within FeedCheck, at most 5 s); zero means

@@ -82,19 +82,20 @@ type Options struct {
 	// Schema holds the tables; "" means "toolpack". Created when absent.
 	Schema string
 	// MaxConns caps the connection pool; zero means pgxpool's default
-	// (at least 4). It must be at least 2 (Open refuses 1). Every output
-	// being written holds one connection until it commits, so at most
-	// MaxConns-1 outputs are written at once: one connection is always
-	// left for reading pages and for the health check, which a burst of
-	// large outputs would otherwise keep waiting. More outputs wait their
+	// (at least 4). It must be at least 2 (Open refuses 1 and negative
+	// ones). Every output being written holds one connection until it
+	// commits, so at most MaxConns-1 outputs are written at once: one
+	// connection is always left for reading pages and for the health
+	// check, which a burst of large outputs would otherwise keep waiting. More outputs wait their
 	// turn while the database answers the ones being written; one that
 	// has waited a StatementTimeout in which it answered none of them
 	// fails as results.ErrUnavailable.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means the DSN's
-	// statement_timeout when it sets one, else 30 seconds.
-	// Storing an output is many statements (one per chunk), so it bounds
-	// each of them, not the whole write.
+	// statement_timeout when it sets one, else 30 seconds (Open refuses
+	// a negative one or one under a millisecond). Storing an output is
+	// many statements (one per chunk), so it bounds each of them, not
+	// the whole write.
 	StatementTimeout time.Duration
 }
 

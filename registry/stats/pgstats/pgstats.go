@@ -62,9 +62,11 @@ type Options struct {
 	// Schema holds the table; "" means "toolpack". Created when absent.
 	Schema string
 	// MaxConns caps the connection pool; zero means pgxpool's default.
+	// Open refuses a negative one, naming it.
 	MaxConns int32
 	// StatementTimeout bounds every statement; zero means the DSN's
-	// statement_timeout when it sets one, else 30 seconds.
+	// statement_timeout when it sets one, else 30 seconds. Open refuses
+	// a negative one or one under a millisecond, naming it.
 	StatementTimeout time.Duration
 }
 
