@@ -86,8 +86,10 @@ type Config struct {
 	// Dir is the command's working directory; empty means the current one.
 	Dir string
 
-	// URL is the endpoint of a streamable HTTP server (http or https). Its
-	// user name, password and query values are secrets.
+	// URL is the endpoint of a streamable HTTP server (http or https),
+	// without user information: user:password@ is refused (ConfigError on
+	// the field URL, neither quoted) — credentials go in Headers. Its
+	// query values are secrets.
 	URL string
 	// Headers are sent with every HTTP request (for example Authorization).
 	// Their values are secrets: they are redacted from logs, errors, Status
@@ -330,6 +332,11 @@ func checkURL(raw string) string {
 	}
 	if u.Host == "" {
 		return "expected an absolute http or https URL with a host"
+	}
+	if u.User != nil {
+		// As the host configuration's readers (servers:, -proxy) refuse
+		// it: a credential in the URL is one more place it may leak from.
+		return "expected a URL without user information (user:password@); send credentials in Headers (Authorization: \"Basic …\" or \"Bearer …\"), which are redacted (value not shown)"
 	}
 	return ""
 }

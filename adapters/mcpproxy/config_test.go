@@ -100,3 +100,42 @@ func TestNewRejectsNilRegistry(t *testing.T) {
 	assert.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "registry")
 }
+
+// A URL with user information (user:password@, a token as the user name,
+// an empty password) is refused by Validate, New and Reconfigure as the
+// host configuration's readers refuse it: a *ConfigError on the field
+// URL pointing to Headers, quoting neither the user name nor the
+// password.
+func TestValidate_URLWithUserInformationRefused(t *testing.T) {
+	p, err := mcpproxy.New(context.Background(), newRegistry(), nil, bounded(mcpproxy.Options{}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	for i, raw := range []string{
+		"https://user-SECRET-1:pa55word-SECRET-2@mcp.example.test/mcp",
+		"https://t0ken-SECRET-3@mcp.example.test/mcp",
+		"http://user-SECRET-1:@127.0.0.1:46850/mcp",
+		"http://:pa55word-SECRET-2@127.0.0.1:46850/mcp",
+		"HTTPS://user-SECRET-1:pa55word-SECRET-2@MCP.example.test/mcp",
+	} {
+		cfgs := []mcpproxy.Config{{Name: "remote", URL: raw}}
+		err := mcpproxy.Validate(cfgs)
+		require.Error(t, err, "case %d", i)
+		require.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
+		var ce *mcpproxy.ConfigError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, "URL", ce.Field)
+		assert.Equal(t, `mcpproxy: server "remote": field URL: expected a URL without user information (user:password@); send credentials in Headers (Authorization: "Basic …" or "Bearer …"), which are redacted (value not shown)`, err.Error())
+		for _, secret := range []string{"SECRET", "pa55word", "t0ken", "user-"} {
+			assert.NotContains(t, err.Error(), secret)
+		}
+
+		_, err = mcpproxy.New(context.Background(), newRegistry(), cfgs, bounded(mcpproxy.Options{}))
+		require.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
+		assert.NotContains(t, err.Error(), "SECRET")
+		err = p.Reconfigure(context.Background(), cfgs)
+		require.ErrorIs(t, err, mcpproxy.ErrInvalidConfig)
+		assert.NotContains(t, err.Error(), "SECRET")
+	}
+	assert.NoError(t, mcpproxy.Validate([]mcpproxy.Config{{Name: "remote", URL: "https://mcp.example.test/mcp?key=k", Headers: map[string]string{"Authorization": "Basic dXNlcjpwYXNz"}}}),
+		"credentials in Headers (and the query) are accepted")
+}

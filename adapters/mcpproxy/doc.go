@@ -218,9 +218,10 @@
 // (and, after an authentication scheme such as "Bearer", the credential
 // alone; for "Basic", also the decoded "user:password" and the password)
 // but those of the standard headers that describe a request (Accept,
-// Content-Type, User-Agent, …), environment values, and the user name,
-// password and query values of the URL (and the Basic form Go's HTTP
-// client makes of the user information). Values shorter than four bytes
+// Content-Type, User-Agent, …), environment values, and the query values
+// of the URL (a URL with user information, user:password@, is refused by
+// Validate, New and Reconfigure, as by the host configuration: credentials
+// go in Headers). Values shorter than four bytes
 // are not secrets, and neither are environment and header values that
 // are plain settings no credential is — a boolean word (true, false,
 // yes, no, on, off, enabled, disabled), a log level (trace, debug, info,
@@ -245,7 +246,7 @@
 //
 //   - every log record of the proxy, at every level (message, attributes,
 //     groups; the SDK client logs through the same handler); the URL
-//     is logged without user information and query values;
+//     is logged without query values;
 //   - the standard error of Command servers passed on to Options.Stderr
 //     (line by line; a line longer than 64 KiB is passed on in pieces
 //     that never split a secret);

@@ -32,15 +32,13 @@ import (
 const (
 	bearerSecret = "PROXY-SECRET-123-bearer-7f3a"
 	apiKeySecret = `k"e\y<&>-API-SECRET-5521`
-	userSecret   = "urluser-SECRET-91"
-	passSecret   = "urlpass-SECRET-82"
 	querySecret  = "qsecret-SECRET-73"
 	envSecretA   = "envsecret-SECRET-64"
 	envSecretB   = `env"quoted<-SECRET-55`
 	argMarker    = "ARG-VALUE-7731"
 )
 
-var allSecrets = []string{bearerSecret, apiKeySecret, userSecret, passSecret, querySecret, envSecretA, envSecretB}
+var allSecrets = []string{bearerSecret, apiKeySecret, querySecret, envSecretA, envSecretB}
 
 // separators matches what a remote may insert inside a secret: white space
 // and the JSON escapes \n, \r and \t.
@@ -113,12 +111,12 @@ func leakyServer(t *testing.T, opts testmcp.Options, wantBearer string) *httptes
 	return ts
 }
 
-// withCredentials puts the user, password and query secrets into base.
+// withCredentials puts the query secret into base (user information is
+// refused: TestValidate_URLWithUserInformationRefused).
 func withCredentials(t *testing.T, base string) string {
 	t.Helper()
 	u, err := url.Parse(base)
 	require.NoError(t, err)
-	u.User = url.UserPassword(userSecret, passSecret)
 	u.Path = "/mcp"
 	u.RawQuery = url.Values{"key": {querySecret}}.Encode()
 	return u.String()
@@ -207,7 +205,7 @@ func TestRemoteResultsAreRedacted(t *testing.T) {
 }
 
 // Secrets planted in every upstream path of the proxy — header values, URL
-// user, password and query, environment values of a child; echoed by
+// query values, environment values of a child; echoed by
 // remote JSON-RPC errors, tool error results, successful results, tool
 // listings and server names, 401 answers, connection failures to a URL
 // with credentials, and a child's standard error — are searched for in the
