@@ -59,6 +59,8 @@
 // the reference, saying that the value is text that is not a JSON
 // object (or array) and showing at most its first 40 bytes. The name
 // alone (r), or a path ending at the string, passes the text unchanged.
+// A text is read once per run, and what it holds counts toward
+// MaxKeptBytes beside the text.
 //
 // Parse refuses, with errors naming the snippet, the line and the column:
 // syntax errors, an unknown {{ parameter }}, a reference to a name not

@@ -36,7 +36,8 @@ type targetNamer interface{ TargetName(name string) string }
 // MaxKeptBytes bounds what one run keeps of its steps' values for later
 // steps (about their size as JSON): a body that keeps many large values
 // (r1 = lines(count=1000000), r2 = …) fails naming the line instead of
-// holding gigabytes.
+// holding gigabytes. A text a reference reads as JSON counts again (its
+// size) when it is read.
 const MaxKeptBytes = 64 << 20
 
 // argumentCap is the optional method of an Invoker that says the largest
