@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/toolpack-go/toolpack/netguard"
 	"github.com/toolpack-go/toolpack/result"
@@ -52,6 +54,36 @@ type FetchConfig struct {
 	MaxRedirects int
 	// Timeout bounds one call; 0 means DefaultFetchTimeout.
 	Timeout time.Duration
+	// MaxConcurrentExtractions is how many HTML pages are parsed and
+	// extracted at once, across all calls of this pack; a call whose page
+	// is fetched while every slot is taken waits for one. 0 means
+	// DefaultMaxConcurrentExtractions(); a negative value is an error.
+	//
+	// The article extractor takes no context: once it has started on a
+	// page, a call that runs out of time (or is cancelled) fails, but the
+	// extractor runs on to the end — within MaxExtractWork and the other
+	// bounds, up to a few seconds of CPU on one core. The slot is held
+	// until the extractor really returns, so this is a true bound on the
+	// cores extraction can take, abandoned calls included. A call whose
+	// time runs out (or which is cancelled) while it waits for a slot
+	// fails at once with timeout, saying it waited for an extraction slot,
+	// and its page is never extracted; so does a call whose time has run
+	// out by the end of the download. Text that is not HTML (plain text,
+	// JSON, XML) takes no slot.
+	MaxConcurrentExtractions int
+}
+
+// DefaultMaxConcurrentExtractions is the number of concurrent extractions
+// used when FetchConfig.MaxConcurrentExtractions is 0: half of GOMAXPROCS
+// (as it is when New is called), at least 1. The extractor is
+// CPU-bound on one goroutine, so more extractions than cores add no
+// throughput; half of them leaves the other half to the rest of the
+// process while a client sends hostile pages. An ordinary page is
+// extracted in tens of milliseconds (a 500 KB one in 60–350 ms), so
+// the wait for a slot is short unless pages are hostile, and bounded by
+// the call's Timeout.
+func DefaultMaxConcurrentExtractions() int {
+	return max(1, runtime.GOMAXPROCS(0)/2)
 }
 
 // Defaults of FetchConfig.
@@ -150,6 +182,15 @@ type fetcher struct {
 	cfg    FetchConfig
 	client *netguard.Client
 	pack   *pack
+	// slots bounds the HTML extractions running at once
+	// (cfg.MaxConcurrentExtractions).
+	slots *semaphore.Weighted
+	// extractHTML is the article extractor: the function extractHTML,
+	// which tests replace with one they control.
+	extractHTML func(text string, page *url.URL, rawHTML bool) (FetchOutput, error)
+	// waiting, when set (by tests), is called when a call starts waiting
+	// for an extraction slot.
+	waiting func()
 }
 
 func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
@@ -158,6 +199,8 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 		return nil, fmt.Errorf("web: Config.Fetch.MaxBytes: expected a positive size, got %d", cfg.MaxBytes)
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("web: Config.Fetch.Timeout: expected a positive duration, got %s", cfg.Timeout)
+	case cfg.MaxConcurrentExtractions < 0:
+		return nil, fmt.Errorf("web: Config.Fetch.MaxConcurrentExtractions: expected a positive number of extractions at once (0 for the default), got %d", cfg.MaxConcurrentExtractions)
 	}
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultMaxBytes
@@ -168,6 +211,9 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultFetchTimeout
 	}
+	if cfg.MaxConcurrentExtractions == 0 {
+		cfg.MaxConcurrentExtractions = DefaultMaxConcurrentExtractions()
+	}
 	// The body cap is the fetcher's own (a longer page is cut, not
 	// refused), so netguard's is off.
 	c, err := netguard.New(netguard.Options{AllowPrivate: cfg.AllowPrivate, AllowAddrs: cfg.AllowAddrs, Resolver: cfg.Resolver, Timeout: cfg.Timeout,
@@ -175,7 +221,7 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: Config.Fetch: %w", err)
 	}
-	return &fetcher{cfg: cfg, client: c, pack: p}, nil
+	return &fetcher{cfg: cfg, client: c, pack: p, slots: semaphore.NewWeighted(int64(cfg.MaxConcurrentExtractions)), extractHTML: extractHTML}, nil
 }
 
 func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (result.Result[FetchOutput], error) {
@@ -204,12 +250,59 @@ func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (result.Result[FetchOu
 		}
 		return failed("the page could not be read: %v", err)
 	}
-	out, perr := extract(body, resp.Header.Get("Content-Type"), resp.Request.URL, a.IncludeRawHTML)
-	if perr != nil {
-		return result.Failuref[FetchOutput](ErrParseFailed, "%s: %v", final, perr), nil
+	return f.extract(ctx, final, body, resp.Header.Get("Content-Type"), resp.Request.URL, a.IncludeRawHTML)
+}
+
+// extract turns the fetched page into the call's answer: other text at
+// once, HTML in an extraction slot (see
+// FetchConfig.MaxConcurrentExtractions), held until the extractor
+// returns (also when it panics).
+func (f *fetcher) extract(ctx context.Context, final PageURL, body []byte, contentType string, page *url.URL, rawHTML bool) (result.Result[FetchOutput], error) {
+	mt, text, err := decodePage(body, contentType)
+	var out FetchOutput
+	switch {
+	case err != nil:
+	case !isHTML(mt):
+		out, err = otherText(mt, text)
+	default:
+		if r, ok := f.takeSlot(ctx); !ok {
+			return r, nil
+		}
+		defer f.slots.Release(1)
+		out, err = f.extractHTML(text, page, rawHTML)
+	}
+	if err != nil {
+		return result.Failuref[FetchOutput](ErrParseFailed, "%s: %v", final, err), nil
 	}
 	out.FinalURL = final
 	return result.Ok(out), nil
+}
+
+// takeSlot takes an extraction slot, waiting for one while ctx lasts. When
+// ctx has ended (before or while waiting), ok is false and r is the
+// call's timeout failure, saying why the page was not extracted.
+func (f *fetcher) takeSlot(ctx context.Context) (r result.Result[FetchOutput], ok bool) {
+	waited := false
+	err := ctx.Err()
+	if err == nil && !f.slots.TryAcquire(1) {
+		waited = true
+		if f.waiting != nil {
+			f.waiting()
+		}
+		err = f.slots.Acquire(ctx, 1)
+	}
+	if err == nil {
+		return r, true
+	}
+	ended := fmt.Sprintf("ran out of time (the limit is %s)", f.cfg.Timeout)
+	if errors.Is(err, context.Canceled) {
+		ended = "was cancelled"
+	}
+	if waited {
+		return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s while it waited for an extraction slot (%d pages are extracted at once)",
+			ended, f.cfg.MaxConcurrentExtractions), false
+	}
+	return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s before extraction began", ended), false
 }
 
 // doFailure maps a failed request: out of time, refused by the guard, or
@@ -244,32 +337,57 @@ func textual(mt string) bool {
 }
 
 // extract turns a page's bytes into the output (FinalURL left to the
-// caller): HTML through the article extractor, other text as it is.
+// caller): HTML through the article extractor, other text as it is. It is
+// what web.fetch does with a page, without the extraction slot.
 func extract(body []byte, contentType string, page *url.URL, rawHTML bool) (FetchOutput, error) {
+	mt, text, err := decodePage(body, contentType)
+	switch {
+	case err != nil:
+		return FetchOutput{}, err
+	case !isHTML(mt):
+		return otherText(mt, text)
+	}
+	return extractHTML(text, page, rawHTML)
+}
+
+// decodePage returns the page's media type (from contentType, else sniffed)
+// and its text decoded to valid UTF-8.
+func decodePage(body []byte, contentType string) (mediaType, text string, err error) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if contentType == "" || err != nil {
 		mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
 	r, err := charset.NewReader(bytes.NewReader(body), contentType)
 	if err != nil {
-		return FetchOutput{}, fmt.Errorf("the page's charset is not one this tool decodes: %v", err)
+		return "", "", fmt.Errorf("the page's charset is not one this tool decodes: %v", err)
 	}
 	decoded, err := io.ReadAll(r)
 	if err != nil {
-		return FetchOutput{}, fmt.Errorf("the page could not be decoded: %v", err)
+		return "", "", fmt.Errorf("the page could not be decoded: %v", err)
 	}
-	text := strings.ToValidUTF8(string(decoded), "\uFFFD")
-	switch {
-	case mt == "text/html" || mt == "application/xhtml+xml":
-	case textual(mt):
-		clean := strings.TrimSpace(text)
-		if clean == "" {
-			return FetchOutput{}, errors.New("the page is empty")
-		}
-		return FetchOutput{CleanText: clean}, nil
-	default:
+	return mt, strings.ToValidUTF8(string(decoded), "\uFFFD"), nil
+}
+
+// isHTML reports whether the media type is a page for the article
+// extractor.
+func isHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
+
+// otherText is the output for a page that is not HTML: textual types as
+// they are, trimmed; any other type refused, naming it.
+func otherText(mt, text string) (FetchOutput, error) {
+	if !textual(mt) {
 		return FetchOutput{}, fmt.Errorf("content type %s is not a page this tool reads text from (HTML, plain text, JSON or XML)", mt)
 	}
+	clean := strings.TrimSpace(text)
+	if clean == "" {
+		return FetchOutput{}, errors.New("the page is empty")
+	}
+	return FetchOutput{CleanText: clean}, nil
+}
+
+// extractHTML reads an HTML page's article: go-trafilatura's, or the page
+// whole when it is short or too large for the extractor.
+func extractHTML(text string, page *url.URL, rawHTML bool) (FetchOutput, error) {
 	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {
 		return FetchOutput{}, fmt.Errorf("the HTML does not parse: %v", err)
