@@ -246,7 +246,8 @@ func TestFetch_CallEndedWhileWaitingForSlotFailsWithoutExtracting(t *testing.T) 
 // A call whose time has run out (or which was cancelled) by the time its
 // page is downloaded does not start the extractor, even with a slot free.
 func TestFetch_CallEndedBeforeExtractionSkipsIt(t *testing.T) {
-	g := newGate(t, 2)
+	g := newGate(t, 4)
+	g.open() // an extraction, if one were started, would run through
 	f := gatedFetcher(t, 1, g)
 	page, _ := url.Parse("https://example.com/a")
 	body := []byte("<html><body><p>The volunteers in Portwick rebuilt the pier.</p></body></html>")
@@ -265,7 +266,7 @@ func TestFetch_CallEndedBeforeExtractionSkipsIt(t *testing.T) {
 	assert.Equal(t, ErrTimeout, r.ErrorType)
 	assert.Contains(t, r.Error, "the call was cancelled before extraction began")
 	assert.Equal(t, int32(0), g.calls.Load(), "the extractor was not started")
-	assert.Empty(t, g.events, "nor waited for")
+	assert.Empty(t, g.events, "nor a slot waited for")
 }
 
 // The slot is given back however the extraction ends: after an extractor
@@ -318,7 +319,13 @@ func TestFetch_TextPagesTakeNoExtractionSlot(t *testing.T) {
 	first := fetchAsync(t.Context(), f, srv.URL+"/page")
 	require.Equal(t, "extracting", <-g.events)
 
-	r, err := f.fetch(t.Context(), fetchArgs(srv.URL+"/plain"))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	f.waiting = func() {
+		g.events <- "waiting"
+		cancel() // a text page held up behind the extraction fails instead of hanging
+	}
+	r, err := f.fetch(ctx, fetchArgs(srv.URL+"/plain"))
 	require.NoError(t, err)
 	require.True(t, r.Success, "%s: %s", r.ErrorType, r.Error)
 	assert.Equal(t, "Release notes", r.Value.CleanText)
