@@ -33,10 +33,19 @@
 // paragraphs cost it seconds of CPU, 2 MiB over a minute, 1.3 MB of
 // 500-deep nested elements 15 s — and a call that runs out of time cannot
 // stop it. Within these bounds a hostile page still costs the extractor
-// up to a few seconds of CPU. Other text — text/* (plain,
-// Markdown, CSV), JSON and XML of any kind (application/json,
-// application/ld+json, application/rss+xml, …) — is returned as it is,
-// trimmed; other content types (PDF, images, …) are parse_failed.
+// up to a few seconds of CPU, so HTML pages are parsed and extracted
+// FetchConfig.MaxConcurrentExtractions at a time (by default half of
+// GOMAXPROCS, at least 1): however many hostile pages clients send, they
+// keep at most that many cores busy. A page fetched while every slot is
+// taken waits for one; a call whose time runs out (or which is
+// cancelled) while it waits fails with timeout, saying it waited for an
+// extraction slot, and its page is never extracted, nor is the page of a
+// call whose time has run out by the end of its download. An extraction
+// already running when its call fails runs to its end and keeps its slot
+// until then. Other text — text/* (plain, Markdown, CSV), JSON and XML of
+// any kind (application/json, application/ld+json, application/rss+xml,
+// …) — is returned as it is, trimmed, without waiting for a slot; other
+// content types (PDF, images, …) are parse_failed.
 //
 // search.web is served when SearchConfig.BaseURL is set: it posts
 // {query, max_results} to {base}/v1/search/{search_tool} with the key as a
