@@ -299,7 +299,7 @@ func (f *fetcher) takeSlot(ctx context.Context) (r result.Result[FetchOutput], o
 		ended = "was cancelled"
 	}
 	if waited {
-		return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s while it waited for an extraction slot (%d pages are extracted at once)",
+		return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s while it waited for an extraction slot (web.fetch extracts at most %d at once)",
 			ended, f.cfg.MaxConcurrentExtractions), false
 	}
 	return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s before extraction began", ended), false

@@ -215,7 +215,7 @@ func TestFetch_CallEndedWhileWaitingForSlotFailsWithoutExtracting(t *testing.T) 
 		{"deadline", func() (context.Context, func()) {
 			e := &endable{Context: context.Background(), done: make(chan struct{})}
 			return e, func() { close(e.done) }
-		}, "the page was fetched but not extracted: the call ran out of time (the limit is 30s) while it waited for an extraction slot (1 pages are extracted at once)"},
+		}, "the page was fetched but not extracted: the call ran out of time (the limit is 30s) while it waited for an extraction slot (web.fetch extracts at most 1 at once)"},
 		{"cancelled", func() (context.Context, func()) { return context.WithCancel(context.Background()) },
 			"the page was fetched but not extracted: the call was cancelled while it waited for an extraction slot"},
 	} {
