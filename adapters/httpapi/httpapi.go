@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolpack-go/toolpack/adapters/httpguard"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -385,10 +386,12 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 
 // ErrServerStopping is the cause a server gives when it cancels the
 // requests still running at the end of its shutdown grace
-// (context.WithCancelCause on the requests' base context): a call it
-// stops is answered 503 unavailable, saying the server is shutting down,
-// rather than taken for a client that went away.
-var ErrServerStopping = errors.New("httpapi: the server is shutting down")
+// (context.WithCancelCause on the requests' contexts): a call it stops is
+// answered 503 unavailable, saying the server is shutting down, rather
+// than taken for a client that went away. It is the same error as
+// mcpserver.ErrServerStopping, so that one cause stops the REST and the
+// MCP calls of a server (see mcpserver.Options.Stop).
+var ErrServerStopping = toolmsg.ErrServerStopping
 
 // protocolFailure maps a non-nil error from Registry.Invoke to a status.
 // Only unknown tools, cancellation and deadlines are told to the client;
@@ -401,7 +404,7 @@ func (h *Handler) protocolFailure(w http.ResponseWriter, r *http.Request, name s
 			fmt.Sprintf("no tool named %q; GET /tools lists the tools", name), nil)
 	case errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), ErrServerStopping):
 		writeError(w, http.StatusServiceUnavailable, result.Unavailable,
-			fmt.Sprintf("the server is shutting down and stopped the call to tool %q before it finished", name), nil)
+			toolmsg.ServerStopping(name), nil)
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		h.log.LogAttrs(ctx, slog.LevelDebug, "httpapi: client went away during the call",
 			slog.String("tool", name), slog.Any("err", err))

@@ -361,8 +361,15 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if mcpmap.NoArguments(raw) {
 			raw = emptyObject
 		}
-		rctx := requestContext(ctx, req)
+		rctx, release := b.stoppable(requestContext(ctx, req))
+		defer release()
 		res, err := b.reg.Invoke(rctx, name, raw)
+		if err != nil && b.stoppedByHost(rctx) {
+			// Stopped by the host (Options.Stop): the client is told, as
+			// a tool error, rather than left without an answer.
+			b.log.DebugContext(ctx, "mcpserver: call stopped by the host", "tool", name)
+			res, err = stoppedResult(name), nil
+		}
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err, true)
 		}

@@ -71,6 +71,34 @@
 // The SDK logs each session's start, initialization and end at INFO; the
 // server NewServer builds logs them at DEBUG.
 //
+// # Shutting down
+//
+// A call over streamable HTTP runs on its session's context, not its HTTP
+// request's: http.Server.Shutdown waits for it, but neither cancelling the
+// requests' contexts nor closing the connections stops it, and a client
+// whose connection closes under its call gets no answer. Give the server a
+// context that ends at the end of the shutdown grace, Options.Stop, and
+// cancel it with the cause ErrServerStopping (the same error as
+// httpapi.ErrServerStopping, so one cancellation stops REST calls too):
+// every call under way is cancelled with that cause, and its client is
+// answered a tool error result (isError, error type unavailable, "the
+// server is shutting down and stopped the call to tool … before it
+// finished") before the host closes the connections; the registry's
+// Logging logs "Tool X stopped: the server is shutting down", not a caller
+// that cancelled. Keep the MCP requests' own contexts alive until then:
+// the SDK ends a POST's response as soon as its context is cancelled,
+// answer or not.
+//
+//	stopCtx, stopCalls := context.WithCancelCause(context.Background())
+//	srv := mcpserver.NewServer(reg, mcpserver.Options{Stop: stopCtx})
+//	// … serve; on SIGTERM: hs.Shutdown(graceCtx); if the grace ran out:
+//	stopCalls(mcpserver.ErrServerStopping) // then give the answers a moment, then hs.Close()
+//
+// Over stdio, package mcpstdio's Transport.Stop ends the reading and waits
+// for the answers of the calls read (DrainTimeout); cancelling Options.Stop
+// before that wait ends has the calls still running answered the same way.
+// examples/server does both.
+//
 // # Mapping
 //
 // What a client receives for each outcome of the pipeline. The text content
@@ -130,6 +158,9 @@
 //	non-nil error from Invoke               JSON-RPC error, never a tool result:
 //	  unknown tool (registry.ErrUnknownTool)  -32602 invalid params, "unknown tool \"x\""
 //	  cancelled / timed out                   -32603, "tool \"x\": call cancelled|timed out"
+//	  stopped by the host (Options.Stop)      not an error: a tool error result (isError,
+//	                                          error type unavailable) saying the server is
+//	                                          shutting down and stopped the call
 //	  anything else                           -32603 with a fixed message; the error itself
 //	                                          is logged at ERROR, never sent to the client
 //	value or error_data that cannot marshal JSON-RPC -32603 (logged), as above

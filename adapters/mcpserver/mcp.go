@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolpack-go/toolpack/adapters/mcpstdio"
 	"github.com/toolpack-go/toolpack/internal/mcpmap"
+	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/registry"
 )
 
@@ -48,6 +49,11 @@ func (d Display) String() string {
 }
 
 func (d Display) valid() bool { return d == DisplayEnvelope || d == DisplayValue }
+
+// ErrServerStopping is the cause a host gives Options.Stop when it shuts
+// down. It is the same error as httpapi.ErrServerStopping, so that one
+// cancellation stops a server's REST and MCP calls alike.
+var ErrServerStopping = toolmsg.ErrServerStopping
 
 // MetaErrorType is the _meta key of a failed tool result that holds the
 // failure's error type ("toolpack/error_type").
@@ -88,6 +94,26 @@ type Options struct {
 	// the SDK's INFO records (one per session start and end) at DEBUG.
 	// Nothing is ever logged to stdout by this package.
 	Logger *slog.Logger
+	// Stop, when non-nil, stops the calls of registry tools under way
+	// once it is done: a host shutting down cancels it at the end of its
+	// grace, with the cause ErrServerStopping. Each call's context is
+	// cancelled with Stop's cause (context.Cause), so that the tool
+	// returns, and its client is answered a tool error result (isError,
+	// error type unavailable: "the server is shutting down and stopped the
+	// call to tool … before it finished", the words of a REST call stopped
+	// so); a call that arrives later is answered so at once. Whatever the
+	// cause, the client reads that the server is shutting down; the cause
+	// reaches the tool and the log. A Stop cancelled without a cause (or
+	// with context.Canceled) gives the calls ErrServerStopping, so that
+	// the registry's Logging logs "Tool X stopped: the server is shutting
+	// down" instead of blaming the caller.
+	//
+	// Without Stop, a call over streamable HTTP runs on its session's
+	// context, which neither the end of its HTTP request nor
+	// http.Server.Shutdown cancels: a server that closes its connections
+	// leaves the client without an answer and the tool running. Calls of
+	// tools the host added to the SDK server itself are not covered.
+	Stop context.Context
 }
 
 func (o Options) logger() *slog.Logger {

@@ -309,5 +309,5 @@ func TestE2E_CallStillRunningAtTheEndOfTheGraceIsAnswered(t *testing.T) {
 	assert.Contains(t, a.body, "the server is shutting down")
 	waitStopped(t, ctx, s)
 	assert.NotContains(t, s.stderr.String(), "cancelled by the caller")
-	assert.Contains(t, s.stderr.String(), "Tool count stopped: httpapi: the server is shutting down")
+	assert.Contains(t, s.stderr.String(), "Tool count stopped: the server is shutting down")
 }
