@@ -112,8 +112,15 @@
 // SIGINT or SIGTERM shuts the server down gracefully: no new connections
 // or messages are taken, and the calls under way (over MCP, HTTP or
 // stdio, and REST) get 5 s to finish and send their answers, their spans
-// and metrics recorded before the exporters flush; an MCP session's event
-// stream ends once its calls have. Then the stores write what they buffer
+// and metrics recorded before the exporters flush. The calls still
+// running then are stopped (their contexts cancelled with the cause "the
+// server is shutting down", logged "Tool X stopped: the server is
+// shutting down") and have 1 s more to answer before the connections
+// close or the stdio session ends: a REST call gets 503 unavailable, an
+// MCP call a tool error result (isError, error type unavailable), both
+// saying "the server is shutting down and stopped the call to tool …
+// before it finished". An MCP session's event stream ends once its calls
+// have answered. Then the stores write what they buffer
 // (usage counts, statistics) within 10 s more; a database that stopped
 // answering does not keep the process alive past that (what was not
 // written is lost, and the log says so). With -config, SIGHUP reloads the

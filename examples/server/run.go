@@ -411,12 +411,17 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		}
 		log.Info("progressive disclosure: serving search_tools, describe_tool and call_tool", "visible", strings.Join(visible, ","))
 	}
+	// The MCP calls still running at the end of the shutdown grace are
+	// stopped through stopCalls (REST calls too, over HTTP), and answered.
+	stopCtx, stopCalls := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopCalls(nil)
 	srv := mcpserver.NewServer(served, mcpserver.Options{Implementation: &sdk.Implementation{Name: cfg.name, Version: version()},
 		Display: cfg.display,
 		DisplayFor: func(t *registry.Tool) (mcpserver.Display, bool) {
 			return mcpserver.DisplayValue, plain[t.Pack]
 		},
 		Logger: log,
+		Stop:   stopCtx,
 	})
 	var loaded []string
 	for _, p := range reg.Packs() {
@@ -432,14 +437,17 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		log.Info("serving MCP over stdio")
 		reloadOnSIGHUP(ctx, hup, host, log) // once serving: one sent while starting reloads now
 		// A signal stops the reading (Stop) instead of cancelling the
-		// session: the calls under way get shutdownGrace to finish and
-		// their answers are written before the session ends.
-		var tr sdk.Transport = &mcpstdio.IOTransport{Reader: stdin, Writer: stdout, Logger: log, Stop: ctx.Done(), DrainTimeout: shutdownGrace}
+		// session: the calls under way get shutdownGrace to finish; those
+		// still running then are stopped and have stopAnswerGrace to
+		// answer; their answers are written before the session ends.
+		drain := shutdownGrace + stopAnswerGrace
+		var tr sdk.Transport = &mcpstdio.IOTransport{Reader: stdin, Writer: stdout, Logger: log, Stop: ctx.Done(), DrainTimeout: drain}
 		if stdin == io.Reader(os.Stdin) && stdout == io.Writer(os.Stdout) {
 			// The process's own streams: StdioTransport reads a stdin pipe
 			// or socket through the poller (Linux) instead of a goroutine.
-			tr = &mcpstdio.Transport{Logger: log, Stop: ctx.Done(), DrainTimeout: shutdownGrace}
+			tr = &mcpstdio.Transport{Logger: log, Stop: ctx.Done(), DrainTimeout: drain}
 		}
+		defer stopAfterGrace(ctx, stopCalls, log)()
 		err := srv.Run(context.WithoutCancel(ctx), mcpserver.CheckParams(tr))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			log.Info("stdio session ended")
@@ -452,7 +460,37 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer closeAPI()
-	return serveHTTP(ctx, cfg.addr, hs, log, func() { reloadOnSIGHUP(ctx, hup, host, log) })
+	return serveHTTP(ctx, cfg.addr, hs, stopCtx, stopCalls, log, func() { reloadOnSIGHUP(ctx, hup, host, log) })
+}
+
+// stopAfterGrace stops the calls under way (stop, with the cause
+// httpapi.ErrServerStopping) shutdownGrace after ctx ends, logging it;
+// the returned func cancels that, once the serving has ended.
+func stopAfterGrace(ctx context.Context, stop context.CancelCauseFunc, log *slog.Logger) (cancel func()) {
+	var (
+		mu    sync.Mutex
+		timer *time.Timer
+		ended bool
+	)
+	detach := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !ended {
+			timer = time.AfterFunc(shutdownGrace, func() {
+				log.Warn("the shutdown grace ran out; stopping the calls still running", "grace", shutdownGrace)
+				stop(httpapi.ErrServerStopping)
+			})
+		}
+	})
+	return func() {
+		detach()
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if timer != nil {
+			timer.Stop()
+		}
+	}
 }
 
 // newHTTPServer builds the HTTP side: /mcp, the REST API, the catalogue's
@@ -478,7 +516,7 @@ func newHTTPServer(ctx context.Context, cfg config, reg *registry.Registry, srv 
 		return nil, nil, fmt.Errorf("%w: flag -allowed-hosts or -allowed-origins: %w", errUsage, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{
+	mux.Handle(mcpPath, mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{
 		MaxSessions: cfg.maxSessions, SessionTimeout: cfg.sessionTimeout, Auth: requireToken, Logger: log,
 	}))
 	dbHealth := &dbHealthCache{check: databases}
@@ -542,37 +580,44 @@ func closeStores(ctx context.Context, log *slog.Logger, closes ...func(context.C
 	}
 }
 
+// mcpPath is where the server serves MCP over streamable HTTP.
+const mcpPath = "/mcp"
+
 // serveHTTP serves hs on addr until ctx is done, then shuts down
 // gracefully: no new connections, and the requests running (tool calls
-// over MCP and REST) get shutdownGrace to finish and send their answers;
-// REST calls still running then are stopped (their contexts cancelled
-// with the cause httpapi.ErrServerStopping: 503, the server is shutting
-// down) and have stopAnswerGrace to answer before the connections close
-// (an MCP call runs on its session's context, not its request's: its
-// client sees the connection end, as before); event streams (GET with Accept:
-// text/event-stream, an MCP session's stream for notifications), which
-// never finish by themselves, end once the other requests have (a client
-// whose stream ends takes its session for lost and fails its calls).
-// serving runs once the server is serving.
-func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logger, serving func()) error {
+// over MCP and REST) get shutdownGrace to finish and send their answers.
+// The calls still running then are stopped with stopCalls (cause
+// httpapi.ErrServerStopping) and have stopAnswerGrace to answer before
+// the connections close: every request but MCP's has its context
+// cancelled when stop ends (REST: 503, the server is shutting down); an
+// MCP call runs on its session's context, which the MCP server's
+// Options.Stop (stop) cancels (a tool error result saying the same), and
+// an MCP request keeps its context so that the SDK writes that answer.
+// Event streams (GET with Accept: text/event-stream, an MCP session's
+// stream for notifications), which never finish by themselves, end once
+// the other requests have and their clients have had streamLinger to read
+// the answers (a client whose stream ends takes its session for lost and
+// fails the calls whose answers it has not read). serving runs once the
+// server is serving.
+func serveHTTP(ctx context.Context, addr string, hs *http.Server, stop context.Context, stopCalls context.CancelCauseFunc, log *slog.Logger, serving func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("flag -addr: listen on %s: %w", addr, err)
 	}
 	// Requests outlive ctx (the signal) by up to the grace: a call cut off
 	// at the signal lost its answer, and its span and metrics were never
-	// recorded before the exporters shut down.
-	reqCtx, cancelReqs := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer cancelReqs(nil)
+	// recorded before the exporters shut down. Those still running at the
+	// end of the grace are stopped through stop.
+	reqCtx := context.WithoutCancel(ctx)
 	hs.BaseContext = func(net.Listener) context.Context { return reqCtx }
 	streamsCtx, endStreams := context.WithCancel(context.Background())
 	defer endStreams()
 	calls := &inFlight{}
-	hs.Handler = calls.track(streamsCtx, hs.Handler)
+	hs.Handler = calls.track(streamsCtx, stop, hs.Handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + ln.Addr().String()
-	log.Info("serving HTTP", "addr", ln.Addr().String(), "mcp", base+"/mcp", "rest", base+"/tools", "health", base+"/healthz")
+	log.Info("serving HTTP", "addr", ln.Addr().String(), "mcp", base+mcpPath, "rest", base+"/tools", "health", base+"/healthz")
 	serving() // a SIGHUP sent while starting reloads now
 
 	select {
@@ -590,19 +635,27 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, log *slog.Logg
 		// the session for lost and fails the calls it has not read yet.
 		select {
 		case <-time.After(streamLinger):
+			endStreams()
 		case <-sctx.Done():
+			// The grace ran out: the streams end below, once the calls
+			// stopped then have answered.
 		}
-		endStreams()
 	}()
 	if err := hs.Shutdown(sctx); err != nil {
 		// The calls still running are stopped first and given a moment to
-		// answer (503 over REST: the server is shutting down), so that
-		// their clients are told rather than cut off.
+		// answer (503 over REST, a tool error result over MCP: the server
+		// is shutting down), so that their clients are told rather than
+		// cut off.
 		log.Warn("graceful shutdown incomplete; stopping the calls still running, then closing open connections", "error", err)
-		cancelReqs(httpapi.ErrServerStopping)
+		stopCalls(httpapi.ErrServerStopping)
 		actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), stopAnswerGrace)
 		calls.wait(actx)
+		answered := actx.Err() == nil
 		acancel()
+		if answered {
+			time.Sleep(streamLinger) // for the clients to read the answers before their streams end
+		}
+		endStreams()
 		_ = hs.Close()
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -629,16 +682,27 @@ type inFlight struct {
 
 // track returns h with the requests for an event stream (GET, Accept:
 // text/event-stream) cancelled when streams ends, as well as when their
-// own context does, and every other request counted while it runs.
-func (f *inFlight) track(streams context.Context, h http.Handler) http.Handler {
+// own context does, and every other request counted while it runs; those
+// other requests, but for MCP's (mcpPath), are also cancelled, with its
+// cause, when stop ends (an MCP call is stopped by the MCP server's own
+// Options.Stop, and its request must live on for the SDK to write the
+// answer).
+func (f *inFlight) track(streams, stop context.Context, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			rctx, cancel := context.WithCancel(r.Context())
 			defer cancel()
-			stop := context.AfterFunc(streams, cancel)
-			defer stop()
+			end := context.AfterFunc(streams, cancel)
+			defer end()
 			h.ServeHTTP(w, r.WithContext(rctx))
 			return
+		}
+		if r.URL.Path != mcpPath {
+			rctx, cancel := context.WithCancelCause(r.Context())
+			defer cancel(nil)
+			end := context.AfterFunc(stop, func() { cancel(context.Cause(stop)) })
+			defer end()
+			r = r.WithContext(rctx)
 		}
 		f.mu.Lock()
 		f.n++
