@@ -33,7 +33,7 @@ func (b *binding) stoppedByHost(ctx context.Context) bool {
 	if stop == nil || stop.Err() == nil || ctx.Err() == nil {
 		return false
 	}
-	return context.Cause(ctx) == stopCause(stop)
+	return errors.Is(context.Cause(ctx), stopCause(stop)) // not ==: a cause of a type that is not comparable would panic
 }
 
 // stopCause is the cause the calls stopped by stop are given: stop's own,
