@@ -3,6 +3,7 @@ package args
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/result"
@@ -21,11 +22,14 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// MaxFieldErrors is the most violations a ValidationError lists. Past it,
-// one last entry with the rule RuleTooManyErrors says that more were found
-// and not listed: a body of a megabyte can hold a hundred thousand unknown
-// keys or wrong values, and listing each would make the answer many times
-// the size of the call (and the caller can act on the first ones).
+// MaxFieldErrors bounds the violations a ValidationError lists. Past it,
+// only the problems of the declared top-level parameters are still listed
+// (at most one each, so that an error type given to a parameter — see
+// registry.FieldErrorTypes — still decides the failure's), and one last
+// entry with the rule RuleTooManyErrors says that more were found and not
+// listed: a body of a megabyte can hold a hundred thousand unknown keys or
+// wrong values, and listing each would make the answer many times the size
+// of the call (and the caller can act on the first ones).
 const MaxFieldErrors = 100
 
 // RuleTooManyErrors is the rule of the last entry of a ValidationError that
@@ -34,24 +38,51 @@ const RuleTooManyErrors = "too_many_errors"
 
 // tooManyErrors ends a list cut at MaxFieldErrors.
 var tooManyErrors = FieldError{Rule: RuleTooManyErrors,
-	Message: fmt.Sprintf("more problems were found and are not listed (only the first %d are); fix these and call again", MaxFieldErrors)}
+	Message: fmt.Sprintf("more problems were found and are not listed (past the first %d, only those of the top-level parameters are); fix these and call again", MaxFieldErrors)}
 
-// addError appends fe to errs while errs holds fewer than MaxFieldErrors
-// entries; past them, see moreErrors.
-func addError(errs []FieldError, fe FieldError) []FieldError {
-	if len(errs) < MaxFieldErrors {
-		return append(errs, fe)
+// addError adds fe to errs, a list kept by the rule of MaxFieldErrors: fe
+// is listed while fewer than MaxFieldErrors are, or when top (a declared
+// top-level parameter's problem), before the tooManyErrors entry that
+// ends the list once a problem went unlisted.
+func addError(errs []FieldError, fe FieldError, top bool) []FieldError {
+	marked := len(errs) > 0 && errs[len(errs)-1].Rule == RuleTooManyErrors
+	listed := len(errs)
+	if marked {
+		listed--
 	}
-	return moreErrors(errs)
-}
-
-// moreErrors records a violation past the first MaxFieldErrors: the first
-// appends tooManyErrors, later ones nothing.
-func moreErrors(errs []FieldError) []FieldError {
-	if len(errs) == MaxFieldErrors {
+	switch {
+	case listed < MaxFieldErrors || top:
+		if marked {
+			return slices.Insert(errs, listed, fe)
+		}
+		return append(errs, fe)
+	case !marked:
 		return append(errs, tooManyErrors)
 	}
 	return errs
+}
+
+// listing reports whether addError(errs, …, top) would list the problem:
+// its path and message need to be made only then.
+func listing(errs []FieldError, top bool) bool {
+	return top || len(errs) < MaxFieldErrors
+}
+
+// NewValidationError returns a ValidationError listing errs by the rule of
+// MaxFieldErrors (the first ones, then an entry with the rule
+// RuleTooManyErrors when there were more): for tools that check their
+// arguments themselves and may find a problem per key of a large body.
+func NewValidationError(errs []FieldError) *ValidationError {
+	return &ValidationError{Errors: capErrors(errs)}
+}
+
+// capErrors is errs cut by the rule of MaxFieldErrors (top-level problems
+// aside, which only the decoder tells apart).
+func capErrors(errs []FieldError) []FieldError {
+	if len(errs) <= MaxFieldErrors || len(errs) == MaxFieldErrors+1 && errs[MaxFieldErrors].Rule == RuleTooManyErrors {
+		return errs
+	}
+	return append(slices.Clip(errs[:MaxFieldErrors]), tooManyErrors)
 }
 
 // ValidationError lists the violations found in one call's arguments (or,
@@ -73,7 +104,7 @@ func (e *ValidationError) Error() string {
 	} else {
 		b.WriteString("invalid arguments:")
 	}
-	for i, fe := range e.Errors {
+	for i, fe := range e.listed() {
 		if i > 0 {
 			b.WriteByte(';')
 		}
@@ -85,10 +116,21 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
+// listed is Errors as the error shows it: a list built by hand past
+// MaxFieldErrors is cut as Decode cuts its own (whose last entry, when it
+// is longer, says that more were found).
+func (e *ValidationError) listed() []FieldError {
+	if n := len(e.Errors); n <= MaxFieldErrors+1 || e.Errors[n-1].Rule == RuleTooManyErrors {
+		return e.Errors
+	}
+	return capErrors(e.Errors)
+}
+
 // Failure converts a ValidationError into a failed Result with error type
-// validation_error and the field list as error_data.
+// validation_error and the field list as error_data (cut by the rule of
+// MaxFieldErrors when it was built by hand past it).
 func Failure[T any](e *ValidationError) result.Result[T] {
-	return result.Failure[T](e.Error(), result.ValidationError).WithErrorData(e.Errors)
+	return result.Failure[T](e.Error(), result.ValidationError).WithErrorData(e.listed())
 }
 
 // DecodeOptions bounds what Decode reads. Zero fields take the defaults.

@@ -156,25 +156,31 @@ func (d *decoder) pop()       { d.path = d.path[:len(d.path)-1] }
 // checked afterwards.
 func (d *decoder) fail(rule, msg string) {
 	d.found++
-	if len(d.errs) >= MaxFieldErrors {
-		// Not listed: the checker, whose list is this one, lists
-		// nothing more either, so the path need not be skipped.
-		d.errs = moreErrors(d.errs)
+	top := topLevel(d.path)
+	if !listing(d.errs, top) {
+		// Not listed: the checker, whose list is this one, lists no
+		// more problems below the top level either, so the path need
+		// not be skipped.
+		d.errs = addError(d.errs, FieldError{}, false)
 		return
 	}
 	p := renderPath(d.path)
-	d.errs = append(d.errs, FieldError{Field: p, Rule: rule, Message: msg})
+	d.errs = addError(d.errs, FieldError{Field: p, Rule: rule, Message: msg}, top)
 	d.bad = append(d.bad, p)
 }
+
+// topLevel reports whether path is a declared top-level parameter's: past
+// MaxFieldErrors its problems are still listed (one each at most).
+func topLevel(path []seg) bool { return len(path) == 1 && path[0].kind == segField }
 
 // report records a problem with a key (unknown, duplicate).
 func (d *decoder) report(rule, msg string) {
 	d.found++
-	if len(d.errs) >= MaxFieldErrors {
-		d.errs = moreErrors(d.errs)
+	if !listing(d.errs, false) {
+		d.errs = addError(d.errs, FieldError{}, false)
 		return
 	}
-	d.errs = append(d.errs, FieldError{Field: renderPath(d.path), Rule: rule, Message: msg})
+	d.errs = addError(d.errs, FieldError{Field: renderPath(d.path), Rule: rule, Message: msg}, false)
 }
 
 const dupMessage = "appears more than once in this object; send each key once"

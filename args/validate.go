@@ -175,11 +175,12 @@ type checker struct {
 }
 
 func (c *checker) fail(rule, msg string) {
-	if len(c.errs) >= MaxFieldErrors {
-		c.errs = moreErrors(c.errs)
+	top := topLevel(c.path)
+	if !listing(c.errs, top) {
+		c.errs = addError(c.errs, FieldError{}, false)
 		return
 	}
-	c.errs = append(c.errs, FieldError{Field: renderPath(c.path), Rule: rule, Message: msg})
+	c.errs = addError(c.errs, FieldError{Field: renderPath(c.path), Rule: rule, Message: msg}, top)
 }
 
 func (c *checker) push(s seg) { c.path = append(c.path, s) }
@@ -337,7 +338,7 @@ func (c *checker) fields(v reflect.Value, n *node) {
 				fv = reflect.Zero(f.typ)
 			}
 			if got := fv.String(); got != f.consent {
-				c.errs = addError(c.errs, consentError(f, got))
+				c.errs = addError(c.errs, consentError(f, got), true)
 			}
 		default:
 			if !ok {

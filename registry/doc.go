@@ -140,7 +140,7 @@
 //  9. Recover again, on the handler's goroutine;
 //  10. the handler, then output validation when the tool has CheckOutput or
 //     an output schema (a violation is a protocol error wrapping
-//     ErrInvalidOutput, naming the tool and listing every violation). A
+//     ErrInvalidOutput, naming the tool and listing the violations). A
 //     tool built by Func checks its values on the Go side against the
 //     result type's rules (Tool.CheckOutput), which agree with the schema
 //     Func generated, at no marshalling cost; any other schema is compiled

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +61,29 @@ func TestFieldErrorTypes_Checked(t *testing.T) {
 		FieldErrorTypes: map[string]result.ErrorType{"prot": "invalid_port"}})
 	require.NoError(t, err)
 	require.ErrorContains(t, reg.Add(tool), `expected a property of the input schema, got "prot"`)
+}
+
+// Past args.MaxFieldErrors problems (a body full of unknown keys), the
+// problem of an argument with an error type of its own is still listed,
+// and still decides the failure's type.
+func TestFieldErrorTypes_DecideTheTypePastTheErrorCap(t *testing.T) {
+	tool, err := loadTool(t, registry.ToolOptions{Doc: "Loads.",
+		Errors:          []registry.ErrorSpec{{Type: "invalid_port", Status: 400, Description: "port outside 8100–8139"}},
+		FieldErrorTypes: map[string]result.ErrorType{"port": "invalid_port"}})
+	require.NoError(t, err)
+	reg := registry.New(registry.Options{Logger: quiet})
+	require.NoError(t, reg.Add(tool))
+	for _, unknown := range []int{1, 99, 100, 150, 5000} {
+		body := []byte(`{"model":"m","port":9000`)
+		for i := range unknown {
+			body = fmt.Appendf(body, `,"k%d":1`, i)
+		}
+		body = append(body, '}')
+		r, err := reg.Invoke(context.Background(), "load", body)
+		require.NoError(t, err)
+		assert.Equal(t, result.ErrorType("invalid_port"), r.ErrorType, "%d unknown keys", unknown)
+		fes, ok := r.ErrorData.([]args.FieldError)
+		require.True(t, ok)
+		assert.LessOrEqual(t, len(fes), args.MaxFieldErrors+2, "%d unknown keys", unknown)
+	}
 }

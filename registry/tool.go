@@ -62,7 +62,9 @@ type Tool struct {
 	// one of these top-level arguments (JSON names, properties of
 	// InputSchema), the failure takes the type of the first such argument
 	// in the order the problems are listed; its error_data still lists
-	// every problem. Declare each type in Errors (with its HTTP status).
+	// the problems (every one, or past args.MaxFieldErrors the first ones
+	// and every top-level argument's). Declare each type in Errors (with
+	// its HTTP status).
 	FieldErrorTypes map[string]result.ErrorType
 	// TraceArgs names the top-level arguments (JSON names, properties of
 	// InputSchema) whose values a tracing middleware may record as span

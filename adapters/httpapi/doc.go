@@ -77,7 +77,7 @@
 // from one table (ErrorStatuses, StatusFor), else 422:
 //
 //	error_type          status  source
-//	validation_error    400     result.ValidationError; details = every args.FieldError {field,rule,message}
+//	validation_error    400     result.ValidationError; details = the args.FieldErrors {field,rule,message} (≤ 100 + top level)
 //	security_error      403     result.SecurityError
 //	permission_denied   403     result.PermissionDenied
 //	not_found           404     result.NotFound (unknown TOOLS are error_type unknown_tool, also 404)

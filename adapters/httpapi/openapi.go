@@ -201,7 +201,7 @@ func invokeErrorStatuses() []int {
 func statusDescription(status int) string {
 	switch status {
 	case http.StatusBadRequest:
-		return "validation_error (details: every FieldError), another 400 error type of the tool, or invalid_name / bad_request"
+		return "validation_error (details: the FieldErrors, at most 100 beside the top-level arguments), another 400 error type of the tool, or invalid_name / bad_request"
 	case http.StatusNotFound:
 		return "unknown_tool (no such tool) or a not_found failure of the tool"
 	case http.StatusRequestEntityTooLarge:

@@ -16,7 +16,7 @@ import (
 func (o Outcome) IsError() bool { return o.Pending == nil && (o.Err != nil || !o.Result.Success) }
 
 // Text is what the model reads of the outcome when only text can be sent:
-// the value's text or JSON; a failure's message with every field problem
+// the value's text or JSON; a failure's message with its field problems
 // listed; for rich content, its text items and a line per other item; then
 // what lenient reading changed. A paused call has no text.
 func (o Outcome) Text() string {

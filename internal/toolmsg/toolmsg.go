@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/args"
@@ -153,6 +154,20 @@ func FailureText(r result.Result[any]) string {
 	if len(fes) == 1 && fes[0].Message == r.Error {
 		fes = nil
 	}
+	// The problems counted: a list cut at args.MaxFieldErrors ends with an
+	// entry saying more were found, which is no problem of its own.
+	count := len(fes)
+	more := ""
+	if count > args.MaxFieldErrors+1 && fes[count-1].Rule != args.RuleTooManyErrors {
+		// A list past the cap not cut by args (a remote's, built by
+		// hand): cut as args cuts.
+		fes = append(slices.Clip(fes[:args.MaxFieldErrors]), args.FieldError{Rule: args.RuleTooManyErrors, Message: "more problems were found and are not listed"})
+		count = len(fes)
+	}
+	if count > 0 && fes[count-1].Rule == args.RuleTooManyErrors {
+		count--
+		more = "more than "
+	}
 	switch {
 	case r.ErrorType == result.ValidationError && len(fes) > 0:
 		if at := strings.Index(r.Error, invalidArguments); at > 0 {
@@ -160,10 +175,10 @@ func FailureText(r result.Result[any]) string {
 			// step: `snippet "s": line 2: add failed: invalid arguments:
 			// …`): the context says where the problems are, and the
 			// caller's own arguments may well be right.
-			fmt.Fprintf(&sb, "%s%s (%d %s):", r.Error[:at], invalidArguments, len(fes), plural(len(fes), "problem", "problems"))
+			fmt.Fprintf(&sb, "%s%s (%s%d %s):", r.Error[:at], invalidArguments, more, count, plural(count, "problem", "problems"))
 			break
 		}
-		fmt.Fprintf(&sb, "%s (%d %s); correct every one and call again:", invalidArguments, len(fes), plural(len(fes), "problem", "problems"))
+		fmt.Fprintf(&sb, "%s (%s%d %s); correct every one and call again:", invalidArguments, more, count, plural(count, "problem", "problems"))
 	case r.Error != "":
 		sb.WriteString(r.Error)
 	case r.ErrorType != "":

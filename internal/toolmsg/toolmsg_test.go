@@ -1,9 +1,11 @@
 package toolmsg_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/internal/toolmsg"
@@ -41,4 +43,32 @@ func TestFailureText_AToolsOwnMessageWordForWord(t *testing.T) {
 		WithErrorData([]args.FieldError{{Field: "offset", Rule: "min", Message: "must be at least 1"}})
 	assert.Equal(t, "invalid arguments (1 problem); correct every one and call again:\n- offset: must be at least 1 [min]", toolmsg.FailureText(other),
 		"a field problem saying something else is listed as before")
+}
+
+// A list cut at args.MaxFieldErrors is counted without its last entry
+// (which says more were found): "more than 100 problems", never "101".
+func TestFailureText_CutListCountedAsMoreThan(t *testing.T) {
+	body := []byte(`{"text":"a"`)
+	for i := range 150 {
+		body = fmt.Appendf(body, `,"k%d":1`, i)
+	}
+	body = append(body, '}')
+	type in struct {
+		Text string `json:"text"`
+	}
+	_, err := args.Decode[in](body, args.DecodeOptions{})
+	var ve *args.ValidationError
+	require.ErrorAs(t, err, &ve)
+	text := toolmsg.FailureText(args.Failure[any](ve))
+	assert.Contains(t, text, "invalid arguments (more than 100 problems); correct every one")
+	assert.NotContains(t, text, "101 problems")
+
+	// A remote's list of 300, not cut by args, is cut as args cuts.
+	fes := make([]args.FieldError, 300)
+	for i := range fes {
+		fes[i] = args.FieldError{Field: fmt.Sprintf("k%d", i), Rule: "unknown_field", Message: "unknown field"}
+	}
+	text = toolmsg.FailureText(result.Failure[any]("invalid arguments: …", result.ValidationError).WithErrorData(fes))
+	assert.Contains(t, text, "(more than 100 problems)")
+	assert.NotContains(t, text, "k100:")
 }

@@ -68,7 +68,8 @@ type Violation struct {
 
 // Violations lists the innermost violations of a schema validation error
 // (from a schema compiled with [CompileSchema]), one per failing leaf, in
-// the validator's order. A missing required property and a property the
+// the validator's order: at most MaxViolations, then one saying how many
+// more were found. A missing required property and a property the
 // schema does not allow are each a violation of that property ("/n"
 // required: "is required"); the common keywords' messages say what was
 // expected in the words the registry's own argument checks use
@@ -104,6 +105,7 @@ func Violations(err error) []Violation {
 		return nil
 	}
 	var out []Violation
+	more := 0 // leaves past MaxViolations
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -112,14 +114,35 @@ func Violations(err error) []Violation {
 			}
 			return
 		}
+		if len(out) >= MaxViolations {
+			more++
+			return
+		}
 		out = append(out, leafViolations(e, allowed)...)
 	}
 	walk(ve)
 	if len(out) == 0 {
 		out = append(out, Violation{Keyword: "schema", Message: ve.Error()})
 	}
+	if more > 0 {
+		out = append(out, Violation{Keyword: KeywordTooManyViolations,
+			Message: fmt.Sprintf("%d more violations were found and are not listed; fix these and call again", more)})
+	}
 	return out
 }
+
+// MaxViolations bounds the violations Violations lists: a value of a
+// megabyte can break its schema a hundred thousand times (an array of
+// items of the wrong type, an object of unknown properties), and listing
+// each would make the answer many times the size of the call. Past it,
+// one last violation with the keyword KeywordTooManyViolations says how
+// many more were found.
+const MaxViolations = 100
+
+// KeywordTooManyViolations is the keyword of the last violation Violations
+// lists when it found more than MaxViolations (the same word as
+// args.RuleTooManyErrors).
+const KeywordTooManyViolations = "too_many_errors"
 
 // NumberError is ValidateValue's refusal of a number the validator is not
 // given: one written with more than 400 digits or an exponent beyond ±400

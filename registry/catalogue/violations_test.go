@@ -235,3 +235,22 @@ func TestValidateValue_NumbersPastTheBoundsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `at "/properties/x/minimum": expected a number written with at most 400 digits`)
 }
+
+// A value breaking its schema at every one of thousands of places gives
+// the first MaxViolations violations and one counting the rest.
+func TestViolations_CutAtMaxViolations(t *testing.T) {
+	s, err := catalogue.CompileSchema(json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}}}`))
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"tags":[` + strings.Repeat(`1,`, 4999) + `1]}`))
+	require.NoError(t, err)
+	vs := catalogue.Violations(catalogue.ValidateValue(s, inst))
+	require.Len(t, vs, catalogue.MaxViolations+1)
+	assert.Equal(t, "/tags/0", vs[0].Pointer)
+	last := vs[catalogue.MaxViolations]
+	assert.Equal(t, catalogue.KeywordTooManyViolations, last.Keyword)
+	assert.Equal(t, "4900 more violations were found and are not listed; fix these and call again", last.Message)
+
+	inst, err = jsonschema.UnmarshalJSON(strings.NewReader(`{"tags":[` + strings.Repeat(`1,`, 99) + `1]}`))
+	require.NoError(t, err)
+	assert.Len(t, catalogue.Violations(catalogue.ValidateValue(s, inst)), catalogue.MaxViolations, "up to the cap, every one")
+}

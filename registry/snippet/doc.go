@@ -57,7 +57,8 @@
 // for a field, an array for an element. A string that is not JSON, or
 // JSON of the other kind, fails the run naming the snippet, the line and
 // the reference, saying that the value is text that is not a JSON
-// object (or array) and showing at most its first 40 bytes. The name
+// object (or array) and how many bytes it is, never quoting it (a tool's
+// answer may hold what must not reach an error or a log). The name
 // alone (r), or a path ending at the string, passes the text unchanged.
 // A text is read once per run, and what it holds counts toward
 // MaxKeptBytes beside the text.

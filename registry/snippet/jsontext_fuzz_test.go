@@ -16,7 +16,7 @@ var fuzzRefs = []string{"r", "r.a", "r[0]", "r.a[1].b", `r["odd-key"].c`, "r[0][
 // FuzzRunReferenceIntoText answers arbitrary text from a tool and follows
 // references into it: never a panic; a success sends valid JSON
 // arguments; a failure is of ErrorType, valid UTF-8, and short whatever
-// the text's length (at most a bounded excerpt of the text is shown).
+// the text's length (the text is never quoted).
 func FuzzRunReferenceIntoText(f *testing.F) {
 	for _, s := range []string{
 		`{"a": [1, {"b": 12345678901234567890}]}`, ` [[true]] `, `{"odd-key": {"c": "x"}}`,

@@ -73,23 +73,23 @@ func TestRun_ReferenceIntoJSONText(t *testing.T) {
 // A reference into text that is not JSON, or JSON of the other kind,
 // fails with ErrorType naming the snippet, the line, the tool and the
 // reference, saying the value is text that is not a JSON object (or
-// array); it shows at most the first 40 bytes of the text, so a long
-// answer (and whatever it ends with) is never repeated in the error.
+// array) and its size, never quoting the text: a tool's answer may hold a
+// token or a session id that must not reach an error or a log.
 func TestRun_ReferenceIntoTextThatIsNotJSON(t *testing.T) {
 	long := "Error: user 1 was not found in the directory; " + strings.Repeat("x", 2000) + " token=hunter2-secret-tail"
 	cases := []struct{ text, ref, want string }{
-		{"User 1 not found", "r.name", `snippet "refs": line 2: dst: r.name: r is text that is not a JSON object (it is "User 1 not found")`},
-		{"User 1 not found", "r[0]", `snippet "refs": line 2: dst: r[0]: r is text that is not a JSON array (it is "User 1 not found")`},
+		{"User 1 not found", "r.name", `snippet "refs": line 2: dst: r.name: r is text that is not a JSON object (it is 16 bytes of text holding no JSON object or array)`},
+		{"User 1 not found", "r[0]", `snippet "refs": line 2: dst: r[0]: r is text that is not a JSON array (it is 16 bytes of text holding no JSON object or array)`},
 		{`[1, 2]`, "r.name", `snippet "refs": line 2: dst: r.name: r is text that is not a JSON object (it holds a JSON array)`},
 		{` {"a": 1} `, "r[0]", `snippet "refs": line 2: dst: r[0]: r is text that is not a JSON array (it holds a JSON object)`},
-		{`{"a": 1} trailing`, "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is "{\"a\": 1} trailing")`},
-		{`{"a": `, "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is "{\"a\": ")`},
-		{`42`, "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is "42")`},
+		{`{"a": 1} trailing`, "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is 17 bytes of text beginning with '{' that is not valid JSON)`},
+		{`{"a": `, "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is 5 bytes of text beginning with '{' that is not valid JSON)`},
+		{`42`, "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is 2 bytes of text holding no JSON object or array)`},
 		{"  \n", "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is empty)`},
-		{`{"a": "plain"}`, "r.a.b", `snippet "refs": line 2: dst: r.a.b: r.a is text that is not a JSON object (it is "plain")`},
+		{`{"a": "plain"}`, "r.a.b", `snippet "refs": line 2: dst: r.a.b: r.a is text that is not a JSON object (it is 5 bytes of text holding no JSON object or array)`},
 		{`{"a": 1}`, "r.b", `snippet "refs": line 2: dst: r.b: r has no field "b"`},
-		{long, "r.name", `snippet "refs": line 2: dst: r.name: r is text that is not a JSON object (it begins "Error: user 1 was not found in the direc"…)`},
-		{"a" + strings.Repeat("é", 21), "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it begins "a` + strings.Repeat("é", 19) + `"…)`},
+		{long, "r.name", `snippet "refs": line 2: dst: r.name: r is text that is not a JSON object (it is 2072 bytes of text holding no JSON object or array)`},
+		{"a" + strings.Repeat("é", 21), "r.a", `snippet "refs": line 2: dst: r.a: r is text that is not a JSON object (it is 43 bytes of text holding no JSON object or array)`},
 	}
 	for i, c := range cases {
 		res, got := runRefs(t, c.text, "x="+c.ref)
@@ -98,6 +98,7 @@ func TestRun_ReferenceIntoTextThatIsNotJSON(t *testing.T) {
 		assert.Equal(t, c.want, res.Error, "case %d: %s", i, c.ref)
 		assert.True(t, utf8.ValidString(res.Error))
 		assert.NotContains(t, res.Error, "hunter2")
+		assert.NotContains(t, res.Error, "not found", "the text is never quoted")
 		assert.Empty(t, got, "dst is not called")
 	}
 }

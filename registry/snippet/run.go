@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/toolpack-go/toolpack/args"
 	"github.com/toolpack-go/toolpack/registry"
@@ -475,8 +474,8 @@ func (r ref) resolve(rs *refs) (any, error) {
 // jsonText reads s, a string the reference r goes into at the path at, as
 // JSON text: after JSON white space, an object or an array, numbers kept
 // as written (json.Number). Anything else is a refError saying what the
-// path wanted (an array for an index, an object for a field) and how the
-// text begins, cut to excerptBytes.
+// path wanted (an array for an index, an object for a field) and what the
+// text is, unquoted (see beginning).
 func (rs *refs) jsonText(r ref, at, s string, index bool) (any, error) {
 	if d, ok := rs.texts[at]; ok {
 		return d, nil
@@ -518,22 +517,17 @@ func decodeJSONText(t string) (any, error) {
 	return out, nil
 }
 
-// excerptBytes bounds how much of a text that is not JSON an error shows.
-const excerptBytes = 40
-
-// beginning describes a text that is not JSON by its start: at most
-// excerptBytes bytes (cut on a character boundary), quoted.
+// beginning describes a text that is not the JSON a reference wants
+// without quoting it: a tool's answer may hold what must not reach an
+// error or a log (a token an upstream echoed, a session id), so only its
+// size and, for text that opens as JSON, its first character are told.
 func beginning(s string) string {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if t == "" {
+	t := strings.Trim(s, " \t\r\n")
+	switch {
+	case t == "":
 		return "it is empty"
+	case t[0] == '{' || t[0] == '[':
+		return fmt.Sprintf("it is %d bytes of text beginning with '%c' that is not valid JSON", len(t), t[0])
 	}
-	if len(t) <= excerptBytes {
-		return fmt.Sprintf("it is %q", t)
-	}
-	cut := excerptBytes
-	for cut > 0 && !utf8.RuneStart(t[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("it begins %q…", t[:cut])
+	return fmt.Sprintf("it is %d bytes of text holding no JSON object or array", len(t))
 }

@@ -290,15 +290,25 @@ func (s *Snippet) ToolLines() map[string]int {
 
 // values checks the values of a call and fills in defaults: an unknown
 // name, a missing required parameter or a value of the wrong type is
-// reported (every one, as field errors). The values are JSON data
-// afterwards.
+// reported (as field errors, by the rule of args.MaxFieldErrors: the
+// parameters' own problems, and at most that many unknown names). The
+// values are JSON data afterwards.
 func (s *Snippet) values(in map[string]any) (map[string]any, *args.ValidationError) {
 	var fes []args.FieldError
+	unknown := 0
+	var names []string
 	out := make(map[string]any, len(s.params))
 	for _, k := range slices.Sorted(mapKeys(in)) {
 		p := s.byName[k]
 		if p == nil {
-			fes = append(fes, args.FieldError{Field: k, Rule: "unknown_field", Message: fmt.Sprintf("unknown parameter; %s", knownList(s.paramNames(), k))})
+			// A body may hold a key per few bytes: past the cap they are
+			// counted, not described.
+			if unknown++; unknown <= args.MaxFieldErrors {
+				if names == nil {
+					names = s.paramNames()
+				}
+				fes = append(fes, args.FieldError{Field: k, Rule: "unknown_field", Message: fmt.Sprintf("unknown parameter; %s", knownList(names, k))})
+			}
 			continue
 		}
 		v, err := normalize(in[k])
@@ -321,6 +331,10 @@ func (s *Snippet) values(in map[string]any) (map[string]any, *args.ValidationErr
 			continue
 		}
 		out[p.Name] = p.Default
+	}
+	if unknown > args.MaxFieldErrors {
+		fes = append(fes, args.FieldError{Rule: args.RuleTooManyErrors,
+			Message: fmt.Sprintf("%d more unknown parameters are not listed; %s", unknown-args.MaxFieldErrors, knownList(s.paramNames(), ""))})
 	}
 	if len(fes) > 0 {
 		return nil, &args.ValidationError{Errors: fes}

@@ -138,7 +138,8 @@ func (h *Handler) argSchema(t *catalogue.Tool) (*jsonschema.Schema, error) {
 	return h.schemas.Compile(t.ArgSchema)
 }
 
-// violations lists every leaf error of a schema validation, each under
+// violations lists the leaf errors of a schema validation (at most
+// catalogue.MaxViolations, then one saying how many more), each under
 // the JSON path of the argument at fault ("args.q", "args.items[2]").
 func violations(err error) []FieldError {
 	vs := catalogue.Violations(err)

@@ -61,7 +61,8 @@ type Options struct {
 	// DefaultMaxArgsBytes.
 	MaxArgsBytes int64
 	// Logger receives one Debug record per call (Warn when it fails):
-	// the tool, its version and the duration, never arguments or values.
+	// the tool, its version, the duration and a failure's error type,
+	// never arguments, values or a failure's text (which may quote them).
 	// Nil means no logging.
 	Logger *slog.Logger
 }
@@ -174,7 +175,9 @@ func (inv *Invoker) Invoke(ctx context.Context, tool catalogue.Tool, args json.R
 		if err != nil {
 			attrs = append(attrs, slog.String("error", err.Error()))
 		} else if !res.Success {
-			attrs = append(attrs, slog.String("error_type", string(res.ErrorType)), slog.String("error", res.Error))
+			// The type only: a failure's text may quote a step's answer
+			// or arguments (the caller reads it; the log must not).
+			attrs = append(attrs, slog.String("error_type", string(res.ErrorType)))
 		}
 		inv.log.LogAttrs(ctx, level, "catalogue steps tool call", attrs...)
 	}
