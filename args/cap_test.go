@@ -74,3 +74,23 @@ func TestDecode_ProblemsUpToTheCapAllListed(t *testing.T) {
 	assert.Equal(t, "k99", ve.Errors[args.MaxFieldErrors-1].Field)
 	assert.Equal(t, "unknown_field", ve.Errors[args.MaxFieldErrors-1].Rule)
 }
+
+// A list a tool builds by hand is cut as Decode cuts its own: by
+// NewValidationError, and by Error and Failure when built past the cap.
+func TestNewValidationError_CutsAListBuiltByHand(t *testing.T) {
+	fes := make([]args.FieldError, 500)
+	for i := range fes {
+		fes[i] = args.FieldError{Field: fmt.Sprintf("k%d", i), Rule: "unknown_field", Message: "unknown"}
+	}
+	ve := args.NewValidationError(fes)
+	require.Len(t, ve.Errors, args.MaxFieldErrors+1)
+	assert.Equal(t, args.RuleTooManyErrors, ve.Errors[args.MaxFieldErrors].Rule)
+	assert.Len(t, args.NewValidationError(fes[:args.MaxFieldErrors]).Errors, args.MaxFieldErrors, "up to the cap, every one")
+
+	byHand := &args.ValidationError{Errors: fes}
+	assert.NotContains(t, byHand.Error(), "k100:")
+	r := args.Failure[any](byHand)
+	listed, ok := r.ErrorData.([]args.FieldError)
+	require.True(t, ok)
+	assert.Len(t, listed, args.MaxFieldErrors+1)
+}
