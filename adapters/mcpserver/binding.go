@@ -373,7 +373,7 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err, true)
 		}
-		out, err := toCallToolResult(res, d, lazy.shape)
+		out, err := toCallToolResultFor(res, d, lazy.shape, clientVersion(req))
 		if err != nil {
 			return nil, b.protocolError(ctx, name, err, false)
 		}

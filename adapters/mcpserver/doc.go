@@ -194,6 +194,32 @@
 // Display. An item missing what its kind needs (an image without MIME
 // type) is a JSON-RPC internal error naming the item.
 //
+// Content kinds came with protocol versions, and clients of an older
+// version reject a result holding a kind they do not know (the TypeScript
+// SDK rejects the whole call). Each result keeps to the version of its
+// client — the version it asked for in initialize, when the SDK speaks it;
+// a call without one (no session, a version the SDK does not know, to
+// which it answers with its newest) gets the newest version's kinds:
+//
+//	item            2024-11-05                          2025-03-26   2025-06-18 and later
+//	--------------  ----------------------------------  -----------  --------------------
+//	text, image,    as they are                         as they are  as they are
+//	 resource
+//	audio           an embedded blob resource with the  audio        audio
+//	                same bytes and MIME type, URI
+//	                toolpack://audio/N (N: the item's
+//	                position, from 1)
+//	resource_link   a text item: "Resource link: URI    text         resource_link
+//	                (name: …; MIME type: …;
+//	                description: …)"
+//
+// Everything else the adapter sends is in every version or is an extra
+// member older clients ignore: the result's _meta and isError are in every
+// version; structuredContent (2025-06-18) and, in tools/list, a tool's
+// title, outputSchema and _meta (2025-06-18) and annotations (2025-03-26)
+// are left as they are. Content items carry no annotations, _meta, title
+// or icons.
+//
 // A tool the SDK cannot serve (input schema missing, not an object schema
 // with "type":"object", or refused by the SDK) is skipped and logged at
 // ERROR; the others are served. Nothing in this package writes to stdout.

@@ -17,15 +17,23 @@ import (
 // matches what tools/list advertised. An error means the Result cannot be
 // represented (a value or error_data that does not marshal, a value that
 // contradicts the tool's output schema, an invalid rich item) and is a
-// protocol failure.
+// protocol failure. The content kinds are those of the newest protocol
+// version; see toCallToolResultFor.
 func toCallToolResult(r result.Result[any], d Display, shape outputShape) (*sdk.CallToolResult, error) {
+	return toCallToolResultFor(r, d, shape, "")
+}
+
+// toCallToolResultFor is toCallToolResult for a client on protocol version
+// v ("" for the newest): a content item of a kind v does not have becomes
+// the nearest kind it has (downgradedContent).
+func toCallToolResultFor(r result.Result[any], d Display, shape outputShape, v string) (*sdk.CallToolResult, error) {
 	rep, err := mcpmap.Map(r, d == DisplayEnvelope, shape)
 	if err != nil {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	out := &sdk.CallToolResult{Content: make([]sdk.Content, len(rep.Content)), IsError: rep.IsError}
 	for i, c := range rep.Content {
-		out.Content[i] = sdkContent(c)
+		out.Content[i] = downgradedContent(c, v, i+1)
 	}
 	if rep.Structured != nil {
 		out.StructuredContent = rep.Structured

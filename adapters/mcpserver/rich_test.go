@@ -280,3 +280,40 @@ func TestTalkBackOnNewestProtocolFailsClearly(t *testing.T) {
 	require.Len(t, rec.all(), 1)
 	require.Error(t, rec.all()[0])
 }
+
+// TestRichContentKeepsToTheClientsProtocolVersion: a go-sdk client pinned
+// to each protocol version the SDK negotiates receives only content kinds
+// of its version: audio as a blob resource with the same bytes before
+// 2025-03-26 (the TypeScript SDK of that time rejects the whole result
+// for an "audio" item), a resource link as text before 2025-06-18.
+func TestRichContentKeepsToTheClientsProtocolVersion(t *testing.T) {
+	srv := mcpserver.NewServer(richRegistry(t, &talkRecorder{}), mcpserver.Options{Logger: discardLogger()})
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) {
+			cs := connectVersion(t, srv, sdk.NewClient(&sdk.Implementation{Name: "old", Version: "v0"}, nil), v)
+			require.Equal(t, v, cs.InitializeResult().ProtocolVersion)
+			call := func(name string) sdk.Content {
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{}})
+				require.NoError(t, err)
+				require.False(t, res.IsError, name)
+				require.Len(t, res.Content, 1)
+				return res.Content[0]
+			}
+			switch aud := call("audio"); v {
+			case "2024-11-05":
+				assert.Equal(t, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "toolpack://audio/1", MIMEType: "audio/wav", Blob: wavBytes}}, aud)
+			default:
+				assert.Equal(t, &sdk.AudioContent{Data: wavBytes, MIMEType: "audio/wav"}, aud)
+			}
+			switch ln := call("link"); v {
+			case "2024-11-05", "2025-03-26":
+				assert.Equal(t, &sdk.TextContent{Text: "Resource link: file:///a.txt (name: a.txt; MIME type: text/plain; description: a file)"}, ln)
+			default:
+				assert.Equal(t, &sdk.ResourceLink{URI: "file:///a.txt", Name: "a.txt", MIMEType: "text/plain", Description: "a file"}, ln)
+			}
+			assert.Equal(t, &sdk.ImageContent{Data: pngBytes, MIMEType: "image/png"}, call("image"), "images exist in every version")
+		})
+	}
+}
