@@ -471,17 +471,18 @@ func authInfo(ti *auth.TokenInfo) *registry.AuthInfo {
 // details stay in the log (they may hold internals or secrets).
 //
 // fromRegistry marks an error returned by Registry.Invoke: the registry's
-// Logging stage has logged it at ERROR already, so it is logged here at
-// DEBUG only (one ERROR line per failure).
+// Logging stage has logged it already, at the level its rule gives (a
+// cancelled call at INFO, a failure at ERROR), so it is logged here at
+// DEBUG only (one line per call at the registry's level).
 func (b *binding) protocolError(ctx context.Context, name string, err error, fromRegistry bool) *jsonrpc.Error {
 	switch {
 	case errors.Is(err, registry.ErrUnknownTool):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	case errors.Is(err, context.Canceled):
-		b.log.WarnContext(ctx, "mcpserver: tool call cancelled", "tool", name)
+		b.logEnd(ctx, name, "mcpserver: tool call cancelled", fromRegistry)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: call cancelled", name)}
 	case errors.Is(err, context.DeadlineExceeded):
-		b.log.WarnContext(ctx, "mcpserver: tool call timed out", "tool", name)
+		b.logEnd(ctx, name, "mcpserver: tool call timed out", fromRegistry)
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: call timed out", name)}
 	default:
 		if fromRegistry {
@@ -491,4 +492,14 @@ func (b *binding) protocolError(ctx context.Context, name string, err error, fro
 		}
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q failed with an internal error; the details are in the server log", name)}
 	}
+}
+
+// logEnd logs a call that ended cancelled or timed out: at DEBUG when the
+// registry's Logging has logged it (fromRegistry), at WARN otherwise.
+func (b *binding) logEnd(ctx context.Context, name, msg string, fromRegistry bool) {
+	level := slog.LevelWarn
+	if fromRegistry {
+		level = slog.LevelDebug
+	}
+	b.log.Log(ctx, level, msg, "tool", name)
 }
