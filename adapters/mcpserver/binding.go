@@ -361,7 +361,9 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		if mcpmap.NoArguments(raw) {
 			raw = emptyObject
 		}
-		rctx, release := b.stoppable(requestContext(ctx, req))
+		tctx, untrack := trackCall(requestContext(ctx, req), req)
+		defer untrack()
+		rctx, release := b.stoppable(tctx)
 		defer release()
 		res, err := b.reg.Invoke(rctx, name, raw)
 		if err != nil && b.stoppedByHost(rctx) {

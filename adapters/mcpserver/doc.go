@@ -46,7 +46,16 @@
 //     the cap gets 503 with Retry-After and a JSON-RPC error, and nothing
 //     is allocated for it;
 //   - a session idle for SessionTimeout (default 30 minutes) is closed and
-//     its memory and goroutines freed; its client gets 404 and starts anew;
+//     its memory and goroutines freed; its client gets 404 and starts anew.
+//     Idle means sending no request: listening on the GET stream does not
+//     count (the go-sdk's rule), so a client that only listens for
+//     notifications should send a ping more often than SessionTimeout;
+//   - a client ending its session (DELETE) stops the session's calls of
+//     registry tools under way: their context is cancelled with the cause
+//     ErrSessionEnded (the registry logs "Tool X stopped: the client ended
+//     its MCP session" at INFO), and the DELETE returns as soon as they
+//     have returned, where the SDK alone would wait for each call to end
+//     on its own and cancel none;
 //   - request bodies are capped (MaxBodyBytes, default 4 MiB);
 //   - Auth wraps the handler: with httpguard.RequireBearer, a request
 //     without a valid token gets 401 and a WWW-Authenticate challenge, the

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -105,6 +106,7 @@ func HTTPHandler(s *sdk.Server, opts HTTPOptions) http.Handler {
 	}
 	so.Logger = sdkLogger(log)
 	h := &httpHandler{
+		srv:     s,
 		sdk:     sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &so),
 		maxBody: so.MaxRequestBodyBytes,
 		log:     log,
@@ -125,6 +127,7 @@ func HTTPHandler(s *sdk.Server, opts HTTPOptions) http.Handler {
 // httpHandler checks params and the session cap in front of the SDK's
 // streamable handler.
 type httpHandler struct {
+	srv     *sdk.Server
 	sdk     *sdk.StreamableHTTPHandler
 	maxBody int64
 	limit   *sessionLimiter // nil: no cap
@@ -132,11 +135,12 @@ type httpHandler struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodDelete {
+		h.delete(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		h.sdk.ServeHTTP(w, r)
-		if r.Method == http.MethodDelete && h.limit != nil {
-			h.limit.sessionEnded()
-		}
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
@@ -173,6 +177,41 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.sdk.ServeHTTP(w, r)
 	h.limit.settle(w.Header().Get(sessionHeader))
+}
+
+// delete ends a session at its client's request. The SDK closes a
+// session only once its calls have returned, and cancels none: a DELETE
+// would wait for the longest call and leave it running. So the calls of
+// registry tools the session runs are stopped first (their context's
+// cause is ErrSessionEnded), those of the request's user only, as the SDK
+// lets only the session's user end it; then the SDK closes the session.
+func (h *httpHandler) delete(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get(sessionHeader); id != "" {
+		if ss := h.session(id); ss != nil {
+			user := ""
+			if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+				user = ti.UserID
+			}
+			stopped, done := endSession(ss, user)
+			defer done()
+			h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcpserver: the client ended its session",
+				slog.String("session", id), slog.Int("calls_stopped", stopped), slog.String("remote", r.RemoteAddr))
+		}
+	}
+	h.sdk.ServeHTTP(w, r)
+	if h.limit != nil {
+		h.limit.sessionEnded()
+	}
+}
+
+// session returns the open session of the server with id, or nil.
+func (h *httpHandler) session(id string) *sdk.ServerSession {
+	for ss := range h.srv.Sessions() {
+		if ss.ID() == id {
+			return ss
+		}
+	}
+	return nil
 }
 
 // refuse logs at DEBUG and writes a JSON-RPC error response.

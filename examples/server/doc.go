@@ -107,7 +107,8 @@
 // http.ResponseController before each write: a client that stops reading
 // is cut off, a stream it keeps reading lives on. MCP sessions are capped
 // (-max-sessions, 503 with Retry-After beyond) and closed after
-// -session-timeout without a request.
+// -session-timeout without a request, even while their client listens on
+// the GET stream: a client that only listens should ping.
 //
 // SIGINT or SIGTERM shuts the server down gracefully: no new connections
 // or messages are taken, and the calls under way (over MCP, HTTP or
