@@ -73,9 +73,28 @@
 // object, a number where tools/call needs the tool's name — are answered
 // with JSON-RPC -32602 naming the method, the field and the JSON type
 // expected ("invalid params for "tools/call": field "name" must be a
-// string, got a number"), where the SDK would name Go types. HTTPHandler
-// does it for HTTP, ServeStdio for stdio, CheckParams for any other
-// transport.
+// string, got a number"), where the SDK would name Go types and quote the
+// params, arguments included. So are params a method requires sent absent
+// or null ("field "params" is required (a JSON object), got none"), and a
+// logging/setLevel level MCP does not define (the message lists the eight
+// levels; the SDK would store it). HTTPHandler does it for HTTP,
+// ServeStdio for stdio, CheckParams for any other transport; servers from
+// NewServer (and Register) refuse unknown levels on every transport.
+//
+// A JSON-RPC batch (which the SDK takes from sessions on 2024-11-05 and
+// 2025-03-26, not later) gets the same check for each of its requests.
+// When one fails, the batch is refused whole — nothing in it runs — and
+// the answer is the batch's, as JSON-RPC 2.0 has it: an array with a
+// response for each request, the failing ones their -32602, the others
+// -32600 "not run: the request with id … in the same batch has invalid
+// params, so nothing in the batch was run; …". Notifications and
+// responses in it get none.
+//
+// The error answers HTTPHandler writes itself (a body over MaxBodyBytes:
+// 413; over the session cap: 503; a refused request) carry the request's
+// id, or "id": null when it is not known, as JSON-RPC 2.0 requires. A
+// tools/list cursor this server did not give is invalid params, saying to
+// list from the start without a cursor.
 //
 // The SDK logs each session's start, initialization and end at INFO; the
 // server NewServer builds logs them at DEBUG.

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -155,7 +156,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var id jsonrpc.ID
-	if msg, err := jsonrpc.DecodeMessage(body); err == nil { // batches and malformed bodies are the SDK's to answer
+	if isBatch(body) {
+		if batchesAccepted(r) {
+			if answer, bad := batchRefusal(body); answer != nil {
+				h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcpserver: request refused",
+					slog.String("reason", "a request of the batch has invalid params"), slog.Int("invalid", bad), slog.String("remote", r.RemoteAddr))
+				writeJSON(w, http.StatusOK, answer)
+				return
+			}
+		}
+	} else if msg, err := jsonrpc.DecodeMessage(body); err == nil { // malformed bodies are the SDK's to answer
 		if req, ok := msg.(*jsonrpc.Request); ok {
 			id = req.ID
 			if jerr := paramsError(req); jerr != nil {
@@ -218,10 +228,27 @@ func (h *httpHandler) session(id string) *sdk.ServerSession {
 func (h *httpHandler) refuse(w http.ResponseWriter, r *http.Request, status int, id jsonrpc.ID, jerr *jsonrpc.Error) {
 	h.log.LogAttrs(r.Context(), slog.LevelDebug, "mcpserver: request refused",
 		slog.Int("status", status), slog.Int64("code", jerr.Code), slog.String("reason", jerr.Message), slog.String("remote", r.RemoteAddr))
-	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: jerr})
+	writeJSON(w, status, errorResponse(id, jerr))
+}
+
+// errorResponse is a JSON-RPC error response to the request with id. An
+// unknown id (a body that could not be read, a notification) is written
+// "id": null, as JSON-RPC 2.0 requires; the SDK's encoder leaves the
+// member out.
+func errorResponse(id jsonrpc.ID, jerr *jsonrpc.Error) []byte {
+	b, err := json.Marshal(struct {
+		JSONRPC string         `json:"jsonrpc"`
+		ID      any            `json:"id"`
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", id.Raw(), jerr})
 	if err != nil { // an ID from DecodeMessage always encodes
-		b = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+		return []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
 	}
+	return b
+}
+
+// writeJSON writes b as the JSON answer of a request.
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
 	hd := w.Header()
 	hd.Set("Content-Type", "application/json")
 	hd.Set("X-Content-Type-Options", "nosniff")

@@ -1,11 +1,15 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -33,26 +37,83 @@ var paramsOf = map[string]func() any{
 	"server/discover":          func() any { return new(sdk.DiscoverParams) },
 }
 
+// paramsRequired are the methods whose params MCP requires (the others'
+// may be absent or null).
+var paramsRequired = map[string]bool{
+	"initialize":            true,
+	"tools/call":            true,
+	"prompts/get":           true,
+	"resources/read":        true,
+	"resources/subscribe":   true,
+	"resources/unsubscribe": true,
+	"logging/setLevel":      true,
+	"completion/complete":   true,
+	"subscriptions/listen":  true,
+}
+
 // paramsError checks that the params of req decode into its method's
 // parameter type. When they do not, it returns a JSON-RPC -32602 error
 // whose message names the method, the field and the JSON type expected
 // (the SDK's own message for the same request names Go types, such as
 // *mcp.CallToolParamsRaw or map[string]interface {}, and quotes the
-// params). Anything else — a notification, an unknown method, params that
-// decode — is left to the SDK (nil).
+// params). Params a method requires that are absent or null are refused
+// the same way (the SDK answers HTTP 400 text or -32600), and so is a
+// logging/setLevel level MCP does not define (the SDK would store it).
+// Anything else — a notification, an unknown method, params that decode —
+// is left to the SDK (nil). The message never quotes the params.
 func paramsError(req *jsonrpc.Request) *jsonrpc.Error {
-	if !req.IsCall() || len(req.Params) == 0 {
+	if !req.IsCall() {
 		return nil
 	}
 	newParams, ok := paramsOf[req.Method]
 	if !ok {
 		return nil
 	}
-	err := json.Unmarshal(req.Params, newParams())
-	if err == nil {
+	if p := bytes.TrimSpace(req.Params); len(p) == 0 || bytes.Equal(p, []byte("null")) {
+		if !paramsRequired[req.Method] {
+			return nil
+		}
+		got := "none"
+		if len(p) > 0 {
+			got = "null"
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("invalid params for %q: field \"params\" is required (a JSON object), got %s", req.Method, got)}
+	}
+	params := newParams()
+	if err := json.Unmarshal(req.Params, params); err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: paramsMessage(req.Method, err)}
+	}
+	if p, ok := params.(*sdk.SetLoggingLevelParams); ok {
+		return levelError(p.Level)
+	}
+	return nil
+}
+
+// loggingLevels are the levels MCP defines for logging/setLevel, lowest
+// first.
+var loggingLevels = []sdk.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// levelError refuses a logging/setLevel level MCP does not define: the
+// SDK would answer {} and store it, and a client would then get no log
+// messages, or all of them, without knowing why.
+func levelError(l sdk.LoggingLevel) *jsonrpc.Error {
+	if slices.Contains(loggingLevels, l) {
 		return nil
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: paramsMessage(req.Method, err)}
+	names := make([]string, len(loggingLevels))
+	for i, v := range loggingLevels {
+		names[i] = string(v)
+	}
+	got := "none"
+	switch {
+	case len(l) > 32:
+		got = fmt.Sprintf("a string of %d bytes", len(l))
+	case l != "":
+		got = strconv.Quote(string(l))
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+		Message: fmt.Sprintf("invalid params for \"logging/setLevel\": field \"level\" must be one of %s, got %s", strings.Join(names, ", "), got)}
 }
 
 // paramsMessage describes a decoding error of method's params in JSON
@@ -114,6 +175,79 @@ func expectedJSON(t reflect.Type) string {
 	default:
 		return "a different value"
 	}
+}
+
+// versionNoBatches is the first protocol version without JSON-RPC
+// batches; the SDK refuses a batch of a session on it or later.
+const versionNoBatches = "2025-06-18"
+
+// isBatch reports whether body holds a JSON array (a JSON-RPC batch).
+func isBatch(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '['
+}
+
+// batchesAccepted reports whether the SDK takes a batch posted with r's
+// protocol version header: absent (the SDK assumes 2025-03-26) or before
+// 2025-06-18.
+func batchesAccepted(r *http.Request) bool {
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return v == "" || v < versionNoBatches
+}
+
+// batchRefusal checks every request of a JSON-RPC batch as paramsError
+// checks a single one. When one or more have params that do not fit, the
+// batch is refused whole — nothing in it runs — and the answer is the
+// batch's response (JSON-RPC 2.0: an array with a response for each
+// request): a request with bad params gets its -32602 error, every other
+// request a -32600 error saying that it was not run and why;
+// notifications and responses get none. bad is the number of requests
+// with bad params. A batch that passes, or that is not a batch of
+// messages, gives nil: the SDK's to run or answer.
+func batchRefusal(body []byte) (answer []byte, bad int) {
+	var raws []json.RawMessage
+	if json.Unmarshal(body, &raws) != nil || len(raws) == 0 {
+		return nil, 0
+	}
+	reqs := make([]*jsonrpc.Request, 0, len(raws))
+	for _, raw := range raws {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return nil, 0
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			reqs = append(reqs, req)
+		}
+	}
+	errs := make([]*jsonrpc.Error, len(reqs))
+	var firstBad jsonrpc.ID
+	for i, req := range reqs {
+		if errs[i] = paramsError(req); errs[i] != nil {
+			if bad == 0 {
+				firstBad = req.ID
+			}
+			bad++
+		}
+	}
+	if bad == 0 {
+		return nil, 0
+	}
+	idText, _ := json.Marshal(firstBad.Raw())
+	notRun := &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("not run: the request with id %s in the same batch has invalid params, so nothing in the batch was run; send the batch again with that request corrected", idText)}
+	out := make([]json.RawMessage, len(reqs))
+	for i, req := range reqs {
+		jerr := errs[i]
+		if jerr == nil {
+			jerr = notRun
+		}
+		out[i] = errorResponse(req.ID, jerr)
+	}
+	answer, err := json.Marshal(out)
+	if err != nil {
+		return nil, 0
+	}
+	return answer, bad
 }
 
 // CheckParams wraps an MCP transport so that a request whose params do not

@@ -236,6 +236,12 @@ var badParams = []struct{ name, body, want string }{
 		`invalid params for "tools/call": field "_meta" must be a JSON object, got a number`},
 	{"cursor a number", `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":5}}`,
 		`invalid params for "tools/list": field "cursor" must be a string, got a number`},
+	{"params absent", `{"jsonrpc":"2.0","id":7,"method":"tools/call"}`,
+		`invalid params for "tools/call": field "params" is required (a JSON object), got none`},
+	{"params null", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":null}`,
+		`invalid params for "tools/call": field "params" is required (a JSON object), got null`},
+	{"unknown logging level", `{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"bogus"}}`,
+		`invalid params for "logging/setLevel": field "level" must be one of debug, info, notice, warning, error, critical, alert, emergency, got "bogus"`},
 }
 
 // assertPlainParamsError checks a JSON-RPC error names no Go type.

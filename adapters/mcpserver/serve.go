@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -17,6 +18,7 @@ import (
 const (
 	methodListTools = "tools/list"
 	methodCallTool  = "tools/call"
+	methodSetLevel  = "logging/setLevel"
 )
 
 // dispatchName is the one tool name a binding puts in the SDK's own tool
@@ -88,6 +90,13 @@ func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			if r, ok := req.(*sdk.ListToolsRequest); ok {
 				return b.list(ctx, next, r)
 			}
+		case methodSetLevel:
+			// Refused here too for transports without CheckParams.
+			if r, ok := req.(*sdk.ServerRequest[*sdk.SetLoggingLevelParams]); ok && r.Params != nil {
+				if jerr := levelError(r.Params.Level); jerr != nil {
+					return nil, jerr
+				}
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -142,22 +151,26 @@ func (b *binding) call(ctx context.Context, next sdk.MethodHandler, r *sdk.CallT
 // it refuses is refused the same way, and its result (cache hints, _meta)
 // is the one returned, with the merged page.
 func (b *binding) list(ctx context.Context, next sdk.MethodHandler, req *sdk.ListToolsRequest) (sdk.Result, error) {
-	if req.Params != nil && len(req.Params.Cursor) > maxCursorLen {
-		return nil, invalidCursor()
+	var after string
+	if req.Params != nil && req.Params.Cursor != "" {
+		var err error
+		if len(req.Params.Cursor) > maxCursorLen {
+			return nil, invalidCursor()
+		}
+		if after, err = decodeCursor(req.Params.Cursor); err != nil {
+			return nil, invalidCursor()
+		}
 	}
 	res, err := next(ctx, methodListTools, req)
 	if err != nil {
+		if jerr, ok := errors.AsType[*jsonrpc.Error](err); ok && jerr.Code == jsonrpc.CodeInvalidParams && after != "" {
+			return nil, invalidCursor() // the SDK's bare "invalid params" for a cursor it cannot read
+		}
 		return res, err
 	}
 	host, ok := res.(*sdk.ListToolsResult)
 	if !ok || host == nil {
 		return res, nil
-	}
-	var after string
-	if req.Params != nil && req.Params.Cursor != "" {
-		if after, err = decodeCursor(req.Params.Cursor); err != nil {
-			return nil, invalidCursor()
-		}
 	}
 	ours := b.snapshot()
 	oi := sort.Search(len(ours), func(i int) bool { return ours[i].name > after })
@@ -232,9 +245,12 @@ func (b *binding) hostPage(ctx context.Context, next sdk.MethodHandler, req *sdk
 // far longer was not written by a server.
 const maxCursorLen = 1024
 
-// invalidCursor is the SDK's answer to a cursor it cannot read.
+// invalidCursor answers a tools/list cursor that this server did not
+// give (or that no longer reads): invalid params, as MCP requires, saying
+// what to do instead. The cursor itself is not quoted.
 func invalidCursor() error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params"}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+		Message: `invalid params for "tools/list": field "cursor" is not a cursor this server gave, or it is stale; list from the start, without a cursor`}
 }
 
 // pageToken is what a tools/list cursor holds, encoded as the SDK encodes

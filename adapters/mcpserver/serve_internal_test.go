@@ -131,8 +131,10 @@ type lockedBuffer struct{ testlog.Buffer }
 // TestListAndCallSameAsSDKToolSet: for a small registry, every tools/list
 // page (tools, order, cursors), every kind of tools/call answer (value,
 // structured value, domain failure, protocol failure, validation failure,
-// unknown tool) and a bad cursor come out exactly as they did when every
-// tool was added to the SDK's own tool set, as the client reads them.
+// unknown tool) come out exactly as they did when every tool was added to
+// the SDK's own tool set, as the client reads them. (A bad cursor gets the
+// same code with a message that says what to do:
+// TestListToolsBadCursorSaysToListFromTheStart.)
 func TestListAndCallSameAsSDKToolSet(t *testing.T) {
 	reg := equivalenceRegistry(t)
 	impl := &sdk.Implementation{Name: "same", Version: "v1"}
@@ -147,8 +149,6 @@ func TestListAndCallSameAsSDKToolSet(t *testing.T) {
 			}
 			params = &sdk.ListToolsParams{Cursor: res.NextCursor}
 		}
-		_, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: "not-a-cursor"})
-		require.Error(t, err)
 		for _, c := range []struct {
 			name string
 			args any
@@ -283,4 +283,28 @@ func TestDispatchKeepsReplacedParams(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "real", seen.Params.Name)
 	assert.JSONEq(t, `{"a":2}`, string(seen.Params.Arguments))
+}
+
+// TestListToolsBadCursorSaysToListFromTheStart: a tools/list cursor this
+// server did not give — not base64, not a cursor, over the length cap —
+// is invalid params (as MCP requires) naming the field and saying to
+// list from the start; the SDK said only "invalid params".
+func TestListToolsBadCursorSaysToListFromTheStart(t *testing.T) {
+	srv := NewServer(equivalenceRegistry(t), Options{Logger: slog.New(slog.DiscardHandler)})
+	st, ct := sdk.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	require.NoError(t, err)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+	notCursor, err := encodeCursor("x")
+	require.NoError(t, err)
+	for _, cursor := range []string{"not-a-cursor!", "bm90IGdvYg==", strings.Repeat("A", maxCursorLen+1), notCursor[:len(notCursor)-4]} {
+		_, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		var jerr *jsonrpc.Error
+		require.ErrorAs(t, err, &jerr, "cursor %.20q", cursor)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), jerr.Code)
+		assert.Equal(t, `invalid params for "tools/list": field "cursor" is not a cursor this server gave, or it is stale; list from the start, without a cursor`, jerr.Message)
+	}
 }
