@@ -97,7 +97,13 @@
 // list from the start without a cursor.
 //
 // The SDK logs each session's start, initialization and end at INFO; the
-// server NewServer builds logs them at DEBUG.
+// server NewServer builds logs them at DEBUG. So it does the SDK's ERROR
+// records of a client's own mistakes (a request before initialize or
+// without Mcp-Session-Id, a second initialize or initialized, a protocol
+// version the server does not take), one per request and nothing for an
+// operator to fix: the client is answered with the error. The server's own
+// failures stay at ERROR. (The SDK's records carry no session id or
+// address: it logs them without the request.)
 //
 // # Shutting down
 //

@@ -33,13 +33,19 @@ func TokenInfoMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 // notification (tools/list_changed after a registry change) finds the
 // session unable to take it — a streamable HTTP client with no stream
 // open, which is how most clients call, or one closing: those warnings
-// become DEBUG too. Other warnings and errors keep their level.
+// become DEBUG too. So do the SDK's errors and warnings about a client's
+// own mistakes (clientMistake) — a request before initialize, a second
+// initialize, a protocol version this server does not take — which it
+// logs at ERROR once per request, a flood under a misbehaving client with
+// nothing for an operator to fix; the client is answered with the error.
+// Other warnings and errors, the server's own failures, keep their level.
 func sdkLogger(l *slog.Logger) *slog.Logger {
 	return slog.New(demoteInfo{l.Handler()})
 }
 
-// demoteInfo is a slog.Handler that logs records in [INFO, WARN), and the
-// SDK's warnings of a notification a session could not take, at DEBUG.
+// demoteInfo is a slog.Handler that logs records in [INFO, WARN), the
+// SDK's warnings of a notification a session could not take, and its
+// records of a client's mistakes, at DEBUG.
 type demoteInfo struct{ h slog.Handler }
 
 func demoted(l slog.Level) slog.Level {
@@ -66,6 +72,28 @@ func undeliverable(msg string) bool {
 	return false
 }
 
+// clientMistakes are the messages of the SDK's ERROR and WARN records that
+// a client's mistake causes, each answered to the client as an error.
+var clientMistakes = []string{
+	"method invalid during initialization", // a request before initialize (or without Mcp-Session-Id)
+	"duplicate initialize request",
+	"initialized before initialize",
+	"duplicate initialized notification",
+	"method removed in the new protocol",
+	"rejecting request with protocol version ", // a 2026-07-28 request to a stateful server
+}
+
+// clientMistake reports whether msg is an SDK record of a client's
+// mistake.
+func clientMistake(msg string) bool {
+	for _, m := range clientMistakes {
+		if strings.HasPrefix(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // Enabled implements slog.Handler. A warning stays enabled when DEBUG is
 // not, since whether it is demoted depends on its message.
 func (d demoteInfo) Enabled(ctx context.Context, l slog.Level) bool {
@@ -75,7 +103,7 @@ func (d demoteInfo) Enabled(ctx context.Context, l slog.Level) bool {
 // Handle implements slog.Handler.
 func (d demoteInfo) Handle(ctx context.Context, r slog.Record) error {
 	r.Level = demoted(r.Level)
-	if r.Level == slog.LevelWarn && undeliverable(r.Message) {
+	if (r.Level == slog.LevelWarn && undeliverable(r.Message)) || (r.Level >= slog.LevelWarn && clientMistake(r.Message)) {
 		if !d.h.Enabled(ctx, slog.LevelDebug) {
 			return nil
 		}

@@ -155,3 +155,36 @@ func TestSetLevelUnknownLevelIsRefused(t *testing.T) {
 	assert.Contains(t, jerr.Message, `field "level" must be one of debug, info, notice, warning, error, critical, alert, emergency`)
 	require.NoError(t, s.cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "warning"}))
 }
+
+// A client's mistakes — requests without a session (before initialize),
+// a second initialize, a second initialized — are answered to the client
+// and logged at DEBUG, not as one ERROR line per request: a misbehaving
+// client no longer floods the operator's log with nothing to fix.
+func TestHTTPHandler_ClientMistakesLogAtDebug(t *testing.T) {
+	for _, level := range []string{"INFO", "DEBUG"} {
+		t.Run(level, func(t *testing.T) {
+			logs := &syncBuffer{}
+			log := slogAt(logs, level)
+			srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Logger: log})
+			hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{Logger: log}))
+			defer hs.Close()
+			for range 5 {
+				a := postRPC(t, hs.URL, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+				assert.Contains(t, a.errorMessage(), "invalid during session initialization", "the client is told")
+			}
+			id := initSession(t, hs.URL)
+			a := postRPC(t, hs.URL, id, initializeBody)
+			assert.NotNil(t, a.message["error"], "a second initialize is refused")
+			postRPC(t, hs.URL, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+			out := logs.String()
+			assert.NotContains(t, out, "level=ERROR")
+			assert.NotContains(t, out, "level=WARN")
+			if level == "DEBUG" {
+				assert.Equal(t, 5, strings.Count(out, `level=DEBUG msg="method invalid during initialization" method=tools/list`), out)
+				assert.Contains(t, out, `level=DEBUG msg="duplicate initialize request"`)
+				assert.Contains(t, out, `level=DEBUG msg="duplicate initialized notification"`)
+			}
+		})
+	}
+}
