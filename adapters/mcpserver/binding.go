@@ -20,6 +20,7 @@ import (
 	"github.com/toolpack-go/toolpack/internal/mcpmap"
 	"github.com/toolpack-go/toolpack/internal/schematype"
 	"github.com/toolpack-go/toolpack/registry"
+	"github.com/toolpack-go/toolpack/result"
 )
 
 // binding serves one registry's tools on one SDK server and keeps them in
@@ -365,7 +366,15 @@ func (b *binding) handler(name string, d Display) sdk.ToolHandler {
 		defer untrack()
 		rctx, release := b.stoppable(tctx)
 		defer release()
-		res, err := b.reg.Invoke(rctx, name, raw)
+		var res result.Result[any]
+		var err error
+		if b.stoppedByHost(rctx) {
+			// The host stopped before the call began: the tool is not
+			// run (it may change something), the client is told.
+			err = context.Cause(rctx)
+		} else {
+			res, err = b.reg.Invoke(rctx, name, raw)
+		}
 		if err != nil && b.stoppedByHost(rctx) {
 			// Stopped by the host (Options.Stop): the client is told, as
 			// a tool error, rather than left without an answer.

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/toolpack-go/toolpack/internal/toolmsg"
 	"github.com/toolpack-go/toolpack/result"
@@ -17,23 +18,39 @@ func (b *binding) stoppable(ctx context.Context) (context.Context, func()) {
 	if stop == nil {
 		return ctx, func() {}
 	}
-	cctx, cancel := context.WithCancelCause(ctx)
-	detach := context.AfterFunc(stop, func() { cancel(stopCause(stop)) })
+	mark := new(atomic.Bool)
+	cctx, cancel := context.WithCancelCause(context.WithValue(ctx, stopMarkKey{}, mark))
+	end := func() {
+		// Marked only when the stop is what ends the call: one its
+		// client ended first is not the host's to answer.
+		if cctx.Err() == nil {
+			mark.Store(true)
+		}
+		cancel(stopCause(stop))
+	}
+	if stop.Err() != nil {
+		end() // at once, not on AfterFunc's goroutine, which a fast call would beat
+		return cctx, func() {}
+	}
+	detach := context.AfterFunc(stop, end)
 	return cctx, func() {
 		detach()
 		cancel(nil)
 	}
 }
 
-// stoppedByHost reports whether the call whose context is ctx ended because
-// Options.Stop did, and not earlier for a reason of its own (its client
-// cancelled it, its session ended).
+// stopMarkKey keys the mark stoppable sets on a call's context when
+// Options.Stop ends the call.
+type stopMarkKey struct{}
+
+// stoppedByHost reports whether the call whose context is ctx (from
+// stoppable) ended because Options.Stop did, and not earlier for a reason
+// of its own (its client cancelled it, its session ended). It is told by
+// a mark, not by comparing causes: a host's cause may be of a type that
+// is not comparable.
 func (b *binding) stoppedByHost(ctx context.Context) bool {
-	stop := b.opts.Stop
-	if stop == nil || stop.Err() == nil || ctx.Err() == nil {
-		return false
-	}
-	return errors.Is(context.Cause(ctx), stopCause(stop)) // not ==: a cause of a type that is not comparable would panic
+	mark, _ := ctx.Value(stopMarkKey{}).(*atomic.Bool)
+	return mark != nil && ctx.Err() != nil && mark.Load()
 }
 
 // stopCause is the cause the calls stopped by stop are given: stop's own,

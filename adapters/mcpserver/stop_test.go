@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -163,4 +164,62 @@ func TestStop_WithoutACauseTheCauseIsErrServerStopping(t *testing.T) {
 	assert.Same(t, mcpserver.ErrServerStopping, wait(t, b.cause, "the tool's cause"))
 	assert.Contains(t, logs.String(), "Tool block stopped: the server is shutting down")
 	assert.NotContains(t, logs.String(), "cancelled by the caller")
+}
+
+// A call that arrives after the host's stop is answered that the server is
+// shutting down without running its tool, however fast the tool (the
+// stop reaching it on another goroutine let a fast tool run first).
+func TestStop_CallArrivingAfterTheStopNeverRunsItsTool(t *testing.T) {
+	logs := &syncBuffer{}
+	reg := registry.New(registry.Options{Prefix: new(""), Logger: slogTo(logs)})
+	var ran atomic.Int64
+	for _, inline := range []bool{false, true} {
+		name := "fast"
+		if inline {
+			name = "fastinline"
+		}
+		require.NoError(t, reg.Add(&registry.Tool{Name: name, Description: "d", Inline: inline, InputSchema: json.RawMessage(`{"type":"object"}`),
+			Handler: func(context.Context, *registry.Call) (result.Result[any], error) {
+				ran.Add(1)
+				return result.Ok[any]("done"), nil
+			}}))
+	}
+	stopCtx, stop := context.WithCancelCause(context.Background())
+	stop(mcpserver.ErrServerStopping)
+	srv := mcpserver.NewServer(reg, mcpserver.Options{Logger: slogTo(logs), Stop: stopCtx})
+	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{Logger: slogTo(logs)}))
+	defer hs.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "v0"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL, MaxRetries: -1}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	for _, name := range []string{"fast", "fastinline"} {
+		for range 50 {
+			res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: map[string]any{}})
+			require.NoError(t, err)
+			require.True(t, res.IsError, name)
+			assert.Contains(t, text(t, res), "the server is shutting down")
+		}
+	}
+	assert.Zero(t, ran.Load(), "no tool ran after the stop")
+}
+
+// notComparable is a cause of a type == cannot compare.
+type notComparable struct{ parts []string }
+
+func (e notComparable) Error() string { return "stopping: " + e.parts[0] }
+
+// A host's stop cause of a type that is not comparable still answers the
+// call that the server is shutting down (the stop is told by a mark, not
+// by comparing causes), and the tool sees that cause.
+func TestStop_CauseOfATypeNotComparableStillAnswersShuttingDown(t *testing.T) {
+	logs := &syncBuffer{}
+	b := newBlocker()
+	stopCtx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	cs := stopServer(t, b, stopCtx, logs)
+	out := callAsync(cs)
+	wait(t, b.started, "the call started")
+	stop(notComparable{parts: []string{"maintenance"}})
+	requireShuttingDown(t, wait(t, out, "the client's answer"))
 }
