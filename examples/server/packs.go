@@ -196,13 +196,28 @@ func newMLX(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 // ones unless web_fetch.allow_private (or the prefixes of
 // web_fetch.allow_addrs).
 func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+	return newWebWith(nil)(cfg, log)
+}
+
+// newWebWith is newWeb with every build's extractions under slots (nil:
+// a bound per build): the server builds the pack again on each reload,
+// and extractions still running for an earlier build must count against
+// the next (see web.ExtractionSlots).
+func newWebWith(slots *web.ExtractionSlots) func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+	return func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+		return buildWeb(cfg, log, slots)
+	}
+}
+
+func buildWeb(cfg *hostconfig.Config, log *slog.Logger, slots *web.ExtractionSlots) (*registry.Pack, error) {
 	f, s := cfg.WebFetch, cfg.SearchWeb
 	redirects := f.MaxRedirects
 	if redirects == 0 {
 		redirects = -1 // web_fetch.max_redirects: 0 follows none
 	}
 	return web.New(web.Config{
-		Fetch:  web.FetchConfig{AllowPrivate: f.AllowPrivate, AllowAddrs: slices.Clone(f.AllowAddrs), MaxBytes: int64(f.MaxBytes), MaxRedirects: redirects, Timeout: f.Timeout},
+		Fetch: web.FetchConfig{AllowPrivate: f.AllowPrivate, AllowAddrs: slices.Clone(f.AllowAddrs), MaxBytes: int64(f.MaxBytes), MaxRedirects: redirects, Timeout: f.Timeout,
+			Slots: slots},
 		Search: web.SearchConfig{BaseURL: s.BaseURL, APIKey: s.APIKey, Secrets: slices.Clone(s.Secrets), SearchTool: s.SearchTool, Timeout: s.Timeout, AllowPrivate: true},
 		Logger: log,
 	})

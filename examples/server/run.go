@@ -30,6 +30,7 @@ import (
 	"github.com/toolpack-go/toolpack/packs/example"
 	otpack "github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/packs/ot/othost"
+	"github.com/toolpack-go/toolpack/packs/web"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/disclosure"
 )
@@ -342,7 +343,16 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	// One bound on web.fetch's extractions for every build of the web
+	// pack: each reload builds it again.
+	webSlots, err := web.NewExtractionSlots(0)
+	if err != nil {
+		return err
+	}
 	for _, e := range cfg.packs {
+		if e.name == web.PackName {
+			e.fromConfig = newWebWith(webSlots)
+		}
 		if e.fromConfig != nil {
 			host.OnApply(e.name, configPackHook(reg, e, cfg.explicit, log))
 		}

@@ -159,7 +159,7 @@ func BenchmarkExtractSlot(b *testing.B) {
 			if _, ok := f.takeSlot(b.Context()); !ok {
 				b.Fatal("no slot")
 			}
-			f.slots.Release(1)
+			f.slots.release()
 		}
 	})
 }

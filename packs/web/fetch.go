@@ -66,12 +66,51 @@ type FetchConfig struct {
 	// until the extractor really returns, so this is a true bound on the
 	// cores extraction can take, abandoned calls included. A call whose
 	// time runs out (or which is cancelled) while it waits for a slot
-	// fails at once with timeout, saying it waited for an extraction slot,
-	// and its page is never extracted; so does a call whose time has run
-	// out by the end of the download. Text that is not HTML (plain text,
-	// JSON, XML) takes no slot.
+	// fails with timeout, saying it waited for an extraction slot (the
+	// wait ends a little before the call's deadline, a tenth of the time
+	// left and at most a second, so that this is said before a registry's
+	// timeout of the tool answers), and its page is never extracted; so
+	// does a call whose time has run out by the end of the download. Text
+	// that is not HTML (plain text, JSON, XML) takes no slot.
 	MaxConcurrentExtractions int
+	// Slots, when set, is the bound used instead of one made from
+	// MaxConcurrentExtractions (which must then be 0): a host that builds
+	// the pack again on each configuration reload passes the same Slots
+	// to every build (see ExtractionSlots).
+	Slots *ExtractionSlots
 }
+
+// ExtractionSlots bounds the HTML extractions running at once across every
+// pack built with it (FetchConfig.Slots). A host that builds the pack
+// again — on each reload of its configuration — gives every build the
+// same ExtractionSlots, so that extractions still running for calls of an
+// earlier build (which cannot be stopped) count against the bound of the
+// next: a bound per build would admit a new set of extractions on each
+// reload. It is safe for concurrent use.
+type ExtractionSlots struct {
+	sem *semaphore.Weighted
+	n   int
+}
+
+// NewExtractionSlots returns a bound of n extractions at once; 0 means
+// DefaultMaxConcurrentExtractions(). A negative n is an error naming it.
+func NewExtractionSlots(n int) (*ExtractionSlots, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("web: NewExtractionSlots: n: expected a positive number of extractions at once (0 for the default), got %d", n)
+	}
+	if n == 0 {
+		n = DefaultMaxConcurrentExtractions()
+	}
+	return &ExtractionSlots{sem: semaphore.NewWeighted(int64(n)), n: n}, nil
+}
+
+// Size is how many extractions the bound lets run at once.
+func (s *ExtractionSlots) Size() int { return s.n }
+
+// tryAcquire, acquire and release take and give back one slot.
+func (s *ExtractionSlots) tryAcquire() bool                  { return s.sem.TryAcquire(1) }
+func (s *ExtractionSlots) acquire(ctx context.Context) error { return s.sem.Acquire(ctx, 1) }
+func (s *ExtractionSlots) release()                          { s.sem.Release(1) }
 
 // DefaultMaxConcurrentExtractions is the number of concurrent extractions
 // used when FetchConfig.MaxConcurrentExtractions is 0: half of GOMAXPROCS
@@ -184,7 +223,7 @@ type fetcher struct {
 	pack   *pack
 	// slots bounds the HTML extractions running at once
 	// (cfg.MaxConcurrentExtractions).
-	slots *semaphore.Weighted
+	slots *ExtractionSlots
 	// extractHTML is the article extractor: the function extractHTML,
 	// which tests replace with one they control.
 	extractHTML func(text string, page *url.URL, rawHTML bool) (FetchOutput, error)
@@ -201,6 +240,8 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 		return nil, fmt.Errorf("web: Config.Fetch.Timeout: expected a positive duration, got %s", cfg.Timeout)
 	case cfg.MaxConcurrentExtractions < 0:
 		return nil, fmt.Errorf("web: Config.Fetch.MaxConcurrentExtractions: expected a positive number of extractions at once (0 for the default), got %d", cfg.MaxConcurrentExtractions)
+	case cfg.Slots != nil && cfg.MaxConcurrentExtractions != 0:
+		return nil, fmt.Errorf("web: Config.Fetch.MaxConcurrentExtractions: expected 0 when Slots is set (the bound is Slots'), got %d", cfg.MaxConcurrentExtractions)
 	}
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultMaxBytes
@@ -211,9 +252,14 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultFetchTimeout
 	}
-	if cfg.MaxConcurrentExtractions == 0 {
-		cfg.MaxConcurrentExtractions = DefaultMaxConcurrentExtractions()
+	slots := cfg.Slots
+	if slots == nil {
+		var err error
+		if slots, err = NewExtractionSlots(cfg.MaxConcurrentExtractions); err != nil {
+			return nil, err
+		}
 	}
+	cfg.MaxConcurrentExtractions = slots.Size()
 	// The body cap is the fetcher's own (a longer page is cut, not
 	// refused), so netguard's is off.
 	c, err := netguard.New(netguard.Options{AllowPrivate: cfg.AllowPrivate, AllowAddrs: cfg.AllowAddrs, Resolver: cfg.Resolver, Timeout: cfg.Timeout,
@@ -221,7 +267,7 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: Config.Fetch: %w", err)
 	}
-	return &fetcher{cfg: cfg, client: c, pack: p, slots: semaphore.NewWeighted(int64(cfg.MaxConcurrentExtractions)), extractHTML: extractHTML}, nil
+	return &fetcher{cfg: cfg, client: c, pack: p, slots: slots, extractHTML: extractHTML}, nil
 }
 
 func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (result.Result[FetchOutput], error) {
@@ -268,7 +314,7 @@ func (f *fetcher) extract(ctx context.Context, final PageURL, body []byte, conte
 		if r, ok := f.takeSlot(ctx); !ok {
 			return r, nil
 		}
-		defer f.slots.Release(1)
+		defer f.slots.release()
 		out, err = f.extractHTML(text, page, rawHTML)
 	}
 	if err != nil {
@@ -284,12 +330,17 @@ func (f *fetcher) extract(ctx context.Context, final PageURL, body []byte, conte
 func (f *fetcher) takeSlot(ctx context.Context) (r result.Result[FetchOutput], ok bool) {
 	waited := false
 	err := ctx.Err()
-	if err == nil && !f.slots.TryAcquire(1) {
+	if err == nil && !f.slots.tryAcquire() {
 		waited = true
 		if f.waiting != nil {
 			f.waiting()
 		}
-		err = f.slots.Acquire(ctx, 1)
+		wctx, cancel := slotWait(ctx)
+		err = f.slots.acquire(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = context.DeadlineExceeded // the wait's own end, just before the call's
+		}
 	}
 	if err == nil {
 		return r, true
@@ -300,10 +351,27 @@ func (f *fetcher) takeSlot(ctx context.Context) (r result.Result[FetchOutput], o
 	}
 	if waited {
 		return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s while it waited for an extraction slot (web.fetch extracts at most %d at once)",
-			ended, f.cfg.MaxConcurrentExtractions), false
+			ended, f.slots.n), false
 	}
 	return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s before extraction began", ended), false
 }
+
+// slotWait is the context a wait for an extraction slot runs under: ctx,
+// ending a little before ctx's deadline (a tenth of the time left, at
+// most slotWaitMargin), so that the call says it waited for a slot before
+// the registry's own timeout of the tool — the same deadline — answers
+// with words that do not say why.
+func slotWait(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, d.Add(-min(slotWaitMargin, time.Until(d)/10)))
+}
+
+// slotWaitMargin bounds how much earlier than its call a wait for an
+// extraction slot ends.
+const slotWaitMargin = time.Second
 
 // doFailure maps a failed request: out of time, refused by the guard, or
 // a network failure. A timeout names the limit, as the registry's own

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -12,11 +13,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
 
@@ -346,4 +349,36 @@ func TestNew_MaxConcurrentExtractions(t *testing.T) {
 	_, err = New(Config{Fetch: FetchConfig{MaxConcurrentExtractions: -1}})
 	require.Error(t, err)
 	assert.Equal(t, "web: Config.Fetch.MaxConcurrentExtractions: expected a positive number of extractions at once (0 for the default), got -1", err.Error())
+}
+
+// Through the registry, whose timeout of the tool has the call's own
+// deadline, a call that waited for an extraction slot until its time ran
+// out says so (the wait ends a little before the deadline), and two builds
+// of the pack given the same ExtractionSlots share the bound: a slot held
+// for a call of the first build (an abandoned extraction) keeps the
+// second's calls waiting, as a configuration reload rebuilding the pack
+// must.
+func TestFetch_SlotWaitSaidThroughTheRegistryAndSlotsSharedAcrossBuilds(t *testing.T) {
+	srv := pagesSite(t)
+	slots, err := NewExtractionSlots(1)
+	require.NoError(t, err)
+	_, err = New(Config{Fetch: FetchConfig{Slots: slots, MaxConcurrentExtractions: 2}})
+	require.ErrorContains(t, err, "MaxConcurrentExtractions: expected 0 when Slots is set")
+	build := func() *registry.Registry {
+		p, err := New(Config{Fetch: FetchConfig{AllowAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Timeout: 600 * time.Millisecond, Slots: slots},
+			Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		reg := registry.New(registry.Options{Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, reg.AddPack(p))
+		return reg
+	}
+	build() // the first build, whose extraction (below) holds the only slot
+	second := build()
+	require.True(t, slots.tryAcquire())
+	defer slots.release()
+	r, err := second.Invoke(t.Context(), "web.fetch", json.RawMessage(`{"url":"`+srv.URL+`/page"}`))
+	require.NoError(t, err)
+	require.False(t, r.Success)
+	assert.Equal(t, ErrTimeout, r.ErrorType)
+	assert.Contains(t, r.Error, "while it waited for an extraction slot (web.fetch extracts at most 1 at once)")
 }

@@ -39,10 +39,15 @@
 // keep at most that many cores busy. A page fetched while every slot is
 // taken waits for one; a call whose time runs out (or which is
 // cancelled) while it waits fails with timeout, saying it waited for an
-// extraction slot, and its page is never extracted, nor is the page of a
+// extraction slot (the wait ends just before the call's deadline, so that
+// this is said before a registry's timeout of the tool answers), and its
+// page is never extracted, nor is the page of a
 // call whose time has run out by the end of its download. An extraction
 // already running when its call fails runs to its end and keeps its slot
-// until then. Other text — text/* (plain, Markdown, CSV), JSON and XML of
+// until then. A host that builds the pack again (on each reload of its
+// configuration, as examples/server does) passes one ExtractionSlots to
+// every build (FetchConfig.Slots), so that extractions left running by
+// an earlier build count against the bound. Other text — text/* (plain, Markdown, CSV), JSON and XML of
 // any kind (application/json, application/ld+json, application/rss+xml,
 // …) — is returned as it is, trimmed, without waiting for a slot; other
 // content types (PDF, images, …) are parse_failed.
