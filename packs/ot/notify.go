@@ -11,8 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/toolpack-go/toolpack/internal/regfile"
 	"github.com/toolpack-go/toolpack/internal/topicglob"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -63,6 +62,10 @@ func (p *pack) notify(ctx context.Context, a NotifyArgs) (result.Result[string],
 				return sp.end(result.Failuref[string](ErrTypeWrite, "Error: topic %s: %s has no room for this message: it holds %d bytes and this message (%d bytes) would take it past its cap of %d bytes; nothing was written. Rotate or empty the file, or raise the cap (notify.max_file_bytes in the host configuration)",
 					echoN(a.Topic, MaxPatternLen), filepath.Base(t.File), full.size, full.add, full.limit), nil, slog.String("file", t.File), slog.Bool("full", true))
 			}
+			if errors.Is(err, regfile.ErrNotRegular) {
+				return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v; nothing was written. Replace it with a regular file, or route the topic to one (notify.topics in the host configuration)",
+					t.File, errors.Unwrap(err)), nil, slog.String("file", t.File), slog.Bool("not_regular", true))
+			}
 			return sp.end(result.Failuref[string](ErrTypeWrite, "Error: Cannot write to '%s': %v", t.File, errors.Unwrap(err)), nil, slog.String("file", t.File))
 		}
 		// The topic is repeated escaped (a line break or a right-to-left
@@ -99,24 +102,25 @@ func notificationDocument(now time.Time, topic, message string) ([]byte, error) 
 // lock until ctx is done. A document is appended whole on a line of its
 // own, or not at all (appendWhole), and only when the file stays within
 // limit bytes: the size is checked under the lock, so writers never take
-// the file past it. Errors wrap the underlying error (a *fileFullError
-// past the limit).
+// the file past it. The file and its lock file must be regular files
+// (internal/regfile): a FIFO, a socket or a device in their place is
+// refused at once, nothing written — a FIFO would take the document into
+// a pipe nobody reads, or block for good once its buffer is full. The
+// path is followed through symbolic links. Errors wrap the underlying
+// error (a *fileFullError past the limit, one wrapping
+// regfile.ErrNotRegular).
 func appendDocument(ctx context.Context, name string, doc []byte, limit int64) error {
 	if dir := filepath.Dir(name); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("ot: notify: %w", err)
 		}
 	}
-	lk := flock.New(name+lockSuffix, flock.SetPermissions(0o644))
-	ok, err := lk.TryLockContext(ctx, lockRetry)
+	lk, err := regfile.Lock(ctx, name+lockSuffix, 0o644, false, lockRetry)
 	if err != nil {
 		return fmt.Errorf("ot: notify: lock: %w", err)
 	}
-	if !ok {
-		return fmt.Errorf("ot: notify: lock: %w", errors.New("not acquired"))
-	}
 	defer func() { _ = lk.Unlock() }()
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := regfile.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("ot: notify: %w", err)
 	}
