@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/toolpack-go/toolpack/internal/regfile"
 )
 
 // The files under Options.Dir: one JSON Lines file per UTC day, named by the
@@ -36,20 +38,13 @@ func dayFileName(t time.Time) string {
 
 // lockDir takes the directory's lock, exclusive or shared, waiting as long as
 // ctx allows. The caller must Unlock the returned lock.
+// A lock file that is not a regular file (a FIFO, which would block the
+// open for good) is refused at once (internal/regfile).
 func lockDir(ctx context.Context, dir string, shared bool) (*flock.Flock, error) {
-	l := flock.New(filepath.Join(dir, lockName))
-	var ok bool
-	var err error
-	if shared {
-		ok, err = l.TryRLockContext(ctx, lockRetry)
-	} else {
-		ok, err = l.TryLockContext(ctx, lockRetry)
-	}
+	path := filepath.Join(dir, lockName)
+	l, err := regfile.Lock(ctx, path, 0o600, shared, lockRetry)
 	if err != nil {
-		return nil, fmt.Errorf("stats: lock %s: %w", l.Path(), err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("stats: lock %s: not acquired", l.Path())
+		return nil, fmt.Errorf("stats: lock %s: %w", path, err)
 	}
 	return l, nil
 }
@@ -116,10 +111,13 @@ func (e *writtenError) Unwrap() error { return e.err }
 // write fails (a full disk), the file is cut back to its size before it, so
 // that no record is stored twice when the batch is written again; kept is
 // how many bytes of data stayed in the file all the same (0 once cut back).
+// A path that is not a regular file (a FIFO would take the records into a
+// pipe nobody reads, or block once its buffer is full) is refused before
+// anything is written, with an error wrapping regfile.ErrNotRegular.
 func appendFile(path string, data []byte) (kept int, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := regfile.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return 0, fmt.Errorf("stats: %w", err)
+		return 0, fmt.Errorf("stats: append to %s: %w", path, err)
 	}
 	st, err := f.Stat()
 	var base int64
@@ -272,11 +270,12 @@ func readRecords(ctx context.Context, dir string, since time.Time, budget int64,
 // readFile reads the lines of path between offset and size (the size when
 // listed) and calls fn with each record; it returns how many lines were
 // corrupt. Reading from an offset inside a line skips the rest of that
-// line without counting it.
+// line without counting it. A file removed since listed, or replaced by
+// one that is not a regular file, is skipped as the listing skips it.
 func readFile(ctx context.Context, path string, offset, size int64, fn func(*record)) (int64, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil // removed since listed
+	f, err := regfile.Open(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, regfile.ErrNotRegular) {
+		return 0, nil // removed or replaced since listed
 	}
 	if err != nil {
 		return 0, fmt.Errorf("stats: %w", err)
