@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/google/uuid"
 
+	"github.com/toolpack-go/toolpack/internal/regfile"
 	"github.com/toolpack-go/toolpack/internal/sparselog"
 )
 
@@ -435,13 +435,19 @@ func (ov *overlay) init() {
 	}
 }
 
+// readFileCapped reads the overlay file at path, of at most max bytes
+// (only max+1 are read). A larger file, or one that is not a regular file
+// (a FIFO, whose open would wait for a writer for good), is an error
+// wrapping ErrCorrupt, at once.
 func readFileCapped(path string, max int64) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
+	data, err := regfile.ReadFile(path, max)
+	switch {
+	case errors.Is(err, regfile.ErrTooLarge):
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrCorrupt, max)
+	case errors.Is(err, regfile.ErrNotRegular):
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	case err != nil:
+		return nil, err
 	}
 	return data, nil
 }
@@ -452,11 +458,7 @@ func (s *BuiltInStore) update(ctx context.Context, change func(*overlay) bool) e
 	if s.keeper != nil {
 		return s.updateKept(ctx, change)
 	}
-	fl := flock.New(s.lock, flock.SetPermissions(0o600))
-	ok, err := fl.TryLockContext(ctx, time.Millisecond)
-	if err == nil && !ok {
-		err = ctx.Err()
-	}
+	fl, err := regfile.Lock(ctx, s.lock, 0o600, false, time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("catalogue: locking the built-ins overlay: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/internal/regfile"
 )
 
 // DefaultWatchInterval is how often [FileStore.Watch] and
@@ -98,8 +100,10 @@ func newChangeCount(dir string) *changeCount {
 func (c *changeCount) logPath() string { return c.path + ".log" }
 
 // read returns the counter file's content (nil when it does not exist).
+// A counter that is not a regular file (a FIFO would block the open for
+// good) is an error wrapping regfile.ErrNotRegular, at once.
 func (c *changeCount) read() ([]byte, error) {
-	f, err := os.Open(c.path)
+	f, err := regfile.Open(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -123,14 +127,15 @@ func count(raw []byte) (uint64, bool) {
 // written is remembered as this store's. A missing file or one that does
 // not hold a count starts again from 1, with an empty log. The log is
 // written before the count, so a watcher that reads the count finds its
-// lines.
+// lines. A counter, log or lock file that is not a regular file fails the
+// bump at once (internal/regfile).
 func (c *changeCount) bump(ctx context.Context, lock func(context.Context, chan struct{}, string, string) (func(), error), ids []uuid.UUID) error {
 	unlock, err := lock(ctx, c.mu, "changes.lock", "the change counter")
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE, 0o640)
+	f, err := regfile.OpenFile(c.path, os.O_RDWR|os.O_CREATE, 0o640)
 	if err != nil {
 		return err
 	}
@@ -162,7 +167,7 @@ func (c *changeCount) log(n uint64, fresh bool, ids []uuid.UUID) error {
 	if fi, err := os.Stat(c.logPath()); fresh || (err == nil && fi.Size() > maxChangesLog) {
 		flags |= os.O_TRUNC
 	}
-	f, err := os.OpenFile(c.logPath(), flags, 0o640)
+	f, err := regfile.OpenFile(c.logPath(), flags, 0o640)
 	if err != nil {
 		return err
 	}
@@ -185,7 +190,7 @@ func (c *changeCount) log(n uint64, fresh bool, ids []uuid.UUID) error {
 // is false when one of them is not in the log (cut short, started afresh,
 // or not logged), so that everything must be read again.
 func (c *changeCount) bundlesOf(need map[uint64]bool) (ids []uuid.UUID, ok bool) {
-	f, err := os.Open(c.logPath())
+	f, err := regfile.Open(c.logPath())
 	if err != nil {
 		return nil, false
 	}

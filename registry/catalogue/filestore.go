@@ -23,8 +23,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/gofrs/flock"
 	"github.com/google/uuid"
+
+	"github.com/toolpack-go/toolpack/internal/regfile"
 )
 
 // Defaults of [FileOptions].
@@ -330,17 +331,9 @@ func (s *FileStore) lockFile(ctx context.Context, mu chan struct{}, name, what s
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	fl := flock.New(filepath.Join(s.locksDir(), name), flock.SetPermissions(0o600))
-	var err error
-	if ctx.Done() == nil {
-		err = fl.Lock()
-	} else {
-		var ok bool
-		ok, err = fl.TryLockContext(ctx, time.Millisecond)
-		if err == nil && !ok {
-			err = ctx.Err()
-		}
-	}
+	// A lock file that is not a regular file (a FIFO would block the open
+	// for good) is refused at once.
+	fl, err := regfile.Lock(ctx, filepath.Join(s.locksDir(), name), 0o600, false, time.Millisecond)
 	if err != nil {
 		<-mu
 		return nil, fmt.Errorf("catalogue: locking %s: %w", what, err)
@@ -361,9 +354,15 @@ func (s *FileStore) readCapped(path string) ([]byte, error) {
 }
 
 // readCappedInfo is readCapped that also describes the file read (its
-// inode, size and modification time, taken from the open file).
+// inode, size and modification time, taken from the open file). A path
+// that is not a regular file (a FIFO, whose open would wait for a writer
+// for good, a socket, a device, a directory) is not a whole record: an
+// error wrapping ErrCorrupt and regfile.ErrNotRegular, without waiting.
 func (s *FileStore) readCappedInfo(path string) ([]byte, fs.FileInfo, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -682,7 +681,10 @@ func (s *FileStore) bundleIDs() ([]uuid.UUID, error) {
 	return ids, nil
 }
 
-// toolNames lists the tool files of a directory, sorted.
+// toolNames lists the tool files of a directory, sorted. An entry that
+// is not a regular file (a FIFO, a device, a directory) under a tool
+// file's name is listed too, so that reading it reports it as damaged,
+// as a file of bad JSON is; symbolic links are not listed.
 func toolNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -694,7 +696,7 @@ func toolNames(dir string) ([]string, error) {
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") || !e.Type().IsRegular() {
+		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") || e.Type()&fs.ModeSymlink != 0 {
 			continue
 		}
 		names = append(names, n)
