@@ -90,7 +90,10 @@
 //     and ? match any character, '/' included; [!set] negates) are
 //     appended to file; a message that would take a file past
 //     max_file_bytes (default 64 MiB; at most 1 TiB, 2 GiB on 32-bit platforms) is refused and
-//     nothing is written.
+//     nothing is written. A file's path is followed through symbolic
+//     links (it is the operator's own choice), unlike a report's under
+//     output.reports_dir; it must lead to a regular file (or none yet):
+//     a FIFO, a socket or a device there is refused when written to.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
 //     context_per_call (2000), time_per_call_ms (3000), keep_days (0:
 //     every record kept), dsn, schema, max_conns, statement_timeout}:
@@ -245,7 +248,13 @@
 //
 // A Host holds the configuration in force. Reload reads every file
 // again; a broken file returns its problems and keeps the configuration
-// in force. A valid one is applied as a whole: each Hook the host added
+// in force. So does a main file that holds no configuration at all (zero
+// bytes, only whitespace or comments) once one is in force: that is
+// nearly always a file an editor has truncated or a `cat >` has not
+// written yet, and applying it as every default would turn statistics
+// off, drop the notify topics and move the directories — write {} to
+// reload with every default (LoadOptions.RefuseEmpty; at start an empty
+// file still means every default). A valid one is applied as a whole: each Hook the host added
 // with OnApply prepares a Step (checking what it needs and opening the
 // stores and directories it takes, changing nothing served), the aliases
 // are checked against the registry, then the steps are applied and the

@@ -171,10 +171,25 @@ func (h *Host) Read() (*Config, error) {
 // run one after another, each reading the files once the one before it
 // has applied what it read: after two reloads at once, what is in force is
 // what the files held when the second began to read them.
+//
+// Once a configuration is in force, a main file that holds none (empty,
+// or only whitespace and comments) is refused (LoadOptions.RefuseEmpty):
+// it is nearly always one being rewritten, and applying it as every
+// default would turn statistics off, drop the notify topics and move the
+// directories. A file of {} reloads every default. The first Reload (or
+// Read) takes an empty file for every default.
 func (h *Host) Reload(ctx context.Context) error {
 	h.reload.Lock()
 	defer h.reload.Unlock()
-	cfg, err := h.Read()
+	var cfg *Config
+	var err error
+	if h.opts.Path == "" || h.cur.Load() == nil {
+		cfg, err = h.Read()
+	} else {
+		lo := h.opts.Load
+		lo.RefuseEmpty = true
+		cfg, err = Load(h.opts.Path, lo)
+	}
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/toolpack-go/toolpack/internal/regfile"
 )
 
 // Limits applied when LoadOptions leaves them zero.
@@ -80,6 +82,15 @@ type LoadOptions struct {
 	// All the expanded values of one load stay capped at MaxExpandedBytes
 	// together, whatever this is.
 	MaxExpandedValueBytes int
+	// RefuseEmpty refuses a main file that holds no configuration — zero
+	// bytes, only whitespace and comments, a lone "---" or null — with a
+	// problem naming it, instead of reading it as every default. Host.Reload
+	// sets it once a configuration is in force: an empty file then is
+	// nearly always one an editor has truncated or a shell redirection
+	// has not written yet, and applying it would turn statistics off, drop
+	// the notify topics and move the directories. A file of {} still
+	// means every default. Included files may always be empty.
+	RefuseEmpty bool
 }
 
 func (o LoadOptions) withDefaults() LoadOptions {
@@ -303,6 +314,9 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 		return nil, 0
 	}
 	if doc == nil {
+		if inc == nil && l.opts.RefuseEmpty {
+			report("the file is empty (no configuration keys, only whitespace or comments): taken for a file still being written, so not applied; write {} in it to reload with every default", nil)
+		}
 		return nil, 0 // empty file
 	}
 	l.mark(doc, src)
@@ -338,20 +352,18 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 var errTooLarge = errors.New("file too large")
 
 // readCapped reads at most max bytes of a regular file. Anything else (a
-// directory, a device, a pipe that would block) is refused before it is
-// opened.
+// directory, a device, a pipe that would block) is refused without
+// waiting (internal/regfile: a FIFO swapped in after a check is caught
+// too).
 func readCapped(file string, max int) ([]byte, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
+	f, err := regfile.Open(file)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		msg := "is not a regular file"
+		if st, serr := os.Stat(file); serr == nil && st.IsDir() {
+			msg = "is a directory"
+		}
+		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New(msg)}
 	}
-	switch {
-	case st.IsDir():
-		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is a directory")}
-	case !st.Mode().IsRegular():
-		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New("is not a regular file")}
-	}
-	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
