@@ -125,6 +125,15 @@
 // checked under the same lock as the append, so no number of writers
 // takes the file past it. Rotate or empty a full file to take more.
 //
+// A topic's file and its lock file must be regular files (made when
+// missing): a FIFO, a socket or a device in their place is refused at
+// once as write_error naming it, and nothing is written — a FIFO would
+// take the message into a pipe nobody reads, or block the topic for good
+// once the pipe's buffer is full. The file's path is the operator's own
+// configuration and is followed through symbolic links (a topic may write
+// to /var/log/notes.yaml through a link), unlike the report paths of
+// ot.stats, which must stay under output.reports_dir.
+//
 // # Logging
 //
 // Each call logs one record at debug level through registry.Logger (so
