@@ -27,8 +27,10 @@ var (
 	// ErrClosed: the Store was closed.
 	ErrClosed = errors.New("results: store is closed")
 	// ErrUnavailable: the Backend cannot be reached now (a database that
-	// is down or dropped the connection); the output may be readable
-	// again later. A Backend wraps it.
+	// is down or dropped the connection; the file store's directory
+	// replaced by a file or made unreadable — its message then names base
+	// names only); the output may be readable again later. A Backend
+	// wraps it.
 	ErrUnavailable = errors.New("results: the store cannot be reached")
 )
 

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/toolpack-go/toolpack/internal/regfile"
 )
 
 // orphanGrace is how old a temporary file, or a text without its index,
@@ -233,20 +235,27 @@ func (b *fileBackend) writeTombstone(h string, data []byte) error {
 
 // openRegular opens path for reading when it is a regular file; anything
 // else (a FIFO, which would block the open until a writer came; a
-// directory; a device) is refused without opening it.
+// directory; a device) is refused without waiting, with an error wrapping
+// errNotRegular (internal/regfile: the type checked is the opened
+// file's, so a FIFO swapped in after a check is caught too). A file that
+// cannot be opened for another reason than its absence — the store's
+// directory replaced by a file, its permissions taken away, an I/O error
+// — is an error wrapping ErrUnavailable that names base names only: the
+// output may be readable once the directory is repaired.
 func openRegular(path string) (*os.File, error) {
-	fi, err := os.Stat(path) // through a symbolic link, as the open goes
-	if err != nil {
-		return nil, err
+	f, err := regfile.Open(path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) {
+		return f, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(path), errNotRegular)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("%w: the output directory cannot be read (%s in %s: %w)", ErrUnavailable,
+			filepath.Base(pe.Path), filepath.Base(filepath.Dir(pe.Path)), pe.Err)
 	}
-	return os.Open(path)
+	return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // errNotRegular: a store file that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
+var errNotRegular = regfile.ErrNotRegular
 
 func (b *fileBackend) Tombstone(_ context.Context, h string) (Tombstone, bool, error) {
 	f, err := openRegular(b.path(h, extGone))

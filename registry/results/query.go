@@ -203,6 +203,9 @@ func (s *Store) openOutput(ctx context.Context, handle string) (*output, error) 
 	if errors.Is(err, errNotRegular) {
 		return nil, corrupt(handle, err) // a directory or FIFO where a file belongs
 	}
+	if errors.Is(err, ErrUnavailable) {
+		return nil, err // its text starts with "results: "
+	}
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}

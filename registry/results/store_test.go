@@ -484,3 +484,19 @@ func TestStore_DirectoryRemovedUnderIt(t *testing.T) {
 	s := put(t, st, numbered(7))
 	assert.Equal(t, []string{"line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7"}, query(t, st, defaults(s.Handle)).Lines)
 }
+
+// The directory replaced by a regular file under a running store (by
+// hand, a bad deploy) makes reading an existing handle ErrUnavailable —
+// the outputs may be readable once it is repaired — with a message naming
+// base names only, not an internal error.
+func TestStore_DirectoryReplacedByAFileIsUnavailable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	st := openStore(t, results.Options{Dir: dir})
+	old := put(t, st, numbered(5))
+	require.NoError(t, os.RemoveAll(dir))
+	require.NoError(t, os.WriteFile(dir, []byte("not a directory"), 0o600))
+	_, err := st.Query(t.Context(), defaults(old.Handle))
+	require.ErrorIs(t, err, results.ErrUnavailable)
+	assert.Contains(t, err.Error(), "the output directory cannot be read ("+old.Handle+".idx in out: not a directory)")
+	assert.NotContains(t, err.Error(), filepath.Dir(dir), "base names only")
+}

@@ -256,7 +256,7 @@ snippets:
 	require.True(t, ok)
 	assert.EqualValues(t, 42, v)
 
-	writeConfig(t, f.dir, "")
+	writeConfig(t, f.dir, "{}\n") // an empty file is refused once a configuration is in force
 	require.NoError(t, f.host.Reload(t.Context()))
 	_, found := f.reg.Lookup("snippet.twice")
 	assert.False(t, found, "a configuration without snippets removes the pack")
