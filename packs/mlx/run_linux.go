@@ -23,6 +23,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/toolpack-go/toolpack/internal/regfile"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/result"
 )
@@ -280,27 +281,40 @@ type state map[string]record
 // maxStateBytes caps the state file read.
 const maxStateBytes = 1 << 20
 
+// lockState takes the state file's lock (the file + ".lock"). A lock file
+// that is not a regular file (a FIFO, whose open would wait for a writer
+// for good) is refused at once (internal/regfile).
+func (p *pack) lockState() (*flock.Flock, error) {
+	lock, err := regfile.Lock(context.Background(), p.cfg.StateFile+".lock", 0o600, false, 0)
+	if err != nil {
+		return nil, fmt.Errorf("mlx: state file lock: %w", err)
+	}
+	return lock, nil
+}
+
 func (p *pack) readState() (state, error) {
-	lock := flock.New(p.cfg.StateFile + ".lock")
 	if err := os.MkdirAll(filepath.Dir(p.cfg.StateFile), 0o700); err != nil {
 		return nil, fmt.Errorf("mlx: state file: %w", err)
 	}
-	if err := lock.Lock(); err != nil {
-		return nil, fmt.Errorf("mlx: state file lock: %w", err)
+	lock, err := p.lockState()
+	if err != nil {
+		return nil, err
 	}
 	defer lock.Unlock()
 	return p.readUnlocked()
 }
 
+// readUnlocked reads the state file, of at most maxStateBytes; one that
+// is not a regular file is an error naming it, without waiting.
 func (p *pack) readUnlocked() (state, error) {
-	b, err := os.ReadFile(p.cfg.StateFile)
+	b, err := regfile.ReadFile(p.cfg.StateFile, maxStateBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return state{}, nil
+	case errors.Is(err, regfile.ErrTooLarge):
+		return nil, fmt.Errorf("mlx: state file %s: larger than %d bytes; expected at most that", p.cfg.StateFile, maxStateBytes)
 	case err != nil:
 		return nil, fmt.Errorf("mlx: state file: %w", err)
-	case len(b) > maxStateBytes:
-		return nil, fmt.Errorf("mlx: state file %s: %d bytes; expected at most %d", p.cfg.StateFile, len(b), maxStateBytes)
 	}
 	return parseState(b)
 }
@@ -329,8 +343,8 @@ func (p *pack) updateState(change func(state)) error {
 	if err := os.MkdirAll(filepath.Dir(p.cfg.StateFile), 0o700); err != nil {
 		return err
 	}
-	lock := flock.New(p.cfg.StateFile + ".lock")
-	if err := lock.Lock(); err != nil {
+	lock, err := p.lockState()
+	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
