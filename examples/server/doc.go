@@ -269,7 +269,13 @@
 // neither reconnects servers nor tells clients the tool list changed.
 // ot.reload answers config_error for a problem of the file, and
 // unavailable (retry later) when the only problem is a database the file
-// names that cannot be reached (stats.dsn, output.dsn). Without -config, SIGHUP is logged and
+// names that cannot be reached (stats.dsn, output.dsn). A main file that
+// holds no configuration at all on reload (zero bytes, only whitespace or
+// comments: an editor truncating it, a `cat >` not finished yet) is refused
+// the same way — the previous configuration keeps serving — rather than
+// applied as every default (statistics off, notify topics dropped,
+// directories moved); write {} to reload with every default. At start an
+// empty file still means every default. Without -config, SIGHUP is logged and
 // changes nothing (it does not stop the server), and ot.reload answers
 // that there is no configuration file to reload. A SIGHUP sent while the
 // server starts is kept and reloads once it runs — except in the first few
