@@ -473,7 +473,7 @@ servers:
 	time.Sleep(500 * time.Millisecond)
 	assert.EqualValues(t, 1, changed.Load(), "one list-changed notification for one reload")
 
-	write("")
+	write("{}\n") // an empty file is refused once a configuration is in force
 	_, err = callMCP(t, ctx, cs, "ot.reload", map[string]any{})
 	require.NoError(t, err)
 	assert.NotContains(t, names(), "cfg.shout", "a server removed from the file is no longer served")
