@@ -726,6 +726,11 @@ func (f *inFlight) track(streams, stop context.Context, h http.Handler) http.Han
 			f.mu.Unlock()
 		}()
 		h.ServeHTTP(w, r)
+		// The answer leaves for the connection before the request counts
+		// as done: net/http flushes it only after this handler returns,
+		// and at the end of the grace the connections close as soon as
+		// the count falls to zero.
+		_ = http.NewResponseController(w).Flush()
 	})
 }
 
