@@ -81,14 +81,16 @@
 // ServeStdio for stdio, CheckParams for any other transport; servers from
 // NewServer (and Register) refuse unknown levels on every transport.
 //
-// A JSON-RPC batch (which the SDK takes from sessions on 2024-11-05 and
-// 2025-03-26, not later) gets the same check for each of its requests.
+// A JSON-RPC batch (which the SDK takes when the request's
+// Mcp-Protocol-Version header says 2024-11-05 or 2025-03-26, or is
+// absent, which it reads as 2025-03-26) gets the same check for each of
+// its requests.
 // When one fails, the batch is refused whole — nothing in it runs — and
 // the answer is the batch's, as JSON-RPC 2.0 has it: an array with a
 // response for each request, the failing ones their -32602, the others
-// -32600 "not run: the request with id … in the same batch has invalid
-// params, so nothing in the batch was run; …". Notifications and
-// responses in it get none.
+// -32600 "not run: another request of this batch has invalid params, so
+// none was run; …" (quoting nothing of the batch, so that the answer is
+// never much larger than it). Notifications and responses in it get none.
 //
 // The error answers HTTPHandler writes itself (a body over MaxBodyBytes:
 // 413; over the session cap: 503; a refused request) carry the request's

@@ -195,6 +195,10 @@ func batchesAccepted(r *http.Request) bool {
 	return v == "" || v < versionNoBatches
 }
 
+// batchNotRun answers the requests of a refused batch whose own params
+// are sound.
+const batchNotRun = "not run: another request of this batch has invalid params, so none was run; send the batch again with it corrected"
+
 // batchRefusal checks every request of a JSON-RPC batch as paramsError
 // checks a single one. When one or more have params that do not fit, the
 // batch is refused whole — nothing in it runs — and the answer is the
@@ -220,21 +224,17 @@ func batchRefusal(body []byte) (answer []byte, bad int) {
 		}
 	}
 	errs := make([]*jsonrpc.Error, len(reqs))
-	var firstBad jsonrpc.ID
 	for i, req := range reqs {
 		if errs[i] = paramsError(req); errs[i] != nil {
-			if bad == 0 {
-				firstBad = req.ID
-			}
 			bad++
 		}
 	}
 	if bad == 0 {
 		return nil, 0
 	}
-	idText, _ := json.Marshal(firstBad.Raw())
-	notRun := &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-		Message: fmt.Sprintf("not run: the request with id %s in the same batch has invalid params, so nothing in the batch was run; send the batch again with that request corrected", idText)}
+	// One short message, quoting nothing of the batch (an id may be as
+	// long as the body allows, and this answers every other request).
+	notRun := &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: batchNotRun}
 	out := make([]json.RawMessage, len(reqs))
 	for i, req := range reqs {
 		jerr := errs[i]

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParamsError: for any method and params, the check never panics;
@@ -171,5 +173,27 @@ func FuzzBatchRefusal(f *testing.F) {
 		if invalid == 0 || invalid != bad {
 			t.Fatalf("%d invalid params responses, %d bad requests", invalid, bad)
 		}
+		// Bounded by the batch: each response echoes its own id and says
+		// a bounded message (an id quoted in every response made a 1 MB
+		// batch answer 1.9 GB).
+		if limit := len(body) + 512*len(calls) + 64; len(answer) > limit {
+			t.Fatalf("an answer of %d bytes to a batch of %d bytes and %d requests", len(answer), len(body), len(calls))
+		}
 	})
+}
+
+// A batch with one bad request of a long id and thousands of sound ones is
+// answered in about its own size: the id is echoed in its own response
+// only (it was quoted in every other's: 1 MB answered 1.9 GB).
+func TestBatchRefusal_AnswerBoundedByTheBatch(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`[{"jsonrpc":"2.0","id":"` + strings.Repeat("X", 100_000) + `","method":"tools/call","params":"oops"}`)
+	for i := range 20_000 {
+		fmt.Fprintf(&b, `,{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+	}
+	b.WriteString("]")
+	answer, bad := batchRefusal(b.Bytes())
+	require.Equal(t, 1, bad)
+	assert.Less(t, len(answer), 4*b.Len(), "answer %d bytes for a batch of %d", len(answer), b.Len())
+	assert.Equal(t, 1, strings.Count(string(answer), strings.Repeat("X", 100_000)), "the long id once, in its own response")
 }

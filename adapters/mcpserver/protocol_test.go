@@ -62,8 +62,7 @@ type rpcError struct {
 // sessions) gets the same params check as a single request: a batch with
 // a request whose params do not fit is refused whole, as a batch answer
 // (an array, a response per request): the bad request its -32602 naming
-// the field in JSON terms, the others -32600 "not run" naming the bad
-// one's id. The SDK's own answer named Go types and quoted the whole
+// the field in JSON terms, the others -32600 "not run", quoting nothing. The SDK's own answer named Go types and quoted the whole
 // params, arguments and secrets in them included; nothing of the
 // arguments reaches the answer or the log now.
 func TestHTTPHandler_BatchRequestsGetTheParamsCheck(t *testing.T) {
@@ -93,7 +92,7 @@ func TestHTTPHandler_BatchRequestsGetTheParamsCheck(t *testing.T) {
 			require.Len(t, two, 2, "one response per request, none for the notification")
 			assert.Equal(t, float64(13), two[0].ID)
 			assert.Equal(t, int64(-32600), two[0].Error.Code)
-			assert.Equal(t, `not run: the request with id "x" in the same batch has invalid params, so nothing in the batch was run; send the batch again with that request corrected`, two[0].Error.Message)
+			assert.Equal(t, `not run: another request of this batch has invalid params, so none was run; send the batch again with it corrected`, two[0].Error.Message)
 			assert.Equal(t, "x", two[1].ID)
 			assert.Equal(t, `invalid params for "tools/call": field "name" must be a string, got a number`, two[1].Error.Message)
 

@@ -26,12 +26,13 @@ import (
 // it).
 type blocker struct {
 	started chan struct{}
+	ctxs    chan context.Context // the calls' contexts, as they start (the first 8)
 	cause   chan error
 	release chan struct{}
 }
 
 func newBlocker() *blocker {
-	return &blocker{started: make(chan struct{}, 8), cause: make(chan error, 8), release: make(chan struct{})}
+	return &blocker{started: make(chan struct{}, 8), ctxs: make(chan context.Context, 8), cause: make(chan error, 8), release: make(chan struct{})}
 }
 
 func (b *blocker) tool(name string) *registry.Tool {
@@ -41,6 +42,10 @@ func (b *blocker) tool(name string) *registry.Tool {
 		InputSchema: json.RawMessage(`{"type":"object"}`),
 		Source:      registry.SourceLocal,
 		Handler: func(ctx context.Context, _ *registry.Call) (result.Result[any], error) {
+			select {
+			case b.ctxs <- ctx:
+			default:
+			}
 			b.started <- struct{}{}
 			select {
 			case <-ctx.Done():

@@ -27,9 +27,9 @@ var knownVersions = sdk.SupportedProtocolVersions()
 // clientVersion is the protocol version whose content kinds a call's
 // result must keep to: the version the client asked for in initialize
 // (or, from 2026-07-28, names in the request's _meta) when the SDK speaks
-// it, which is the version the SDK negotiated unless the server was
-// narrowed to fewer versions (then the older of the two, which the client
-// reads as well). Anything else — no session, no initialize, a version the
+// it: the version the SDK negotiated, or, for a server narrowed to fewer
+// versions, the client's own (no older than the negotiated one, and the
+// client reads its own version's content kinds). Anything else — no session, no initialize, a version the
 // SDK does not know, for which the SDK answers with its newest — is ""
 // and means the newest: nothing is converted.
 func clientVersion(req *sdk.CallToolRequest) string {
