@@ -242,6 +242,8 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 		return nil, fmt.Errorf("web: Config.Fetch.MaxConcurrentExtractions: expected a positive number of extractions at once (0 for the default), got %d", cfg.MaxConcurrentExtractions)
 	case cfg.Slots != nil && cfg.MaxConcurrentExtractions != 0:
 		return nil, fmt.Errorf("web: Config.Fetch.MaxConcurrentExtractions: expected 0 when Slots is set (the bound is Slots'), got %d", cfg.MaxConcurrentExtractions)
+	case cfg.Slots != nil && cfg.Slots.sem == nil:
+		return nil, errors.New("web: Config.Fetch.Slots: expected one made by NewExtractionSlots, got a zero ExtractionSlots")
 	}
 	if cfg.MaxBytes == 0 {
 		cfg.MaxBytes = DefaultMaxBytes

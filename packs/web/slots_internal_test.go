@@ -364,6 +364,8 @@ func TestFetch_SlotWaitSaidThroughTheRegistryAndSlotsSharedAcrossBuilds(t *testi
 	require.NoError(t, err)
 	_, err = New(Config{Fetch: FetchConfig{Slots: slots, MaxConcurrentExtractions: 2}})
 	require.ErrorContains(t, err, "MaxConcurrentExtractions: expected 0 when Slots is set")
+	_, err = New(Config{Fetch: FetchConfig{Slots: &ExtractionSlots{}}})
+	require.ErrorContains(t, err, "Config.Fetch.Slots: expected one made by NewExtractionSlots", "a zero ExtractionSlots made every HTML fetch panic")
 	build := func() *registry.Registry {
 		p, err := New(Config{Fetch: FetchConfig{AllowAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Timeout: 600 * time.Millisecond, Slots: slots},
 			Logger: slog.New(slog.DiscardHandler)})

@@ -32,7 +32,9 @@ const ErrTypeOutputMismatch result.ErrorType = "output_mismatch"
 func OutputMismatch(what string, err error) result.Result[any] {
 	vs := Violations(err)
 	for i := range vs {
-		vs[i].Message = ""
+		if vs[i].Keyword != KeywordTooManyViolations { // its message counts the rest, quoting nothing
+			vs[i].Message = ""
+		}
 	}
 	if len(vs) == 0 {
 		vs = []Violation{{Keyword: "schema"}}
@@ -42,6 +44,10 @@ func OutputMismatch(what string, err error) result.Result[any] {
 	for i, v := range vs {
 		if i > 0 {
 			b.WriteString("; ")
+		}
+		if v.Keyword == KeywordTooManyViolations {
+			b.WriteString(v.Message)
+			continue
 		}
 		p := v.Pointer
 		if p == "" {
@@ -115,10 +121,16 @@ func Violations(err error) []Violation {
 			return
 		}
 		if len(out) >= MaxViolations {
-			more++
+			more += leafCount(e)
 			return
 		}
+		// One leaf may be many violations (a property each of an
+		// additionalProperties or required failure).
 		out = append(out, leafViolations(e, allowed)...)
+		if len(out) > MaxViolations {
+			more += len(out) - MaxViolations
+			out = out[:MaxViolations]
+		}
 	}
 	walk(ve)
 	if len(out) == 0 {
@@ -236,6 +248,18 @@ func schemasByLocation(root *jsonschema.Schema) map[string]*jsonschema.Schema {
 	}
 	visit(root)
 	return out
+}
+
+// leafCount is how many violations leafViolations makes of e, without
+// making them.
+func leafCount(e *jsonschema.ValidationError) int {
+	switch k := e.ErrorKind.(type) {
+	case *jskind.Required:
+		return len(k.Missing)
+	case *jskind.AdditionalProperties:
+		return len(k.Properties)
+	}
+	return 1
 }
 
 // leafViolations describes one failing keyword.

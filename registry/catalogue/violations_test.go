@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -253,4 +254,35 @@ func TestViolations_CutAtMaxViolations(t *testing.T) {
 	inst, err = jsonschema.UnmarshalJSON(strings.NewReader(`{"tags":[` + strings.Repeat(`1,`, 99) + `1]}`))
 	require.NoError(t, err)
 	assert.Len(t, catalogue.Violations(catalogue.ValidateValue(s, inst)), catalogue.MaxViolations, "up to the cap, every one")
+}
+
+// One failing keyword may be thousands of violations (an unknown property
+// each, a missing required property each): the cap holds for them too,
+// the rest counted.
+func TestViolations_CutAlsoWithinOneKeyword(t *testing.T) {
+	s, err := catalogue.CompileSchema(json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false}`))
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString(`{"q":"x"`)
+	for i := range 5000 {
+		fmt.Fprintf(&b, `,"k%d":1`, i)
+	}
+	b.WriteString("}")
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	vs := catalogue.Violations(catalogue.ValidateValue(s, inst))
+	require.Len(t, vs, catalogue.MaxViolations+1)
+	assert.Equal(t, catalogue.KeywordTooManyViolations, vs[catalogue.MaxViolations].Keyword)
+	assert.Equal(t, "4900 more violations were found and are not listed; fix these and call again", vs[catalogue.MaxViolations].Message)
+}
+
+// An output mismatch cut at MaxViolations says how many more there were.
+func TestOutputMismatch_CutListSaysHowManyMore(t *testing.T) {
+	s, err := catalogue.CompileSchema(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(`[` + strings.Repeat(`1,`, 149) + `1]`))
+	require.NoError(t, err)
+	r := catalogue.OutputMismatch("the result", catalogue.ValidateValue(s, inst))
+	assert.True(t, strings.HasSuffix(r.Error, "/99: type; 50 more violations were found and are not listed; fix these and call again"), r.Error)
+	assert.NotContains(t, r.Error, "(value): too_many_errors")
 }

@@ -296,19 +296,14 @@ func (s *Snippet) ToolLines() map[string]int {
 func (s *Snippet) values(in map[string]any) (map[string]any, *args.ValidationError) {
 	var fes []args.FieldError
 	unknown := 0
-	var names []string
 	out := make(map[string]any, len(s.params))
 	for _, k := range slices.Sorted(mapKeys(in)) {
 		p := s.byName[k]
 		if p == nil {
-			// A body may hold a key per few bytes: past the cap they are
-			// counted, not described.
-			if unknown++; unknown <= args.MaxFieldErrors {
-				if names == nil {
-					names = s.paramNames()
-				}
-				fes = append(fes, args.FieldError{Field: k, Rule: "unknown_field", Message: fmt.Sprintf("unknown parameter; %s", knownList(names, k))})
-			}
+			// Described below, the first ones only: a body may hold a
+			// key per few bytes.
+			unknown++
+			fes = append(fes, args.FieldError{Field: k, Rule: "unknown_field"})
 			continue
 		}
 		v, err := normalize(in[k])
@@ -332,14 +327,40 @@ func (s *Snippet) values(in map[string]any) (map[string]any, *args.ValidationErr
 		}
 		out[p.Name] = p.Default
 	}
-	if unknown > args.MaxFieldErrors {
-		fes = append(fes, args.FieldError{Rule: args.RuleTooManyErrors,
-			Message: fmt.Sprintf("%d more unknown parameters are not listed; %s", unknown-args.MaxFieldErrors, knownList(s.paramNames(), ""))})
-	}
 	if len(fes) > 0 {
-		return nil, &args.ValidationError{Errors: fes}
+		return nil, &args.ValidationError{Errors: s.describeUnknown(fes, unknown)}
 	}
 	return out, nil
+}
+
+// describeUnknown keeps every problem of a parameter in fes and as many
+// of its unknown names (messages still to write) as bring the list to
+// args.MaxFieldErrors; the names past them are counted in one last entry
+// with the rule args.RuleTooManyErrors.
+func (s *Snippet) describeUnknown(fes []args.FieldError, unknown int) []args.FieldError {
+	room := max(0, args.MaxFieldErrors-(len(fes)-unknown)) // for unknown names
+	names := s.paramNames()
+	out := fes[:0]
+	listed := 0
+	for _, fe := range fes {
+		if fe.Rule == "unknown_field" && fe.Message == "" {
+			if listed == room {
+				continue
+			}
+			listed++
+			fe.Message = "unknown parameter; " + knownList(names, fe.Field)
+		}
+		out = append(out, fe)
+	}
+	if more := unknown - listed; more > 0 {
+		what := "unknown parameters are"
+		if more == 1 {
+			what = "unknown parameter is"
+		}
+		out = append(out, args.FieldError{Rule: args.RuleTooManyErrors,
+			Message: fmt.Sprintf("%d more %s not listed; %s", more, what, knownList(names, ""))})
+	}
+	return out
 }
 
 func (s *Snippet) paramNames() []string {
