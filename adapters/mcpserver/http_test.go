@@ -162,7 +162,10 @@ func TestHTTPHandler_SessionCap(t *testing.T) {
 
 func TestHTTPHandler_IdleSessionsExpire(t *testing.T) {
 	srv := mcpserver.NewServer(newTestRegistry(t), mcpserver.Options{Logger: discardLogger()})
-	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{MaxSessions: 2, SessionTimeout: 150 * time.Millisecond, Logger: discardLogger()}))
+	// The timeout must outlast the three requests below on a loaded
+	// machine (at 150 ms the first session expired before the third
+	// request, which then found a place: a flake under load).
+	hs := httptest.NewServer(mcpserver.HTTPHandler(srv, mcpserver.HTTPOptions{MaxSessions: 2, SessionTimeout: 1500 * time.Millisecond, Logger: discardLogger()}))
 	defer hs.Close()
 
 	old := initSession(t, hs.URL)
