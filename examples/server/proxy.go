@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/toolpack-go/toolpack/adapters/mcpproxy"
-	"github.com/toolpack-go/toolpack/internal/regfile"
 	"github.com/toolpack-go/toolpack/packs/ot"
 	"github.com/toolpack-go/toolpack/registry"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
@@ -54,7 +53,7 @@ type proxyServer struct {
 // gave an entry's ${VAR}s are its mcpproxy.Config.Secrets, but for those
 // wholly within its URL's scheme, host and port.
 func readProxyFile(path string) ([]mcpproxy.Config, error) {
-	f, err := regfile.Open(path) // a FIFO would keep the server from starting
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, usageError("flag -proxy: %v", err)
 	}

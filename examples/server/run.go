@@ -666,6 +666,12 @@ func serveHTTP(ctx context.Context, addr string, hs *http.Server, stop context.C
 			time.Sleep(streamLinger) // for the clients to read the answers before their streams end
 		}
 		endStreams()
+		// A request counts as done when its handler returns, before
+		// net/http has written the whole answer: connections are closed
+		// once idle (every answer written), the others after a moment.
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), stopAnswerGrace)
+		_ = hs.Shutdown(cctx)
+		ccancel()
 		_ = hs.Close()
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -726,11 +732,6 @@ func (f *inFlight) track(streams, stop context.Context, h http.Handler) http.Han
 			f.mu.Unlock()
 		}()
 		h.ServeHTTP(w, r)
-		// The answer leaves for the connection before the request counts
-		// as done: net/http flushes it only after this handler returns,
-		// and at the end of the grace the connections close as soon as
-		// the count falls to zero.
-		_ = http.NewResponseController(w).Flush()
 	})
 }
 

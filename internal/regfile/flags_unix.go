@@ -3,6 +3,7 @@
 package regfile
 
 import (
+	"errors"
 	"os"
 	"runtime"
 
@@ -13,6 +14,13 @@ import (
 // returns at once (regular files ignore it), and O_NOCTTY, so that opening
 // a terminal device never makes it the process's controlling terminal.
 const openFlags = unix.O_NONBLOCK | unix.O_NOCTTY
+
+// nonBlock is the flag of openFlags a regular file under a lease is opened
+// again without.
+const nonBlock = unix.O_NONBLOCK
+
+// wouldBlock reports whether an open failed for O_NONBLOCK (EAGAIN).
+func wouldBlock(err error) bool { return errors.Is(err, unix.EAGAIN) }
 
 // lockFlags open a lock file as gofrs/flock does (created when missing,
 // read-only; read-write where the system locks only files open for

@@ -76,11 +76,21 @@ func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
 		// writing with no reader or a directory for writing: say what
 		// the path is rather than the system's words for it.
 		if !errors.Is(err, fs.ErrNotExist) {
-			if fi, serr := os.Stat(name); serr == nil && !fi.Mode().IsRegular() {
+			fi, serr := os.Stat(name)
+			if serr == nil && !fi.Mode().IsRegular() {
 				return nil, notRegular(name, fi.Mode())
 			}
+			if serr == nil && wouldBlock(err) {
+				// A regular file under a lease (Samba oplocks, NFSv4
+				// delegations): O_NONBLOCK made the open fail rather
+				// than wait for the lease to break, as a plain open
+				// does. It is regular: open it so.
+				f, err = os.OpenFile(name, flag|openFlags&^nonBlock, perm)
+			}
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
 	fi, err := f.Stat()
 	if err != nil {

@@ -61,3 +61,20 @@ func TestLoad_RefuseEmptyRefusesOnlyTheMainFile(t *testing.T) {
 	_, err = hostconfig.Load(filepath.Join(dir, "c.yaml"), hostconfig.LoadOptions{})
 	require.NoError(t, err)
 }
+
+// A server started on an empty file reloads it unchanged without a
+// problem: the empty file gives what is in force, so refusing it would
+// only fail every SIGHUP and ot.reload of a file nobody touched.
+func TestHost_ReloadOfAnUnchangedEmptyFileIsApplied(t *testing.T) {
+	ctx := context.Background()
+	dir := writeFiles(t, map[string]string{"c.yaml": ""})
+	path := filepath.Join(dir, "c.yaml")
+	host, err := hostconfig.NewHost(hostconfig.Options{Path: path, Registry: newTestRegistry(t, "")})
+	require.NoError(t, err)
+	require.NoError(t, host.Reload(ctx))
+	for _, content := range []string{"", "# still nothing\n"} {
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+		require.NoError(t, host.Reload(ctx), "%q", content)
+	}
+	assert.False(t, host.Config().Stats.Enabled)
+}

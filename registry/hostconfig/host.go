@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -177,7 +178,9 @@ func (h *Host) Read() (*Config, error) {
 // it is nearly always one being rewritten, and applying it as every
 // default would turn statistics off, drop the notify topics and move the
 // directories. A file of {} reloads every default. The first Reload (or
-// Read) takes an empty file for every default.
+// Read) takes an empty file for every default, and so does a Reload whose
+// configuration in force is what the empty file gives (a server started
+// on an empty file, reloaded unchanged).
 func (h *Host) Reload(ctx context.Context) error {
 	h.reload.Lock()
 	defer h.reload.Unlock()
@@ -188,7 +191,14 @@ func (h *Host) Reload(ctx context.Context) error {
 	} else {
 		lo := h.opts.Load
 		lo.RefuseEmpty = true
-		cfg, err = Load(h.opts.Path, lo)
+		if cfg, err = Load(h.opts.Path, lo); err != nil {
+			// An empty file that gives what is in force (a server started
+			// on an empty file, reloaded unchanged) changes nothing:
+			// applied, not refused.
+			if same, serr := h.Read(); serr == nil && reflect.DeepEqual(same, h.cur.Load()) {
+				cfg, err = same, nil
+			}
+		}
 	}
 	if err != nil {
 		return err
