@@ -129,7 +129,9 @@
 // missing): a FIFO, a socket or a device in their place is refused at
 // once as write_error naming it, and nothing is written — a FIFO would
 // take the message into a pipe nobody reads, or block the topic for good
-// once the pipe's buffer is full. The file's path is the operator's own
+// once the pipe's buffer is full. A topic whose file is the null device
+// (os.DevNull, or a link to it) is muted: it takes messages and keeps
+// nothing. The file's path is the operator's own
 // configuration and is followed through symbolic links (a topic may write
 // to /var/log/notes.yaml through a link), unlike the report paths of
 // ot.stats, which must stay under output.reports_dir.

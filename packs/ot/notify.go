@@ -105,11 +105,15 @@ func notificationDocument(now time.Time, topic, message string) ([]byte, error) 
 // the file past it. The file and its lock file must be regular files
 // (internal/regfile): a FIFO, a socket or a device in their place is
 // refused at once, nothing written — a FIFO would take the document into
-// a pipe nobody reads, or block for good once its buffer is full. The
-// path is followed through symbolic links. Errors wrap the underlying
+// a pipe nobody reads, or block for good once its buffer is full — but
+// for the null device (a topic muted with a link to /dev/null), which
+// takes it and keeps nothing. The path is followed through symbolic links. Errors wrap the underlying
 // error (a *fileFullError past the limit, one wrapping
 // regfile.ErrNotRegular).
 func appendDocument(ctx context.Context, name string, doc []byte, limit int64) error {
+	if discards(name) {
+		return nil
+	}
 	if dir := filepath.Dir(name); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("ot: notify: %w", err)
@@ -130,6 +134,14 @@ func appendDocument(ctx context.Context, name string, doc []byte, limit int64) e
 		return fmt.Errorf("ot: notify: %w", err)
 	}
 	return nil
+}
+
+// discards reports whether name is the null device (os.DevNull), itself
+// or through symbolic links: a topic routed there to mute it takes the
+// message and keeps nothing, as it did before special files were refused.
+func discards(name string) bool {
+	target, err := filepath.EvalSymlinks(name)
+	return err == nil && target == os.DevNull
 }
 
 // appendTarget is the part of an *os.File appendWhole uses.

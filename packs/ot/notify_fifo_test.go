@@ -84,3 +84,24 @@ func TestNotify_FIFOLockFileRefusedWithWriteError(t *testing.T) {
 	_, err := os.Stat(notes)
 	assert.True(t, os.IsNotExist(err), "the notification file is not written")
 }
+
+// A topic muted with a link to the null device takes messages and keeps
+// nothing, as before special files were refused; another device is
+// refused.
+func TestNotify_TopicLinkedToTheNullDeviceIsMuted(t *testing.T) {
+	dir := t.TempDir()
+	muted := filepath.Join(dir, "muted.yaml")
+	require.NoError(t, os.Symlink(os.DevNull, muted))
+	zero := filepath.Join(dir, "zero.yaml")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	f := newFixture(t, func(f *fixture, _ *ot.Config) {
+		f.topics = []ot.Topic{{Pattern: "muted*", File: muted}, {Pattern: "zero*", File: zero}}
+	})
+	res := f.call(t, "ot.notify", `{"topic":"muted","message":"m"}`)
+	require.True(t, res.Success, "%s: %s", res.ErrorType, res.Error)
+	_, err := os.Stat(muted + ".lock")
+	assert.ErrorIs(t, err, os.ErrNotExist, "no lock file for a muted topic")
+	res = f.call(t, "ot.notify", `{"topic":"zero","message":"m"}`)
+	require.False(t, res.Success)
+	assert.Contains(t, res.Error, "a character device")
+}

@@ -93,7 +93,8 @@
 //     nothing is written. A file's path is followed through symbolic
 //     links (it is the operator's own choice), unlike a report's under
 //     output.reports_dir; it must lead to a regular file (or none yet):
-//     a FIFO, a socket or a device there is refused when written to.
+//     a FIFO, a socket or a device there is refused when written to,
+//     but for the null device, which mutes the topic.
 //   - stats: {enabled (false), dir (stats), flush_interval (1s),
 //     context_per_call (2000), time_per_call_ms (3000), keep_days (0:
 //     every record kept), dsn, schema, max_conns, statement_timeout}:
