@@ -148,9 +148,11 @@
 //
 // The web pack (web.fetch, search.web) is served when -packs names it or
 // the -config file sets its keys (web_fetch: allow_private, allow_addrs,
-// max_bytes, max_redirects, timeout; search_web: base_url, api_key as ${ENV},
-// search_tool, timeout — search.web only with a base_url): it reaches the
-// internet, so it is never served unasked. The seed's MCP server is
+// max_bytes, max_redirects, timeout, max_concurrent_extractions; search_web:
+// base_url, api_key as ${ENV}, search_tool, timeout — search.web only with
+// a base_url): it reaches the internet, so it is never served unasked. Its
+// bound on HTML extractions at once (by default half of the CPUs) is kept
+// across reloads while max_concurrent_extractions stays the same. The seed's MCP server is
 //
 //	go run ./examples/server -stdio -packs web -name web-fetch
 //

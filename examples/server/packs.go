@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/toolpack-go/toolpack/packs/example"
 	"github.com/toolpack-go/toolpack/packs/mlx"
@@ -196,17 +197,47 @@ func newMLX(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 // ones unless web_fetch.allow_private (or the prefixes of
 // web_fetch.allow_addrs).
 func newWeb(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
-	return newWebWith(nil)(cfg, log)
+	return newWebWith(&webSlots{})(cfg, log)
 }
 
-// newWebWith is newWeb with every build's extractions under slots (nil:
-// a bound per build): the server builds the pack again on each reload,
+// newWebWith is newWeb with the extractions of every build under the
+// bound slots keeps: the server builds the pack again on each reload,
 // and extractions still running for an earlier build must count against
 // the next (see web.ExtractionSlots).
-func newWebWith(slots *web.ExtractionSlots) func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
+func newWebWith(slots *webSlots) func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
 	return func(cfg *hostconfig.Config, log *slog.Logger) (*registry.Pack, error) {
-		return buildWeb(cfg, log, slots)
+		s, err := slots.sized(cfg.WebFetch.MaxConcurrentExtractions)
+		if err != nil {
+			return nil, err
+		}
+		return buildWeb(cfg, log, s)
 	}
+}
+
+// webSlots keeps one web.ExtractionSlots across the builds of the web
+// pack while web_fetch.max_concurrent_extractions stays the same; a new
+// value starts a new bound (a semaphore cannot be resized), so the
+// extractions an earlier build left running count against the old one
+// only.
+type webSlots struct {
+	mu    sync.Mutex
+	n     int
+	slots *web.ExtractionSlots
+}
+
+// sized returns the bound of n extractions (0: the pack's default), the
+// one kept when n has not changed.
+func (w *webSlots) sized(n int) (*web.ExtractionSlots, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.slots == nil || w.n != n {
+		s, err := web.NewExtractionSlots(n)
+		if err != nil {
+			return nil, fmt.Errorf("web_fetch.max_concurrent_extractions: %w", err)
+		}
+		w.n, w.slots = n, s
+	}
+	return w.slots, nil
 }
 
 func buildWeb(cfg *hostconfig.Config, log *slog.Logger, slots *web.ExtractionSlots) (*registry.Pack, error) {
@@ -229,7 +260,7 @@ func webConfigured(cfg *hostconfig.Config) bool {
 	f := cfg.WebFetch
 	s := cfg.SearchWeb
 	return s.BaseURL != "" || s.APIKey != "" || s.SearchTool != "" || s.Timeout != 0 || f.AllowPrivate || len(f.AllowAddrs) > 0 || f.MaxBytes != 0 ||
-		f.MaxRedirects != hostconfig.DefaultMaxRedirects || f.Timeout != 0
+		f.MaxRedirects != hostconfig.DefaultMaxRedirects || f.Timeout != 0 || f.MaxConcurrentExtractions != 0
 }
 
 // configPackHook registers a pack built from the host configuration each

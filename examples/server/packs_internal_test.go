@@ -1,11 +1,14 @@
 package main
 
 import (
+	"log/slog"
 	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/toolpack-go/toolpack/packs/web"
 	"github.com/toolpack-go/toolpack/registry/hostconfig"
 )
 
@@ -30,4 +33,31 @@ func TestWebConfigured_EveryWebFetchKey(t *testing.T) {
 		}
 		assert.True(t, webConfigured(cfg), "web_fetch field %s changed", typ.Field(i).Name)
 	}
+}
+
+// Every build of the web pack shares one extraction bound while
+// web_fetch.max_concurrent_extractions stays the same (a reload must not
+// admit a new set of extractions beside those still running); a new value
+// starts a bound of that size.
+func TestWebSlots_SharedWhileTheSizeStays(t *testing.T) {
+	w := &webSlots{}
+	a, err := w.sized(3)
+	require.NoError(t, err)
+	b, err := w.sized(3)
+	require.NoError(t, err)
+	assert.Same(t, a, b, "same size, same bound")
+	assert.Equal(t, 3, a.Size())
+	c, err := w.sized(0)
+	require.NoError(t, err)
+	assert.NotSame(t, a, c)
+	assert.Equal(t, web.DefaultMaxConcurrentExtractions(), c.Size())
+
+	cfg := hostconfig.Default(t.TempDir())
+	cfg.WebFetch.MaxConcurrentExtractions = 5
+	build := newWebWith(w)
+	_, err = build(cfg, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	d, err := w.sized(5)
+	require.NoError(t, err)
+	assert.Equal(t, 5, d.Size(), "the build used the configured size")
 }

@@ -345,13 +345,10 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 	}
 	// One bound on web.fetch's extractions for every build of the web
 	// pack: each reload builds it again.
-	webSlots, err := web.NewExtractionSlots(0)
-	if err != nil {
-		return err
-	}
+	slots := &webSlots{}
 	for _, e := range cfg.packs {
 		if e.name == web.PackName {
-			e.fromConfig = newWebWith(webSlots)
+			e.fromConfig = newWebWith(slots)
 		}
 		if e.fromConfig != nil {
 			host.OnApply(e.name, configPackHook(reg, e, cfg.explicit, log))

@@ -125,23 +125,24 @@ func TestLoad_MLXKey(t *testing.T) {
 // the environment and never appears in a problem; bad values are named;
 // max_redirects defaults to 10 and 0 means none.
 func TestLoad_WebKeys(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: http://127.0.0.1:4000\n  api_key: ${SW_KEY}\n  search_tool: tavily-search\n  timeout: 20s\nweb_fetch:\n  allow_private: true\n  max_bytes: 2097152\n  max_redirects: 0\n  timeout: 15s\n"})
+	dir := writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: http://127.0.0.1:4000\n  api_key: ${SW_KEY}\n  search_tool: tavily-search\n  timeout: 20s\nweb_fetch:\n  allow_private: true\n  max_bytes: 2097152\n  max_redirects: 0\n  timeout: 15s\n  max_concurrent_extractions: 4\n"})
 	cfg := mustLoad(t, dir, "c.yaml", map[string]string{"SW_KEY": "sk-search-secret"})
 	got := cfg.SearchWeb
 	assertSecret(t, "sk-search-secret", got.APIKey, "search_web.api_key passed through")
 	assertSecrets(t, []string{"sk-search-secret"}, got.Secrets, "search_web secrets")
 	got.APIKey, got.Secrets = "", nil // compared above without printing them
 	assert.Equal(t, hostconfig.SearchWeb{BaseURL: "http://127.0.0.1:4000", SearchTool: "tavily-search", Timeout: 20 * time.Second}, got)
-	assert.Equal(t, hostconfig.WebFetch{AllowPrivate: true, MaxBytes: 2 << 20, MaxRedirects: 0, Timeout: 15 * time.Second}, cfg.WebFetch)
+	assert.Equal(t, hostconfig.WebFetch{AllowPrivate: true, MaxBytes: 2 << 20, MaxRedirects: 0, Timeout: 15 * time.Second, MaxConcurrentExtractions: 4}, cfg.WebFetch)
 
 	dir = writeFiles(t, map[string]string{"c.yaml": "search_web: {}\n"})
 	assert.Equal(t, hostconfig.DefaultMaxRedirects, mustLoad(t, dir, "c.yaml", nil).WebFetch.MaxRedirects)
 
-	dir = writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: ftp://x\n  api_key: ${SW_KEY}\n  search_tool: a/b\n  engine: x\nweb_fetch:\n  allow_private: maybe\n  max_bytes: 10\n  max_redirects: -1\n  timeout: soon\n"})
+	dir = writeFiles(t, map[string]string{"c.yaml": "search_web:\n  base_url: ftp://x\n  api_key: ${SW_KEY}\n  search_tool: a/b\n  engine: x\nweb_fetch:\n  allow_private: maybe\n  max_bytes: 10\n  max_redirects: -1\n  timeout: soon\n  max_concurrent_extractions: 0\n"})
 	_, err := load(t, dir, "c.yaml", map[string]string{"SW_KEY": "sk-search-secret"})
 	require.Error(t, err)
 	msg := err.Error()
-	for _, want := range []string{"search_web.base_url: expected an http or https URL", "search_web.search_tool: expected the gateway's search tool name", `search_web.engine: unknown key "engine"`, "web_fetch.allow_private", "web_fetch.max_bytes", "web_fetch.max_redirects", "web_fetch.timeout"} {
+	for _, want := range []string{"search_web.base_url: expected an http or https URL", "search_web.search_tool: expected the gateway's search tool name", `search_web.engine: unknown key "engine"`, "web_fetch.allow_private", "web_fetch.max_bytes", "web_fetch.max_redirects", "web_fetch.timeout",
+		"web_fetch.max_concurrent_extractions: expected a whole number from 1 to 1024"} {
 		assert.Contains(t, msg, want)
 	}
 	assert.NotContains(t, msg, "sk-search-secret")

@@ -465,6 +465,10 @@ type WebFetch struct {
 	MaxRedirects int
 	// Timeout bounds one call (web_fetch.timeout).
 	Timeout time.Duration
+	// MaxConcurrentExtractions is how many HTML pages web.fetch extracts
+	// at once (web_fetch.max_concurrent_extractions, 1 to 1024); 0 means
+	// the pack's default, half of the CPUs the process may use.
+	MaxConcurrentExtractions int
 }
 
 // MLX configures the mlx pack (packs/mlx): which models mlx.load may

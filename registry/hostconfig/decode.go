@@ -45,7 +45,7 @@ var (
 	trKeys      = []string{"base_url", "api_key", "model", "context_tokens", "timeout"}
 	mlxKeys     = []string{"command", "models", "start_timeout"}
 	swKeys      = []string{"base_url", "api_key", "search_tool", "timeout"}
-	wfKeys      = []string{"allow_private", "allow_addrs", "max_bytes", "max_redirects", "timeout"}
+	wfKeys      = []string{"allow_private", "allow_addrs", "max_bytes", "max_redirects", "timeout", "max_concurrent_extractions"}
 
 	// pgKeys are the keys of Postgres, shared by the catalogue, stats and
 	// output sections and decoded by decoder.postgres.
@@ -336,6 +336,7 @@ const (
 	mostContextTokens  = 10_000_000
 	mostFetchBytes     = 1 << 30
 	mostRedirects      = 100
+	mostExtractions    = 1024 // web_fetch.max_concurrent_extractions
 )
 
 // pathValue returns a path, joined to the directory of the file that set
@@ -1381,6 +1382,10 @@ func (d *decoder) webFetch(n *yaml.Node, key string, w *WebFetch) {
 		case "timeout":
 			if dur, ok := d.duration(v, p, leastTimeout, mostTimeout); ok {
 				w.Timeout = dur
+			}
+		case "max_concurrent_extractions":
+			if i, ok := d.integer(v, p, 1, mostExtractions, "4"); ok {
+				w.MaxConcurrentExtractions = i
 			}
 		}
 	})

@@ -149,8 +149,11 @@
 //     without user information (user:password@; the key goes in
 //     api_key); it may carry a query (?key=${KEY}).
 //   - web_fetch: {allow_private (false), allow_addrs (none), max_bytes
-//     (5242880), max_redirects (10), timeout (30s)}: the web pack's
-//     web.fetch; allow_private and allow_addrs as in catalogue:.
+//     (5242880), max_redirects (10), timeout (30s),
+//     max_concurrent_extractions (half of the CPUs, at least 1; 1 to
+//     1024)}: the web pack's web.fetch; allow_private and allow_addrs as
+//     in catalogue:; max_concurrent_extractions bounds the HTML pages
+//     extracted at once (see packs/web).
 //   - mlx: {command (mlx_lm.server --model {model} --port {port}), models,
 //     start_timeout (60s)}: the local model servers of the mlx pack
 //     (packs/mlx). command is a list, one element per argument, never run
