@@ -222,7 +222,7 @@ type fetcher struct {
 	client *netguard.Client
 	pack   *pack
 	// slots bounds the HTML extractions running at once
-	// (cfg.MaxConcurrentExtractions).
+	// (cfg.Slots, else one of cfg.MaxConcurrentExtractions).
 	slots *ExtractionSlots
 	// extractHTML is the article extractor: the function extractHTML,
 	// which tests replace with one they control.
@@ -261,7 +261,6 @@ func newFetcher(p *pack, cfg FetchConfig) (*fetcher, error) {
 			return nil, err
 		}
 	}
-	cfg.MaxConcurrentExtractions = slots.Size()
 	// The body cap is the fetcher's own (a longer page is cut, not
 	// refused), so netguard's is off.
 	c, err := netguard.New(netguard.Options{AllowPrivate: cfg.AllowPrivate, AllowAddrs: cfg.AllowAddrs, Resolver: cfg.Resolver, Timeout: cfg.Timeout,
@@ -338,11 +337,8 @@ func (f *fetcher) takeSlot(ctx context.Context) (r result.Result[FetchOutput], o
 			f.waiting()
 		}
 		wctx, cancel := slotWait(ctx)
-		err = f.slots.acquire(wctx)
+		err = f.slots.acquire(wctx) // the wait's own end, just before the call's, is DeadlineExceeded too
 		cancel()
-		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			err = context.DeadlineExceeded // the wait's own end, just before the call's
-		}
 	}
 	if err == nil {
 		return r, true
@@ -353,7 +349,7 @@ func (f *fetcher) takeSlot(ctx context.Context) (r result.Result[FetchOutput], o
 	}
 	if waited {
 		return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s while it waited for an extraction slot (web.fetch extracts at most %d at once)",
-			ended, f.slots.n), false
+			ended, f.slots.Size()), false
 	}
 	return result.Failuref[FetchOutput](ErrTimeout, "the page was fetched but not extracted: the call %s before extraction began", ended), false
 }

@@ -343,8 +343,8 @@ func TestFetch_TextPagesTakeNoExtractionSlot(t *testing.T) {
 func TestNew_MaxConcurrentExtractions(t *testing.T) {
 	f, err := newFetcher(&pack{log: slog.New(slog.DiscardHandler)}, FetchConfig{})
 	require.NoError(t, err)
-	assert.Equal(t, max(1, runtime.GOMAXPROCS(0)/2), f.cfg.MaxConcurrentExtractions)
-	assert.Equal(t, f.cfg.MaxConcurrentExtractions, DefaultMaxConcurrentExtractions())
+	assert.Equal(t, max(1, runtime.GOMAXPROCS(0)/2), f.slots.Size())
+	assert.Equal(t, f.slots.Size(), DefaultMaxConcurrentExtractions())
 
 	_, err = New(Config{Fetch: FetchConfig{MaxConcurrentExtractions: -1}})
 	require.Error(t, err)
