@@ -293,7 +293,7 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 	if err != nil {
 		var pe *fs.PathError
 		switch {
-		case errors.Is(err, errTooLarge):
+		case errors.Is(err, regfile.ErrTooLarge):
 			report("%s is larger than %d bytes; expected a smaller configuration file", nil, name, l.opts.MaxFileBytes)
 		case name != file && errors.As(err, &pe):
 			// The OS's message names the expanded path: give its reason alone.
@@ -349,14 +349,12 @@ func (l *loader) readFile(file string, chain []string, inc *from, depth int) (*y
 	return out, l.height[abs]
 }
 
-var errTooLarge = errors.New("file too large")
-
-// readCapped reads at most max bytes of a regular file. Anything else (a
+// readCapped reads at most max bytes of a regular file (regfile.ReadFile:
+// past them an error wrapping regfile.ErrTooLarge). Anything else (a
 // directory, a device, a pipe that would block) is refused without
-// waiting (internal/regfile: a FIFO swapped in after a check is caught
-// too).
+// waiting (a FIFO swapped in after a check is caught too).
 func readCapped(file string, max int) ([]byte, error) {
-	f, err := regfile.Open(file)
+	b, err := regfile.ReadFile(file, int64(max))
 	if errors.Is(err, regfile.ErrNotRegular) {
 		msg := "is not a regular file"
 		if st, serr := os.Stat(file); serr == nil && st.IsDir() {
@@ -364,18 +362,7 @@ func readCapped(file string, max int) ([]byte, error) {
 		}
 		return nil, &os.PathError{Op: "read", Path: file, Err: errors.New(msg)}
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > max {
-		return nil, errTooLarge
-	}
-	return b, nil
+	return b, err
 }
 
 // syntaxError returns the line (1-based; 0 when unknown) and the message
