@@ -76,14 +76,21 @@ func NewValidationError(errs []FieldError) *ValidationError {
 	return &ValidationError{Errors: capErrors(errs)}
 }
 
-// capErrors is errs cut by the rule of MaxFieldErrors (top-level problems
-// aside, which only the decoder tells apart).
+// capErrors is errs as listed by the rule of MaxFieldErrors: a list whose
+// last entry has the rule RuleTooManyErrors is cut already (Decode's keeps
+// the top-level parameters' problems past the first MaxFieldErrors); a
+// longer one is cut to its first MaxFieldErrors and cutByHand.
 func capErrors(errs []FieldError) []FieldError {
-	if len(errs) <= MaxFieldErrors || len(errs) == MaxFieldErrors+1 && errs[MaxFieldErrors].Rule == RuleTooManyErrors {
+	if n := len(errs); n <= MaxFieldErrors || errs[n-1].Rule == RuleTooManyErrors {
 		return errs
 	}
-	return append(slices.Clip(errs[:MaxFieldErrors]), tooManyErrors)
+	return append(slices.Clip(errs[:MaxFieldErrors]), cutByHand)
 }
+
+// cutByHand ends a list capErrors cut: unlike Decode, it cannot tell the
+// top-level parameters' problems apart, so it lists none past the cap.
+var cutByHand = FieldError{Rule: RuleTooManyErrors,
+	Message: fmt.Sprintf("more problems were found and are not listed (only the first %d are); fix these and call again", MaxFieldErrors)}
 
 // ValidationError lists the violations found in one call's arguments (or,
 // from ValidateOutput, in one result).
@@ -104,7 +111,7 @@ func (e *ValidationError) Error() string {
 	} else {
 		b.WriteString("invalid arguments:")
 	}
-	for i, fe := range e.listed() {
+	for i, fe := range capErrors(e.Errors) {
 		if i > 0 {
 			b.WriteByte(';')
 		}
@@ -116,21 +123,11 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// listed is Errors as the error shows it: a list built by hand past
-// MaxFieldErrors is cut as Decode cuts its own (whose last entry, when it
-// is longer, says that more were found).
-func (e *ValidationError) listed() []FieldError {
-	if n := len(e.Errors); n <= MaxFieldErrors+1 || e.Errors[n-1].Rule == RuleTooManyErrors {
-		return e.Errors
-	}
-	return capErrors(e.Errors)
-}
-
 // Failure converts a ValidationError into a failed Result with error type
 // validation_error and the field list as error_data (cut by the rule of
 // MaxFieldErrors when it was built by hand past it).
 func Failure[T any](e *ValidationError) result.Result[T] {
-	return result.Failure[T](e.Error(), result.ValidationError).WithErrorData(e.listed())
+	return result.Failure[T](e.Error(), result.ValidationError).WithErrorData(capErrors(e.Errors))
 }
 
 // DecodeOptions bounds what Decode reads. Zero fields take the defaults.

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/toolpack-go/toolpack/args"
@@ -158,10 +157,10 @@ func FailureText(r result.Result[any]) string {
 	// entry saying more were found, which is no problem of its own.
 	count := len(fes)
 	more := ""
-	if count > args.MaxFieldErrors+1 && fes[count-1].Rule != args.RuleTooManyErrors {
+	if count > args.MaxFieldErrors {
 		// A list past the cap not cut by args (a remote's, built by
-		// hand): cut as args cuts.
-		fes = append(slices.Clip(fes[:args.MaxFieldErrors]), args.FieldError{Rule: args.RuleTooManyErrors, Message: "more problems were found and are not listed"})
+		// hand) is cut as args cuts it; one args cut stays as it is.
+		fes = args.NewValidationError(fes).Errors
 		count = len(fes)
 	}
 	if count > 0 && fes[count-1].Rule == args.RuleTooManyErrors {

@@ -107,9 +107,9 @@ func notificationDocument(now time.Time, topic, message string) ([]byte, error) 
 // refused at once, nothing written — a FIFO would take the document into
 // a pipe nobody reads, or block for good once its buffer is full — but
 // for the null device (a topic muted with a link to /dev/null), which
-// takes it and keeps nothing. The path is followed through symbolic links. Errors wrap the underlying
-// error (a *fileFullError past the limit, one wrapping
-// regfile.ErrNotRegular).
+// takes it and keeps nothing. The path is followed through symbolic
+// links. Errors wrap the underlying error (a *fileFullError past the
+// limit, one wrapping regfile.ErrNotRegular).
 func appendDocument(ctx context.Context, name string, doc []byte, limit int64) error {
 	if discards(name) {
 		return nil
