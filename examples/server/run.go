@@ -474,30 +474,23 @@ func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.
 // httpapi.ErrServerStopping) shutdownGrace after ctx ends, logging it;
 // the returned func cancels that, once the serving has ended.
 func stopAfterGrace(ctx context.Context, stop context.CancelCauseFunc, log *slog.Logger) (cancel func()) {
-	var (
-		mu    sync.Mutex
-		timer *time.Timer
-		ended bool
-	)
-	detach := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !ended {
-			timer = time.AfterFunc(shutdownGrace, func() {
-				log.Warn("the shutdown grace ran out; stopping the calls still running", "grace", shutdownGrace)
-				stop(httpapi.ErrServerStopping)
-			})
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-ended:
+			return
 		}
-	})
-	return func() {
-		detach()
-		mu.Lock()
-		defer mu.Unlock()
-		ended = true
-		if timer != nil {
-			timer.Stop()
+		grace := time.NewTimer(shutdownGrace)
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+			log.Warn("the shutdown grace ran out; stopping the calls still running", "grace", shutdownGrace)
+			stop(httpapi.ErrServerStopping)
+		case <-ended:
 		}
-	}
+	}()
+	return func() { close(ended) }
 }
 
 // newHTTPServer builds the HTTP side: /mcp, the REST API, the catalogue's
